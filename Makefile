@@ -1,0 +1,33 @@
+# Two commands: `make up` serves the embedded stack, `make test` runs the whole suite.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: up down test lint bench-retrieval bench-turns
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+up: $(STAMP)
+	$(BIN)/turnstile up
+
+down: $(STAMP)
+	$(BIN)/turnstile down
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/pytest -q
+
+bench-retrieval: $(STAMP)
+	$(BIN)/python -m bench.retrieval
+
+bench-turns: $(STAMP)
+	$(BIN)/python -m bench.turns

@@ -1,0 +1,249 @@
+"""Report chunks in Qdrant: hybrid retrieval and ingestion.
+
+`ReportIndex.search` is THE retrieval function: the workflow's retrieval activity, the
+search route (through the worker) and the evaluation code all call it. Dense
+(all-MiniLM-L6-v2) and BM25 sparse candidates are fused with Qdrant's own RRF in one
+`query_points` call; the filter (company, optional fiscal year) applies to both.
+"""
+
+import hashlib
+import uuid
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+from qdrant_client import QdrantClient, models
+
+from activities.contracts import ChunkHit, ChunkText, IngestFileResult, SearchHitWithText
+from activities.embeddings import Embedder, collection_name
+from ingestion import bm25
+from ingestion.documents import Chunk, DocumentError, parse_document
+
+PREFETCH_LIMIT = 30
+PREVIEW_CHARS = 160
+
+
+def open_qdrant(url: str | None, path: Path, api_key: str | None = None) -> QdrantClient:
+    """Open Qdrant: a server when `url` is set, else local mode in `path` (one process only)."""
+    if url:
+        return QdrantClient(url=url, api_key=api_key)
+    path.mkdir(parents=True, exist_ok=True)
+    return QdrantClient(path=str(path))
+
+
+def preview(text: str) -> str:
+    body = text.split("\n", 1)[-1] if text.startswith("[") else text
+    flat = " ".join(body.split())
+    return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
+
+
+class ReportIndex:
+    """The report-chunk collection of one embedding model."""
+
+    def __init__(self, client: QdrantClient, embedder: Embedder) -> None:
+        self.client = client
+        self.embedder = embedder
+        self.collection = collection_name("reports", embedder.name)
+        # Local-mode Qdrant is not safe for concurrent use from several threads.
+        self._lock = threading.RLock()
+        self._version: str | None = None
+
+    def ensure_collection(self) -> None:
+        with self._lock:
+            if self.client.collection_exists(self.collection):
+                return
+            self.client.create_collection(
+                self.collection,
+                vectors_config={
+                    "dense": models.VectorParams(
+                        size=self.embedder.dimension, distance=models.Distance.COSINE
+                    )
+                },
+                sparse_vectors_config={
+                    "bm25": models.SparseVectorParams(modifier=models.Modifier.IDF)
+                },
+            )
+            for key, schema in (
+                ("company", models.PayloadSchemaType.KEYWORD),
+                ("fiscal_year", models.PayloadSchemaType.INTEGER),
+                ("document_id", models.PayloadSchemaType.KEYWORD),
+            ):
+                self.client.create_payload_index(self.collection, key, schema)
+
+    def _scroll(self, fields: list[str]) -> Iterable[models.Record]:
+        offset: int | str | uuid.UUID | models.PointId | None = None
+        while True:
+            records, offset = self.client.scroll(
+                self.collection, limit=512, offset=offset, with_payload=fields
+            )
+            yield from records
+            if offset is None:
+                return
+
+    def document_hashes(self) -> dict[str, str]:
+        """Return {document_id: content_hash} of everything ingested."""
+        with self._lock:
+            self.ensure_collection()
+            return {
+                str(r.payload["document_id"]): str(r.payload["content_hash"])
+                for r in self._scroll(["document_id", "content_hash"])
+                if r.payload
+            }
+
+    def corpus_version(self) -> str:
+        """A content hash of the ingested corpus; changes whenever any document changes."""
+        with self._lock:
+            if self._version is None:
+                pairs = sorted(self.document_hashes().items())
+                digest = hashlib.sha256("\n".join(f"{d}:{h}" for d, h in pairs).encode())
+                self._version = digest.hexdigest()[:12] if pairs else "empty"
+            return self._version
+
+    def chunk_count(self) -> int:
+        with self._lock:
+            self.ensure_collection()
+            return self.client.count(self.collection, exact=True).count
+
+    def ingest_file(
+        self, path: Path, company: str | None = None, fiscal_year: int | None = None
+    ) -> IngestFileResult:
+        """Parse, embed and store one file; idempotent.
+
+        Point ids are derived from (document id, chunk number), so re-ingesting the same
+        file writes the same points. A changed file replaces all of its old chunks.
+        Unusable files are reported in the result, never raised.
+        """
+        try:
+            doc = parse_document(path, company, fiscal_year)
+        except DocumentError as exc:
+            return IngestFileResult(path=str(path), status="failed", error=str(exc))
+        with self._lock:
+            if self.document_hashes().get(doc.document_id) == doc.content_hash:
+                return IngestFileResult(
+                    path=str(path),
+                    document_id=doc.document_id,
+                    status="unchanged",
+                    chunks=len(doc.chunks),
+                )
+        vectors = self.embedder.embed([c.text for c in doc.chunks])
+        points = []
+        for chunk, dense in zip(doc.chunks, vectors, strict=True):
+            indices, values = bm25.document_vector(chunk.text)
+            points.append(
+                models.PointStruct(
+                    id=chunk.chunk_id,
+                    vector={
+                        "dense": dense,
+                        "bm25": models.SparseVector(indices=indices, values=values),
+                    },
+                    payload=chunk.model_dump(),
+                )
+            )
+        with self._lock:
+            self.client.delete(
+                self.collection,
+                points_selector=models.FilterSelector(
+                    filter=models.Filter(must=[_match("document_id", doc.document_id)])
+                ),
+            )
+            self.client.upsert(self.collection, points=points)
+            self._version = None
+        return IngestFileResult(
+            path=str(path), document_id=doc.document_id, status="ingested", chunks=len(points)
+        )
+
+    def search(
+        self, query: str, company: str | None, fiscal_year: int | None, limit: int
+    ) -> list[ChunkHit]:
+        """Hybrid search: dense + BM25 candidates fused by Qdrant's RRF, filtered."""
+        conditions = []
+        if company:
+            conditions.append(_match("company", company))
+        if fiscal_year is not None:
+            conditions.append(_match("fiscal_year", fiscal_year))
+        flt = models.Filter(must=conditions) if conditions else None
+        dense = self.embedder.embed([query])[0]
+        indices, values = bm25.query_vector(query)
+        prefetch = [models.Prefetch(query=dense, using="dense", limit=PREFETCH_LIMIT, filter=flt)]
+        if indices:
+            prefetch.append(
+                models.Prefetch(
+                    query=models.SparseVector(indices=indices, values=values),
+                    using="bm25",
+                    limit=PREFETCH_LIMIT,
+                    filter=flt,
+                )
+            )
+        with self._lock:
+            self.ensure_collection()
+            response = self.client.query_points(
+                self.collection,
+                prefetch=prefetch,
+                query=models.FusionQuery(fusion=models.Fusion.RRF),
+                query_filter=flt,
+                limit=limit,
+                with_payload=True,
+            )
+        hits = []
+        for rank, point in enumerate(response.points, start=1):
+            chunk = Chunk.model_validate(point.payload)
+            hits.append(
+                ChunkHit(
+                    rank=rank,
+                    score=float(point.score),
+                    chunk_id=chunk.chunk_id,
+                    company=chunk.company,
+                    fiscal_year=chunk.fiscal_year,
+                    page=chunk.page,
+                    section=chunk.section,
+                    document=chunk.document,
+                    is_table=chunk.is_table,
+                    preview=preview(chunk.text),
+                )
+            )
+        return hits
+
+    def get_chunks(self, chunk_ids: list[str]) -> list[ChunkText]:
+        """Load full chunk text by id (claim check); missing ids are simply absent."""
+        if not chunk_ids:
+            return []
+        with self._lock:
+            records = self.client.retrieve(self.collection, ids=chunk_ids, with_payload=True)
+        by_id = {}
+        for record in records:
+            chunk = Chunk.model_validate(record.payload)
+            by_id[chunk.chunk_id] = ChunkText(
+                chunk_id=chunk.chunk_id,
+                company=chunk.company,
+                fiscal_year=chunk.fiscal_year,
+                page=chunk.page,
+                section=chunk.section,
+                document=chunk.document,
+                is_table=chunk.is_table,
+                unit=chunk.unit,
+                text=chunk.text,
+            )
+        return [by_id[c] for c in chunk_ids if c in by_id]
+
+
+def _match(key: str, value: str | int) -> models.FieldCondition:
+    return models.FieldCondition(key=key, match=models.MatchValue(value=value))
+
+
+def with_text(hits: list[ChunkHit], texts: list[ChunkText]) -> list[SearchHitWithText]:
+    """Join search hits with their full chunk text (the shape `turnstile search` prints)."""
+    by_id = {t.chunk_id: t.text for t in texts}
+    return [
+        SearchHitWithText(
+            rank=h.rank,
+            score=h.score,
+            chunk_id=h.chunk_id,
+            company=h.company,
+            fiscal_year=h.fiscal_year,
+            page=h.page,
+            section=h.section,
+            document=h.document,
+            text=by_id.get(h.chunk_id, h.preview),
+        )
+        for h in hits
+    ]

@@ -1,0 +1,52 @@
+"""The HTTP API: it starts, signals and reads workflows; it never opens Qdrant."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from psycopg_pool import AsyncConnectionPool
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+
+from api import errors
+from api.routes import health, ingest, search
+from db.migrate import migrate
+from settings import Settings, get_settings
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        import asyncio
+
+        await asyncio.to_thread(migrate, settings.effective_database_url)
+        app.state.settings = settings
+        app.state.temporal = await Client.connect(
+            settings.effective_temporal_address,
+            namespace=settings.temporal_namespace,
+            data_converter=pydantic_data_converter,
+        )
+        pool = AsyncConnectionPool(
+            settings.effective_database_url, min_size=1, max_size=8, open=False,
+            kwargs={"autocommit": True},
+        )  # fmt: skip
+        await pool.open()
+        app.state.pool = pool
+        try:
+            yield
+        finally:
+            await pool.close()
+
+    app = FastAPI(
+        title="Turnstile",
+        description="Guarded, durable answers about five ASX miners' annual reports.",
+        version="0.1.0",
+        lifespan=lifespan,
+    )
+    errors.install(app)
+    app.include_router(health.router)
+    app.include_router(search.router)
+    app.include_router(ingest.router)
+    return app

@@ -1,0 +1,29 @@
+"""Dependencies shared by the routes (typed aliases, FastAPI full-stack template style)."""
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+from psycopg_pool import AsyncConnectionPool
+from temporalio.client import Client
+
+from settings import Settings
+
+
+def _client(request: Request) -> Client:
+    client: Client = request.app.state.temporal
+    return client
+
+
+def _pool(request: Request) -> AsyncConnectionPool:
+    pool: AsyncConnectionPool = request.app.state.pool
+    return pool
+
+
+def _settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+TemporalDep = Annotated[Client, Depends(_client)]
+PoolDep = Annotated[AsyncConnectionPool, Depends(_pool)]
+SettingsDep = Annotated[Settings, Depends(_settings)]

