@@ -14,15 +14,20 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import psycopg
+from psycopg_pool import AsyncConnectionPool
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
 from activities.embeddings import LocalEmbedder
+from activities.engines.protocol import Engine
+from activities.model_steps import GroundingActivities, ModelActivities
 from activities.report_activities import ReportActivities
 from activities.reports import ReportIndex, open_qdrant
+from activities.sessions import SessionActivities
 from db.migrate import migrate
 from settings import Settings, get_settings
+from workflows.chat_turn import ChatTurn
 from workflows.ingest import IngestDocuments
 from workflows.search import SearchReports
 
@@ -31,16 +36,39 @@ log = logging.getLogger("turnstile.worker")
 
 
 def workflows() -> Sequence[type]:
-    return [IngestDocuments, SearchReports]
+    return [ChatTurn, IngestDocuments, SearchReports]
 
 
-def activities(reports: ReportActivities) -> Sequence[Callable[..., Any]]:
+def activities(
+    index: ReportIndex, pool: AsyncConnectionPool, engine: Engine
+) -> Sequence[Callable[..., Any]]:
+    """Every activity the worker runs; `workflows.policy.POLICY` must list each one."""
+    reports = ReportActivities(index)
+    sessions = SessionActivities(pool)
+    models = ModelActivities(engine, index)
+    grounding = GroundingActivities(index)
     return [
         reports.search_chunks,
         reports.load_chunks,
         reports.ingest_file,
         reports.corpus_version,
+        sessions.load_session,
+        sessions.save_turn,
+        models.route,
+        models.rewrite,
+        models.grade_documents,
+        models.synthesize,
+        models.grade_answer,
+        grounding.check_numbers,
     ]
+
+
+def make_engine(settings: Settings) -> Engine:
+    if settings.engine == "offline":
+        from activities.engines.offline import OfflineEngine
+
+        return OfflineEngine()
+    raise ValueError(f"unknown engine {settings.engine!r}; use 'offline'")
 
 
 async def _heartbeat(settings: Settings, index: ReportIndex, worker_id: str) -> None:
@@ -82,12 +110,16 @@ async def run_worker(settings: Settings) -> None:
     )
     index = ReportIndex(qdrant, await asyncio.to_thread(LocalEmbedder))
     await asyncio.to_thread(index.ensure_collection)
-    reports = ReportActivities(index)
+    pool = AsyncConnectionPool(
+        settings.effective_database_url, min_size=1, max_size=8, open=False,
+        kwargs={"autocommit": True},
+    )  # fmt: skip
+    await pool.open()
     worker = Worker(
         client,
         task_queue=settings.task_queue,
         workflows=workflows(),
-        activities=activities(reports),
+        activities=activities(index, pool, make_engine(settings)),
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -99,6 +131,7 @@ async def run_worker(settings: Settings) -> None:
         log.info("worker polling %s", settings.task_queue)
         await stop.wait()
     beat.cancel()
+    await pool.close()
     qdrant.close()
 
 

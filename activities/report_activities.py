@@ -25,7 +25,12 @@ class ReportActivities:
     async def search_chunks(self, request: SearchRequest) -> SearchResult:
         """Hybrid search (dense + BM25, RRF). Read-only, so safe to retry."""
         hits = await asyncio.to_thread(
-            self.index.search, request.query, request.company, request.fiscal_year, request.limit
+            self.index.search,
+            request.query,
+            request.company,
+            request.fiscal_year,
+            request.limit,
+            request.fiscal_years,
         )
         return SearchResult(hits=hits)
 

@@ -7,12 +7,12 @@ search route (through the worker) and the evaluation code all call it. Dense
 """
 
 import hashlib
-import uuid
 import threading
 from collections.abc import Iterable
 from pathlib import Path
 
 from qdrant_client import QdrantClient, models
+from qdrant_client.conversions.common_types import PointId
 
 from activities.contracts import ChunkHit, ChunkText, IngestFileResult, SearchHitWithText
 from activities.embeddings import Embedder, collection_name
@@ -71,7 +71,7 @@ class ReportIndex:
                 self.client.create_payload_index(self.collection, key, schema)
 
     def _scroll(self, fields: list[str]) -> Iterable[models.Record]:
-        offset: int | str | uuid.UUID | models.PointId | None = None
+        offset: PointId | None = None
         while True:
             records, offset = self.client.scroll(
                 self.collection, limit=512, offset=offset, with_payload=fields
@@ -153,7 +153,12 @@ class ReportIndex:
         )
 
     def search(
-        self, query: str, company: str | None, fiscal_year: int | None, limit: int
+        self,
+        query: str,
+        company: str | None,
+        fiscal_year: int | None,
+        limit: int,
+        fiscal_years: list[int] | None = None,
     ) -> list[ChunkHit]:
         """Hybrid search: dense + BM25 candidates fused by Qdrant's RRF, filtered."""
         conditions = []
@@ -161,6 +166,10 @@ class ReportIndex:
             conditions.append(_match("company", company))
         if fiscal_year is not None:
             conditions.append(_match("fiscal_year", fiscal_year))
+        if fiscal_years:
+            conditions.append(
+                models.FieldCondition(key="fiscal_year", match=models.MatchAny(any=fiscal_years))
+            )
         flt = models.Filter(must=conditions) if conditions else None
         dense = self.embedder.embed([query])[0]
         indices, values = bm25.query_vector(query)

@@ -9,7 +9,7 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from api import errors
-from api.routes import health, ingest, search
+from api.routes import health, ingest, search, turns
 from db.migrate import migrate
 from settings import Settings, get_settings
 
@@ -49,4 +49,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(search.router)
     app.include_router(ingest.router)
+    app.include_router(turns.router)
     return app

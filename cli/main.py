@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import httpx
 from pydantic import ValidationError
@@ -205,8 +205,51 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_FAILURE if failed else 0
 
 
+def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    from cli import chat
+
+    if not args.question.strip():
+        raise CliError("question must not be empty", EXIT_BAD_INPUT)
+    try:
+        result = chat.ask(
+            settings.api_url, args.question, args.conversation, args.user, args.timeout
+        )
+    except chat.ChatError as exc:
+        raise CliError(str(exc), exc.code) from exc
+    chat.print_result(result, args.json)
+    return 0
+
+
+def cmd_reply(args: argparse.Namespace, settings: Settings) -> int:
+    from cli import chat
+
+    if not args.text.strip():
+        raise CliError("reply must not be empty", EXIT_BAD_INPUT)
+    try:
+        result = chat.reply(settings.api_url, args.turn_id, args.text, args.timeout)
+    except chat.ChatError as exc:
+        raise CliError(str(exc), exc.code) from exc
+    chat.print_result(result, args.json)
+    return 0
+
+
+def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
+    from cli import chat
+
+    if not _api_up(settings):
+        raise CliError(f"cannot reach the API at {settings.api_url}", EXIT_UNREACHABLE)
+    return chat.chat(settings.api_url, args.user, args.timeout)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line, like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"turnstile: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="turnstile", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="turnstile", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("up", help="start the embedded stack")
@@ -231,6 +274,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--company", help="for PDFs: ticker or name")
     p.add_argument("--fy", type=int, help="for PDFs: fiscal year 2023-2025")
     p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("ask", help="ask one question and print the settled turn")
+    p.add_argument("question")
+    p.add_argument("--conversation", help="conversation id (new when omitted)")
+    p.add_argument("--user", help="user id")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON TurnResult")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait (default 120)")
+    p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("reply", help="answer a turn's clarifying question")
+    p.add_argument("turn_id")
+    p.add_argument("text")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--timeout", type=float, default=120.0)
+    p.set_defaults(func=cmd_reply)
+
+    p = sub.add_parser("chat", help="interactive chat")
+    p.add_argument("--user", help="user id")
+    p.add_argument("--timeout", type=float, default=120.0)
+    p.set_defaults(func=cmd_chat)
     return parser
 
 

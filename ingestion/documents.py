@@ -165,7 +165,9 @@ def _chunk_blocks(blocks: list[_Block]) -> list[_Block]:
 def _build(
     path: Path, title: str, ticker: str, fiscal_year: int, raw: bytes, blocks: list[_Block]
 ) -> ParsedDocument:
-    content_hash = hashlib.sha256(raw).hexdigest()[:16]
+    # The hash covers the metadata the chunks carry as well as the bytes, so re-ingesting a
+    # file under corrected flags (company, fiscal year) replaces its chunks, not "unchanged".
+    content_hash = hashlib.sha256(raw + f"\0{ticker}:{fiscal_year}".encode()).hexdigest()[:16]
     document_id = re.sub(r"[^A-Za-z0-9_-]+", "-", path.stem).strip("-") or "document"
     company = COMPANIES[ticker]
     doc = ParsedDocument(document_id, title, ticker, fiscal_year, content_hash)

@@ -20,7 +20,14 @@ def port_open(port: int, host: str = "127.0.0.1") -> bool:
 
 
 def port_bindable(port: int, host: str = "127.0.0.1") -> bool:
+    """Return True if a server could listen on `port` now.
+
+    SO_REUSEADDR, as PostgreSQL, the Temporal server and uvicorn set it: without it a
+    port stays "in use" for a minute after its server exits, while closed connections
+    sit in TIME_WAIT (PostgreSQL closes every heartbeat connection from its side).
+    """
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
         except OSError:

@@ -1,12 +1,11 @@
 """IngestDocuments: ingest report files one activity per file, durably and visibly."""
 
-from datetime import timedelta
-
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.contracts import IngestFileRequest, IngestRequest, IngestResult
     from activities.report_activities import ReportActivities
+    from workflows.policy import activity_options
 
 
 @workflow.defn(name="IngestDocuments")
@@ -22,13 +21,12 @@ class IngestDocuments:
                     IngestFileRequest(
                         path=path, company=request.company, fiscal_year=request.fiscal_year
                     ),
-                    start_to_close_timeout=timedelta(minutes=5),
-                    schedule_to_close_timeout=timedelta(minutes=20),
                     summary=path.rsplit("/", 1)[-1],
+                    **activity_options("qdrant_ingest_file"),
                 )
             )
         version = await workflow.execute_activity_method(
-            ReportActivities.corpus_version, start_to_close_timeout=timedelta(seconds=60)
+            ReportActivities.corpus_version, **activity_options("qdrant_read_corpus_version")
         )
         counts = {s: sum(f.status == s for f in files) for s in ("ingested", "unchanged", "failed")}
         workflow.set_current_details(f"done: {counts}, corpus {version}")

@@ -4,15 +4,13 @@ Local-mode Qdrant lets only the worker open its folder, so the API's search rout
 `turnstile search` (while the stack runs) come through this workflow.
 """
 
-from datetime import timedelta
-
 from temporalio import workflow
-from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.contracts import SearchHitWithText, SearchRequest
     from activities.report_activities import ReportActivities
     from activities.reports import with_text
+    from workflows.policy import activity_options
 
 
 @workflow.defn(name="SearchReports")
@@ -22,14 +20,12 @@ class SearchReports:
         result = await workflow.execute_activity_method(
             ReportActivities.search_chunks,
             request,
-            start_to_close_timeout=timedelta(seconds=30),
-            retry_policy=RetryPolicy(maximum_attempts=3),
             summary=f"company={request.company} fy={request.fiscal_year}",
+            **activity_options("qdrant_search_chunks"),
         )
         texts = await workflow.execute_activity_method(
             ReportActivities.load_chunks,
             [hit.chunk_id for hit in result.hits],
-            start_to_close_timeout=timedelta(seconds=30),
-            retry_policy=RetryPolicy(maximum_attempts=3),
+            **activity_options("qdrant_load_chunks"),
         )
         return with_text(result.hits, texts)

@@ -1,0 +1,685 @@
+"""The offline engine: deterministic implementations of every model-backed step.
+
+No keys, no network, no I/O. It is a real engine for structured financial questions:
+it routes with rules, decomposes a question into one sub-query per company, grades
+evidence lexically, and composes answers ONLY from the figures in the source chunks'
+tables (prose as a fallback), computing growth and differences itself and listing them
+as derived with their formulas. Its judge is the numeric grounding check, which sees the
+answer and the sources and nothing the synthesiser knew.
+"""
+
+import itertools
+import re
+from dataclasses import dataclass
+
+from activities.contracts import (
+    AnswerGrade,
+    ChunkText,
+    Derived,
+    DocumentGrades,
+    Draft,
+    NotFound,
+    RewritePlan,
+    RouteDecision,
+    Slots,
+    SubQuery,
+)
+from workflows.logic.companies import COMPANIES, FISCAL_YEARS, LATEST_FISCAL_YEAR, find_companies
+from workflows.logic.figures import (
+    UNITS,
+    Fact,
+    IncompatibleUnits,
+    Quantity,
+    extract_facts,
+    format_value,
+    growth_percent,
+    to_base,
+)
+from workflows.logic.grounding import check_numbers, find_amounts, split_sentences
+from workflows.logic.question import (
+    DIVIDEND_COMPONENT,
+    HEADLINE_METRICS,
+    METRICS,
+    extract_slots,
+    find_metrics,
+    mentioned_years,
+    metric_display,
+    metric_mentions,
+    metric_of_row_label,
+)
+
+ENGINE_NAME = "offline-1"
+
+DIRECT_ANSWER = (
+    "I answer questions about the annual reports of five ASX-listed miners: BHP Group (BHP), "
+    "Rio Tinto (RIO), Fortescue (FMG), South32 (S32) and Northern Star Resources (NST), for "
+    "the fiscal years FY2023 to FY2025. I can give reported figures (revenue, underlying "
+    "EBITDA, net profit after tax, underlying profit, dividends per share, net debt, capital "
+    "expenditure and production), compare companies and years, and work out growth and "
+    "differences. Every figure is cited to a report page and checked against it. Rio Tinto "
+    "reports calendar years; the other four companies' years end on 30 June. I do not give "
+    'investment advice. You could ask, for example: "What was BHP\'s revenue in FY2024?", '
+    '"Compare Rio Tinto and Fortescue underlying EBITDA in FY2024" or "How did Northern '
+    "Star's gold sold change from FY2023 to FY2025?\""
+)
+
+CLARIFYING_QUESTION = (
+    "Which company do you mean? I cover BHP Group (BHP), Rio Tinto (RIO), Fortescue (FMG), "
+    "South32 (S32) and Northern Star Resources (NST), for FY2023 to FY2025. For example: "
+    '"What was Fortescue\'s net debt in FY2024?"'
+)
+
+_ABOUT_ME = re.compile(
+    r"\b(?:what\s+can\s+you\s+(?:do|answer|tell)|what\s+do\s+you\s+(?:do|know|cover)|"
+    r"(?:which|what)\s+(?:companies|miners|years|reports|data|topics|metrics)\s+"
+    r"(?:do|can|are)\s+you|who\s+are\s+you|what\s+are\s+you|how\s+do\s+you\s+work|"
+    r"what\s+can\s+i\s+ask|what\s+is\s+this|help)\b",
+    re.IGNORECASE,
+)
+_REFERS_TO_COMPANY = re.compile(
+    r"\b(?:this|that|the|said|same)\s+(?:company|companies|miner|firm|business|group)\b|"
+    r"\b(?:it|its|it's|they|their|theirs|them)\b",
+    re.IGNORECASE,
+)
+_FINANCE_WORDS = re.compile(
+    r"\b(?:results?|financ\w*|performance|perform(?:ed)?|earn(?:ed)?|money|figures?|numbers?|"
+    r"reports?|annual|fiscal|FY\s?\d{2,4}|quarter\w*|half[\s-]year|balance\s+sheet|cash\s*flow|"
+    r"cash|margins?|costs?|prices?|shares?|shareholders?|valuation|market\s+cap\w*|how\s+much|"
+    r"how\s+did|doing)\b",
+    re.IGNORECASE,
+)
+_BOILERPLATE_SECTION = re.compile(
+    r"governance|board|directors|remuneration|sustainab|\besg\b|risk|auditor|audit\s+report",
+    re.IGNORECASE,
+)
+_BOILERPLATE_TOPIC = re.compile(
+    r"governance|board|director|remuneration|\bpay\b|salar|incentive|sustainab|\besg\b|"
+    r"emission|climate|safety|trif|water|communit|risk|audit",
+    re.IGNORECASE,
+)
+_STOPWORDS = frozenset(
+    {
+        *("what", "which", "when", "where", "were", "was", "with", "from", "that", "this"),
+        *("have", "has", "had", "their", "there", "they", "them", "about", "tell", "show"),
+        *("give", "much", "many", "does", "did", "between", "across", "over", "into", "than"),
+        *("then", "also", "year", "years", "fiscal", "report", "reports", "annual", "company"),
+        *("companies", "figure", "figures", "please", "could", "would", "should", "total"),
+        *("group", "limited"),
+    }
+)
+_DISCLAIMER = re.compile(
+    r"\b(?:cannot|can't|unable|not\s+able|no\s+(?:data|information|figures?)|not\s+available|"
+    r"don't\s+have|do\s+not\s+have|not\s+(?:provided|covered)|sorry|please\s+(?:check|consult))"
+    r"\b|data not found in provided documents",
+    re.IGNORECASE,
+)
+_DECISION = re.compile(
+    r"\b(?:confirm\w*|decid\w*|prefer\w*|agree\w*|chose|choose|selected|yes|no|only|instead|"
+    r"always|never|focus\w*|interested)\b",
+    re.IGNORECASE,
+)
+SUMMARY_CHARS = 600
+
+
+def answer_years(slots: Slots) -> list[int]:
+    """The fiscal years an answer covers.
+
+    No year given: the latest year for an overview (no metric named), otherwise all
+    three. A change asked about one year ("did revenue rise in FY2024?") also needs the
+    year before it.
+    """
+    if not slots.fiscal_years:
+        overview = slots.intent == "overview" or not slots.metrics
+        return [LATEST_FISCAL_YEAR] if overview else list(FISCAL_YEARS)
+    years = sorted(set(slots.fiscal_years))
+    if slots.intent == "change" and len(years) == 1 and years[0] - 1 in FISCAL_YEARS:
+        return [years[0] - 1, years[0]]
+    return years
+
+
+def _name(ticker: str) -> str:
+    return COMPANIES[ticker].name
+
+
+def _possessive(ticker: str) -> str:
+    return f"{_name(ticker)}'s"
+
+
+def _year_phrase(ticker: str, year: int) -> str:
+    if COMPANIES[ticker].calendar_year:
+        return f"FY{year} (calendar year ended 31 December {year})"
+    return f"FY{year} (year ended 30 June {year})"
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z][a-z0-9]{3,}", text.lower()) if w not in _STOPWORDS}
+
+
+def _unit_for(kind: str, currency: str | None, factor: float) -> str | None:
+    for key, unit in UNITS.items():
+        if unit.kind == kind and unit.currency == currency and unit.factor == factor:
+            return key
+    return None
+
+
+def prose_facts(chunk: ChunkText) -> list[Fact]:
+    """Read "<metric> of <amount>" statements from prose, for metrics no table holds.
+
+    Only sentences about the chunk's own fiscal year count: a sentence naming another year
+    or the prior year is skipped rather than attributed to the wrong year.
+    """
+    if chunk.is_table:
+        return []
+    body = "\n".join(ln for ln in chunk.text.splitlines()[1:] if not ln.startswith("|"))
+    facts: list[Fact] = []
+    for sentence in split_sentences(body):
+        years = set(mentioned_years(sentence))
+        if (years and years != {chunk.fiscal_year}) or re.search(
+            r"\b(?:prior|previous|last)\s+year\b|\ba\s+year\s+(?:earlier|before|ago)\b",
+            sentence,
+            re.IGNORECASE,
+        ):
+            continue
+        mentions = metric_mentions(sentence)
+        amounts = find_amounts(sentence)
+        for n, (start, end, mentioned) in enumerate(mentions):
+            limit = mentions[n + 1][0] if n + 1 < len(mentions) else len(sentence)
+            # Read the mention with the words just before it, as a row label would read:
+            # "the interim dividend of 72 US cents" is a component, not the total.
+            previous_end = mentions[n - 1][1] if n else 0
+            label = sentence[max(previous_end, start - 25) : end]
+            metric = metric_of_row_label(label) or mentioned
+            if metric == DIVIDEND_COMPONENT:
+                continue
+            found = next((a for a in amounts if end <= a.start < limit), None)
+            if found is None or found.factor is None:
+                continue
+            unit = _unit_for(found.kind, found.currency, found.factor)
+            if unit is None:
+                continue
+            fits = {
+                "production": ("mass", "gold"),
+                "dividends_per_share": ("per_share",),
+            }.get(metric, ("money",))
+            if UNITS[unit].kind not in fits:
+                continue
+            raw = sentence[found.start : found.end]
+            facts.append(
+                Fact(
+                    chunk_id=chunk.chunk_id,
+                    company=chunk.company,
+                    document=chunk.document,
+                    page=chunk.page,
+                    report_fiscal_year=chunk.fiscal_year,
+                    fiscal_year=chunk.fiscal_year,
+                    restated=False,
+                    label=sentence[start:end][:1].upper() + sentence[start:end][1:],
+                    metric=metric,
+                    value=-found.value if found.negative else found.value,
+                    raw=raw,
+                    unit=unit,
+                    decimals=found.decimals,
+                )
+            )
+    return facts
+
+
+@dataclass(frozen=True)
+class _Sourced:
+    """A fact and its 1-based source number."""
+
+    fact: Fact
+    n: int
+
+
+def _signed_base(s: _Sourced) -> Quantity:
+    q = to_base(s.fact.value, s.fact.unit)
+    if s.fact.metric == "net_debt" and s.fact.is_net_cash:
+        return Quantity(-abs(q.value), q.base)
+    return q
+
+
+def _fmt_number(value: float) -> str:
+    text = f"{abs(value):,.3f}".rstrip("0").rstrip(".")
+    return f"−{text}" if value < 0 else text
+
+
+class OfflineEngine:
+    """Deterministic, rule-based engine; see the module docstring."""
+
+    name = ENGINE_NAME
+
+    async def route(self, question: str) -> RouteDecision:
+        """Route by rules: the reason names the rule that fired."""
+        slots = extract_slots(question)
+        if not slots.companies and not slots.metrics and _ABOUT_ME.search(question):
+            return RouteDecision(
+                route="direct_answer",
+                reason="question about the assistant itself",
+                slots=slots,
+                direct_answer=DIRECT_ANSWER,
+            )
+        if slots.companies:
+            return RouteDecision(
+                route="needs_retrieval", reason="names a covered company", slots=slots
+            )
+        if _REFERS_TO_COMPANY.search(question):
+            return RouteDecision(
+                route="needs_clarification",
+                reason="refers to a company without naming one",
+                slots=slots,
+                clarifying_question=CLARIFYING_QUESTION,
+            )
+        if slots.metrics:
+            return RouteDecision(
+                route="needs_retrieval",
+                reason="metric without a company: search all five companies",
+                slots=slots,
+            )
+        if _FINANCE_WORDS.search(question) or slots.fiscal_years:
+            return RouteDecision(
+                route="needs_clarification",
+                reason="financial question with neither company nor metric",
+                slots=slots,
+                clarifying_question=CLARIFYING_QUESTION,
+            )
+        return RouteDecision(
+            route="out_of_scope",
+            reason="no covered company, metric or financial topic",
+            slots=slots,
+        )
+
+    async def rewrite(self, question: str, slots: Slots) -> RewritePlan:
+        """One sub-query per company: name, metric names and report wordings, FY tokens."""
+        metrics = slots.metrics or list(HEADLINE_METRICS)
+        years = answer_years(slots)
+        terms: list[str] = []
+        for metric in metrics:
+            info = METRICS.get(metric)
+            for term in (metric_display(metric), *(info.report_terms if info else ())):
+                if term.lower() not in (t.lower() for t in terms):
+                    terms.append(term)
+        fy_tokens = [f"FY{y}" for y in years]
+        sub_queries = []
+        for ticker in slots.companies or list(COMPANIES):
+            query = " ".join([_name(ticker), *terms, *fy_tokens])
+            sub_queries.append(
+                SubQuery(company=ticker, query=query, fiscal_years=years, metrics=metrics)
+            )
+        return RewritePlan(sub_queries=sub_queries)
+
+    async def grade_documents(
+        self, question: str, slots: Slots, chunks: list[ChunkText]
+    ) -> DocumentGrades:
+        """Keep chunks that hold a requested metric (tables) or share its vocabulary (prose).
+
+        Governance, board, remuneration, sustainability, risk and auditor sections are
+        dropped unless the question is about those topics; so are other companies and,
+        when years are given, other years (a later report's table is kept when it holds a
+        restated comparative for a requested year).
+        """
+        metrics = slots.metrics or list(HEADLINE_METRICS)
+        wanted = set(metrics) | (
+            {DIVIDEND_COMPONENT} if "dividends_per_share" in metrics else set()
+        )
+        years = set(answer_years(slots))
+        boilerplate_ok = bool(_BOILERPLATE_TOPIC.search(question))
+        company_words = {w.lower() for t in COMPANIES for w in _name(t).split()}
+        question_words = _words(question) - company_words
+        keep: list[int] = []
+        for i, chunk in enumerate(chunks):
+            if slots.companies and chunk.company not in slots.companies:
+                continue
+            if _BOILERPLATE_SECTION.search(chunk.section) and not boilerplate_ok:
+                continue
+            if chunk.is_table or any(ln.startswith("|") for ln in chunk.text.splitlines()):
+                facts = [f for f in extract_facts(chunk) if f.metric in wanted]
+                if years:
+                    facts = [f for f in facts if f.fiscal_year in years]
+                if facts:
+                    keep.append(i)
+                continue
+            if years and chunk.fiscal_year not in years:
+                continue
+            body = chunk.text.split("\n", 1)[-1]
+            if set(find_metrics(body)) & wanted or (question_words & _words(body)):
+                keep.append(i)
+        return DocumentGrades(keep=keep)
+
+    async def synthesize(self, question: str, slots: Slots, sources: list[ChunkText]) -> Draft:
+        """Compose cited sentences from the sources' figures; see the module docstring."""
+        if not sources:
+            return Draft(answer="")
+        companies = slots.companies or list(COMPANIES)
+        metrics = slots.metrics or list(HEADLINE_METRICS)
+        years = answer_years(slots)
+        facts: list[_Sourced] = []
+        for n, chunk in enumerate(sources, start=1):
+            facts.extend(_Sourced(f, n) for f in extract_facts(chunk))
+        for n, chunk in enumerate(sources, start=1):
+            for f in prose_facts(chunk):
+                covered = any(
+                    (s.fact.company, s.fact.fiscal_year, s.fact.metric)
+                    == (f.company, f.fiscal_year, f.metric)
+                    for s in facts
+                )
+                if not covered:
+                    facts.append(_Sourced(f, n))
+        composer = _Composer(facts)
+        paragraphs: list[str] = []
+        not_found: list[NotFound] = []
+        chosen: dict[tuple[str, int, str], _Sourced] = {}
+        for ticker in companies:
+            sentences: list[str] = []
+            for metric in metrics:
+                for year in years:
+                    pick = composer.pick(ticker, year, metric)
+                    if pick is None:
+                        not_found.append(
+                            NotFound(
+                                company=ticker, fiscal_year=year, metric=metric_display(metric)
+                            )
+                        )
+                        continue
+                    chosen[(ticker, year, metric)] = pick
+                    sentences.extend(composer.figure_sentences(pick, ticker, year, metric))
+                wants_change = slots.intent == "change" or (
+                    slots.intent == "compare" and len(companies) == 1
+                )
+                if wants_change:
+                    sentences.extend(composer.change_sentences(chosen, ticker, metric, years))
+            if sentences:
+                paragraphs.append(" ".join(sentences))
+        if len(companies) >= 2 and slots.intent in ("compare", "lookup", "overview"):
+            for year in years:
+                for metric in metrics:
+                    line = composer.compare_sentences(chosen, companies, year, metric)
+                    if line:
+                        paragraphs.append(line)
+        if composer.rio_note_needed(chosen, companies):
+            paragraphs.append(
+                "Note: Rio Tinto reports calendar years (its FY is the year ended 31 December), "
+                "while the other companies' fiscal years end on 30 June."
+            )
+        if not_found:
+            paragraphs.append("\n".join(nf.line() for nf in not_found))
+        return Draft(answer="\n\n".join(paragraphs), derived=composer.derived, not_found=not_found)
+
+    async def grade_answer(
+        self, question: str, answer: str, sources: list[ChunkText]
+    ) -> AnswerGrade:
+        """Quality leniently (fail only empty or all-disclaimer answers); groundedness
+        strictly, by the numeric grounding check on the answer text and sources alone."""
+        sentences = split_sentences(answer)
+        substantive = [s for s in sentences if not _DISCLAIMER.search(s)]
+        quality = bool(answer.strip()) and bool(substantive)
+        report = check_numbers(answer, sources)
+        notes = (
+            f"quality {'passed' if quality else 'failed: empty or only disclaimers'}; "
+            f"{report.checked_numbers} number(s) checked, {len(report.derived)} derived, "
+            f"{len(report.unsupported)} unsupported"
+        )
+        return AnswerGrade(quality_passed=quality, unsupported=report.unsupported, notes=notes)
+
+    async def summarize(self, messages: list[str]) -> str:
+        """Keep the sentences with numbers, company names or decisions, about 600 chars."""
+        kept: list[str] = []
+        size = 0
+        for message in messages:
+            for sentence in split_sentences(message):
+                if sentence in kept:
+                    continue
+                if not (
+                    re.search(r"\d", sentence)
+                    or find_companies(sentence)
+                    or _DECISION.search(sentence)
+                ):
+                    continue
+                if size + len(sentence) + 1 > SUMMARY_CHARS:
+                    if not kept:
+                        kept.append(sentence[: SUMMARY_CHARS - 1] + "…")
+                    return " ".join(kept)
+                kept.append(sentence)
+                size += len(sentence) + 1
+        if not kept and messages:
+            text = " ".join(" ".join(messages).split())
+            return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"
+        return " ".join(kept)
+
+
+class _Composer:
+    """Builds the sentences of one answer from the facts found in its sources."""
+
+    def __init__(self, facts: list[_Sourced]) -> None:
+        self.facts = facts
+        self.derived: list[Derived] = []
+
+    def _matching(self, ticker: str, year: int, metric: str) -> list[_Sourced]:
+        return [
+            s
+            for s in self.facts
+            if (s.fact.company, s.fact.fiscal_year, s.fact.metric) == (ticker, year, metric)
+        ]
+
+    def pick(self, ticker: str, year: int, metric: str) -> _Sourced | None:
+        """Prefer the figure as reported in that year's own report over a comparative."""
+        found = self._matching(ticker, year, metric)
+        own = [s for s in found if s.fact.report_fiscal_year == year and not s.fact.restated]
+        ranked = own or sorted(found, key=lambda s: -s.fact.report_fiscal_year)
+        return ranked[0] if ranked else None
+
+    def restatements(self, pick: _Sourced) -> list[_Sourced]:
+        """Other reports' figures for the same year and metric that differ from `pick`."""
+        f = pick.fact
+        seen: set[int] = set()
+        others: list[_Sourced] = []
+        for s in self._matching(f.company, f.fiscal_year, f.metric or ""):
+            if s.fact.report_fiscal_year == f.report_fiscal_year:
+                continue
+            if s.fact.report_fiscal_year in seen:
+                continue
+            a, b = to_base(f.value, f.unit), to_base(s.fact.value, s.fact.unit)
+            if a.base == b.base and abs(a.value - b.value) > 1e-9:
+                seen.add(s.fact.report_fiscal_year)
+                others.append(s)
+        return others
+
+    def _value(self, fact: Fact) -> str:
+        if fact.metric == "net_debt" and fact.is_net_cash:
+            return f"net cash of {format_value(abs(fact.value), fact.unit, fact.decimals)}"
+        return format_value(fact.value, fact.unit, fact.decimals, fact.metric)
+
+    def _metric_phrase(self, fact: Fact, metric: str) -> str:
+        display = metric_display(metric)
+        if fact.label.lower() != display.lower():
+            return f"{display} (reported as {fact.label})"
+        return display
+
+    def figure_sentences(self, pick: _Sourced, ticker: str, year: int, metric: str) -> list[str]:
+        f = pick.fact
+        subject = f"{_possessive(ticker)} {self._metric_phrase(f, metric)}"
+        when = _year_phrase(ticker, year)
+        verb = "were" if metric == "dividends_per_share" else "was"
+        if metric == "net_debt" and f.is_net_cash:
+            core = (
+                f"{_name(ticker)} reported a net cash position rather than net debt for {when}: "
+                f"{self._value(f)} (reported as {f.label})"
+            )
+        else:
+            core = f"{subject} for {when} {verb} {self._value(f)}"
+        others = self.restatements(pick)
+        if f.report_fiscal_year != year or f.restated:
+            core += f", as stated in the {f.document}"
+        elif others:
+            core += f" as first reported in the {f.document}"
+        sentences = [f"{core} [{pick.n}]."]
+        for other in others:
+            o = other.fact
+            sentences.append(
+                f"The {o.document} restates {_possessive(ticker)} FY{year} "
+                f"{metric_display(metric)} to {self._value(o)} [{other.n}]."
+            )
+        return sentences
+
+    def change_sentences(
+        self,
+        chosen: dict[tuple[str, int, str], _Sourced],
+        ticker: str,
+        metric: str,
+        years: list[int],
+    ) -> list[str]:
+        have = sorted(y for y in years if (ticker, y, metric) in chosen)
+        if len(have) < 2:
+            return []
+        pairs = list(itertools.pairwise(have))
+        if len(have) >= 3:
+            pairs.append((have[0], have[-1]))
+        sentences: list[str] = []
+        display = metric_display(metric)
+        for old_year, new_year in pairs:
+            new = chosen[(ticker, new_year, metric)]
+            old = chosen[(ticker, old_year, metric)]
+            basis = ""
+            # Like for like: a later report's restated comparative beats the first report.
+            comparative = [
+                s
+                for s in self._matching(ticker, old_year, metric)
+                if s.fact.report_fiscal_year == new_year
+            ]
+            if comparative and comparative[0].fact.value != old.fact.value:
+                old = comparative[0]
+                basis = f" (FY{old_year} as restated in the {old.fact.document})"
+            sentence = self._change_sentence(ticker, display, old, new, old_year, new_year)
+            if sentence:
+                sentences.append(sentence.replace(" [", f"{basis} [", 1) if basis else sentence)
+        return sentences
+
+    def _change_sentence(
+        self, ticker: str, display: str, old: _Sourced, new: _Sourced, y1: int, y2: int
+    ) -> str | None:
+        qo, qn = _signed_base(old), _signed_base(new)
+        span = f"from FY{y1} to FY{y2}"
+        values = f"from {self._value(old.fact)} [{old.n}] to {self._value(new.fact)} [{new.n}]"
+        subject = f"{_possessive(ticker)} {display}"
+        try:
+            pct = growth_percent(qo, qn) if qo.value > 0 and qn.value > 0 else None
+        except IncompatibleUnits:
+            return (
+                f"{subject} is reported in different units in FY{y1} and FY{y2}, so the "
+                "change is not computed."
+            )
+        if pct is not None:
+            if round(pct, 1) == 0:
+                linking = "were" if display == "dividends per share" else "was"
+                return f"{subject} {linking} unchanged {span}, {values}."
+            verb = "rose" if pct > 0 else "fell"
+            self.derived.append(
+                Derived(
+                    label=f"{ticker} {display} change FY{y1}–FY{y2}",
+                    formula=(
+                        f"({_fmt_number(qn.value)} − {_fmt_number(qo.value)}) / "
+                        f"{_fmt_number(qo.value)} = {pct:+.1f}%"
+                    ),
+                )
+            )
+            return f"{subject} {verb} {abs(pct):.1f}% {span}, {values}."
+        if qo.value < 0 and qn.value < 0 and old.fact.metric != "net_debt":
+            gap = abs(qn.value - qo.value)
+            verb = "widened" if qn.value < qo.value else "narrowed"
+            amount = format_value(gap, qn.base)
+            self.derived.append(
+                Derived(
+                    label=f"{ticker} {display} change FY{y1}–FY{y2}",
+                    formula=f"|{_fmt_number(qn.value)} − ({_fmt_number(qo.value)})| = "
+                    f"{_fmt_number(gap)}",
+                )
+            )
+            return f"{_possessive(ticker)} loss {verb} by {amount} {span}, {values}."
+        return f"{subject} moved {span} {values}; no percentage change is meaningful here."
+
+    def compare_sentences(
+        self,
+        chosen: dict[tuple[str, int, str], _Sourced],
+        companies: list[str],
+        year: int,
+        metric: str,
+    ) -> str | None:
+        present = [(t, chosen[(t, year, metric)]) for t in companies if (t, year, metric) in chosen]
+        if len(present) < 2:
+            return None
+        display = metric_display(metric)
+        # Operational figures compare only on the same basis (the same row wording):
+        # Pilbara production (100%) and Fortescue's shipments are different measures.
+        groups: dict[tuple[str, str], list[tuple[str, _Sourced]]] = {}
+        for ticker, s in present:
+            basis = s.fact.label.lower() if metric == "production" else ""
+            key = (to_base(s.fact.value, s.fact.unit).base, basis)
+            groups.setdefault(key, []).append((ticker, s))
+        sentences: list[str] = []
+        for group in groups.values():
+            if len(group) < 2:
+                continue
+            ranked = sorted(group, key=lambda p: -_signed_base(p[1]).value)
+            listing = ", ".join(f"{_name(t)} {self._value(s.fact)} [{s.n}]" for t, s in ranked)
+            sentences.append(f"Ranked by {display} for FY{year}: {listing}.")
+            (top, a), (second, b) = ranked[0], ranked[1]
+            qa, qb = _signed_base(a), _signed_base(b)
+            if qa.value > 0 and qb.value > 0 and qa.value != qb.value:
+                gap, decimals, unit = self._difference(a.fact, b.fact)
+                pct = (qa.value - qb.value) / qb.value * 100.0
+                self.derived.append(
+                    Derived(
+                        label=f"{top} vs {second} {display} difference FY{year}",
+                        formula=f"{_fmt_number(qa.value)} − {_fmt_number(qb.value)} = "
+                        f"{_fmt_number(qa.value - qb.value)}; "
+                        f"({_fmt_number(qa.value)} − {_fmt_number(qb.value)}) / "
+                        f"{_fmt_number(qb.value)} = {pct:+.1f}%",
+                    )
+                )
+                verb = "were" if metric == "dividends_per_share" else "was"
+                sentences.append(
+                    f"In FY{year}, {_possessive(top)} {display} {verb} "
+                    f"{format_value(gap, unit, decimals)} ({pct:.1f}%) higher than "
+                    f"{_possessive(second)} [{a.n},{b.n}]."
+                )
+        if len(groups) > 1 and metric == "production":
+            bases = [f"{_name(t)}: {s.fact.label}" for g in groups.values() for t, s in g]
+            sentences.append(
+                f"These {display} figures are measured on different bases or units "
+                f"({'; '.join(bases)}), so they are not directly comparable and no "
+                "difference is computed across them."
+            )
+        elif len(groups) > 1:
+            by_currency = [
+                f"{', '.join(_name(t) for t, _ in g)} in {_currency_words(g[0][1].fact.unit)}"
+                for g in groups.values()
+            ]
+            sentences.append(
+                f"These {display} figures are in different currencies or units "
+                f"({'; '.join(by_currency)}), so they are not directly comparable and no "
+                "difference is computed across them."
+            )
+        return " ".join(sentences) if sentences else None
+
+    def _difference(self, a: Fact, b: Fact) -> tuple[float, int | None, str]:
+        """Express a − b in the coarser of the two units, at the precision that allows."""
+        qa, qb = to_base(a.value, a.unit), to_base(b.value, b.unit)
+        coarse = a if UNITS[a.unit].factor >= UNITS[b.unit].factor else b
+        factor = UNITS[coarse.unit].factor
+        decimals = max((f.decimals for f in (a, b) if UNITS[f.unit].factor == factor), default=0)
+        if factor > 1:
+            decimals = max(decimals, 1)
+        return round((qa.value - qb.value) / factor, decimals), decimals, coarse.unit
+
+    def rio_note_needed(
+        self, chosen: dict[tuple[str, int, str], _Sourced], companies: list[str]
+    ) -> bool:
+        answered = {t for t, _, _ in chosen}
+        return "RIO" in answered and len(answered & set(companies)) >= 2
+
+
+def _currency_words(unit: str) -> str:
+    spec = UNITS[unit]
+    if spec.kind == "per_share":
+        return "US cents" if spec.currency == "US$" else "Australian dollars/cents"
+    return spec.currency or {"mass": "Mt", "gold": "koz"}.get(spec.kind, unit)

@@ -1,0 +1,54 @@
+"""The engine protocol: every model-backed step of a turn, one method each.
+
+The offline engine (default) and the OpenAI-compatible engine implement it. Methods get
+text, not ids: the model-step activities load chunk text from Qdrant and call these.
+"""
+
+from typing import Protocol
+
+from activities.contracts import (
+    AnswerGrade,
+    ChunkText,
+    DocumentGrades,
+    Draft,
+    RewritePlan,
+    RouteDecision,
+    Slots,
+)
+
+
+class Engine(Protocol):
+    name: str
+    """Model name(s) recorded with each decision, e.g. "offline-1"."""
+
+    async def route(self, question: str) -> RouteDecision:
+        """Classify the (resolved) question; extract its slots."""
+        ...
+
+    async def rewrite(self, question: str, slots: Slots) -> RewritePlan:
+        """Decompose into one search sub-query per company."""
+        ...
+
+    async def grade_documents(
+        self, question: str, slots: Slots, chunks: list[ChunkText]
+    ) -> DocumentGrades:
+        """Return the indices of chunks relevant to the question (never rewritten text)."""
+        ...
+
+    async def synthesize(self, question: str, slots: Slots, sources: list[ChunkText]) -> Draft:
+        """Compose an answer with inline [n] markers (1-based into `sources`).
+
+        Every requested (company, fiscal year, metric) that the sources do not hold
+        gets a NotFound entry and its exact line in the answer.
+        """
+        ...
+
+    async def grade_answer(
+        self, question: str, answer: str, sources: list[ChunkText]
+    ) -> AnswerGrade:
+        """Judge quality (leniently) and groundedness (strictly); never sees the draft's notes."""
+        ...
+
+    async def summarize(self, messages: list[str]) -> str:
+        """Summarise older turns into one note, keeping numbers, companies and decisions."""
+        ...

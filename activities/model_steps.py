@@ -1,0 +1,87 @@
+"""Activities for the model-backed steps of a turn, each delegating to the engine.
+
+Evidence arrives as chunk ids (claim check): these activities load the full text from
+Qdrant, strip instruction-like lines (retrieved text is data, not instructions) and hand
+text to the engine. Grader output is validated here: indices only, in range.
+"""
+
+import asyncio
+
+from temporalio import activity
+from workflows.logic.grounding import check_numbers
+
+from activities.contracts import (
+    AnswerGrade,
+    CheckRequest,
+    ChunkText,
+    DocumentGrades,
+    Draft,
+    EvidenceRequest,
+    GroundingReport,
+    RewritePlan,
+    RewriteRequest,
+    RouteDecision,
+    RouteRequest,
+)
+from activities.engines.protocol import Engine
+from activities.errors import invalid_input
+from activities.reports import ReportIndex
+from workflows.logic.evidence import strip_instructions
+
+
+async def load_evidence(index: ReportIndex, chunk_ids: list[str]) -> list[ChunkText]:
+    """Load chunks in the given order with instruction-like lines removed.
+
+    Raises a non-retryable InvalidInput when a chunk is gone (re-ingested mid-turn):
+    source numbering must match the workflow's list exactly.
+    """
+    chunks = await asyncio.to_thread(index.get_chunks, chunk_ids)
+    if len(chunks) != len(chunk_ids):
+        found = {c.chunk_id for c in chunks}
+        missing = [c for c in chunk_ids if c not in found]
+        raise invalid_input(f"{len(missing)} evidence chunk(s) no longer exist: {missing[:3]}")
+    return [c.model_copy(update={"text": strip_instructions(c.text)[0]}) for c in chunks]
+
+
+class ModelActivities:
+    def __init__(self, engine: Engine, index: ReportIndex) -> None:
+        self.engine = engine
+        self.index = index
+
+    @activity.defn(name="llm_route_question")
+    async def route(self, request: RouteRequest) -> RouteDecision:
+        return await self.engine.route(request.question)
+
+    @activity.defn(name="llm_rewrite_query")
+    async def rewrite(self, request: RewriteRequest) -> RewritePlan:
+        return await self.engine.rewrite(request.question, request.slots)
+
+    @activity.defn(name="llm_grade_documents")
+    async def grade_documents(self, request: EvidenceRequest) -> DocumentGrades:
+        """Judge each chunk's relevance; returns validated, unique, in-range indices."""
+        chunks = await load_evidence(self.index, request.chunk_ids)
+        grades = await self.engine.grade_documents(request.question, request.slots, chunks)
+        keep = sorted({i for i in grades.keep if 0 <= i < len(chunks)})
+        return DocumentGrades(keep=keep)
+
+    @activity.defn(name="llm_synthesize_answer")
+    async def synthesize(self, request: EvidenceRequest) -> Draft:
+        sources = await load_evidence(self.index, request.chunk_ids)
+        return await self.engine.synthesize(request.question, request.slots, sources)
+
+    @activity.defn(name="llm_grade_answer")
+    async def grade_answer(self, request: CheckRequest) -> AnswerGrade:
+        """The judge: independent of the synthesiser; sees only answer and evidence."""
+        sources = await load_evidence(self.index, request.chunk_ids)
+        return await self.engine.grade_answer(request.question, request.answer, sources)
+
+
+class GroundingActivities:
+    def __init__(self, index: ReportIndex) -> None:
+        self.index = index
+
+    @activity.defn(name="grounding_check_numbers")
+    async def check_numbers(self, request: CheckRequest) -> GroundingReport:
+        """Deterministic numeric grounding; an activity only because it needs chunk text."""
+        sources = await load_evidence(self.index, request.chunk_ids)
+        return check_numbers(request.answer, sources)

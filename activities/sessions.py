@@ -1,0 +1,30 @@
+"""Activities at the PostgreSQL session boundary: load recent turns, save a turn."""
+
+from psycopg_pool import AsyncConnectionPool
+from temporalio import activity
+
+from activities.contracts import LoadSessionRequest, Session
+from db import turns
+from workflows.contracts import SaveTurnRequest
+
+
+class SessionActivities:
+    def __init__(self, pool: AsyncConnectionPool) -> None:
+        self.pool = pool
+
+    @activity.defn(name="postgres_load_session")
+    async def load_session(self, request: LoadSessionRequest) -> Session:
+        """Load the resolved questions of earlier turns in this conversation (read-only)."""
+        async with self.pool.connection() as conn:
+            recent = await turns.recent_user_questions(conn, request.conversation_id, request.seq)
+        return Session(recent_questions=recent)
+
+    @activity.defn(name="postgres_save_turn")
+    async def save_turn(self, request: SaveTurnRequest) -> None:
+        """Persist the turn's state; when final, its user and assistant messages.
+
+        Idempotent: a retried save rewrites the same row and inserts no second message
+        (unique (turn_id, role)).
+        """
+        async with self.pool.connection() as conn:
+            await turns.save_turn(conn, request.result, request.final)

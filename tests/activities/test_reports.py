@@ -1,0 +1,181 @@
+"""ReportIndex on real Qdrant local mode: idempotent ingestion and filtered hybrid search."""
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from activities.reports import PREVIEW_CHARS, ReportIndex
+from ingestion.documents import parse_document
+from tests.conftest import CORPUS_DIR
+
+BHP_FY2024 = CORPUS_DIR / "BHP_FY2024.md"
+
+
+def _texts_of(index: ReportIndex, document_id: str) -> list[str]:
+    records, _ = index.client.scroll(index.collection, limit=1000, with_payload=True)
+    return [
+        str(r.payload["text"])
+        for r in records
+        if r.payload and r.payload["document_id"] == document_id
+    ]
+
+
+def test_reingesting_the_same_file_creates_no_duplicates(
+    make_report_index: Callable[[], ReportIndex],
+) -> None:
+    index = make_report_index()
+    first = index.ingest_file(BHP_FY2024)
+    count = index.chunk_count()
+    version = index.corpus_version()
+
+    second = index.ingest_file(BHP_FY2024)
+
+    assert first.status == "ingested"
+    assert first.chunks == count > 0
+    assert second.status == "unchanged"
+    assert second.chunks == count
+    assert index.chunk_count() == count
+    assert index.corpus_version() == version
+
+
+def test_a_changed_file_replaces_all_its_old_chunks(
+    make_report_index: Callable[[], ReportIndex], tmp_path: Path
+) -> None:
+    index = make_report_index()
+    path = tmp_path / BHP_FY2024.name
+    shutil.copy(BHP_FY2024, path)
+    index.ingest_file(path)
+    before_version = index.corpus_version()
+    original = path.read_text(encoding="utf-8")
+    shortened = original[: original.index("<!-- page: 7 -->")].replace(
+        "higher than in the prior year", "well above the prior year"
+    )
+    path.write_text(shortened, encoding="utf-8")
+
+    result = index.ingest_file(path)
+
+    texts = _texts_of(index, "BHP_FY2024")
+    assert result.status == "ingested"
+    assert len(texts) == result.chunks == len(parse_document(path).chunks)
+    assert index.chunk_count() == result.chunks
+    assert not any("higher than in the prior year" in t for t in texts)
+    assert not any("Independent auditor" in t for t in texts)
+    assert any("well above the prior year" in t for t in texts)
+    assert index.corpus_version() != before_version
+
+
+def test_an_unusable_file_is_reported_with_its_path_and_the_rest_ingests(
+    make_report_index: Callable[[], ReportIndex], tmp_path: Path
+) -> None:
+    index = make_report_index()
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a report", encoding="utf-8")
+    corrupt = tmp_path / "corrupt.pdf"
+    corrupt.write_bytes(b"%PDF-1.4 broken")
+    missing = tmp_path / "missing.md"
+    files = [notes, BHP_FY2024, corrupt, missing, CORPUS_DIR / "RIO_FY2024.md"]
+
+    results = [index.ingest_file(p, *(("BHP", 2024) if p == corrupt else ())) for p in files]
+
+    assert [r.status for r in results] == ["failed", "ingested", "failed", "failed", "ingested"]
+    for path, result in zip(files, results, strict=True):
+        assert result.path == str(path)
+        if result.status == "failed":
+            assert result.error is not None
+            assert result.error.startswith(str(path))
+            assert result.chunks == 0
+    assert index.chunk_count() == results[1].chunks + results[4].chunks
+
+
+def test_an_empty_index_reports_the_empty_corpus_version(
+    make_report_index: Callable[[], ReportIndex],
+) -> None:
+    index = make_report_index()
+
+    assert index.corpus_version() == "empty"
+    assert index.search("revenue", None, None, 5) == []
+
+
+@pytest.mark.parametrize(("company", "fiscal_year"), [("RIO", 2023), ("NST", 2025), ("S32", 2024)])
+def test_search_filtered_by_company_and_year_returns_only_that_report(
+    report_index: ReportIndex, company: str, fiscal_year: int
+) -> None:
+    hits = report_index.search("revenue and underlying EBITDA", company, fiscal_year, 10)
+
+    assert len(hits) == 10
+    assert {(h.company, h.fiscal_year) for h in hits} == {(company, fiscal_year)}
+    assert [h.rank for h in hits] == list(range(1, 11))
+
+
+def test_search_filtered_by_company_only_spans_that_companys_years(
+    report_index: ReportIndex,
+) -> None:
+    hits = report_index.search("net debt", "FMG", None, 20)
+
+    assert {h.company for h in hits} == {"FMG"}
+    assert {h.fiscal_year for h in hits} == {2023, 2024, 2025}
+
+
+def test_figure_question_finds_the_revenue_table_in_the_top_five(
+    report_index: ReportIndex,
+) -> None:
+    hits = report_index.search("What was BHP's revenue in FY2024?", "BHP", None, 5)
+
+    texts = report_index.get_chunks([h.chunk_id for h in hits])
+
+    assert any("55,658" in t.text and t.fiscal_year == 2024 for t in texts)
+
+
+def test_search_hits_carry_a_short_preview_without_the_context_line(
+    report_index: ReportIndex,
+) -> None:
+    hits = report_index.search("chair's letter copper growth", "BHP", 2024, 5)
+
+    for hit in hits:
+        assert len(hit.preview) <= PREVIEW_CHARS
+        assert not hit.preview.startswith("[BHP Group")
+
+
+def test_get_chunks_returns_full_text_in_the_order_asked_and_skips_unknown_ids(
+    report_index: ReportIndex,
+) -> None:
+    hits = report_index.search("total dividends per share", "BHP", 2024, 3)
+    ids = [h.chunk_id for h in reversed(hits)]
+
+    chunks = report_index.get_chunks([*ids, "00000000-0000-0000-0000-000000000000"])
+
+    assert [c.chunk_id for c in chunks] == ids
+    for chunk, hit in zip(chunks, reversed(hits), strict=True):
+        assert chunk.text.startswith("[BHP Group (BHP) · BHP Annual Report 2024 · FY2024 · ")
+        assert (chunk.company, chunk.fiscal_year, chunk.page) == ("BHP", 2024, hit.page)
+        assert " ".join(chunk.text.split()).find(hit.preview.rstrip("…")[:60]) > 0
+    assert report_index.get_chunks([]) == []
+
+
+def test_table_chunks_come_back_with_their_unit(report_index: ReportIndex) -> None:
+    hits = report_index.search("Revenue Underlying EBITDA table", "BHP", 2024, 10)
+
+    tables = [c for c in report_index.get_chunks([h.chunk_id for h in hits]) if c.is_table]
+
+    assert tables
+    assert {"us$m", "us$bn"} & {t.unit for t in tables}
+    assert all(t.unit is not None for t in tables)
+
+
+def test_reingesting_a_file_under_corrected_metadata_retags_its_chunks(
+    make_report_index: Callable[[], ReportIndex], tmp_path: Path
+) -> None:
+    index = make_report_index()
+    path = tmp_path / "results.md"
+    path.write_text(
+        "---\ntitle: Results\n---\n\n# Financial review\n\nRevenue was US$55,658 million.\n",
+        encoding="utf-8",
+    )
+    index.ingest_file(path, company="BHP", fiscal_year=2023)
+
+    result = index.ingest_file(path, company="BHP", fiscal_year=2024)
+
+    assert result.status == "ingested"
+    assert [h.fiscal_year for h in index.search("revenue", "BHP", None, 5)] == [2024]

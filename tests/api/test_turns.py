@@ -1,0 +1,187 @@
+"""The turns API over the real dev server, worker, PostgreSQL and Qdrant."""
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+
+from api.app import create_app
+from settings import Settings
+from tests.conftest import unique
+from tests.workflows.conftest import TurnWorker
+
+
+@contextlib.asynccontextmanager
+async def client_for(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://turnstile.test") as c:
+            yield c
+
+
+@pytest.fixture
+async def served(
+    app_settings: Settings, turn_worker: TurnWorker
+) -> AsyncIterator[httpx.AsyncClient]:
+    """The API with a worker polling its task queue."""
+    import worker as registry  # noqa: F401  (the worker fixture imports it too)
+
+    async with (
+        turn_worker(task_queue=app_settings.task_queue),
+        client_for(app_settings) as client,
+    ):
+        yield client
+
+
+@pytest.mark.parametrize(
+    ("body", "fragment"),
+    [
+        ({"question": "   "}, "question"),
+        ({"question": "x" * 4001}, "4000"),
+        ({"question": "BHP revenue", "conversation_id": "bad id!"}, "conversation_id"),
+        ({"question": "BHP revenue", "surprise": 1}, "surprise"),
+        ({}, "question"),
+    ],
+)
+async def test_bad_turn_request_is_422_with_one_readable_detail(
+    api_client: httpx.AsyncClient, body: dict[str, object], fragment: str
+) -> None:
+    response = await api_client.post("/v1/turns", json=body)
+    assert response.status_code == 422
+    payload = response.json()
+    assert payload["error_type"] == "InvalidInput"
+    assert isinstance(payload["detail"], str) and fragment in payload["detail"]
+
+
+async def test_malformed_json_is_422_and_writes_nothing(api_client: httpx.AsyncClient) -> None:
+    conversation = unique("c")
+    response = await api_client.post(
+        "/v1/turns",
+        content=b'{"question": "BHP revenue", "conversation_id": "' + conversation.encode(),
+        headers={"content-type": "application/json"},
+    )
+    assert response.status_code == 422
+    assert response.json()["error_type"] == "InvalidInput"
+    missing = await api_client.get(f"/v1/conversations/{conversation}/messages")
+    assert missing.status_code == 404
+
+
+async def test_turn_is_answered_and_then_readable_by_its_id(served: httpx.AsyncClient) -> None:
+    conversation = unique("c")
+    response = await served.post(
+        "/v1/turns",
+        json={"question": "What was BHP's revenue in FY2024?", "conversation_id": conversation},
+    )
+    assert response.status_code == 200, response.text
+    result = response.json()
+    assert result["turn_id"] == f"turn-{conversation}-1"
+    assert result["status"] == "answered"
+    assert result["citations"][0] == {
+        **result["citations"][0],
+        "company": "BHP",
+        "fiscal_year": 2024,
+    }
+    again = await served.get(f"/v1/turns/{result['turn_id']}")
+    assert again.status_code == 200 and again.json()["answer"] == result["answer"]
+    messages = (await served.get(f"/v1/conversations/{conversation}/messages")).json()
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+    second = await served.post(
+        "/v1/turns", json={"question": "And its net debt?", "conversation_id": conversation}
+    )
+    assert second.json()["turn_id"] == f"turn-{conversation}-2"
+    assert second.json()["carried"]["company"] == "BHP"
+
+
+async def test_new_question_while_a_turn_waits_is_409_naming_it(
+    served: httpx.AsyncClient,
+) -> None:
+    conversation = unique("c")
+    first = await served.post(
+        "/v1/turns",
+        json={"question": "Tell me about this company", "conversation_id": conversation},
+    )
+    assert first.status_code == 200 and first.json()["status"] == "needs_clarification"
+    turn_id = first.json()["turn_id"]
+    clash = await served.post(
+        "/v1/turns", json={"question": "BHP revenue FY2024", "conversation_id": conversation}
+    )
+    assert clash.status_code == 409
+    assert clash.json()["error_type"] == "TurnInProgress" and clash.json()["turn_id"] == turn_id
+    answered = await served.post(f"/v1/turns/{turn_id}/clarification", json={"reply": "Fortescue"})
+    assert answered.status_code == 200 and answered.json()["status"] == "answered"
+    late = await served.post(f"/v1/turns/{turn_id}/clarification", json={"reply": "BHP"})
+    assert late.status_code == 409 and late.json()["error_type"] == "NotWaiting"
+
+
+async def test_reply_to_unknown_turn_is_404_and_empty_reply_is_422(
+    api_client: httpx.AsyncClient,
+) -> None:
+    unknown = await api_client.post("/v1/turns/turn-nope-1/clarification", json={"reply": "BHP"})
+    assert unknown.status_code == 404 and unknown.json()["error_type"] == "NotFound"
+    empty = await api_client.post("/v1/turns/turn-nope-1/clarification", json={"reply": " "})
+    assert empty.status_code == 422
+    assert (await api_client.get("/v1/turns/turn-nope-1")).status_code == 404
+
+
+async def test_idempotency_key_replays_and_rejects_a_different_body(
+    served: httpx.AsyncClient,
+) -> None:
+    conversation = unique("c")
+    body = {"question": "What was Rio Tinto's revenue in FY2024?", "conversation_id": conversation}
+    headers = {"Idempotency-Key": "k-1"}
+    first = await served.post("/v1/turns", json=body, headers=headers)
+    replay = await served.post("/v1/turns", json=body, headers=headers)
+    assert first.status_code == replay.status_code == 200
+    assert replay.json()["turn_id"] == first.json()["turn_id"]
+    assert replay.json()["answer"] == first.json()["answer"]
+    other = await served.post(
+        "/v1/turns", json={**body, "question": "What was BHP's revenue?"}, headers=headers
+    )
+    assert other.status_code == 422
+    messages = (await served.get(f"/v1/conversations/{conversation}/messages")).json()
+    assert len(messages) == 2
+
+
+async def test_turn_without_a_worker_is_202_and_completes_when_one_starts(
+    app_settings: Settings, turn_worker: TurnWorker
+) -> None:
+    settings = app_settings.model_copy(update={"request_timeout_seconds": 1.0})
+    async with client_for(settings) as client:
+        response = await client.post(
+            "/v1/turns", json={"question": "What was South32's revenue in FY2025?"}
+        )
+        assert response.status_code == 202
+        assert response.headers["Location"] == f"/v1/turns/{response.json()['turn_id']}"
+        assert response.json()["status"] == "running"
+        async with turn_worker(task_queue=settings.task_queue):
+            for _ in range(120):
+                polled = (await client.get(response.headers["Location"])).json()
+                if polled["status"] != "running":
+                    break
+                await asyncio.sleep(0.25)
+    assert polled["status"] == "answered" and "5,780" in polled["answer"]
+
+
+async def test_clarification_reply_sent_while_no_worker_runs_is_not_lost(
+    app_settings: Settings, turn_worker: TurnWorker
+) -> None:
+    settings = app_settings.model_copy(update={"request_timeout_seconds": 1.0})
+    async with client_for(settings) as client:
+        async with turn_worker(task_queue=settings.task_queue):
+            waiting = await client.post(
+                "/v1/turns", json={"question": "What was this company's net debt in FY2024?"}
+            )
+        assert waiting.json()["status"] == "needs_clarification"
+        turn_id = waiting.json()["turn_id"]
+        sent = await client.post(f"/v1/turns/{turn_id}/clarification", json={"reply": "Rio"})
+        assert sent.status_code == 202
+        async with turn_worker(task_queue=settings.task_queue):
+            for _ in range(120):
+                polled = (await client.get(f"/v1/turns/{turn_id}")).json()
+                if polled["status"] not in ("running", "needs_clarification"):
+                    break
+                await asyncio.sleep(0.25)
+    assert polled["status"] == "answered" and "5,491" in polled["answer"]

@@ -1,0 +1,230 @@
+"""Shared session fixtures: real PostgreSQL, a real Temporal dev server, real Qdrant.
+
+Nothing of ours is mocked. Everything lives under one temporary TURNSTILE_HOME and on
+free ports, so a developer's running stack (or the system PostgreSQL on 5432) is never
+touched. The expensive parts (dev server, PostgreSQL, embedding model, the ingested
+sample corpus) are started once per session; each test gets a fresh task queue.
+
+- `turnstile_home`, `settings`: where everything lives and which ports it uses.
+- `postgres_url`: migrated PostgreSQL (TURNSTILE_DATABASE_URL if set, else embedded).
+- `temporal_env`: the Temporal CLI dev server with our search attributes registered.
+- `embedder`, `report_index`: the local model and the whole sample corpus in Qdrant.
+- `make_report_index`: a fresh, empty index in a per-test folder.
+- `worker`: `async with worker() as task_queue:` runs a real Worker for one test.
+- `app_settings`, `api_client`: the HTTP API in-process, lifespan and all.
+"""
+
+import contextlib
+import os
+import sys
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import httpx
+import pytest
+from qdrant_client import QdrantClient
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
+
+from activities.embeddings import LocalEmbedder
+from activities.report_activities import ReportActivities
+from activities.reports import ReportIndex
+from api.app import create_app
+from db.migrate import migrate
+from settings import PROJECT_ROOT, Settings
+from stack import postgres
+from stack.processes import free_port
+from workflows import attributes
+
+CORPUS_DIR = PROJECT_ROOT / "corpus" / "reports"
+TEMPORAL_CLI = os.path.join(os.path.dirname(sys.executable), "temporal")
+
+
+def unique(prefix: str) -> str:
+    """Return a name no other test uses (task queues, workflow ids, schemas)."""
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+def corpus_files() -> list[Path]:
+    return sorted(CORPUS_DIR.glob("*.md"))
+
+
+@pytest.fixture(scope="session")
+def turnstile_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("turnstile-home")
+
+
+@pytest.fixture(scope="session")
+def settings(turnstile_home: Path) -> Settings:
+    """Settings for an isolated stack: temp home, free ports, a session-unique task queue.
+
+    Only TURNSTILE_DATABASE_URL is taken from the environment (an existing PostgreSQL);
+    every other address is pinned here so a developer's environment cannot leak in.
+    """
+    api_port = free_port()
+    return Settings(
+        home=turnstile_home,
+        temporal_address=None,
+        temporal_port=free_port(),
+        temporal_ui_port=free_port(),
+        task_queue=unique("turnstile-test"),
+        database_url=os.environ.get("TURNSTILE_DATABASE_URL") or None,
+        postgres_port=free_port(),
+        qdrant_url=None,
+        api_port=api_port,
+        api_url=f"http://127.0.0.1:{api_port}",
+        corpus_dir=CORPUS_DIR,
+    )
+
+
+@pytest.fixture(scope="session")
+def postgres_url(settings: Settings) -> Iterator[str]:
+    """A migrated PostgreSQL: the configured one, else an embedded server for this session."""
+    pgdata = settings.home / "postgres"
+    if not settings.database_url:
+        postgres.start(pgdata, settings.postgres_port, settings.home / "logs" / "postgres.log")
+    try:
+        migrate(settings.effective_database_url)
+        yield settings.effective_database_url
+    finally:
+        if not settings.database_url:
+            postgres.stop(pgdata)
+
+
+@pytest.fixture(scope="session")
+async def temporal_env(settings: Settings) -> AsyncIterator[WorkflowEnvironment]:
+    """The Temporal CLI dev server on `settings.temporal_port`, with our search attributes."""
+    env = await WorkflowEnvironment.start_local(
+        namespace=settings.temporal_namespace,
+        port=settings.temporal_port,
+        data_converter=pydantic_data_converter,
+        search_attributes=list(attributes.ALL),
+        dev_server_existing_path=TEMPORAL_CLI,
+    )
+    try:
+        yield env
+    finally:
+        await env.shutdown()
+
+
+@pytest.fixture(scope="session")
+def temporal_client(temporal_env: WorkflowEnvironment) -> Client:
+    return temporal_env.client
+
+
+@pytest.fixture(scope="session")
+def embedder() -> LocalEmbedder:
+    """The local all-MiniLM-L6-v2, loaded once (about six seconds)."""
+    return LocalEmbedder()
+
+
+@pytest.fixture(scope="session")
+def report_index(
+    tmp_path_factory: pytest.TempPathFactory, embedder: LocalEmbedder
+) -> Iterator[ReportIndex]:
+    """The whole sample corpus ingested once into Qdrant local mode. Treat it as read-only."""
+    client = QdrantClient(path=str(tmp_path_factory.mktemp("qdrant-corpus")))
+    index = ReportIndex(client, embedder)
+    index.ensure_collection()
+    for path in corpus_files():
+        result = index.ingest_file(path)
+        assert result.status == "ingested", result
+    yield index
+    client.close()
+
+
+@pytest.fixture
+def make_report_index(
+    tmp_path_factory: pytest.TempPathFactory, embedder: LocalEmbedder
+) -> Iterator[Callable[[], ReportIndex]]:
+    """Return a factory of fresh, empty indexes in per-test folders (closed afterwards)."""
+    clients: list[QdrantClient] = []
+
+    def make() -> ReportIndex:
+        client = QdrantClient(path=str(tmp_path_factory.mktemp("qdrant")))
+        clients.append(client)
+        index = ReportIndex(client, embedder)
+        index.ensure_collection()
+        return index
+
+    yield make
+    for client in clients:
+        client.close()
+
+
+def report_activities(index: ReportIndex) -> list[Callable[..., Any]]:
+    """The activities at the Qdrant boundary, bound to `index`."""
+    reports = ReportActivities(index)
+    return [reports.search_chunks, reports.load_chunks, reports.ingest_file, reports.corpus_version]
+
+
+class WorkerFactory(Protocol):
+    def __call__(
+        self,
+        index: ReportIndex | None = None,
+        *,
+        task_queue: str | None = None,
+        workflows: Sequence[type] | None = None,
+        activities: Sequence[Callable[..., Any]] | None = None,
+    ) -> contextlib.AbstractAsyncContextManager[str]: ...
+
+
+@pytest.fixture
+def worker(request: pytest.FixtureRequest, temporal_client: Client) -> WorkerFactory:
+    """Run a real Worker for the duration of an `async with`; it yields its task queue.
+
+    Defaults: a fresh task queue, every workflow in the registry (`worker.workflows()`)
+    and the report activities over `index`, else over the session's `report_index`
+    (ingested only when a test first needs it). Pass `activities=` to run more.
+    """
+
+    @contextlib.asynccontextmanager
+    async def run(
+        index: ReportIndex | None = None,
+        *,
+        task_queue: str | None = None,
+        workflows: Sequence[type] | None = None,
+        activities: Sequence[Callable[..., Any]] | None = None,
+    ) -> AsyncIterator[str]:
+        if workflows is None:
+            import worker as registry  # here, so a unit-test run never imports the registry
+
+            workflows = registry.workflows()
+        if activities is None:
+            activities = report_activities(index or request.getfixturevalue("report_index"))
+        queue = task_queue or unique("tq")
+        async with Worker(
+            temporal_client,
+            task_queue=queue,
+            workflows=list(workflows),
+            activities=list(activities),
+        ):
+            yield queue
+
+    return run
+
+
+@pytest.fixture
+def app_settings(
+    settings: Settings, postgres_url: str, temporal_env: WorkflowEnvironment
+) -> Settings:
+    """Settings for one API test: the session's servers and a task queue of its own."""
+    return settings.model_copy(update={"task_queue": unique("api")})
+
+
+@pytest.fixture
+async def api_client(app_settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    """An httpx client on `create_app(app_settings)` in-process, with its lifespan run.
+
+    httpx's ASGI transport does not send lifespan events, so the app's lifespan context
+    is entered here (it migrates, connects to Temporal and opens the pool).
+    """
+    app = create_app(app_settings)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://turnstile.test") as c:
+            yield c

@@ -1,0 +1,214 @@
+"""The whole stack as a user runs it: `turnstile up --detach`, search, status, down, up again.
+
+One stack per module (start-up takes about 25 s). It lives in a temporary
+TURNSTILE_HOME on free ports with its own embedded PostgreSQL, so it never touches a
+developer's stack. Tests run in file order; the last one stops and restarts it.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from settings import PROJECT_ROOT
+from stack.processes import free_port, pid_alive, port_bindable
+from tests.conftest import CORPUS_DIR
+
+TURNSTILE = str(Path(sys.executable).parent / "turnstile")
+HIT_KEYS = {"rank", "score", "chunk_id", "company", "fiscal_year", "page", "section", "document",
+            "text"}  # fmt: skip
+
+
+@dataclass
+class Stack:
+    home: Path
+    env: dict[str, str]
+    api_port: int
+    ui_port: int
+    ports: list[int]
+    up_output: str
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.api_port}"
+
+
+def stack_env(home: Path, api_port: int | None = None) -> tuple[dict[str, str], list[int]]:
+    """Environment for a `turnstile` process: its own home and free ports, nothing inherited."""
+    ports = [api_port or free_port(), free_port(), free_port(), free_port()]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TURNSTILE_")}
+    env.update(
+        TURNSTILE_HOME=str(home),
+        TURNSTILE_API_PORT=str(ports[0]),
+        TURNSTILE_API_URL=f"http://127.0.0.1:{ports[0]}",
+        TURNSTILE_TEMPORAL_PORT=str(ports[1]),
+        TURNSTILE_TEMPORAL_UI_PORT=str(ports[2]),
+        TURNSTILE_POSTGRES_PORT=str(ports[3]),
+    )
+    return env, ports
+
+
+def turnstile(
+    env: dict[str, str], *args: str, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [TURNSTILE, *args],
+        env=env,
+        cwd=PROJECT_ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def assert_one_clean_error_line(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode != 0, result
+    assert "Traceback" not in result.stdout + result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    home = tmp_path_factory.mktemp("e2e-home")
+    env, ports = stack_env(home)
+    try:
+        result = turnstile(env, "up", "--detach", timeout=300)
+        assert result.returncode == 0, result.stdout + result.stderr
+        yield Stack(home, env, ports[0], ports[2], ports, result.stdout)
+    finally:
+        turnstile(env, "down", timeout=120)
+
+
+def healthz(stack: Stack) -> httpx.Response:
+    return httpx.get(f"{stack.api_url}/healthz", timeout=10)
+
+
+def test_up_detach_returns_with_healthz_green_and_the_corpus_ingested(stack: Stack) -> None:
+    response = healthz(stack)
+
+    body = response.json()
+    assert response.status_code == 200, body
+    assert all(component["ok"] for component in body["components"].values())
+    assert body["components"]["qdrant"]["chunks"] > 0
+    assert f"corpus {body['corpus_version']}" in stack.up_output
+
+
+def test_temporal_ui_answers_http(stack: Stack) -> None:
+    response = httpx.get(f"http://127.0.0.1:{stack.ui_port}/", timeout=10)
+
+    assert response.status_code == 200
+
+
+def test_search_json_prints_hits_with_exactly_the_documented_keys(stack: Stack) -> None:
+    result = turnstile(stack.env, "search", "BHP revenue", "--company", "BHP", "--json")
+
+    assert result.returncode == 0, result.stderr
+    hits = json.loads(result.stdout)
+    assert isinstance(hits, list) and hits
+    for rank, hit in enumerate(hits, start=1):
+        assert set(hit) == HIT_KEYS
+        assert hit["rank"] == rank
+        assert hit["company"] == "BHP"
+        assert type(hit["fiscal_year"]) is int
+        assert type(hit["page"]) is int
+    assert any("55,658" in hit["text"] for hit in hits)
+
+
+def test_second_up_says_already_running_and_exits_zero(stack: Stack) -> None:
+    result = turnstile(stack.env, "up", "--detach")
+
+    assert result.returncode == 0, result.stderr
+    assert "already running" in result.stdout
+
+
+def test_status_json_lists_every_process_and_a_healthy_stack(stack: Stack) -> None:
+    result = turnstile(stack.env, "status", "--json")
+
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["healthy"] is True
+    assert report["home"] == str(stack.home)
+    assert set(report["processes"]) == {"temporal", "postgres", "worker", "api"}
+    assert all(isinstance(pid, int) and pid_alive(pid) for pid in report["processes"].values())
+
+
+def test_up_with_its_port_in_use_names_the_port_in_one_line(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env, _ = stack_env(tmp_path_factory.mktemp("busy-home"), api_port=port)
+
+        result = turnstile(env, "up", "--detach")
+
+    line = assert_one_clean_error_line(result)
+    assert f"port {port} is already in use" in line
+    assert not (Path(env["TURNSTILE_HOME"]) / "run").exists(), "nothing may start"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["search", ""], "query must not be empty"),
+        (["search", "   "], "query must not be empty"),
+        (["search", "revenue", "--company", "ACME"], "unknown company 'ACME'"),
+        (["search", "revenue", "--fy", "2021"], "fiscal year 2021 is outside 2023-2025"),
+        (["search", "revenue", "--fy", "last"], "argument --fy: invalid int value: 'last'"),
+        (["search"], "the following arguments are required: query"),
+        (["ingest", "/nonexistent/report.md"], "/nonexistent/report.md: no such file"),
+        (["ingest", str(CORPUS_DIR / "BHP_FY2024.md"), "--fy", "2030"], "fiscal year 2030"),
+    ],
+    ids=[
+        "empty-query",
+        "blank-query",
+        "unknown-ticker",
+        "fy-2021",
+        "fy-not-a-number",
+        "no-query",
+        "missing-path",
+        "ingest-fy",
+    ],
+)
+def test_bad_cli_input_gives_one_line_and_a_nonzero_exit(
+    stack: Stack, args: list[str], message: str
+) -> None:
+    line = assert_one_clean_error_line(turnstile(stack.env, *args))
+
+    assert line.startswith("turnstile: ")
+    assert message in line
+
+
+def test_down_stops_every_process_and_frees_the_ports_then_up_reuses_the_data(
+    stack: Stack,
+) -> None:
+    pids = json.loads(turnstile(stack.env, "status", "--json").stdout)["processes"]
+    version = healthz(stack).json()["corpus_version"]
+
+    down = turnstile(stack.env, "down", timeout=120)
+
+    assert down.returncode == 0, down.stderr
+    assert [name for name, pid in pids.items() if pid_alive(pid)] == []
+    assert [port for port in stack.ports if not port_bindable(port)] == []
+
+    again = turnstile(stack.env, "up", "--detach", timeout=300)
+
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert f"corpus {version}" in again.stdout
+    assert healthz(stack).json()["corpus_version"] == version
+    ingest = turnstile(stack.env, "ingest", str(CORPUS_DIR), timeout=300)
+    assert ingest.returncode == 0, ingest.stderr
+    statuses = [line.split(":", 1)[0] for line in ingest.stdout.splitlines() if ": /" in line]
+    assert statuses == ["unchanged"] * 15
+    assert f"corpus version {version}" in ingest.stdout

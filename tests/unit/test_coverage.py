@@ -1,0 +1,58 @@
+"""Coverage post-check: every gap has its exact line; found-flags come from survivors."""
+
+from activities.contracts import NotFound
+from workflows.logic.coverage import company_status, ensure_gap_lines
+
+FMG_REVENUE = NotFound(company="FMG", fiscal_year=2024, metric="revenue")
+BHP_NET_DEBT = NotFound(company="BHP", fiscal_year=2023, metric="net debt")
+
+
+def test_gap_line_has_the_exact_format() -> None:
+    assert FMG_REVENUE.line() == "FMG FY2024 revenue: data not found in provided documents"
+
+
+def test_missing_gap_line_is_appended() -> None:
+    answer = "BHP revenue was US$55,658 million [1]."
+    fixed, added = ensure_gap_lines(answer, [FMG_REVENUE])
+    assert added == ["FMG FY2024 revenue: data not found in provided documents"]
+    assert fixed == answer + "\nFMG FY2024 revenue: data not found in provided documents"
+
+
+def test_only_the_missing_gap_lines_are_appended() -> None:
+    answer = "BHP revenue was US$55,658 million [1].\n" + FMG_REVENUE.line()
+    fixed, added = ensure_gap_lines(answer, [FMG_REVENUE, BHP_NET_DEBT])
+    assert added == [BHP_NET_DEBT.line()]
+    assert fixed.count(FMG_REVENUE.line()) == 1
+    assert fixed.endswith("\n" + BHP_NET_DEBT.line())
+
+
+def test_answer_with_every_gap_line_is_unchanged() -> None:
+    answer = f"BHP revenue was US$55,658 million [1].\n{FMG_REVENUE.line()}"
+    assert ensure_gap_lines(answer, [FMG_REVENUE]) == (answer, [])
+
+
+def test_no_gaps_adds_nothing() -> None:
+    answer = "BHP revenue was US$55,658 million [1].\n"
+    assert ensure_gap_lines(answer, []) == (answer, [])
+
+
+def test_gap_line_on_an_empty_answer_becomes_the_answer() -> None:
+    fixed, added = ensure_gap_lines("", [FMG_REVENUE])
+    assert fixed == FMG_REVENUE.line()
+    assert added == [FMG_REVENUE.line()]
+
+
+def test_company_status_is_rebuilt_from_surviving_documents() -> None:
+    assert company_status(["BHP", "FMG", "RIO"], {"BHP", "RIO"}) == {
+        "BHP": True,
+        "FMG": False,
+        "RIO": True,
+    }
+
+
+def test_company_status_marks_a_company_not_found_when_nothing_survived_grading() -> None:
+    assert company_status(["BHP", "FMG"], set()) == {"BHP": False, "FMG": False}
+
+
+def test_company_status_ignores_survivors_from_companies_not_requested() -> None:
+    assert company_status(["FMG"], {"BHP", "FMG"}) == {"FMG": True}

@@ -1,0 +1,323 @@
+"""Markdown and PDF reports become chunks that keep company, year, page, section and unit."""
+
+from pathlib import Path
+
+import pytest
+from fpdf import FPDF
+
+from ingestion.documents import PROSE_WORDS, DocumentError, parse_document
+
+FRONT_MATTER = """---
+company: BHP
+company_name: BHP Group Limited
+fiscal_year: 2024
+title: BHP Annual Report 2024
+period_end: 2024-06-30
+---
+"""
+
+REPORT = (
+    FRONT_MATTER
+    + """
+<!-- page: 1 -->
+# Chair's letter
+
+BHP generated revenue of US$55,658 million.
+
+<!-- page: 4 -->
+# Financial review
+
+## Key financial measures
+
+The table below summarises headline results.
+
+| US$M | FY2024 |
+|---|---|
+| Revenue | 55,658 |
+| Underlying EBITDA | 29,016 |
+
+| US cents | FY2024 |
+|---|---|
+| Total dividends per share | 146 |
+
+<!-- page: 5 -->
+# Risk factors
+
+Revenue may decline materially in a weak market.
+"""
+)
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _body(text: str) -> str:
+    """A chunk's text without its context line (and without a table's unit note)."""
+    lines = text.split("\n")[1:]
+    return "\n".join(lines[1:] if lines and lines[0].startswith("Table (") else lines)
+
+
+def test_front_matter_gives_company_fiscal_year_and_title(tmp_path: Path) -> None:
+    doc = parse_document(_write(tmp_path, "BHP_FY2024.md", REPORT))
+
+    assert (doc.company, doc.fiscal_year, doc.title) == ("BHP", 2024, "BHP Annual Report 2024")
+    assert doc.document_id == "BHP_FY2024"
+    assert {(c.company, c.fiscal_year, c.document) for c in doc.chunks} == {
+        ("BHP", 2024, "BHP Annual Report 2024")
+    }
+
+
+def test_page_markers_set_each_chunks_page(tmp_path: Path) -> None:
+    doc = parse_document(_write(tmp_path, "BHP_FY2024.md", REPORT))
+
+    pages = {_body(c.text).split("\n")[0][:30]: c.page for c in doc.chunks}
+
+    assert pages["BHP generated revenue of US$55"] == 1
+    assert pages["The table below summarises hea"] == 4
+    assert pages["| US$M | FY2024 |"] == 4
+    assert pages["Revenue may decline materially"] == 5
+
+
+def test_subheadings_are_joined_to_their_page_heading(tmp_path: Path) -> None:
+    doc = parse_document(_write(tmp_path, "BHP_FY2024.md", REPORT))
+
+    assert [c.section for c in doc.chunks] == [
+        "Chair's letter",
+        "Financial review — Key financial measures",
+        "Financial review — Key financial measures",
+        "Financial review — Key financial measures",
+        "Risk factors",
+    ]
+
+
+def test_every_chunk_starts_with_a_context_line(tmp_path: Path) -> None:
+    doc = parse_document(_write(tmp_path, "BHP_FY2024.md", REPORT))
+
+    first = doc.chunks[0].text.split("\n")[0]
+
+    assert first == "[BHP Group (BHP) · BHP Annual Report 2024 · FY2024 · Chair's letter · page 1]"
+
+
+def test_table_chunk_carries_its_header_unit_and_states_it_in_words(tmp_path: Path) -> None:
+    doc = parse_document(_write(tmp_path, "BHP_FY2024.md", REPORT))
+
+    tables = [c for c in doc.chunks if c.is_table]
+
+    assert [t.unit for t in tables] == ["us$m", "us cents"]
+    assert "Table (all figures in US$ millions):" in tables[0].text
+    assert "| Underlying EBITDA | 29,016 |" in tables[0].text
+    assert "Table (all figures in US cents per share):" in tables[1].text
+    assert all(c.unit is None for c in doc.chunks if not c.is_table)
+
+
+def test_table_without_a_unit_header_says_units_are_as_stated(tmp_path: Path) -> None:
+    text = FRONT_MATTER + "\n# Financial review\n\n| Metric | FY2024 |\n|---|---|\n| Staff | 80 |\n"
+
+    (chunk,) = parse_document(_write(tmp_path, "BHP_FY2024.md", text)).chunks
+
+    assert chunk.is_table and chunk.unit is None
+    assert "Table (units as stated in the table):" in chunk.text
+
+
+def test_short_paragraphs_merge_into_prose_chunks_of_at_most_the_word_limit(
+    tmp_path: Path,
+) -> None:
+    paragraphs = [" ".join(f"word{p}x{w}" for w in range(30)) for p in range(10)]
+    text = FRONT_MATTER + "\n# Operations review\n\n" + "\n\n".join(paragraphs) + "\n"
+
+    chunks = parse_document(_write(tmp_path, "BHP_FY2024.md", text)).chunks
+
+    sizes = [len(_body(c.text).split()) for c in chunks]
+    assert sizes == [120, 120, 60]
+    assert max(sizes) <= PROSE_WORDS
+
+
+def test_prose_never_merges_across_pages_or_sections(tmp_path: Path) -> None:
+    text = FRONT_MATTER + (
+        "\n<!-- page: 1 -->\n# Chair's letter\n\nOne.\n\n<!-- page: 2 -->\n# Chair's letter\n\n"
+        "Two.\n\n## Outlook\n\nThree.\n"
+    )
+
+    chunks = parse_document(_write(tmp_path, "BHP_FY2024.md", text)).chunks
+
+    assert [(_body(c.text), c.page, c.section) for c in chunks] == [
+        ("One.", 1, "Chair's letter"),
+        ("Two.", 2, "Chair's letter"),
+        ("Three.", 2, "Chair's letter — Outlook"),
+    ]
+
+
+def test_flags_override_front_matter(tmp_path: Path) -> None:
+    doc = parse_document(
+        _write(tmp_path, "report.md", REPORT), company="rio tinto", fiscal_year=2023
+    )
+
+    assert (doc.company, doc.fiscal_year) == ("RIO", 2023)
+    assert doc.title == "BHP Annual Report 2024"
+    assert doc.chunks[0].text.startswith("[Rio Tinto (RIO) · BHP Annual Report 2024 · FY2023 ·")
+
+
+def test_chunk_ids_and_content_hash_are_deterministic(tmp_path: Path) -> None:
+    path = _write(tmp_path, "BHP_FY2024.md", REPORT)
+
+    first, second = parse_document(path), parse_document(path)
+
+    assert [c.chunk_id for c in first.chunks] == [c.chunk_id for c in second.chunks]
+    assert len({c.chunk_id for c in first.chunks}) == len(first.chunks)
+    assert first.content_hash == second.content_hash
+
+
+def test_every_sample_report_parses_with_tables_that_name_their_unit() -> None:
+    corpus = Path(__file__).resolve().parents[2] / "corpus" / "reports"
+
+    docs = [parse_document(p) for p in sorted(corpus.glob("*.md"))]
+
+    assert len(docs) == 15
+    assert {(d.company, d.fiscal_year) for d in docs} == {
+        (t, y) for t in ("BHP", "RIO", "FMG", "S32", "NST") for y in (2023, 2024, 2025)
+    }
+    for doc in docs:
+        tables = [c for c in doc.chunks if c.is_table]
+        assert tables, doc.document_id
+        assert all(t.unit is not None for t in tables), doc.document_id
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("# No front matter\n\nText.\n", "no front matter"),
+        ("---\ncompany: BHP\nfiscal_year: 2024\n", "front matter is not closed"),
+        ("---\ncompany: ACME\nfiscal_year: 2024\n---\nText.\n", "unknown or missing company"),
+        ("---\ncompany: BHP\nfiscal_year: 2021\n---\nText.\n", "fiscal year 2021"),
+        ("---\ncompany: BHP\nfiscal_year: 2024\n---\n\n# Empty\n", "no text found"),
+    ],
+)
+def test_unusable_markdown_raises_document_error_naming_the_path(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = _write(tmp_path, "bad.md", text)
+
+    with pytest.raises(DocumentError) as caught:
+        parse_document(path)
+
+    assert str(caught.value).startswith(f"{path}: ")
+    assert message in str(caught.value)
+
+
+def test_markdown_that_is_not_utf8_raises_document_error(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.md"
+    path.write_bytes(FRONT_MATTER.encode() + "Caf\xe9".encode("latin-1"))
+
+    with pytest.raises(DocumentError, match="cannot be read"):
+        parse_document(path)
+
+
+def test_unrecognised_suffix_raises_document_error_naming_the_path(tmp_path: Path) -> None:
+    path = _write(tmp_path, "BHP_FY2024.txt", REPORT)
+
+    with pytest.raises(DocumentError) as caught:
+        parse_document(path)
+
+    assert str(caught.value) == f"{path}: unrecognised file type .txt; use .md or .pdf"
+
+
+def test_missing_file_raises_document_error_naming_the_path(tmp_path: Path) -> None:
+    path = tmp_path / "nowhere.md"
+
+    with pytest.raises(DocumentError, match=f"^{path}: no such file$"):
+        parse_document(path)
+
+
+def _pdf(path: Path, pages: list[tuple[str, str, list[str]]]) -> Path:
+    """Write a PDF whose pages each hold a heading, a paragraph and table lines."""
+    pdf = FPDF()
+    for heading, prose, table in pages:
+        pdf.add_page()
+        pdf.set_font("Helvetica", style="B", size=14)
+        pdf.cell(0, 10, heading, new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", size=11)
+        pdf.multi_cell(0, 6, prose)
+        pdf.ln(4)
+        for line in table:
+            pdf.cell(0, 6, line, new_x="LMARGIN", new_y="NEXT")
+    pdf.output(str(path))
+    return path
+
+
+@pytest.fixture
+def report_pdf(tmp_path: Path) -> Path:
+    return _pdf(
+        tmp_path / "BHP results 2024.pdf",
+        [
+            (
+                "Financial review",
+                "Revenue rose on higher copper prices and stronger iron ore volumes, while "
+                "costs were held flat across the operated assets during the year.",
+                ["US$M FY2024", "Revenue 55,658", "Underlying EBITDA 29,016"],
+            ),
+            (
+                "Dividends",
+                "The Board determined total dividends of 146 US cents per share.",
+                ["US cents FY2024", "Total dividends per share 146"],
+            ),
+        ],
+    )
+
+
+def test_pdf_table_becomes_a_table_chunk_with_its_unit_and_page(report_pdf: Path) -> None:
+    doc = parse_document(report_pdf, company="BHP", fiscal_year=2024)
+
+    tables = [c for c in doc.chunks if c.is_table]
+
+    assert [(t.page, t.section, t.unit) for t in tables] == [
+        (1, "Financial review", "us$m"),
+        (2, "Dividends", "us cents"),
+    ]
+    assert "Table (all figures in US$ millions):" in tables[0].text
+    assert "| US$M | FY2024 |" in tables[0].text
+    assert "| Revenue | 55,658 |" in tables[0].text
+    assert "| Underlying EBITDA | 29,016 |" in tables[0].text
+
+
+def test_pdf_heading_and_prose_keep_their_page(report_pdf: Path) -> None:
+    doc = parse_document(report_pdf, company="BHP", fiscal_year=2024)
+
+    prose = [c for c in doc.chunks if not c.is_table]
+
+    assert [(c.page, c.section) for c in prose] == [(1, "Financial review"), (2, "Dividends")]
+    assert "stronger iron ore volumes, while costs were held flat" in prose[0].text
+    assert prose[0].text.startswith("[BHP Group (BHP) · BHP Group Annual Report 2024 · FY2024 ·")
+    assert doc.document_id == "BHP-results-2024"
+
+
+def test_pdf_needs_company_and_fiscal_year_flags(report_pdf: Path) -> None:
+    with pytest.raises(DocumentError, match="unknown or missing company"):
+        parse_document(report_pdf)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"not a pdf at all", b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\n"],
+    ids=["empty", "garbage", "truncated"],
+)
+def test_corrupt_pdf_raises_document_error_naming_the_path(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "corrupt.pdf"
+    path.write_bytes(content)
+
+    with pytest.raises(DocumentError) as caught:
+        parse_document(path, company="BHP", fiscal_year=2024)
+
+    assert str(caught.value).startswith(f"{path}: not a readable PDF")
+
+
+def test_pdf_without_text_raises_document_error(tmp_path: Path) -> None:
+    pdf = FPDF()
+    pdf.add_page()
+    path = tmp_path / "blank.pdf"
+    pdf.output(str(path))
+
+    with pytest.raises(DocumentError, match="no text found"):
+        parse_document(path, company="BHP", fiscal_year=2024)

@@ -1,0 +1,289 @@
+"""The numeric grounding check (DESIGN.md §4 C7/C8): flags wrong figures, years and
+companies; stays quiet on figures the cited sources support within the tolerances."""
+
+import asyncio
+import re
+
+import pytest
+
+from activities.contracts import ChunkText, Slots
+from activities.engines.offline import OfflineEngine
+from tests.unit.corpus_chunks import corpus, report, tables
+from workflows.logic.grounding import check_numbers, cited_sources, find_amounts
+from workflows.logic.question import METRICS
+
+BHP24 = tables("BHP", 2024)[0]  # US$M: Revenue 55,658 / Underlying EBITDA 29,016 / ...
+BHP23 = tables("BHP", 2023)[0]  # US$bn: Revenue 53.82 / ...
+S32_24 = tables("S32", 2024)[0]  # US$M with FY2023 (restated): (203) / (173)
+
+
+def prose(text: str, *, company: str = "BHP", year: int = 2024) -> ChunkText:
+    return ChunkText(
+        chunk_id="p1",
+        company=company,
+        fiscal_year=year,
+        page=5,
+        section="Financial review",
+        document=f"{company} Annual Report {year}",
+        is_table=False,
+        unit=None,
+        text=f"[{company} · FY{year} · Financial review · page 5]\n{text}",
+    )
+
+
+def unsupported(answer: str, sources: list[ChunkText]) -> list[tuple[str, str]]:
+    return [(c.label, c.reason) for c in check_numbers(answer, sources).unsupported]
+
+
+def test_a_correct_figure_with_its_citation_is_supported() -> None:
+    report_ = check_numbers(
+        "BHP's revenue for FY2024 (year ended 30 June 2024) was US$55,658 million [1].", [BHP24]
+    )
+    assert report_.unsupported == [] and report_.checked_numbers == 1
+
+
+def test_one_altered_digit_is_flagged() -> None:
+    claims = unsupported("BHP's revenue for FY2024 was US$55,668 million [1].", [BHP24])
+    assert claims == [("BHP FY2024 revenue", "general_knowledge")]
+
+
+def test_a_figure_cited_from_another_years_report_is_flagged() -> None:
+    claims = unsupported("BHP's revenue for FY2023 was US$55,658 million [1].", [BHP24])
+    assert claims == [("BHP FY2023 revenue", "general_knowledge")]
+
+
+def test_a_figure_cited_from_another_companys_report_is_flagged() -> None:
+    claims = unsupported("Rio Tinto's revenue for FY2024 was US$55,658 million [1].", [BHP24])
+    assert claims == [("RIO FY2024 revenue", "general_knowledge")]
+
+
+def test_a_figure_from_another_row_of_the_cited_table_is_flagged() -> None:
+    claims = unsupported("BHP's revenue for FY2024 was US$29,016 million [1].", [BHP24])
+    assert claims == [("BHP FY2024 revenue", "general_knowledge")]
+
+
+def test_figures_swapped_between_their_own_markers_are_flagged() -> None:
+    rio = tables("RIO", 2024)[1]
+    right = (
+        "In FY2024 BHP's revenue was US$55,658 million [1] and Rio Tinto's US$53,658 million [2]."
+    )
+    assert unsupported(right, [BHP24, rio]) == []
+    swapped = (
+        "In FY2024 BHP's revenue was US$53,658 million [1] and Rio Tinto's US$55,658 million [2]."
+    )
+    assert len(unsupported(swapped, [BHP24, rio])) == 1
+
+
+def test_a_semicolon_does_not_separate_a_figure_from_its_marker() -> None:
+    answer = "BHP (FY2024): revenue US$55,658m; underlying EBITDA US$29,016m [1]"
+    assert unsupported(answer, [BHP24]) == []
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "BHP's underlying EBITDA for FY2024 was US$29,016 million [1].",
+        "BHP's underlying EBITDA for FY2024 was about US$29 billion [1].",
+        "BHP's underlying EBITDA for FY2024 was US$29.0 billion [1].",
+        "BHP's EBITDA for FY2024 was US$29.02bn [1].",
+        "BHP's EBITDA for the year ended 30 June 2024 was US$29,016m [1].",
+        "BHP's revenue was US$55.7 billion in FY2024 [1].",
+    ],
+)
+def test_header_units_and_rounding_are_tolerated(sentence: str) -> None:
+    assert unsupported(sentence, [BHP24]) == []
+
+
+def test_rounding_beyond_the_precision_shown_is_not_tolerated() -> None:
+    claims = unsupported("BHP's underlying EBITDA for FY2024 was US$29.1 billion [1].", [BHP24])
+    assert claims == [("BHP FY2024 underlying EBITDA", "general_knowledge")]
+
+
+def test_accounting_parentheses_support_a_loss_and_not_a_profit() -> None:
+    loss = "South32's profit after tax for FY2024 was a loss of US$203 million [1]."
+    assert unsupported(loss, [S32_24]) == []
+    profit = "South32's net profit after tax for FY2024 was US$203 million [1]."
+    assert unsupported(profit, [S32_24]) == [
+        ("S32 FY2024 net profit after tax", "general_knowledge")
+    ]
+
+
+def test_a_profit_after_a_loss_is_read_as_a_profit() -> None:
+    s32 = tables("S32", 2025)[2]  # US$M FY2025: ... Profit/(loss) after tax 213
+    sentence = (
+        "South32 moved from a loss in FY2024 to a profit after tax of US$213 million in FY2025 [1]."
+    )
+    assert unsupported(sentence, [s32]) == []
+
+
+def test_restated_comparative_column_supports_its_own_year() -> None:
+    sentence = "South32's NPAT for FY2023 was a loss of US$173 million [1]."
+    assert unsupported(sentence, [S32_24]) == []
+
+
+def test_npat_means_net_profit_after_tax() -> None:
+    fmg = [tables("FMG", 2024)[1]]  # US$bn
+    sentence = "Fortescue's net profit after tax for FY2024 was US$5.7 billion [1]."
+    assert unsupported(sentence, fmg) == []
+    assert unsupported("Fortescue's NPAT for FY2024 was US$5.7 billion [1].", fmg) == []
+    underlying = "Fortescue's NPAT for FY2024 was US$5.66 billion [1]."
+    assert unsupported(underlying, fmg) == [
+        ("FMG FY2024 net profit after tax", "general_knowledge")
+    ]
+
+
+def test_a_ratio_supports_the_same_figure_as_a_percentage() -> None:
+    source = prose("The gearing ratio was 0.042 at 30 June 2024.")
+    assert unsupported("BHP's gearing was 4.2% at the end of FY2024 [1].", [source]) == []
+    assert unsupported("BHP's gearing was 4.8% at the end of FY2024 [1].", [source]) != []
+
+
+def test_per_share_units_convert_between_dollars_and_cents() -> None:
+    fmg = [tables("FMG", 2024)[2]]  # A$ per share
+    assert unsupported("Fortescue paid dividends of A$1.97 per share for FY2024 [1].", fmg) == []
+    assert (
+        unsupported("Fortescue paid dividends of 197 Australian cents for FY2024 [1].", fmg) == []
+    )
+    assert unsupported("Fortescue paid dividends of 197 US cents for FY2024 [1].", fmg) != []
+
+
+def test_growth_recomputed_from_cited_figures_is_derived_with_its_formula() -> None:
+    answer = (
+        "BHP's revenue rose 3.4% from FY2023 to FY2024, from US$53.82 billion [1] "
+        "to US$55,658 million [2]."
+    )
+    result = check_numbers(answer, [BHP23, BHP24])
+    assert result.unsupported == []
+    [derived] = result.derived
+    assert derived.label == "BHP revenue change FY2023–FY2024"
+    assert derived.formula == "(55,658 − 53,820) / 53,820 = +3.4%"
+
+
+def test_a_difference_recomputed_from_cited_figures_is_derived() -> None:
+    rio = tables("RIO", 2024)[1]
+    answer = "In FY2024, BHP's revenue was US$2,000 million higher than Rio Tinto's [1,2]."
+    result = check_numbers(answer, [BHP24, rio])
+    assert result.unsupported == []
+    assert [d.label for d in result.derived] == ["BHP vs RIO revenue difference FY2024"]
+
+
+def test_a_wrong_growth_figure_is_flagged_as_calculation() -> None:
+    answer = "BHP's revenue rose 5.0% from FY2023 to FY2024 [1,2]."
+    claims = unsupported(answer, [BHP23, BHP24])
+    assert claims == [("BHP FY2023–FY2024 revenue calculation", "calculation")]
+
+
+def test_a_growth_with_the_wrong_direction_is_flagged() -> None:
+    answer = "BHP's revenue fell 3.4% from FY2023 to FY2024 [1,2]."
+    assert [r for _, r in unsupported(answer, [BHP23, BHP24])] == ["calculation"]
+
+
+def test_an_uncited_figure_is_general_knowledge_and_an_estimate_is_interpolation() -> None:
+    assert unsupported("BHP's revenue was US$55,658 million in FY2024.", [BHP24]) == [
+        ("BHP FY2024 revenue", "general_knowledge")
+    ]
+    estimate = "BHP's revenue is expected to reach US$60 billion in FY2025 [1]."
+    assert unsupported(estimate, [BHP24]) == [("BHP FY2025 revenue estimate", "interpolation")]
+
+
+def test_a_marker_out_of_range_cites_nothing() -> None:
+    claims = unsupported("BHP's revenue for FY2024 was US$55,658 million [7].", [BHP24])
+    assert claims == [("BHP FY2024 revenue", "general_knowledge")]
+
+
+def test_labels_name_the_metric_and_context_never_the_number() -> None:
+    answer = (
+        "BHP's revenue for FY2024 was US$55,668 million [1]. "
+        "BHP's net debt was US$19.12 billion in FY2024 [1]. "
+        "Its revenue grew 12.5% [1]."
+    )
+    claims = check_numbers(answer, [BHP24, tables("BHP", 2024)[1]]).unsupported
+    assert len(claims) == 3
+    for claim in claims:
+        assert len(claim.label.split()) <= 8
+        assert not re.search(r"55|668|19\.12|12\.5", claim.label)
+
+
+def test_not_found_lines_years_dates_and_pages_are_not_claims() -> None:
+    answer = (
+        "FMG FY2024 revenue: data not found in provided documents\n"
+        "See BHP's FY2024 report for the year ended 30 June 2024, page 4 [1]."
+    )
+    result = check_numbers(answer, [BHP24])
+    assert result.unsupported == [] and result.checked_numbers == 0
+
+
+def test_markers_in_lists_ranges_and_after_the_full_stop_are_read() -> None:
+    assert cited_sources("x [1,3] y", 3) == [0, 2]
+    assert cited_sources("x [1][2]", 3) == [0, 1]
+    assert cited_sources("x [1-3]", 3) == [0, 1, 2]
+    answer = "BHP's revenue for FY2024 was US$55,658 million. [1]"
+    assert unsupported(answer, [BHP24]) == []
+
+
+def test_amounts_are_read_with_currency_scale_sign_and_kind() -> None:
+    [loss, cents, dollars, volume, pct] = find_amounts(
+        "a loss of US$173 million; 146 US cents; A$1.97 per share; 1,621 koz; 4.2%"
+    )
+    assert (loss.value, loss.kind, loss.currency, loss.factor, loss.negative) == (
+        173.0,
+        "money",
+        "US$",
+        1.0,
+        True,
+    )
+    assert (cents.kind, cents.currency) == ("per_share", "US$")
+    assert (dollars.kind, dollars.currency, dollars.factor) == ("per_share", "A$", 100.0)
+    assert (volume.kind, volume.value) == ("gold", 1621.0)
+    assert (pct.kind, pct.value) == ("percent", 4.2)
+
+
+def answer_and_sources(question: str, pool: list[ChunkText]) -> tuple[str, list[ChunkText]]:
+    """Route, grade and synthesise with the offline engine, as the workflow does."""
+
+    async def run() -> tuple[str, list[ChunkText]]:
+        engine = OfflineEngine()
+        decision = await engine.route(question)
+        grades = await engine.grade_documents(question, decision.slots, pool)
+        kept = [pool[i] for i in grades.keep]
+        draft = await engine.synthesize(question, decision.slots, kept)
+        return draft.answer, kept
+
+    return asyncio.run(run())
+
+
+@pytest.mark.parametrize("ticker", ["BHP", "RIO", "FMG", "S32", "NST"])
+def test_quiet_on_every_figure_the_offline_engine_answers_from_the_corpus(ticker: str) -> None:
+    engine = OfflineEngine()
+    sources = [c for year in (2023, 2024, 2025) for c in report(ticker, year)]
+    answered = 0
+    for metric in METRICS:
+        for year in (2023, 2024, 2025):
+            slots = Slots(companies=[ticker], fiscal_years=[year], metrics=[metric])
+            draft = asyncio.run(engine.synthesize("q", slots, sources))
+            result = check_numbers(draft.answer, sources)
+            assert result.unsupported == [], (metric, year, draft.answer)
+            answered += result.checked_numbers > 0
+    assert answered >= 15
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How did BHP revenue change from FY2023 to FY2025?",
+        "How did South32 revenue change from FY2024 to FY2025?",
+        "South32 net profit trend over the three years",
+        "Northern Star gold sold growth",
+        "Compare BHP and Rio revenue in FY2024",
+        "Compare dividends per share in FY2024 for BHP, FMG and NST",
+        "Which had higher net debt in FY2025, Fortescue or BHP?",
+        "What was the revenue in FY2024?",
+        "Tell me about Rio Tinto",
+        "S32 net debt change",
+    ],
+)
+def test_quiet_on_the_offline_engines_derived_and_comparison_answers(question: str) -> None:
+    answer, kept = answer_and_sources(question, corpus())
+    result = check_numbers(answer, kept)
+    assert result.unsupported == [], answer
+    assert result.checked_numbers > 0

@@ -1,0 +1,77 @@
+"""The failure-policy table: every activity has a direction and a reason, as DESIGN.md §5 says."""
+
+from datetime import timedelta
+
+import pytest
+
+from workflows.policy import POLICY, PURE_LAYERS, activity_options
+
+SAVE = "postgres_save_turn"
+
+# DESIGN.md §5 layers that fail open, mapped to the activity names in the table.
+FAIL_OPEN = {
+    "relevance grading": "llm_grade_documents",
+    "answer grading (judge)": "llm_grade_answer",
+    "route classifier": "llm_route_question",
+    "history": "postgres_load_session",
+    "retrieval": "qdrant_search_chunks",
+}
+
+
+@pytest.mark.parametrize("name", sorted(POLICY))
+def test_every_entry_has_a_direction_and_a_reason(name: str) -> None:
+    entry = POLICY[name]
+    assert entry.direction in ("open", "closed")
+    assert entry.why.strip()
+    assert entry.on_error.strip()
+
+
+@pytest.mark.parametrize(("layer", "name"), sorted(FAIL_OPEN.items()))
+def test_quality_layer_fails_open(layer: str, name: str) -> None:
+    assert POLICY[name].direction == "open", layer
+
+
+def test_cache_layers_fail_open_when_present() -> None:
+    for name, entry in POLICY.items():
+        if "cache" in name:
+            assert entry.direction == "open", name
+
+
+def test_saving_the_turn_fails_closed() -> None:
+    assert POLICY[SAVE].direction == "closed"
+
+
+def test_pure_layers_are_closed_by_construction() -> None:
+    assert set(PURE_LAYERS) == {"scope_rules", "final_gate"}
+    for why in PURE_LAYERS.values():
+        assert "closed by construction" in why
+
+
+@pytest.mark.parametrize("name", sorted(set(POLICY) - {SAVE}))
+def test_activity_options_are_bounded_except_for_the_save(name: str) -> None:
+    options = activity_options(name)
+    total = options["schedule_to_close_timeout"]
+    assert total is not None
+    assert timedelta(0) < options["start_to_close_timeout"] <= total
+    assert options["retry_policy"].maximum_attempts > 0
+
+
+def test_save_is_retried_until_it_succeeds() -> None:
+    options = activity_options(SAVE)
+    assert options["schedule_to_close_timeout"] is None
+    assert options["retry_policy"].maximum_attempts == 0
+    assert options["start_to_close_timeout"] > timedelta(0)
+
+
+def test_activity_options_come_from_the_table() -> None:
+    entry = POLICY["llm_grade_answer"]
+    assert activity_options("llm_grade_answer") == {
+        "start_to_close_timeout": entry.start_to_close,
+        "schedule_to_close_timeout": entry.schedule_to_close,
+        "retry_policy": entry.retry,
+    }
+
+
+def test_unknown_activity_has_no_options() -> None:
+    with pytest.raises(KeyError):
+        activity_options("no_such_activity")

@@ -1,0 +1,416 @@
+"""ChatTurn on the real dev server with real activities, Qdrant, PostgreSQL and the
+offline engine. Each control in scope is shown firing and shown quiet on a good answer."""
+
+from collections.abc import Callable
+
+from psycopg_pool import AsyncConnectionPool
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import WorkflowHandle
+from temporalio.exceptions import ApplicationError
+
+from activities.contracts import AnswerGrade, DocumentGrades, Draft, RouteDecision, Slots
+from db import turns as turn_store
+from tests.conftest import unique
+from tests.workflows.conftest import Turns, TurnWorker
+from tests.workflows.scripted_engine import ScriptedEngine
+from workflows.chat_turn import MAX_MODEL_CALLS, ChatTurn
+from workflows.contracts import ClarificationReply, TurnResult
+from workflows.logic.gate import CLARIFICATION_EXHAUSTED, NO_ANSWER_COMPOSED
+from workflows.logic.scope import REFUSAL_TEXT
+
+
+def rejected(message: str = "provider said no") -> ApplicationError:
+    return ApplicationError(message, type="UpstreamRejected", non_retryable=True)
+
+
+async def activity_inputs(handle: WorkflowHandle[ChatTurn, TurnResult], name: str) -> list[str]:
+    """The raw JSON inputs of every scheduled activity called `name`, in order."""
+    inputs = []
+    async for event in handle.fetch_history_events():
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+            attrs = event.activity_task_scheduled_event_attributes
+            if attrs.activity_type.name == name:
+                inputs.append(attrs.input.payloads[0].data.decode())
+    return inputs
+
+
+# ---- answering ------------------------------------------------------------------------
+
+
+async def test_figure_question_is_answered_with_a_cited_checked_figure(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    async with turn_worker() as tq:
+        result = await turns_on(tq).ask("What was BHP's revenue in FY2024?")
+    assert result.status == "answered", result
+    assert "55,658" in (result.answer or "")
+    assert result.citations and result.citations[0].company == "BHP"
+    assert result.citations[0].fiscal_year == 2024
+    assert "[1]" in (result.answer or "")
+    assert (result.grounded, result.confidence) == ("yes", "high")
+    assert result.not_found == [] and result.unsupported_claims == []
+    assert result.retries == 0 and result.degraded == []
+    assert result.coverage == {"BHP": True}
+    assert 0 < result.model_calls <= MAX_MODEL_CALLS
+
+
+async def test_question_without_year_is_answered_for_every_year_without_asking(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    async with turn_worker() as tq:
+        result = await turns_on(tq).ask("BHP revenue")
+    assert result.status == "answered", result
+    assert {c.fiscal_year for c in result.citations} == {2023, 2024, 2025}
+    assert result.clarification_round == 0
+
+
+async def test_three_company_comparison_fans_out_and_merges_coverage(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    async with turn_worker() as tq:
+        handle = await turns_on(tq).start(
+            "Compare the revenue of BHP, Rio Tinto and Fortescue in FY2024"
+        )
+        result = await handle.execute_update(ChatTurn.wait_for_outcome, 0)
+        searches = await activity_inputs(handle, "qdrant_search_chunks")
+    assert result.status == "answered", result
+    assert result.coverage == {"BHP": True, "RIO": True, "FMG": True}
+    assert {c.company for c in result.citations} == {"BHP", "RIO", "FMG"}
+    assert len(searches) == 3
+    for figure in ("55,658", "53,658", "18.22"):
+        assert figure in (result.answer or "")
+
+
+async def test_missing_metric_gets_its_exact_not_found_line_and_a_targeted_retry(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    async with turn_worker() as tq:
+        result = await turns_on(tq).ask("What was Northern Star's underlying EBITDA in FY2023?")
+    assert [(g.company, g.fiscal_year) for g in result.not_found] == [("NST", 2023)]
+    line = result.not_found[0].line()
+    assert line == "NST FY2023 underlying EBITDA: data not found in provided documents"
+    assert line in (result.answer or "")
+    assert result.retries >= 1 or result.retry_skipped
+
+
+async def test_follow_up_carries_company_and_year_from_the_previous_turn(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    conversation = unique("c")
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        first = await t.ask("What was Fortescue's revenue in FY2024?", conversation)
+        second = await t.ask("And its net debt?", conversation)
+    assert first.status == "answered" and "18.22" in (first.answer or "")
+    assert second.carried.company == "FMG" and second.carried.fiscal_year == 2024
+    assert second.status == "answered", second
+    assert "0.5" in (second.answer or "")
+    assert {c.company for c in second.citations} == {"FMG"}
+
+
+async def test_question_naming_its_company_and_year_carries_nothing(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    conversation = unique("c")
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        await t.ask("What was Fortescue's revenue in FY2024?", conversation)
+        second = await t.ask("What was South32's revenue in FY2025?", conversation)
+    assert second.carried.company is None and second.carried.fiscal_year is None
+    assert "5,780" in (second.answer or "")
+
+
+# ---- input controls -------------------------------------------------------------------
+
+
+async def test_investment_advice_is_refused_by_rule_before_any_model_call(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    async with turn_worker() as tq:
+        result = await turns_on(tq).ask("Should I buy BHP shares after their FY2024 results?")
+    assert result.status == "refused"
+    assert result.answer == REFUSAL_TEXT
+    assert result.refusal_reason == "investment_advice"
+    assert result.model_calls == 0
+
+
+async def test_general_knowledge_question_is_refused_by_the_classifier(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    async with turn_worker() as tq:
+        result = await turns_on(tq).ask("What is the capital of France?")
+    assert result.status == "refused"
+    assert result.route == "out_of_scope"
+    assert result.answer == REFUSAL_TEXT
+
+
+async def test_clarification_reply_is_merged_not_replaced(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        handle = await t.start("What was this company's revenue in FY2024?")
+        waiting = await handle.execute_update(ChatTurn.wait_for_outcome, 0)
+        assert waiting.status == "needs_clarification", waiting
+        assert waiting.clarifying_question and waiting.expires_at
+        result = await t.reply(handle, waiting.clarification_round, "BHP")
+    assert result.status == "answered", result
+    assert "What was this company's revenue in FY2024?" in (result.resolved_question or "")
+    assert "BHP" in (result.resolved_question or "")
+    assert "55,658" in (result.answer or "")
+
+
+async def test_reply_for_a_round_not_waiting_is_ignored(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        handle = await t.start("Tell me about this company")
+        waiting = await handle.execute_update(ChatTurn.wait_for_outcome, 0)
+        await handle.signal(
+            ChatTurn.clarification_reply,
+            ClarificationReply(round=waiting.clarification_round + 5, reply="BHP"),
+        )
+        still = await handle.query(ChatTurn.current)
+        assert still is not None and still.status == "needs_clarification"
+        result = await t.reply(handle, waiting.clarification_round, "Rio Tinto")
+    assert result.status == "answered"
+    assert {c.company for c in result.citations} == {"RIO"}
+
+
+async def test_second_vague_reply_ends_in_clarification_exhausted_fallback(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns], pool: AsyncConnectionPool
+) -> None:
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        handle = await t.start("Tell me about this company")
+        first = await handle.execute_update(ChatTurn.wait_for_outcome, 0)
+        second = await t.reply(handle, first.clarification_round, "not sure")
+        assert second.status == "needs_clarification" and second.clarification_round == 2
+        result = await t.reply(handle, second.clarification_round, "whichever")
+    assert result.status == "fallback"
+    assert result.fallback_reason == CLARIFICATION_EXHAUSTED
+    async with pool.connection() as conn:
+        messages = await turn_store.list_messages(conn, result.conversation_id)
+    assert [m.role for m in messages] == ["user", "assistant"]
+    assert messages[1].content == result.answer
+
+
+# ---- generation controls (a scripted engine writes the bad draft) ----------------------
+
+
+async def test_altered_figure_is_flagged_and_confidence_drops_to_medium(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    engine = ScriptedEngine().always(
+        "synthesize",
+        lambda d: Draft(answer=d.answer.replace("55,658", "55,668"), derived=d.derived),
+    )
+    async with turn_worker(engine) as tq:
+        result = await turns_on(tq).ask("What was BHP's revenue in FY2024?")
+    assert result.status == "answered"
+    assert len(result.unsupported_claims) == 1
+    claim = result.unsupported_claims[0]
+    assert "55" not in claim.label and "BHP" in claim.label
+    assert (result.grounded, result.confidence) == ("partial", "medium")
+    assert result.warnings
+
+
+async def test_many_unsupported_claims_give_low_confidence_after_bounded_retries(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    bad = (
+        "BHP's revenue for FY2024 was US$61,000 million [1]. Its underlying EBITDA was "
+        "US$31,000 million [1]. Its attributable profit was US$8,100 million [1]. Net debt "
+        "was US$7.4 billion [1]. Dividends were 199 US cents per share [1]."
+    )
+    engine = ScriptedEngine().always("synthesize", Draft(answer=bad))
+    async with turn_worker(engine) as tq:
+        handle = await turns_on(tq).start("Tell me about BHP in FY2024")
+        result = await handle.execute_update(ChatTurn.wait_for_outcome, 0)
+        searches = await activity_inputs(handle, "qdrant_search_chunks")
+    assert result.retries == 2
+    assert engine.calls["synthesize"] == 3
+    assert len(result.unsupported_claims) > 3
+    assert (result.grounded, result.confidence) == ("no", "low")
+    assert any("check" in w for w in result.warnings)
+    assert len(searches) == 3 and len(set(searches)) == 3, "every retry must change its input"
+
+
+async def test_good_answer_is_not_retried(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    engine = ScriptedEngine()
+    async with turn_worker(engine) as tq:
+        result = await turns_on(tq).ask("What was Rio Tinto's net debt in FY2023?")
+    assert result.retries == 0 and engine.calls["synthesize"] == 1
+    assert "4,231" in (result.answer or "")
+
+
+async def test_out_of_range_and_wrong_company_markers_are_removed(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    def add_bad_markers(draft: Draft) -> Draft:
+        return Draft(answer=draft.answer.rstrip() + " [1,9]. Rio Tinto also grew [1].")
+
+    engine = ScriptedEngine().always("synthesize", add_bad_markers)
+    async with turn_worker(engine) as tq:
+        result = await turns_on(tq).ask("What was BHP's revenue in FY2024?")
+    answer = result.answer or ""
+    assert "[9]" not in answer and "[1,9]" not in answer
+    assert "Rio Tinto also grew." in answer
+    assert all(c.company == "BHP" for c in result.citations)
+    assert any("removed" in w for w in result.warnings)
+    assert [c.n for c in result.citations] == list(range(1, len(result.citations) + 1))
+
+
+async def test_whitespace_only_answer_is_caught_by_the_final_gate(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns], pool: AsyncConnectionPool
+) -> None:
+    engine = ScriptedEngine().always("synthesize", Draft(answer="   \n  "))
+    async with turn_worker(engine) as tq:
+        result = await turns_on(tq).ask("What was BHP's revenue in FY2024?")
+    assert result.status == "fallback"
+    assert result.fallback_reason == NO_ANSWER_COMPOSED
+    assert "What was BHP's revenue in FY2024?" in (result.answer or "")  # an example question
+    assert result.citations == []
+    async with pool.connection() as conn:
+        messages = await turn_store.list_messages(conn, result.conversation_id)
+    assert messages[-1].role == "assistant" and messages[-1].content == result.answer
+
+
+async def test_nine_character_answer_is_caught_by_the_final_gate(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    engine = ScriptedEngine().always("synthesize", Draft(answer="US$55,658"))
+    async with turn_worker(engine) as tq:
+        result = await turns_on(tq).ask("What was BHP's revenue in FY2024?")
+    assert result.status == "fallback" and result.fallback_reason == NO_ANSWER_COMPOSED
+
+
+async def test_final_gate_also_guards_the_direct_answer_path(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    short = RouteDecision(
+        route="direct_answer", reason="scripted", slots=Slots(), direct_answer="Hi"
+    )
+    engine = ScriptedEngine(route=[short])
+    async with turn_worker(engine) as tq:
+        result = await turns_on(tq).ask("What can you do?")
+    assert result.status == "fallback"
+
+
+async def test_direct_answer_about_the_assistant_passes_the_gate(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    async with turn_worker() as tq:
+        result = await turns_on(tq).ask("Which companies do you cover?")
+    assert result.status == "answered" and result.route == "direct_answer"
+    assert "Northern Star" in (result.answer or "")
+
+
+# ---- failure policy -------------------------------------------------------------------
+
+
+async def test_judge_outage_fails_open_loudly_with_confidence_capped(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    engine = ScriptedEngine().always("grade_answer", rejected())
+    async with turn_worker(engine) as tq:
+        result = await turns_on(tq).ask("What was BHP's revenue in FY2024?")
+    assert result.status == "answered"
+    assert [d.layer for d in result.degraded] == ["llm_grade_answer"]
+    assert "judge_unavailable" in result.degraded[0].reason
+    assert result.confidence == "medium"
+
+
+async def test_grader_outage_keeps_all_documents_and_is_recorded(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    engine = ScriptedEngine().always("grade_documents", rejected())
+    async with turn_worker(engine) as tq:
+        result = await turns_on(tq).ask("What was BHP's revenue in FY2024?")
+    assert result.status == "answered"
+    assert "llm_grade_documents" in {d.layer for d in result.degraded}
+    assert "55,658" in (result.answer or "")
+
+
+async def test_classifier_outage_defaults_to_retrieval(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    engine = ScriptedEngine(route=[rejected()])
+    async with turn_worker(engine) as tq:
+        result = await turns_on(tq).ask("What was BHP's revenue in FY2024?")
+    assert result.status == "answered"
+    assert result.route == "needs_retrieval"
+    assert [d.layer for d in result.degraded] == ["llm_route_question"]
+
+
+async def test_synthesis_outage_fails_closed_to_the_diagnostic_fallback(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    engine = ScriptedEngine().always("synthesize", rejected())
+    async with turn_worker(engine) as tq:
+        result = await turns_on(tq).ask("What was BHP's revenue in FY2024?")
+    assert result.status == "fallback"
+    assert result.fallback_reason == NO_ANSWER_COMPOSED
+    assert result.degraded == []
+
+
+async def test_good_turn_records_no_degradation(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    engine = ScriptedEngine()
+    async with turn_worker(engine) as tq:
+        result = await turns_on(tq).ask("What was South32's underlying EBITDA in FY2025?")
+    assert result.degraded == [] and result.status == "answered"
+
+
+# ---- the model-call bound ---------------------------------------------------------------
+
+
+async def test_worst_case_turn_reaches_the_stated_model_call_bound(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    ask = RouteDecision(
+        route="needs_clarification", reason="scripted", slots=Slots(),
+        clarifying_question="Which company?",
+    )  # fmt: skip
+    three = RouteDecision(
+        route="needs_retrieval", reason="scripted",
+        slots=Slots(companies=["BHP", "RIO", "FMG"], fiscal_years=[2024], metrics=["revenue"]),
+    )  # fmt: skip
+    wrong = Draft(
+        answer="BHP revenue was US$1 million [1]. Rio revenue was US$2 million [1]. Fortescue "
+        "revenue was US$3 million [1]. BHP EBITDA was US$4 million [1]."
+    )
+    engine = ScriptedEngine(route=[ask, ask, three]).always("synthesize", wrong)
+    async with turn_worker(engine) as tq:
+        t = turns_on(tq)
+        handle = await t.start("Compare revenue")
+        r1 = await handle.execute_update(ChatTurn.wait_for_outcome, 0)
+        r2 = await t.reply(handle, r1.clarification_round, "the big ones")
+        result = await t.reply(handle, r2.clarification_round, "BHP, Rio and Fortescue")
+    assert result.retries == 2
+    assert result.model_calls == MAX_MODEL_CALLS == 13
+    assert sum(engine.calls.values()) == MAX_MODEL_CALLS
+
+
+async def test_grader_returning_out_of_range_indices_keeps_only_valid_ones(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    engine = ScriptedEngine().always(
+        "grade_documents", lambda g: DocumentGrades(keep=[*g.keep, 99, -1])
+    )
+    async with turn_worker(engine) as tq:
+        result = await turns_on(tq).ask("What was BHP's revenue in FY2024?")
+    assert result.status == "answered" and "55,658" in (result.answer or "")
+
+
+async def test_judge_finding_nothing_wrong_keeps_high_confidence(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    engine = ScriptedEngine().always("grade_answer", AnswerGrade(quality_passed=True))
+    async with turn_worker(engine) as tq:
+        result = await turns_on(tq).ask("What was Fortescue's net profit after tax in FY2023?")
+    assert result.confidence == "high" and "4.80" in (result.answer or "")

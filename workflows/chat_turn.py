@@ -1,0 +1,585 @@
+"""ChatTurn: one chat turn, the steps of DESIGN.md §2 in order. Orchestration only.
+
+Deterministic steps (carry-forward, scope rules, retry rule, citation binding, final
+gate, confidence, coverage) are plain functions from `workflows.logic`; every step with
+I/O is an activity whose options and fail-open/closed policy come from
+`workflows.policy.POLICY`. There is one exit point, `_finish`, and the final gate runs
+there, so no path can reach the user without passing it.
+"""
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError
+
+with workflow.unsafe.imports_passed_through():
+    from pydantic import ValidationError
+
+    from activities.contracts import (
+        AnswerGrade,
+        CheckRequest,
+        ChunkHit,
+        Derived,
+        Draft,
+        EvidenceRequest,
+        GroundingReport,
+        LoadSessionRequest,
+        NotFound,
+        RewritePlan,
+        RewriteRequest,
+        RouteDecision,
+        RouteRequest,
+        SearchRequest,
+        SearchResult,
+        Session,
+        Slots,
+        SubQuery,
+        UnsupportedClaim,
+    )
+    from activities.model_steps import GroundingActivities, ModelActivities
+    from activities.report_activities import ReportActivities
+    from activities.sessions import SessionActivities
+    from workflows import attributes
+    from workflows.contracts import (
+        Carried,
+        Citation,
+        ClarificationReply,
+        Degradation,
+        SaveTurnRequest,
+        TurnInput,
+        TurnResult,
+        TurnStatus,
+    )
+    from workflows.logic import gate
+    from workflows.logic.carry import carry_entities, merge_reply
+    from workflows.logic.citations import Source, bind_citations
+    from workflows.logic.companies import COMPANIES
+    from workflows.logic.confidence import confidence_band
+    from workflows.logic.coverage import company_status, ensure_gap_lines
+    from workflows.logic.question import extract_slots
+    from workflows.logic.retry import (
+        MAX_RETRIES,
+        Attempt,
+        best_attempt,
+        metric_synonyms,
+        plan_retry,
+        retry_targets,
+        should_retry,
+    )
+    from workflows.logic.scope import REFUSAL_TEXT, scope_rules
+    from workflows.policy import JUDGE_UNAVAILABLE, POLICY, activity_options
+
+MAX_CLARIFICATIONS = 2
+MODEL_STEPS_PER_PASS = 3  # grade documents, synthesize, grade answer
+MAX_MODEL_CALLS = (MAX_CLARIFICATIONS + 1) + 1 + (MAX_RETRIES + 1) * MODEL_STEPS_PER_PASS
+"""Route once per clarification round, rewrite once (retries reuse its sub-queries),
+then three model steps per retrieval pass: 3 + 1 + 3 * 3 = 13."""
+RETRIEVAL_LIMIT = 8
+EXPIRED_TEXT = (
+    "This question waited for a clarification that did not arrive in time, so it was "
+    "closed. Ask it again with the company and fiscal year."
+)
+
+
+def _cause(err: BaseException) -> str:
+    while err.__cause__ is not None:
+        err = err.__cause__
+    return type(err).__name__ if not str(err) else f"{type(err).__name__}: {str(err)[:120]}"
+
+
+@dataclass
+class _Outcome:
+    status: TurnStatus
+    text: str | None
+    route: str | None
+    resolved: str
+    carried: Carried
+    citations: list[Citation] = field(default_factory=list)
+    derived: list[Derived] = field(default_factory=list)
+    not_found: list[NotFound] = field(default_factory=list)
+    unsupported: list[UnsupportedClaim] | None = None
+    """None when the answer was not graded (refusal, direct answer, fallback)."""
+    warnings: list[str] = field(default_factory=list)
+    coverage: dict[str, bool] = field(default_factory=dict)
+    had_evidence: bool = False
+    fallback_reason: str | None = None
+    refusal_reason: str | None = None
+    judge_unavailable: bool = False
+    numbers_unverified: bool = False
+
+
+@dataclass
+class _Pass:
+    number: int
+    draft: Draft | None
+    sources: list[ChunkHit]
+    unsupported: list[UnsupportedClaim]
+    derived: list[Derived]
+    quality_passed: bool
+    judge_unavailable: bool = False
+    numbers_unverified: bool = False
+
+    @property
+    def gaps(self) -> list[NotFound]:
+        return self.draft.not_found if self.draft else []
+
+
+@workflow.defn(name="ChatTurn", failure_exception_types=[ValidationError])
+class ChatTurn:
+    def __init__(self) -> None:
+        self._result: TurnResult | None = None
+        self._round = 0
+        self._settled = False
+        self._waiting_round: int | None = None
+        self._reply: str | None = None
+        self._ignored_replies = 0
+        self._degraded: list[Degradation] = []
+        self._model_calls = 0
+        self._retries = 0
+        self._retry_skipped: str | None = None
+        self._details: list[str] = []
+
+    @workflow.run
+    async def run(self, inp: TurnInput) -> TurnResult:
+        self._inp = inp
+        self._result = TurnResult(
+            turn_id=inp.turn_id,
+            conversation_id=inp.conversation_id,
+            status="running",
+            question=inp.question,
+        )
+        workflow.upsert_search_attributes([attributes.CONVERSATION.value_set(inp.conversation_id)])
+        result = await self._turn(inp)
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        return result
+
+    @workflow.signal(name="clarification_reply")
+    def clarification_reply(self, reply: ClarificationReply) -> None:
+        """Accept the reply to the question now waiting; ignore (and record) any other."""
+        if self._waiting_round != reply.round or self._reply is not None:
+            self._ignored_replies += 1
+            self._note(f"ignored a reply for round {reply.round}")
+            return
+        self._reply = reply.reply
+
+    @workflow.update(name="wait_for_outcome")
+    async def wait_for_outcome(self, after_round: int) -> TurnResult:
+        """Return when the turn settles or asks a clarifying question after `after_round`."""
+        await workflow.wait_condition(
+            lambda: self._settled or (self._waiting_round is not None and self._round > after_round)
+        )
+        assert self._result is not None
+        return self._result
+
+    @workflow.query(name="current")
+    def current(self) -> TurnResult | None:
+        return self._result
+
+    # ---- the turn -------------------------------------------------------------------
+
+    async def _turn(self, inp: TurnInput) -> TurnResult:
+        session = await self._load_session(inp)
+        # Step 2 (history compression) plugs in here once it exists.
+        question = inp.question
+        clarifications = 0
+        while True:
+            resolved, carried = carry_entities(question, session.recent_questions)
+            if carried.company or carried.fiscal_year:
+                self._note(f"carried {carried.company or ''} {carried.fiscal_year or ''}".strip())
+            scope = scope_rules(resolved)
+            if scope.refuse:
+                self._note(f"scope rules: refused ({scope.reason})")
+                return await self._finish(
+                    _Outcome("refused", REFUSAL_TEXT, "scope_rules", resolved, carried,
+                             refusal_reason=scope.reason)
+                )  # fmt: skip
+            # Step 5 (semantic cache lookup) plugs in here once it exists.
+            decision = await self._route(resolved)
+            if decision.route == "out_of_scope":
+                return await self._finish(
+                    _Outcome("refused", REFUSAL_TEXT, decision.route, resolved, carried,
+                             refusal_reason=decision.reason)
+                )  # fmt: skip
+            if decision.route == "direct_answer":
+                return await self._finish(
+                    _Outcome("answered", decision.direct_answer, decision.route, resolved, carried)
+                )
+            if decision.route != "needs_clarification":
+                return await self._answer_from_reports(resolved, carried, decision)
+            if clarifications >= MAX_CLARIFICATIONS:
+                return await self._finish(
+                    _Outcome("fallback", None, decision.route, resolved, carried,
+                             fallback_reason=gate.CLARIFICATION_EXHAUSTED)
+                )  # fmt: skip
+            clarifications += 1
+            reply = await self._ask(decision, resolved, carried)
+            if reply is None:
+                return await self._finish(
+                    _Outcome("expired", EXPIRED_TEXT, decision.route, resolved, carried)
+                )
+            question = merge_reply(question, reply)
+            self._note(f"clarification {clarifications} answered; question merged")
+
+    async def _load_session(self, inp: TurnInput) -> Session:
+        try:
+            return await workflow.execute_activity_method(
+                SessionActivities.load_session,
+                LoadSessionRequest(conversation_id=inp.conversation_id, seq=inp.seq),
+                summary=f"conversation {inp.conversation_id} before seq {inp.seq}",
+                **activity_options("postgres_load_session"),
+            )
+        except ActivityError as err:
+            self._degrade("postgres_load_session", _cause(err))
+            return Session()
+
+    async def _route(self, question: str) -> RouteDecision:
+        self._count_model_call()
+        try:
+            decision = await workflow.execute_activity_method(
+                ModelActivities.route,
+                RouteRequest(question=question),
+                summary="classify the question",
+                **activity_options("llm_route_question"),
+            )
+        except ActivityError as err:
+            self._degrade("llm_route_question", _cause(err))
+            decision = RouteDecision(
+                route="needs_retrieval",
+                reason="classifier unavailable",
+                slots=extract_slots(question),
+            )
+        self._note(f"route: {decision.route} ({decision.reason})")
+        workflow.upsert_search_attributes([attributes.ROUTE.value_set(decision.route)])
+        return decision
+
+    async def _ask(self, decision: RouteDecision, resolved: str, carried: Carried) -> str | None:
+        """Durably wait for a clarification reply; None when it expires."""
+        self._round += 1
+        timeout = timedelta(seconds=self._inp.clarification_timeout_seconds)
+        waiting = self._snapshot(
+            status="needs_clarification",
+            resolved_question=resolved,
+            clarifying_question=decision.clarifying_question,
+            expires_at=workflow.now() + timeout,
+            carried=carried,
+            route=decision.route,
+        )
+        await self._save(waiting, final=False)
+        self._result = waiting
+        self._reply = None
+        self._waiting_round = self._round
+        self._note(f"asked clarification {self._round}")
+        try:
+            await workflow.wait_condition(
+                lambda: self._reply is not None,
+                timeout=timeout,
+                timeout_summary="await clarification",
+            )
+        except TimeoutError:
+            self._waiting_round = None
+            self._note("clarification expired")
+            return None
+        reply, self._reply, self._waiting_round = self._reply, None, None
+        running = self._snapshot(status="running", resolved_question=resolved, carried=carried)
+        await self._save(running, final=False)
+        self._result = running
+        return reply
+
+    async def _answer_from_reports(
+        self, resolved: str, carried: Carried, decision: RouteDecision
+    ) -> TurnResult:
+        slots = decision.slots
+        requested = slots.companies or list(COMPANIES)
+        plan = await self._rewrite(resolved, slots, requested)
+        current = {sq.company: sq for sq in plan.sub_queries}
+        to_search = list(current.values())
+        kept: dict[str, ChunkHit] = {}
+        passes: list[_Pass] = []
+        coverage: dict[str, bool] = {}
+        while True:
+            number = len(passes) + 1
+            self._retries = number - 1
+            hits = await self._retrieve(to_search)
+            candidates = [
+                h for h in dict((h.chunk_id, h) for h in hits).values() if h.chunk_id not in kept
+            ]
+            for hit in await self._grade_documents(resolved, slots, candidates):
+                kept[hit.chunk_id] = hit
+            sources = list(kept.values())
+            coverage = company_status(requested, {h.company for h in sources})
+            self._note(
+                f"pass {number}: {len(candidates)} new, {len(sources)} kept, coverage {coverage}"
+            )
+            current_pass = await self._draft_and_check(number, resolved, slots, sources)
+            passes.append(current_pass)
+            unsupported = len(current_pass.unsupported)
+            if not should_retry(
+                current_pass.quality_passed, len(current_pass.gaps), unsupported, number - 1
+            ):
+                break
+            targets = retry_targets(coverage, current_pass.gaps, current_pass.unsupported)
+            retry_plan = plan_retry(
+                list(current.values()), targets, current_pass.gaps, current_pass.unsupported,
+                number, metric_synonyms,
+            )  # fmt: skip
+            if retry_plan is None:
+                self._retry_skipped = "nothing in the sub-queries could change"
+                self._note(f"retry skipped: {self._retry_skipped}")
+                break
+            self._note(f"retry {number}: {'; '.join(retry_plan.changes)}")
+            for sq in retry_plan.sub_queries:
+                current[sq.company] = sq
+            to_search = retry_plan.sub_queries
+        best_number = best_attempt(
+            [Attempt(p.number, len(p.unsupported), len(p.gaps)) for p in passes if p.draft]
+        ).pass_number if any(p.draft for p in passes) else None  # fmt: skip
+        best = next((p for p in passes if p.number == best_number), None)
+        if best is None or best.draft is None:
+            return await self._finish(
+                _Outcome("fallback", None, decision.route, resolved, carried, coverage=coverage,
+                         had_evidence=bool(kept))
+            )  # fmt: skip
+        bound = bind_citations(best.draft.answer, [_source(h) for h in best.sources])
+        text, added = ensure_gap_lines(bound.answer, best.draft.not_found)
+        if added:
+            self._note(f"coverage post-check added {len(added)} line(s)")
+        citations = [
+            Citation(n=n, company=s.company, fiscal_year=s.fiscal_year, page=s.page,
+                     document=s.document, preview=s.preview, chunk_id=s.chunk_id)
+            for n, s in bound.cited
+        ]  # fmt: skip
+        return await self._finish(
+            _Outcome(
+                "answered", text, decision.route, resolved, carried,
+                citations=citations, derived=best.derived, not_found=best.draft.not_found,
+                unsupported=best.unsupported, warnings=bound.warnings, coverage=coverage,
+                had_evidence=True, judge_unavailable=best.judge_unavailable,
+                numbers_unverified=best.numbers_unverified,
+            )
+        )  # fmt: skip
+
+    async def _rewrite(self, question: str, slots: Slots, requested: list[str]) -> RewritePlan:
+        self._count_model_call()
+        try:
+            plan = await workflow.execute_activity_method(
+                ModelActivities.rewrite,
+                RewriteRequest(question=question, slots=slots),
+                summary=f"sub-queries for {', '.join(requested)}",
+                **activity_options("llm_rewrite_query"),
+            )
+        except ActivityError as err:
+            self._degrade("llm_rewrite_query", _cause(err))
+            plan = RewritePlan(sub_queries=[])
+        by_company = {sq.company: sq for sq in plan.sub_queries if sq.company in requested}
+        for ticker in requested:
+            by_company.setdefault(
+                ticker,
+                SubQuery(
+                    company=ticker,
+                    query=f"{COMPANIES[ticker].name} {question}",
+                    fiscal_years=slots.fiscal_years,
+                    metrics=slots.metrics,
+                ),
+            )
+        return RewritePlan(sub_queries=[by_company[t] for t in requested])
+
+    async def _retrieve(self, sub_queries: list[SubQuery]) -> list[ChunkHit]:
+        """Search every company in parallel; a failed branch counts as not found."""
+        results = await asyncio.gather(
+            *(
+                workflow.execute_activity_method(
+                    ReportActivities.search_chunks,
+                    SearchRequest(
+                        query=sq.query,
+                        company=sq.company,
+                        fiscal_years=sq.fiscal_years,
+                        limit=RETRIEVAL_LIMIT,
+                    ),
+                    summary=f"{sq.company} fy={sq.fiscal_years or 'any'}",
+                    **activity_options("qdrant_search_chunks"),
+                )
+                for sq in sub_queries
+            ),
+            return_exceptions=True,
+        )
+        hits: list[ChunkHit] = []
+        for sq, result in zip(sub_queries, results, strict=True):
+            if isinstance(result, SearchResult):
+                hits.extend(result.hits)
+            elif isinstance(result, ActivityError):
+                self._degrade("qdrant_search_chunks", f"{sq.company}: {_cause(result)}")
+            elif isinstance(result, BaseException):
+                raise result
+        return hits
+
+    async def _grade_documents(
+        self, question: str, slots: Slots, candidates: list[ChunkHit]
+    ) -> list[ChunkHit]:
+        if not candidates:
+            return []
+        self._count_model_call()
+        try:
+            grades = await workflow.execute_activity_method(
+                ModelActivities.grade_documents,
+                EvidenceRequest(
+                    question=question, slots=slots, chunk_ids=[h.chunk_id for h in candidates]
+                ),
+                summary=f"grade {len(candidates)} chunks",
+                **activity_options("llm_grade_documents"),
+            )
+        except ActivityError as err:
+            self._degrade("llm_grade_documents", _cause(err))
+            return candidates
+        kept = [candidates[i] for i in grades.keep if 0 <= i < len(candidates)]
+        self._note(f"grading kept {len(kept)}/{len(candidates)}")
+        return kept
+
+    async def _draft_and_check(
+        self, number: int, question: str, slots: Slots, sources: list[ChunkHit]
+    ) -> _Pass:
+        if not sources:
+            return _Pass(number, None, [], [], [], quality_passed=False)
+        ids = [h.chunk_id for h in sources]
+        self._count_model_call()
+        try:
+            draft = await workflow.execute_activity_method(
+                ModelActivities.synthesize,
+                EvidenceRequest(question=question, slots=slots, chunk_ids=ids),
+                summary=f"answer from {len(ids)} sources",
+                **activity_options("llm_synthesize_answer"),
+            )
+        except ActivityError as err:
+            self._note(f"synthesis failed (closed): {_cause(err)}")
+            return _Pass(number, None, sources, [], [], quality_passed=False)
+        check = CheckRequest(question=question, answer=draft.answer, chunk_ids=ids)
+        numbers_unverified = False
+        try:
+            report = await workflow.execute_activity_method(
+                GroundingActivities.check_numbers, check, summary="numeric grounding",
+                **activity_options("grounding_check_numbers"),
+            )  # fmt: skip
+        except ActivityError as err:
+            self._note(f"numeric check failed (closed): {_cause(err)}")
+            report, numbers_unverified = GroundingReport(), True
+        judge_unavailable = False
+        self._count_model_call()
+        try:
+            grade = await workflow.execute_activity_method(
+                ModelActivities.grade_answer, check, summary="judge the answer",
+                **activity_options("llm_grade_answer"),
+            )  # fmt: skip
+        except ActivityError as err:
+            self._degrade("llm_grade_answer", f"{JUDGE_UNAVAILABLE}: {_cause(err)}")
+            grade, judge_unavailable = AnswerGrade(quality_passed=True), True
+        unsupported = list({c.label: c for c in [*report.unsupported, *grade.unsupported]}.values())
+        self._note(
+            f"pass {number}: quality {'pass' if grade.quality_passed else 'FAIL'}, "
+            f"{len(unsupported)} unsupported, {len(draft.not_found)} gaps"
+        )
+        return _Pass(
+            number, draft, sources, unsupported, report.derived or draft.derived,
+            grade.quality_passed, judge_unavailable, numbers_unverified,
+        )  # fmt: skip
+
+    # ---- the one exit ---------------------------------------------------------------
+
+    async def _finish(self, o: _Outcome) -> TurnResult:
+        """The single exit: final gate, fallback, confidence and disclaimer, save."""
+        status, text, fallback_reason = o.status, o.text, o.fallback_reason
+        citations, unsupported = o.citations, o.unsupported
+        if fallback_reason is not None or not gate.final_gate(text):
+            reason = fallback_reason or (
+                gate.NO_ANSWER_COMPOSED if o.had_evidence else gate.NOTHING_RELEVANT
+            )
+            self._note(f"final gate: fallback ({reason})")
+            status, fallback_reason = "fallback", reason
+            text, citations, unsupported = gate.fallback_answer(reason, o.coverage), [], None
+        warnings = list(o.warnings)
+        grounded = confidence = None
+        if unsupported is not None:
+            band = confidence_band(len(unsupported), o.judge_unavailable)
+            grounded, confidence = band.grounded, band.confidence
+            if o.numbers_unverified:
+                grounded, confidence = "no", "low"
+                warnings.append("The figures could not be checked against the reports.")
+            warnings.extend(band.warnings)
+            for line in band.warnings[:1]:
+                text = f"{text}\n\n{line}"
+        result = self._snapshot(
+            status=status,
+            resolved_question=o.resolved,
+            answer=text,
+            citations=citations,
+            derived=o.derived if status == "answered" else [],
+            not_found=o.not_found if status == "answered" else [],
+            grounded=grounded,
+            confidence=confidence,
+            unsupported_claims=unsupported or [],
+            warnings=warnings,
+            coverage=o.coverage,
+            carried=o.carried,
+            route=o.route,
+            fallback_reason=fallback_reason,
+            refusal_reason=o.refusal_reason,
+        )
+        await self._save(result, final=True)
+        self._result, self._settled = result, True
+        workflow.upsert_search_attributes(
+            [attributes.OUTCOME.value_set(status)]
+            + ([attributes.CONFIDENCE.value_set(confidence)] if confidence else [])
+        )
+        self._note(f"outcome: {status}" + (f", confidence {confidence}" if confidence else ""))
+        return result
+
+    async def _save(self, result: TurnResult, final: bool) -> None:
+        await workflow.execute_activity_method(
+            SessionActivities.save_turn,
+            SaveTurnRequest(result=result, final=final),
+            summary=f"save {result.status}",
+            **activity_options("postgres_save_turn"),
+        )
+
+    # ---- bookkeeping ----------------------------------------------------------------
+
+    def _snapshot(self, **fields: object) -> TurnResult:
+        assert self._result is not None
+        base = {
+            "turn_id": self._inp.turn_id,
+            "conversation_id": self._inp.conversation_id,
+            "question": self._inp.question,
+            "retries": self._retries,
+            "degraded": list(self._degraded),
+            "clarification_round": self._round,
+            "model_calls": self._model_calls,
+            "retry_skipped": self._retry_skipped,
+        }
+        return TurnResult.model_validate({**base, **fields})
+
+    def _count_model_call(self) -> None:
+        self._model_calls += 1
+        if self._model_calls > MAX_MODEL_CALLS:
+            raise RuntimeError(f"model-call bound {MAX_MODEL_CALLS} exceeded")
+
+    def _degrade(self, layer: str, reason: str) -> None:
+        """Record a fail-open: `layer` is the activity's key in the policy table."""
+        assert POLICY[layer].direction == "open", f"{layer} is not a fail-open layer"
+        self._degraded.append(Degradation(layer=layer, reason=reason))
+        workflow.logger.warning("degraded %s: %s", layer, reason)
+        self._note(f"DEGRADED {layer}: {reason}")
+
+    def _note(self, line: str) -> None:
+        self._details.append(line)
+        workflow.set_current_details("\n".join(self._details[-40:]))
+
+
+def _source(hit: ChunkHit) -> Source:
+    return Source(
+        chunk_id=hit.chunk_id,
+        company=hit.company,
+        fiscal_year=hit.fiscal_year,
+        page=hit.page,
+        document=hit.document,
+        preview=hit.preview,
+    )

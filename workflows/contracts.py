@@ -1,0 +1,86 @@
+"""ChatTurn's input and output: the contract the API, CLI and stored turns rely on.
+
+Frozen pydantic models; new fields only with defaults (histories replay old payloads).
+"""
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from activities.contracts import Derived, NotFound, UnsupportedClaim
+
+TurnStatus = Literal["running", "answered", "needs_clarification", "refused", "fallback", "expired"]
+SETTLED: frozenset[str] = frozenset({"answered", "refused", "fallback", "expired"})
+WAITING = "needs_clarification"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class TurnInput(_Frozen):
+    turn_id: str
+    conversation_id: str
+    seq: int
+    question: str
+    user_id: str | None = None
+    clarification_timeout_seconds: float = 24 * 3600.0
+
+
+class ClarificationReply(_Frozen):
+    round: int
+    reply: str
+
+
+class Citation(_Frozen):
+    n: int
+    company: str
+    fiscal_year: int
+    page: int
+    document: str
+    preview: str
+    chunk_id: str = ""
+
+
+class Degradation(_Frozen):
+    layer: str
+    reason: str
+
+
+class Carried(_Frozen):
+    company: str | None = None
+    fiscal_year: int | None = None
+
+
+class TurnResult(_Frozen):
+    turn_id: str
+    conversation_id: str
+    status: TurnStatus
+    question: str
+    resolved_question: str | None = None
+    answer: str | None = None
+    clarifying_question: str | None = None
+    expires_at: datetime | None = None
+    citations: list[Citation] = Field(default_factory=list)
+    derived: list[Derived] = Field(default_factory=list)
+    not_found: list[NotFound] = Field(default_factory=list)
+    grounded: Literal["yes", "partial", "no"] | None = None
+    confidence: Literal["high", "medium", "low"] | None = None
+    unsupported_claims: list[UnsupportedClaim] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    coverage: dict[str, bool] = Field(default_factory=dict)
+    carried: Carried = Field(default_factory=Carried)
+    route: str | None = None
+    retries: int = 0
+    degraded: list[Degradation] = Field(default_factory=list)
+    fallback_reason: str | None = None
+    clarification_round: int = 0
+    model_calls: int = 0
+    refusal_reason: str | None = None
+    retry_skipped: str | None = None
+
+
+class SaveTurnRequest(_Frozen):
+    result: TurnResult
+    final: bool

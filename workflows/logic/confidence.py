@@ -1,0 +1,37 @@
+"""Confidence is derived from the count of unsupported claims, never asked of a model."""
+
+from dataclasses import dataclass
+from typing import Literal
+
+CHECK_REPORT_WARNING = (
+    "Several statements could not be verified against the reports; please check the "
+    "cited report pages before relying on this answer."
+)
+PARTIAL_DISCLAIMER = "Some statements in this answer could not be verified against the reports."
+JUDGE_UNAVAILABLE_WARNING = (
+    "The answer check was unavailable; figures were checked numerically only."
+)
+
+
+@dataclass(frozen=True)
+class Band:
+    grounded: Literal["yes", "partial", "no"]
+    confidence: Literal["high", "medium", "low"]
+    warnings: tuple[str, ...]
+
+
+def confidence_band(unsupported: int, judge_unavailable: bool = False) -> Band:
+    """0 unsupported → yes/high; 1–3 → partial/medium; more → no/low with a warning.
+
+    When the judge was unavailable (fail-open), confidence is capped at medium.
+    """
+    if unsupported == 0:
+        band = Band("yes", "high", ())
+    elif unsupported <= 3:
+        band = Band("partial", "medium", (PARTIAL_DISCLAIMER,))
+    else:
+        band = Band("no", "low", (CHECK_REPORT_WARNING,))
+    if judge_unavailable:
+        confidence = "medium" if band.confidence == "high" else band.confidence
+        band = Band(band.grounded, confidence, (*band.warnings, JUDGE_UNAVAILABLE_WARNING))
+    return band

@@ -1,0 +1,46 @@
+"""The final gate and the diagnostic fallback: the floor under every answer.
+
+Dependency-free and deterministic on purpose: it cannot fail, so it fails closed by
+construction. Every path that produces answer text passes through `final_gate`.
+"""
+
+from collections.abc import Mapping
+
+MIN_ANSWER_CHARS = 10
+
+NOTHING_RELEVANT = "nothing_relevant"
+NO_ANSWER_COMPOSED = "no_answer_composed"
+CLARIFICATION_EXHAUSTED = "clarification_exhausted"
+
+EXAMPLE_QUESTIONS = (
+    "What was BHP's revenue in FY2024?",
+    "Compare Fortescue and Rio Tinto net debt in FY2024.",
+)
+
+
+def final_gate(answer: str | None) -> bool:
+    """Pass only text that is present and at least 10 characters after stripping."""
+    return answer is not None and len(answer.strip()) >= MIN_ANSWER_CHARS
+
+
+def fallback_answer(reason: str, coverage: Mapping[str, bool]) -> str:
+    """Say which failure happened, what is covered, and give two example questions."""
+    if reason == NO_ANSWER_COMPOSED:
+        head = (
+            "I found report passages for this question but could not compose an answer "
+            "I can check against them."
+        )
+    elif reason == CLARIFICATION_EXHAUSTED:
+        head = "I still could not tell which company or figure you mean after two questions."
+    else:
+        head = "I found nothing relevant in the reports for this question."
+    if coverage:
+        found = ", ".join(t for t, ok in coverage.items() if ok) or "none"
+        missing = ", ".join(t for t, ok in coverage.items() if not ok) or "none"
+        head += f" Evidence found for: {found}; not found for: {missing}."
+    examples = " ".join(f'"{q}"' for q in EXAMPLE_QUESTIONS)
+    return (
+        f"{head} I cover BHP, Rio Tinto, Fortescue, South32 and Northern Star, FY2023–FY2025 "
+        f"(revenue, EBITDA, profit, dividends, net debt, capital expenditure, production). "
+        f"You could ask: {examples}"
+    )

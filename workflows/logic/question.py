@@ -1,0 +1,361 @@
+"""Read a question (or an answer sentence, or a report row label) into structured slots.
+
+Pure and deterministic: the route classifier, the offline engine, the numeric grounding
+check and entity carry-forward all read text through this one lexicon, so "NPAT", "net
+earnings" and "profit after tax attributable to members" mean the same metric everywhere.
+The lexicon is rule-based on words, not a list of corpus labels, so a renamed report row
+("Total sales revenue") still classifies.
+"""
+
+import re
+from dataclasses import dataclass
+
+from activities.contracts import Intent, Slots
+from workflows.logic.companies import FISCAL_YEARS, LATEST_FISCAL_YEAR, find_companies
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A canonical metric: its key, how answers name it, and how reports label its rows.
+
+    `question_terms` are regular expressions (case-insensitive, matched on word boundaries)
+    for the phrasings users and reports use; `report_terms` are plain words added to search
+    queries so retrieval finds the rows whatever a company calls them.
+    """
+
+    key: str
+    display: str
+    question_terms: tuple[str, ...]
+    report_terms: tuple[str, ...]
+
+
+METRICS: dict[str, Metric] = {
+    m.key: m
+    for m in (
+        Metric(
+            "revenue",
+            "revenue",
+            (
+                r"(?:consolidated\s+|total\s+|group\s+)?sales\s+revenues?",
+                r"revenues?",
+                r"sales",
+                r"turnover",
+                r"top[\s-]+line",
+            ),
+            ("revenue", "sales revenue", "revenue from continuing operations"),
+        ),
+        Metric(
+            "underlying_revenue",
+            "underlying revenue",
+            (r"underlying\s+revenues?", r"underlying\s+sales"),
+            ("underlying revenue",),
+        ),
+        Metric(
+            "underlying_ebitda",
+            "underlying EBITDA",
+            (
+                r"(?:underlying\s+)?ebitda(?:\s*\(underlying\s+ebitda\))?",
+                r"earnings\s+before\s+interest,?\s+tax(?:es|ation)?,?\s+depreciation,?"
+                r"\s+and\s+amorti[sz]ation",
+            ),
+            ("underlying EBITDA",),
+        ),
+        Metric(
+            "underlying_profit",
+            "underlying profit",
+            (
+                r"underlying\s+net\s+profit\s+after\s+tax(?:\s*\(npat\))?",
+                r"underlying\s+(?:attributable\s+)?(?:net\s+)?"
+                r"(?:profits?|earnings|npat|net\s+income)(?:\s+after\s+tax)?(?:\s*\(npat\))?",
+            ),
+            ("underlying attributable profit", "underlying earnings", "underlying NPAT"),
+        ),
+        Metric(
+            "net_profit",
+            "net profit after tax",
+            (
+                r"net\s+profit\s+after\s+tax(?:\s*\(npat\))?",
+                r"(?:statutory\s+)?profit\s*(?:/\s*\(?loss\)?)?\s+after\s+tax"
+                r"(?:\s+attributable\s+to\s+(?:members|owners|shareholders|equity\s+holders))?",
+                r"(?:statutory\s+)?attributable\s+profit",
+                r"statutory\s+(?:net\s+)?(?:profits?|npat|earnings)(?:\s+after\s+tax)?"
+                r"(?:\s*\(npat\))?",
+                r"net\s+(?:profits?|earnings|income|loss)",
+                r"loss\s+after\s+tax",
+                r"npat",
+                r"bottom[\s-]+line",
+                r"earnings",
+                r"profits?",
+                r"profitab\w*",
+                r"loss(?:es)?",
+            ),
+            ("net profit after tax", "attributable profit", "net earnings", "NPAT"),
+        ),
+        Metric(
+            "dividends_per_share",
+            "dividends per share",
+            (
+                r"(?:total\s+|ordinary\s+)?dividends?(?:\s+per\s+share)?",
+                r"payouts?",
+                r"distributions?\s+per\s+share",
+                r"dps",
+            ),
+            ("dividends per share", "total dividends", "ordinary dividend"),
+        ),
+        Metric(
+            "net_debt",
+            "net debt",
+            (r"net\s+debt(?:\s*/\s*\(?net\s+cash\)?)?", r"net\s+cash", r"debt"),
+            ("net debt", "net cash"),
+        ),
+        Metric(
+            "capex",
+            "capital expenditure",
+            (
+                r"capital\s+(?:and\s+exploration\s+)?expenditures?",
+                r"capex",
+                r"purchases\s+of\s+property,?\s+plant\s+and\s+equipment"
+                r"(?:\s+and\s+intangible\s+assets)?",
+                r"investment\s+spend(?:ing)?",
+                r"capital\s+spend(?:ing)?",
+            ),
+            ("capital expenditure", "capital and exploration expenditure", "purchases of PP&E"),
+        ),
+        Metric(
+            "production",
+            "production",
+            (
+                r"sales\s+volumes?",
+                r"(?:gold|ounces|tonnes|ore)\s+sold",
+                r"production",
+                r"produced",
+                r"output",
+                r"shipments?",
+                r"shipped",
+            ),
+            ("production", "shipments", "gold sold"),
+        ),
+    )
+}
+
+HEADLINE_METRICS: tuple[str, ...] = (
+    "revenue",
+    "underlying_ebitda",
+    "net_profit",
+    "dividends_per_share",
+)
+DIVIDEND_COMPONENT = "dividends_per_share_component"
+
+# Commodity words alone ("how much gold") point at production only when nothing else does.
+_WEAK_PRODUCTION = re.compile(r"\b(?:iron\s+ore|gold|alumini?um|copper)\b", re.IGNORECASE)
+
+# The order of alternatives matters: at one position the first matching term wins, so the
+# specific phrases ("underlying earnings", "sales volumes") come before the general ones.
+_METRIC_ORDER: tuple[str, ...] = (
+    "underlying_revenue",
+    "underlying_ebitda",
+    "underlying_profit",
+    "production",
+    "net_profit",
+    "revenue",
+    "dividends_per_share",
+    "net_debt",
+    "capex",
+)
+_TERMS: list[tuple[str, str]] = [(k, t) for k in _METRIC_ORDER for t in METRICS[k].question_terms]
+_METRIC_PATTERN = re.compile(
+    r"(?<![A-Za-z0-9])(?=[A-Za-z])(?:"
+    + "|".join(f"(?P<m{i}>{term})" for i, (_, term) in enumerate(_TERMS))
+    + r")(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+
+
+def metric_display(metric: str) -> str:
+    """Return how answers name a metric ("underlying EBITDA"); unknown keys pass through."""
+    found = METRICS.get(metric)
+    return found.display if found else metric.replace("_", " ")
+
+
+def metric_mentions(text: str) -> list[tuple[int, int, str]]:
+    """Return (start, end, metric) for each metric phrase in `text`, left to right."""
+    mentions: list[tuple[int, int, str]] = []
+    for match in _METRIC_PATTERN.finditer(text):
+        index = int((match.lastgroup or "m0")[1:])
+        mentions.append((match.start(), match.end(), _TERMS[index][0]))
+    return mentions
+
+
+def find_metrics(text: str) -> list[str]:
+    """Return the metrics a text names, in order of first mention, without repeats."""
+    found: list[str] = []
+    for _, _, metric in metric_mentions(text):
+        if metric not in found:
+            found.append(metric)
+    if not found and _WEAK_PRODUCTION.search(text):
+        found.append("production")
+    return found
+
+
+_SEGMENT_WORDS = re.compile(
+    r"\b(?:iron\s+ore|copper|coal|nickel|potash|gold|alumini?um|alumina|zinc|manganese|"
+    r"lithium|silver|lead|segment|division)\b"
+)
+_TOTAL_WORDS = re.compile(r"\b(?:total|group|consolidated|continuing)\b")
+
+
+def metric_of_row_label(label: str) -> str | None:
+    """Classify a report's table row label into a metric key, or None if it is none of ours.
+
+    Rules on words, not exact labels: "Total sales revenue", "Net earnings" and
+    "Profit/(loss) after tax attributable to members" classify; per-share earnings,
+    pre-tax and gross profit, margins and commodity segment rows do not. Interim and final
+    dividend rows are components (`DIVIDEND_COMPONENT`), so the total row wins.
+    """
+    text = " ".join(label.lower().replace("–", "-").split())
+    if "dividend" in text or "distribution" in text:
+        if re.search(r"\b(?:interim|final|special|half[- ]year)\b", text) and not re.search(
+            r"\b(?:total|ordinary\s+dividends?\s+per\s+share|full[- ]year)\b", text
+        ):
+            return DIVIDEND_COMPONENT
+        return "dividends_per_share"
+    if re.search(r"\bmargin\b|\bbefore\s+tax\b|\bgross\b|\bper\s+share\b|\bratio\b", text):
+        return None
+    mentions = [m for _, _, m in metric_mentions(text)]
+    if not mentions:
+        return None
+    metric = mentions[0]
+    money = metric in ("revenue", "underlying_revenue", "net_profit", "underlying_profit")
+    if money and _SEGMENT_WORDS.search(text) and not _TOTAL_WORDS.search(text):
+        return None
+    return metric
+
+
+_ALL_YEARS = re.compile(
+    r"\b(?:all|each|every)\s+(?:of\s+the\s+)?(?:three\s+|3\s+)?"
+    r"(?:fiscal\s+|financial\s+|reporting\s+|covered\s+|available\s+)?years\b|"
+    r"\b(?:each|every)\s+year\b|"
+    r"\b(?:three|3)[\s-]+(?:fiscal\s+|financial\s+|reporting\s+)?years?\b",
+    re.IGNORECASE,
+)
+_LATEST = re.compile(
+    r"\b(?:latest|most\s+recent|this\s+year|current\s+year|last\s+reported|newest)\b",
+    re.IGNORECASE,
+)
+_YEAR_TOKEN = r"(?:(?:FY|CY)\s?'?(?:\d{4}|\d{2})|(?:19|20)\d{2})"
+_RANGE = re.compile(
+    rf"(?P<lead>\bfrom\s+|\bbetween\s+)?(?<![A-Za-z0-9$,.])(?P<a>{_YEAR_TOKEN})\s*"
+    rf"(?P<sep>to|through|until|and|-|–|—)\s*(?P<b>{_YEAR_TOKEN})(?![0-9])",
+    re.IGNORECASE,
+)
+_SPLIT_YEAR = re.compile(
+    r"(?<![A-Za-z0-9$,.])(?P<a>(?:19|20)\d{2})\s?[/-]\s?(?P<b>\d{2})(?![0-9%])"
+)
+_FY = re.compile(r"(?<![A-Za-z0-9])(?:FY|CY)\s?'?(?P<y>\d{4}|\d{2})(?![0-9])", re.IGNORECASE)
+_BARE_YEAR = re.compile(r"(?<![A-Za-z0-9$,.])(?P<y>(?:19|20)\d{2})(?![0-9,]|\.\d)")
+
+
+def _blank(text: str, start: int, end: int) -> str:
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+def _year_of(token: str) -> int:
+    digits = re.sub(r"\D", "", token)
+    return 2000 + int(digits) if len(digits) == 2 else int(digits)
+
+
+def mentioned_years(text: str) -> list[int]:
+    """Return every fiscal year a text mentions (any year, in or outside coverage), sorted.
+
+    Understands FY2024, FY24, fy 2024, 2024, 2023-24 and 2023/24 (= FY2024), "year ended
+    30 June 2024" and "31 December 2024" (= FY2024), ranges ("FY2023 to FY2025", "between
+    2023 and 2025"), "latest"/"most recent"/"this year" (the latest covered year) and
+    "over the three years"/"all years" (every covered year).
+    """
+    years: set[int] = set()
+    masked = text
+    for match in _RANGE.finditer(text):
+        a, b = _year_of(match.group("a")), _year_of(match.group("b"))
+        separator = match.group("sep").lower()
+        lead = (match.group("lead") or "").strip().lower()
+        if separator == "and" and lead != "between":
+            continue
+        if (
+            separator in ("-", "–")
+            and not lead
+            and b == a + 1
+            and "y" not in match.group("b").lower()
+        ):
+            years.add(b)
+        elif 1900 < a <= b < 2100 and b - a <= 20:
+            years.update(range(a, b + 1))
+        else:
+            continue
+        masked = _blank(masked, match.start(), match.end())
+    for match in _SPLIT_YEAR.finditer(masked):
+        a, b = int(match.group("a")), int(match.group("b"))
+        if b == (a + 1) % 100:
+            years.add(a + 1)
+            masked = _blank(masked, match.start(), match.end())
+    for pattern in (_FY, _BARE_YEAR):
+        for match in pattern.finditer(masked):
+            years.add(_year_of(match.group("y")))
+    if _ALL_YEARS.search(text):
+        years.update(FISCAL_YEARS)
+    if _LATEST.search(text):
+        years.add(LATEST_FISCAL_YEAR)
+    return sorted(years)
+
+
+def find_fiscal_years(text: str) -> list[int]:
+    """Return the covered fiscal years (2023–2025) a text mentions, sorted."""
+    return [y for y in mentioned_years(text) if y in FISCAL_YEARS]
+
+
+def mentioned_years_outside(text: str) -> list[int]:
+    """Return the years a text mentions that the corpus does not cover ("FY2021")."""
+    return [y for y in mentioned_years(text) if y not in FISCAL_YEARS]
+
+
+_CHANGE = re.compile(
+    r"\b(?:grow|grew|grown|growth|change[sd]?|changing|increase[sd]?|increasing|decrease[sd]?|"
+    r"decreasing|fell|fall(?:en|ing)?|rose|rise[ns]?|rising|trend(?:s|ed|ing)?|move[sd]?|"
+    r"movement|decline[sd]?|declining|drop(?:ped)?|improve[sd]?|deteriorat\w*|up\s+or\s+down|"
+    r"year[\s-]+on[\s-]+year|year[\s-]+over[\s-]+year|yoy)\b",
+    re.IGNORECASE,
+)
+_COMPARE = re.compile(
+    r"\b(?:compare[sd]?|comparing|comparison|versus|vs\.?|differ(?:ence|ent|s)?|"
+    r"rank(?:ed|ing)?)\b|\bwhich\b.*\b(?:higher|highest|larger|largest|more|most|bigger|"
+    r"biggest|lower|lowest|less|least|smaller|smallest|better|best)\b",
+    re.IGNORECASE,
+)
+
+
+def find_intent(text: str, companies: list[str], metrics: list[str]) -> Intent:
+    """Classify what kind of answer a question wants.
+
+    Explicit comparison words win; then change words; then two or more companies make a
+    comparison; a company with no metric is an overview; anything else is a lookup.
+    """
+    if _COMPARE.search(text):
+        return "compare"
+    if _CHANGE.search(text):
+        return "change"
+    if len(companies) >= 2:
+        return "compare"
+    if companies and not metrics:
+        return "overview"
+    return "lookup"
+
+
+def extract_slots(text: str) -> Slots:
+    """Extract companies, covered fiscal years, metrics and intent from a question."""
+    companies = find_companies(text)
+    metrics = find_metrics(text)
+    return Slots(
+        companies=companies,
+        fiscal_years=find_fiscal_years(text),
+        metrics=metrics,
+        intent=find_intent(text, companies, metrics),
+    )

@@ -1,0 +1,102 @@
+"""Bounded retry that changes its input (DESIGN.md §6), as plain workflow logic."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from activities.contracts import NotFound, SubQuery, UnsupportedClaim
+from workflows.logic.question import METRICS
+
+MAX_RETRIES = 2
+
+
+def metric_synonyms(metric: str) -> list[str]:
+    """Report wordings for a metric (by key or display name), to widen a gap's search."""
+    for m in METRICS.values():
+        if metric in (m.key, m.display):
+            return list(m.report_terms)
+    return []
+
+
+def should_retry(quality_passed: bool, gaps: int, unsupported: int, retries_done: int) -> bool:
+    """Retry when quality failed, a requested figure is missing, or >2 claims are
+    unsupported — only while fewer than MAX_RETRIES retries have run."""
+    if retries_done >= MAX_RETRIES:
+        return False
+    return not quality_passed or gaps > 0 or unsupported > 2
+
+
+@dataclass(frozen=True)
+class RetryPlan:
+    sub_queries: list[SubQuery]
+    changes: list[str]
+
+
+def retry_targets(
+    coverage: dict[str, bool], gaps: list[NotFound], unsupported: list[UnsupportedClaim]
+) -> list[str]:
+    """Companies to search again: not found, with a gap, or with an unverified claim."""
+    targets = [t for t, ok in coverage.items() if not ok]
+    targets += [g.company for g in gaps]
+    targets += [c.label.split()[0] for c in unsupported if c.label.split()]
+    return list(dict.fromkeys(t for t in targets if t in coverage))
+
+
+def plan_retry(
+    sub_queries: list[SubQuery],
+    targets: list[str],
+    gaps: list[NotFound],
+    unsupported: list[UnsupportedClaim],
+    retry_number: int,
+    synonyms: Callable[[str], list[str]],
+) -> RetryPlan | None:
+    """Change each target company's sub-query; None when nothing can change.
+
+    Failed claim labels are appended as search terms; for a gap the metric's synonyms are
+    added; on the second retry (or when no term is new) the fiscal-year filter is widened.
+    """
+    changed: list[SubQuery] = []
+    changes: list[str] = []
+    for sq in sub_queries:
+        if sq.company not in targets:
+            continue
+        words = sq.query.lower().split()
+        extra: list[str] = []
+        for claim in unsupported:
+            if claim.label.startswith(sq.company):
+                extra += claim.label.split()[1:]
+        for gap in gaps:
+            if gap.company == sq.company:
+                extra += [w for term in synonyms(gap.metric) for w in term.split()]
+        new_terms = [w for w in dict.fromkeys(extra) if w.lower() not in words]
+        widen = bool(sq.fiscal_years) and (retry_number >= 2 or not new_terms)
+        if not new_terms and not widen:
+            continue
+        changed.append(
+            SubQuery(
+                company=sq.company,
+                query=" ".join([sq.query, *new_terms]),
+                fiscal_years=[] if widen else sq.fiscal_years,
+                metrics=sq.metrics,
+            )
+        )
+        what = []
+        if new_terms:
+            what.append(f"+terms {' '.join(new_terms)}")
+        if widen:
+            what.append("fiscal-year filter widened")
+        changes.append(f"{sq.company}: {', '.join(what)}")
+    if not changed:
+        return None
+    return RetryPlan(changed, changes)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    pass_number: int
+    unsupported: int
+    gaps: int
+
+
+def best_attempt(attempts: list[Attempt]) -> Attempt:
+    """Fewest unsupported claims, then most coverage (fewest gaps), then the latest."""
+    return min(attempts, key=lambda a: (a.unsupported, a.gaps, -a.pass_number))

@@ -1,0 +1,109 @@
+"""Per-activity options and failure policy: ONE table, checked against the worker registry.
+
+Quality layers fail open, harm-preventing layers fail closed, and every fail-open is
+recorded in the turn's `degraded` list under the layer named here. Transport errors are
+retried by Temporal first (bounded); the policy applies once those retries are spent.
+"""
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Literal, TypedDict
+
+from temporalio.common import RetryPolicy
+
+_BOUNDED = RetryPolicy(
+    initial_interval=timedelta(milliseconds=200),
+    maximum_interval=timedelta(seconds=5),
+    maximum_attempts=3,
+    non_retryable_error_types=["InvalidInput", "UpstreamRejected"],
+)
+# Writes whose loss would lose the turn: retried until they succeed.
+_UNTIL_DONE = RetryPolicy(
+    initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=30)
+)
+
+
+@dataclass(frozen=True)
+class StepPolicy:
+    direction: Literal["open", "closed"]
+    on_error: str
+    why: str
+    start_to_close: timedelta = timedelta(seconds=30)
+    schedule_to_close: timedelta | None = timedelta(seconds=90)
+    retry: RetryPolicy = field(default_factory=lambda: _BOUNDED)
+
+
+POLICY: dict[str, StepPolicy] = {
+    "postgres_load_session": StepPolicy(
+        "open", "answer without recent turns",
+        "a turn without history can still answer or ask; blocking it helps nobody",
+    ),
+    "llm_route_question": StepPolicy(
+        "open", "default to retrieval, never block on clarification",
+        "retrieval is the safe default: its answer is still graded and gated",
+    ),
+    "llm_rewrite_query": StepPolicy(
+        "open", "one sub-query per company built from the question",
+        "the question itself is a usable query",
+    ),
+    "qdrant_search_chunks": StepPolicy(
+        "open", "that company counts as not found (gap line, retry)",
+        "one company's outage must not sink the others; the gap is stated in the answer",
+    ),
+    "llm_grade_documents": StepPolicy(
+        "open", "keep all documents", "noisy evidence beats none",
+    ),
+    "llm_synthesize_answer": StepPolicy(
+        "closed", "diagnostic fallback (no_answer_composed)",
+        "no text is better than unchecked text",
+        start_to_close=timedelta(seconds=60), schedule_to_close=timedelta(seconds=180),
+    ),
+    "grounding_check_numbers": StepPolicy(
+        "closed", "every figure counts as unverified (grounded no, confidence low)",
+        "an unverifiable figure must not be shown as verified",
+    ),
+    "llm_grade_answer": StepPolicy(
+        "open", "pass with 0 unsupported, marked judge_unavailable, confidence capped at medium",
+        "the numeric check still ran; configurable to closed for regulated use",
+        start_to_close=timedelta(seconds=60), schedule_to_close=timedelta(seconds=180),
+    ),
+    "postgres_save_turn": StepPolicy(
+        "closed", "retried until it succeeds",
+        "the turn is not complete until the conversation holds it",
+        schedule_to_close=None, retry=_UNTIL_DONE,
+    ),
+    "qdrant_ingest_file": StepPolicy(
+        "closed", "the file is reported failed; other files still ingest",
+        "a half-ingested document must not be served",
+        start_to_close=timedelta(minutes=5), schedule_to_close=timedelta(minutes=20),
+    ),
+    "qdrant_read_corpus_version": StepPolicy(
+        "closed", "the ingestion run fails visibly", "the version is part of every answer's record",
+    ),
+    "qdrant_load_chunks": StepPolicy(
+        "closed", "the search request fails (HTTP 5xx)", "there is nothing to degrade to",
+    ),
+}  # fmt: skip
+
+PURE_LAYERS: dict[str, str] = {
+    "scope_rules": "cannot fail (pure code): closed by construction",
+    "final_gate": "cannot fail (pure code): closed by construction — the floor",
+}
+
+JUDGE_UNAVAILABLE = "judge_unavailable"
+
+
+class ActivityOptions(TypedDict):
+    start_to_close_timeout: timedelta
+    schedule_to_close_timeout: timedelta | None
+    retry_policy: RetryPolicy
+
+
+def activity_options(name: str) -> ActivityOptions:
+    """Keyword arguments for `workflow.execute_activity*`, from the table."""
+    p = POLICY[name]
+    return {
+        "start_to_close_timeout": p.start_to_close,
+        "schedule_to_close_timeout": p.schedule_to_close,
+        "retry_policy": p.retry,
+    }
