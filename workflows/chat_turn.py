@@ -58,7 +58,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.logic.companies import COMPANIES
     from workflows.logic.confidence import confidence_band
     from workflows.logic.coverage import company_status, ensure_gap_lines
-    from workflows.logic.question import extract_slots
+    from workflows.logic.question import extract_slots, mentioned_years_outside
     from workflows.logic.retry import (
         MAX_RETRIES,
         Attempt,
@@ -342,6 +342,10 @@ class ChatTurn:
                          had_evidence=bool(kept))
             )  # fmt: skip
         bound = bind_citations(best.draft.answer, [_source(h) for h in best.sources])
+        outside = mentioned_years_outside(resolved)
+        if outside:
+            years = ", ".join(f"FY{y}" for y in outside)
+            bound.warnings.append(f"{years} is not covered: the reports cover FY2023–FY2025.")
         text, added = ensure_gap_lines(bound.answer, best.draft.not_found)
         if added:
             self._note(f"coverage post-check added {len(added)} line(s)")

@@ -1,6 +1,5 @@
 """Citation binding: range check, renumbering, grouping, dedupe, pruning, company post-check."""
 
-
 from workflows.logic.citations import Source, bind_citations
 
 

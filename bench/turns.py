@@ -1,0 +1,129 @@
+"""Turn latency benchmark against a running stack (run by hand; not a test).
+
+    make up   # in another terminal, or: .venv/bin/turnstile up --detach
+    .venv/bin/python -m bench.turns [--turns 50] [--warmup 10]
+
+For each scenario it POSTs `--turns` turns (each in a new conversation, so none waits on
+another) and measures the HTTP round trip. From each turn's workflow history it computes
+the orchestration share: the part of the workflow's run time not covered by any activity
+(activities running in parallel are counted once, as the union of their intervals).
+"""
+
+import argparse
+import asyncio
+import statistics
+import time
+import uuid
+from datetime import datetime
+
+import httpx
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+
+from settings import get_settings
+
+SCENARIOS: dict[str, list[str]] = {
+    "single-company figure": [
+        "What was BHP's revenue in FY2024?",
+        "What was Fortescue's net debt in FY2023?",
+        "What was South32's underlying EBITDA in FY2025?",
+        "What was Northern Star's revenue in FY2024?",
+        "What was Rio Tinto's net earnings in FY2023?",
+    ],
+    "three-company comparison": [
+        "Compare the revenue of BHP, Rio Tinto and Fortescue in FY2024",
+        "Compare net debt of BHP, Fortescue and South32 in FY2025",
+    ],
+    "out-of-scope refusal": [
+        "Should I buy BHP shares?",
+        "Write a poem about Fortescue",
+        "What was Glencore's revenue in FY2024?",
+    ],
+}
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def _union_seconds(intervals: list[tuple[datetime, datetime]]) -> float:
+    total, end = 0.0, None
+    for start, stop in sorted(intervals):
+        if end is None or start > end:
+            total += (stop - start).total_seconds()
+            end = stop
+        elif stop > end:
+            total += (stop - end).total_seconds()
+            end = stop
+    return total
+
+
+async def orchestration_share(client: Client, workflow_id: str) -> tuple[float, float]:
+    """Return (workflow seconds, seconds not inside any activity)."""
+    started: dict[int, datetime] = {}
+    intervals: list[tuple[datetime, datetime]] = []
+    first = last = None
+    async for e in client.get_workflow_handle(workflow_id).fetch_history_events():
+        when = e.event_time.ToDatetime()
+        first = first or when
+        last = when
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED:
+            started[e.activity_task_started_event_attributes.scheduled_event_id] = when
+        elif e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+            sid = e.activity_task_completed_event_attributes.scheduled_event_id
+            if sid in started:
+                intervals.append((started[sid], when))
+    assert first is not None and last is not None
+    total = (last - first).total_seconds()
+    return total, total - _union_seconds(intervals)
+
+
+async def run(turns: int, warmup: int) -> None:
+    settings = get_settings()
+    client = await Client.connect(
+        settings.effective_temporal_address, data_converter=pydantic_data_converter
+    )
+    async with httpx.AsyncClient(base_url=settings.api_url, timeout=120) as http:
+
+        async def one(question: str) -> tuple[float, str, str]:
+            body = {"question": question, "conversation_id": f"bench{uuid.uuid4().hex[:12]}"}
+            t0 = time.perf_counter()
+            response = await http.post("/v1/turns", json=body)
+            elapsed = time.perf_counter() - t0
+            response.raise_for_status()
+            data = response.json()
+            return elapsed, data["turn_id"], data["status"]
+
+        for i in range(warmup):
+            await one(SCENARIOS["single-company figure"][i % 5])
+        print(
+            f"{'scenario':28} {'n':>3} {'p50 s':>7} {'p95 s':>7} {'orch p50':>9} {'orch share':>10}"
+        )
+        for name, questions in SCENARIOS.items():
+            times, orch, shares, statuses = [], [], [], set()
+            for i in range(turns):
+                elapsed, turn_id, status = await one(questions[i % len(questions)])
+                times.append(elapsed)
+                statuses.add(status)
+                total, orchestration = await orchestration_share(client, turn_id)
+                orch.append(orchestration)
+                shares.append(orchestration / total if total else 0.0)
+            print(
+                f"{name:28} {turns:>3} {statistics.median(times):>7.3f} "
+                f"{percentile(times, 0.95):>7.3f} {statistics.median(orch):>9.3f} "
+                f"{statistics.median(shares):>9.0%}  statuses={sorted(statuses)}"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=50)
+    parser.add_argument("--warmup", type=int, default=10)
+    args = parser.parse_args()
+    asyncio.run(run(args.turns, args.warmup))
+
+
+if __name__ == "__main__":
+    main()
