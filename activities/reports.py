@@ -63,6 +63,8 @@ class ReportIndex:
                     "bm25": models.SparseVectorParams(modifier=models.Modifier.IDF)
                 },
             )
+            if self.client.init_options.get("path") is not None:
+                return  # local mode ignores payload indexes (and warns about them)
             for key, schema in (
                 ("company", models.PayloadSchemaType.KEYWORD),
                 ("fiscal_year", models.PayloadSchemaType.INTEGER),

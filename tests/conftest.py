@@ -12,6 +12,8 @@ sample corpus) are started once per session; each test gets a fresh task queue.
 - `make_report_index`: a fresh, empty index in a per-test folder.
 - `worker`: `async with worker() as task_queue:` runs a real Worker for one test.
 - `app_settings`, `api_client`: the HTTP API in-process, lifespan and all.
+- `pool`, `turn_worker`, `turns_on`: run ChatTurn with every real activity and start
+  turns the way the API does (allocated in PostgreSQL first).
 """
 
 import contextlib
@@ -19,26 +21,33 @@ import os
 import sys
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
 import httpx
 import pytest
+from psycopg_pool import AsyncConnectionPool
 from qdrant_client import QdrantClient
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from activities.embeddings import LocalEmbedder
+from activities.engines.offline import OfflineEngine
+from activities.engines.protocol import Engine
 from activities.report_activities import ReportActivities
 from activities.reports import ReportIndex
 from api.app import create_app
+from db import turns
 from db.migrate import migrate
 from settings import PROJECT_ROOT, Settings
 from stack import postgres
 from stack.processes import free_port
 from workflows import attributes
+from workflows.chat_turn import ChatTurn
+from workflows.contracts import ClarificationReply, TurnInput, TurnResult
 
 CORPUS_DIR = PROJECT_ROOT / "corpus" / "reports"
 TEMPORAL_CLI = os.path.join(os.path.dirname(sys.executable), "temporal")
@@ -228,3 +237,86 @@ async def api_client(app_settings: Settings) -> AsyncIterator[httpx.AsyncClient]
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://turnstile.test") as c:
             yield c
+
+
+# ---- chat turns -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+async def pool(postgres_url: str) -> AsyncIterator[AsyncConnectionPool]:
+    pool = AsyncConnectionPool(
+        postgres_url, min_size=1, max_size=6, open=False, kwargs={"autocommit": True}
+    )
+    await pool.open()
+    yield pool
+    await pool.close()
+
+
+TurnWorker = Callable[..., contextlib.AbstractAsyncContextManager[str]]
+
+
+@pytest.fixture
+def turn_worker(
+    worker: "WorkerFactory", report_index: ReportIndex, pool: AsyncConnectionPool
+) -> TurnWorker:
+    """`async with turn_worker(engine) as task_queue:` — every real activity, one engine."""
+
+    def run(
+        engine: Engine | None = None, task_queue: str | None = None
+    ) -> contextlib.AbstractAsyncContextManager[str]:
+        import worker as registry
+
+        return worker(
+            task_queue=task_queue,
+            activities=registry.activities(report_index, pool, engine or OfflineEngine()),
+        )
+
+    return run
+
+
+class Turns:
+    """Start turns the way the API does: allocate in PostgreSQL, then start ChatTurn."""
+
+    def __init__(self, client: Client, pool: AsyncConnectionPool, task_queue: str) -> None:
+        self.client = client
+        self.pool = pool
+        self.task_queue = task_queue
+
+    async def start(
+        self,
+        question: str,
+        conversation_id: str | None = None,
+        clarification_timeout: timedelta = timedelta(hours=24),
+    ) -> WorkflowHandle[ChatTurn, TurnResult]:
+        conversation_id = conversation_id or unique("c")
+        async with self.pool.connection() as conn:
+            alloc = await turns.allocate_turn(conn, conversation_id, None, question)
+        return await self.client.start_workflow(
+            ChatTurn.run,
+            TurnInput(
+                turn_id=alloc.turn_id,
+                conversation_id=conversation_id,
+                seq=alloc.seq,
+                question=question,
+                clarification_timeout_seconds=clarification_timeout.total_seconds(),
+            ),
+            id=alloc.turn_id,
+            task_queue=self.task_queue,
+        )
+
+    async def ask(self, question: str, conversation_id: str | None = None) -> TurnResult:
+        handle = await self.start(question, conversation_id)
+        return await handle.execute_update(ChatTurn.wait_for_outcome, 0)
+
+    async def reply(
+        self, handle: WorkflowHandle[ChatTurn, TurnResult], round_: int, text: str
+    ) -> TurnResult:
+        await handle.signal(
+            ChatTurn.clarification_reply, ClarificationReply(round=round_, reply=text)
+        )
+        return await handle.execute_update(ChatTurn.wait_for_outcome, round_)
+
+
+@pytest.fixture
+def turns_on(temporal_client: Client, pool: AsyncConnectionPool) -> Callable[[str], Turns]:
+    return lambda task_queue: Turns(temporal_client, pool, task_queue)

@@ -9,8 +9,7 @@ import pytest
 
 from api.app import create_app
 from settings import Settings
-from tests.conftest import unique
-from tests.workflows.conftest import TurnWorker
+from tests.conftest import TurnWorker, unique
 
 
 @contextlib.asynccontextmanager

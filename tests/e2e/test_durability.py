@@ -145,3 +145,51 @@ def test_worker_killed_mid_turn_resumes_without_repeating_completed_activities(
         assert starts[scheduled_id] == 1, "a completed activity ran again"
     assert all(n == 1 for n in completions.values())
     assert [m["role"] for m in messages(stack, conversation)] == ["user", "assistant"]
+
+
+# ---- the CLI against the same stack -------------------------------------------------------
+
+
+def test_ask_json_prints_exactly_one_turn_result_object(stack: Env) -> None:
+    done = turnstile(stack, "ask", "What was Northern Star's revenue in FY2024?", "--json")
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    assert len(lines) == 1
+    result = json.loads(lines[0])
+    assert result["status"] == "answered" and "4.92" in result["answer"]
+
+
+def test_ask_prints_a_refusal_and_still_exits_zero(stack: Env) -> None:
+    done = turnstile(stack, "ask", "Should I buy Fortescue shares?")
+    assert done.returncode == 0
+    assert "investment advice" in done.stdout
+
+
+def test_ask_with_an_empty_question_exits_2_with_one_line(stack: Env) -> None:
+    done = turnstile(stack, "ask", "   ")
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_reply_to_an_unknown_turn_exits_2_with_one_line(stack: Env) -> None:
+    done = turnstile(stack, "reply", "turn-nobody-1", "BHP")
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "no turn" in done.stderr
+
+
+def test_ask_with_the_api_unreachable_exits_3_with_one_line(stack: Env) -> None:
+    from stack.processes import free_port
+
+    env = {**stack, "TURNSTILE_API_URL": f"http://127.0.0.1:{free_port()}"}
+    done = turnstile(env, "ask", "What was BHP's revenue in FY2024?")
+    assert done.returncode == 3
+    assert done.stderr.strip().count("\n") == 0 and "cannot reach the API" in done.stderr
+
+
+def test_ask_that_does_not_settle_in_time_exits_4(stack: Env) -> None:
+    pid = read_pid(Path(stack["TURNSTILE_HOME"]) / "run" / "worker.pid")
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)  # no worker: the turn cannot settle
+    done = turnstile(stack, "ask", "What was BHP's revenue in FY2023?", "--timeout", "2")
+    assert done.returncode == 4, done.stderr
+    assert done.stderr.strip().count("\n") == 0

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from activities.contracts import Draft
-from tests.workflows.conftest import Turns, TurnWorker
+from tests.conftest import Turns, TurnWorker
 from tests.workflows.scripted_engine import ScriptedEngine
 from workflows.chat_turn import ChatTurn
 

@@ -1,6 +1,7 @@
 """ChatTurn on the real dev server with real activities, Qdrant, PostgreSQL and the
 offline engine. Each control in scope is shown firing and shown quiet on a good answer."""
 
+import json
 from collections.abc import Callable
 
 from psycopg_pool import AsyncConnectionPool
@@ -9,10 +10,11 @@ from temporalio.client import WorkflowHandle
 from temporalio.exceptions import ApplicationError
 
 from activities.contracts import AnswerGrade, DocumentGrades, Draft, RouteDecision, Slots
+from activities.reports import ReportIndex
 from db import turns as turn_store
-from tests.conftest import unique
-from tests.workflows.conftest import Turns, TurnWorker
+from tests.conftest import Turns, TurnWorker, unique
 from tests.workflows.scripted_engine import ScriptedEngine
+from workflows import attributes
 from workflows.chat_turn import MAX_MODEL_CALLS, ChatTurn
 from workflows.contracts import ClarificationReply, TurnResult
 from workflows.logic.gate import CLARIFICATION_EXHAUSTED, NO_ANSWER_COMPOSED
@@ -414,3 +416,64 @@ async def test_judge_finding_nothing_wrong_keeps_high_confidence(
     async with turn_worker(engine) as tq:
         result = await turns_on(tq).ask("What was Fortescue's net profit after tax in FY2023?")
     assert result.confidence == "high" and "4.80" in (result.answer or "")
+
+
+# ---- relevance grading and operators ------------------------------------------------------
+
+
+async def grading_counts(handle: WorkflowHandle[ChatTurn, TurnResult]) -> list[tuple[int, int]]:
+    """(chunks sent, chunks kept) for each llm_grade_documents call, from the history."""
+    sent = [
+        len(json.loads(i)["chunk_ids"])
+        for i in await activity_inputs(handle, "llm_grade_documents")
+    ]
+    kept = []
+    async for event in handle.fetch_history_events():
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+            payloads = event.activity_task_completed_event_attributes.result.payloads
+            data = json.loads(payloads[0].data) if payloads and payloads[0].data else None
+            if isinstance(data, dict) and set(data) == {"keep"}:
+                kept.append(len(data["keep"]))
+    return list(zip(sent, kept, strict=True))
+
+
+async def test_relevance_grading_drops_governance_and_auditor_chunks(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns], report_index: ReportIndex
+) -> None:
+    async with turn_worker() as tq:
+        handle = await turns_on(tq).start("What was BHP's revenue in FY2024?")
+        result = await handle.execute_update(ChatTurn.wait_for_outcome, 0)
+        counts = await grading_counts(handle)
+    sent, kept = counts[0]
+    assert kept < sent, "the grader should drop some retrieved chunks"
+    cited = report_index.get_chunks([c.chunk_id for c in result.citations])
+    dropped_sections = ("auditor", "governance", "remuneration", "risk", "board")
+    assert not any(word in c.section.lower() for c in cited for word in dropped_sections)
+
+
+async def test_relevance_grading_keeps_remuneration_when_asked_about_it(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns], report_index: ReportIndex
+) -> None:
+    async with turn_worker() as tq:
+        handle = await turns_on(tq).start("What does BHP's FY2024 remuneration report say?")
+        await handle.execute_update(ChatTurn.wait_for_outcome, 0)
+        inputs = await activity_inputs(handle, "llm_grade_documents")
+        counts = await grading_counts(handle)
+    sent_ids = json.loads(inputs[0])["chunk_ids"]
+    sections = {c.section for c in report_index.get_chunks(sent_ids)}
+    assert any("Remuneration" in s for s in sections)
+    assert counts[0][1] > 0
+
+
+async def test_operators_can_filter_turns_by_conversation_route_outcome_and_confidence(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    async with turn_worker() as tq:
+        handle = await turns_on(tq).start("What was BHP's revenue in FY2024?")
+        result = await handle.result()
+        described = await handle.describe()
+    attrs = described.typed_search_attributes
+    assert attrs.get(attributes.CONVERSATION) == result.conversation_id
+    assert attrs.get(attributes.ROUTE) == "needs_retrieval"
+    assert attrs.get(attributes.OUTCOME) == "answered"
+    assert attrs.get(attributes.CONFIDENCE) == "high"
