@@ -332,10 +332,13 @@ class ChatTurn:
             for sq in retry_plan.sub_queries:
                 current[sq.company] = sq
             to_search = retry_plan.sub_queries
-        best_number = best_attempt(
-            [Attempt(p.number, len(p.unsupported), len(p.gaps)) for p in passes if p.draft]
-        ).pass_number if any(p.draft for p in passes) else None  # fmt: skip
-        best = next((p for p in passes if p.number == best_number), None)
+        drafted = {p.number: p for p in passes if p.draft is not None}
+        best = None
+        if drafted:
+            attempts = [
+                Attempt(p.number, len(p.unsupported), len(p.gaps)) for p in drafted.values()
+            ]
+            best = drafted[best_attempt(attempts).pass_number]
         if best is None or best.draft is None:
             return await self._finish(
                 _Outcome("fallback", None, decision.route, resolved, carried, coverage=coverage,

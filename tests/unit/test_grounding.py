@@ -287,3 +287,12 @@ def test_quiet_on_the_offline_engines_derived_and_comparison_answers(question: s
     result = check_numbers(answer, kept)
     assert result.unsupported == [], answer
     assert result.checked_numbers > 0
+
+
+def test_cross_company_change_label_names_the_compared_company_first() -> None:
+    bhp = next(c for c in tables("BHP", 2024) if "55,658" in c.text)
+    rio = next(c for c in tables("RIO", 2024) if "53,658" in c.text)
+    answer = "In FY2024, BHP Group's revenue was 3.7% higher than Rio Tinto's [1,2]."
+    report = check_numbers(answer, [bhp, rio])
+    assert report.unsupported == []
+    assert [d.label for d in report.derived] == ["BHP vs RIO revenue change FY2024"]

@@ -478,7 +478,9 @@ def _recompute(
                     if signed_ok and abs(abs(pct) - claim.value) <= tol:
                         formula = f"({_fmt(vn)} − {_fmt(vo)}) / {_fmt(vo)} = {pct:+.1f}%"
                         return Derived(
-                            label=_derived_label("change", [old, new], metrics), formula=formula
+                            # "BHP vs RIO … change": the first named is compared to the second.
+                            label=_derived_label("change", [new, old], metrics),
+                            formula=formula,
                         )
                     ratio = vo / vn * 100.0 if vn else 0.0
                     if vn and abs(abs(ratio) - claim.value) <= tol:
@@ -495,7 +497,8 @@ def _recompute(
             ):
                 if abs(abs(result) / claim.factor - claim.value) <= tol:
                     formula = f"{text} = {_fmt(result)} {unit_name}".strip()
-                    return Derived(label=_derived_label(op, [a, b], metrics), formula=formula)
+                    larger_first = [a, b] if va >= vb else [b, a]
+                    return Derived(label=_derived_label(op, larger_first, metrics), formula=formula)
     return None
 
 
