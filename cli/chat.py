@@ -89,6 +89,8 @@ def render(result: TurnResult) -> str:
         lines.append("Calculated:")
         for d in result.derived:
             lines.append(f"  {d.label}: {d.formula}")
+    for warning in result.warnings:
+        lines.append(f"! {warning}")
     meta = [f"status {result.status}"]
     if result.confidence:
         meta.append(f"confidence {result.confidence} (grounded {result.grounded})")

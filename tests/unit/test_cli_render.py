@@ -1,0 +1,30 @@
+"""The CLI's rendering of a turn for people: answer, sources, warnings, meta line."""
+
+from activities.contracts import Derived
+from cli.chat import render
+from workflows.contracts import Citation, TurnResult
+
+
+def test_render_shows_citations_calculations_warnings_and_confidence() -> None:
+    result = TurnResult(
+        turn_id="turn-c1-1", conversation_id="c1", status="answered", question="q",
+        answer="BHP's revenue for FY2024 was US$55,658 million [1].",
+        citations=[Citation(n=1, company="BHP", fiscal_year=2024, page=4,
+                            document="BHP Annual Report 2024", preview="Revenue 55,658")],
+        derived=[Derived(label="BHP revenue change FY2023–FY2024", formula="(a − b) / b")],
+        warnings=["FY2021 is not covered: the reports cover FY2023–FY2025."],
+        grounded="yes", confidence="high",
+    )  # fmt: skip
+    text = render(result)
+    assert "[1] BHP FY2024, BHP Annual Report 2024, p.4" in text
+    assert "! FY2021 is not covered" in text
+    assert "confidence high" in text and "BHP revenue change" in text
+
+
+def test_render_shows_a_clarifying_question_with_how_to_reply() -> None:
+    result = TurnResult(
+        turn_id="turn-c1-2", conversation_id="c1", status="needs_clarification",
+        question="q", clarifying_question="Which company do you mean?",
+    )  # fmt: skip
+    text = render(result)
+    assert "Which company do you mean?" in text and "turnstile reply turn-c1-2" in text
