@@ -8,7 +8,6 @@ text to the engine. Grader output is validated here: indices only, in range.
 import asyncio
 
 from temporalio import activity
-from workflows.logic.grounding import check_numbers
 
 from activities.contracts import (
     AnswerGrade,
@@ -27,6 +26,7 @@ from activities.engines.protocol import Engine
 from activities.errors import invalid_input
 from activities.reports import ReportIndex
 from workflows.logic.evidence import strip_instructions
+from workflows.logic.grounding import check_numbers
 
 
 async def load_evidence(index: ReportIndex, chunk_ids: list[str]) -> list[ChunkText]:

@@ -10,8 +10,6 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from activities.engines.offline import OfflineEngine
-
 from activities.contracts import (
     AnswerGrade,
     ChunkText,
@@ -21,6 +19,7 @@ from activities.contracts import (
     RouteDecision,
     Slots,
 )
+from activities.engines.offline import OfflineEngine
 
 Step = object  # a value, an Exception instance, or a callable(offline_result) -> value
 
