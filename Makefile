@@ -19,8 +19,8 @@ down: $(STAMP)
 	$(BIN)/turnstile down
 
 lint: $(STAMP)
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+	$(BIN)/ruff check --no-cache .
+	$(BIN)/ruff format --no-cache --check .
 	$(BIN)/mypy
 
 test: lint
