@@ -9,6 +9,7 @@ as pgserver itself does.
 import os
 import pwd
 import subprocess
+import warnings
 from pathlib import Path
 
 from stack.processes import StackError, read_pid
@@ -16,7 +17,16 @@ from stack.processes import StackError, read_pid
 _USER = "pgserver"
 
 
+def _quiet_import() -> None:
+    # pgserver computes a runtime directory at import time and warns when
+    # XDG_RUNTIME_DIR is unset; we never use that directory.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pgserver.utils  # noqa: F401
+
+
 def _bin(name: str) -> str:
+    _quiet_import()
     import pgserver
 
     return str(Path(pgserver.__file__).parent / "pginstall" / "bin" / name)
@@ -25,6 +35,7 @@ def _bin(name: str) -> str:
 def _run_as() -> str | None:
     if os.geteuid() != 0:
         return None
+    _quiet_import()
     from pgserver.utils import ensure_user_exists
 
     ensure_user_exists(_USER)
@@ -35,6 +46,7 @@ def _prepare(pgdata: Path, user: str | None) -> None:
     pgdata.mkdir(parents=True, exist_ok=True)
     if user is None:
         return
+    _quiet_import()
     from pgserver.utils import ensure_folder_permissions, ensure_prefix_permissions
 
     ensure_prefix_permissions(pgdata)
