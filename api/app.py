@@ -9,7 +9,7 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from api import errors
-from api.routes import health, ingest, page, search, turns
+from api.routes import events, health, ingest, page, search, turns
 from db.migrate import migrate
 from settings import Settings, get_settings
 
@@ -50,5 +50,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(search.router)
     app.include_router(ingest.router)
     app.include_router(turns.router)
+    app.include_router(events.router)
     app.include_router(page.router)
     return app

@@ -177,6 +177,12 @@ class ChatTurn:
     def current(self) -> TurnResult | None:
         return self._result
 
+    @workflow.query(name="progress")
+    def progress(self) -> list[str]:
+        """The decisions taken so far, one line per step (no answer text: that is only
+        released in the TurnResult, after the final gate)."""
+        return list(self._details)
+
     # ---- the turn -------------------------------------------------------------------
 
     async def _turn(self, inp: TurnInput) -> TurnResult:

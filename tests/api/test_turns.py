@@ -2,6 +2,7 @@
 
 import asyncio
 import contextlib
+import json
 from collections.abc import AsyncIterator
 
 import httpx
@@ -184,3 +185,29 @@ async def test_clarification_reply_sent_while_no_worker_runs_is_not_lost(
                     break
                 await asyncio.sleep(0.25)
     assert polled["status"] == "answered" and "5,491" in polled["answer"]
+
+
+async def test_progress_stream_sends_steps_then_one_outcome_with_the_answer(
+    served: httpx.AsyncClient,
+) -> None:
+    started = await served.post(
+        "/v1/turns", json={"question": "What was BHP's net debt in FY2025?"}
+    )
+    turn_id = started.json()["turn_id"]
+    response = await served.get(f"/v1/turns/{turn_id}/events")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/event-stream")
+    events = [block.split("\n", 1) for block in response.text.strip().split("\n\n")]
+    kinds = [head.removeprefix("event: ") for head, _ in events]
+    assert kinds[-1] == "outcome" and kinds.count("outcome") == 1
+    assert "step" in kinds
+    steps = " ".join(body for head, body in events if head == "event: step")
+    assert "route: needs_retrieval" in steps
+    assert "12.92" not in steps, "answer text must only arrive in the outcome"
+    outcome = json.loads(events[-1][1].removeprefix("data: "))
+    assert outcome["status"] == "answered" and "12.92" in outcome["answer"]
+
+
+async def test_progress_stream_of_unknown_turn_is_404(api_client: httpx.AsyncClient) -> None:
+    response = await api_client.get("/v1/turns/turn-nobody-9/events")
+    assert response.status_code == 404 and response.json()["error_type"] == "NotFound"
