@@ -55,7 +55,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.logic import gate
     from workflows.logic.carry import carry_entities, merge_reply
     from workflows.logic.citations import Source, bind_citations
-    from workflows.logic.companies import COMPANIES
+    from workflows.logic.companies import COMPANIES, LATEST_FISCAL_YEAR
     from workflows.logic.confidence import confidence_band
     from workflows.logic.coverage import company_status, ensure_gap_lines
     from workflows.logic.question import extract_slots, mentioned_years_outside
@@ -325,9 +325,17 @@ class ChatTurn:
                 current_pass.quality_passed, len(current_pass.gaps), unsupported, number - 1
             ):
                 break
-            targets = retry_targets(coverage, current_pass.gaps, current_pass.unsupported)
+            # Without a draft the gaps are unknown: every requested metric of a company
+            # with no surviving evidence is one, so its retry can add metric synonyms.
+            gaps = current_pass.gaps if current_pass.draft else [
+                NotFound(company=company, fiscal_year=year, metric=metric)
+                for company, found in coverage.items() if not found
+                for metric in slots.metrics
+                for year in slots.fiscal_years or [LATEST_FISCAL_YEAR]
+            ]  # fmt: skip
+            targets = retry_targets(coverage, gaps, current_pass.unsupported)
             retry_plan = plan_retry(
-                list(current.values()), targets, current_pass.gaps, current_pass.unsupported,
+                list(current.values()), targets, gaps, current_pass.unsupported,
                 number, metric_synonyms,
             )  # fmt: skip
             if retry_plan is None:
