@@ -134,7 +134,6 @@ class ChatTurn:
         self._settled = False
         self._waiting_round: int | None = None
         self._reply: str | None = None
-        self._ignored_replies = 0
         self._degraded: list[Degradation] = []
         self._model_calls = 0
         self._retries = 0
@@ -159,7 +158,6 @@ class ChatTurn:
     def clarification_reply(self, reply: ClarificationReply) -> None:
         """Accept the reply to the question now waiting; ignore (and record) any other."""
         if self._waiting_round != reply.round or self._reply is not None:
-            self._ignored_replies += 1
             self._note(f"ignored a reply for round {reply.round}")
             return
         self._reply = reply.reply
