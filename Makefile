@@ -21,7 +21,7 @@ down: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check --no-cache .
 	$(BIN)/ruff format --no-cache --check .
-	$(BIN)/mypy
+	$(BIN)/mypy --no-incremental
 
 test: lint
 	$(BIN)/pytest -q

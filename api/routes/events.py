@@ -12,13 +12,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 from fastapi.responses import StreamingResponse
+from temporalio.client import WorkflowHandle
 from temporalio.service import RPCError
 
 from api.deps import PoolDep, TemporalDep
 from api.errors import ApiError
 from db import turns
 from workflows.chat_turn import ChatTurn
-from workflows.contracts import SETTLED, WAITING
+from workflows.contracts import SETTLED, WAITING, TurnResult
 
 router = APIRouter(prefix="/v1", tags=["turns"])
 POLL_SECONDS = 0.25
@@ -36,7 +37,9 @@ async def turn_events(
     async with pool.connection() as conn:
         if await turns.get_turn(conn, turn_id) is None:
             raise ApiError(404, "NotFound", f"no turn {turn_id}", turn_id)
-    handle = client.get_workflow_handle_for(ChatTurn.run, turn_id)
+    handle: WorkflowHandle[ChatTurn, TurnResult] = client.get_workflow_handle_for(
+        ChatTurn.run, turn_id
+    )
 
     async def stream() -> AsyncIterator[str]:
         sent = 0
