@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import psycopg
-from psycopg_pool import AsyncConnectionPool
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
@@ -71,7 +71,8 @@ def make_engine(settings: Settings) -> Engine:
     raise ValueError(f"unknown engine {settings.engine!r}; use 'offline'")
 
 
-async def _heartbeat(settings: Settings, index: ReportIndex, worker_id: str) -> None:
+async def _heartbeat(pool: AsyncConnectionPool, index: ReportIndex, worker_id: str) -> None:
+    """Report Qdrant's health and the corpus version to PostgreSQL every few seconds."""
     while True:
         try:
             version = await asyncio.to_thread(index.corpus_version)
@@ -81,9 +82,7 @@ async def _heartbeat(settings: Settings, index: ReportIndex, worker_id: str) -> 
             log.exception("qdrant check failed")
             version, chunks, ok = "unknown", 0, False
         try:
-            async with await psycopg.AsyncConnection.connect(
-                settings.effective_database_url, autocommit=True
-            ) as conn:
+            async with pool.connection(timeout=5) as conn:
                 await conn.execute(
                     "INSERT INTO worker_heartbeats (worker_id, qdrant_ok, corpus_version, chunks,"
                     " seen_at) VALUES (%s, %s, %s, %s, now()) ON CONFLICT (worker_id) DO UPDATE"
@@ -91,7 +90,7 @@ async def _heartbeat(settings: Settings, index: ReportIndex, worker_id: str) -> 
                     " chunks = excluded.chunks, seen_at = now()",
                     (worker_id, ok, version, chunks),
                 )
-        except psycopg.Error:
+        except (psycopg.Error, PoolTimeout):
             log.exception("heartbeat write failed")
         await asyncio.sleep(HEARTBEAT_SECONDS)
 
@@ -126,7 +125,7 @@ async def run_worker(settings: Settings) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     worker_id = f"{socket.gethostname()}:{os.getpid()}"
-    beat = asyncio.create_task(_heartbeat(settings, index, worker_id))
+    beat = asyncio.create_task(_heartbeat(pool, index, worker_id))
     async with worker:
         log.info("worker polling %s", settings.task_queue)
         await stop.wait()

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 import httpx
 import psycopg
 import pytest
+from psycopg_pool import AsyncConnectionPool
 
 from activities.reports import ReportIndex
 from settings import Settings
@@ -15,10 +16,12 @@ from worker import _heartbeat
 
 
 @contextlib.asynccontextmanager
-async def heartbeating(settings: Settings, index: ReportIndex) -> AsyncIterator[str]:
+async def heartbeating(
+    settings: Settings, index: ReportIndex, pool: AsyncConnectionPool
+) -> AsyncIterator[str]:
     """Run the worker's real heartbeat loop until its first report is in PostgreSQL."""
     worker_id = unique("test-worker")
-    task = asyncio.create_task(_heartbeat(settings, index, worker_id))
+    task = asyncio.create_task(_heartbeat(pool, index, worker_id))
     try:
         for _ in range(100):
             async with await psycopg.AsyncConnection.connect(
@@ -44,10 +47,11 @@ async def test_healthz_is_green_while_a_worker_polls_and_reports(
     app_settings: Settings,
     worker: WorkerFactory,
     report_index: ReportIndex,
+    pool: AsyncConnectionPool,
 ) -> None:
     async with (
         worker(report_index, task_queue=app_settings.task_queue),
-        heartbeating(app_settings, report_index),
+        heartbeating(app_settings, report_index, pool),
     ):
         response = await api_client.get("/healthz")
         for _ in range(50):  # the worker's first poll may lag its start by a moment
