@@ -33,6 +33,7 @@ from workflows.logic.figures import (
     extract_facts,
     format_value,
     growth_percent,
+    metric_fits_unit,
     to_base,
 )
 from workflows.logic.grounding import check_numbers, find_amounts, split_sentences
@@ -197,11 +198,7 @@ def prose_facts(chunk: ChunkText) -> list[Fact]:
             unit = _unit_for(found.kind, found.currency, found.factor)
             if unit is None:
                 continue
-            fits = {
-                "production": ("mass", "gold"),
-                "dividends_per_share": ("per_share",),
-            }.get(metric, ("money",))
-            if UNITS[unit].kind not in fits:
+            if not metric_fits_unit(metric, unit):
                 continue
             raw = sentence[found.start : found.end]
             facts.append(

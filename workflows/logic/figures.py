@@ -224,7 +224,7 @@ def extract_facts(chunk: ChunkText) -> list[Fact]:
                         fiscal_year=year,
                         restated=restated,
                         label=label,
-                        metric=metric if _fits(metric, unit) else None,
+                        metric=metric if metric_fits_unit(metric, unit) else None,
                         value=value,
                         raw=raw,
                         unit=unit,
@@ -234,7 +234,7 @@ def extract_facts(chunk: ChunkText) -> list[Fact]:
     return facts
 
 
-def _fits(metric: str | None, unit: str) -> bool:
+def metric_fits_unit(metric: str | None, unit: str) -> bool:
     """A metric read from a label must fit the table's kind of unit (no revenue in Mt)."""
     if metric is None:
         return True
