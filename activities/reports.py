@@ -222,18 +222,8 @@ class ReportIndex:
             records = self.client.retrieve(self.collection, ids=chunk_ids, with_payload=True)
         by_id = {}
         for record in records:
-            chunk = Chunk.model_validate(record.payload)
-            by_id[chunk.chunk_id] = ChunkText(
-                chunk_id=chunk.chunk_id,
-                company=chunk.company,
-                fiscal_year=chunk.fiscal_year,
-                page=chunk.page,
-                section=chunk.section,
-                document=chunk.document,
-                is_table=chunk.is_table,
-                unit=chunk.unit,
-                text=chunk.text,
-            )
+            chunk = Chunk.model_validate(record.payload).as_text()
+            by_id[chunk.chunk_id] = chunk
         return [by_id[c] for c in chunk_ids if c in by_id]
 
 

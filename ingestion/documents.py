@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from activities.contracts import ChunkText
 from workflows.logic.companies import COMPANIES, FISCAL_YEARS, normalise_ticker
 
 CHUNK_NAMESPACE = uuid.UUID("5b0f4f0e-8c8e-4c65-9d0b-6a1f3e0c2b7d")
@@ -54,6 +55,10 @@ class Chunk(BaseModel):
     unit: str | None = None
     text: str
     content_hash: str
+
+    def as_text(self) -> ChunkText:
+        """The chunk as evidence travels to engines and checks (no storage bookkeeping)."""
+        return ChunkText.model_validate(self.model_dump())
 
 
 @dataclass

@@ -11,20 +11,7 @@ CORPUS_DIR = Path(__file__).resolve().parents[2] / "corpus" / "reports"
 
 def chunks_of(path: Path) -> list[ChunkText]:
     """Parse one Markdown report into the ChunkText objects the engine steps get."""
-    return [
-        ChunkText(
-            chunk_id=c.chunk_id,
-            company=c.company,
-            fiscal_year=c.fiscal_year,
-            page=c.page,
-            section=c.section,
-            document=c.document,
-            is_table=c.is_table,
-            unit=c.unit,
-            text=c.text,
-        )
-        for c in parse_markdown(path).chunks
-    ]
+    return [c.as_text() for c in parse_markdown(path).chunks]
 
 
 @cache
