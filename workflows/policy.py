@@ -11,11 +11,13 @@ from typing import Literal, TypedDict
 
 from temporalio.common import RetryPolicy
 
+from activities.errors import ErrorType
+
 _BOUNDED = RetryPolicy(
     initial_interval=timedelta(milliseconds=200),
     maximum_interval=timedelta(seconds=5),
     maximum_attempts=3,
-    non_retryable_error_types=["InvalidInput", "UpstreamRejected"],
+    non_retryable_error_types=[ErrorType.INVALID_INPUT, ErrorType.UPSTREAM_REJECTED],
 )
 # Writes whose loss would lose the turn: retried until they succeed.
 _UNTIL_DONE = RetryPolicy(
