@@ -4,13 +4,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from psycopg_pool import AsyncConnectionPool
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from api import errors
 from api.routes import events, health, ingest, page, search, turns
 from db.migrate import migrate
+from db.pool import make_pool
 from settings import Settings, get_settings
 
 
@@ -28,10 +28,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             namespace=settings.temporal_namespace,
             data_converter=pydantic_data_converter,
         )
-        pool = AsyncConnectionPool(
-            settings.effective_database_url, min_size=1, max_size=8, open=False,
-            kwargs={"autocommit": True},
-        )  # fmt: skip
+        # Bounded waits so a PostgreSQL outage is a quick 503, not a hung request.
+        pool = make_pool(
+            settings.effective_database_url,
+            timeout=settings.database_pool_timeout_seconds,
+            connect_timeout=settings.database_connect_timeout_seconds,
+        )
         await pool.open()
         app.state.pool = pool
         try:

@@ -2,10 +2,11 @@
 
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
 from psycopg_pool import AsyncConnectionPool
 from temporalio.client import Client
 
+from api.text import ID_CHARS
 from settings import Settings
 
 
@@ -27,3 +28,6 @@ def _settings(request: Request) -> Settings:
 TemporalDep = Annotated[Client, Depends(_client)]
 PoolDep = Annotated[AsyncConnectionPool, Depends(_pool)]
 SettingsDep = Annotated[Settings, Depends(_settings)]
+
+TurnIdPath = Annotated[str, Path(max_length=100), ID_CHARS]
+"""A turn id in the URL; storable and free of control characters, else a 422."""

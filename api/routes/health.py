@@ -2,9 +2,11 @@
 
 import asyncio
 from datetime import timedelta
+from typing import Literal
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict
 from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
@@ -15,9 +17,47 @@ router = APIRouter(tags=["health"])
 HEARTBEAT_FRESH = timedelta(seconds=15)
 
 
-@router.get("/healthz")
+class ComponentState(BaseModel):
+    """One component: `ok`, and whichever detail applies to it (absent otherwise)."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    ok: bool
+    error: str | None = None
+    """Why it is down: an exception class name or a short reason."""
+    pollers: int | None = None
+    """Workers polling the task queue (worker only)."""
+    chunks: int | None = None
+    """Chunks in the report index, as the worker last reported (qdrant only)."""
+    version: str | None = None
+    """The corpus version the worker last reported (corpus only)."""
+
+
+class Components(BaseModel):
+    temporal: ComponentState
+    worker: ComponentState
+    postgres: ComponentState
+    qdrant: ComponentState
+    corpus: ComponentState
+
+
+class HealthReport(BaseModel):
+    status: Literal["ok", "degraded"]
+    components: Components
+    corpus_version: str | None
+
+
+_REPORT = {"model": HealthReport, "description": "Some component is down; see `components`."}
+
+
+@router.get("/healthz", response_model=HealthReport, responses={503: _REPORT})
 async def healthz(client: TemporalDep, pool: PoolDep, settings: SettingsDep) -> JSONResponse:
-    components: dict[str, dict[str, object]] = {}
+    """Report every component; 200 when all are up, 503 (same body) when any is down.
+
+    Never raises: a dependency's failure is what this route reports, so each probe is
+    bounded (three seconds) and its error recorded by class name.
+    """
+    components: dict[str, ComponentState] = {}
     try:
         response = await asyncio.wait_for(
             client.workflow_service.describe_task_queue(
@@ -29,12 +69,12 @@ async def healthz(client: TemporalDep, pool: PoolDep, settings: SettingsDep) -> 
             ),
             timeout=3,
         )
-        components["temporal"] = {"ok": True}
+        components["temporal"] = ComponentState(ok=True)
         pollers = len(response.pollers)
-        components["worker"] = {"ok": pollers > 0, "pollers": pollers}
+        components["worker"] = ComponentState(ok=pollers > 0, pollers=pollers)
     except Exception as exc:  # health must report a down server, whatever the error
-        components["temporal"] = {"ok": False, "error": exc.__class__.__name__}
-        components["worker"] = {"ok": False, "error": "temporal unreachable"}
+        components["temporal"] = ComponentState(ok=False, error=exc.__class__.__name__)
+        components["worker"] = ComponentState(ok=False, error="temporal unreachable")
     corpus_version = None
     try:
         async with pool.connection(timeout=3) as conn:
@@ -44,20 +84,24 @@ async def healthz(client: TemporalDep, pool: PoolDep, settings: SettingsDep) -> 
                     " worker_heartbeats ORDER BY seen_at DESC LIMIT 1"
                 )
             ).fetchone()
-        components["postgres"] = {"ok": True}
+        components["postgres"] = ComponentState(ok=True)
         if row is None or row[3] > HEARTBEAT_FRESH:
-            components["qdrant"] = {"ok": False, "error": "no recent worker report"}
+            components["qdrant"] = ComponentState(ok=False, error="no recent worker report")
         else:
-            components["qdrant"] = {"ok": bool(row[0]), "chunks": row[2]}
+            components["qdrant"] = ComponentState(ok=bool(row[0]), chunks=row[2])
             corpus_version = str(row[1])
     except Exception as exc:  # as above: report, do not raise
-        components["postgres"] = {"ok": False, "error": exc.__class__.__name__}
-        components["qdrant"] = {"ok": False, "error": "postgres unreachable"}
-    components["corpus"] = {
-        "ok": corpus_version not in (None, "empty", "unknown"),
-        "version": corpus_version,
-    }
-    ok = all(bool(c["ok"]) for c in components.values())
-    body = {"status": "ok" if ok else "degraded", "components": components,
-            "corpus_version": corpus_version}  # fmt: skip
+        components["postgres"] = ComponentState(ok=False, error=exc.__class__.__name__)
+        components["qdrant"] = ComponentState(ok=False, error="postgres unreachable")
+    components["corpus"] = ComponentState(
+        ok=corpus_version not in (None, "empty", "unknown"), version=corpus_version
+    )
+    ok = all(c.ok for c in components.values())
+    report = HealthReport(
+        status="ok" if ok else "degraded",
+        components=Components.model_validate(components),
+        corpus_version=corpus_version,
+    )
+    body = report.model_dump(mode="json", exclude_none=True)
+    body["corpus_version"] = corpus_version  # always present, null until a worker reports
     return JSONResponse(body, status_code=200 if ok else 503)
