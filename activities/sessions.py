@@ -1,9 +1,12 @@
 """Activities at the PostgreSQL session boundary: load recent turns, save a turn."""
 
+import psycopg
 from psycopg_pool import AsyncConnectionPool
 from temporalio import activity
 
 from activities.contracts import LoadSessionRequest, Session
+from activities.errors import invalid_input
+from activities.heartbeat import heartbeating
 from db import turns
 from workflows.contracts import SaveTurnRequest
 
@@ -15,7 +18,7 @@ class SessionActivities:
     @activity.defn(name="postgres_load_session")
     async def load_session(self, request: LoadSessionRequest) -> Session:
         """Load the resolved questions of earlier turns in this conversation (read-only)."""
-        async with self.pool.connection() as conn:
+        async with heartbeating(), self.pool.connection() as conn:
             recent = await turns.recent_user_questions(conn, request.conversation_id, request.seq)
         return Session(recent_questions=recent)
 
@@ -24,7 +27,12 @@ class SessionActivities:
         """Persist the turn's state; when final, its user and assistant messages.
 
         Idempotent: a retried save rewrites the same row and inserts no second message
-        (unique (turn_id, role)).
+        (unique (turn_id, role)). Data PostgreSQL refuses (a character it cannot store, a
+        value out of range) raises a non-retryable InvalidInput: retrying cannot help,
+        and the workflow's settle path then ends the turn instead of waiting forever.
         """
-        async with self.pool.connection() as conn:
-            await turns.save_turn(conn, request.result, request.final)
+        try:
+            async with heartbeating(), self.pool.connection() as conn:
+                await turns.save_turn(conn, request.result, request.final)
+        except psycopg.DataError as exc:
+            raise invalid_input(f"the turn cannot be stored: {type(exc).__name__}") from exc

@@ -72,6 +72,12 @@ def reply(api_url: str, turn_id: str, text: str, timeout: float) -> TurnResult:
         return _settle(client, response, timeout)
 
 
+def cancel(api_url: str, turn_id: str, timeout: float) -> TurnResult:
+    with httpx.Client(base_url=api_url, timeout=timeout + 5) as client:
+        response = client.post(f"/v1/turns/{turn_id}/cancel")
+        return _settle(client, response, timeout)
+
+
 def render(result: TurnResult) -> str:
     """A person-readable turn: answer, sources, confidence, warnings, or the question."""
     lines: list[str] = []

@@ -171,37 +171,55 @@ def _expand(paths: Sequence[str]) -> list[str]:
     return files
 
 
+def _check_ingest_dir(paths: Sequence[str], settings: Settings) -> None:
+    """Name the ingest directory up front: the API refuses files outside it without saying."""
+    root = settings.ingest_dir.resolve()
+    for path in paths:
+        if not Path(path).is_relative_to(root):
+            raise CliError(
+                f"{path}: outside the ingest directory {root} (set TURNSTILE_INGEST_DIR)",
+                EXIT_BAD_INPUT,
+            )
+
+
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
+    """Ingest through the API, the only way past the document registry (PostgreSQL).
+
+    There is no direct path into Qdrant: without the registry a stray file could
+    replace a company's report for a year unnoticed.
+    """
     try:
         request = IngestRequest(
-            paths=_expand(args.paths), company=args.company, fiscal_year=args.fy
+            paths=_expand(args.paths),
+            company=args.company,
+            fiscal_year=args.fy,
+            replace=args.replace,
         )
     except ValidationError as exc:
         raise CliError(_validation_line(exc), EXIT_BAD_INPUT) from exc
-    if _api_up(settings):
-        response = httpx.post(
-            f"{settings.api_url}/v1/ingest", json=request.model_dump(), timeout=1800.0
+    _check_ingest_dir(request.paths, settings)
+    if not _api_up(settings):
+        raise CliError(
+            f"cannot reach the API at {settings.api_url}; ingestion needs the running stack"
+            " (turnstile up)",
+            EXIT_UNREACHABLE,
         )
-        if response.status_code != 200:
-            raise CliError(_api_error_line(response))
-        body = response.json()
-        results, version = body["files"], body["corpus_version"]
-    else:
-        index = _open_index_directly(settings)
-        index.ensure_collection()
-        results = [
-            index.ingest_file(Path(p), request.company, request.fiscal_year).model_dump()
-            for p in request.paths
-        ]
-        version = index.corpus_version()
+    response = httpx.post(
+        f"{settings.api_url}/v1/ingest",
+        json=request.model_dump(),
+        timeout=settings.ingest_timeout_seconds + 30.0,
+    )
+    if response.status_code != 200:
+        raise CliError(_api_error_line(response))
+    body = response.json()
     failed = 0
-    for r in results:
-        if r["status"] == "failed":
+    for r in body["files"]:
+        if r["status"] in ("failed", "refused"):
             failed += 1
-            print(f"failed: {r['error']}", file=sys.stderr)
+            print(f"{r['status']}: {r['error']}", file=sys.stderr)
         else:
             _say(f"{r['status']}: {r['path']} ({r['chunks']} chunks)")
-    _say(f"corpus version {version}")
+    _say(f"corpus version {body['corpus_version']}")
     return EXIT_FAILURE if failed else 0
 
 
@@ -227,6 +245,17 @@ def cmd_reply(args: argparse.Namespace, settings: Settings) -> int:
         raise CliError("reply must not be empty", EXIT_BAD_INPUT)
     try:
         result = chat.reply(settings.api_url, args.turn_id, args.text, args.timeout)
+    except chat.ChatError as exc:
+        raise CliError(str(exc), exc.code) from exc
+    chat.print_result(result, args.json)
+    return 0
+
+
+def cmd_cancel(args: argparse.Namespace, settings: Settings) -> int:
+    from cli import chat
+
+    try:
+        result = chat.cancel(settings.api_url, args.turn_id, args.timeout)
     except chat.ChatError as exc:
         raise CliError(str(exc), exc.code) from exc
     chat.print_result(result, args.json)
@@ -273,6 +302,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+")
     p.add_argument("--company", help="for PDFs: ticker or name")
     p.add_argument("--fy", type=int, help="for PDFs: fiscal year 2023-2025")
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace the registered report of that company and year with this file",
+    )
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("ask", help="ask one question and print the settled turn")
@@ -289,6 +323,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--timeout", type=float, default=120.0)
     p.set_defaults(func=cmd_reply)
+
+    p = sub.add_parser(
+        "cancel", help="cancel a turn that waits for a clarification (frees its conversation)"
+    )
+    p.add_argument("turn_id", help="the turn's id, e.g. turn-c123-1")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON TurnResult")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait (default 120)")
+    p.set_defaults(func=cmd_cancel)
 
     p = sub.add_parser("chat", help="interactive chat")
     p.add_argument("--user", help="user id")

@@ -1,12 +1,13 @@
 """SQL for conversations, turns and messages, shared by the API and the session activities."""
 
+import uuid
 from datetime import timedelta
 
 from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 from pydantic import BaseModel, ConfigDict
 
-from workflows.contracts import TurnResult
+from workflows.contracts import OPEN, TurnResult, TurnStatus
 
 IDEMPOTENCY_TTL = timedelta(hours=24)
 
@@ -24,6 +25,7 @@ class IdempotencyMismatch(Exception):
 class Allocation(BaseModel):
     model_config = ConfigDict(frozen=True)
     turn_id: str
+    conversation_id: str
     seq: int
     replayed: bool = False
 
@@ -42,9 +44,25 @@ def turn_id_for(conversation_id: str, seq: int) -> str:
     return f"turn-{conversation_id}-{seq}"
 
 
+def new_conversation_id() -> str:
+    return f"c{uuid.uuid4().hex[:16]}"
+
+
+def idempotency_scope(conversation_id: str | None, user_id: str | None) -> str:
+    """Where an Idempotency-Key is unique: the conversation named, else the user.
+
+    Without a conversation id each request would start a new conversation, so a key
+    scoped by conversation could never match its retry; the user (or, with no user id,
+    the anonymous caller) is the scope instead.
+    """
+    if conversation_id is not None:
+        return f"conversation:{conversation_id}"
+    return f"user:{user_id or ''}"
+
+
 async def allocate_turn(
     conn: AsyncConnection,
-    conversation_id: str,
+    conversation_id: str | None,
     user_id: str | None,
     question: str,
     idempotency: tuple[str, str] | None = None,
@@ -52,10 +70,32 @@ async def allocate_turn(
     """Atomically: lock the conversation, refuse if a turn is open, allocate the next seq,
     insert the turn as `running`, and record the idempotency key.
 
-    `idempotency` is (key, request hash). Raises TurnInProgress or IdempotencyMismatch;
-    nothing is written in either case.
+    `conversation_id` None starts a new conversation. `idempotency` is (key, request
+    hash): a key seen before in its scope (`idempotency_scope`) with the same hash
+    returns the first turn (`replayed`), with a different hash raises
+    IdempotencyMismatch. Raises TurnInProgress; nothing is written on any error.
     """
     async with conn.transaction():
+        if idempotency is not None:
+            key, request_hash = idempotency
+            scope = idempotency_scope(conversation_id, user_id)
+            # Two identical requests at once: the second waits here for the first's key.
+            await conn.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended(%s, 7233))", (f"{scope} {key}",)
+            )
+            row = await (
+                await conn.execute(
+                    "SELECT k.request_hash, k.turn_id, t.conversation_id, t.seq"
+                    " FROM idempotency_keys k JOIN turns t USING (turn_id)"
+                    " WHERE k.scope = %s AND k.key = %s AND k.created_at > now() - %s",
+                    (scope, key, IDEMPOTENCY_TTL),
+                )
+            ).fetchone()
+            if row is not None:
+                if row[0] != request_hash:
+                    raise IdempotencyMismatch(key)
+                return Allocation(turn_id=row[1], conversation_id=row[2], seq=row[3], replayed=True)
+        conversation_id = conversation_id or new_conversation_id()
         await conn.execute(
             "INSERT INTO conversations (conversation_id, user_id) VALUES (%s, %s)"
             " ON CONFLICT (conversation_id) DO NOTHING",
@@ -65,22 +105,6 @@ async def allocate_turn(
             "SELECT 1 FROM conversations WHERE conversation_id = %s FOR UPDATE",
             (conversation_id,),
         )
-        if idempotency is not None:
-            key, request_hash = idempotency
-            row = await (
-                await conn.execute(
-                    "SELECT request_hash, turn_id FROM idempotency_keys WHERE conversation_id = %s"
-                    " AND key = %s AND created_at > now() - %s",
-                    (conversation_id, key, IDEMPOTENCY_TTL),
-                )
-            ).fetchone()
-            if row is not None:
-                if row[0] != request_hash:
-                    raise IdempotencyMismatch(key)
-                seq_row = await (
-                    await conn.execute("SELECT seq FROM turns WHERE turn_id = %s", (row[1],))
-                ).fetchone()
-                return Allocation(turn_id=row[1], seq=seq_row[0] if seq_row else 0, replayed=True)
         open_row = await (
             await conn.execute(
                 "SELECT turn_id FROM turns WHERE conversation_id = %s"
@@ -97,7 +121,8 @@ async def allocate_turn(
                 (conversation_id,),
             )
         ).fetchone()
-        assert seq_row is not None
+        if seq_row is None:  # inserted above in this transaction
+            raise RuntimeError(f"conversation {conversation_id} vanished while allocating")
         seq = int(seq_row[0])
         turn_id = turn_id_for(conversation_id, seq)
         await conn.execute(
@@ -107,13 +132,13 @@ async def allocate_turn(
         )
         if idempotency is not None:
             await conn.execute(
-                "INSERT INTO idempotency_keys (conversation_id, key, request_hash, turn_id)"
-                " VALUES (%s, %s, %s, %s) ON CONFLICT (conversation_id, key) DO UPDATE"
+                "INSERT INTO idempotency_keys (scope, key, request_hash, turn_id)"
+                " VALUES (%s, %s, %s, %s) ON CONFLICT (scope, key) DO UPDATE"
                 " SET request_hash = excluded.request_hash, turn_id = excluded.turn_id,"
                 " created_at = now()",
-                (conversation_id, idempotency[0], idempotency[1], turn_id),
+                (scope, idempotency[0], idempotency[1], turn_id),
             )
-        return Allocation(turn_id=turn_id, seq=seq)
+        return Allocation(turn_id=turn_id, conversation_id=conversation_id, seq=seq)
 
 
 async def forget_turn(conn: AsyncConnection, turn_id: str) -> None:
@@ -124,6 +149,11 @@ async def forget_turn(conn: AsyncConnection, turn_id: str) -> None:
 
 
 async def get_turn(conn: AsyncConnection, turn_id: str) -> TurnResult | None:
+    """The turn as stored; its `status` column wins over the stored result's status.
+
+    They differ only between a clarification reply (or cancel) claiming a waiting turn
+    (`claim_waiting`) and the workflow's own next save.
+    """
     row = await (
         await conn.execute(
             "SELECT conversation_id, status, question, result FROM turns WHERE turn_id = %s",
@@ -133,8 +163,92 @@ async def get_turn(conn: AsyncConnection, turn_id: str) -> TurnResult | None:
     if row is None:
         return None
     if row[3] is not None:
-        return TurnResult.model_validate(row[3])
+        result = TurnResult.model_validate(row[3])
+        if result.status != row[1]:
+            result = result.model_copy(update={"status": row[1]})
+        return result
     return TurnResult(turn_id=turn_id, conversation_id=row[0], status=row[1], question=row[2])
+
+
+async def claim_waiting(conn: AsyncConnection, turn_id: str) -> int | None:
+    """Claim a turn waiting for a clarification, for exactly one reply or cancel.
+
+    Atomically moves the row from `needs_clarification` to `running` and returns the
+    round it was waiting in; returns None when it is not waiting (someone else claimed
+    it, or it settled). The caller then signals the workflow, or calls `unclaim` if the
+    signal could not be sent.
+    """
+    row = await (
+        await conn.execute(
+            "UPDATE turns SET status = 'running', updated_at = now()"
+            " WHERE turn_id = %s AND status = 'needs_clarification'"
+            " RETURNING coalesce((result->>'clarification_round')::int, 0)",
+            (turn_id,),
+        )
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+async def unclaim(conn: AsyncConnection, turn_id: str) -> None:
+    """Undo `claim_waiting` when the signal was not delivered: the turn waits again."""
+    await conn.execute(
+        "UPDATE turns SET status = 'needs_clarification' WHERE turn_id = %s"
+        " AND status = 'running' AND result->>'status' = 'needs_clarification'",
+        (turn_id,),
+    )
+
+
+async def open_turns_to_sweep(conn: AsyncConnection, quiet_for: timedelta, limit: int) -> list[str]:
+    """Open turns untouched for `quiet_for`, least recently swept first; marks them swept."""
+    rows = await (
+        await conn.execute(
+            "UPDATE turns SET swept_at = now() WHERE turn_id IN ("
+            " SELECT turn_id FROM turns WHERE status IN ('running', 'needs_clarification')"
+            " AND updated_at < now() - %s"
+            " ORDER BY swept_at NULLS FIRST, updated_at LIMIT %s FOR UPDATE SKIP LOCKED)"
+            " RETURNING turn_id",
+            (quiet_for, limit),
+        )
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+async def settle_closed_turn(
+    conn: AsyncConnection, turn_id: str, status: TurnStatus, reason: str, answer: str
+) -> TurnResult | None:
+    """Record the terminal status of a turn whose workflow closed without saving one.
+
+    Writes the result and the conversation's two messages, like a settled turn, so the
+    conversation reads whole. Returns None (and writes nothing) when the turn is not
+    open any more: the workflow or another reconciler got there first.
+    """
+    async with conn.transaction():
+        row = await (
+            await conn.execute(
+                "SELECT conversation_id, status, question, result FROM turns"
+                " WHERE turn_id = %s FOR UPDATE",
+                (turn_id,),
+            )
+        ).fetchone()
+        if row is None or row[1] not in OPEN:
+            return None
+        stored = (
+            TurnResult.model_validate(row[3])
+            if row[3] is not None
+            else TurnResult(turn_id=turn_id, conversation_id=row[0], status="running",
+                            question=row[2])
+        )  # fmt: skip
+        result = stored.model_copy(
+            update={
+                "status": status,
+                "answer": answer,
+                "clarifying_question": None,
+                "expires_at": None,
+                "failure_reason": reason,
+            }
+        )
+        await save_turn(conn, result, final=True)
+        return result
 
 
 async def conversation_exists(conn: AsyncConnection, conversation_id: str) -> bool:

@@ -46,7 +46,7 @@ from settings import PROJECT_ROOT, Settings
 from stack import postgres
 from stack.processes import free_port
 from workflows import attributes
-from workflows.chat_turn import ChatTurn
+from workflows.chat_turn import ChatTurn, execution_timeout
 from workflows.contracts import ClarificationReply, TurnInput, TurnResult
 
 CORPUS_DIR = PROJECT_ROOT / "corpus" / "reports"
@@ -302,6 +302,7 @@ class Turns:
             ),
             id=alloc.turn_id,
             task_queue=self.task_queue,
+            execution_timeout=execution_timeout(clarification_timeout.total_seconds()),
         )
 
     async def ask(self, question: str, conversation_id: str | None = None) -> TurnResult:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError
+from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from pydantic import ValidationError
@@ -43,6 +43,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.sessions import SessionActivities
     from workflows import attributes
     from workflows.contracts import (
+        CancelRequest,
         Carried,
         Citation,
         ClarificationReply,
@@ -69,6 +70,7 @@ with workflow.unsafe.imports_passed_through():
         should_retry,
     )
     from workflows.logic.scope import REFUSAL_TEXT, scope_rules
+    from workflows.logic.text import storable, unstorable
     from workflows.policy import JUDGE_UNAVAILABLE, POLICY, activity_options
 
 MAX_CLARIFICATIONS = 2
@@ -81,6 +83,43 @@ EXPIRED_TEXT = (
     "This question waited for a clarification that did not arrive in time, so it was "
     "closed. Ask it again with the company and fiscal year."
 )
+CANCELLED_TEXT = (
+    "This question was cancelled before it was answered, so nothing was looked up. "
+    "Ask again whenever you like."
+)
+EXECUTION_MARGIN = timedelta(hours=1)
+"""Time a turn may spend outside its clarification waits before Temporal closes it."""
+
+
+def execution_timeout(clarification_timeout_seconds: float) -> timedelta:
+    """The bound on a whole turn: every clarification wait it may make, plus a margin.
+
+    Temporal closes a turn that outlives it (timed out); the reconciler then records the
+    turn as `failed`, so even a turn whose workflow cannot act never blocks its
+    conversation for longer than this.
+    """
+    return MAX_CLARIFICATIONS * timedelta(seconds=clarification_timeout_seconds) + (
+        EXECUTION_MARGIN
+    )
+
+
+TASK_TIMEOUT = timedelta(seconds=5)
+"""A workflow task is milliseconds of our code; when its worker dies mid-task, Temporal
+hands it to another after this (the default 10 s dominated recovery after a kill)."""
+
+
+class TurnError(ApplicationError):
+    """A turn that cannot go on: non-retryable, so it settles instead of retrying forever."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message, type=kind, non_retryable=True)
+
+
+class _Cancelled:
+    """What a clarification wait returns when the turn was cancelled instead of answered."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
 
 
 def _cause(err: BaseException) -> str:
@@ -106,6 +145,7 @@ class _Outcome:
     had_evidence: bool = False
     fallback_reason: str | None = None
     refusal_reason: str | None = None
+    failure_reason: str | None = None
     judge_unavailable: bool = False
     numbers_unverified: bool = False
 
@@ -133,7 +173,9 @@ class ChatTurn:
         self._round = 0
         self._settled = False
         self._waiting_round: int | None = None
+        self._asked_round = 0
         self._reply: str | None = None
+        self._cancel: CancelRequest | None = None
         self._degraded: list[Degradation] = []
         self._model_calls = 0
         self._retries = 0
@@ -150,25 +192,50 @@ class ChatTurn:
             question=inp.question,
         )
         workflow.upsert_search_attributes([attributes.CONVERSATION.value_set(inp.conversation_id)])
-        result = await self._turn(inp)
+        try:
+            result = await self._turn(inp)
+        except asyncio.CancelledError:
+            # Cancelled by an operator (Temporal UI or CLI): settle it so the conversation
+            # is free, then finish normally with the cancelled result.
+            result = await self._settle_after(
+                "cancelled", "cancelled by an operator", CANCELLED_TEXT
+            )
+        except workflow.NondeterminismError:
+            raise  # new code on an old history: fail the task visibly, settle nothing
+        except Exception as err:  # the settle path: any failure still ends the turn
+            result = await self._settle_after("failed", _cause(err), None)
         await workflow.wait_condition(workflow.all_handlers_finished)
         return result
 
     @workflow.signal(name="clarification_reply")
     def clarification_reply(self, reply: ClarificationReply) -> None:
-        """Accept the reply to the question now waiting; ignore (and record) any other."""
-        if self._waiting_round != reply.round or self._reply is not None:
+        """Accept the reply to the question now waiting; ignore (and record) any other.
+
+        A reply PostgreSQL could not store (NUL, lone surrogate) is ignored too: the API
+        refuses it with 422, but a signal sent with the Temporal CLI skips the API.
+        """
+        if self._waiting_round != reply.round or self._reply is not None or self._cancel:
             self._note(f"ignored a reply for round {reply.round}")
             return
+        if unstorable(reply.reply):
+            self._note(f"ignored a reply for round {reply.round}: {unstorable(reply.reply)}")
+            return
         self._reply = reply.reply
+
+    @workflow.signal(name="cancel_turn")
+    def cancel_turn(self, request: CancelRequest) -> None:
+        """Cancel the clarification now waiting; ignore (and record) any other request."""
+        if self._waiting_round != request.round or self._reply is not None or self._cancel:
+            self._note(f"ignored a cancel for round {request.round}")
+            return
+        self._cancel = request
 
     @workflow.update(name="wait_for_outcome")
     async def wait_for_outcome(self, after_round: int) -> TurnResult:
         """Return when the turn settles or asks a clarifying question after `after_round`."""
-        await workflow.wait_condition(
-            lambda: self._settled or (self._waiting_round is not None and self._round > after_round)
-        )
-        assert self._result is not None
+        await workflow.wait_condition(lambda: self._settled or self._asked_round > after_round)
+        if self._result is None:  # run() sets it before any handler can wait on it
+            raise TurnError("the turn has no result yet", "TurnNotStarted")
         return self._result
 
     @workflow.query(name="current")
@@ -223,6 +290,11 @@ class ChatTurn:
                 return await self._finish(
                     _Outcome("expired", EXPIRED_TEXT, decision.route, resolved, carried)
                 )
+            if isinstance(reply, _Cancelled):
+                return await self._finish(
+                    _Outcome("cancelled", CANCELLED_TEXT, decision.route, resolved, carried,
+                             failure_reason=reply.reason)
+                )  # fmt: skip
             question = merge_reply(question, reply)
             self._note(f"clarification {clarifications} answered; question merged")
 
@@ -258,7 +330,9 @@ class ChatTurn:
         workflow.upsert_search_attributes([attributes.ROUTE.value_set(decision.route)])
         return decision
 
-    async def _ask(self, decision: RouteDecision, resolved: str, carried: Carried) -> str | None:
+    async def _ask(
+        self, decision: RouteDecision, resolved: str, carried: Carried
+    ) -> str | _Cancelled | None:
         """Durably wait for a clarification reply; None when it expires."""
         self._round += 1
         timeout = timedelta(seconds=self._inp.clarification_timeout_seconds)
@@ -270,14 +344,16 @@ class ChatTurn:
             carried=carried,
             route=decision.route,
         )
-        await self._save(waiting, final=False)
-        self._result = waiting
+        # Waiting starts before the save: a reply that arrives in the same workflow task
+        # as the save's completion is then accepted, not ignored as "not waiting".
         self._reply = None
         self._waiting_round = self._round
+        await self._save(waiting, final=False)
+        self._result, self._asked_round = waiting, self._round
         self._note(f"asked clarification {self._round}")
         try:
             await workflow.wait_condition(
-                lambda: self._reply is not None,
+                lambda: self._reply is not None or self._cancel is not None,
                 timeout=timeout,
                 timeout_summary="await clarification",
             )
@@ -285,7 +361,13 @@ class ChatTurn:
             self._waiting_round = None
             self._note("clarification expired")
             return None
+        if self._cancel is not None:
+            self._waiting_round = None
+            self._note(f"clarification {self._round} cancelled")
+            return _Cancelled(self._cancel.reason)
         reply, self._reply, self._waiting_round = self._reply, None, None
+        if reply is None:  # the wait condition guarantees a reply or a cancel
+            raise TurnError("clarification wait ended without a reply", "NoReply")
         running = self._snapshot(status="running", resolved_question=resolved, carried=carried)
         await self._save(running, final=False)
         self._result = running
@@ -513,7 +595,8 @@ class ChatTurn:
                 gate.NO_ANSWER_COMPOSED if o.had_evidence else gate.NOTHING_RELEVANT
             )
             self._note(f"final gate: fallback ({reason})")
-            status, fallback_reason = "fallback", reason
+            status = "failed" if status == "failed" else "fallback"
+            fallback_reason = reason
             text, citations, unsupported = gate.fallback_answer(reason, o.coverage), [], None
         warnings = list(o.warnings)
         grounded = confidence = None
@@ -542,6 +625,7 @@ class ChatTurn:
             route=o.route,
             fallback_reason=fallback_reason,
             refusal_reason=o.refusal_reason,
+            failure_reason=o.failure_reason,
         )
         await self._save(result, final=True)
         self._result, self._settled = result, True
@@ -551,6 +635,30 @@ class ChatTurn:
         )
         self._note(f"outcome: {status}" + (f", confidence {confidence}" if confidence else ""))
         return result
+
+    async def _settle_after(self, status: TurnStatus, cause: str, text: str | None) -> TurnResult:
+        """Settle a turn that stopped on an error or a cancellation, through the gate.
+
+        Runs where the workflow can still act: the failed turn gets the diagnostic
+        fallback (or the cancelled text), is saved like any answer, and frees its
+        conversation. If even that save fails, the workflow fails with a non-retryable
+        error and the reconciler records the turn from its closed status.
+        """
+        if self._settled and self._result is not None:
+            return self._result
+        self._note(f"settling as {status}: {cause}")
+        workflow.logger.warning("turn %s settling as %s: %s", self._inp.turn_id, status, cause)
+        outcome = _Outcome(
+            status, text, self._result.route if self._result else None,
+            self._inp.question, Carried(), failure_reason=cause,
+            fallback_reason=gate.INTERNAL_ERROR if status == "failed" else None,
+        )  # fmt: skip
+        try:
+            return await self._finish(outcome)
+        except Exception as err:
+            raise TurnError(
+                f"could not settle the turn as {status}: {_cause(err)}", "SettleFailed"
+            ) from err
 
     async def _save(self, result: TurnResult, final: bool) -> None:
         await workflow.execute_activity_method(
@@ -563,27 +671,32 @@ class ChatTurn:
     # ---- bookkeeping ----------------------------------------------------------------
 
     def _snapshot(self, **fields: object) -> TurnResult:
-        assert self._result is not None
+        """Build a TurnResult; every text field is made storable so a save cannot fail on it."""
         base = {
             "turn_id": self._inp.turn_id,
             "conversation_id": self._inp.conversation_id,
-            "question": self._inp.question,
+            "question": storable(self._inp.question),
             "retries": self._retries,
             "degraded": list(self._degraded),
             "clarification_round": self._round,
             "model_calls": self._model_calls,
             "retry_skipped": self._retry_skipped,
         }
-        return TurnResult.model_validate({**base, **fields})
+        merged = {**base, **fields}
+        for key in ("resolved_question", "answer", "clarifying_question"):
+            if isinstance(merged.get(key), str):
+                merged[key] = storable(str(merged[key]))
+        return TurnResult.model_validate(merged)
 
     def _count_model_call(self) -> None:
         self._model_calls += 1
         if self._model_calls > MAX_MODEL_CALLS:
-            raise RuntimeError(f"model-call bound {MAX_MODEL_CALLS} exceeded")
+            raise TurnError(f"model-call bound {MAX_MODEL_CALLS} exceeded", "ModelCallBound")
 
     def _degrade(self, layer: str, reason: str) -> None:
         """Record a fail-open: `layer` is the activity's key in the policy table."""
-        assert POLICY[layer].direction == "open", f"{layer} is not a fail-open layer"
+        if POLICY[layer].direction != "open":
+            raise TurnError(f"{layer} is not a fail-open layer", "PolicyViolation")
         self._degraded.append(Degradation(layer=layer, reason=reason))
         workflow.logger.warning("degraded %s: %s", layer, reason)
         self._note(f"DEGRADED {layer}: {reason}")

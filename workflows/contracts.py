@@ -10,9 +10,26 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from activities.contracts import Derived, NotFound, UnsupportedClaim
 
-TurnStatus = Literal["running", "answered", "needs_clarification", "refused", "fallback", "expired"]
-SETTLED: frozenset[str] = frozenset({"answered", "refused", "fallback", "expired"})
+TurnStatus = Literal[
+    "running",
+    "answered",
+    "needs_clarification",
+    "refused",
+    "fallback",
+    "expired",
+    "failed",
+    "cancelled",
+]
+SETTLED: frozenset[str] = frozenset(
+    {"answered", "refused", "fallback", "expired", "failed", "cancelled"}
+)
+"""Terminal statuses: a turn in one of these no longer blocks its conversation.
+
+`failed` is a turn that stopped on an error (settled by the workflow's own settle path,
+or recorded by the reconciler when the workflow was terminated, timed out or failed);
+`cancelled` is a turn the user (or an operator) cancelled."""
 WAITING = "needs_clarification"
+OPEN: frozenset[str] = frozenset({"running", WAITING})
 
 
 class _Frozen(BaseModel):
@@ -31,6 +48,13 @@ class TurnInput(_Frozen):
 class ClarificationReply(_Frozen):
     round: int
     reply: str
+
+
+class CancelRequest(_Frozen):
+    """Cancel the clarification now waiting (the API checked it is waiting)."""
+
+    round: int
+    reason: str = "cancelled by the user"
 
 
 class Citation(_Frozen):
@@ -79,6 +103,9 @@ class TurnResult(_Frozen):
     model_calls: int = 0
     refusal_reason: str | None = None
     retry_skipped: str | None = None
+    failure_reason: str | None = None
+    """Why a `failed` or `cancelled` turn stopped: an error type or who cancelled it,
+    never user text."""
 
 
 class SaveTurnRequest(_Frozen):

@@ -1,34 +1,52 @@
-"""Turns: start one, answer its clarifying question, read it; read a conversation.
+"""Turns: start one, answer or cancel its clarifying question, read it; read a conversation.
 
 The API validates, allocates the turn's seq atomically in PostgreSQL, starts the
 ChatTurn workflow and waits for its next outcome through an update. It decides 404/409
-from the `turns` table, so replies and reads work while no worker runs. A reply is a
-Temporal signal: the server records it even with no worker, so it is never lost.
+from the `turns` table, so replies and reads work while no worker runs. A reply (or a
+cancel) first claims the waiting turn in the table, so exactly one of two concurrent
+replies wins, then goes to the workflow as a Temporal signal, which the server records
+even with no worker running. Before answering 409 for a turn that blocks its
+conversation, the API asks Temporal whether that turn's workflow is still open and
+records the terminal status of one that closed (the reconciler).
 """
 
+import asyncio
+import contextlib
 import hashlib
 import json
 import re
-import uuid
+import time
 from datetime import timedelta
 from typing import Annotated
 
+import psycopg
 from fastapi import APIRouter, Header, Path, Response
+from psycopg_pool import PoolTimeout
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from temporalio.client import (
+    Client,
     WorkflowHandle,
     WorkflowUpdateFailedError,
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
 from temporalio.common import WorkflowIDReusePolicy
-from temporalio.service import RPCError
+from temporalio.service import RPCError, RPCStatusCode
 
-from api.deps import PoolDep, SettingsDep, TemporalDep
-from api.errors import ApiError
-from db import turns
+from api.deps import PoolDep, SettingsDep, TemporalDep, TurnIdPath
+from api.errors import ApiError, error_responses
+from api.text import ID_CHARS, STORABLE
+from db import reconcile, turns
 from settings import Settings
-from workflows.chat_turn import ChatTurn
-from workflows.contracts import SETTLED, WAITING, ClarificationReply, TurnInput, TurnResult
+from workflows.chat_turn import TASK_TIMEOUT, ChatTurn, execution_timeout
+from workflows.contracts import (
+    OPEN,
+    SETTLED,
+    WAITING,
+    CancelRequest,
+    ClarificationReply,
+    TurnInput,
+    TurnResult,
+)
 
 router = APIRouter(prefix="/v1", tags=["turns"])
 
@@ -48,9 +66,11 @@ def _text(value: str, what: str) -> str:
 class TurnRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    question: str
-    conversation_id: str | None = None
-    user_id: str | None = Field(default=None, max_length=128)
+    question: Annotated[str, STORABLE]
+    conversation_id: str | None = Field(
+        default=None, json_schema_extra={"pattern": CONVERSATION_ID.pattern}
+    )
+    user_id: Annotated[str, Field(max_length=128), ID_CHARS] | None = None
 
     @field_validator("question")
     @classmethod
@@ -68,7 +88,7 @@ class TurnRequest(BaseModel):
 class ClarificationRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    reply: str
+    reply: Annotated[str, STORABLE]
 
     @field_validator("reply")
     @classmethod
@@ -84,7 +104,13 @@ class MessageOut(BaseModel):
     citations: list[dict[str, object]]
 
 
-TurnIdPath = Annotated[str, Path(max_length=100)]
+_STILL_RUNNING: dict[int | str, dict[str, object]] = {
+    202: {
+        "model": TurnResult,
+        "description": "Still running; poll Location.",
+        "headers": {"Location": {"description": "the turn's URL", "schema": {"type": "string"}}},
+    }
+}
 
 
 async def _wait(
@@ -92,30 +118,66 @@ async def _wait(
     after_round: int,
     settings: Settings,
     pool: PoolDep,
+    client: Client,
     response: Response,
+    pending: TurnResult,
 ) -> TurnResult:
-    """Wait for the next outcome after `after_round`; 202 + Location when it takes longer."""
-    try:
-        result: TurnResult = await handle.execute_update(
-            "wait_for_outcome",
-            after_round,
-            result_type=TurnResult,
-            rpc_timeout=timedelta(seconds=settings.request_timeout_seconds),
-        )
-    except (WorkflowUpdateRPCTimeoutOrCancelledError, WorkflowUpdateFailedError, RPCError):
-        # No worker answered in time, or the workflow already closed: the table knows.
-        async with pool.connection() as conn:
-            stored = await turns.get_turn(conn, handle.id)
-        if stored is not None and (stored.status in SETTLED or (
-            stored.status == WAITING and stored.clarification_round > after_round
-        )):  # fmt: skip
+    """Wait for the next outcome after `after_round`; 202 + Location when it takes longer.
+
+    The turn exists by now, so no failure here is an error for the caller: if neither
+    the workflow nor the table can say more (no worker, PostgreSQL or Temporal down),
+    the answer is 202 with the turn's id (`pending`) to poll.
+    """
+    deadline = time.monotonic() + settings.request_timeout_seconds
+    while True:
+        try:
+            result: TurnResult = await handle.execute_update(
+                "wait_for_outcome",
+                after_round,
+                result_type=TurnResult,
+                rpc_timeout=timedelta(seconds=max(0.1, deadline - time.monotonic())),
+            )
+            return result
+        except RPCError as exc:
+            # NOT_FOUND before the workflow exists: a replayed Idempotency-Key can get
+            # here while the first request is still starting it. Ask again shortly,
+            # unless the table already has what the caller waits for.
+            if exc.status != RPCStatusCode.NOT_FOUND or time.monotonic() > deadline:
+                break
+        except (WorkflowUpdateRPCTimeoutOrCancelledError, WorkflowUpdateFailedError):
+            break  # no worker answered in time, or the workflow closed: the table knows
+        stored = await _stored_outcome(handle.id, after_round, pool, client, reconciling=False)
+        if stored is not None:
             return stored
-        response.status_code = 202
-        response.headers["Location"] = f"/v1/turns/{handle.id}"
-        return stored or TurnResult(
-            turn_id=handle.id, conversation_id="", status="running", question=""
-        )
-    return result
+        await asyncio.sleep(0.1)
+    stored = await _stored_outcome(handle.id, after_round, pool, client, reconciling=True)
+    if stored is not None:
+        return stored
+    response.status_code = 202
+    response.headers["Location"] = f"/v1/turns/{handle.id}"
+    return pending
+
+
+async def _stored_outcome(
+    turn_id: str, after_round: int, pool: PoolDep, client: Client, *, reconciling: bool
+) -> TurnResult | None:
+    """The stored turn if it has settled or asks a question after `after_round`, else None.
+
+    With `reconciling`, an open turn whose workflow has closed is settled first. Never
+    raises: the turn was started, so an outage here means "poll", not an error.
+    """
+    try:
+        async with pool.connection() as conn:
+            stored = await turns.get_turn(conn, turn_id)
+            if reconciling and stored is not None and stored.status in OPEN:
+                stored = await reconcile.reconcile_turn(client, conn, turn_id) or stored
+    except (psycopg.Error, PoolTimeout, RPCError):
+        return None
+    if stored is not None and (stored.status in SETTLED or (
+        stored.status == WAITING and stored.clarification_round > after_round
+    )):  # fmt: skip
+        return stored
+    return None
 
 
 def _request_hash(body: TurnRequest) -> str:
@@ -123,33 +185,56 @@ def _request_hash(body: TurnRequest) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-@router.post("/turns", responses={202: {"description": "still running; poll Location"}})
+async def _allocate(
+    body: TurnRequest, idem: tuple[str, str] | None, client: Client, pool: PoolDep
+) -> turns.Allocation:
+    """Allocate the turn; a blocking turn whose workflow has closed is settled first."""
+    for attempt in (1, 2):
+        async with pool.connection() as conn:
+            try:
+                return await turns.allocate_turn(
+                    conn, body.conversation_id, body.user_id, body.question, idem
+                )
+            except turns.TurnInProgress as exc:
+                blocking = exc.turn_id
+                settled = None
+                if attempt == 1:
+                    try:
+                        settled = await reconcile.reconcile_turn(client, conn, blocking)
+                    except RPCError:
+                        settled = None  # cannot tell: it may well be running
+                if settled is None or settled.status not in SETTLED:
+                    raise ApiError(
+                        409, "TurnInProgress",
+                        f"turn {blocking} is still running or waiting for a reply in this"
+                        f" conversation; answer it, or cancel it (POST /v1/turns/{blocking}"
+                        "/cancel) if it waits for a clarification",
+                        blocking,
+                    ) from exc  # fmt: skip
+            except turns.IdempotencyMismatch as exc:
+                raise ApiError(
+                    422, "InvalidInput", "Idempotency-Key was already used with a different request"
+                ) from exc
+    raise RuntimeError("unreachable: the second attempt returns or raises")
+
+
+@router.post("/turns", responses={**_STILL_RUNNING, **error_responses(409, 503)})
 async def start_turn(
     body: TurnRequest,
     response: Response,
     client: TemporalDep,
     pool: PoolDep,
     settings: SettingsDep,
-    idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+    idempotency_key: Annotated[str | None, Header(max_length=200), ID_CHARS] = None,
 ) -> TurnResult:
-    """Start a turn and return its outcome: answered, refused, fallback, or a question."""
-    conversation_id = body.conversation_id or f"c{uuid.uuid4().hex[:16]}"
+    """Start a turn and return its outcome: answered, refused, fallback, or a question.
+
+    With an `Idempotency-Key`, a retried request (same body) returns the first request's
+    turn instead of starting another; the key is scoped to the conversation, or to the
+    user when the request names no conversation.
+    """
     idem = (idempotency_key, _request_hash(body)) if idempotency_key else None
-    async with pool.connection() as conn:
-        try:
-            alloc = await turns.allocate_turn(
-                conn, conversation_id, body.user_id, body.question, idem
-            )
-        except turns.TurnInProgress as exc:
-            raise ApiError(
-                409, "TurnInProgress",
-                f"turn {exc.turn_id} is still running or waiting for a reply in this conversation",
-                exc.turn_id,
-            ) from exc  # fmt: skip
-        except turns.IdempotencyMismatch as exc:
-            raise ApiError(
-                422, "InvalidInput", "Idempotency-Key was already used with a different request"
-            ) from exc
+    alloc = await _allocate(body, idem, client, pool)
     handle: WorkflowHandle[ChatTurn, TurnResult] = client.get_workflow_handle_for(
         ChatTurn.run, alloc.turn_id
     )
@@ -159,7 +244,7 @@ async def start_turn(
                 ChatTurn.run,
                 TurnInput(
                     turn_id=alloc.turn_id,
-                    conversation_id=conversation_id,
+                    conversation_id=alloc.conversation_id,
                     seq=alloc.seq,
                     question=body.question,
                     user_id=body.user_id,
@@ -168,16 +253,73 @@ async def start_turn(
                 id=alloc.turn_id,
                 task_queue=settings.task_queue,
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-                static_summary=f"turn {alloc.seq} of conversation {conversation_id}",
+                execution_timeout=execution_timeout(settings.clarification_timeout_seconds),
+                task_timeout=TASK_TIMEOUT,
+                static_summary=f"turn {alloc.seq} of conversation {alloc.conversation_id}",
             )
         except RPCError as exc:
-            async with pool.connection() as conn:
-                await turns.forget_turn(conn, alloc.turn_id)
-            raise ApiError(503, "UpstreamUnavailable", "Temporal is not reachable") from exc
-    return await _wait(handle, 0, settings, pool, response)
+            if exc.status != RPCStatusCode.ALREADY_EXISTS:
+                async with pool.connection() as conn:
+                    await turns.forget_turn(conn, alloc.turn_id)
+                raise ApiError(503, "Unavailable", "Temporal is not reachable") from exc
+    pending = TurnResult(
+        turn_id=alloc.turn_id,
+        conversation_id=alloc.conversation_id,
+        status="running",
+        question=body.question,
+    )
+    return await _wait(handle, 0, settings, pool, client, response, pending)
 
 
-@router.post("/turns/{turn_id}/clarification")
+async def _claim(
+    turn_id: str, client: Client, pool: PoolDep, action: str
+) -> tuple[TurnResult, int]:
+    """Claim the waiting turn for one reply or cancel: 404 unknown, 409 not waiting."""
+    async with pool.connection() as conn:
+        stored = await turns.get_turn(conn, turn_id)
+        if stored is None:
+            raise ApiError(404, "NotFound", f"no turn {turn_id}", turn_id)
+        round_ = await turns.claim_waiting(conn, turn_id)
+        if round_ is None and stored.status in OPEN:
+            with contextlib.suppress(RPCError):
+                stored = await reconcile.reconcile_turn(client, conn, turn_id) or stored
+    if round_ is None:
+        raise ApiError(
+            409, "NotWaiting",
+            f"turn {turn_id} is {stored.status}: only a turn waiting for a clarification"
+            f" can take a {action}",
+            turn_id,
+        )  # fmt: skip
+    return stored, round_
+
+
+async def _signal_claimed(
+    handle: WorkflowHandle[ChatTurn, TurnResult],
+    signal: str,
+    arg: ClarificationReply | CancelRequest,
+    client: Client,
+    pool: PoolDep,
+) -> None:
+    """Signal a claimed turn; on failure give the claim back (or settle a closed turn)."""
+    try:
+        await handle.signal(signal, arg)
+        return
+    except RPCError as exc:
+        error = exc
+    async with pool.connection() as conn:
+        if error.status == RPCStatusCode.NOT_FOUND:  # the workflow has closed
+            await turns.unclaim(conn, handle.id)
+            settled = await reconcile.reconcile_turn(client, conn, handle.id)
+            status = settled.status if settled else "closed"
+            raise ApiError(409, "NotWaiting", f"turn {handle.id} is {status}", handle.id)
+        await turns.unclaim(conn, handle.id)
+    raise ApiError(503, "Unavailable", "Temporal is not reachable", handle.id) from error
+
+
+@router.post(
+    "/turns/{turn_id}/clarification",
+    responses={**_STILL_RUNNING, **error_responses(404, 409, 503)},
+)
 async def reply_to_clarification(
     turn_id: TurnIdPath,
     body: ClarificationRequest,
@@ -186,27 +328,46 @@ async def reply_to_clarification(
     pool: PoolDep,
     settings: SettingsDep,
 ) -> TurnResult:
-    """Answer a turn's clarifying question; the reply is merged into the question."""
-    async with pool.connection() as conn:
-        stored = await turns.get_turn(conn, turn_id)
-    if stored is None:
-        raise ApiError(404, "NotFound", f"no turn {turn_id}", turn_id)
-    if stored.status != WAITING:
-        raise ApiError(409, "NotWaiting", f"turn {turn_id} is {stored.status}", turn_id)
+    """Answer a turn's clarifying question; the reply is merged into the question.
+
+    Exactly one reply per question: a second reply, even sent at the same moment, gets
+    409 NotWaiting.
+    """
+    stored, round_ = await _claim(turn_id, client, pool, "reply")
     handle: WorkflowHandle[ChatTurn, TurnResult] = client.get_workflow_handle_for(
         ChatTurn.run, turn_id
     )
-    try:
-        await handle.signal(
-            ChatTurn.clarification_reply,
-            ClarificationReply(round=stored.clarification_round, reply=body.reply),
-        )
-    except RPCError as exc:
-        raise ApiError(503, "UpstreamUnavailable", "Temporal is not reachable", turn_id) from exc
-    return await _wait(handle, stored.clarification_round, settings, pool, response)
+    reply = ClarificationReply(round=round_, reply=body.reply)
+    await _signal_claimed(handle, "clarification_reply", reply, client, pool)
+    pending = stored.model_copy(update={"status": "running"})
+    return await _wait(handle, round_, settings, pool, client, response, pending)
 
 
-@router.get("/turns/{turn_id}")
+@router.post(
+    "/turns/{turn_id}/cancel", responses={**_STILL_RUNNING, **error_responses(404, 409, 503)}
+)
+async def cancel_turn(
+    turn_id: TurnIdPath,
+    response: Response,
+    client: TemporalDep,
+    pool: PoolDep,
+    settings: SettingsDep,
+) -> TurnResult:
+    """Cancel a turn that waits for a clarification; its conversation is free again.
+
+    The turn settles as `cancelled` (written to the conversation like any answer). A
+    turn that is not waiting gets 409 NotWaiting.
+    """
+    stored, round_ = await _claim(turn_id, client, pool, "cancel")
+    handle: WorkflowHandle[ChatTurn, TurnResult] = client.get_workflow_handle_for(
+        ChatTurn.run, turn_id
+    )
+    await _signal_claimed(handle, "cancel_turn", CancelRequest(round=round_), client, pool)
+    pending = stored.model_copy(update={"status": "running"})
+    return await _wait(handle, round_, settings, pool, client, response, pending)
+
+
+@router.get("/turns/{turn_id}", responses=error_responses(404, 503))
 async def get_turn(turn_id: TurnIdPath, pool: PoolDep) -> TurnResult:
     async with pool.connection() as conn:
         stored = await turns.get_turn(conn, turn_id)
@@ -215,9 +376,9 @@ async def get_turn(turn_id: TurnIdPath, pool: PoolDep) -> TurnResult:
     return stored
 
 
-@router.get("/conversations/{conversation_id}/messages")
+@router.get("/conversations/{conversation_id}/messages", responses=error_responses(404, 503))
 async def conversation_messages(
-    conversation_id: Annotated[str, Path(max_length=64)], pool: PoolDep
+    conversation_id: Annotated[str, Path(max_length=64), ID_CHARS], pool: PoolDep
 ) -> list[MessageOut]:
     async with pool.connection() as conn:
         if not await turns.conversation_exists(conn, conversation_id):

@@ -186,6 +186,20 @@ def test_ask_with_the_api_unreachable_exits_3_with_one_line(stack: Env) -> None:
     assert done.stderr.strip().count("\n") == 0 and "cannot reach the API" in done.stderr
 
 
+def test_cancel_frees_a_conversation_waiting_for_a_clarification(stack: Env) -> None:
+    conversation = f"x{uuid.uuid4().hex[:8]}"
+    waiting = post_turn(stack, "Tell me about this company", conversation)
+    assert waiting["status"] == "needs_clarification"
+    done = turnstile(stack, "cancel", str(waiting["turn_id"]), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["status"] == "cancelled"
+    again = turnstile(stack, "cancel", str(waiting["turn_id"]))
+    assert again.returncode == 2 and again.stderr.strip().count("\n") == 0
+    assert "cancelled" in again.stderr
+    nxt = post_turn(stack, "What was BHP's revenue in FY2024?", conversation)
+    assert nxt["status"] == "answered"
+
+
 def test_ask_that_does_not_settle_in_time_exits_4(stack: Env) -> None:
     pid = read_pid(Path(stack["TURNSTILE_HOME"]) / "run" / "worker.pid")
     assert pid is not None

@@ -11,6 +11,7 @@ MIN_ANSWER_CHARS = 10
 NOTHING_RELEVANT = "nothing_relevant"
 NO_ANSWER_COMPOSED = "no_answer_composed"
 CLARIFICATION_EXHAUSTED = "clarification_exhausted"
+INTERNAL_ERROR = "internal_error"
 
 EXAMPLE_QUESTIONS = (
     "What was BHP's revenue in FY2024?",
@@ -32,6 +33,8 @@ def fallback_answer(reason: str, coverage: Mapping[str, bool]) -> str:
         )
     elif reason == CLARIFICATION_EXHAUSTED:
         head = "I still could not tell which company or figure you mean after two questions."
+    elif reason == INTERNAL_ERROR:
+        head = "Something went wrong while answering this question, so no answer was given."
     else:
         head = "I found nothing relevant in the reports for this question."
     if coverage:

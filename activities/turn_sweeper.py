@@ -1,0 +1,48 @@
+"""The sweep activity: reconcile open turns whose workflow has closed."""
+
+from datetime import timedelta
+
+from psycopg_pool import AsyncConnectionPool
+from pydantic import BaseModel, ConfigDict
+from temporalio import activity
+
+from db import reconcile, turns
+
+
+class SweepRequest(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    quiet_for_seconds: float = 30.0
+    limit: int = 200
+
+
+class SweepResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    checked: int
+    settled: list[str]
+
+
+class SweepActivities:
+    def __init__(self, pool: AsyncConnectionPool) -> None:
+        self.pool = pool
+
+    @activity.defn(name="postgres_sweep_turns")
+    async def sweep_turns(self, request: SweepRequest) -> SweepResult:
+        """Compare open turns (untouched for a while) with their workflows; settle closed ones.
+
+        Idempotent: a turn already settled, by its workflow or by an earlier sweep, is
+        left alone. Uses the worker's own Temporal client to describe the workflows.
+        """
+        client = activity.client()
+        settled: list[str] = []
+        async with self.pool.connection() as conn:
+            ids = await turns.open_turns_to_sweep(
+                conn, timedelta(seconds=request.quiet_for_seconds), request.limit
+            )
+            for turn_id in ids:
+                activity.heartbeat(turn_id)
+                result = await reconcile.reconcile_turn(client, conn, turn_id)
+                if result is not None and result.status not in ("running", "needs_clarification"):
+                    settled.append(turn_id)
+        if settled:
+            activity.logger.warning("sweep settled %d closed turn(s): %s", len(settled), settled)
+        return SweepResult(checked=len(ids), settled=settled)

@@ -1,0 +1,28 @@
+"""Which text PostgreSQL can store: the one rule the API, the workflow and the save share.
+
+PostgreSQL `text`/`jsonb` reject NUL, and UTF-8 cannot encode a lone surrogate (JSON
+`"\\ud800"` decodes to one). Nothing else in valid Unicode is refused, so the rule is
+these two classes; no library states exactly "storable by PostgreSQL", hence our own.
+"""
+
+REPLACEMENT = "\ufffd"
+
+
+def unstorable(text: str) -> str | None:
+    """Name the first character class PostgreSQL cannot store, or None when all is fine."""
+    for ch in text:
+        code = ord(ch)
+        if code == 0:
+            return "a NUL character (\\u0000)"
+        if 0xD800 <= code <= 0xDFFF:
+            return f"a lone surrogate (\\u{code:04x})"
+    return None
+
+
+def storable(text: str) -> str:
+    """Replace every character PostgreSQL cannot store with U+FFFD."""
+    if unstorable(text) is None:
+        return text
+    return "".join(
+        REPLACEMENT if ord(ch) == 0 or 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text
+    )

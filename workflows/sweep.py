@@ -1,0 +1,71 @@
+"""SweepTurns: a Temporal Schedule that settles turns whose workflow closed without saying so.
+
+A terminated, timed-out or failed ChatTurn cannot write its own final status; the API
+reconciles a blocking turn on demand, and this sweep catches the rest (a conversation
+nobody writes to again still shows the truth). Created by the worker at start-up,
+idempotently: a second worker, or a restart, updates the schedule instead of failing.
+"""
+
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.client import (
+    Client,
+    Schedule,
+    ScheduleActionStartWorkflow,
+    ScheduleAlreadyRunningError,
+    ScheduleIntervalSpec,
+    ScheduleOverlapPolicy,
+    SchedulePolicy,
+    ScheduleSpec,
+    ScheduleUpdate,
+    ScheduleUpdateInput,
+)
+
+with workflow.unsafe.imports_passed_through():
+    from activities.turn_sweeper import SweepActivities, SweepRequest, SweepResult
+    from workflows.policy import activity_options
+
+SCHEDULE_PREFIX = "turnstile-sweep-turns"
+
+
+@workflow.defn(name="SweepTurns")
+class SweepTurns:
+    @workflow.run
+    async def run(self, request: SweepRequest) -> SweepResult:
+        result = await workflow.execute_activity_method(
+            SweepActivities.sweep_turns,
+            request,
+            summary=f"open turns quiet for {request.quiet_for_seconds:.0f}s",
+            **activity_options("postgres_sweep_turns"),
+        )
+        workflow.set_current_details(f"checked {result.checked}, settled {len(result.settled)}")
+        return result
+
+
+def _schedule(task_queue: str, every: timedelta) -> Schedule:
+    return Schedule(
+        action=ScheduleActionStartWorkflow(
+            SweepTurns.run,
+            SweepRequest(),
+            id=f"sweep-turns-{task_queue}",
+            task_queue=task_queue,
+            execution_timeout=max(every, timedelta(minutes=1)),
+        ),
+        spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=every)]),
+        policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
+    )
+
+
+async def ensure_sweep_schedule(client: Client, task_queue: str, every: timedelta) -> None:
+    """Create the sweep schedule, or bring an existing one up to date."""
+    schedule = _schedule(task_queue, every)
+    schedule_id = f"{SCHEDULE_PREFIX}-{task_queue}"  # one per stack sharing a namespace
+    try:
+        await client.create_schedule(schedule_id, schedule)
+    except ScheduleAlreadyRunningError:
+
+        def update(_: ScheduleUpdateInput) -> ScheduleUpdate:
+            return ScheduleUpdate(schedule=schedule)
+
+        await client.get_schedule_handle(schedule_id).update(update)
