@@ -37,11 +37,21 @@ class Settings(BaseSettings):
     api_port: int = 8000
     api_url: str = "http://127.0.0.1:8000"
     request_timeout_seconds: float = 20.0
+    # A PostgreSQL outage answers 503 within about this long instead of hanging requests.
+    database_pool_timeout_seconds: float = 3.0
+    database_connect_timeout_seconds: int = 3
 
     corpus_dir: Path = Field(default=PROJECT_ROOT / "corpus" / "reports")
     embedding_model: str = "all-MiniLM-L6-v2"
     engine: str = "offline"
     clarification_timeout_seconds: float = 24 * 3600.0
+    sweep_interval_seconds: float = 60.0
+    """How often the SweepTurns schedule reconciles open turns with their workflows."""
+    # The API's bounded waits: past these a search or ingestion answers 503, never hangs.
+    search_timeout_seconds: float = 10.0
+    ingest_timeout_seconds: float = 600.0
+    # POST /v1/ingest reads only files under this folder (symlinks resolved first).
+    ingest_dir: Path = Field(default=PROJECT_ROOT / "corpus")
 
     @property
     def effective_temporal_address(self) -> str:

@@ -1,8 +1,9 @@
 """The worker: the one registry of every workflow and activity, and the Qdrant owner.
 
-Run as `python worker.py`. It applies database migrations, opens Qdrant (local mode:
-only this process may), loads the embedder, and reports liveness to PostgreSQL every few
-seconds so the API's /healthz can show Qdrant and the corpus version.
+Run as `python worker.py`. It applies database migrations, registers the search
+attributes turns upsert, opens Qdrant (local mode: only this process may), loads the
+embedder, and reports liveness to PostgreSQL every few seconds so the API's /healthz can
+show Qdrant and the corpus version.
 """
 
 import asyncio
@@ -11,12 +12,19 @@ import os
 import signal
 import socket
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from typing import Any
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
+from temporalio.api.enums.v1 import IndexedValueType
+from temporalio.api.operatorservice.v1 import (
+    AddSearchAttributesRequest,
+    ListSearchAttributesRequest,
+)
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Worker
 
 from activities.embeddings import LocalEmbedder
@@ -25,25 +33,36 @@ from activities.model_steps import GroundingActivities, ModelActivities
 from activities.report_activities import ReportActivities
 from activities.reports import ReportIndex, open_qdrant
 from activities.sessions import SessionActivities
+from activities.turn_sweeper import SweepActivities
 from db.migrate import migrate
+from db.pool import make_pool
 from settings import Settings, get_settings
+from workflows import attributes
 from workflows.chat_turn import ChatTurn
 from workflows.ingest import IngestDocuments
 from workflows.search import SearchReports
+from workflows.sweep import SweepTurns, ensure_sweep_schedule
 
 HEARTBEAT_SECONDS = 3.0
 log = logging.getLogger("turnstile.worker")
+# What a cluster answers when it does not let this client manage search attributes (a
+# managed cluster registers them out of band, through its own console or API).
+_FORBIDDEN = (
+    RPCStatusCode.PERMISSION_DENIED,
+    RPCStatusCode.UNAUTHENTICATED,
+    RPCStatusCode.UNIMPLEMENTED,
+)
 
 
 def workflows() -> Sequence[type]:
-    return [ChatTurn, IngestDocuments, SearchReports]
+    return [ChatTurn, IngestDocuments, SearchReports, SweepTurns]
 
 
 def activities(
     index: ReportIndex, pool: AsyncConnectionPool, engine: Engine
 ) -> Sequence[Callable[..., Any]]:
     """Every activity the worker runs; `workflows.policy.POLICY` must list each one."""
-    reports = ReportActivities(index)
+    reports = ReportActivities(index, pool)
     sessions = SessionActivities(pool)
     models = ModelActivities(engine, index)
     grounding = GroundingActivities(index)
@@ -54,6 +73,7 @@ def activities(
         reports.corpus_version,
         sessions.load_session,
         sessions.save_turn,
+        SweepActivities(pool).sweep_turns,
         models.route,
         models.rewrite,
         models.grade_documents,
@@ -69,6 +89,50 @@ def make_engine(settings: Settings) -> Engine:
 
         return OfflineEngine()
     raise ValueError(f"unknown engine {settings.engine!r}; use 'offline'")
+
+
+async def register_search_attributes(client: Client, namespace: str) -> list[str]:
+    """Register the search attributes turns upsert; return the names this call added.
+
+    Idempotent on any cluster: lists what exists and adds only what is missing; another
+    worker adding them first (ALREADY_EXISTS) is success. A cluster that forbids it gets
+    a warning naming what to register out of band and the worker still starts, because
+    without them every turn's workflow task fails at its first upsert and retries until
+    they exist, and the warning is where an operator learns why. Other RPC errors raise.
+    """
+    wanted = {
+        key.name: IndexedValueType.ValueType(key.indexed_value_type.value) for key in attributes.ALL
+    }
+    try:
+        listed = await client.operator_service.list_search_attributes(
+            ListSearchAttributesRequest(namespace=namespace)
+        )
+        existing = {**listed.system_attributes, **listed.custom_attributes}
+        for name in sorted(set(wanted) & set(existing)):
+            if existing[name] != wanted[name]:
+                log.warning("search attribute %s has another type; turns need Keyword", name)
+        missing = {name: kind for name, kind in wanted.items() if name not in existing}
+        if not missing:
+            return []
+        await client.operator_service.add_search_attributes(
+            AddSearchAttributesRequest(namespace=namespace, search_attributes=missing)
+        )
+    except RPCError as exc:
+        if exc.status == RPCStatusCode.ALREADY_EXISTS:
+            return []
+        if exc.status in _FORBIDDEN:
+            log.warning(
+                "this cluster does not let the worker register search attributes (%s);"
+                " register %s as Keyword on namespace %s out of band, or turns cannot"
+                " record their outcome",
+                exc.status.name,
+                ", ".join(sorted(wanted)),
+                namespace,
+            )
+            return []
+        raise
+    log.info("registered search attributes %s", ", ".join(sorted(missing)))
+    return sorted(missing)
 
 
 async def _heartbeat(pool: AsyncConnectionPool, index: ReportIndex, worker_id: str) -> None:
@@ -102,6 +166,7 @@ async def run_worker(settings: Settings) -> None:
         namespace=settings.temporal_namespace,
         data_converter=pydantic_data_converter,
     )
+    await register_search_attributes(client, settings.temporal_namespace)
     qdrant = open_qdrant(
         settings.qdrant_url,
         settings.qdrant_path,
@@ -109,16 +174,25 @@ async def run_worker(settings: Settings) -> None:
     )
     index = ReportIndex(qdrant, await asyncio.to_thread(LocalEmbedder))
     await asyncio.to_thread(index.ensure_collection)
-    pool = AsyncConnectionPool(
-        settings.effective_database_url, min_size=1, max_size=8, open=False,
-        kwargs={"autocommit": True},
-    )  # fmt: skip
+    # Activities wait longer for a connection than the API does: a turn's save is
+    # retried until it succeeds, and a short outage should cost a wait, not an attempt.
+    pool = make_pool(
+        settings.effective_database_url,
+        timeout=10.0,
+        connect_timeout=settings.database_connect_timeout_seconds,
+    )
     await pool.open()
     worker = Worker(
         client,
         task_queue=settings.task_queue,
         workflows=workflows(),
         activities=activities(index, pool, make_engine(settings)),
+        # A worker killed without a goodbye leaves its turns' next workflow tasks on its
+        # own (sticky) queue until this runs out; the default 10 s would dominate recovery.
+        sticky_queue_schedule_to_start_timeout=timedelta(seconds=2),
+    )
+    await ensure_sweep_schedule(
+        client, settings.task_queue, timedelta(seconds=settings.sweep_interval_seconds)
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

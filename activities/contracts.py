@@ -95,12 +95,14 @@ class IngestFileRequest(_Frozen):
     path: str
     company: str | None = None
     fiscal_year: int | None = None
+    replace: bool = False
+    """Accept a different file for a company and year already registered (recorded)."""
 
 
 class IngestFileResult(_Frozen):
     path: str
     document_id: str | None = None
-    status: str  # "ingested" | "unchanged" | "failed"
+    status: str  # "ingested" | "unchanged" | "failed" | "refused"
     chunks: int = 0
     error: str | None = None
 
@@ -109,6 +111,8 @@ class IngestRequest(_Frozen):
     paths: list[str] = Field(min_length=1)
     company: str | None = None
     fiscal_year: int | None = None
+    replace: bool = False
+    """Replace the registered report of a company and year with a different file."""
 
     _company = field_validator("company")(check_company)
     _fiscal_year = field_validator("fiscal_year")(check_fiscal_year)

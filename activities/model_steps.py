@@ -2,7 +2,9 @@
 
 Evidence arrives as chunk ids (claim check): these activities load the full text from
 Qdrant, strip instruction-like lines (retrieved text is data, not instructions) and hand
-text to the engine. Grader output is validated here: indices only, in range.
+text to the engine. Grader output is validated here: indices only, in range. Every step
+heartbeats while it waits on Qdrant or the model, so a dead worker's attempt is retried
+after the policy's heartbeat timeout.
 """
 
 import asyncio
@@ -24,6 +26,7 @@ from activities.contracts import (
 )
 from activities.engines.protocol import Engine
 from activities.errors import invalid_input
+from activities.heartbeat import heartbeating
 from activities.reports import ReportIndex
 from workflows.logic.evidence import strip_instructions
 from workflows.logic.grounding import check_numbers
@@ -50,30 +53,35 @@ class ModelActivities:
 
     @activity.defn(name="llm_route_question")
     async def route(self, request: RouteRequest) -> RouteDecision:
-        return await self.engine.route(request.question)
+        async with heartbeating():
+            return await self.engine.route(request.question)
 
     @activity.defn(name="llm_rewrite_query")
     async def rewrite(self, request: RewriteRequest) -> RewritePlan:
-        return await self.engine.rewrite(request.question, request.slots)
+        async with heartbeating():
+            return await self.engine.rewrite(request.question, request.slots)
 
     @activity.defn(name="llm_grade_documents")
     async def grade_documents(self, request: EvidenceRequest) -> DocumentGrades:
         """Judge each chunk's relevance; returns validated, unique, in-range indices."""
-        chunks = await load_evidence(self.index, request.chunk_ids)
-        grades = await self.engine.grade_documents(request.question, request.slots, chunks)
+        async with heartbeating():
+            chunks = await load_evidence(self.index, request.chunk_ids)
+            grades = await self.engine.grade_documents(request.question, request.slots, chunks)
         keep = sorted({i for i in grades.keep if 0 <= i < len(chunks)})
         return DocumentGrades(keep=keep)
 
     @activity.defn(name="llm_synthesize_answer")
     async def synthesize(self, request: EvidenceRequest) -> Draft:
-        sources = await load_evidence(self.index, request.chunk_ids)
-        return await self.engine.synthesize(request.question, request.slots, sources)
+        async with heartbeating():
+            sources = await load_evidence(self.index, request.chunk_ids)
+            return await self.engine.synthesize(request.question, request.slots, sources)
 
     @activity.defn(name="llm_grade_answer")
     async def grade_answer(self, request: CheckRequest) -> AnswerGrade:
         """The judge: independent of the synthesiser; sees only answer and evidence."""
-        sources = await load_evidence(self.index, request.chunk_ids)
-        return await self.engine.grade_answer(request.question, request.answer, sources)
+        async with heartbeating():
+            sources = await load_evidence(self.index, request.chunk_ids)
+            return await self.engine.grade_answer(request.question, request.answer, sources)
 
 
 class GroundingActivities:
@@ -83,5 +91,6 @@ class GroundingActivities:
     @activity.defn(name="grounding_check_numbers")
     async def check_numbers(self, request: CheckRequest) -> GroundingReport:
         """Deterministic numeric grounding; an activity only because it needs chunk text."""
-        sources = await load_evidence(self.index, request.chunk_ids)
+        async with heartbeating():
+            sources = await load_evidence(self.index, request.chunk_ids)
         return check_numbers(request.answer, sources)

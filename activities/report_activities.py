@@ -1,8 +1,13 @@
-"""Activities at the Qdrant report-chunk boundary: search, load by id, ingest a file."""
+"""Activities at the Qdrant report-chunk boundary: search, load by id, ingest a file.
+
+Each heartbeats while its work runs in a thread (`activities.heartbeat`), so a dead
+worker's attempt is retried after the policy's heartbeat timeout.
+"""
 
 import asyncio
 from pathlib import Path
 
+from psycopg_pool import AsyncConnectionPool
 from temporalio import activity
 
 from activities.contracts import (
@@ -12,44 +17,87 @@ from activities.contracts import (
     SearchRequest,
     SearchResult,
 )
+from activities.heartbeat import heartbeating
 from activities.reports import ReportIndex
+from db import documents
+from ingestion.documents import DocumentError, parse_document
+from ingestion.registry import admit, refusal
 
 
 class ReportActivities:
-    """Bound to the worker's one `ReportIndex` (the worker owns the Qdrant folder)."""
+    """Bound to the worker's one `ReportIndex` (the worker owns the Qdrant folder).
 
-    def __init__(self, index: ReportIndex) -> None:
+    With a `pool`, ingestion goes through the document registry in PostgreSQL; without
+    one (tests that only search, or build an index in memory) every file is admitted.
+    """
+
+    def __init__(self, index: ReportIndex, pool: AsyncConnectionPool | None = None) -> None:
         self.index = index
+        self.pool = pool
 
     @activity.defn(name="qdrant_search_chunks")
     async def search_chunks(self, request: SearchRequest) -> SearchResult:
         """Hybrid search (dense + BM25, RRF). Read-only, so safe to retry."""
-        hits = await asyncio.to_thread(
-            self.index.search,
-            request.query,
-            request.company,
-            request.fiscal_year,
-            request.limit,
-            request.fiscal_years,
-        )
+        async with heartbeating():
+            hits = await asyncio.to_thread(
+                self.index.search,
+                request.query,
+                request.company,
+                request.fiscal_year,
+                request.limit,
+                request.fiscal_years,
+            )
         return SearchResult(hits=hits)
 
     @activity.defn(name="qdrant_load_chunks")
     async def load_chunks(self, chunk_ids: list[str]) -> list[ChunkText]:
         """Load full chunk text by id (the claim check behind previews in history)."""
-        return await asyncio.to_thread(self.index.get_chunks, chunk_ids)
+        async with heartbeating():
+            return await asyncio.to_thread(self.index.get_chunks, chunk_ids)
 
     @activity.defn(name="qdrant_ingest_file")
     async def ingest_file(self, request: IngestFileRequest) -> IngestFileResult:
-        """Parse, embed and upsert one file. Idempotent (deterministic point ids).
+        """Parse, check against the registry, embed and upsert one file. Idempotent.
 
-        A file that cannot be parsed is a result with status `failed`, not an error,
-        so the workflow reports it and the other files still ingest.
+        A file that cannot be parsed is a result with status `failed`, and a different
+        file for a company and year already registered is `refused` (unless `replace`),
+        not an error, so the workflow reports it and the other files still ingest. The
+        registry entry is locked from the check until it is recorded, after the chunks
+        are stored: a retried attempt finds either the old entry or the new one, and
+        storing the same document again writes nothing.
         """
-        return await asyncio.to_thread(
-            self.index.ingest_file, Path(request.path), request.company, request.fiscal_year
-        )
+        async with heartbeating():
+            try:
+                doc = await asyncio.to_thread(
+                    parse_document, Path(request.path), request.company, request.fiscal_year
+                )
+            except DocumentError as exc:
+                return IngestFileResult(path=request.path, status="failed", error=str(exc))
+            if self.pool is None:
+                return await asyncio.to_thread(self.index.store, doc, request.path)
+            corpus = self.index.corpus_id
+            async with self.pool.connection() as conn, conn.transaction():
+                await documents.lock(conn, corpus, doc.document_id)
+                current = await documents.registered(conn, corpus, doc.document_id)
+                admission = admit(current, doc.source_path, doc.file_sha256, request.replace)
+                if admission == "refused" and current is not None:
+                    activity.logger.warning(
+                        "refused a second file for a registered document",
+                        extra={"document_id": doc.document_id, "path": doc.source_path},
+                    )
+                    return IngestFileResult(
+                        path=request.path,
+                        document_id=doc.document_id,
+                        status="refused",
+                        error=refusal(current, request.path),
+                    )
+                result = await asyncio.to_thread(self.index.store, doc, request.path)
+                await documents.record(
+                    conn, corpus, doc, result.chunks, current, forced=admission == "replace"
+                )
+            return result
 
     @activity.defn(name="qdrant_read_corpus_version")
     async def corpus_version(self) -> str:
-        return await asyncio.to_thread(self.index.corpus_version)
+        async with heartbeating():
+            return await asyncio.to_thread(self.index.corpus_version)

@@ -4,6 +4,10 @@
 search route (through the worker) and the evaluation code all call it. Dense
 (all-MiniLM-L6-v2) and BM25 sparse candidates are fused with Qdrant's own RRF in one
 `query_points` call; the filter (company, optional fiscal year) applies to both.
+
+`ReportIndex` is storage only: whether a file may become a company's report for a year
+is the document registry's decision (PostgreSQL, checked by the ingest activity), so
+tests and tools can still ingest straight into an index without a database.
 """
 
 import hashlib
@@ -17,7 +21,13 @@ from qdrant_client.conversions.common_types import PointId
 from activities.contracts import ChunkHit, ChunkText, IngestFileResult, SearchHitWithText
 from activities.embeddings import Embedder, collection_name
 from ingestion import bm25
-from ingestion.documents import Chunk, DocumentError, parse_document
+from ingestion.documents import (
+    Chunk,
+    DocumentError,
+    ParsedDocument,
+    legacy_document_id,
+    parse_document,
+)
 
 PREFETCH_LIMIT = 30
 PREVIEW_CHARS = 160
@@ -48,6 +58,24 @@ class ReportIndex:
         self._lock = threading.RLock()
         self._version: str | None = None
 
+    @property
+    def corpus_id(self) -> str:
+        """Which collection this is, wherever it lives: the document registry's scope.
+
+        A local folder is named by its resolved path and a server by its URL (never its
+        key), so each test's throwaway index has registrations of its own.
+        """
+        options = self.client.init_options
+        if options.get("path"):
+            where = f"local:{Path(str(options['path'])).resolve()}"
+        elif options.get("url"):
+            where = str(options["url"])
+        elif options.get("host"):
+            where = f"{options['host']}:{options.get('port')}"
+        else:
+            where = str(options.get("location") or ":memory:")
+        return f"{where}#{self.collection}"
+
     def ensure_collection(self) -> None:
         with self._lock:
             if self.client.collection_exists(self.collection):
@@ -69,6 +97,7 @@ class ReportIndex:
                 ("company", models.PayloadSchemaType.KEYWORD),
                 ("fiscal_year", models.PayloadSchemaType.INTEGER),
                 ("document_id", models.PayloadSchemaType.KEYWORD),
+                ("source_path", models.PayloadSchemaType.KEYWORD),
             ):
                 self.client.create_payload_index(self.collection, key, schema)
 
@@ -109,20 +138,50 @@ class ReportIndex:
     def ingest_file(
         self, path: Path, company: str | None = None, fiscal_year: int | None = None
     ) -> IngestFileResult:
-        """Parse, embed and store one file; idempotent.
+        """Parse, embed and store one file, unchecked by any registry (see `store`).
 
-        Point ids are derived from (document id, chunk number), so re-ingesting the same
-        file writes the same points. A changed file replaces all of its old chunks.
         Unusable files are reported in the result, never raised.
         """
         try:
             doc = parse_document(path, company, fiscal_year)
         except DocumentError as exc:
             return IngestFileResult(path=str(path), status="failed", error=str(exc))
+        return self.store(doc, str(path))
+
+    def _stored(self, document_id: str) -> tuple[str, str] | None:
+        """(content hash, source path) of a stored document, None when absent."""
+        records, _ = self.client.scroll(
+            self.collection,
+            scroll_filter=models.Filter(must=[_match("document_id", document_id)]),
+            limit=1,
+            with_payload=["content_hash", "source_path"],
+        )
+        if not records or not records[0].payload:
+            return None
+        payload = records[0].payload
+        return str(payload["content_hash"]), str(payload.get("source_path", ""))
+
+    def store(self, doc: ParsedDocument, path: str) -> IngestFileResult:
+        """Embed and store a parsed document in place of its previous version; idempotent.
+
+        Point ids are derived from (document id, chunk number), so storing the same
+        document again writes nothing ("unchanged"). Otherwise every chunk of the same
+        document id goes, and so does any other document read from the same file: a file
+        re-ingested under corrected company or year flags is re-tagged, not duplicated.
+        `path` is the path as the caller gave it, echoed in the result.
+        """
         with self._lock:
-            if self.document_hashes().get(doc.document_id) == doc.content_hash:
+            self.ensure_collection()
+            stored = self._stored(doc.document_id)
+            if stored is not None and stored[0] == doc.content_hash:
+                if stored[1] != doc.source_path:  # the same bytes, moved
+                    self.client.set_payload(
+                        self.collection,
+                        payload={"source_path": doc.source_path},
+                        points=models.Filter(must=[_match("document_id", doc.document_id)]),
+                    )
                 return IngestFileResult(
-                    path=str(path),
+                    path=path,
                     document_id=doc.document_id,
                     status="unchanged",
                     chunks=len(doc.chunks),
@@ -141,17 +200,31 @@ class ReportIndex:
                     payload=chunk.model_dump(),
                 )
             )
+        # Chunks stored before documents were keyed by company and year carry the file
+        # stem as their id and no source path; they go when their file comes back.
+        legacy = models.Filter(
+            must=[
+                _match("document_id", legacy_document_id(Path(path))),
+                models.IsEmptyCondition(is_empty=models.PayloadField(key="source_path")),
+            ]
+        )
         with self._lock:
             self.client.delete(
                 self.collection,
                 points_selector=models.FilterSelector(
-                    filter=models.Filter(must=[_match("document_id", doc.document_id)])
+                    filter=models.Filter(
+                        should=[
+                            _match("document_id", doc.document_id),
+                            _match("source_path", doc.source_path),
+                            legacy,
+                        ]
+                    )
                 ),
             )
             self.client.upsert(self.collection, points=points)
             self._version = None
         return IngestFileResult(
-            path=str(path), document_id=doc.document_id, status="ingested", chunks=len(points)
+            path=path, document_id=doc.document_id, status="ingested", chunks=len(points)
         )
 
     def search(

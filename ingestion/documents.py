@@ -4,6 +4,10 @@ A chunk is one table, or up to ~120 words of prose, from one page and one sectio
 Every chunk starts with a context line naming company, fiscal year, section and page,
 and a table chunk states its unit in words, because in the reports the unit sits only
 in the table header ("US$M") and a bare "29,016" must not lose it.
+
+A document is identified by company and fiscal year (`BHP-FY2024`), not by its file
+name: there is one annual report per company and year, and a file that happens to share
+a report's name must not be able to stand in for it.
 """
 
 import hashlib
@@ -55,6 +59,8 @@ class Chunk(BaseModel):
     unit: str | None = None
     text: str
     content_hash: str
+    source_path: str = ""
+    """The resolved path the document was read from (empty on chunks stored before it was)."""
 
     def as_text(self) -> ChunkText:
         """The chunk as evidence travels to engines and checks (no storage bookkeeping)."""
@@ -68,7 +74,21 @@ class ParsedDocument:
     company: str
     fiscal_year: int
     content_hash: str
+    source_path: str
+    """The file's resolved path (symlinks and `..` removed)."""
+    file_sha256: str
+    """The hash of the file's bytes alone: identical content under another path matches."""
     chunks: list[Chunk] = field(default_factory=list)
+
+
+def document_key(ticker: str, fiscal_year: int) -> str:
+    """The id of the one annual report of a company and year, e.g. `BHP-FY2024`."""
+    return f"{ticker}-FY{fiscal_year}"
+
+
+def legacy_document_id(path: Path) -> str:
+    """The id chunks were stored under before documents were keyed by company and year."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", path.stem).strip("-") or "document"
 
 
 @dataclass
@@ -173,9 +193,13 @@ def _build(
     # The hash covers the metadata the chunks carry as well as the bytes, so re-ingesting a
     # file under corrected flags (company, fiscal year) replaces its chunks, not "unchanged".
     content_hash = hashlib.sha256(raw + f"\0{ticker}:{fiscal_year}".encode()).hexdigest()[:16]
-    document_id = re.sub(r"[^A-Za-z0-9_-]+", "-", path.stem).strip("-") or "document"
+    document_id = document_key(ticker, fiscal_year)
     company = COMPANIES[ticker]
-    doc = ParsedDocument(document_id, title, ticker, fiscal_year, content_hash)
+    source_path = str(path.resolve())
+    doc = ParsedDocument(
+        document_id, title, ticker, fiscal_year, content_hash, source_path,
+        hashlib.sha256(raw).hexdigest(),
+    )  # fmt: skip
     for n, block in enumerate(_chunk_blocks(blocks)):
         unit = None
         if block.is_table:
@@ -201,6 +225,7 @@ def _build(
                 unit=unit,
                 text=f"{context}\n{block.text}",
                 content_hash=content_hash,
+                source_path=source_path,
             )
         )
     if not doc.chunks:

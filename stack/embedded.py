@@ -122,6 +122,7 @@ def start_temporal(settings: Settings, paths: Paths) -> None:
         "--namespace", settings.temporal_namespace,
         "--log-level", "warn",
     ]  # fmt: skip
+    # The worker registers these too (on any cluster); here they exist before it starts.
     for key in attributes.ALL:
         args += ["--search-attribute", f"{key.name}=Keyword"]
     _spawn(paths, "temporal", args)
@@ -149,6 +150,9 @@ def _healthz(settings: Settings) -> tuple[int, dict[str, object]]:
 
 
 async def _ingest_sample_corpus(settings: Settings) -> str:
+    """Ingest the sample corpus through the worker (not the API, so not its ingest rules)."""
+    from datetime import timedelta
+
     from temporalio.client import Client
     from temporalio.common import WorkflowIDConflictPolicy
     from temporalio.contrib.pydantic import pydantic_data_converter
@@ -168,6 +172,7 @@ async def _ingest_sample_corpus(settings: Settings) -> str:
         id="ingest-sample-corpus",
         task_queue=settings.task_queue,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        execution_timeout=timedelta(seconds=settings.ingest_timeout_seconds),
     )
     return result.corpus_version
 

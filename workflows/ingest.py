@@ -1,4 +1,9 @@
-"""IngestDocuments: ingest report files one activity per file, durably and visibly."""
+"""IngestDocuments: ingest report files one activity per file, durably and visibly.
+
+Each file's outcome is in the result (`ingested`, `unchanged`, `failed`, `refused`);
+a refused file is a different file for a company and year already registered, which
+only `replace` lets through.
+"""
 
 from temporalio import workflow
 
@@ -19,7 +24,10 @@ class IngestDocuments:
                 await workflow.execute_activity_method(
                     ReportActivities.ingest_file,
                     IngestFileRequest(
-                        path=path, company=request.company, fiscal_year=request.fiscal_year
+                        path=path,
+                        company=request.company,
+                        fiscal_year=request.fiscal_year,
+                        replace=request.replace,
                     ),
                     summary=path.rsplit("/", 1)[-1],
                     **activity_options("qdrant_ingest_file"),
@@ -28,6 +36,7 @@ class IngestDocuments:
         version = await workflow.execute_activity_method(
             ReportActivities.corpus_version, **activity_options("qdrant_read_corpus_version")
         )
-        counts = {s: sum(f.status == s for f in files) for s in ("ingested", "unchanged", "failed")}
+        statuses = ("ingested", "unchanged", "failed", "refused")
+        counts = {s: sum(f.status == s for f in files) for s in statuses}
         workflow.set_current_details(f"done: {counts}, corpus {version}")
         return IngestResult(files=files, corpus_version=version)

@@ -23,6 +23,9 @@ _BOUNDED = RetryPolicy(
 _UNTIL_DONE = RetryPolicy(
     initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=30)
 )
+# Steps that run in a thread or wait on a model heartbeat every second: when their worker
+# dies, the attempt is retried after this long instead of after its start-to-close timeout.
+_BEAT = timedelta(seconds=5)
 
 
 @dataclass(frozen=True)
@@ -33,57 +36,72 @@ class StepPolicy:
     start_to_close: timedelta = timedelta(seconds=30)
     schedule_to_close: timedelta | None = timedelta(seconds=90)
     retry: RetryPolicy = field(default_factory=lambda: _BOUNDED)
+    heartbeat: timedelta | None = None
 
 
 POLICY: dict[str, StepPolicy] = {
     "postgres_load_session": StepPolicy(
         "open", "answer without recent turns",
         "a turn without history can still answer or ask; blocking it helps nobody",
+        heartbeat=_BEAT,
     ),
     "llm_route_question": StepPolicy(
         "open", "default to retrieval, never block on clarification",
         "retrieval is the safe default: its answer is still graded and gated",
+        heartbeat=_BEAT,
     ),
     "llm_rewrite_query": StepPolicy(
         "open", "one sub-query per company built from the question",
-        "the question itself is a usable query",
+        "the question itself is a usable query", heartbeat=_BEAT,
     ),
     "qdrant_search_chunks": StepPolicy(
         "open", "that company counts as not found (gap line, retry)",
         "one company's outage must not sink the others; the gap is stated in the answer",
+        heartbeat=_BEAT,
     ),
     "llm_grade_documents": StepPolicy(
-        "open", "keep all documents", "noisy evidence beats none",
+        "open", "keep all documents", "noisy evidence beats none", heartbeat=_BEAT,
     ),
     "llm_synthesize_answer": StepPolicy(
         "closed", "diagnostic fallback (no_answer_composed)",
         "no text is better than unchecked text",
         start_to_close=timedelta(seconds=60), schedule_to_close=timedelta(seconds=180),
+        heartbeat=_BEAT,
     ),
     "grounding_check_numbers": StepPolicy(
         "closed", "every figure counts as unverified (grounded no, confidence low)",
-        "an unverifiable figure must not be shown as verified",
+        "an unverifiable figure must not be shown as verified", heartbeat=_BEAT,
     ),
     "llm_grade_answer": StepPolicy(
         "open", "pass with 0 unsupported, marked judge_unavailable, confidence capped at medium",
         "the numeric check still ran; configurable to closed for regulated use",
         start_to_close=timedelta(seconds=60), schedule_to_close=timedelta(seconds=180),
+        heartbeat=_BEAT,
     ),
     "postgres_save_turn": StepPolicy(
         "closed", "retried until it succeeds",
         "the turn is not complete until the conversation holds it",
-        schedule_to_close=None, retry=_UNTIL_DONE,
+        schedule_to_close=None, retry=_UNTIL_DONE, heartbeat=_BEAT,
+    ),
+    "postgres_sweep_turns": StepPolicy(
+        "closed", "this sweep fails visibly; the next scheduled one tries again",
+        "reconciling is idempotent, and a turn left open is caught by the next sweep",
+        start_to_close=timedelta(minutes=2), schedule_to_close=timedelta(minutes=5),
+        heartbeat=timedelta(seconds=30),
     ),
     "qdrant_ingest_file": StepPolicy(
         "closed", "the file is reported failed; other files still ingest",
         "a half-ingested document must not be served",
         start_to_close=timedelta(minutes=5), schedule_to_close=timedelta(minutes=20),
+        heartbeat=_BEAT,
     ),
     "qdrant_read_corpus_version": StepPolicy(
         "closed", "the ingestion run fails visibly", "the version is part of every answer's record",
+        heartbeat=_BEAT,
     ),
     "qdrant_load_chunks": StepPolicy(
         "closed", "the search request fails (HTTP 5xx)", "there is nothing to degrade to",
+        heartbeat=_BEAT,
     ),
 }  # fmt: skip
 
@@ -99,6 +117,7 @@ class ActivityOptions(TypedDict):
     start_to_close_timeout: timedelta
     schedule_to_close_timeout: timedelta | None
     retry_policy: RetryPolicy
+    heartbeat_timeout: timedelta | None
 
 
 def activity_options(name: str) -> ActivityOptions:
@@ -108,4 +127,5 @@ def activity_options(name: str) -> ActivityOptions:
         "start_to_close_timeout": p.start_to_close,
         "schedule_to_close_timeout": p.schedule_to_close,
         "retry_policy": p.retry,
+        "heartbeat_timeout": p.heartbeat,
     }

@@ -1,28 +1,98 @@
-"""POST /v1/ingest: run the IngestDocuments workflow on files on the API's machine."""
+"""POST /v1/ingest: run the IngestDocuments workflow on files in the ingest directory.
 
+Ingestion changes what every answer is built from, so until tenants and operator keys
+exist it is served only to clients on this machine (loopback), and only for files under
+`settings.ingest_dir`.
+"""
+
+import ipaddress
 import uuid
+from datetime import timedelta
 from pathlib import Path
+from typing import Annotated
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends, Request
+from pydantic import Field
 
 from activities.contracts import IngestRequest, IngestResult
+from api.bounded import require_worker, result_within
 from api.deps import SettingsDep, TemporalDep
+from api.errors import ApiError, error_responses
+from api.text import STORABLE
 from workflows.ingest import IngestDocuments
 
 router = APIRouter(prefix="/v1", tags=["ingest"])
 
 
-@router.post("/ingest")
-async def ingest(body: IngestRequest, client: TemporalDep, settings: SettingsDep) -> IngestResult:
-    """Ingest files by absolute path; each file's outcome is in the result (none raises)."""
+class IngestBody(IngestRequest):
+    """The request: files by path (absolute, or relative to the ingest directory)."""
+
+    paths: list[Annotated[str, STORABLE]] = Field(min_length=1)
+
+
+def _loopback_only(request: Request) -> None:
+    """Refuse (403) a client that is not on this machine.
+
+    Behind a proxy the client is the proxy's view of the caller: uvicorn takes
+    X-Forwarded-For only from a loopback proxy, so a remote caller cannot claim to be local.
+    """
+    host = request.client.host if request.client else ""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        address = None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if address is None or not address.is_loopback:
+        raise ApiError(
+            403, "Forbidden", "ingestion is accepted only from this machine (a loopback client)"
+        )
+
+
+def _inside(root: Path, raw: str) -> str | None:
+    """The resolved path of the file `raw` names under `root`; None if it is not one.
+
+    Symlinks and `..` are resolved before the check, so neither can reach outside.
+    """
+    try:
+        path = Path(raw)
+        resolved = (path if path.is_absolute() else root / path).resolve()
+        if resolved.is_relative_to(root) and resolved.is_file():
+            return str(resolved)
+    except (OSError, ValueError):  # unreadable, or not a path at all
+        pass
+    return None
+
+
+@router.post("/ingest", dependencies=[Depends(_loopback_only)], responses=error_responses(403, 503))
+async def ingest(body: IngestBody, client: TemporalDep, settings: SettingsDep) -> IngestResult:
+    """Ingest report files; each file's outcome is in the result (none raises).
+
+    Only loopback clients are served (403 `Forbidden` otherwise) until tenants and
+    operator keys exist. Every path must name a file under the configured ingest
+    directory (`TURNSTILE_INGEST_DIR`) after symlinks and `..` are resolved; a path that
+    does not, whether it is missing or outside, is the same 422 `InvalidInput`, so the
+    answer does not reveal which files exist elsewhere. A different file for a company
+    and year already registered comes back `refused` unless `replace` is true. 503
+    `Unavailable` when no worker runs or ingestion outlasts `ingest_timeout_seconds`.
+    """
+    root = settings.ingest_dir.resolve()
+    paths = []
+    for n, raw in enumerate(body.paths):
+        resolved = _inside(root, raw)
+        if resolved is None:
+            raise ApiError(422, "InvalidInput", f"paths.{n}: no such file in the ingest directory")
+        paths.append(resolved)
     request = IngestRequest(
-        paths=[str(Path(p).resolve()) for p in body.paths],
-        company=body.company,
-        fiscal_year=body.fiscal_year,
+        paths=paths, company=body.company, fiscal_year=body.fiscal_year, replace=body.replace
     )
-    return await client.execute_workflow(
+    await require_worker(client, settings)
+    timeout = timedelta(seconds=settings.ingest_timeout_seconds)
+    handle = await client.start_workflow(
         IngestDocuments.run,
         request,
         id=f"ingest-{uuid.uuid4().hex[:12]}",
         task_queue=settings.task_queue,
+        execution_timeout=timeout,
     )
+    return await result_within(handle, timeout, "ingestion")

@@ -1,14 +1,17 @@
 """GET /v1/search: hybrid retrieval through the worker (which owns Qdrant)."""
 
 import uuid
+from datetime import timedelta
 from typing import Annotated
 
 from fastapi import APIRouter, Query
 from pydantic import ValidationError
 
 from activities.contracts import SearchHitWithText, SearchRequest
+from api.bounded import require_worker, result_within
 from api.deps import SettingsDep, TemporalDep
-from api.errors import ApiError
+from api.errors import ApiError, error_responses
+from api.text import STORABLE
 from workflows.search import SearchReports
 
 router = APIRouter(prefix="/v1", tags=["search"])
@@ -21,22 +24,31 @@ def _one_line(exc: ValidationError) -> str:
     )
 
 
-@router.get("/search")
+@router.get("/search", responses=error_responses(503))
 async def search(
     client: TemporalDep,
     settings: SettingsDep,
-    q: Annotated[str, Query(description="the search text")],
-    company: Annotated[str | None, Query()] = None,
+    q: Annotated[str, Query(description="the search text"), STORABLE],
+    company: Annotated[str | None, Query(), STORABLE] = None,
     fy: Annotated[int | None, Query(description="fiscal year, 2023-2025")] = None,
     limit: Annotated[int, Query()] = 8,
 ) -> list[SearchHitWithText]:
+    """Search the report chunks; 503 `Unavailable` when no worker runs or it takes too long.
+
+    The search runs as a SearchReports workflow with an execution timeout of
+    `search_timeout_seconds`, so the request never waits longer than that (and a moment).
+    """
     try:
         request = SearchRequest(query=q, company=company, fiscal_year=fy, limit=limit)
     except ValidationError as exc:
         raise ApiError(422, "InvalidInput", _one_line(exc)) from exc
-    return await client.execute_workflow(
+    await require_worker(client, settings)
+    timeout = timedelta(seconds=settings.search_timeout_seconds)
+    handle = await client.start_workflow(
         SearchReports.run,
         request,
         id=f"search-{uuid.uuid4().hex[:12]}",
         task_queue=settings.task_queue,
+        execution_timeout=timeout,
     )
+    return await result_within(handle, timeout, "the search")

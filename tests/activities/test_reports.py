@@ -56,7 +56,7 @@ def test_a_changed_file_replaces_all_its_old_chunks(
 
     result = index.ingest_file(path)
 
-    texts = _texts_of(index, "BHP_FY2024")
+    texts = _texts_of(index, "BHP-FY2024")
     assert result.status == "ingested"
     assert len(texts) == result.chunks == len(parse_document(path).chunks)
     assert index.chunk_count() == result.chunks

@@ -64,7 +64,7 @@ def test_front_matter_gives_company_fiscal_year_and_title(tmp_path: Path) -> Non
     doc = parse_document(_write(tmp_path, "BHP_FY2024.md", REPORT))
 
     assert (doc.company, doc.fiscal_year, doc.title) == ("BHP", 2024, "BHP Annual Report 2024")
-    assert doc.document_id == "BHP_FY2024"
+    assert doc.document_id == "BHP-FY2024"
     assert {(c.company, c.fiscal_year, c.document) for c in doc.chunks} == {
         ("BHP", 2024, "BHP Annual Report 2024")
     }
@@ -290,7 +290,7 @@ def test_pdf_heading_and_prose_keep_their_page(report_pdf: Path) -> None:
     assert [(c.page, c.section) for c in prose] == [(1, "Financial review"), (2, "Dividends")]
     assert "stronger iron ore volumes, while costs were held flat" in prose[0].text
     assert prose[0].text.startswith("[BHP Group (BHP) · BHP Group Annual Report 2024 · FY2024 ·")
-    assert doc.document_id == "BHP-results-2024"
+    assert doc.document_id == "BHP-FY2024"
 
 
 def test_pdf_needs_company_and_fiscal_year_flags(report_pdf: Path) -> None:

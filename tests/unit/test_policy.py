@@ -69,7 +69,27 @@ def test_activity_options_come_from_the_table() -> None:
         "start_to_close_timeout": entry.start_to_close,
         "schedule_to_close_timeout": entry.schedule_to_close,
         "retry_policy": entry.retry,
+        "heartbeat_timeout": entry.heartbeat,
     }
+
+
+# Steps that run in a thread or wait on a model: a SIGKILLed worker must not hold them
+# for their whole start-to-close timeout.
+LONG_RUNNING = [
+    "qdrant_search_chunks", "qdrant_load_chunks", "qdrant_ingest_file",
+    "qdrant_read_corpus_version", "llm_route_question", "llm_rewrite_query",
+    "llm_grade_documents", "llm_synthesize_answer", "llm_grade_answer",
+    "grounding_check_numbers",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", LONG_RUNNING)
+def test_long_running_steps_have_a_heartbeat_timeout_of_a_few_seconds(name: str) -> None:
+    heartbeat = activity_options(name)["heartbeat_timeout"]
+
+    assert heartbeat is not None
+    assert timedelta(seconds=2) <= heartbeat <= timedelta(seconds=10)
+    assert heartbeat < activity_options(name)["start_to_close_timeout"]
 
 
 def test_unknown_activity_has_no_options() -> None:

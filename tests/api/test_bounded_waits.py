@@ -1,0 +1,91 @@
+"""/v1/search and /v1/ingest answer 503 in bounded time when no worker can do the work."""
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator
+
+import httpx
+from temporalio.client import Client
+
+from api.app import create_app
+from api.bounded import GRACE_SECONDS, require_worker
+from api.errors import ApiError
+from settings import Settings
+from tests.conftest import CORPUS_DIR, WorkerFactory
+from workflows.ingest import IngestDocuments
+
+# Scheduling noise on a busy machine, on top of the bound under test.
+MARGIN_SECONDS = 5.0
+
+
+@contextlib.asynccontextmanager
+async def api(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://turnstile.test") as c:
+            yield c
+
+
+async def until_polled(client: Client, settings: Settings) -> None:
+    """Wait for a just-started worker's first poll to reach the server."""
+    for _ in range(100):
+        with contextlib.suppress(ApiError):
+            return await require_worker(client, settings)
+        await asyncio.sleep(0.1)
+    raise AssertionError("the worker never polled")
+
+
+def assert_unavailable(response: httpx.Response) -> str:
+    body = response.json()
+    assert response.status_code == 503, body
+    assert body["error_type"] == "Unavailable"
+    assert set(body) == {"detail", "error_type"}
+    detail: str = body["detail"]
+    return detail
+
+
+async def test_search_with_no_worker_answers_503_within_its_timeout(
+    api_client: httpx.AsyncClient, app_settings: Settings
+) -> None:
+    started = time.monotonic()
+    response = await api_client.get("/v1/search", params={"q": "BHP revenue"})
+    elapsed = time.monotonic() - started
+
+    assert "no worker is running" in assert_unavailable(response)
+    assert elapsed < app_settings.search_timeout_seconds + MARGIN_SECONDS
+
+
+async def test_search_a_polling_worker_cannot_finish_answers_503_within_its_timeout(
+    app_settings: Settings, worker: WorkerFactory, temporal_client: Client
+) -> None:
+    settings = app_settings.model_copy(update={"search_timeout_seconds": 2.0})
+    # It polls the task queue but does not run SearchReports (an older build, say), so
+    # the run can only end by its execution timeout.
+    async with (
+        worker(task_queue=settings.task_queue, workflows=[IngestDocuments], activities=[]),
+        api(settings) as client,
+    ):
+        await until_polled(temporal_client, settings)
+        started = time.monotonic()
+        response = await client.get("/v1/search", params={"q": "BHP revenue"})
+        elapsed = time.monotonic() - started
+
+    assert "the search did not finish within 2s" in assert_unavailable(response)
+    assert elapsed < settings.search_timeout_seconds + GRACE_SECONDS + MARGIN_SECONDS
+
+
+async def test_ingest_with_no_worker_answers_503_within_its_timeout(
+    app_settings: Settings,
+) -> None:
+    settings = app_settings.model_copy(update={"ingest_dir": CORPUS_DIR})
+    async with api(settings) as client:
+        started = time.monotonic()
+        response = await client.post(
+            "/v1/ingest", json={"paths": [str(CORPUS_DIR / "BHP_FY2024.md")]}
+        )
+        elapsed = time.monotonic() - started
+
+    assert "no worker is running" in assert_unavailable(response)
+    assert elapsed < settings.ingest_timeout_seconds + MARGIN_SECONDS

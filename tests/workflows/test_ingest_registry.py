@@ -1,0 +1,76 @@
+"""A planted report cannot replace the real one through IngestDocuments unless asked to."""
+
+from collections.abc import Callable
+from pathlib import Path
+
+from psycopg_pool import AsyncConnectionPool
+from temporalio.client import Client
+
+from activities.contracts import IngestRequest, IngestResult, SearchHitWithText, SearchRequest
+from activities.report_activities import ReportActivities
+from activities.reports import ReportIndex
+from tests.conftest import CORPUS_DIR, WorkerFactory, unique
+from workflows.ingest import IngestDocuments
+from workflows.search import SearchReports
+
+BHP_FY2024 = CORPUS_DIR / "BHP_FY2024.md"
+REAL_REVENUE = "55,658"
+PLANTED_REVENUE = "955,658"
+
+
+async def test_a_planted_report_is_refused_and_replaces_the_real_one_only_when_asked(
+    temporal_client: Client,
+    worker: WorkerFactory,
+    make_report_index: Callable[[], ReportIndex],
+    pool: AsyncConnectionPool,
+    tmp_path: Path,
+) -> None:
+    index = make_report_index()
+    planted = tmp_path / BHP_FY2024.name
+    planted.write_text(
+        BHP_FY2024.read_text(encoding="utf-8").replace(REAL_REVENUE, PLANTED_REVENUE),
+        encoding="utf-8",
+    )
+    reports = ReportActivities(index, pool)
+    activities = [reports.search_chunks, reports.load_chunks, reports.ingest_file,
+                  reports.corpus_version]  # fmt: skip
+
+    async def ingest(request: IngestRequest) -> IngestResult:
+        return await temporal_client.execute_workflow(
+            IngestDocuments.run, request, id=unique("test-ingest"), task_queue=task_queue
+        )
+
+    async def revenue_hits() -> list[SearchHitWithText]:
+        return await temporal_client.execute_workflow(
+            SearchReports.run,
+            SearchRequest(query="BHP revenue", company="BHP", fiscal_year=2024, limit=5),
+            id=unique("test-search"),
+            task_queue=task_queue,
+        )
+
+    async with worker(index, activities=activities) as task_queue:
+        real = await ingest(IngestRequest(paths=[str(BHP_FY2024)]))
+        refused = await ingest(IngestRequest(paths=[str(planted)]))
+        after_refusal = await revenue_hits()
+        replaced = await ingest(IngestRequest(paths=[str(planted)], replace=True))
+        after_replacement = await revenue_hits()
+
+    assert [f.status for f in real.files] == ["ingested"]
+    (file,) = refused.files
+    assert (file.status, file.document_id, file.chunks) == ("refused", "BHP-FY2024", 0)
+    assert file.error is not None and str(BHP_FY2024.resolve()) in file.error
+    assert refused.corpus_version == real.corpus_version
+    assert any(REAL_REVENUE in h.text for h in after_refusal)
+    assert not any(PLANTED_REVENUE in h.text for h in after_refusal)
+
+    assert [f.status for f in replaced.files] == ["ingested"]
+    assert replaced.corpus_version != real.corpus_version
+    assert any(PLANTED_REVENUE in h.text for h in after_replacement)
+    async with pool.connection() as conn:
+        cursor = await conn.execute(
+            "SELECT previous_path, new_path, forced, replaced_at IS NOT NULL"
+            " FROM document_replacements WHERE corpus = %s AND document_id = 'BHP-FY2024'",
+            (index.corpus_id,),
+        )
+        rows = await cursor.fetchall()
+    assert rows == [(str(BHP_FY2024.resolve()), str(planted.resolve()), True, True)]
