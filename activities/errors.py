@@ -1,4 +1,4 @@
-"""The error table (STYLE.md): one type per row, raised as non-retryable where permanent."""
+"""The error table: one type per row, raised as non-retryable where permanent."""
 
 from temporalio.exceptions import ApplicationError
 

@@ -1,4 +1,4 @@
-"""ChatTurn: one chat turn, the steps of DESIGN.md §2 in order. Orchestration only.
+"""ChatTurn: one chat turn, the steps of docs/architecture.md in order. Orchestration only.
 
 Deterministic steps (carry-forward, scope rules, retry rule, citation binding, final
 gate, confidence, coverage) are plain functions from `workflows.logic`; every step with

@@ -1,4 +1,4 @@
-"""The numeric grounding check (DESIGN.md §4 C7/C8): flags wrong figures, years and
+"""The numeric grounding check (docs/controls.md, groundedness): flags wrong figures, years and
 companies; stays quiet on figures the cited sources support within the tolerances."""
 
 import asyncio

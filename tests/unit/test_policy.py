@@ -1,4 +1,4 @@
-"""The failure-policy table: every activity has a direction and a reason, as DESIGN.md §5 says."""
+"""The failure-policy table (docs/failure-policy.md): each activity has a direction and a reason."""
 
 from datetime import timedelta
 
@@ -8,7 +8,7 @@ from workflows.policy import POLICY, PURE_LAYERS, activity_options
 
 SAVE = "postgres_save_turn"
 
-# DESIGN.md §5 layers that fail open, mapped to the activity names in the table.
+# Quality layers that fail open, mapped to the activity names in the table.
 FAIL_OPEN = {
     "relevance grading": "llm_grade_documents",
     "answer grading (judge)": "llm_grade_answer",

@@ -1,4 +1,4 @@
-"""Bounded retry (DESIGN.md §6): when to retry, how the input changes, which draft wins."""
+"""Bounded retry (docs/controls.md): when to retry, how the input changes, which draft wins."""
 
 import pytest
 

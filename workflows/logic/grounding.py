@@ -2,7 +2,7 @@
 
 Pure and independent of whoever wrote the answer: it sees only the answer text and the
 source chunks, never the synthesiser's notes, so it can judge the offline engine and a
-model alike (DESIGN.md §4 C7/C8).
+model alike (docs/controls.md, groundedness and claim classes).
 
 For each sentence, its `[n]` / `[1,3]` markers select sources (1-based); a figure is bound
 to the first marker after it (all the sentence's markers when none follows). Every amount the

@@ -1,4 +1,4 @@
-"""Bounded retry that changes its input (DESIGN.md §6), as plain workflow logic."""
+"""Bounded retry that changes its input (docs/controls.md, bounded retry), as workflow logic."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
