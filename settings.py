@@ -1,12 +1,38 @@
-"""The one settings class, read only at process edges (worker, API factory, CLI)."""
+"""The one settings class, read only at process edges (worker, API factory, CLI).
 
+A bad value fails fast: `get_settings()` raises `SettingsError`, whose message is one
+line naming the environment variable, and `load_settings()` turns that into a clean exit.
+"""
+
+import sys
+from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent
+ENV_PREFIX = "TURNSTILE_"
+EXIT_BAD_SETTINGS = 2
+"""The exit code of a process refused at start-up for a bad setting (the CLI's bad input)."""
+
+# Past a year a duration is a typo, and far past it timedelta and Temporal's Duration
+# overflow deep inside a running worker instead of here.
+_MAX_SECONDS = 366 * 24 * 3600
+
+Port = Annotated[int, Field(ge=1, le=65535)]
+Seconds = Annotated[float, Field(gt=0, le=_MAX_SECONDS, allow_inf_nan=False)]
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+class EngineName(StrEnum):
+    """Which engine runs a turn's model steps (`worker.make_engine` builds it)."""
+
+    OFFLINE = "offline"
+    # The model engine (OpenAI-compatible) becomes a second member when it exists;
+    # mypy then points at the `match` in worker.make_engine until it builds it.
 
 
 class Settings(BaseSettings):
@@ -17,41 +43,49 @@ class Settings(BaseSettings):
     and Qdrant (local mode) with all state under `home`.
     """
 
-    model_config = SettingsConfigDict(env_prefix="TURNSTILE_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore")
 
     home: Path = Field(default=PROJECT_ROOT / ".turnstile")
 
     temporal_address: str | None = None
-    temporal_port: int = 7233
-    temporal_ui_port: int = 8233
-    temporal_namespace: str = "default"
-    task_queue: str = "turnstile"
+    temporal_port: Port = 7233
+    temporal_ui_port: Port = 8233
+    temporal_namespace: NonEmpty = "default"
+    task_queue: NonEmpty = "turnstile"
 
     database_url: str | None = None
-    postgres_port: int = 54329
+    postgres_port: Port = 54329
 
     qdrant_url: str | None = None
     qdrant_api_key: SecretStr | None = None
 
-    api_host: str = "127.0.0.1"
-    api_port: int = 8000
+    api_host: NonEmpty = "127.0.0.1"
+    api_port: Port = 8000
     api_url: str = "http://127.0.0.1:8000"
-    request_timeout_seconds: float = 20.0
+    request_timeout_seconds: Seconds = 20.0
     # A PostgreSQL outage answers 503 within about this long instead of hanging requests.
-    database_pool_timeout_seconds: float = 3.0
-    database_connect_timeout_seconds: int = 3
+    database_pool_timeout_seconds: Seconds = 3.0
+    # libpq waits forever on 0 or less.
+    database_connect_timeout_seconds: Annotated[int, Field(ge=1, le=_MAX_SECONDS)] = 3
 
     corpus_dir: Path = Field(default=PROJECT_ROOT / "corpus" / "reports")
-    embedding_model: str = "all-MiniLM-L6-v2"
-    engine: str = "offline"
-    clarification_timeout_seconds: float = 24 * 3600.0
-    sweep_interval_seconds: float = 60.0
+    embedding_model: Literal["all-MiniLM-L6-v2"] = "all-MiniLM-L6-v2"
+    engine: EngineName = EngineName.OFFLINE
+    clarification_timeout_seconds: Seconds = 24 * 3600.0
+    sweep_interval_seconds: Seconds = 60.0
     """How often the SweepTurns schedule reconciles open turns with their workflows."""
     # The API's bounded waits: past these a search or ingestion answers 503, never hangs.
-    search_timeout_seconds: float = 10.0
-    ingest_timeout_seconds: float = 600.0
+    search_timeout_seconds: Seconds = 10.0
+    ingest_timeout_seconds: Seconds = 600.0
     # POST /v1/ingest reads only files under this folder (symlinks resolved first).
     ingest_dir: Path = Field(default=PROJECT_ROOT / "corpus")
+
+    @field_validator("api_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value
 
     @property
     def effective_temporal_address(self) -> str:
@@ -70,6 +104,47 @@ class Settings(BaseSettings):
         return self.home / "qdrant"
 
 
+def one_line(error: ValidationError) -> str:
+    """Render a settings ValidationError as `TURNSTILE_<FIELD>: message`, `; `-joined.
+
+    The rejected value is left out: it may be a key or a URL with a password in it.
+    """
+    parts = []
+    for item in error.errors():
+        message = str(item["msg"]).removeprefix("Value error, ")
+        message = message[:1].lower() + message[1:]
+        field = item["loc"][0] if item["loc"] else None
+        parts.append(
+            f"{ENV_PREFIX}{field.upper()}: {message}" if isinstance(field, str) else message
+        )
+    return "; ".join(parts)
+
+
+class SettingsError(Exception):
+    """A setting holds a value the project cannot run with; `str()` is one readable line."""
+
+    def __init__(self, error: ValidationError) -> None:
+        super().__init__(one_line(error))
+
+
 @lru_cache
 def get_settings() -> Settings:
-    return Settings()
+    """Read the settings once per process; raise SettingsError on a bad value (not cached)."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        raise SettingsError(exc) from exc
+
+
+def load_settings() -> Settings:
+    """`get_settings()` for a process edge: a bad value exits with one line on stderr.
+
+    Raises SystemExit(EXIT_BAD_SETTINGS) after printing `turnstile: TURNSTILE_X: ...`, so
+    the worker, the API factory (uvicorn prints no traceback for SystemExit) and a
+    `python -c` caller all stop before anything starts.
+    """
+    try:
+        return get_settings()
+    except SettingsError as exc:
+        print(f"turnstile: {exc}", file=sys.stderr, flush=True)
+        raise SystemExit(EXIT_BAD_SETTINGS) from None

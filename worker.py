@@ -36,7 +36,7 @@ from activities.sessions import SessionActivities
 from activities.turn_sweeper import SweepActivities
 from db.migrate import migrate
 from db.pool import make_pool
-from settings import Settings, get_settings
+from settings import EngineName, Settings, load_settings
 from workflows import attributes
 from workflows.chat_turn import ChatTurn
 from workflows.ingest import IngestDocuments
@@ -84,11 +84,12 @@ def activities(
 
 
 def make_engine(settings: Settings) -> Engine:
-    if settings.engine == "offline":
-        from activities.engines.offline import OfflineEngine
+    """Build the engine `settings.engine` names (Settings already refused any other)."""
+    match settings.engine:
+        case EngineName.OFFLINE:
+            from activities.engines.offline import OfflineEngine
 
-        return OfflineEngine()
-    raise ValueError(f"unknown engine {settings.engine!r}; use 'offline'")
+            return OfflineEngine()
 
 
 async def register_search_attributes(client: Client, namespace: str) -> list[str]:
@@ -209,8 +210,9 @@ async def run_worker(settings: Settings) -> None:
 
 
 def main() -> None:
+    settings = load_settings()  # a bad setting exits here, one line, before any I/O
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    asyncio.run(run_worker(get_settings()))
+    asyncio.run(run_worker(settings))
 
 
 if __name__ == "__main__":

@@ -11,11 +11,13 @@ from api import errors
 from api.routes import events, health, ingest, page, search, turns
 from db.migrate import migrate
 from db.pool import make_pool
-from settings import Settings, get_settings
+from settings import Settings, load_settings
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
-    settings = settings or get_settings()
+    # Without explicit settings a bad environment exits here with one line (uvicorn's
+    # --factory would print a traceback for anything but SystemExit).
+    settings = settings or load_settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -17,7 +17,7 @@ import httpx
 from pydantic import ValidationError
 
 from activities.contracts import IngestRequest, SearchHitWithText, SearchRequest
-from settings import Settings, get_settings
+from settings import Settings, SettingsError, get_settings
 from stack.processes import StackError
 
 if TYPE_CHECKING:
@@ -347,7 +347,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0) and EXIT_BAD_INPUT
     func: Callable[[argparse.Namespace, Settings], int] = args.func
     try:
-        return func(args, get_settings())
+        settings = get_settings()  # before any command, so `up` starts nothing on a bad one
+    except SettingsError as exc:
+        print(f"turnstile: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        return func(args, settings)
     except CliError as exc:
         print(f"turnstile: {exc}", file=sys.stderr)
         return exc.code
@@ -358,7 +363,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("turnstile: the API did not answer in time", file=sys.stderr)
         return EXIT_TIMEOUT
     except httpx.TransportError:
-        print(f"turnstile: cannot reach the API at {get_settings().api_url}", file=sys.stderr)
+        print(f"turnstile: cannot reach the API at {settings.api_url}", file=sys.stderr)
         return EXIT_UNREACHABLE
     except KeyboardInterrupt:
         return 130
