@@ -146,7 +146,8 @@ async def _wait(
                 break
         except (WorkflowUpdateRPCTimeoutOrCancelledError, WorkflowUpdateFailedError):
             break  # no worker answered in time, or the workflow closed: the table knows
-        stored = await _stored_outcome(handle.id, after_round, pool, client, reconciling=False)
+        # Closed (terminated, timed out) or not started yet: the reconciler tells which.
+        stored = await _stored_outcome(handle.id, after_round, pool, client, reconciling=True)
         if stored is not None:
             return stored
         await asyncio.sleep(0.1)

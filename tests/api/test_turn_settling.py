@@ -168,3 +168,17 @@ async def test_reply_postgres_cannot_store_is_422_and_the_turn_still_waits(
     assert (await served.get(f"/v1/turns/{turn_id}")).json()["status"] == "needs_clarification"
     good = await served.post(f"/v1/turns/{turn_id}/clarification", json={"reply": "BHP FY2024"})
     assert good.status_code == 200 and good.json()["status"] == "answered"
+
+
+async def test_replayed_key_of_a_terminated_turn_answers_its_failed_status(
+    served: httpx.AsyncClient, temporal_client: Client
+) -> None:
+    body = {"question": VAGUE, "conversation_id": unique("c")}
+    headers = {"Idempotency-Key": unique("k")}
+    first = await served.post("/v1/turns", json=body, headers=headers)
+    assert first.json()["status"] == "needs_clarification"
+    await temporal_client.get_workflow_handle(first.json()["turn_id"]).terminate()
+    again = await served.post("/v1/turns", json=body, headers=headers)
+    assert again.status_code == 200, again.text
+    assert again.json()["turn_id"] == first.json()["turn_id"]
+    assert again.json()["status"] == "failed"
