@@ -62,25 +62,14 @@ def activities(
     index: ReportIndex, pool: AsyncConnectionPool, engine: Engine
 ) -> Sequence[Callable[..., Any]]:
     """Every activity the worker runs; `workflows.policy.POLICY` must list each one."""
-    reports = ReportActivities(index, pool)
-    sessions = SessionActivities(pool)
-    models = ModelActivities(engine, index)
-    grounding = GroundingActivities(index)
-    return [
-        reports.search_chunks,
-        reports.load_chunks,
-        reports.ingest_file,
-        reports.corpus_version,
-        sessions.load_session,
-        sessions.save_turn,
-        SweepActivities(pool).sweep_turns,
-        models.route,
-        models.rewrite,
-        models.grade_documents,
-        models.synthesize,
-        models.grade_answer,
-        grounding.check_numbers,
-    ]
+    boundaries = (
+        ReportActivities(index, pool),
+        SessionActivities(pool),
+        SweepActivities(pool),
+        ModelActivities(engine, index),
+        GroundingActivities(index),
+    )
+    return [fn for boundary in boundaries for fn in boundary.activities()]
 
 
 def make_engine(settings: Settings) -> Engine:

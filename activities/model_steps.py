@@ -8,6 +8,8 @@ after the policy's heartbeat timeout.
 """
 
 import asyncio
+from collections.abc import Callable
+from typing import Any
 
 from temporalio import activity
 
@@ -51,6 +53,10 @@ class ModelActivities:
         self.engine = engine
         self.index = index
 
+    def activities(self) -> list[Callable[..., Any]]:
+        """This class's activities, bound, for the worker's registry."""
+        return [self.route, self.rewrite, self.grade_documents, self.synthesize, self.grade_answer]
+
     @activity.defn(name="llm_route_question")
     async def route(self, request: RouteRequest) -> RouteDecision:
         async with heartbeating():
@@ -87,6 +93,10 @@ class ModelActivities:
 class GroundingActivities:
     def __init__(self, index: ReportIndex) -> None:
         self.index = index
+
+    def activities(self) -> list[Callable[..., Any]]:
+        """This class's activities, bound, for the worker's registry."""
+        return [self.check_numbers]
 
     @activity.defn(name="grounding_check_numbers")
     async def check_numbers(self, request: CheckRequest) -> GroundingReport:

@@ -5,7 +5,9 @@ worker's attempt is retried after the policy's heartbeat timeout.
 """
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
 from temporalio import activity
@@ -34,6 +36,10 @@ class ReportActivities:
     def __init__(self, index: ReportIndex, pool: AsyncConnectionPool | None = None) -> None:
         self.index = index
         self.pool = pool
+
+    def activities(self) -> list[Callable[..., Any]]:
+        """This class's activities, bound, for the worker's registry."""
+        return [self.search_chunks, self.load_chunks, self.ingest_file, self.corpus_version]
 
     @activity.defn(name="qdrant_search_chunks")
     async def search_chunks(self, request: SearchRequest) -> SearchResult:

@@ -1,5 +1,8 @@
 """Activities at the PostgreSQL session boundary: load recent turns, save a turn."""
 
+from collections.abc import Callable
+from typing import Any
+
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 from temporalio import activity
@@ -14,6 +17,10 @@ from workflows.contracts import SaveTurnRequest
 class SessionActivities:
     def __init__(self, pool: AsyncConnectionPool) -> None:
         self.pool = pool
+
+    def activities(self) -> list[Callable[..., Any]]:
+        """This class's activities, bound, for the worker's registry."""
+        return [self.load_session, self.save_turn]
 
     @activity.defn(name="postgres_load_session")
     async def load_session(self, request: LoadSessionRequest) -> Session:

@@ -1,6 +1,8 @@
 """The sweep activity: reconcile open turns whose workflow has closed."""
 
+from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
 from pydantic import BaseModel, ConfigDict
@@ -24,6 +26,10 @@ class SweepResult(BaseModel):
 class SweepActivities:
     def __init__(self, pool: AsyncConnectionPool) -> None:
         self.pool = pool
+
+    def activities(self) -> list[Callable[..., Any]]:
+        """This class's activities, bound, for the worker's registry."""
+        return [self.sweep_turns]
 
     @activity.defn(name="postgres_sweep_turns")
     async def sweep_turns(self, request: SweepRequest) -> SweepResult:

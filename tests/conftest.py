@@ -167,8 +167,7 @@ def make_report_index(
 
 def report_activities(index: ReportIndex) -> list[Callable[..., Any]]:
     """The activities at the Qdrant boundary, bound to `index`."""
-    reports = ReportActivities(index)
-    return [reports.search_chunks, reports.load_chunks, reports.ingest_file, reports.corpus_version]
+    return ReportActivities(index).activities()
 
 
 class WorkerFactory(Protocol):

@@ -8,8 +8,10 @@ there, so no path can reach the user without passing it.
 """
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
@@ -71,7 +73,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.logic.scope import REFUSAL_TEXT, scope_rules
     from workflows.logic.text import storable, unstorable
-    from workflows.policy import JUDGE_UNAVAILABLE, POLICY, activity_options
+    from workflows.policy import JUDGE_UNAVAILABLE, POLICY, step_name, step_options
 
 MAX_CLARIFICATIONS = 2
 MODEL_STEPS_PER_PASS = 3  # grade documents, synthesize, grade answer
@@ -304,10 +306,10 @@ class ChatTurn:
                 SessionActivities.load_session,
                 LoadSessionRequest(conversation_id=inp.conversation_id, seq=inp.seq),
                 summary=f"conversation {inp.conversation_id} before seq {inp.seq}",
-                **activity_options("postgres_load_session"),
+                **step_options(SessionActivities.load_session),
             )
         except ActivityError as err:
-            self._degrade("postgres_load_session", _cause(err))
+            self._degrade(SessionActivities.load_session, _cause(err))
             return Session()
 
     async def _route(self, question: str) -> RouteDecision:
@@ -317,10 +319,10 @@ class ChatTurn:
                 ModelActivities.route,
                 RouteRequest(question=question),
                 summary="classify the question",
-                **activity_options("llm_route_question"),
+                **step_options(ModelActivities.route),
             )
         except ActivityError as err:
-            self._degrade("llm_route_question", _cause(err))
+            self._degrade(ModelActivities.route, _cause(err))
             decision = RouteDecision(
                 route="needs_retrieval",
                 reason="classifier unavailable",
@@ -468,10 +470,10 @@ class ChatTurn:
                 ModelActivities.rewrite,
                 RewriteRequest(question=question, slots=slots),
                 summary=f"sub-queries for {', '.join(requested)}",
-                **activity_options("llm_rewrite_query"),
+                **step_options(ModelActivities.rewrite),
             )
         except ActivityError as err:
-            self._degrade("llm_rewrite_query", _cause(err))
+            self._degrade(ModelActivities.rewrite, _cause(err))
             plan = RewritePlan(sub_queries=[])
         by_company = {sq.company: sq for sq in plan.sub_queries if sq.company in requested}
         for ticker in requested:
@@ -499,7 +501,7 @@ class ChatTurn:
                         limit=RETRIEVAL_LIMIT,
                     ),
                     summary=f"{sq.company} fy={sq.fiscal_years or 'any'}",
-                    **activity_options("qdrant_search_chunks"),
+                    **step_options(ReportActivities.search_chunks),
                 )
                 for sq in sub_queries
             ),
@@ -510,7 +512,7 @@ class ChatTurn:
             if isinstance(result, SearchResult):
                 hits.extend(result.hits)
             elif isinstance(result, ActivityError):
-                self._degrade("qdrant_search_chunks", f"{sq.company}: {_cause(result)}")
+                self._degrade(ReportActivities.search_chunks, f"{sq.company}: {_cause(result)}")
             elif isinstance(result, BaseException):
                 raise result
         return hits
@@ -528,10 +530,10 @@ class ChatTurn:
                     question=question, slots=slots, chunk_ids=[h.chunk_id for h in candidates]
                 ),
                 summary=f"grade {len(candidates)} chunks",
-                **activity_options("llm_grade_documents"),
+                **step_options(ModelActivities.grade_documents),
             )
         except ActivityError as err:
-            self._degrade("llm_grade_documents", _cause(err))
+            self._degrade(ModelActivities.grade_documents, _cause(err))
             return candidates
         kept = [candidates[i] for i in grades.keep if 0 <= i < len(candidates)]
         self._note(f"grading kept {len(kept)}/{len(candidates)}")
@@ -549,7 +551,7 @@ class ChatTurn:
                 ModelActivities.synthesize,
                 EvidenceRequest(question=question, slots=slots, chunk_ids=ids),
                 summary=f"answer from {len(ids)} sources",
-                **activity_options("llm_synthesize_answer"),
+                **step_options(ModelActivities.synthesize),
             )
         except ActivityError as err:
             self._note(f"synthesis failed (closed): {_cause(err)}")
@@ -559,7 +561,7 @@ class ChatTurn:
         try:
             report = await workflow.execute_activity_method(
                 GroundingActivities.check_numbers, check, summary="numeric grounding",
-                **activity_options("grounding_check_numbers"),
+                **step_options(GroundingActivities.check_numbers),
             )  # fmt: skip
         except ActivityError as err:
             self._note(f"numeric check failed (closed): {_cause(err)}")
@@ -569,10 +571,10 @@ class ChatTurn:
         try:
             grade = await workflow.execute_activity_method(
                 ModelActivities.grade_answer, check, summary="judge the answer",
-                **activity_options("llm_grade_answer"),
+                **step_options(ModelActivities.grade_answer),
             )  # fmt: skip
         except ActivityError as err:
-            self._degrade("llm_grade_answer", f"{JUDGE_UNAVAILABLE}: {_cause(err)}")
+            self._degrade(ModelActivities.grade_answer, f"{JUDGE_UNAVAILABLE}: {_cause(err)}")
             grade, judge_unavailable = AnswerGrade(quality_passed=True), True
         unsupported = list({c.label: c for c in [*report.unsupported, *grade.unsupported]}.values())
         self._note(
@@ -665,7 +667,7 @@ class ChatTurn:
             SessionActivities.save_turn,
             SaveTurnRequest(result=result, final=final),
             summary=f"save {result.status}",
-            **activity_options("postgres_save_turn"),
+            **step_options(SessionActivities.save_turn),
         )
 
     # ---- bookkeeping ----------------------------------------------------------------
@@ -693,8 +695,9 @@ class ChatTurn:
         if self._model_calls > MAX_MODEL_CALLS:
             raise TurnError(f"model-call bound {MAX_MODEL_CALLS} exceeded", "ModelCallBound")
 
-    def _degrade(self, layer: str, reason: str) -> None:
-        """Record a fail-open: `layer` is the activity's key in the policy table."""
+    def _degrade(self, step: Callable[..., Any], reason: str) -> None:
+        """Record a fail-open of `step`; its layer is the step's pinned activity name."""
+        layer = step_name(step)
         if POLICY[layer].direction != "open":
             raise TurnError(f"{layer} is not a fail-open layer", "PolicyViolation")
         self._degraded.append(Degradation(layer=layer, reason=reason))

@@ -10,7 +10,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from activities.contracts import IngestFileRequest, IngestRequest, IngestResult
     from activities.report_activities import ReportActivities
-    from workflows.policy import activity_options
+    from workflows.policy import step_options
 
 
 @workflow.defn(name="IngestDocuments")
@@ -30,11 +30,11 @@ class IngestDocuments:
                         replace=request.replace,
                     ),
                     summary=path.rsplit("/", 1)[-1],
-                    **activity_options("qdrant_ingest_file"),
+                    **step_options(ReportActivities.ingest_file),
                 )
             )
         version = await workflow.execute_activity_method(
-            ReportActivities.corpus_version, **activity_options("qdrant_read_corpus_version")
+            ReportActivities.corpus_version, **step_options(ReportActivities.corpus_version)
         )
         statuses = ("ingested", "unchanged", "failed", "refused")
         counts = {s: sum(f.status == s for f in files) for s in statuses}

@@ -5,10 +5,12 @@ recorded in the turn's `degraded` list under the layer named here. Transport err
 retried by Temporal first (bounded); the policy applies once those retries are spent.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Literal, TypedDict
+from typing import Any, Literal, TypedDict
 
+from temporalio import activity
 from temporalio.common import RetryPolicy
 
 from activities.errors import ErrorType
@@ -118,6 +120,23 @@ class ActivityOptions(TypedDict):
     schedule_to_close_timeout: timedelta | None
     retry_policy: RetryPolicy
     heartbeat_timeout: timedelta | None
+
+
+def step_name(step: Callable[..., Any]) -> str:
+    """The pinned name of an activity method (`@activity.defn(name=...)`): its policy key.
+
+    Call sites pass the method they execute, so a step's options and its degradation
+    layer can only ever be that step's own; the name is written once, on the activity.
+    """
+    name = activity._Definition.must_from_callable(step).name
+    if name is None:  # a dynamic activity has no name and no row
+        raise ValueError(f"{step!r} is a dynamic activity: it has no policy row")
+    return name
+
+
+def step_options(step: Callable[..., Any]) -> ActivityOptions:
+    """Keyword arguments for executing `step` as an activity, from the table."""
+    return activity_options(step_name(step))
 
 
 def activity_options(name: str) -> ActivityOptions:

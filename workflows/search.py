@@ -10,7 +10,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.contracts import SearchHitWithText, SearchRequest
     from activities.report_activities import ReportActivities
     from activities.reports import with_text
-    from workflows.policy import activity_options
+    from workflows.policy import step_options
 
 
 @workflow.defn(name="SearchReports")
@@ -21,11 +21,11 @@ class SearchReports:
             ReportActivities.search_chunks,
             request,
             summary=f"company={request.company} fy={request.fiscal_year}",
-            **activity_options("qdrant_search_chunks"),
+            **step_options(ReportActivities.search_chunks),
         )
         texts = await workflow.execute_activity_method(
             ReportActivities.load_chunks,
             [hit.chunk_id for hit in result.hits],
-            **activity_options("qdrant_load_chunks"),
+            **step_options(ReportActivities.load_chunks),
         )
         return with_text(result.hits, texts)

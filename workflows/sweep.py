@@ -24,7 +24,7 @@ from temporalio.client import (
 
 with workflow.unsafe.imports_passed_through():
     from activities.turn_sweeper import SweepActivities, SweepRequest, SweepResult
-    from workflows.policy import activity_options
+    from workflows.policy import step_options
 
 SCHEDULE_PREFIX = "turnstile-sweep-turns"
 
@@ -37,7 +37,7 @@ class SweepTurns:
             SweepActivities.sweep_turns,
             request,
             summary=f"open turns quiet for {request.quiet_for_seconds:.0f}s",
-            **activity_options("postgres_sweep_turns"),
+            **step_options(SweepActivities.sweep_turns),
         )
         workflow.set_current_details(f"checked {result.checked}, settled {len(result.settled)}")
         return result

@@ -25,3 +25,43 @@ def test_every_registered_activity_has_a_failure_policy() -> None:
 def test_every_policy_entry_names_a_registered_activity() -> None:
     stale = set(POLICY) - registered_activity_names()
     assert not stale, f"policy entries for activities the worker does not run: {sorted(stale)}"
+
+
+def test_each_activity_class_lists_every_activity_it_defines() -> None:
+    from activities.model_steps import GroundingActivities, ModelActivities
+    from activities.report_activities import ReportActivities
+    from activities.sessions import SessionActivities
+    from activities.turn_sweeper import SweepActivities
+
+    for cls, instance in (
+        (ReportActivities, ReportActivities(None)),  # type: ignore[arg-type]
+        (SessionActivities, SessionActivities(None)),  # type: ignore[arg-type]
+        (SweepActivities, SweepActivities(None)),  # type: ignore[arg-type]
+        (ModelActivities, ModelActivities(None, None)),  # type: ignore[arg-type]
+        (GroundingActivities, GroundingActivities(None)),  # type: ignore[arg-type]
+    ):
+        defined = {
+            name
+            for name, member in vars(cls).items()
+            if activity._Definition.from_callable(member) is not None
+        }
+        listed = {fn.__name__ for fn in instance.activities()}
+        assert listed == defined, f"{cls.__name__} does not list {sorted(defined - listed)}"
+
+
+def test_workflows_take_step_options_from_the_method_they_call() -> None:
+    """No call site names a step by string: its options come from the method it runs,
+    so one step can never get another step's timeouts or failure policy."""
+    import re
+    from pathlib import Path
+
+    root = Path(registry.__file__).resolve().parent / "workflows"
+    for path in root.rglob("*.py"):
+        text = path.read_text()
+        assert not re.search(r"activity_options\(\s*[\"']", text), path
+        pairs = re.findall(
+            r"execute_activity_method\(\s*([\w.]+),.*?\*\*step_options\(([\w.]+)\)", text, re.S
+        )
+        assert len(pairs) == text.count("workflow.execute_activity_method("), path
+        for call, option in pairs:
+            assert call == option, f"{path.name}: {call} runs with {option}'s options"
