@@ -102,6 +102,8 @@ def render(result: TurnResult) -> str:
         meta.append(f"confidence {result.confidence} (grounded {result.grounded})")
     if result.fallback_reason:
         meta.append(f"fallback {result.fallback_reason}")
+    if result.failure_reason:
+        meta.append(result.failure_reason)
     if result.degraded:
         meta.append("degraded " + ", ".join(d.layer for d in result.degraded))
     lines.append("")
