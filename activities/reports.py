@@ -236,7 +236,7 @@ class ReportIndex:
         fiscal_years: list[int] | None = None,
     ) -> list[ChunkHit]:
         """Hybrid search: dense + BM25 candidates fused by Qdrant's RRF, filtered."""
-        conditions = []
+        conditions: list[models.Condition] = []
         if company:
             conditions.append(_match("company", company))
         if fiscal_year is not None:

@@ -10,8 +10,8 @@ there, so no path can reach the user without passing it.
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
-from typing import Any
+from datetime import datetime, timedelta
+from typing import Any, Literal, TypedDict, Unpack
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
@@ -59,9 +59,10 @@ with workflow.unsafe.imports_passed_through():
     from workflows.logic.carry import carry_entities, merge_reply
     from workflows.logic.citations import Source, bind_citations
     from workflows.logic.companies import COMPANIES, LATEST_FISCAL_YEAR
-    from workflows.logic.confidence import confidence_band
-    from workflows.logic.coverage import company_status, ensure_gap_lines
-    from workflows.logic.question import extract_slots, mentioned_years_outside
+    from workflows.logic.confidence import shape_answer
+    from workflows.logic.coverage import company_status, ensure_gap_lines, gaps_to_retry
+    from workflows.logic.grounding import merge_claims
+    from workflows.logic.question import coverage_warning, extract_slots
     from workflows.logic.retry import (
         MAX_RETRIES,
         Attempt,
@@ -122,6 +123,26 @@ class _Cancelled:
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
+
+
+class Shown(TypedDict, total=False):
+    """The TurnResult fields an outcome sets (the rest are the turn's bookkeeping)."""
+
+    answer: str | None
+    clarifying_question: str | None
+    expires_at: datetime
+    citations: list[Citation]
+    derived: list[Derived]
+    not_found: list[NotFound]
+    grounded: Literal["yes", "partial", "no"] | None
+    confidence: Literal["high", "medium", "low"] | None
+    unsupported_claims: list[UnsupportedClaim]
+    warnings: list[str]
+    coverage: dict[str, bool]
+    route: str | None
+    fallback_reason: str | None
+    refusal_reason: str | None
+    failure_reason: str | None
 
 
 def _cause(err: BaseException) -> str:
@@ -339,13 +360,11 @@ class ChatTurn:
         self._round += 1
         timeout = timedelta(seconds=self._inp.clarification_timeout_seconds)
         waiting = self._snapshot(
-            status="needs_clarification",
-            resolved_question=resolved,
+            "needs_clarification", resolved, carried,
             clarifying_question=decision.clarifying_question,
             expires_at=workflow.now() + timeout,
-            carried=carried,
             route=decision.route,
-        )
+        )  # fmt: skip
         # Waiting starts before the save: a reply that arrives in the same workflow task
         # as the save's completion is then accepted, not ignored as "not waiting".
         self._reply = None
@@ -370,7 +389,7 @@ class ChatTurn:
         reply, self._reply, self._waiting_round = self._reply, None, None
         if reply is None:  # the wait condition guarantees a reply or a cancel
             raise TurnError("clarification wait ended without a reply", "NoReply")
-        running = self._snapshot(status="running", resolved_question=resolved, carried=carried)
+        running = self._snapshot("running", resolved, carried)
         await self._save(running, final=False)
         self._result = running
         return reply
@@ -381,6 +400,24 @@ class ChatTurn:
         slots = decision.slots
         requested = slots.companies or list(COMPANIES)
         plan = await self._rewrite(resolved, slots, requested)
+        passes, kept, coverage = await self._retrieval_passes(resolved, slots, requested, plan)
+        drafted = {p.number: p for p in passes if p.draft is not None}
+        if not drafted:
+            return await self._finish(
+                _Outcome("fallback", None, decision.route, resolved, carried, coverage=coverage,
+                         had_evidence=bool(kept))
+            )  # fmt: skip
+        attempts = [Attempt(p.number, len(p.unsupported), len(p.gaps)) for p in drafted.values()]
+        best = drafted[best_attempt(attempts).pass_number]
+        return await self._finish(self._answered(best, resolved, carried, decision, coverage))
+
+    async def _retrieval_passes(
+        self, resolved: str, slots: Slots, requested: list[str], plan: RewritePlan
+    ) -> tuple[list[_Pass], dict[str, ChunkHit], dict[str, bool]]:
+        """Search, grade, draft and check; retry with changed queries while the rule says so.
+
+        Returns every pass, the evidence kept across passes, and the last coverage.
+        """
         current = {sq.company: sq for sq in plan.sub_queries}
         to_search = list(current.values())
         kept: dict[str, ChunkHit] = {}
@@ -406,45 +443,45 @@ class ChatTurn:
             if not should_retry(
                 current_pass.quality_passed, len(current_pass.gaps), unsupported, number - 1
             ):
-                break
-            # Without a draft the gaps are unknown: every requested metric of a company
-            # with no surviving evidence is one, so its retry can add metric synonyms.
-            gaps = current_pass.gaps if current_pass.draft else [
-                NotFound(company=company, fiscal_year=year, metric=metric)
-                for company, found in coverage.items() if not found
-                for metric in slots.metrics
-                for year in slots.fiscal_years or [LATEST_FISCAL_YEAR]
-            ]  # fmt: skip
-            targets = retry_targets(coverage, gaps, current_pass.unsupported)
-            retry_plan = plan_retry(
-                list(current.values()), targets, gaps, current_pass.unsupported,
-                number, metric_synonyms,
-            )  # fmt: skip
-            if retry_plan is None:
-                self._retry_skipped = "nothing in the sub-queries could change"
-                self._note(f"retry skipped: {self._retry_skipped}")
-                break
-            self._note(f"retry {number}: {'; '.join(retry_plan.changes)}")
-            for sq in retry_plan.sub_queries:
+                return passes, kept, coverage
+            retry = self._next_queries(current_pass, list(current.values()), coverage, slots)
+            if retry is None:
+                return passes, kept, coverage
+            for sq in retry:
                 current[sq.company] = sq
-            to_search = retry_plan.sub_queries
-        drafted = {p.number: p for p in passes if p.draft is not None}
-        best = None
-        if drafted:
-            attempts = [
-                Attempt(p.number, len(p.unsupported), len(p.gaps)) for p in drafted.values()
-            ]
-            best = drafted[best_attempt(attempts).pass_number]
-        if best is None or best.draft is None:
-            return await self._finish(
-                _Outcome("fallback", None, decision.route, resolved, carried, coverage=coverage,
-                         had_evidence=bool(kept))
-            )  # fmt: skip
+            to_search = retry
+
+    def _next_queries(
+        self, last: _Pass, current: list[SubQuery], coverage: dict[str, bool], slots: Slots
+    ) -> list[SubQuery] | None:
+        """The changed sub-queries of the next pass; None (recorded) when nothing can change."""
+        gaps = gaps_to_retry(last.gaps if last.draft else None, coverage, slots, LATEST_FISCAL_YEAR)
+        targets = retry_targets(coverage, gaps, last.unsupported)
+        retry_plan = plan_retry(
+            current, targets, gaps, last.unsupported, last.number, metric_synonyms
+        )
+        if retry_plan is None:
+            self._retry_skipped = "nothing in the sub-queries could change"
+            self._note(f"retry skipped: {self._retry_skipped}")
+            return None
+        self._note(f"retry {last.number}: {'; '.join(retry_plan.changes)}")
+        return retry_plan.sub_queries
+
+    def _answered(
+        self,
+        best: _Pass,
+        resolved: str,
+        carried: Carried,
+        decision: RouteDecision,
+        coverage: dict[str, bool],
+    ) -> _Outcome:
+        """The best pass's draft, bound to its citations, with every gap line present."""
+        if best.draft is None:  # only drafted passes are chosen
+            raise TurnError("the chosen pass has no draft", "NoDraft")
         bound = bind_citations(best.draft.answer, [_source(h) for h in best.sources])
-        outside = mentioned_years_outside(resolved)
-        if outside:
-            years = ", ".join(f"FY{y}" for y in outside)
-            bound.warnings.append(f"{years} is not covered: the reports cover FY2023–FY2025.")
+        warning = coverage_warning(resolved)
+        if warning:
+            bound.warnings.append(warning)
         text, added = ensure_gap_lines(bound.answer, best.draft.not_found)
         if added:
             self._note(f"coverage post-check added {len(added)} line(s)")
@@ -453,14 +490,12 @@ class ChatTurn:
                      document=s.document, preview=s.preview, chunk_id=s.chunk_id)
             for n, s in bound.cited
         ]  # fmt: skip
-        return await self._finish(
-            _Outcome(
-                "answered", text, decision.route, resolved, carried,
-                citations=citations, derived=best.derived, not_found=best.draft.not_found,
-                unsupported=best.unsupported, warnings=bound.warnings, coverage=coverage,
-                had_evidence=True, judge_unavailable=best.judge_unavailable,
-                numbers_unverified=best.numbers_unverified,
-            )
+        return _Outcome(
+            "answered", text, decision.route, resolved, carried,
+            citations=citations, derived=best.derived, not_found=best.draft.not_found,
+            unsupported=best.unsupported, warnings=bound.warnings, coverage=coverage,
+            had_evidence=True, judge_unavailable=best.judge_unavailable,
+            numbers_unverified=best.numbers_unverified,
         )  # fmt: skip
 
     async def _rewrite(self, question: str, slots: Slots, requested: list[str]) -> RewritePlan:
@@ -576,7 +611,7 @@ class ChatTurn:
         except ActivityError as err:
             self._degrade(ModelActivities.grade_answer, f"{JUDGE_UNAVAILABLE}: {_cause(err)}")
             grade, judge_unavailable = AnswerGrade(quality_passed=True), True
-        unsupported = list({c.label: c for c in [*report.unsupported, *grade.unsupported]}.values())
+        unsupported = merge_claims(report.unsupported, grade.unsupported)
         self._note(
             f"pass {number}: quality {'pass' if grade.quality_passed else 'FAIL'}, "
             f"{len(unsupported)} unsupported, {len(draft.not_found)} gaps"
@@ -603,17 +638,13 @@ class ChatTurn:
         warnings = list(o.warnings)
         grounded = confidence = None
         if unsupported is not None:
-            band = confidence_band(len(unsupported), o.judge_unavailable)
-            grounded, confidence = band.grounded, band.confidence
-            if o.numbers_unverified:
-                grounded, confidence = "no", "low"
-                warnings.append("The figures could not be checked against the reports.")
-            warnings.extend(band.warnings)
-            for line in band.warnings[:1]:
-                text = f"{text}\n\n{line}"
+            shape = shape_answer(len(unsupported), o.judge_unavailable, o.numbers_unverified)
+            grounded, confidence = shape.grounded, shape.confidence
+            warnings.extend(shape.warnings)
+            if shape.disclaimer:
+                text = f"{text}\n\n{shape.disclaimer}"
         result = self._snapshot(
-            status=status,
-            resolved_question=o.resolved,
+            status, o.resolved, o.carried,
             answer=text,
             citations=citations,
             derived=o.derived if status == "answered" else [],
@@ -623,12 +654,11 @@ class ChatTurn:
             unsupported_claims=unsupported or [],
             warnings=warnings,
             coverage=o.coverage,
-            carried=o.carried,
             route=o.route,
             fallback_reason=fallback_reason,
             refusal_reason=o.refusal_reason,
             failure_reason=o.failure_reason,
-        )
+        )  # fmt: skip
         await self._save(result, final=True)
         self._result, self._settled = result, True
         workflow.upsert_search_attributes(
@@ -672,23 +702,33 @@ class ChatTurn:
 
     # ---- bookkeeping ----------------------------------------------------------------
 
-    def _snapshot(self, **fields: object) -> TurnResult:
-        """Build a TurnResult; every text field is made storable so a save cannot fail on it."""
-        base = {
-            "turn_id": self._inp.turn_id,
-            "conversation_id": self._inp.conversation_id,
-            "question": storable(self._inp.question),
-            "retries": self._retries,
-            "degraded": list(self._degraded),
-            "clarification_round": self._round,
-            "model_calls": self._model_calls,
-            "retry_skipped": self._retry_skipped,
-        }
-        merged = {**base, **fields}
-        for key in ("resolved_question", "answer", "clarifying_question"):
-            if isinstance(merged.get(key), str):
-                merged[key] = storable(str(merged[key]))
-        return TurnResult.model_validate(merged)
+    def _snapshot(
+        self, status: TurnStatus, resolved: str, carried: Carried, **shown: Unpack["Shown"]
+    ) -> TurnResult:
+        """The turn as it stands: its own bookkeeping plus what this outcome shows.
+
+        `shown` is typed (`Shown`), so a misspelt or mistyped field is a mypy error at
+        the call site, not a silently dropped key. Text is made storable, so a save
+        cannot fail on it.
+        """
+        for key in ("answer", "clarifying_question"):
+            text = shown.get(key)
+            if isinstance(text, str):
+                shown[key] = storable(text)
+        return TurnResult(
+            turn_id=self._inp.turn_id,
+            conversation_id=self._inp.conversation_id,
+            question=storable(self._inp.question),
+            retries=self._retries,
+            degraded=list(self._degraded),
+            clarification_round=self._round,
+            model_calls=self._model_calls,
+            retry_skipped=self._retry_skipped,
+            status=status,
+            resolved_question=storable(resolved),
+            carried=carried,
+            **shown,
+        )
 
     def _count_model_call(self) -> None:
         self._model_calls += 1

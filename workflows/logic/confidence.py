@@ -35,3 +35,37 @@ def confidence_band(unsupported: int, judge_unavailable: bool = False) -> Band:
         confidence = "medium" if band.confidence == "high" else band.confidence
         band = Band(band.grounded, confidence, (*band.warnings, JUDGE_UNAVAILABLE_WARNING))
     return band
+
+
+NUMBERS_UNVERIFIED_WARNING = "The figures could not be checked against the reports."
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How a graded answer is shown: its bands, its warnings and its disclaimer line."""
+
+    grounded: Literal["yes", "partial", "no"]
+    confidence: Literal["high", "medium", "low"]
+    warnings: tuple[str, ...]
+    disclaimer: str | None
+    """Appended to the answer text itself (the band's first warning), if any."""
+
+
+def shape_answer(unsupported: int, judge_unavailable: bool, numbers_unverified: bool) -> Shape:
+    """Confidence from the unsupported count; an unchecked figure forces no / low.
+
+    When the numeric check could not run (fail-closed), no figure counts as verified,
+    whatever the judge said.
+    """
+    band = confidence_band(unsupported, judge_unavailable)
+    grounded, confidence = band.grounded, band.confidence
+    warnings: tuple[str, ...] = ()
+    if numbers_unverified:
+        grounded, confidence = "no", "low"
+        warnings = (NUMBERS_UNVERIFIED_WARNING,)
+    return Shape(
+        grounded,
+        confidence,
+        (*warnings, *band.warnings),
+        band.warnings[0] if band.warnings else None,
+    )

@@ -588,3 +588,8 @@ def check_numbers(answer: str, sources: list[ChunkText]) -> GroundingReport:
                 seen.add(label)
                 unsupported.append(UnsupportedClaim(label=label, reason=reason))
     return GroundingReport(unsupported=unsupported, derived=derived, checked_numbers=checked)
+
+
+def merge_claims(*found: list[UnsupportedClaim]) -> list[UnsupportedClaim]:
+    """Unsupported claims from several checks, one per label (the last check's reason)."""
+    return list({c.label: c for claims in found for c in claims}.values())

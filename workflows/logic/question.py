@@ -332,6 +332,15 @@ _COMPARE = re.compile(
 )
 
 
+def coverage_warning(text: str) -> str | None:
+    """The warning for a question naming fiscal years outside the covered ones, if any."""
+    outside = mentioned_years_outside(text)
+    if not outside:
+        return None
+    years = ", ".join(f"FY{y}" for y in outside)
+    return f"{years} is not covered: the reports cover FY2023–FY2025."
+
+
 def find_intent(text: str, companies: list[str], metrics: list[str]) -> Intent:
     """Classify what kind of answer a question wants.
 
