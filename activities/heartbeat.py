@@ -24,6 +24,12 @@ async def heartbeating(interval: float = INTERVAL_SECONDS) -> AsyncIterator[None
     going while the block awaits a thread, and stops when the worker process dies.
     """
 
+    if activity.info().is_local:
+        # A local activity cannot heartbeat: it lives inside its workflow task, which
+        # Temporal times out (and retries) instead.
+        yield
+        return
+
     async def beat() -> None:
         while True:
             activity.heartbeat()

@@ -8,13 +8,14 @@ there, so no path can reach the user without passing it.
 """
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Literal, TypedDict, Unpack
+from typing import Any, Literal, TypedDict, TypeVar, Unpack
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import TimeoutError as StepTimeout
 
 with workflow.unsafe.imports_passed_through():
     from pydantic import ValidationError
@@ -74,7 +75,14 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.logic.scope import REFUSAL_TEXT, scope_rules
     from workflows.logic.text import storable, unstorable
-    from workflows.policy import JUDGE_UNAVAILABLE, POLICY, step_name, step_options
+    from workflows.policy import (
+        JUDGE_UNAVAILABLE,
+        POLICY,
+        local_step_options,
+        runs_local,
+        step_name,
+        step_options,
+    )
 
 MAX_CLARIFICATIONS = 2
 MODEL_STEPS_PER_PASS = 3  # grade documents, synthesize, grade answer
@@ -106,6 +114,13 @@ def execution_timeout(clarification_timeout_seconds: float) -> timedelta:
     )
 
 
+STEP_FAILED = (ActivityError, ApplicationError, StepTimeout)
+"""What a failed step raises: a regular activity's failure arrives as ActivityError, a
+local activity's as the failure itself (ApplicationError, or TimeoutError)."""
+LEAN_TURN = "lean-turn-local-steps"
+"""Patch id: from here on short steps on this machine run as local activities."""
+_Arg = TypeVar("_Arg")
+_Ret = TypeVar("_Ret")
 TASK_TIMEOUT = timedelta(seconds=5)
 """A workflow task is milliseconds of our code; when its worker dies mid-task, Temporal
 hands it to another after this (the default 10 s dominated recovery after a kill)."""
@@ -199,6 +214,7 @@ class ChatTurn:
         self._asked_round = 0
         self._reply: str | None = None
         self._cancel: CancelRequest | None = None
+        self._lean = False
         self._degraded: list[Degradation] = []
         self._model_calls = 0
         self._retries = 0
@@ -208,6 +224,7 @@ class ChatTurn:
     @workflow.run
     async def run(self, inp: TurnInput) -> TurnResult:
         self._inp = inp
+        self._lean = workflow.patched(LEAN_TURN)
         self._result = TurnResult(
             turn_id=inp.turn_id,
             conversation_id=inp.conversation_id,
@@ -323,26 +340,24 @@ class ChatTurn:
 
     async def _load_session(self, inp: TurnInput) -> Session:
         try:
-            return await workflow.execute_activity_method(
+            return await self._exec(
                 SessionActivities.load_session,
                 LoadSessionRequest(conversation_id=inp.conversation_id, seq=inp.seq),
                 summary=f"conversation {inp.conversation_id} before seq {inp.seq}",
-                **step_options(SessionActivities.load_session),
             )
-        except ActivityError as err:
+        except STEP_FAILED as err:
             self._degrade(SessionActivities.load_session, _cause(err))
             return Session()
 
     async def _route(self, question: str) -> RouteDecision:
         self._count_model_call()
         try:
-            decision = await workflow.execute_activity_method(
+            decision = await self._exec(
                 ModelActivities.route,
                 RouteRequest(question=question),
                 summary="classify the question",
-                **step_options(ModelActivities.route),
             )
-        except ActivityError as err:
+        except STEP_FAILED as err:
             self._degrade(ModelActivities.route, _cause(err))
             decision = RouteDecision(
                 route="needs_retrieval",
@@ -501,13 +516,12 @@ class ChatTurn:
     async def _rewrite(self, question: str, slots: Slots, requested: list[str]) -> RewritePlan:
         self._count_model_call()
         try:
-            plan = await workflow.execute_activity_method(
+            plan = await self._exec(
                 ModelActivities.rewrite,
                 RewriteRequest(question=question, slots=slots),
                 summary=f"sub-queries for {', '.join(requested)}",
-                **step_options(ModelActivities.rewrite),
             )
-        except ActivityError as err:
+        except STEP_FAILED as err:
             self._degrade(ModelActivities.rewrite, _cause(err))
             plan = RewritePlan(sub_queries=[])
         by_company = {sq.company: sq for sq in plan.sub_queries if sq.company in requested}
@@ -559,15 +573,14 @@ class ChatTurn:
             return []
         self._count_model_call()
         try:
-            grades = await workflow.execute_activity_method(
+            grades = await self._exec(
                 ModelActivities.grade_documents,
                 EvidenceRequest(
                     question=question, slots=slots, chunk_ids=[h.chunk_id for h in candidates]
                 ),
                 summary=f"grade {len(candidates)} chunks",
-                **step_options(ModelActivities.grade_documents),
             )
-        except ActivityError as err:
+        except STEP_FAILED as err:
             self._degrade(ModelActivities.grade_documents, _cause(err))
             return candidates
         kept = [candidates[i] for i in grades.keep if 0 <= i < len(candidates)]
@@ -582,33 +595,30 @@ class ChatTurn:
         ids = [h.chunk_id for h in sources]
         self._count_model_call()
         try:
-            draft = await workflow.execute_activity_method(
+            draft = await self._exec(
                 ModelActivities.synthesize,
                 EvidenceRequest(question=question, slots=slots, chunk_ids=ids),
                 summary=f"answer from {len(ids)} sources",
-                **step_options(ModelActivities.synthesize),
             )
-        except ActivityError as err:
+        except STEP_FAILED as err:
             self._note(f"synthesis failed (closed): {_cause(err)}")
             return _Pass(number, None, sources, [], [], quality_passed=False)
         check = CheckRequest(question=question, answer=draft.answer, chunk_ids=ids)
         numbers_unverified = False
         try:
-            report = await workflow.execute_activity_method(
+            report = await self._exec(
                 GroundingActivities.check_numbers, check, summary="numeric grounding",
-                **step_options(GroundingActivities.check_numbers),
             )  # fmt: skip
-        except ActivityError as err:
+        except STEP_FAILED as err:
             self._note(f"numeric check failed (closed): {_cause(err)}")
             report, numbers_unverified = GroundingReport(), True
         judge_unavailable = False
         self._count_model_call()
         try:
-            grade = await workflow.execute_activity_method(
+            grade = await self._exec(
                 ModelActivities.grade_answer, check, summary="judge the answer",
-                **step_options(ModelActivities.grade_answer),
             )  # fmt: skip
-        except ActivityError as err:
+        except STEP_FAILED as err:
             self._degrade(ModelActivities.grade_answer, f"{JUDGE_UNAVAILABLE}: {_cause(err)}")
             grade, judge_unavailable = AnswerGrade(quality_passed=True), True
         unsupported = merge_claims(report.unsupported, grade.unsupported)
@@ -692,12 +702,28 @@ class ChatTurn:
                 f"could not settle the turn as {status}: {_cause(err)}", "SettleFailed"
             ) from err
 
+    async def _exec(
+        self, step: Callable[[Any, _Arg], Awaitable[_Ret]], arg: _Arg, *, summary: str
+    ) -> _Ret:
+        """Run `step` with its own options from the policy table, locally where it may.
+
+        Turns started before the lean turn (no `LEAN_TURN` patch marker in their
+        history) keep running every step as a regular activity, so their replay and
+        their continuation under this code issue exactly the commands they issued.
+        """
+        if self._lean and runs_local(step, self._inp.engine_in_process):
+            return await workflow.execute_local_activity_method(
+                step, arg, summary=summary, **local_step_options(step)
+            )
+        return await workflow.execute_activity_method(
+            step, arg, summary=summary, **step_options(step)
+        )
+
     async def _save(self, result: TurnResult, final: bool) -> None:
-        await workflow.execute_activity_method(
+        await self._exec(
             SessionActivities.save_turn,
             SaveTurnRequest(result=result, final=final),
             summary=f"save {result.status}",
-            **step_options(SessionActivities.save_turn),
         )
 
     # ---- bookkeeping ----------------------------------------------------------------

@@ -43,6 +43,9 @@ class TurnInput(_Frozen):
     question: str
     user_id: str | None = None
     clarification_timeout_seconds: float = 24 * 3600.0
+    engine_in_process: bool = False
+    """The model steps' engine runs inside the worker (the offline engine): they can run
+    as local activities. False for a remote model, and for turns started before this."""
 
 
 class ClarificationReply(_Frozen):

@@ -30,11 +30,21 @@ _UNTIL_DONE = RetryPolicy(
 _BEAT = timedelta(seconds=5)
 
 
+StepKind = Literal["activity", "local", "engine"]
+"""How a step runs. `activity`: a regular activity (remote I/O, long, or owned by one
+process: search). `local`: a local activity on the workflow's own worker — short I/O on
+this machine (PostgreSQL, the numeric check), where a regular activity's ~50 ms
+scheduling hop would cost more than the step. `engine`: a model step, local while the
+engine runs in the worker (the offline engine), a regular activity, heartbeating,
+when it calls a remote model."""
+
+
 @dataclass(frozen=True)
 class StepPolicy:
     direction: Literal["open", "closed"]
     on_error: str
     why: str
+    kind: StepKind = "activity"
     start_to_close: timedelta = timedelta(seconds=30)
     schedule_to_close: timedelta | None = timedelta(seconds=90)
     retry: RetryPolicy = field(default_factory=lambda: _BOUNDED)
@@ -45,16 +55,16 @@ POLICY: dict[str, StepPolicy] = {
     "postgres_load_session": StepPolicy(
         "open", "answer without recent turns",
         "a turn without history can still answer or ask; blocking it helps nobody",
-        heartbeat=_BEAT,
+        kind="local", heartbeat=_BEAT,
     ),
     "llm_route_question": StepPolicy(
         "open", "default to retrieval, never block on clarification",
         "retrieval is the safe default: its answer is still graded and gated",
-        heartbeat=_BEAT,
+        kind="engine", heartbeat=_BEAT,
     ),
     "llm_rewrite_query": StepPolicy(
         "open", "one sub-query per company built from the question",
-        "the question itself is a usable query", heartbeat=_BEAT,
+        "the question itself is a usable query", kind="engine", heartbeat=_BEAT,
     ),
     "qdrant_search_chunks": StepPolicy(
         "open", "that company counts as not found (gap line, retry)",
@@ -62,28 +72,28 @@ POLICY: dict[str, StepPolicy] = {
         heartbeat=_BEAT,
     ),
     "llm_grade_documents": StepPolicy(
-        "open", "keep all documents", "noisy evidence beats none", heartbeat=_BEAT,
+        "open", "keep all documents", "noisy evidence beats none", kind="engine", heartbeat=_BEAT,
     ),
     "llm_synthesize_answer": StepPolicy(
         "closed", "diagnostic fallback (no_answer_composed)",
         "no text is better than unchecked text",
         start_to_close=timedelta(seconds=60), schedule_to_close=timedelta(seconds=180),
-        heartbeat=_BEAT,
+        kind="engine", heartbeat=_BEAT,
     ),
     "grounding_check_numbers": StepPolicy(
         "closed", "every figure counts as unverified (grounded no, confidence low)",
-        "an unverifiable figure must not be shown as verified", heartbeat=_BEAT,
+        "an unverifiable figure must not be shown as verified", kind="local", heartbeat=_BEAT,
     ),
     "llm_grade_answer": StepPolicy(
         "open", "pass with 0 unsupported, marked judge_unavailable, confidence capped at medium",
         "the numeric check still ran; configurable to closed for regulated use",
         start_to_close=timedelta(seconds=60), schedule_to_close=timedelta(seconds=180),
-        heartbeat=_BEAT,
+        kind="engine", heartbeat=_BEAT,
     ),
     "postgres_save_turn": StepPolicy(
         "closed", "retried until it succeeds",
         "the turn is not complete until the conversation holds it",
-        schedule_to_close=None, retry=_UNTIL_DONE, heartbeat=_BEAT,
+        schedule_to_close=None, retry=_UNTIL_DONE, kind="local", heartbeat=_BEAT,
     ),
     "postgres_sweep_turns": StepPolicy(
         "closed", "this sweep fails visibly; the next scheduled one tries again",
@@ -137,6 +147,29 @@ def step_name(step: Callable[..., Any]) -> str:
 def step_options(step: Callable[..., Any]) -> ActivityOptions:
     """Keyword arguments for executing `step` as an activity, from the table."""
     return activity_options(step_name(step))
+
+
+class LocalActivityOptions(TypedDict):
+    start_to_close_timeout: timedelta
+    schedule_to_close_timeout: timedelta | None
+    retry_policy: RetryPolicy
+
+
+def local_step_options(step: Callable[..., Any]) -> LocalActivityOptions:
+    """Keyword arguments for running `step` as a local activity (no heartbeat: a local
+    activity lives and dies with its workflow task, which Temporal times out instead)."""
+    p = POLICY[step_name(step)]
+    return {
+        "start_to_close_timeout": p.start_to_close,
+        "schedule_to_close_timeout": p.schedule_to_close,
+        "retry_policy": p.retry,
+    }
+
+
+def runs_local(step: Callable[..., Any], engine_in_process: bool) -> bool:
+    """Whether `step` runs as a local activity for a turn whose engine is in-process or not."""
+    kind = POLICY[step_name(step)].kind
+    return kind == "local" or (kind == "engine" and engine_in_process)
 
 
 def activity_options(name: str) -> ActivityOptions:

@@ -36,7 +36,7 @@ from api.deps import PoolDep, SettingsDep, TemporalDep, TurnIdPath
 from api.errors import ApiError, error_responses
 from api.text import ID_CHARS, STORABLE
 from db import reconcile, turns
-from settings import Settings
+from settings import EngineName, Settings
 from workflows.chat_turn import TASK_TIMEOUT, ChatTurn, execution_timeout
 from workflows.contracts import (
     OPEN,
@@ -250,6 +250,7 @@ async def start_turn(
                     question=body.question,
                     user_id=body.user_id,
                     clarification_timeout_seconds=settings.clarification_timeout_seconds,
+                    engine_in_process=settings.engine == EngineName.OFFLINE,
                 ),
                 id=alloc.turn_id,
                 task_queue=settings.task_queue,

@@ -11,6 +11,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -68,6 +69,19 @@ def test_turn_waiting_for_clarification_survives_down_and_up(stack: Env) -> None
     assert [m["role"] for m in messages(stack, conversation)] == ["user", "assistant"]
 
 
+def local_steps(events: list[Any]) -> list[tuple[str, str]]:
+    """(activity id, step name) of every local activity recorded in a history."""
+    found = []
+    for e in events:
+        if e.event_type != EventType.EVENT_TYPE_MARKER_RECORDED:
+            continue
+        attrs = e.marker_recorded_event_attributes
+        if attrs.marker_name == "core_local_activity":
+            data = json.loads(attrs.details["data"].payloads[0].data)
+            found.append((str(data["activity_id"]), str(data["activity_type"])))
+    return found
+
+
 async def _history_events(client: Client, workflow_id: str) -> list[object]:
     return [e async for e in client.get_workflow_handle(workflow_id).fetch_history_events()]
 
@@ -108,11 +122,13 @@ def test_worker_killed_mid_turn_resumes_without_repeating_completed_activities(
                     for e in events
                     if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED
                 }
-                return len(events), done
+                return len(events), done, local_steps(events)
             await asyncio.sleep(0.005)
         raise AssertionError("retrieval was never scheduled")
 
-    events_at_kill, completed_before_kill = asyncio.run(kill_when_retrieval_is_scheduled())
+    events_at_kill, completed_before_kill, local_before_kill = asyncio.run(
+        kill_when_retrieval_is_scheduled()
+    )
     restarted = turnstile(stack, "up", "--detach", timeout=300)
     assert restarted.returncode == 0, restarted.stdout + restarted.stderr
     out, err = ask.communicate(timeout=300)
@@ -140,10 +156,13 @@ def test_worker_killed_mid_turn_resumes_without_repeating_completed_activities(
         for e in events
         if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED
     )
-    assert completed_before_kill, "some activities had completed before the kill"
+    assert completed_before_kill or local_before_kill, "some steps had completed before the kill"
     for scheduled_id in completed_before_kill:
         assert starts[scheduled_id] == 1, "a completed activity ran again"
     assert all(n == 1 for n in completions.values())
+    recorded = Counter(local_steps(events))
+    assert set(local_before_kill) <= set(recorded), "a recorded local step was lost"
+    assert all(n == 1 for n in recorded.values()), "a local step was recorded twice"
     assert [m["role"] for m in messages(stack, conversation)] == ["user", "assistant"]
 
 

@@ -1,6 +1,6 @@
 """Record ChatTurn histories as JSON replay fixtures (run by hand after a deliberate change).
 
-    .venv/bin/python -m pytest tests/workflows/record_histories.py --record-histories
+    .venv/bin/python -m pytest tests/workflows/record_histories.py -m record_histories
 
 Only run it when a workflow change is MEANT to change histories (and then guard running
 workflows with `workflow.patched()`); the replay test exists to catch the other kind.
@@ -13,18 +13,20 @@ from pathlib import Path
 import pytest
 
 from activities.contracts import Draft
-from tests.conftest import Turns, TurnWorker
+from tests.conftest import Turns, TurnWorker, outcome
 from tests.workflows.scripted_engine import ScriptedEngine
-from workflows.chat_turn import ChatTurn
 
 HISTORIES = Path(__file__).parent / "histories"
+PREFIX = "lean_"
+"""Histories recorded by the current code get this prefix; the unprefixed ones were
+recorded before the lean turn and stay, so replay keeps proving old turns still run."""
 
 
 async def _save(turns: Turns, name: str, workflow_id: str) -> None:
     history = await turns.client.get_workflow_handle(workflow_id).fetch_history()
     HISTORIES.mkdir(exist_ok=True)
     text = json.dumps(json.loads(history.to_json()), indent=1)
-    (HISTORIES / f"{name}.json").write_text(text + "\n")
+    (HISTORIES / f"{PREFIX}{name}.json").write_text(text + "\n")
 
 
 @pytest.mark.record_histories
@@ -36,7 +38,7 @@ async def test_record_histories(turn_worker: TurnWorker, turns_on: Callable[[str
         refused = await t.ask("Should I buy Rio Tinto shares?")
         await _save(t, "refused_by_rule", refused.turn_id)
         handle = await t.start("What was this company's net debt in FY2024?")
-        waiting = await handle.execute_update(ChatTurn.wait_for_outcome, 0)
+        waiting = await outcome(handle, 0)
         replied = await t.reply(handle, waiting.clarification_round, "South32")
         await _save(t, "clarified", replied.turn_id)
     bad = Draft(answer="BHP revenue was US$1 million [1]. BHP EBITDA was US$2 million [1]. "

@@ -16,8 +16,10 @@ from workflows.chat_turn import ChatTurn
 HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
 
 
-def test_replay_fixtures_exist() -> None:
-    assert len(HISTORIES) >= 4
+def test_replay_fixtures_exist_from_before_and_after_the_lean_turn() -> None:
+    names = [p.stem for p in HISTORIES]
+    assert len([n for n in names if not n.startswith("lean_")]) >= 4, names
+    assert len([n for n in names if n.startswith("lean_")]) >= 4, names
 
 
 @pytest.mark.parametrize("path", HISTORIES, ids=lambda p: p.stem)

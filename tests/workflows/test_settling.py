@@ -18,7 +18,7 @@ from activities.contracts import RouteDecision, Slots
 from activities.sessions import SessionActivities
 from activities.turn_sweeper import SweepActivities, SweepRequest
 from db import turns as turn_store
-from tests.conftest import Turns, TurnWorker, WorkerFactory, unique
+from tests.conftest import Turns, TurnWorker, WorkerFactory, outcome, unique
 from tests.workflows.scripted_engine import ScriptedEngine
 from workflows.chat_turn import CANCELLED_TEXT, ChatTurn
 from workflows.contracts import CancelRequest, ClarificationReply, SaveTurnRequest, TurnResult
@@ -44,7 +44,7 @@ async def test_cancel_signal_settles_a_waiting_turn_as_cancelled(
     async with turn_worker() as tq:
         t = turns_on(tq)
         handle = await t.start("Tell me about this company")
-        waiting = await handle.execute_update(ChatTurn.wait_for_outcome, 0)
+        waiting = await outcome(handle, 0)
         assert waiting.status == "needs_clarification"
         await handle.signal(ChatTurn.cancel_turn, CancelRequest(round=waiting.clarification_round))
         result = await handle.result()
@@ -60,7 +60,7 @@ async def test_cancel_for_a_round_not_waiting_is_ignored(
     async with turn_worker() as tq:
         t = turns_on(tq)
         handle = await t.start("Tell me about this company")
-        waiting = await handle.execute_update(ChatTurn.wait_for_outcome, 0)
+        waiting = await outcome(handle, 0)
         await handle.signal(
             ChatTurn.cancel_turn, CancelRequest(round=waiting.clarification_round + 3)
         )
@@ -75,7 +75,7 @@ async def test_operator_cancel_from_temporal_settles_the_turn_as_cancelled(
 ) -> None:
     async with turn_worker() as tq:
         handle = await turns_on(tq).start("Tell me about this company")
-        await handle.execute_update(ChatTurn.wait_for_outcome, 0)
+        await outcome(handle, 0)
         await handle.cancel()
         result = await handle.result()
     assert result.status == "cancelled"
@@ -116,7 +116,7 @@ async def test_reply_with_a_nul_sent_past_the_api_is_ignored_and_the_turn_still_
     async with turn_worker() as tq:
         t = turns_on(tq)
         handle = await t.start("Tell me about this company")
-        waiting = await handle.execute_update(ChatTurn.wait_for_outcome, 0)
+        waiting = await outcome(handle, 0)
         await handle.signal(
             ChatTurn.clarification_reply,
             ClarificationReply(round=waiting.clarification_round, reply="BHP\x00 FY2024"),
@@ -160,7 +160,7 @@ async def test_sweep_records_a_terminated_turn_as_failed_and_frees_its_conversat
     async with turn_worker() as tq:
         t = turns_on(tq)
         handle = await t.start("Tell me about this company", conversation)
-        await handle.execute_update(ChatTurn.wait_for_outcome, 0)
+        await outcome(handle, 0)
         await handle.terminate(reason="operator test")
         async with worker(
             workflows=[SweepTurns], activities=[SweepActivities(pool).sweep_turns]
