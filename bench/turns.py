@@ -61,7 +61,11 @@ def _union_seconds(intervals: list[tuple[datetime, datetime]]) -> float:
 
 
 async def orchestration_share(client: Client, workflow_id: str) -> tuple[float, float]:
-    """Return (workflow seconds, seconds not inside any activity)."""
+    """Return (workflow seconds, seconds not inside any regular activity).
+
+    Local activities run inside workflow tasks and their markers carry no reliable start
+    time, so their time counts here as orchestration.
+    """
     started: dict[int, datetime] = {}
     intervals: list[tuple[datetime, datetime]] = []
     first = last = None
