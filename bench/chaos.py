@@ -61,9 +61,10 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError
 
+from bench import isolated
 from settings import Settings
 from stack import embedded, postgres
-from stack.processes import StackError, free_port, pid_alive, read_pid, stop_pid
+from stack.processes import StackError, pid_alive, read_pid, stop_pid
 from workflows.contracts import SETTLED, WAITING
 
 # "failed" and "cancelled" are listed here as well so that the benchmark counts them as
@@ -104,21 +105,7 @@ QUESTIONS: tuple[Question, ...] = (
 
 
 def isolated_settings(home: Path) -> Settings:
-    """Settings for a stack of our own; also exported, because every process `up` spawns
-    (worker, API) reads its settings from the environment it inherits."""
-    for key in [k for k in os.environ if k.startswith("TURNSTILE_")]:
-        del os.environ[key]
-    api_port = free_port()
-    os.environ.update(
-        TURNSTILE_HOME=str(home),
-        TURNSTILE_API_PORT=str(api_port),
-        TURNSTILE_API_URL=f"http://127.0.0.1:{api_port}",
-        TURNSTILE_TEMPORAL_PORT=str(free_port()),
-        TURNSTILE_TEMPORAL_UI_PORT=str(free_port()),
-        TURNSTILE_POSTGRES_PORT=str(free_port()),
-        TURNSTILE_TASK_QUEUE=f"chaos-{uuid.uuid4().hex[:8]}",
-    )
-    return Settings()
+    return isolated.isolated_settings(home, "chaos")
 
 
 # ---- turns ----------------------------------------------------------------------------

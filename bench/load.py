@@ -52,9 +52,10 @@ from typing import Any
 import httpx
 import psutil
 
+from bench import isolated
 from settings import Settings
 from stack import embedded, postgres
-from stack.processes import StackError, free_port, read_pid
+from stack.processes import StackError, read_pid
 
 # Terminal statuses of a turn (workflows.contracts.SETTLED plus failed/cancelled).
 TERMINAL = frozenset(
@@ -93,21 +94,7 @@ TARGET_SINGLE_P50 = 0.30  # seconds, single-company figure turn
 
 
 def isolated_settings(home: Path) -> Settings:
-    """Settings for a stack of our own; also exported, because every process `up` spawns
-    (worker, API) reads its settings from the environment it inherits."""
-    for key in [k for k in os.environ if k.startswith("TURNSTILE_")]:
-        del os.environ[key]
-    api_port = free_port()
-    os.environ.update(
-        TURNSTILE_HOME=str(home),
-        TURNSTILE_API_PORT=str(api_port),
-        TURNSTILE_API_URL=f"http://127.0.0.1:{api_port}",
-        TURNSTILE_TEMPORAL_PORT=str(free_port()),
-        TURNSTILE_TEMPORAL_UI_PORT=str(free_port()),
-        TURNSTILE_POSTGRES_PORT=str(free_port()),
-        TURNSTILE_TASK_QUEUE=f"load-{uuid.uuid4().hex[:8]}",
-    )
-    return Settings()
+    return isolated.isolated_settings(home, "load")
 
 
 # ---- CPU accounting -------------------------------------------------------------------

@@ -1,0 +1,30 @@
+"""An isolated embedded stack for benchmarks: its own home, free loopback ports, own queue.
+
+Shared by bench/chaos.py and bench/load.py, so neither ever touches a developer's stack
+or a system PostgreSQL.
+"""
+
+import os
+import uuid
+from pathlib import Path
+
+from settings import Settings
+from stack.processes import free_port
+
+
+def isolated_settings(home: Path, queue_prefix: str) -> Settings:
+    """Settings for a stack of our own; also exported, because every process `up` spawns
+    (worker, API) reads its settings from the environment it inherits."""
+    for key in [k for k in os.environ if k.startswith("TURNSTILE_")]:
+        del os.environ[key]
+    api_port = free_port()
+    os.environ.update(
+        TURNSTILE_HOME=str(home),
+        TURNSTILE_API_PORT=str(api_port),
+        TURNSTILE_API_URL=f"http://127.0.0.1:{api_port}",
+        TURNSTILE_TEMPORAL_PORT=str(free_port()),
+        TURNSTILE_TEMPORAL_UI_PORT=str(free_port()),
+        TURNSTILE_POSTGRES_PORT=str(free_port()),
+        TURNSTILE_TASK_QUEUE=f"{queue_prefix}-{uuid.uuid4().hex[:8]}",
+    )
+    return Settings()
