@@ -1,4 +1,9 @@
-"""The repository stands alone: no source or document cites a file outside it."""
+"""The repository stands alone: sources and documents cite only its own docs/.
+
+A person who clones the project has `docs/` (architecture, controls, failure policy,
+memory, corpus) and nothing else: no design file kept beside the repository, no
+absolute path on a developer's machine.
+"""
 
 import os
 import subprocess
@@ -8,8 +13,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SKIP_DIRS = {".venv", ".git", ".turnstile", ".mypy_cache", ".ruff_cache", "__pycache__"}
-FORBIDDEN = ("DESIGN" + ".md", "../" + "shared", "/work/" + "shared")
-"""Spelled in pieces so this file does not match itself."""
+FORBIDDEN = ("DESIGN" + ".md", ".." + "/shared/", "/" + "work" + "/")
+"""A design file outside the repository, the folder beside it, a path on this machine:
+spelled in pieces so this file does not match itself."""
 
 
 def tracked_files() -> list[Path]:
