@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 import httpx
 import pytest
+from fastapi import FastAPI
 from psycopg_pool import AsyncConnectionPool
 from qdrant_client import QdrantClient
 from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
@@ -225,18 +226,36 @@ def app_settings(
     return settings.model_copy(update={"task_queue": unique("api")})
 
 
-@pytest.fixture
-async def api_client(app_settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
-    """An httpx client on `create_app(app_settings)` in-process, with its lifespan run.
+LOOPBACK_CLIENT = ("127.0.0.1", 50123)
+
+
+@contextlib.asynccontextmanager
+async def in_process(
+    app: FastAPI, client: tuple[str, int] = LOOPBACK_CLIENT
+) -> AsyncIterator[httpx.AsyncClient]:
+    """An httpx client on `app` in-process, its lifespan run, calling from `client`.
 
     httpx's ASGI transport does not send lifespan events, so the app's lifespan context
     is entered here (it migrates, connects to Temporal and opens the pool).
     """
-    app = create_app(app_settings)
     async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
+        transport = httpx.ASGITransport(app=app, client=client)
         async with httpx.AsyncClient(transport=transport, base_url="http://turnstile.test") as c:
             yield c
+
+
+def client_for(
+    settings: Settings, client: tuple[str, int] = LOOPBACK_CLIENT
+) -> contextlib.AbstractAsyncContextManager[httpx.AsyncClient]:
+    """`in_process(create_app(settings))`: the API as configured by `settings`."""
+    return in_process(create_app(settings), client)
+
+
+@pytest.fixture
+async def api_client(app_settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    """The API in-process on the session's servers, with no worker on its task queue."""
+    async with client_for(app_settings) as client:
+        yield client
 
 
 # ---- chat turns -----------------------------------------------------------------
@@ -330,6 +349,15 @@ class Turns:
             ChatTurn.clarification_reply, ClarificationReply(round=round_, reply=text)
         )
         return await outcome(handle, round_)
+
+
+@pytest.fixture
+async def served(
+    app_settings: Settings, turn_worker: TurnWorker
+) -> AsyncIterator[httpx.AsyncClient]:
+    """The API in-process with a worker (every real activity) polling its task queue."""
+    async with turn_worker(task_queue=app_settings.task_queue), client_for(app_settings) as c:
+        yield c
 
 
 @pytest.fixture

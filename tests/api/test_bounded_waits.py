@@ -3,29 +3,18 @@
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator
 
 import httpx
 from temporalio.client import Client
 
-from api.app import create_app
 from api.bounded import GRACE_SECONDS, require_worker
 from api.errors import ApiError
 from settings import Settings
-from tests.conftest import CORPUS_DIR, WorkerFactory
+from tests.conftest import CORPUS_DIR, WorkerFactory, client_for
 from workflows.ingest import IngestDocuments
 
 # Scheduling noise on a busy machine, on top of the bound under test.
 MARGIN_SECONDS = 5.0
-
-
-@contextlib.asynccontextmanager
-async def api(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(settings)
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://turnstile.test") as c:
-            yield c
 
 
 async def until_polled(client: Client, settings: Settings) -> None:
@@ -65,7 +54,7 @@ async def test_search_a_polling_worker_cannot_finish_answers_503_within_its_time
     # the run can only end by its execution timeout.
     async with (
         worker(task_queue=settings.task_queue, workflows=[IngestDocuments], activities=[]),
-        api(settings) as client,
+        client_for(settings) as client,
     ):
         await until_polled(temporal_client, settings)
         started = time.monotonic()
@@ -80,7 +69,7 @@ async def test_ingest_with_no_worker_answers_503_within_its_timeout(
     app_settings: Settings,
 ) -> None:
     settings = app_settings.model_copy(update={"ingest_dir": CORPUS_DIR})
-    async with api(settings) as client:
+    async with client_for(settings) as client:
         started = time.monotonic()
         response = await client.post(
             "/v1/ingest", json={"paths": [str(CORPUS_DIR / "BHP_FY2024.md")]}

@@ -10,7 +10,7 @@ import contextlib
 import json
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -27,16 +27,9 @@ from api.text import CleanText
 from settings import Settings
 from stack import postgres
 from stack.processes import free_port
+from tests.conftest import in_process
 
 ERROR_KEYS = {"detail", "error_type"}
-
-
-@contextlib.asynccontextmanager
-async def in_process(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://turnstile.test") as c:
-            yield c
 
 
 @contextlib.contextmanager

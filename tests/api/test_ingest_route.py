@@ -1,36 +1,21 @@
 """POST /v1/ingest: loopback clients only, files under the ingest directory only."""
 
-import contextlib
 import shutil
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 
-import httpx
 import pytest
 from psycopg_pool import AsyncConnectionPool
 from temporalio.client import Client
 
 from activities.report_activities import ReportActivities
 from activities.reports import ReportIndex
-from api.app import create_app
 from settings import Settings
 from tests.api.test_bounded_waits import until_polled
-from tests.conftest import CORPUS_DIR, WorkerFactory
+from tests.conftest import CORPUS_DIR, WorkerFactory, client_for
 
 BHP_FY2024 = CORPUS_DIR / "BHP_FY2024.md"
 HIDDEN = {"detail": "paths.0: no such file in the ingest directory", "error_type": "InvalidInput"}
-
-
-@contextlib.asynccontextmanager
-async def api(
-    settings: Settings, client: tuple[str, int] = ("127.0.0.1", 50123)
-) -> AsyncIterator[httpx.AsyncClient]:
-    """The app in-process, seen as called from `client` (address, port)."""
-    app = create_app(settings)
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app, client=client)
-        async with httpx.AsyncClient(transport=transport, base_url="http://turnstile.test") as c:
-            yield c
 
 
 @pytest.fixture
@@ -52,7 +37,7 @@ def inbox_settings(app_settings: Settings, inbox: Path) -> Settings:
 async def test_ingest_from_another_machine_is_forbidden_before_the_body_is_read(
     inbox_settings: Settings, client: tuple[str, int]
 ) -> None:
-    async with api(inbox_settings, client) as http:
+    async with client_for(inbox_settings, client) as http:
         valid = await http.post("/v1/ingest", json={"paths": ["real/BHP_FY2024.md"]})
         invalid = await http.post("/v1/ingest", json={"paths": []})
 
@@ -84,7 +69,7 @@ async def test_a_missing_path_and_a_forbidden_one_get_the_same_422(
 ) -> None:
     (inbox / "link-to-secret.md").symlink_to(inbox.parent / "secret.md")
 
-    async with api(inbox_settings, ("::1", 4000)) as http:
+    async with client_for(inbox_settings, ("::1", 4000)) as http:
         response = await http.post("/v1/ingest", json={"paths": [path.format(inbox=inbox)]})
 
     assert response.status_code == 422
@@ -111,7 +96,7 @@ async def test_a_loopback_client_ingests_files_in_the_ingest_directory_through_t
     activities = [reports.ingest_file, reports.corpus_version]
     async with (
         worker(task_queue=inbox_settings.task_queue, activities=activities),
-        api(inbox_settings) as http,
+        client_for(inbox_settings) as http,
     ):
         await until_polled(temporal_client, inbox_settings)
         real = await http.post("/v1/ingest", json={"paths": ["real/BHP_FY2024.md"]})

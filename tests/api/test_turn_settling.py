@@ -4,28 +4,14 @@ PostgreSQL and Qdrant."""
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 
 import httpx
 import pytest
 from temporalio.client import Client
 
-from settings import Settings
-from tests.api.test_turns import client_for
-from tests.conftest import TurnWorker, unique
+from tests.conftest import unique
 
 VAGUE = "Tell me about this company"
-
-
-@pytest.fixture
-async def served(
-    app_settings: Settings, turn_worker: TurnWorker
-) -> AsyncIterator[httpx.AsyncClient]:
-    async with (
-        turn_worker(task_queue=app_settings.task_queue),
-        client_for(app_settings) as client,
-    ):
-        yield client
 
 
 async def waiting_turn(client: httpx.AsyncClient, conversation: str) -> str:

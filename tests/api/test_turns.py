@@ -1,39 +1,13 @@
 """The turns API over the real dev server, worker, PostgreSQL and Qdrant."""
 
 import asyncio
-import contextlib
 import json
-from collections.abc import AsyncIterator
 
 import httpx
 import pytest
 
-from api.app import create_app
 from settings import Settings
-from tests.conftest import TurnWorker, unique
-
-
-@contextlib.asynccontextmanager
-async def client_for(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(settings)
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://turnstile.test") as c:
-            yield c
-
-
-@pytest.fixture
-async def served(
-    app_settings: Settings, turn_worker: TurnWorker
-) -> AsyncIterator[httpx.AsyncClient]:
-    """The API with a worker polling its task queue."""
-    import worker as registry  # noqa: F401  (the worker fixture imports it too)
-
-    async with (
-        turn_worker(task_queue=app_settings.task_queue),
-        client_for(app_settings) as client,
-    ):
-        yield client
+from tests.conftest import TurnWorker, client_for, unique
 
 
 @pytest.mark.parametrize(
