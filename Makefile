@@ -22,6 +22,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check --no-cache .
 	$(BIN)/ruff format --no-cache --check .
 	$(BIN)/mypy --no-incremental
+	$(BIN)/lint-imports --no-cache
 
 test: lint
 	$(BIN)/pytest -q

@@ -1,39 +1,67 @@
-"""Activity inputs and outputs that cross the Temporal boundary (frozen, versioned)."""
+"""Activity inputs and outputs that cross the Temporal boundary (frozen, versioned).
 
-from typing import Literal
+The data they carry (slots, chunks, drafts, grounding) is defined once in
+`domain.models` and re-exported here, so a workflow or a client reads one contract.
+"""
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from typing import Any
 
-from workflows.logic.companies import FISCAL_YEARS, normalise_ticker
+from pydantic import Field, field_validator, model_validator
 
+from domain.companies import FISCAL_YEARS, check_company, check_fiscal_year
+from domain.models import (
+    ChunkHit,
+    ChunkText,
+    ClaimReason,
+    Derived,
+    Draft,
+    GroundingReport,
+    Intent,
+    NotFound,
+    Route,
+    SearchHitWithText,
+    Slots,
+    SubQuery,
+    UnsupportedClaim,
+)
+from domain.models import Frozen as _Frozen
+from domain.turns import TurnResult
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-
-def check_company(value: str | None) -> str | None:
-    """Normalise a ticker or company name; reject companies outside the five."""
-    if value is None:
-        return None
-    ticker = normalise_ticker(value)
-    if ticker is None:
-        raise ValueError(f"unknown company {value!r}; use one of BHP, RIO, FMG, S32, NST")
-    return ticker
-
-
-def check_fiscal_year(value: int | None) -> int | None:
-    if value is not None and value not in FISCAL_YEARS:
-        raise ValueError(f"fiscal year {value} is outside 2023-2025")
-    return value
+__all__ = [
+    "ChunkHit",
+    "ChunkText",
+    "ClaimReason",
+    "Derived",
+    "Draft",
+    "GroundingReport",
+    "Intent",
+    "NotFound",
+    "Route",
+    "SearchHitWithText",
+    "Slots",
+    "SubQuery",
+    "UnsupportedClaim",
+]
 
 
 class SearchRequest(_Frozen):
     query: str = Field(max_length=4000)
     company: str | None = None
-    fiscal_year: int | None = None
+    fiscal_years: list[int] = Field(default_factory=list, max_length=len(FISCAL_YEARS))
+    """The fiscal years to search (any of); empty searches every covered year."""
     limit: int = Field(default=8, ge=1, le=50)
-    fiscal_years: list[int] = Field(default_factory=list)
-    """Several fiscal years (any of); used by the turn's per-company fan-out."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _single_year(cls, data: Any) -> Any:
+        """Fold the single `fiscal_year` of requests made before `fiscal_years` was the
+        only year field (an activity scheduled by the previous code) into the list."""
+        if isinstance(data, dict) and "fiscal_year" in data:
+            data = dict(data)
+            year = data.pop("fiscal_year")
+            if year is not None and not data.get("fiscal_years"):
+                data["fiscal_years"] = [year]
+        return data
 
     @field_validator("query")
     @classmethod
@@ -43,52 +71,15 @@ class SearchRequest(_Frozen):
         return value.strip()
 
     _company = field_validator("company")(check_company)
-    _fiscal_year = field_validator("fiscal_year")(check_fiscal_year)
 
-
-class ChunkHit(_Frozen):
-    """A retrieved chunk as it travels through history: the full text stays in Qdrant."""
-
-    rank: int
-    score: float
-    chunk_id: str
-    company: str
-    fiscal_year: int
-    page: int
-    section: str
-    document: str
-    is_table: bool = False
-    preview: str
-
-
-class ChunkText(_Frozen):
-    chunk_id: str
-    company: str
-    fiscal_year: int
-    page: int
-    section: str
-    document: str
-    is_table: bool
-    unit: str | None
-    text: str
+    @field_validator("fiscal_years")
+    @classmethod
+    def _fiscal_years(cls, value: list[int]) -> list[int]:
+        return sorted({y for y in value if check_fiscal_year(y) is not None})
 
 
 class SearchResult(_Frozen):
     hits: list[ChunkHit]
-
-
-class SearchHitWithText(_Frozen):
-    """What `turnstile search --json` prints for one hit."""
-
-    rank: int
-    score: float
-    chunk_id: str
-    company: str
-    fiscal_year: int
-    page: int
-    section: str
-    document: str
-    text: str
 
 
 class IngestFileRequest(_Frozen):
@@ -126,19 +117,6 @@ class IngestResult(_Frozen):
 # Model steps (route, rewrite, grade documents, synthesize, grade answer, summarize).
 # Engines receive chunk TEXT; the activities load it from Qdrant by id (claim check).
 
-Route = Literal["out_of_scope", "needs_clarification", "needs_retrieval", "direct_answer"]
-Intent = Literal["lookup", "change", "compare", "overview"]
-ClaimReason = Literal["calculation", "interpolation", "general_knowledge"]
-
-
-class Slots(_Frozen):
-    """What a question asks for, as extracted deterministically from its text."""
-
-    companies: list[str] = Field(default_factory=list)
-    fiscal_years: list[int] = Field(default_factory=list)
-    metrics: list[str] = Field(default_factory=list)
-    intent: Intent = "lookup"
-
 
 class RouteRequest(_Frozen):
     question: str
@@ -150,13 +128,6 @@ class RouteDecision(_Frozen):
     slots: Slots
     clarifying_question: str | None = None
     direct_answer: str | None = None
-
-
-class SubQuery(_Frozen):
-    company: str
-    query: str
-    fiscal_years: list[int] = Field(default_factory=list)
-    metrics: list[str] = Field(default_factory=list)
 
 
 class RewriteRequest(_Frozen):
@@ -181,48 +152,10 @@ class DocumentGrades(_Frozen):
     """Indices into the request's chunk_ids (validated in range by the activity)."""
 
 
-class Derived(_Frozen):
-    label: str
-    formula: str
-
-
-class NotFound(_Frozen):
-    company: str
-    fiscal_year: int
-    metric: str
-
-    def line(self) -> str:
-        return (
-            f"{self.company} FY{self.fiscal_year} {self.metric}: "
-            "data not found in provided documents"
-        )
-
-
-class UnsupportedClaim(_Frozen):
-    label: str
-    reason: ClaimReason
-
-
-class Draft(_Frozen):
-    """A synthesised answer: `[n]` markers refer to the 1-based source order of the request."""
-
-    answer: str
-    derived: list[Derived] = Field(default_factory=list)
-    not_found: list[NotFound] = Field(default_factory=list)
-
-
 class CheckRequest(_Frozen):
     question: str
     answer: str
     chunk_ids: list[str]
-
-
-class GroundingReport(_Frozen):
-    """Deterministic numeric grounding of an answer against its cited chunks."""
-
-    unsupported: list[UnsupportedClaim] = Field(default_factory=list)
-    derived: list[Derived] = Field(default_factory=list)
-    checked_numbers: int = 0
 
 
 class AnswerGrade(_Frozen):
@@ -239,3 +172,18 @@ class LoadSessionRequest(_Frozen):
 class Session(_Frozen):
     recent_questions: list[str] = Field(default_factory=list)
     """Resolved user questions of earlier turns, oldest first (for entity carry-forward)."""
+
+
+class SaveTurnRequest(_Frozen):
+    result: TurnResult
+    final: bool
+
+
+class SweepRequest(_Frozen):
+    quiet_for_seconds: float = 30.0
+    limit: int = 200
+
+
+class SweepResult(_Frozen):
+    checked: int
+    settled: list[str]

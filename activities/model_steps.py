@@ -11,8 +11,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from temporalio import activity
-
+from activities import steps
 from activities.contracts import (
     AnswerGrade,
     CheckRequest,
@@ -30,8 +29,9 @@ from activities.engines.protocol import Engine
 from activities.errors import invalid_input
 from activities.heartbeat import heartbeating
 from activities.reports import ReportIndex
-from workflows.logic.evidence import strip_instructions
-from workflows.logic.grounding import check_numbers
+from activities.steps import implements
+from domain.evidence import strip_instructions
+from domain.grounding import check_numbers
 
 
 async def load_evidence(index: ReportIndex, chunk_ids: list[str]) -> list[ChunkText]:
@@ -57,17 +57,17 @@ class ModelActivities:
         """This class's activities, bound, for the worker's registry."""
         return [self.route, self.rewrite, self.grade_documents, self.synthesize, self.grade_answer]
 
-    @activity.defn(name="llm_route_question")
+    @implements(steps.llm_route_question)
     async def route(self, request: RouteRequest) -> RouteDecision:
         async with heartbeating():
             return await self.engine.route(request.question)
 
-    @activity.defn(name="llm_rewrite_query")
+    @implements(steps.llm_rewrite_query)
     async def rewrite(self, request: RewriteRequest) -> RewritePlan:
         async with heartbeating():
             return await self.engine.rewrite(request.question, request.slots)
 
-    @activity.defn(name="llm_grade_documents")
+    @implements(steps.llm_grade_documents)
     async def grade_documents(self, request: EvidenceRequest) -> DocumentGrades:
         """Judge each chunk's relevance; returns validated, unique, in-range indices."""
         async with heartbeating():
@@ -76,13 +76,13 @@ class ModelActivities:
         keep = sorted({i for i in grades.keep if 0 <= i < len(chunks)})
         return DocumentGrades(keep=keep)
 
-    @activity.defn(name="llm_synthesize_answer")
+    @implements(steps.llm_synthesize_answer)
     async def synthesize(self, request: EvidenceRequest) -> Draft:
         async with heartbeating():
             sources = await load_evidence(self.index, request.chunk_ids)
             return await self.engine.synthesize(request.question, request.slots, sources)
 
-    @activity.defn(name="llm_grade_answer")
+    @implements(steps.llm_grade_answer)
     async def grade_answer(self, request: CheckRequest) -> AnswerGrade:
         """The judge: independent of the synthesiser; sees only answer and evidence."""
         async with heartbeating():
@@ -98,7 +98,7 @@ class GroundingActivities:
         """This class's activities, bound, for the worker's registry."""
         return [self.check_numbers]
 
-    @activity.defn(name="grounding_check_numbers")
+    @implements(steps.grounding_check_numbers)
     async def check_numbers(self, request: CheckRequest) -> GroundingReport:
         """Deterministic numeric grounding; an activity only because it needs chunk text."""
         async with heartbeating():

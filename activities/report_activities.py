@@ -12,6 +12,7 @@ from typing import Any
 from psycopg_pool import AsyncConnectionPool
 from temporalio import activity
 
+from activities import steps
 from activities.contracts import (
     ChunkText,
     IngestFileRequest,
@@ -21,6 +22,7 @@ from activities.contracts import (
 )
 from activities.heartbeat import heartbeating
 from activities.reports import ReportIndex
+from activities.steps import implements
 from db import documents
 from ingestion.documents import DocumentError, parse_document
 from ingestion.registry import admit, refusal
@@ -41,7 +43,7 @@ class ReportActivities:
         """This class's activities, bound, for the worker's registry."""
         return [self.search_chunks, self.load_chunks, self.ingest_file, self.corpus_version]
 
-    @activity.defn(name="qdrant_search_chunks")
+    @implements(steps.qdrant_search_chunks)
     async def search_chunks(self, request: SearchRequest) -> SearchResult:
         """Hybrid search (dense + BM25, RRF). Read-only, so safe to retry."""
         async with heartbeating():
@@ -49,19 +51,18 @@ class ReportActivities:
                 self.index.search,
                 request.query,
                 request.company,
-                request.fiscal_year,
-                request.limit,
                 request.fiscal_years,
+                request.limit,
             )
         return SearchResult(hits=hits)
 
-    @activity.defn(name="qdrant_load_chunks")
+    @implements(steps.qdrant_load_chunks)
     async def load_chunks(self, chunk_ids: list[str]) -> list[ChunkText]:
         """Load full chunk text by id (the claim check behind previews in history)."""
         async with heartbeating():
             return await asyncio.to_thread(self.index.get_chunks, chunk_ids)
 
-    @activity.defn(name="qdrant_ingest_file")
+    @implements(steps.qdrant_ingest_file)
     async def ingest_file(self, request: IngestFileRequest) -> IngestFileResult:
         """Parse, check against the registry, embed and upsert one file. Idempotent.
 
@@ -103,7 +104,7 @@ class ReportActivities:
                 )
             return result
 
-    @activity.defn(name="qdrant_read_corpus_version")
+    @implements(steps.qdrant_read_corpus_version)
     async def corpus_version(self) -> str:
         async with heartbeating():
             return await asyncio.to_thread(self.index.corpus_version)

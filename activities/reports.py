@@ -12,13 +12,13 @@ tests and tools can still ingest straight into an index without a database.
 
 import hashlib
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from qdrant_client import QdrantClient, models
 from qdrant_client.conversions.common_types import PointId
 
-from activities.contracts import ChunkHit, ChunkText, IngestFileResult, SearchHitWithText
+from activities.contracts import ChunkHit, ChunkText, IngestFileResult
 from activities.embeddings import Embedder, collection_name
 from ingestion import bm25
 from ingestion.documents import (
@@ -30,7 +30,6 @@ from ingestion.documents import (
 )
 
 PREFETCH_LIMIT = 30
-PREVIEW_CHARS = 160
 
 
 def open_qdrant(url: str | None, path: Path, api_key: str | None = None) -> QdrantClient:
@@ -39,12 +38,6 @@ def open_qdrant(url: str | None, path: Path, api_key: str | None = None) -> Qdra
         return QdrantClient(url=url, api_key=api_key)
     path.mkdir(parents=True, exist_ok=True)
     return QdrantClient(path=str(path))
-
-
-def preview(text: str) -> str:
-    body = text.split("\n", 1)[-1] if text.startswith("[") else text
-    flat = " ".join(body.split())
-    return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
 
 
 class ReportIndex:
@@ -230,20 +223,20 @@ class ReportIndex:
     def search(
         self,
         query: str,
-        company: str | None,
-        fiscal_year: int | None,
-        limit: int,
-        fiscal_years: list[int] | None = None,
+        company: str | None = None,
+        fiscal_years: Sequence[int] = (),
+        limit: int = 8,
     ) -> list[ChunkHit]:
-        """Hybrid search: dense + BM25 candidates fused by Qdrant's RRF, filtered."""
+        """Hybrid search: dense + BM25 candidates fused by Qdrant's RRF, filtered by
+        company and by any of `fiscal_years` (none: every year)."""
         conditions: list[models.Condition] = []
         if company:
             conditions.append(_match("company", company))
-        if fiscal_year is not None:
-            conditions.append(_match("fiscal_year", fiscal_year))
         if fiscal_years:
             conditions.append(
-                models.FieldCondition(key="fiscal_year", match=models.MatchAny(any=fiscal_years))
+                models.FieldCondition(
+                    key="fiscal_year", match=models.MatchAny(any=list(fiscal_years))
+                )
             )
         flt = models.Filter(must=conditions) if conditions else None
         dense = self.embedder.embed([query])[0]
@@ -271,20 +264,7 @@ class ReportIndex:
         hits = []
         for rank, point in enumerate(response.points, start=1):
             chunk = Chunk.model_validate(point.payload)
-            hits.append(
-                ChunkHit(
-                    rank=rank,
-                    score=float(point.score),
-                    chunk_id=chunk.chunk_id,
-                    company=chunk.company,
-                    fiscal_year=chunk.fiscal_year,
-                    page=chunk.page,
-                    section=chunk.section,
-                    document=chunk.document,
-                    is_table=chunk.is_table,
-                    preview=preview(chunk.text),
-                )
-            )
+            hits.append(chunk.as_hit(rank, float(point.score)))
         return hits
 
     def get_chunks(self, chunk_ids: list[str]) -> list[ChunkText]:
@@ -302,22 +282,3 @@ class ReportIndex:
 
 def _match(key: str, value: str | int) -> models.FieldCondition:
     return models.FieldCondition(key=key, match=models.MatchValue(value=value))
-
-
-def with_text(hits: list[ChunkHit], texts: list[ChunkText]) -> list[SearchHitWithText]:
-    """Join search hits with their full chunk text (the shape `turnstile search` prints)."""
-    by_id = {t.chunk_id: t.text for t in texts}
-    return [
-        SearchHitWithText(
-            rank=h.rank,
-            score=h.score,
-            chunk_id=h.chunk_id,
-            company=h.company,
-            fiscal_year=h.fiscal_year,
-            page=h.page,
-            section=h.section,
-            document=h.document,
-            text=by_id.get(h.chunk_id, h.preview),
-        )
-        for h in hits
-    ]

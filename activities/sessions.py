@@ -5,13 +5,13 @@ from typing import Any
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool
-from temporalio import activity
 
-from activities.contracts import LoadSessionRequest, Session
+from activities import steps
+from activities.contracts import LoadSessionRequest, SaveTurnRequest, Session
 from activities.errors import invalid_input
 from activities.heartbeat import heartbeating
+from activities.steps import implements
 from db import turns
-from workflows.contracts import SaveTurnRequest
 
 
 class SessionActivities:
@@ -22,14 +22,14 @@ class SessionActivities:
         """This class's activities, bound, for the worker's registry."""
         return [self.load_session, self.save_turn]
 
-    @activity.defn(name="postgres_load_session")
+    @implements(steps.postgres_load_session)
     async def load_session(self, request: LoadSessionRequest) -> Session:
         """Load the resolved questions of earlier turns in this conversation (read-only)."""
         async with heartbeating(), self.pool.connection() as conn:
             recent = await turns.recent_user_questions(conn, request.conversation_id, request.seq)
         return Session(recent_questions=recent)
 
-    @activity.defn(name="postgres_save_turn")
+    @implements(steps.postgres_save_turn)
     async def save_turn(self, request: SaveTurnRequest) -> None:
         """Persist the turn's state; when final, its user and assistant messages.
 

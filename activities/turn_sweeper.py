@@ -5,22 +5,13 @@ from datetime import timedelta
 from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
-from pydantic import BaseModel, ConfigDict
 from temporalio import activity
 
+from activities import steps
+from activities.contracts import SweepRequest, SweepResult
+from activities.steps import implements
 from db import reconcile, turns
-
-
-class SweepRequest(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    quiet_for_seconds: float = 30.0
-    limit: int = 200
-
-
-class SweepResult(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    checked: int
-    settled: list[str]
+from domain.turns import OPEN
 
 
 class SweepActivities:
@@ -31,7 +22,7 @@ class SweepActivities:
         """This class's activities, bound, for the worker's registry."""
         return [self.sweep_turns]
 
-    @activity.defn(name="postgres_sweep_turns")
+    @implements(steps.postgres_sweep_turns)
     async def sweep_turns(self, request: SweepRequest) -> SweepResult:
         """Compare open turns (untouched for a while) with their workflows; settle closed ones.
 
@@ -47,7 +38,7 @@ class SweepActivities:
             for turn_id in ids:
                 activity.heartbeat(turn_id)
                 result = await reconcile.reconcile_turn(client, conn, turn_id)
-                if result is not None and result.status not in ("running", "needs_clarification"):
+                if result is not None and result.status not in OPEN:
                     settled.append(turn_id)
         if settled:
             activity.logger.warning("sweep settled %d closed turn(s): %s", len(settled), settled)

@@ -4,7 +4,7 @@ JSON `{"question": "a\\ud800"}` decodes to a Python str holding a lone surrogate
 pydantic accepts it; so is `"a\\u0000"`. Left alone, either fails later as a 500: psycopg
 cannot encode the surrogate as UTF-8, and PostgreSQL `text`/`jsonb` refuse NUL. Checking
 where the request is parsed names the field instead. The rule is hand-written (see
-`workflows.logic.text`: no validator library checks exactly "storable by PostgreSQL"), and
+`domain.text`: no validator library checks exactly "storable by PostgreSQL"), and
 it is that module's, so the API, the workflow and the save agree on one rule.
 
 Use `CleanText` / `CleanId` as a field's type. With constraints (length, pattern), write
@@ -24,7 +24,7 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
-from workflows.logic.text import unstorable
+from domain.text import unstorable
 
 
 def check_storable(value: str) -> str:

@@ -101,7 +101,7 @@ class LocalSource:
         self.corpus_version = self.index.corpus_version()
 
     def search(self, question: Question, limit: int) -> list[Returned]:
-        hits = self.index.search(question.query, question.company, None, limit)
+        hits = self.index.search(question.query, question.company, limit=limit)
         texts = {c.chunk_id: c.text for c in self.index.get_chunks([h.chunk_id for h in hits])}
         return [
             Returned(h.chunk_id, h.company, h.fiscal_year, h.page, h.section, texts[h.chunk_id])

@@ -11,17 +11,15 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
 import httpx
 from pydantic import ValidationError
 
 from activities.contracts import IngestRequest, SearchHitWithText, SearchRequest
+from domain.companies import tickers, year_range
 from settings import Settings, SettingsError, get_settings
 from stack.processes import StackError
-
-if TYPE_CHECKING:
-    from activities.reports import ReportIndex
 
 EXIT_FAILURE, EXIT_BAD_INPUT, EXIT_UNREACHABLE, EXIT_TIMEOUT = 1, 2, 3, 4
 
@@ -99,20 +97,6 @@ def _api_up(settings: Settings) -> bool:
     return True
 
 
-def _open_index_directly(settings: Settings) -> "ReportIndex":
-    from activities.embeddings import LocalEmbedder
-    from activities.reports import ReportIndex, open_qdrant
-
-    try:
-        client = open_qdrant(settings.qdrant_url, settings.qdrant_path)
-    except (RuntimeError, OSError) as exc:
-        raise CliError(
-            "the Qdrant folder is in use by a running worker but the API does not answer;"
-            " start the stack (turnstile up) or stop the worker"
-        ) from exc
-    return ReportIndex(client, LocalEmbedder())
-
-
 def _api_error_line(response: httpx.Response) -> str:
     try:
         return str(response.json().get("detail"))
@@ -122,27 +106,26 @@ def _api_error_line(response: httpx.Response) -> str:
 
 def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     try:
+        years = [] if args.fy is None else [args.fy]
         request = SearchRequest(
-            query=args.query, company=args.company, fiscal_year=args.fy, limit=args.limit
+            query=args.query, company=args.company, fiscal_years=years, limit=args.limit
         )
     except ValidationError as exc:
         raise CliError(_validation_line(exc), EXIT_BAD_INPUT) from exc
-    if _api_up(settings):
-        params: dict[str, str | int] = {"q": request.query, "limit": request.limit}
-        if request.company:
-            params["company"] = request.company
-        if request.fiscal_year:
-            params["fy"] = request.fiscal_year
-        response = httpx.get(f"{settings.api_url}/v1/search", params=params, timeout=60.0)
-        if response.status_code != 200:
-            raise CliError(_api_error_line(response))
-        hits = [SearchHitWithText.model_validate(h) for h in response.json()]
-    else:
-        from activities.reports import with_text
-
-        index = _open_index_directly(settings)
-        found = index.search(request.query, request.company, request.fiscal_year, request.limit)
-        hits = with_text(found, index.get_chunks([h.chunk_id for h in found]))
+    if not _api_up(settings):
+        raise CliError(
+            f"the API at {settings.api_url} does not answer; start the stack: turnstile up",
+            EXIT_UNREACHABLE,
+        )
+    params: dict[str, str | int] = {"q": request.query, "limit": request.limit}
+    if request.company:
+        params["company"] = request.company
+    if request.fiscal_years:
+        params["fy"] = request.fiscal_years[0]
+    response = httpx.get(f"{settings.api_url}/v1/search", params=params, timeout=60.0)
+    if response.status_code != 200:
+        raise CliError(_api_error_line(response))
+    hits = [SearchHitWithText.model_validate(h) for h in response.json()]
     if args.json:
         print(json.dumps([h.model_dump() for h in hits], ensure_ascii=False))
         return 0
@@ -292,8 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("search", help="hybrid search over the report chunks")
     p.add_argument("query")
-    p.add_argument("--company", help="ticker or name: BHP, RIO, FMG, S32, NST")
-    p.add_argument("--fy", type=int, help="fiscal year 2023-2025")
+    p.add_argument("--company", help=f"ticker or name: {tickers()}")
+    p.add_argument("--fy", type=int, help=f"fiscal year {year_range()}")
     p.add_argument("--limit", type=int, default=8)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_search)
@@ -301,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ingest", help="ingest Markdown or PDF reports")
     p.add_argument("paths", nargs="+")
     p.add_argument("--company", help="for PDFs: ticker or name")
-    p.add_argument("--fy", type=int, help="for PDFs: fiscal year 2023-2025")
+    p.add_argument("--fy", type=int, help=f"for PDFs: fiscal year {year_range()}")
     p.add_argument(
         "--replace",
         action="store_true",

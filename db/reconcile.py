@@ -15,7 +15,7 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
 from db import turns
-from workflows.contracts import OPEN, TurnResult, TurnStatus
+from domain.turns import OPEN, TurnResult, TurnStatus
 
 NEVER_STARTED_AFTER = timedelta(minutes=1)
 """A row with no workflow is only declared failed after this: the API allocates the

@@ -7,7 +7,7 @@ from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 from pydantic import BaseModel, ConfigDict
 
-from workflows.contracts import OPEN, TurnResult, TurnStatus
+from domain.turns import OPEN, TurnResult, TurnStatus
 
 IDEMPOTENCY_TTL = timedelta(hours=24)
 

@@ -16,10 +16,8 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
-from activities.contracts import ChunkText
-from workflows.logic.companies import COMPANIES, FISCAL_YEARS, normalise_ticker
+from domain.companies import COMPANIES, FISCAL_YEARS, normalise_ticker, year_range
+from domain.models import ChunkText
 
 CHUNK_NAMESPACE = uuid.UUID("5b0f4f0e-8c8e-4c65-9d0b-6a1f3e0c2b7d")
 PROSE_WORDS = 120
@@ -43,28 +41,19 @@ class DocumentError(Exception):
     """The file cannot be read or is not a report we understand (reported with its path)."""
 
 
-class Chunk(BaseModel):
-    """One retrievable piece of a report, as stored in Qdrant's payload."""
+class Chunk(ChunkText):
+    """One retrievable piece of a report, as stored in Qdrant's payload: the evidence
+    shape plus the storage bookkeeping."""
 
-    model_config = ConfigDict(frozen=True)
-
-    chunk_id: str
-    document_id: str
-    document: str
-    company: str
-    fiscal_year: int
-    page: int
-    section: str
-    is_table: bool
     unit: str | None = None
-    text: str
+    document_id: str
     content_hash: str
     source_path: str = ""
     """The resolved path the document was read from (empty on chunks stored before it was)."""
 
     def as_text(self) -> ChunkText:
         """The chunk as evidence travels to engines and checks (no storage bookkeeping)."""
-        return ChunkText.model_validate(self.model_dump())
+        return ChunkText.narrowed(self)
 
 
 @dataclass
@@ -104,7 +93,7 @@ def _check_metadata(path: Path, company: str | None, fiscal_year: int | None) ->
     if ticker is None:
         raise DocumentError(f"{path}: unknown or missing company {company!r}")
     if fiscal_year not in FISCAL_YEARS:
-        raise DocumentError(f"{path}: fiscal year {fiscal_year!r} is outside 2023-2025")
+        raise DocumentError(f"{path}: fiscal year {fiscal_year!r} is outside {year_range()}")
     return ticker, fiscal_year
 
 

@@ -1,7 +1,7 @@
 """ChatTurn: one chat turn, the steps of docs/architecture.md in order. Orchestration only.
 
 Deterministic steps (carry-forward, scope rules, retry rule, citation binding, final
-gate, confidence, coverage) are plain functions from `workflows.logic`; every step with
+gate, confidence, coverage) are plain functions from `workflows.rules`; every step with
 I/O is an activity whose options and fail-open/closed policy come from
 `workflows.policy.POLICY`. There is one exit point, `_finish`, and the final gate runs
 there, so no path can reach the user without passing it.
@@ -20,6 +20,7 @@ from temporalio.exceptions import TimeoutError as StepTimeout
 with workflow.unsafe.imports_passed_through():
     from pydantic import ValidationError
 
+    from activities import steps
     from activities.contracts import (
         AnswerGrade,
         CheckRequest,
@@ -34,6 +35,7 @@ with workflow.unsafe.imports_passed_through():
         RewriteRequest,
         RouteDecision,
         RouteRequest,
+        SaveTurnRequest,
         SearchRequest,
         SearchResult,
         Session,
@@ -41,9 +43,11 @@ with workflow.unsafe.imports_passed_through():
         SubQuery,
         UnsupportedClaim,
     )
-    from activities.model_steps import GroundingActivities, ModelActivities
-    from activities.report_activities import ReportActivities
-    from activities.sessions import SessionActivities
+    from domain.companies import COMPANIES, LATEST_FISCAL_YEAR
+    from domain.grounding import merge_claims
+    from domain.models import Source
+    from domain.question import coverage_warning, extract_slots
+    from domain.text import storable, unstorable
     from workflows import attributes
     from workflows.contracts import (
         CancelRequest,
@@ -51,30 +55,10 @@ with workflow.unsafe.imports_passed_through():
         Citation,
         ClarificationReply,
         Degradation,
-        SaveTurnRequest,
         TurnInput,
         TurnResult,
         TurnStatus,
     )
-    from workflows.logic import gate
-    from workflows.logic.carry import carry_entities, merge_reply
-    from workflows.logic.citations import Source, bind_citations
-    from workflows.logic.companies import COMPANIES, LATEST_FISCAL_YEAR
-    from workflows.logic.confidence import shape_answer
-    from workflows.logic.coverage import company_status, ensure_gap_lines, gaps_to_retry
-    from workflows.logic.grounding import merge_claims
-    from workflows.logic.question import coverage_warning, extract_slots
-    from workflows.logic.retry import (
-        MAX_RETRIES,
-        Attempt,
-        best_attempt,
-        metric_synonyms,
-        plan_retry,
-        retry_targets,
-        should_retry,
-    )
-    from workflows.logic.scope import REFUSAL_TEXT, scope_rules
-    from workflows.logic.text import storable, unstorable
     from workflows.policy import (
         JUDGE_UNAVAILABLE,
         POLICY,
@@ -83,6 +67,21 @@ with workflow.unsafe.imports_passed_through():
         step_name,
         step_options,
     )
+    from workflows.rules import gate
+    from workflows.rules.carry import carry_entities, merge_reply
+    from workflows.rules.citations import bind_citations
+    from workflows.rules.confidence import shape_answer
+    from workflows.rules.coverage import company_status, ensure_gap_lines, gaps_to_retry
+    from workflows.rules.retry import (
+        MAX_RETRIES,
+        Attempt,
+        best_attempt,
+        metric_synonyms,
+        plan_retry,
+        retry_targets,
+        should_retry,
+    )
+    from workflows.rules.scope import REFUSAL_TEXT, scope_rules
 
 MAX_CLARIFICATIONS = 2
 MODEL_STEPS_PER_PASS = 3  # grade documents, synthesize, grade answer
@@ -341,24 +340,24 @@ class ChatTurn:
     async def _load_session(self, inp: TurnInput) -> Session:
         try:
             return await self._exec(
-                SessionActivities.load_session,
+                steps.postgres_load_session,
                 LoadSessionRequest(conversation_id=inp.conversation_id, seq=inp.seq),
                 summary=f"conversation {inp.conversation_id} before seq {inp.seq}",
             )
         except STEP_FAILED as err:
-            self._degrade(SessionActivities.load_session, _cause(err))
+            self._degrade(steps.postgres_load_session, _cause(err))
             return Session()
 
     async def _route(self, question: str) -> RouteDecision:
         self._count_model_call()
         try:
             decision = await self._exec(
-                ModelActivities.route,
+                steps.llm_route_question,
                 RouteRequest(question=question),
                 summary="classify the question",
             )
         except STEP_FAILED as err:
-            self._degrade(ModelActivities.route, _cause(err))
+            self._degrade(steps.llm_route_question, _cause(err))
             decision = RouteDecision(
                 route="needs_retrieval",
                 reason="classifier unavailable",
@@ -493,18 +492,14 @@ class ChatTurn:
         """The best pass's draft, bound to its citations, with every gap line present."""
         if best.draft is None:  # only drafted passes are chosen
             raise TurnError("the chosen pass has no draft", "NoDraft")
-        bound = bind_citations(best.draft.answer, [_source(h) for h in best.sources])
+        bound = bind_citations(best.draft.answer, [Source.narrowed(h) for h in best.sources])
         warning = coverage_warning(resolved)
         if warning:
             bound.warnings.append(warning)
         text, added = ensure_gap_lines(bound.answer, best.draft.not_found)
         if added:
             self._note(f"coverage post-check added {len(added)} line(s)")
-        citations = [
-            Citation(n=n, company=s.company, fiscal_year=s.fiscal_year, page=s.page,
-                     document=s.document, preview=s.preview, chunk_id=s.chunk_id)
-            for n, s in bound.cited
-        ]  # fmt: skip
+        citations = [Citation(**s.model_dump(), n=n) for n, s in bound.cited]
         return _Outcome(
             "answered", text, decision.route, resolved, carried,
             citations=citations, derived=best.derived, not_found=best.draft.not_found,
@@ -517,12 +512,12 @@ class ChatTurn:
         self._count_model_call()
         try:
             plan = await self._exec(
-                ModelActivities.rewrite,
+                steps.llm_rewrite_query,
                 RewriteRequest(question=question, slots=slots),
                 summary=f"sub-queries for {', '.join(requested)}",
             )
         except STEP_FAILED as err:
-            self._degrade(ModelActivities.rewrite, _cause(err))
+            self._degrade(steps.llm_rewrite_query, _cause(err))
             plan = RewritePlan(sub_queries=[])
         by_company = {sq.company: sq for sq in plan.sub_queries if sq.company in requested}
         for ticker in requested:
@@ -541,8 +536,8 @@ class ChatTurn:
         """Search every company in parallel; a failed branch counts as not found."""
         results = await asyncio.gather(
             *(
-                workflow.execute_activity_method(
-                    ReportActivities.search_chunks,
+                workflow.execute_activity(
+                    steps.qdrant_search_chunks,
                     SearchRequest(
                         query=sq.query,
                         company=sq.company,
@@ -550,7 +545,7 @@ class ChatTurn:
                         limit=RETRIEVAL_LIMIT,
                     ),
                     summary=f"{sq.company} fy={sq.fiscal_years or 'any'}",
-                    **step_options(ReportActivities.search_chunks),
+                    **step_options(steps.qdrant_search_chunks),
                 )
                 for sq in sub_queries
             ),
@@ -561,7 +556,7 @@ class ChatTurn:
             if isinstance(result, SearchResult):
                 hits.extend(result.hits)
             elif isinstance(result, ActivityError):
-                self._degrade(ReportActivities.search_chunks, f"{sq.company}: {_cause(result)}")
+                self._degrade(steps.qdrant_search_chunks, f"{sq.company}: {_cause(result)}")
             elif isinstance(result, BaseException):
                 raise result
         return hits
@@ -574,14 +569,14 @@ class ChatTurn:
         self._count_model_call()
         try:
             grades = await self._exec(
-                ModelActivities.grade_documents,
+                steps.llm_grade_documents,
                 EvidenceRequest(
                     question=question, slots=slots, chunk_ids=[h.chunk_id for h in candidates]
                 ),
                 summary=f"grade {len(candidates)} chunks",
             )
         except STEP_FAILED as err:
-            self._degrade(ModelActivities.grade_documents, _cause(err))
+            self._degrade(steps.llm_grade_documents, _cause(err))
             return candidates
         kept = [candidates[i] for i in grades.keep if 0 <= i < len(candidates)]
         self._note(f"grading kept {len(kept)}/{len(candidates)}")
@@ -596,7 +591,7 @@ class ChatTurn:
         self._count_model_call()
         try:
             draft = await self._exec(
-                ModelActivities.synthesize,
+                steps.llm_synthesize_answer,
                 EvidenceRequest(question=question, slots=slots, chunk_ids=ids),
                 summary=f"answer from {len(ids)} sources",
             )
@@ -607,7 +602,7 @@ class ChatTurn:
         numbers_unverified = False
         try:
             report = await self._exec(
-                GroundingActivities.check_numbers, check, summary="numeric grounding",
+                steps.grounding_check_numbers, check, summary="numeric grounding",
             )  # fmt: skip
         except STEP_FAILED as err:
             self._note(f"numeric check failed (closed): {_cause(err)}")
@@ -616,10 +611,10 @@ class ChatTurn:
         self._count_model_call()
         try:
             grade = await self._exec(
-                ModelActivities.grade_answer, check, summary="judge the answer",
+                steps.llm_grade_answer, check, summary="judge the answer",
             )  # fmt: skip
         except STEP_FAILED as err:
-            self._degrade(ModelActivities.grade_answer, f"{JUDGE_UNAVAILABLE}: {_cause(err)}")
+            self._degrade(steps.llm_grade_answer, f"{JUDGE_UNAVAILABLE}: {_cause(err)}")
             grade, judge_unavailable = AnswerGrade(quality_passed=True), True
         unsupported = merge_claims(report.unsupported, grade.unsupported)
         self._note(
@@ -703,7 +698,7 @@ class ChatTurn:
             ) from err
 
     async def _exec(
-        self, step: Callable[[Any, _Arg], Awaitable[_Ret]], arg: _Arg, *, summary: str
+        self, step: Callable[[_Arg], Awaitable[_Ret]], arg: _Arg, *, summary: str
     ) -> _Ret:
         """Run `step` with its own options from the policy table, locally where it may.
 
@@ -712,16 +707,14 @@ class ChatTurn:
         their continuation under this code issue exactly the commands they issued.
         """
         if self._lean and runs_local(step, self._inp.engine_in_process):
-            return await workflow.execute_local_activity_method(
+            return await workflow.execute_local_activity(
                 step, arg, summary=summary, **local_step_options(step)
             )
-        return await workflow.execute_activity_method(
-            step, arg, summary=summary, **step_options(step)
-        )
+        return await workflow.execute_activity(step, arg, summary=summary, **step_options(step))
 
     async def _save(self, result: TurnResult, final: bool) -> None:
         await self._exec(
-            SessionActivities.save_turn,
+            steps.postgres_save_turn,
             SaveTurnRequest(result=result, final=final),
             summary=f"save {result.status}",
         )
@@ -773,14 +766,3 @@ class ChatTurn:
     def _note(self, line: str) -> None:
         self._details.append(line)
         workflow.set_current_details("\n".join(self._details[-40:]))
-
-
-def _source(hit: ChunkHit) -> Source:
-    return Source(
-        chunk_id=hit.chunk_id,
-        company=hit.company,
-        fiscal_year=hit.fiscal_year,
-        page=hit.page,
-        document=hit.document,
-        preview=hit.preview,
-    )

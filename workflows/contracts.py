@@ -1,35 +1,34 @@
-"""ChatTurn's input and output: the contract the API, CLI and stored turns rely on.
+"""ChatTurn's input, signals and output: the contract the API and CLI rely on.
+
+The output (`TurnResult`) is defined in `domain.turns`, because the session store and
+the reconciler need it too; it is re-exported here as part of this contract.
 
 Frozen pydantic models; new fields only with defaults (histories replay old payloads).
 """
 
-from datetime import datetime
-from typing import Literal
+from pydantic import BaseModel, ConfigDict
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from activities.contracts import Derived, NotFound, UnsupportedClaim
-
-TurnStatus = Literal[
-    "running",
-    "answered",
-    "needs_clarification",
-    "refused",
-    "fallback",
-    "expired",
-    "failed",
-    "cancelled",
-]
-SETTLED: frozenset[str] = frozenset(
-    {"answered", "refused", "fallback", "expired", "failed", "cancelled"}
+from domain.turns import (
+    OPEN,
+    SETTLED,
+    WAITING,
+    Carried,
+    Citation,
+    Degradation,
+    TurnResult,
+    TurnStatus,
 )
-"""Terminal statuses: a turn in one of these no longer blocks its conversation.
 
-`failed` is a turn that stopped on an error (settled by the workflow's own settle path,
-or recorded by the reconciler when the workflow was terminated, timed out or failed);
-`cancelled` is a turn the user (or an operator) cancelled."""
-WAITING = "needs_clarification"
-OPEN: frozenset[str] = frozenset({"running", WAITING})
+__all__ = [
+    "OPEN",
+    "SETTLED",
+    "WAITING",
+    "Carried",
+    "Citation",
+    "Degradation",
+    "TurnResult",
+    "TurnStatus",
+]
 
 
 class _Frozen(BaseModel):
@@ -58,59 +57,3 @@ class CancelRequest(_Frozen):
 
     round: int
     reason: str = "cancelled by the user"
-
-
-class Citation(_Frozen):
-    n: int
-    company: str
-    fiscal_year: int
-    page: int
-    document: str
-    preview: str
-    chunk_id: str = ""
-
-
-class Degradation(_Frozen):
-    layer: str
-    reason: str
-
-
-class Carried(_Frozen):
-    company: str | None = None
-    fiscal_year: int | None = None
-
-
-class TurnResult(_Frozen):
-    turn_id: str
-    conversation_id: str
-    status: TurnStatus
-    question: str
-    resolved_question: str | None = None
-    answer: str | None = None
-    clarifying_question: str | None = None
-    expires_at: datetime | None = None
-    citations: list[Citation] = Field(default_factory=list)
-    derived: list[Derived] = Field(default_factory=list)
-    not_found: list[NotFound] = Field(default_factory=list)
-    grounded: Literal["yes", "partial", "no"] | None = None
-    confidence: Literal["high", "medium", "low"] | None = None
-    unsupported_claims: list[UnsupportedClaim] = Field(default_factory=list)
-    warnings: list[str] = Field(default_factory=list)
-    coverage: dict[str, bool] = Field(default_factory=dict)
-    carried: Carried = Field(default_factory=Carried)
-    route: str | None = None
-    retries: int = 0
-    degraded: list[Degradation] = Field(default_factory=list)
-    fallback_reason: str | None = None
-    clarification_round: int = 0
-    model_calls: int = 0
-    refusal_reason: str | None = None
-    retry_skipped: str | None = None
-    failure_reason: str | None = None
-    """Why a `failed` or `cancelled` turn stopped: an error type or who cancelled it,
-    never user text."""
-
-
-class SaveTurnRequest(_Frozen):
-    result: TurnResult
-    final: bool

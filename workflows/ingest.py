@@ -8,8 +8,8 @@ only `replace` lets through.
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from activities import steps
     from activities.contracts import IngestFileRequest, IngestRequest, IngestResult
-    from activities.report_activities import ReportActivities
     from workflows.policy import step_options
 
 
@@ -21,8 +21,8 @@ class IngestDocuments:
         for path in request.paths:
             workflow.set_current_details(f"ingesting {path}")
             files.append(
-                await workflow.execute_activity_method(
-                    ReportActivities.ingest_file,
+                await workflow.execute_activity(
+                    steps.qdrant_ingest_file,
                     IngestFileRequest(
                         path=path,
                         company=request.company,
@@ -30,11 +30,11 @@ class IngestDocuments:
                         replace=request.replace,
                     ),
                     summary=path.rsplit("/", 1)[-1],
-                    **step_options(ReportActivities.ingest_file),
+                    **step_options(steps.qdrant_ingest_file),
                 )
             )
-        version = await workflow.execute_activity_method(
-            ReportActivities.corpus_version, **step_options(ReportActivities.corpus_version)
+        version = await workflow.execute_activity(
+            steps.qdrant_read_corpus_version, **step_options(steps.qdrant_read_corpus_version)
         )
         statuses = ("ingested", "unchanged", "failed", "refused")
         counts = {s: sum(f.status == s for f in files) for s in statuses}

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Literal, TypedDict
 
-from temporalio import activity
 from temporalio.common import RetryPolicy
 
 from activities.errors import ErrorType
+from activities.steps import declared_name
 
 _BOUNDED = RetryPolicy(
     initial_interval=timedelta(milliseconds=200),
@@ -133,15 +133,12 @@ class ActivityOptions(TypedDict):
 
 
 def step_name(step: Callable[..., Any]) -> str:
-    """The pinned name of an activity method (`@activity.defn(name=...)`): its policy key.
+    """The pinned name of a declared step (`activities.steps`): its policy key.
 
-    Call sites pass the method they execute, so a step's options and its degradation
-    layer can only ever be that step's own; the name is written once, on the activity.
+    Call sites pass the declaration they execute, so a step's options and its
+    degradation layer can only ever be that step's own; the name is written once.
     """
-    name = activity._Definition.must_from_callable(step).name
-    if name is None:  # a dynamic activity has no name and no row
-        raise ValueError(f"{step!r} is a dynamic activity: it has no policy row")
-    return name
+    return declared_name(step)
 
 
 def step_options(step: Callable[..., Any]) -> ActivityOptions:

@@ -7,9 +7,9 @@ Local-mode Qdrant lets only the worker open its folder, so the API's search rout
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from activities import steps
     from activities.contracts import SearchHitWithText, SearchRequest
-    from activities.report_activities import ReportActivities
-    from activities.reports import with_text
+    from domain.models import with_text
     from workflows.policy import step_options
 
 
@@ -17,15 +17,15 @@ with workflow.unsafe.imports_passed_through():
 class SearchReports:
     @workflow.run
     async def run(self, request: SearchRequest) -> list[SearchHitWithText]:
-        result = await workflow.execute_activity_method(
-            ReportActivities.search_chunks,
+        result = await workflow.execute_activity(
+            steps.qdrant_search_chunks,
             request,
-            summary=f"company={request.company} fy={request.fiscal_year}",
-            **step_options(ReportActivities.search_chunks),
+            summary=f"company={request.company} fy={request.fiscal_years or 'any'}",
+            **step_options(steps.qdrant_search_chunks),
         )
-        texts = await workflow.execute_activity_method(
-            ReportActivities.load_chunks,
+        texts = await workflow.execute_activity(
+            steps.qdrant_load_chunks,
             [hit.chunk_id for hit in result.hits],
-            **step_options(ReportActivities.load_chunks),
+            **step_options(steps.qdrant_load_chunks),
         )
         return with_text(result.hits, texts)

@@ -23,7 +23,8 @@ from temporalio.client import (
 )
 
 with workflow.unsafe.imports_passed_through():
-    from activities.turn_sweeper import SweepActivities, SweepRequest, SweepResult
+    from activities import steps
+    from activities.contracts import SweepRequest, SweepResult
     from workflows.policy import step_options
 
 SCHEDULE_PREFIX = "turnstile-sweep-turns"
@@ -33,11 +34,11 @@ SCHEDULE_PREFIX = "turnstile-sweep-turns"
 class SweepTurns:
     @workflow.run
     async def run(self, request: SweepRequest) -> SweepResult:
-        result = await workflow.execute_activity_method(
-            SweepActivities.sweep_turns,
+        result = await workflow.execute_activity(
+            steps.postgres_sweep_turns,
             request,
             summary=f"open turns quiet for {request.quiet_for_seconds:.0f}s",
-            **step_options(SweepActivities.sweep_turns),
+            **step_options(steps.postgres_sweep_turns),
         )
         workflow.set_current_details(f"checked {result.checked}, settled {len(result.settled)}")
         return result

@@ -24,8 +24,18 @@ from activities.contracts import (
     Slots,
     SubQuery,
 )
-from workflows.logic.companies import COMPANIES, FISCAL_YEARS, LATEST_FISCAL_YEAR, find_companies
-from workflows.logic.figures import (
+from domain.companies import (
+    COMPANIES,
+    FISCAL_YEARS,
+    LATEST_FISCAL_YEAR,
+    calendar_note,
+    calendars,
+    company_names,
+    find_companies,
+    how_many,
+    year_span,
+)
+from domain.figures import (
     UNITS,
     Fact,
     IncompatibleUnits,
@@ -36,8 +46,8 @@ from workflows.logic.figures import (
     metric_fits_unit,
     to_base,
 )
-from workflows.logic.grounding import check_numbers, find_amounts, split_sentences
-from workflows.logic.question import (
+from domain.grounding import check_numbers, find_amounts, split_sentences
+from domain.question import (
     DIVIDEND_COMPONENT,
     HEADLINE_METRICS,
     METRICS,
@@ -52,22 +62,20 @@ from workflows.logic.question import (
 ENGINE_NAME = "offline-1"
 
 DIRECT_ANSWER = (
-    "I answer questions about the annual reports of five ASX-listed miners: BHP Group (BHP), "
-    "Rio Tinto (RIO), Fortescue (FMG), South32 (S32) and Northern Star Resources (NST), for "
-    "the fiscal years FY2023 to FY2025. I can give reported figures (revenue, underlying "
-    "EBITDA, net profit after tax, underlying profit, dividends per share, net debt, capital "
-    "expenditure and production), compare companies and years, and work out growth and "
-    "differences. Every figure is cited to a report page and checked against it. Rio Tinto "
-    "reports calendar years; the other four companies' years end on 30 June. I do not give "
-    'investment advice. You could ask, for example: "What was BHP\'s revenue in FY2024?", '
-    '"Compare Rio Tinto and Fortescue underlying EBITDA in FY2024" or "How did Northern '
-    "Star's gold sold change from FY2023 to FY2025?\""
+    f"I answer questions about the annual reports of {how_many()} ASX-listed miners: "
+    f"{company_names(with_tickers=True)}, for the fiscal years {year_span(' to ')}. I can "
+    "give reported figures (revenue, underlying EBITDA, net profit after tax, underlying "
+    "profit, dividends per share, net debt, capital expenditure and production), compare "
+    "companies and years, and work out growth and differences. Every figure is cited to a "
+    f"report page and checked against it. {calendars()} I do not give investment advice. "
+    'You could ask, for example: "What was BHP\'s revenue in FY2024?", "Compare Rio Tinto '
+    'and Fortescue underlying EBITDA in FY2024" or "How did Northern Star\'s gold sold '
+    'change from FY2023 to FY2025?"'
 )
 
 CLARIFYING_QUESTION = (
-    "Which company do you mean? I cover BHP Group (BHP), Rio Tinto (RIO), Fortescue (FMG), "
-    "South32 (S32) and Northern Star Resources (NST), for FY2023 to FY2025. For example: "
-    '"What was Fortescue\'s net debt in FY2024?"'
+    f"Which company do you mean? I cover {company_names(with_tickers=True)}, for "
+    f'{year_span(" to ")}. For example: "What was Fortescue\'s net debt in FY2024?"'
 )
 
 _ABOUT_ME = re.compile(
@@ -147,9 +155,9 @@ def _possessive(ticker: str) -> str:
 
 
 def _year_phrase(ticker: str, year: int) -> str:
-    if COMPANIES[ticker].calendar_year:
-        return f"FY{year} (calendar year ended 31 December {year})"
-    return f"FY{year} (year ended 30 June {year})"
+    company = COMPANIES[ticker]
+    kind = "calendar year" if company.calendar_year else "year"
+    return f"FY{year} ({kind} ended {company.year_ends} {year})"
 
 
 def _words(text: str) -> set[str]:
@@ -393,11 +401,9 @@ class OfflineEngine:
                     line = composer.compare_sentences(chosen, companies, year, metric)
                     if line:
                         paragraphs.append(line)
-        if composer.rio_note_needed(chosen, companies):
-            paragraphs.append(
-                "Note: Rio Tinto reports calendar years (its FY is the year ended 31 December), "
-                "while the other companies' fiscal years end on 30 June."
-            )
+        answered = [t for t, _, _ in chosen if t in companies]
+        if note := calendar_note(answered):
+            paragraphs.append(note)
         if not_found:
             paragraphs.append("\n".join(nf.line() for nf in not_found))
         return Draft(answer="\n\n".join(paragraphs), derived=composer.derived, not_found=not_found)
@@ -667,12 +673,6 @@ class _Composer:
         if factor > 1:
             decimals = max(decimals, 1)
         return round((qa.value - qb.value) / factor, decimals), decimals, coarse.unit
-
-    def rio_note_needed(
-        self, chosen: dict[tuple[str, int, str], _Sourced], companies: list[str]
-    ) -> bool:
-        answered = {t for t, _, _ in chosen}
-        return "RIO" in answered and len(answered & set(companies)) >= 2
 
 
 def _currency_words(unit: str) -> str:

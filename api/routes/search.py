@@ -12,6 +12,7 @@ from api.bounded import require_worker, result_within
 from api.deps import SettingsDep, TemporalDep
 from api.errors import ApiError, error_responses
 from api.text import STORABLE
+from domain.companies import year_range
 from workflows.search import SearchReports
 
 router = APIRouter(prefix="/v1", tags=["search"])
@@ -30,7 +31,7 @@ async def search(
     settings: SettingsDep,
     q: Annotated[str, Query(description="the search text"), STORABLE],
     company: Annotated[str | None, Query(), STORABLE] = None,
-    fy: Annotated[int | None, Query(description="fiscal year, 2023-2025")] = None,
+    fy: Annotated[int | None, Query(description=f"fiscal year, {year_range()}")] = None,
     limit: Annotated[int, Query()] = 8,
 ) -> list[SearchHitWithText]:
     """Search the report chunks; 503 `Unavailable` when no worker runs or it takes too long.
@@ -39,7 +40,9 @@ async def search(
     `search_timeout_seconds`, so the request never waits longer than that (and a moment).
     """
     try:
-        request = SearchRequest(query=q, company=company, fiscal_year=fy, limit=limit)
+        request = SearchRequest(
+            query=q, company=company, fiscal_years=[] if fy is None else [fy], limit=limit
+        )
     except ValidationError as exc:
         raise ApiError(422, "InvalidInput", _one_line(exc)) from exc
     await require_worker(client, settings)

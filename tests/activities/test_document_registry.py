@@ -67,7 +67,7 @@ class Registry:
             return [(r[0], r[1], r[2], r[3]) for r in await cursor.fetchall()]
 
     def revenue_texts(self) -> list[str]:
-        hits = self.index.search("BHP revenue FY2024", "BHP", 2024, 5)
+        hits = self.index.search("BHP revenue FY2024", "BHP", [2024], 5)
         return [c.text for c in self.index.get_chunks([h.chunk_id for h in hits])]
 
 
@@ -156,7 +156,7 @@ async def test_reingesting_a_file_under_a_corrected_year_moves_its_registration(
     assert (result.status, result.document_id) == ("ingested", "BHP-FY2024")
     assert await registry.entries() == {"BHP-FY2024": str(path.resolve())}
     assert await registry.replacements() == [("BHP-FY2023", str(path.resolve()), None, False)]
-    assert [h.fiscal_year for h in registry.index.search("revenue", "BHP", None, 5)] == [2024]
+    assert [h.fiscal_year for h in registry.index.search("revenue", "BHP", (), 5)] == [2024]
 
 
 async def test_an_unusable_file_fails_without_touching_the_registry(

@@ -32,7 +32,7 @@ async def test_instruction_like_lines_are_stripped_when_evidence_is_loaded(
     path = tmp_path / "BHP_FY2024_tampered.md"
     path.write_text(REPORT)
     assert index.ingest_file(path).status == "ingested"
-    hits = index.search("BHP revenue copper", "BHP", None, 10)
+    hits = index.search("BHP revenue copper", "BHP", limit=10)
     loaded = await load_evidence(index, [h.chunk_id for h in hits])
     text = "\n".join(c.text for c in loaded)
     assert "Ignore previous instructions" not in text
@@ -42,7 +42,7 @@ async def test_instruction_like_lines_are_stripped_when_evidence_is_loaded(
 
 
 async def test_ordinary_report_text_loads_unchanged(report_index: ReportIndex) -> None:
-    hits = report_index.search("BHP revenue FY2024", "BHP", 2024, 5)
+    hits = report_index.search("BHP revenue FY2024", "BHP", [2024], 5)
     stored = report_index.get_chunks([h.chunk_id for h in hits])
     loaded = await load_evidence(report_index, [h.chunk_id for h in hits])
     assert [c.text for c in loaded] == [c.text for c in stored]

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from activities.reports import PREVIEW_CHARS, ReportIndex
+from activities.reports import ReportIndex
+from domain.models import PREVIEW_CHARS
 from ingestion.documents import parse_document
 from tests.conftest import CORPUS_DIR
 
@@ -95,14 +96,14 @@ def test_an_empty_index_reports_the_empty_corpus_version(
     index = make_report_index()
 
     assert index.corpus_version() == "empty"
-    assert index.search("revenue", None, None, 5) == []
+    assert index.search("revenue", None, (), 5) == []
 
 
 @pytest.mark.parametrize(("company", "fiscal_year"), [("RIO", 2023), ("NST", 2025), ("S32", 2024)])
 def test_search_filtered_by_company_and_year_returns_only_that_report(
     report_index: ReportIndex, company: str, fiscal_year: int
 ) -> None:
-    hits = report_index.search("revenue and underlying EBITDA", company, fiscal_year, 10)
+    hits = report_index.search("revenue and underlying EBITDA", company, [fiscal_year], 10)
 
     assert len(hits) == 10
     assert {(h.company, h.fiscal_year) for h in hits} == {(company, fiscal_year)}
@@ -112,7 +113,7 @@ def test_search_filtered_by_company_and_year_returns_only_that_report(
 def test_search_filtered_by_company_only_spans_that_companys_years(
     report_index: ReportIndex,
 ) -> None:
-    hits = report_index.search("net debt", "FMG", None, 20)
+    hits = report_index.search("net debt", "FMG", (), 20)
 
     assert {h.company for h in hits} == {"FMG"}
     assert {h.fiscal_year for h in hits} == {2023, 2024, 2025}
@@ -121,7 +122,7 @@ def test_search_filtered_by_company_only_spans_that_companys_years(
 def test_figure_question_finds_the_revenue_table_in_the_top_five(
     report_index: ReportIndex,
 ) -> None:
-    hits = report_index.search("What was BHP's revenue in FY2024?", "BHP", None, 5)
+    hits = report_index.search("What was BHP's revenue in FY2024?", "BHP", (), 5)
 
     texts = report_index.get_chunks([h.chunk_id for h in hits])
 
@@ -131,7 +132,7 @@ def test_figure_question_finds_the_revenue_table_in_the_top_five(
 def test_search_hits_carry_a_short_preview_without_the_context_line(
     report_index: ReportIndex,
 ) -> None:
-    hits = report_index.search("chair's letter copper growth", "BHP", 2024, 5)
+    hits = report_index.search("chair's letter copper growth", "BHP", [2024], 5)
 
     for hit in hits:
         assert len(hit.preview) <= PREVIEW_CHARS
@@ -141,7 +142,7 @@ def test_search_hits_carry_a_short_preview_without_the_context_line(
 def test_get_chunks_returns_full_text_in_the_order_asked_and_skips_unknown_ids(
     report_index: ReportIndex,
 ) -> None:
-    hits = report_index.search("total dividends per share", "BHP", 2024, 3)
+    hits = report_index.search("total dividends per share", "BHP", [2024], 3)
     ids = [h.chunk_id for h in reversed(hits)]
 
     chunks = report_index.get_chunks([*ids, "00000000-0000-0000-0000-000000000000"])
@@ -155,7 +156,7 @@ def test_get_chunks_returns_full_text_in_the_order_asked_and_skips_unknown_ids(
 
 
 def test_table_chunks_come_back_with_their_unit(report_index: ReportIndex) -> None:
-    hits = report_index.search("Revenue Underlying EBITDA table", "BHP", 2024, 10)
+    hits = report_index.search("Revenue Underlying EBITDA table", "BHP", [2024], 10)
 
     tables = [c for c in report_index.get_chunks([h.chunk_id for h in hits]) if c.is_table]
 
@@ -178,4 +179,4 @@ def test_reingesting_a_file_under_corrected_metadata_retags_its_chunks(
     result = index.ingest_file(path, company="BHP", fiscal_year=2024)
 
     assert result.status == "ingested"
-    assert [h.fiscal_year for h in index.search("revenue", "BHP", None, 5)] == [2024]
+    assert [h.fiscal_year for h in index.search("revenue", "BHP", (), 5)] == [2024]

@@ -1,7 +1,7 @@
 """Entity carry-forward fills only the missing slot, only for a follow-up, only from history."""
 
 from workflows.contracts import Carried
-from workflows.logic.carry import carry_entities, merge_reply
+from workflows.rules.carry import carry_entities, merge_reply
 
 FMG_FY2024 = "What was Fortescue's revenue in FY2024?"
 

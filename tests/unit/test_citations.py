@@ -1,6 +1,7 @@
 """Citation binding: range check, renumbering, grouping, dedupe, pruning, company post-check."""
 
-from workflows.logic.citations import Source, bind_citations
+from domain.models import Source
+from workflows.rules.citations import bind_citations
 
 
 def source(company: str, fiscal_year: int, page: int, chunk_id: str | None = None) -> Source:

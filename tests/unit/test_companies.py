@@ -2,7 +2,7 @@
 
 import pytest
 
-from workflows.logic.companies import COMPANIES, FISCAL_YEARS, find_companies, normalise_ticker
+from domain.companies import COMPANIES, FISCAL_YEARS, find_companies, normalise_ticker
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 import pytest
 
-from workflows.logic.confidence import (
+from workflows.rules.confidence import (
     CHECK_REPORT_WARNING,
     JUDGE_UNAVAILABLE_WARNING,
     PARTIAL_DISCLAIMER,

@@ -1,7 +1,7 @@
 """Coverage post-check: every gap has its exact line; found-flags come from survivors."""
 
 from activities.contracts import NotFound
-from workflows.logic.coverage import company_status, ensure_gap_lines
+from workflows.rules.coverage import company_status, ensure_gap_lines
 
 FMG_REVENUE = NotFound(company="FMG", fiscal_year=2024, metric="revenue")
 BHP_NET_DEBT = NotFound(company="BHP", fiscal_year=2023, metric="net debt")

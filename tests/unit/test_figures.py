@@ -3,8 +3,7 @@
 import pytest
 
 from activities.contracts import ChunkText
-from tests.unit.corpus_chunks import corpus, tables
-from workflows.logic.figures import (
+from domain.figures import (
     UNITS,
     IncompatibleUnits,
     Quantity,
@@ -15,6 +14,7 @@ from workflows.logic.figures import (
     parse_number,
     to_base,
 )
+from tests.unit.corpus_chunks import corpus, tables
 
 
 def table_chunk(table: str, *, company: str = "BHP", year: int = 2024) -> ChunkText:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from workflows.logic.gate import (
+from workflows.rules.gate import (
     CLARIFICATION_EXHAUSTED,
     EXAMPLE_QUESTIONS,
     MIN_ANSWER_CHARS,

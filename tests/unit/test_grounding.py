@@ -8,9 +8,9 @@ import pytest
 
 from activities.contracts import ChunkText, Slots
 from activities.engines.offline import OfflineEngine
+from domain.grounding import check_numbers, cited_sources, find_amounts
+from domain.question import METRICS
 from tests.unit.corpus_chunks import corpus, report, tables
-from workflows.logic.grounding import check_numbers, cited_sources, find_amounts
-from workflows.logic.question import METRICS
 
 BHP24 = tables("BHP", 2024)[0]  # US$M: Revenue 55,658 / Underlying EBITDA 29,016 / ...
 BHP23 = tables("BHP", 2023)[0]  # US$bn: Revenue 53.82 / ...

@@ -7,8 +7,8 @@ import pytest
 
 from activities.contracts import ChunkText, Draft, NotFound, Slots
 from activities.engines.offline import CLARIFYING_QUESTION, DIRECT_ANSWER, OfflineEngine
+from domain.grounding import check_numbers
 from tests.unit.corpus_chunks import CORPUS_DIR, chunks_of, corpus, report
-from workflows.logic.grounding import check_numbers
 
 ENGINE = OfflineEngine()
 

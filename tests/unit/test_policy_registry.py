@@ -1,8 +1,11 @@
-"""The failure-policy table and the worker's registry name the same activities."""
+"""The failure-policy table, the step declarations and the worker's registry agree."""
 
+import pytest
 from temporalio import activity
 
 import worker as registry
+from activities import steps
+from activities.steps import implements
 from workflows.policy import POLICY
 
 
@@ -49,7 +52,38 @@ def test_each_activity_class_lists_every_activity_it_defines() -> None:
         assert listed == defined, f"{cls.__name__} does not list {sorted(defined - listed)}"
 
 
-def test_workflows_take_step_options_from_the_method_they_call() -> None:
+def test_every_declared_step_has_one_registered_implementation_and_a_policy_row() -> None:
+    functions = registry.activities(None, None, None)  # type: ignore[arg-type]
+    names = [activity._Definition.must_from_callable(fn).name for fn in functions]
+    assert sorted(names) == sorted(steps.DECLARED), "declarations and registry differ"
+    assert set(steps.DECLARED) == set(POLICY)
+    for fn in functions:
+        declared = steps.DECLARED[steps.declared_name(fn)]
+        assert steps.signature_of(fn) == steps.signature_of(declared), fn
+
+
+def test_an_implementation_whose_signature_differs_from_its_declaration_is_refused() -> None:
+    class Wrong:
+        async def route(self, request: str) -> str:  # declared: RouteRequest -> RouteDecision
+            return request
+
+    with pytest.raises(TypeError, match="implements llm_route_question"):
+        implements(steps.llm_route_question)(Wrong.route)
+
+
+def test_workflows_call_declarations_not_implementations() -> None:
+    """Workflows import `activities.steps` (names and signatures), never the classes that
+    do the I/O; the import contracts in pyproject.toml enforce the same for packages."""
+    from pathlib import Path
+
+    root = Path(registry.__file__).resolve().parent / "workflows"
+    for path in root.rglob("*.py"):
+        text = path.read_text()
+        assert "execute_activity_method" not in text, path
+        assert "execute_local_activity_method" not in text, path
+
+
+def test_workflows_take_step_options_from_the_step_they_call() -> None:
     """No call site names a step by string: its options come from the method it runs,
     so one step can never get another step's timeouts or failure policy."""
     import re
@@ -60,8 +94,8 @@ def test_workflows_take_step_options_from_the_method_they_call() -> None:
         text = path.read_text()
         assert not re.search(r"activity_options\(\s*[\"']", text), path
         pairs = re.findall(
-            r"execute_activity_method\(\s*([\w.]+),.*?\*\*step_options\(([\w.]+)\)", text, re.S
+            r"execute_activity\(\s*([\w.]+),.*?\*\*step_options\(([\w.]+)\)", text, re.S
         )
-        assert len(pairs) == text.count("workflow.execute_activity_method("), path
+        assert len(pairs) == text.count("workflow.execute_activity("), path
         for call, option in pairs:
             assert call == option, f"{path.name}: {call} runs with {option}'s options"

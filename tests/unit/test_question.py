@@ -2,7 +2,7 @@
 
 import pytest
 
-from workflows.logic.question import (
+from domain.question import (
     DIVIDEND_COMPONENT,
     HEADLINE_METRICS,
     METRICS,

@@ -3,7 +3,7 @@
 import pytest
 
 from activities.contracts import NotFound, SubQuery, UnsupportedClaim
-from workflows.logic.retry import (
+from workflows.rules.retry import (
     MAX_RETRIES,
     Attempt,
     best_attempt,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from workflows.logic.scope import REFUSAL_TEXT, ScopeDecision, scope_rules
+from workflows.rules.scope import REFUSAL_TEXT, ScopeDecision, scope_rules
 
 
 @pytest.mark.parametrize(

@@ -2,16 +2,16 @@
 claim merging and the shape of a graded answer."""
 
 from activities.contracts import NotFound, Slots, UnsupportedClaim
-from workflows.logic.confidence import (
+from domain.grounding import merge_claims
+from domain.question import coverage_warning
+from workflows.rules.confidence import (
     CHECK_REPORT_WARNING,
     JUDGE_UNAVAILABLE_WARNING,
     NUMBERS_UNVERIFIED_WARNING,
     PARTIAL_DISCLAIMER,
     shape_answer,
 )
-from workflows.logic.coverage import gaps_to_retry
-from workflows.logic.grounding import merge_claims
-from workflows.logic.question import coverage_warning
+from workflows.rules.coverage import gaps_to_retry
 
 
 def test_a_drafts_own_gaps_are_the_gaps_to_retry() -> None:

@@ -18,8 +18,8 @@ from tests.workflows.scripted_engine import ScriptedEngine
 from workflows import attributes
 from workflows.chat_turn import MAX_MODEL_CALLS, ChatTurn
 from workflows.contracts import ClarificationReply, TurnResult
-from workflows.logic.gate import CLARIFICATION_EXHAUSTED, NO_ANSWER_COMPOSED
-from workflows.logic.scope import REFUSAL_TEXT
+from workflows.rules.gate import CLARIFICATION_EXHAUSTED, NO_ANSWER_COMPOSED
+from workflows.rules.scope import REFUSAL_TEXT
 
 
 def rejected(message: str = "provider said no") -> ApplicationError:

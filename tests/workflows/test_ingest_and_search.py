@@ -63,7 +63,7 @@ async def test_search_workflow_returns_ranked_hits_with_full_text(
     async with worker() as task_queue:
         hits = await temporal_client.execute_workflow(
             SearchReports.run,
-            SearchRequest(query="BHP revenue", company="bhp", fiscal_year=2024, limit=5),
+            SearchRequest(query="BHP revenue", company="bhp", fiscal_years=[2024], limit=5),
             id=unique("test-search"),
             task_queue=task_queue,
         )

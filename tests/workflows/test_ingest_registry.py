@@ -43,7 +43,7 @@ async def test_a_planted_report_is_refused_and_replaces_the_real_one_only_when_a
     async def revenue_hits() -> list[SearchHitWithText]:
         return await temporal_client.execute_workflow(
             SearchReports.run,
-            SearchRequest(query="BHP revenue", company="BHP", fiscal_year=2024, limit=5),
+            SearchRequest(query="BHP revenue", company="BHP", fiscal_years=[2024], limit=5),
             id=unique("test-search"),
             task_queue=task_queue,
         )

@@ -14,15 +14,15 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.contracts import RouteDecision, Slots
+from activities.contracts import RouteDecision, SaveTurnRequest, Slots, SweepRequest
 from activities.sessions import SessionActivities
-from activities.turn_sweeper import SweepActivities, SweepRequest
+from activities.turn_sweeper import SweepActivities
 from db import turns as turn_store
 from tests.conftest import Turns, TurnWorker, WorkerFactory, outcome, unique
 from tests.workflows.scripted_engine import ScriptedEngine
 from workflows.chat_turn import CANCELLED_TEXT, ChatTurn
-from workflows.contracts import CancelRequest, ClarificationReply, SaveTurnRequest, TurnResult
-from workflows.logic.gate import INTERNAL_ERROR
+from workflows.contracts import CancelRequest, ClarificationReply, TurnResult
+from workflows.rules.gate import INTERNAL_ERROR
 from workflows.sweep import SweepTurns, ensure_sweep_schedule
 
 

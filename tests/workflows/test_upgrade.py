@@ -1,24 +1,30 @@
-"""The lean turn (short steps as local activities) without breaking turns already running.
+"""Upgrades that keep turns already running: a turn the previous code left waiting for a
+clarification completes under the new code.
 
-A turn started by the previous ChatTurn and left waiting for a clarification must
-complete under the new code: the new code replays its history (no `LEAN_TURN` patch
-marker there) and keeps every step a regular activity for it. New turns record the
-marker and run the short steps locally, in far fewer history events.
+The previous code runs for real: a checkout of the earlier commit, in its own process,
+with its own workflow, activities and contracts. Two earlier commits are tried: the last
+before the lean turn (every step a regular activity, no patch marker in the history) and
+the last before the domain package (the steps named by activity methods). New turns
+record the `LEAN_TURN` marker and run the short steps locally, in far fewer events.
 """
 
-import importlib.util
+import asyncio
+import os
+import shutil
 import subprocess
 import sys
+import tarfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from io import BytesIO
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from psycopg_pool import AsyncConnectionPool
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
-from temporalio.worker import UnsandboxedWorkflowRunner, Worker
+from temporalio.worker import Worker
 
 import worker as registry
 from activities.engines.offline import OfflineEngine
@@ -27,26 +33,48 @@ from settings import PROJECT_ROOT
 from tests.conftest import Turns, TurnWorker, outcome, unique
 from workflows.chat_turn import LEAN_TURN, ChatTurn
 
-PREVIOUS_CHAT_TURN = "9a594d30f667de64b5e985cf497c1e001a184c82"
+BEFORE_LEAN_TURN = "9a594d30f667de64b5e985cf497c1e001a184c82"
 """The last commit whose ChatTurn ran every step as a regular activity."""
+BEFORE_DOMAIN = "364fcd2ce82e542729aba079062b3d7c4acc1e18"
+"""The last commit before the domain package and the step declarations."""
+RUNNER = Path(__file__).with_name("previous_worker.py")
 
 
-def previous_chat_turn(folder: Path) -> ModuleType:
-    """The previous ChatTurn module, read from git history (skips where there is none)."""
-    shown = subprocess.run(
-        ["git", "show", f"{PREVIOUS_CHAT_TURN}:workflows/chat_turn.py"],
-        cwd=PROJECT_ROOT, capture_output=True, text=True, check=False,
+def checkout(commit: str, folder: Path) -> Path:
+    """The tree of `commit`, from git history (skips where there is none)."""
+    archived = subprocess.run(
+        ["git", "archive", "--format=tar", commit], cwd=PROJECT_ROOT, capture_output=True,
+        check=False,
     )  # fmt: skip
-    if shown.returncode != 0:
-        pytest.skip("this checkout has no git history with the previous ChatTurn")
-    path = folder / "previous_chat_turn.py"
-    path.write_text(shown.stdout)
-    spec = importlib.util.spec_from_file_location("previous_chat_turn", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["previous_chat_turn"] = module
-    spec.loader.exec_module(module)
-    return module
+    if archived.returncode != 0:
+        pytest.skip(f"this checkout has no git history with commit {commit[:10]}")
+    tree = folder / commit[:10]
+    with tarfile.open(fileobj=BytesIO(archived.stdout)) as tar:
+        tar.extractall(tree, filter="data")
+    shutil.copy(RUNNER, tree / RUNNER.name)
+    return tree
+
+
+@asynccontextmanager
+async def previous_worker(
+    tree: Path, client: Client, pool: AsyncConnectionPool, queue: str
+) -> AsyncIterator[None]:
+    """The previous code's worker polling `queue`, in its own process, until the block ends."""
+    target = client.service_client.config.target_host
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, RUNNER.name, target, client.namespace, queue, pool.conninfo,
+        cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None and process.stderr is not None
+        line = await asyncio.wait_for(process.stdout.readline(), timeout=120)
+        if line.strip() != b"ready":
+            raise AssertionError((await process.stderr.read()).decode()[-3000:])
+        yield
+    finally:
+        process.kill()
+        await process.wait()
 
 
 async def event_types(client: Client, workflow_id: str) -> Counter[str]:
@@ -54,24 +82,25 @@ async def event_types(client: Client, workflow_id: str) -> Counter[str]:
     return Counter([EventType.Name(e.event_type) async for e in handle.fetch_history_events()])
 
 
+@pytest.mark.parametrize(
+    "commit", [BEFORE_LEAN_TURN, BEFORE_DOMAIN], ids=["pre-lean", "pre-domain"]
+)
 async def test_turn_left_waiting_by_the_previous_code_completes_under_the_new_code(
+    commit: str,
     temporal_client: Client,
     report_index: ReportIndex,
     pool: AsyncConnectionPool,
     turns_on: Callable[[str], Turns],
     tmp_path: Path,
 ) -> None:
-    previous = previous_chat_turn(tmp_path)
+    tree = checkout(commit, tmp_path)
     queue = unique("upgrade")
-    activities = registry.activities(report_index, pool, OfflineEngine())
     t = turns_on(queue)
-    async with Worker(
-        temporal_client, task_queue=queue, workflows=[previous.ChatTurn],
-        activities=activities, workflow_runner=UnsandboxedWorkflowRunner(),
-    ):  # fmt: skip
+    async with previous_worker(tree, temporal_client, pool, queue):
         handle = await t.start("What was this company's revenue in FY2024?")
         waiting = await outcome(handle, 0)
     assert waiting.status == "needs_clarification"
+    activities = registry.activities(report_index, pool, OfflineEngine())
     async with Worker(
         temporal_client, task_queue=queue, workflows=[ChatTurn], activities=activities
     ):
@@ -79,8 +108,11 @@ async def test_turn_left_waiting_by_the_previous_code_completes_under_the_new_co
     assert result.status == "answered", result
     assert "55,658" in (result.answer or "")
     events = await event_types(temporal_client, handle.id)
-    assert events["EVENT_TYPE_MARKER_RECORDED"] == 0, "the old turn must not take the new path"
-    assert events["EVENT_TYPE_ACTIVITY_TASK_COMPLETED"] >= 8
+    if commit == BEFORE_LEAN_TURN:
+        assert events["EVENT_TYPE_MARKER_RECORDED"] == 0, "the old turn must not take the new path"
+        assert events["EVENT_TYPE_ACTIVITY_TASK_COMPLETED"] >= 8
+    else:
+        assert events["EVENT_TYPE_MARKER_RECORDED"] > 0, "a lean turn stays lean"
 
 
 async def test_new_single_company_turn_runs_short_steps_locally_in_at_most_30_events(

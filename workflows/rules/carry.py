@@ -7,9 +7,9 @@ and if recent messages name nothing, the question is returned unchanged.
 
 import re
 
+from domain.companies import COMPANIES
+from domain.question import extract_slots
 from workflows.contracts import Carried
-from workflows.logic.companies import COMPANIES
-from workflows.logic.question import extract_slots
 
 _FOLLOW_UP = re.compile(
     r"\b(it|its|it's|they|their|them|that|this|those|these|same|the company|what about"

@@ -1,6 +1,6 @@
 """Coverage post-check: every requested-but-missing figure has its exact line."""
 
-from activities.contracts import NotFound, Slots
+from domain.models import NotFound, Slots
 
 
 def ensure_gap_lines(answer: str, gaps: list[NotFound]) -> tuple[str, list[str]]:

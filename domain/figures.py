@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from activities.contracts import ChunkText
-from workflows.logic.question import metric_of_row_label
+from domain.models import ChunkText
+from domain.question import metric_of_row_label
 
 
 @dataclass(frozen=True)

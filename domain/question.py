@@ -10,8 +10,8 @@ The lexicon is rule-based on words, not a list of corpus labels, so a renamed re
 import re
 from dataclasses import dataclass
 
-from activities.contracts import Intent, Slots
-from workflows.logic.companies import FISCAL_YEARS, LATEST_FISCAL_YEAR, find_companies
+from domain.companies import FISCAL_YEARS, LATEST_FISCAL_YEAR, find_companies
+from domain.models import Intent, Slots
 
 
 @dataclass(frozen=True)

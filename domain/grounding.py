@@ -28,10 +28,10 @@ context, never the number) and a reason: `interpolation` (estimate words), `calc
 import re
 from dataclasses import dataclass
 
-from activities.contracts import ChunkText, ClaimReason, Derived, GroundingReport, UnsupportedClaim
-from workflows.logic.companies import FISCAL_YEARS, find_companies
-from workflows.logic.figures import UNITS, column_year, parse_number, table_blocks, unit_key
-from workflows.logic.question import (
+from domain.companies import FISCAL_YEARS, find_companies
+from domain.figures import UNITS, column_year, parse_number, table_blocks, unit_key
+from domain.models import ChunkText, ClaimReason, Derived, GroundingReport, UnsupportedClaim
+from domain.question import (
     DIVIDEND_COMPONENT,
     find_metrics,
     mentioned_years,

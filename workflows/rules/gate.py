@@ -6,6 +6,8 @@ construction. Every path that produces answer text passes through `final_gate`.
 
 from collections.abc import Mapping
 
+from domain.companies import company_names, year_span
+
 MIN_ANSWER_CHARS = 10
 
 NOTHING_RELEVANT = "nothing_relevant"
@@ -43,7 +45,7 @@ def fallback_answer(reason: str, coverage: Mapping[str, bool]) -> str:
         head += f" Evidence found for: {found}; not found for: {missing}."
     examples = " ".join(f'"{q}"' for q in EXAMPLE_QUESTIONS)
     return (
-        f"{head} I cover BHP, Rio Tinto, Fortescue, South32 and Northern Star, FY2023–FY2025 "
+        f"{head} I cover {company_names()}, {year_span()} "
         f"(revenue, EBITDA, profit, dividends, net debt, capital expenditure, production). "
         f"You could ask: {examples}"
     )

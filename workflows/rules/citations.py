@@ -10,22 +10,13 @@ the reference list holds only cited sources.
 import re
 from dataclasses import dataclass, field
 
-from workflows.logic.companies import find_companies
+from domain.companies import find_companies
+from domain.models import Source
 
 MARKER = re.compile(r"\s*\[(\d+(?:\s*,\s*\d+)*)\]")
 # A sentence ends at . ! ? (plus any markers right after it) followed by white space, or
 # at a line break: "US$55.7 billion" stays whole and "rose. [2]" keeps its marker.
 _SENTENCE = re.compile(r".*?(?:[.!?]+(?:\s*\[[\d,\s]+\])*(?=\s|$)|\n|$)", re.S)
-
-
-@dataclass(frozen=True)
-class Source:
-    chunk_id: str
-    company: str
-    fiscal_year: int
-    page: int
-    document: str
-    preview: str
 
 
 @dataclass

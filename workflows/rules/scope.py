@@ -7,9 +7,11 @@ never generated text.
 import re
 from dataclasses import dataclass
 
+from domain.companies import company_names, how_many, year_span
+
 REFUSAL_TEXT = (
-    "I can only answer questions about the annual reports of five ASX-listed miners — "
-    "BHP, Rio Tinto, Fortescue, South32 and Northern Star — for FY2023 to FY2025: "
+    f"I can only answer questions about the annual reports of {how_many()} ASX-listed "
+    f"miners — {company_names()} — for {year_span(' to ')}: "
     "revenue, EBITDA, profit, dividends, net debt, capital expenditure and production, "
     "with each figure cited to a report page. I do not give investment advice or write "
     'creative pieces. Try, for example: "What was BHP\'s revenue in FY2024?"'

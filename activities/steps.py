@@ -1,0 +1,187 @@
+"""Every activity a workflow can call, declared once: its pinned name and its signature.
+
+This is the file to open for a step seen in the Temporal UI: the function here carries
+the name the UI shows. Workflows call these declarations and never import the
+implementations, which pull in Qdrant, PostgreSQL and the engines (so the API, which
+imports the workflows to start them, loads none of that). Each implementation takes its
+name from its declaration with `@implements(...)`, which refuses, at import, a method
+whose parameters or result differ from the declaration's; the worker registers only
+implementations. A declaration's body never runs.
+"""
+
+import inspect
+import typing
+from collections.abc import Awaitable, Callable
+from typing import Any, ParamSpec, TypeVar
+
+from temporalio import activity
+
+from activities.contracts import (
+    AnswerGrade,
+    CheckRequest,
+    DocumentGrades,
+    Draft,
+    EvidenceRequest,
+    GroundingReport,
+    IngestFileRequest,
+    IngestFileResult,
+    LoadSessionRequest,
+    RewritePlan,
+    RewriteRequest,
+    RouteDecision,
+    RouteRequest,
+    SaveTurnRequest,
+    SearchRequest,
+    SearchResult,
+    Session,
+    SweepRequest,
+    SweepResult,
+)
+from domain.models import ChunkText
+
+
+def _declared() -> Any:
+    raise NotImplementedError("a step declaration: the worker runs its implementation")
+
+
+# ---- a chat turn ----------------------------------------------------------------------
+
+
+@activity.defn(name="postgres_load_session")
+async def postgres_load_session(request: LoadSessionRequest) -> Session:
+    """The conversation's recent resolved questions (for carry-forward)."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="llm_route_question")
+async def llm_route_question(request: RouteRequest) -> RouteDecision:
+    """Route a question: out of scope, clarify, retrieve, or answer directly."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="llm_rewrite_query")
+async def llm_rewrite_query(request: RewriteRequest) -> RewritePlan:
+    """One search query per company asked about."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="qdrant_search_chunks")
+async def qdrant_search_chunks(request: SearchRequest) -> SearchResult:
+    """Hybrid search of one company's reports (dense + BM25, fused)."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="llm_grade_documents")
+async def llm_grade_documents(request: EvidenceRequest) -> DocumentGrades:
+    """Keep the retrieved chunks relevant to the question."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="llm_synthesize_answer")
+async def llm_synthesize_answer(request: EvidenceRequest) -> Draft:
+    """Draft an answer from the kept chunks, with `[n]` markers."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="grounding_check_numbers")
+async def grounding_check_numbers(request: CheckRequest) -> GroundingReport:
+    """Check every figure of a draft against the chunks it cites."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="llm_grade_answer")
+async def llm_grade_answer(request: CheckRequest) -> AnswerGrade:
+    """The judge: answer quality (lenient) and groundedness (strict)."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="postgres_save_turn")
+async def postgres_save_turn(request: SaveTurnRequest) -> None:
+    """Store the turn's result in its conversation (waiting, or final)."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+# ---- search, ingestion and the sweep --------------------------------------------------
+
+
+@activity.defn(name="qdrant_load_chunks")
+async def qdrant_load_chunks(chunk_ids: list[str]) -> list[ChunkText]:
+    """Full chunk text by id (the claim check behind the previews in history)."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="qdrant_ingest_file")
+async def qdrant_ingest_file(request: IngestFileRequest) -> IngestFileResult:
+    """Parse, chunk, embed and store one report file."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="qdrant_read_corpus_version")
+async def qdrant_read_corpus_version() -> str:
+    """The corpus version: a hash of what is indexed."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="postgres_sweep_turns")
+async def postgres_sweep_turns(request: SweepRequest) -> SweepResult:
+    """Settle open turns whose workflow has closed."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def declared_name(step: Callable[..., Any]) -> str:
+    """The pinned activity name of a declaration or an implementation."""
+    name = activity._Definition.must_from_callable(step).name
+    if name is None:  # a dynamic activity has no name
+        raise ValueError(f"{step!r} is a dynamic activity: it has no declared name")
+    return name
+
+
+def signature_of(fn: Callable[..., Any]) -> tuple[list[Any], Any]:
+    """Parameter types (without `self`) and result type, resolved."""
+    hints = typing.get_type_hints(fn)
+    params = [p for p in inspect.signature(fn).parameters.values() if p.name != "self"]
+    return [hints.get(p.name) for p in params], hints.get("return")
+
+
+def implements(
+    declaration: Callable[..., Awaitable[Any]],
+) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Awaitable[R]]]:
+    """Make a method the implementation of a declared step: the same pinned name, and
+    the same parameter and result types (checked now, at import, not on the first turn)."""
+    name = declared_name(declaration)
+    wanted = signature_of(declaration)
+
+    def bind(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+        got = signature_of(fn)
+        if got != wanted:
+            raise TypeError(
+                f"{fn.__qualname__} implements {name} with {got}, but it is declared {wanted}"
+            )
+        return activity.defn(name=name)(fn)
+
+    return bind
+
+
+DECLARED: dict[str, Callable[..., Awaitable[Any]]] = {
+    declared_name(fn): fn
+    for fn in (
+        postgres_load_session,
+        llm_route_question,
+        llm_rewrite_query,
+        qdrant_search_chunks,
+        llm_grade_documents,
+        llm_synthesize_answer,
+        grounding_check_numbers,
+        llm_grade_answer,
+        postgres_save_turn,
+        qdrant_load_chunks,
+        qdrant_ingest_file,
+        qdrant_read_corpus_version,
+        postgres_sweep_turns,
+    )
+}
+"""Every declared step by its pinned name (the policy table has a row for each)."""

@@ -1,0 +1,175 @@
+"""The data every layer shares: slots, the chunk family, drafts and their checks.
+
+Frozen pydantic models (pydantic is a data library, not I/O). They cross the Temporal
+boundary inside activity contracts, so a new field needs a default: recorded histories
+replay old payloads.
+
+One chunk family, built by inheritance so no shape copies another's fields:
+
+    ChunkRef      where a passage is: chunk id, company, fiscal year, page, document
+    ├── Source    + preview                   what an answer may cite
+    │   └── Citation   + n                    a cited source as the user sees it
+    └── ChunkMeta + section
+        ├── ChunkHit           + rank, score, is_table, preview   a search hit (no text)
+        ├── ChunkText          + is_table, unit, text             a chunk with its text
+        └── SearchHitWithText  + rank, score, text                a hit printed with text
+"""
+
+from typing import Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+# ---- the chunk family -----------------------------------------------------------------
+
+
+class ChunkRef(Frozen):
+    """Where a passage is: enough to find it again and to cite it."""
+
+    chunk_id: str
+    company: str
+    fiscal_year: int
+    page: int
+    document: str
+
+    @classmethod
+    def narrowed(cls, other: "ChunkRef") -> Self:
+        """This shape of `other` (a wider member of the family): its shared fields, no copy
+        written out by hand."""
+        return cls.model_validate(other.model_dump(include=set(cls.model_fields)))
+
+
+class Source(ChunkRef):
+    """A passage an answer may cite, with the preview shown next to the citation."""
+
+    preview: str
+
+
+class Citation(Source):
+    """A cited source as the user sees it: `n` is its marker in the answer."""
+
+    n: int
+    chunk_id: str = ""
+
+
+class ChunkMeta(ChunkRef):
+    section: str
+
+
+PREVIEW_CHARS = 160
+
+
+def preview(text: str) -> str:
+    """A chunk's text as one short line: its heading line dropped, white space folded."""
+    body = text.split("\n", 1)[-1] if text.startswith("[") else text
+    flat = " ".join(body.split())
+    return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
+
+
+class ChunkHit(ChunkMeta):
+    """A retrieved chunk as it travels through history: the full text stays in Qdrant."""
+
+    rank: int
+    score: float
+    is_table: bool = False
+    preview: str
+
+    def with_text(self, text: str | None) -> "SearchHitWithText":
+        """This hit with its full text (its preview when the text is missing)."""
+        meta = ChunkMeta.narrowed(self).model_dump()
+        return SearchHitWithText(**meta, rank=self.rank, score=self.score,
+                                 text=self.preview if text is None else text)  # fmt: skip
+
+
+class ChunkText(ChunkMeta):
+    is_table: bool
+    unit: str | None
+    text: str
+
+    def as_hit(self, rank: int, score: float) -> ChunkHit:
+        """This chunk as a search hit: the text shortened to a preview."""
+        meta = ChunkMeta.narrowed(self).model_dump()
+        return ChunkHit(**meta, rank=rank, score=score, is_table=self.is_table,
+                        preview=preview(self.text))  # fmt: skip
+
+
+class SearchHitWithText(ChunkMeta):
+    """What `turnstile search --json` and `GET /v1/search` give for one hit."""
+
+    rank: int
+    score: float
+    text: str
+
+
+def with_text(hits: list[ChunkHit], texts: list[ChunkText]) -> list[SearchHitWithText]:
+    """Join search hits with their full chunk text (the shape `turnstile search` prints)."""
+    by_id = {t.chunk_id: t.text for t in texts}
+    return [h.with_text(by_id.get(h.chunk_id)) for h in hits]
+
+
+# ---- what a question asks for ---------------------------------------------------------
+
+Route = Literal["out_of_scope", "needs_clarification", "needs_retrieval", "direct_answer"]
+Intent = Literal["lookup", "change", "compare", "overview"]
+ClaimReason = Literal["calculation", "interpolation", "general_knowledge"]
+
+
+class Slots(Frozen):
+    """What a question asks for, as extracted deterministically from its text."""
+
+    companies: list[str] = Field(default_factory=list)
+    fiscal_years: list[int] = Field(default_factory=list)
+    metrics: list[str] = Field(default_factory=list)
+    intent: Intent = "lookup"
+
+
+class SubQuery(Frozen):
+    company: str
+    query: str
+    fiscal_years: list[int] = Field(default_factory=list)
+    metrics: list[str] = Field(default_factory=list)
+
+
+# ---- drafts and their checks ----------------------------------------------------------
+
+
+class Derived(Frozen):
+    label: str
+    formula: str
+
+
+class NotFound(Frozen):
+    company: str
+    fiscal_year: int
+    metric: str
+
+    def line(self) -> str:
+        return (
+            f"{self.company} FY{self.fiscal_year} {self.metric}: "
+            "data not found in provided documents"
+        )
+
+
+class UnsupportedClaim(Frozen):
+    label: str
+    reason: ClaimReason
+
+
+class Draft(Frozen):
+    """A synthesised answer: `[n]` markers refer to the 1-based source order of the request."""
+
+    answer: str
+    derived: list[Derived] = Field(default_factory=list)
+    not_found: list[NotFound] = Field(default_factory=list)
+
+
+class GroundingReport(Frozen):
+    """Deterministic numeric grounding of an answer against its cited chunks."""
+
+    unsupported: list[UnsupportedClaim] = Field(default_factory=list)
+    derived: list[Derived] = Field(default_factory=list)
+    checked_numbers: int = 0

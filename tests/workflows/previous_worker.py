@@ -1,0 +1,37 @@
+"""A ChatTurn worker running the previous code: copied into a checkout of an earlier
+commit and run there, so every module it loads (workflow, activities, contracts) is that
+commit's. Prints "ready" once it polls, then runs until it is killed.
+
+Usage: python previous_worker.py TEMPORAL_ADDRESS NAMESPACE TASK_QUEUE POSTGRES_DSN
+"""
+
+import asyncio
+import sys
+
+from psycopg_pool import AsyncConnectionPool
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Worker
+
+import worker as registry
+from activities.engines.offline import OfflineEngine
+from workflows.chat_turn import ChatTurn
+
+
+async def main(address: str, namespace: str, task_queue: str, dsn: str) -> None:
+    client = await Client.connect(
+        address, namespace=namespace, data_converter=pydantic_data_converter
+    )
+    async with AsyncConnectionPool(dsn, min_size=1, max_size=4, open=False) as pool:
+        # The turns this worker serves stop at a clarification: route and session steps
+        # only, so no search index is opened (its activities are registered, unused).
+        activities = registry.activities(None, pool, OfflineEngine())  # type: ignore[arg-type]
+        async with Worker(
+            client, task_queue=task_queue, workflows=[ChatTurn], activities=activities
+        ):
+            print("ready", flush=True)
+            await asyncio.Event().wait()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(*sys.argv[1:5]))
