@@ -433,10 +433,25 @@ def _c(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+def calibration() -> float:
+    """CPU seconds of a fixed pure-Python loop: how fast this machine is right now.
+
+    A shared virtual machine's speed drifts (the same commit measured 10.97 and 3.9
+    turns/s on different days), so a run's figures are only comparable with another
+    run's at a similar calibration."""
+    start = time.process_time()
+    total = 0
+    for i in range(10_000_000):
+        total += i
+    return time.process_time() - start
+
+
 def render(report: dict[str, Any]) -> str:
     lines = [
         f"load benchmark: mix {','.join(report['mix'])}, {report['duration']:.0f}s per level, "
         f"{report['cpus']} CPUs, API {report['api_url']}",
+        f"machine speed: a 10M-step Python loop takes {report['calibration_s']:.3f} CPU s "
+        "(compare runs only at similar speeds)",
     ]
     warm = report["warmup"]
     if warm["turns"]:
@@ -570,6 +585,7 @@ def main(argv: list[str] | None = None) -> int:
             "mix": args.mix,
             "duration": args.duration,
             "cpus": psutil.cpu_count(),
+            "calibration_s": calibration(),
             "load_average_after": [round(x, 2) for x in os.getloadavg()],
             "pids": pids,
             **result,
