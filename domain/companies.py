@@ -2,12 +2,28 @@
 
 The one source of truth for coverage: every list of companies or years a user reads
 (refusals, clarifying questions, help texts, validation errors) is built from here.
+
+Company names are resolved from one alias table, `Company.aliases`, in three tiers:
+
+1. **Exact aliases** (any casing, any run of spaces or a hyphen between words, accents and
+   full-width characters folded): "bhp group", "South-32", "ＢＨＰ", "必和必拓". A ticker
+   may carry its exchange: "BHP.AX", "BHP:ASX", "ASX:BHP", "ASX: FMG".
+2. **Transposed tickers**: a three-letter, all-caps token with exactly a ticker's letters
+   ("BPH" is BHP).
+3. **Close misspellings** of the longer aliases: "Fortscue", "Northen Star", "Soth32".
+
+Exact matches always win: a fragment that is an alias is never fuzzy-matched, and fuzzy
+matching only looks at the text the exact aliases left over. See `resolve_name` for the
+rules of tiers 2 and 3 and why they are as strict as they are.
 """
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
+from difflib import SequenceMatcher
+from functools import lru_cache
 
 FISCAL_YEARS: tuple[int, ...] = (2023, 2024, 2025)
 LATEST_FISCAL_YEAR = max(FISCAL_YEARS)
@@ -15,6 +31,14 @@ LATEST_FISCAL_YEAR = max(FISCAL_YEARS)
 
 @dataclass(frozen=True)
 class Company:
+    """A covered company.
+
+    `aliases` are the names it resolves from, lower case with single spaces: the ticker,
+    the English names and the common Chinese names. They are the one alias table; every
+    matcher in this module (exact, exchange-suffixed, transposed, misspelled) is built
+    from them at import.
+    """
+
     ticker: str
     name: str
     aliases: tuple[str, ...]
@@ -33,56 +57,443 @@ class Company:
 COMPANIES: dict[str, Company] = {
     c.ticker: c
     for c in (
-        Company("BHP", "BHP Group", ("bhp", "bhp group", "bhp billiton", "bhp group limited")),
+        Company(
+            "BHP",
+            "BHP Group",
+            ("bhp", "bhp group", "bhp billiton", "bhp group limited", "必和必拓"),
+        ),
         Company(
             "RIO",
             "Rio Tinto",
-            ("rio", "rio tinto", "rio tinto group", "rio tinto limited", "rio tinto plc"),
+            ("rio", "rio tinto", "rio tinto group", "rio tinto limited", "rio tinto plc", "力拓"),
             calendar_year=True,
         ),
         Company(
             "FMG",
             "Fortescue",
-            ("fmg", "fortescue", "fortescue metals", "fortescue metals group", "fortescue ltd"),
+            (
+                "fmg",
+                "fortescue",
+                "fortescue metals",
+                "fortescue metals group",
+                "fortescue ltd",
+                "福蒂斯丘",
+                "福特斯克",
+            ),
         ),
-        Company("S32", "South32", ("s32", "south32", "south 32", "south32 limited")),
+        Company(
+            "S32",
+            "South32",
+            ("s32", "south32", "south 32", "south32 limited", "南32", "南三十二"),
+        ),
         Company(
             "NST",
             "Northern Star",
-            ("nst", "northern star", "northern star resources", "northern star resources ltd"),
+            (
+                "nst",
+                "northern star",
+                "northern star resources",
+                "northern star resources ltd",
+                "北方之星",
+            ),
         ),
     )
 }
 
-_ALIAS_PATTERN = re.compile(
-    r"(?<![A-Za-z0-9])("
-    + "|".join(
-        sorted(
-            (re.escape(a) for c in COMPANIES.values() for a in c.aliases),
-            key=len,
-            reverse=True,
-        )
-    )
-    + r")(?![A-Za-z0-9])",
-    re.IGNORECASE,
+
+@dataclass(frozen=True)
+class NameResolution:
+    """The covered companies a text names.
+
+    `tickers`: the companies resolved, in order of first mention, without repeats.
+    `ambiguous`: the raw fragments (as written, in order) that were close misspellings
+    of two or more companies' aliases about equally well; they resolve to none of them,
+    so a caller can ask rather than guess.
+    """
+
+    tickers: list[str]
+    ambiguous: list[str]
+
+
+# The fuzzy tier's thresholds (difflib.SequenceMatcher ratios). A fragment resolves when
+# it is within _FRAGMENT_RATIO of an alias as a whole and every word that differs is
+# within _WORD_RATIO of the alias's word; two companies within _TIE are a tie.
+_FRAGMENT_RATIO = 0.85
+_WORD_RATIO = 0.8
+_MAX_LENGTH_GAP = 2
+_MIN_WORD_CHARS = 4
+_MIN_WORD_LETTERS = 3
+_TIE = 0.02
+
+# Ordinary English and finance words are never misspellings: the fuzzy tier skips a
+# fragment whose differing words are ordinary. Whatever is closest to an alias's words
+# (stars, start, northerly, tint, groups, metal, billion, ...) must be here; the rest
+# guard the words every question uses.
+_ORDINARY_TEXT = """
+    a about above acquired acquisition after all also amount an and annual any are as
+    asset assets at aud average balance bank be billing billion board bond border
+    borrowing but by capex capital cash chair chief company companies compare copper cost
+    costs coal current date debt decline did dividend dividends do does during earnings
+    ebit ebitda each employees eps equity executive expenditure expense expenses final
+    finance financial first fiscal flow for forte fortune fortunes forward from fund fy
+    gold gross group groups grout growth guidance had half has have how impairment in
+    income increase interim into iron is it its last less liabilities liability limit
+    limited limits lithium margin margins metal metals medal medals mine mines mining
+    more most net nickel north norther northerly northerner northerners northern
+    northward not npat of on operating or ore outlook over per production profit profits
+    quarter rate ratio report reported reports resource resourced resources restated
+    return revenue revenues rio safety sales second segment share shares short sold
+    sooth sough sought south souths southern southward star stare stark starr stars
+    starry start started starts stair statement states stay steel stock stocks tax than
+    that the their them there this tin tint tinted tints to total underlying usd was
+    were what when which while who why with year years yield
+"""
+_ORDINARY_WORDS = frozenset(_ORDINARY_TEXT.split())
+
+# Three-letter all-caps tokens are where a misspelling and an ordinary acronym look
+# alike (EPS, CEO, ROE, ESG, LNG are one letter from something), so a three-letter token
+# resolves only as an anagram of a ticker, and these real acronyms among the anagrams
+# never do: return on investment, investor relations officer, improved oil recovery,
+# manufacturing, GitHub-flavoured Markdown, moment-generating function, not to scale,
+# station, and two other listed companies' tickers.
+_NOT_TICKERS = frozenset(
+    {"ROI", "IRO", "IOR", "MFG", "FGM", "GFM", "MGF", "NTS", "STN", "TSN", "TNS"}
 )
-_ALIAS_TO_TICKER = {a: c.ticker for c in COMPANIES.values() for a in c.aliases}
+
+# A Chinese alias has no spaces around it, so it is found anywhere in a sentence; these
+# guard the short ones against the compounds they sit inside ("努力拓展", strive to expand,
+# holds "力拓": 拓展 expand, 拓宽 widen, 拓扑 topology).
+_CJK_NOT_FOLLOWED_BY: dict[str, str] = {"力拓": "展宽扑"}
+
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
+_SEPARATOR = re.compile(r"[\s\-]+")
+_RUN = re.compile(r"[A-Za-z0-9]+(?:[\s\-]+[A-Za-z0-9]+)*")
+_EXCHANGE_KEY = re.compile(r"(?:asx ?: ?)?(?P<ticker>[a-z0-9]+)(?:\.ax|\.asx| ?: ?asx)?")
+
+
+def _fold(text: str) -> str:
+    """Full-width to ASCII, and accents dropped from Latin letters ("Río" is "Rio")."""
+    if text.isascii():
+        return text
+    out: list[str] = []
+    for ch in unicodedata.normalize("NFKD", text):
+        if unicodedata.combining(ch) and out and out[-1].isascii():
+            continue
+        out.append(ch)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
+def _key(value: str) -> str:
+    """The alias-table key of a name: folded, case-folded, words joined by one space."""
+    return " ".join(w for w in _SEPARATOR.split(_fold(value).casefold()) if w)
+
+
+@lru_cache(maxsize=4096)
+def _ratio(candidate: str, alias: str) -> float:
+    """difflib's similarity of a candidate and an alias (or alias word), 0 to 1; cached,
+    since the same words come back in every turn of a conversation."""
+    return SequenceMatcher(None, candidate, alias).ratio()
+
+
+def _digits(word: str) -> str:
+    return "".join(ch for ch in word if ch.isdigit())
+
+
+def _is_ascii_alnum(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+@dataclass(frozen=True)
+class _Target:
+    """An alias the fuzzy tier may resolve a misspelling to."""
+
+    alias: str
+    words: tuple[str, ...]
+    ticker: str
+
+
+@dataclass(frozen=True)
+class _Hit:
+    """A fuzzy match: where it starts in the folded text, as written, and to whom."""
+
+    start: int
+    fragment: str
+    tickers: tuple[str, ...]  # one: resolved; two or more: ambiguous
+
+
+class AliasIndex:
+    """Every matcher built once from a table of companies' aliases.
+
+    The module builds one from `COMPANIES` at import (`resolve_name`, `find_companies`
+    and `normalise_ticker` use it); tests build their own to exercise ties.
+    """
+
+    def __init__(self, companies: Iterable[Company]) -> None:
+        self._alias_ticker: dict[str, str] = {}
+        self._ticker_keys: dict[str, str] = {}
+        self._anagrams: dict[str, str] = {}
+        self._targets: dict[tuple[int, str], list[_Target]] = {}
+        alternatives: list[tuple[str, str]] = []
+        for company in companies:
+            ticker_key = _key(company.ticker)
+            self._ticker_keys[ticker_key] = company.ticker
+            if company.ticker.isascii() and company.ticker.isalpha():
+                self._anagrams["".join(sorted(company.ticker.upper()))] = company.ticker
+            for alias in company.aliases:
+                if alias != _key(alias):
+                    raise ValueError(f"alias {alias!r} of {company.ticker} is not normalised")
+                if self._alias_ticker.setdefault(alias, company.ticker) != company.ticker:
+                    raise ValueError(f"alias {alias!r} names two companies")
+                alternatives.append((alias, self._alternative(alias, alias == ticker_key)))
+                words = tuple(alias.split())
+                if alias.isascii() and any(self._misspellable(w) for w in words):
+                    target = _Target(alias, words, company.ticker)
+                    self._targets.setdefault((len(words), alias[0]), []).append(target)
+        # the n-gram sizes worth trying at a word, by its first letter, longest first
+        self._sizes: dict[str, list[int]] = {}
+        for n, first in sorted(self._targets, reverse=True):
+            self._sizes.setdefault(first, []).append(n)
+        self._pattern = self._compile(alternatives)
+
+    @staticmethod
+    def _alternative(alias: str, is_ticker: bool) -> str:
+        """The regex for one alias: any run of spaces or a hyphen between words, the
+        exchange around a ticker ("ASX:BHP", "BHP.AX"), and an ASCII word boundary after
+        an ASCII letter or digit only (a Chinese name sits inside its sentence,
+        "必和必拓2024年的收入"); `_compile` adds the boundary before."""
+        body = r"[\s\-]+".join(re.escape(w) for w in alias.split())
+        if is_ticker:
+            body = rf"(?:ASX\s*:\s*)?{body}(?:\.AX|\.ASX|\s*:\s*ASX)?"
+        after = r"(?![A-Za-z0-9])" if _is_ascii_alnum(alias[-1]) else ""
+        if alias in _CJK_NOT_FOLLOWED_BY:
+            after += f"(?![{re.escape(_CJK_NOT_FOLLOWED_BY[alias])}])"
+        return body + after
+
+    @staticmethod
+    def _compile(alternatives: list[tuple[str, str]]) -> re.Pattern[str]:
+        """One regex for every alias, longest first (so "BHP Group" beats "BHP").
+
+        A lookahead on the aliases' first characters lets the regex engine skip most
+        positions cheaply, and the ASCII aliases share one boundary before them; both
+        matter because this runs several times a turn (about 20 times faster than one
+        alternation with a boundary per alias).
+        """
+        ordered = sorted(alternatives, key=lambda a: -len(a[0]))
+        ascii_start = [a for alias, a in ordered if _is_ascii_alnum(alias[0])]
+        other_start = [a for alias, a in ordered if not _is_ascii_alnum(alias[0])]
+        first = {alias[0] for alias, _ in alternatives} | {"a"}  # "a": the "ASX:" prefix
+        branches = [r"(?<![A-Za-z0-9])(?:" + "|".join(ascii_start) + ")"] if ascii_start else []
+        branches += other_start
+        lead = "[" + re.escape("".join(sorted(first))) + "]"
+        return re.compile(rf"(?={lead})(?:{'|'.join(branches)})", re.IGNORECASE)
+
+    @staticmethod
+    def _misspellable(word: str) -> bool:
+        """Whether a word is long enough to tell a misspelling of it from another word."""
+        letters = sum(ch.isalpha() for ch in word)
+        return len(word) >= _MIN_WORD_CHARS and letters >= _MIN_WORD_LETTERS
+
+    def exact(self, value: str) -> str | None:
+        """The ticker a whole value names exactly (an alias, or a ticker with its
+        exchange: "BHP.AX", "ASX: FMG"), else None."""
+        key = _key(value)
+        ticker = self._alias_ticker.get(key)
+        if ticker is None and (m := _EXCHANGE_KEY.fullmatch(key)):
+            ticker = self._ticker_keys.get(m["ticker"])
+        return ticker
+
+    def value(self, value: str) -> str | None:
+        """The ticker a whole value names: exactly, else as one close misspelling."""
+        ticker = self.exact(value)
+        if ticker is not None:
+            return ticker
+        folded = _fold(value).strip()
+        if not folded:
+            return None
+        tokens = list(_ASCII_WORD.finditer(folded))
+        if not tokens or _SEPARATOR.sub("", folded) != "".join(t[0] for t in tokens):
+            return None
+        if len(tokens) == 1 and (ticker := self._anagram(tokens[0][0])):
+            return ticker
+        words = [t[0].casefold() for t in tokens]
+        hit = self._misspelling(tokens, words, 0, len(tokens), folded)
+        return hit.tickers[0] if hit is not None and len(hit.tickers) == 1 else None
+
+    def resolve(self, text: str) -> NameResolution:
+        """The companies `text` names; see `resolve_name`."""
+        folded = _fold(text)
+        mentions: list[tuple[int, str]] = []
+        spans: list[tuple[int, int]] = []
+        for m in self._pattern.finditer(folded):
+            ticker = self.exact(m[0])
+            if ticker is not None:
+                mentions.append((m.start(), ticker))
+                spans.append(m.span())
+        ambiguous: list[tuple[int, str]] = []
+        for hit in self._fuzzy_hits(folded, spans):
+            if len(hit.tickers) == 1:
+                mentions.append((hit.start, hit.tickers[0]))
+            else:
+                ambiguous.append((hit.start, hit.fragment))
+        mentions.sort(key=lambda m: m[0])
+        ambiguous.sort(key=lambda m: m[0])
+        return NameResolution(
+            tickers=list(dict.fromkeys(t for _, t in mentions)),
+            ambiguous=list(dict.fromkeys(f for _, f in ambiguous)),
+        )
+
+    def _fuzzy_hits(self, text: str, spans: list[tuple[int, int]]) -> list[_Hit]:
+        """Close misspellings among the words the exact aliases left: the exact matches
+        are blanked out (offsets kept), then each run of ASCII words separated only by
+        spaces or hyphens is tried as n-grams."""
+        if spans:
+            parts: list[str] = []
+            last = 0
+            for start, end in spans:
+                parts += [text[last:start], "\0" * (end - start)]
+                last = end
+            parts.append(text[last:])
+            text = "".join(parts)
+        hits: list[_Hit] = []
+        for run in _RUN.finditer(text):
+            hits += self._run_hits(list(_ASCII_WORD.finditer(text, *run.span())), text)
+        return hits
+
+    def _run_hits(self, run: list[re.Match[str]], text: str) -> list[_Hit]:
+        """The misspellings in one run of words, left to right, the longest n-gram first
+        at each word. Only a word with the first letter of a fuzzy alias, or three
+        letters, gets past the first check, which keeps ordinary text cheap."""
+        words = [t[0].casefold() for t in run]
+        found: list[_Hit] = []
+        i = 0
+        while i < len(run):
+            step = 1
+            for n in self._sizes.get(words[i][0], ()):
+                if i + n <= len(run) and (hit := self._misspelling(run, words, i, i + n, text)):
+                    found.append(hit)
+                    step = n
+                    break
+            else:
+                if len(words[i]) == 3 and (ticker := self._anagram(run[i][0])):
+                    found.append(_Hit(run[i].start(), run[i][0], (ticker,)))
+            i += step
+        return found
+
+    def _anagram(self, token: str) -> str | None:
+        """A transposed ticker: three ASCII capitals with exactly a ticker's letters
+        ("BPH"), and not a real acronym (`_NOT_TICKERS`).
+
+        All caps, because people type tickers in capitals, while a lower-case
+        three-letter token is a word or a unit. An anagram, because a substituted letter
+        turns a ticker into an everyday acronym (NST and NSW, BHP and BHD, FMG and FMC)
+        and a ratio cannot tell them apart at three letters, while a transposition of
+        the same letters is rarely anything else."""
+        if len(token) != 3 or not (token.isascii() and token.isalpha() and token.isupper()):
+            return None
+        if token in _NOT_TICKERS:
+            return None
+        return self._anagrams.get("".join(sorted(token)))
+
+    def _misspelling(
+        self, run: list[re.Match[str]], words: list[str], i: int, j: int, text: str
+    ) -> _Hit | None:
+        """The company the tokens run[i:j] (case-folded: words[i:j]) misspell, a tie of
+        companies within _TIE of the best, or None."""
+        targets = self._targets.get((j - i, words[i][0]))
+        if not targets:
+            return None
+        gram = words[i:j]
+        fragment = " ".join(gram)
+        best: dict[str, float] = {}
+        for target in targets:
+            score = self._score(gram, fragment, target)
+            if score is not None and score > best.get(target.ticker, 0.0):
+                best[target.ticker] = score
+        if not best:
+            return None
+        top = max(best.values())
+        tied = tuple(t for t, s in best.items() if s >= top - _TIE)
+        return _Hit(run[i].start(), text[run[i].start() : run[j - 1].end()], tied)
+
+    def _score(self, words: list[str], fragment: str, target: _Target) -> float | None:
+        """How well `words` misspell `target` (a SequenceMatcher ratio), or None.
+
+        Every word either equals the alias's word or is a plausible misspelling of it:
+        long enough, not an ordinary word, the same first letter and the same digits, at
+        most two characters longer or shorter, and close. The fragment as a whole must
+        be close to the alias as well.
+        """
+        if abs(len(fragment) - len(target.alias)) > _MAX_LENGTH_GAP:
+            return None
+        for word, want in zip(words, target.words, strict=True):
+            if word == want:
+                continue
+            if (
+                word[0] != want[0]
+                or abs(len(word) - len(want)) > _MAX_LENGTH_GAP
+                or not self._misspellable(word)
+                or word in _ORDINARY_WORDS
+                or _digits(word) != _digits(want)
+                or _ratio(word, want) < _WORD_RATIO
+            ):
+                return None
+        ratio = _ratio(fragment, target.alias)
+        return ratio if ratio >= _FRAGMENT_RATIO else None
+
+
+_INDEX = AliasIndex(COMPANIES.values())
+
+
+def resolve_name(text: str) -> NameResolution:
+    """The covered companies `text` names, and the fragments that name two equally well.
+
+    Tiers, strongest first (a fragment an earlier tier matched is never looked at again):
+
+    1. Exact aliases from `Company.aliases`, tickers with their exchange ("BHP.AX",
+       "ASX: FMG") and Chinese names anywhere in a sentence ("必和必拓2024年的收入").
+    2. A transposed ticker: three capitals with exactly a ticker's letters ("BPH").
+       Three-letter capitals are mostly acronyms (EPS, CEO, ROE, ESG, LNG, NSW), and
+       most of them are one letter away from something; only a pure transposition of a
+       ticker, in capitals, is taken for it, and the real acronyms among those (ROI,
+       MFG, NTS, ...) are excluded.
+    3. A close misspelling of a longer alias ("Fortscue", "Northen Star", "Soth32"),
+       by difflib's SequenceMatcher over single words and runs of words.
+
+    The fuzzy tier is deliberately conservative, because this runs on every question
+    and on every sentence of every answer (citations are dropped from sentences that
+    name another company): a false company is worse than a missed misspelling. So a
+    word only counts as a misspelling when it is not an ordinary English or finance
+    word ("star", "north", "fortune", "tint"), has four characters or more, starts with
+    the alias word's letter, keeps its digits, and is close both on its own and as part
+    of the whole alias. A fragment about equally close to two companies resolves to
+    neither and is reported in `ambiguous`.
+    """
+    tickers_, ambiguous = _resolve(text)
+    return NameResolution(tickers=list(tickers_), ambiguous=list(ambiguous))
+
+
+@lru_cache(maxsize=256)
+def _resolve(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """`resolve_name`, cached: a turn resolves the same question and answer sentences
+    several times (slots, grounding, citations, summaries)."""
+    found = _INDEX.resolve(text)
+    return tuple(found.tickers), tuple(found.ambiguous)
 
 
 def normalise_ticker(value: str) -> str | None:
-    """Return the ticker for a ticker or company name in any casing, else None."""
-    key = " ".join(value.strip().lower().split())
-    return _ALIAS_TO_TICKER.get(key)
+    """Return the ticker for a ticker or company name in any casing, else None.
+
+    Accepts what `resolve_name` accepts, but the whole value must be the one name:
+    "BHP.AX", "ASX: FMG", "力拓", "BPH", "Fortscue" and "Northen Star" resolve;
+    "rio tinto zinc" and anything naming two companies equally well do not.
+    """
+    return _INDEX.value(value)
 
 
 def find_companies(text: str) -> list[str]:
-    """Return the tickers mentioned in `text`, in order of first mention, without repeats."""
-    found: list[str] = []
-    for match in _ALIAS_PATTERN.finditer(text):
-        ticker = _ALIAS_TO_TICKER[" ".join(match.group(1).lower().split())]
-        if ticker not in found:
-            found.append(ticker)
-    return found
+    """Return the tickers mentioned in `text`, in order of first mention, without repeats
+    (`resolve_name(text).tickers`)."""
+    return resolve_name(text).tickers
 
 
 def year_span(separator: str = "–") -> str:
