@@ -5,30 +5,42 @@ source chunks, never the synthesiser's notes, so it can judge the offline engine
 model alike (docs/controls.md, groundedness and claim classes).
 
 For each sentence, its `[n]` / `[1,3]` markers select sources (1-based); a figure is bound
-to the first marker after it (all the sentence's markers when none follows). Every amount the
-sentence claims (money, per-share, percentages, volumes; not fiscal years, dates, page or
-marker numbers) must match a number in a cited source, within these tolerances:
+to the first marker after it, or the run of markers there ("[1][2]"), and to all the
+sentence's markers when none follows. Each figure is also bound to its OWN company, fiscal
+year and metric (`bind_amounts`): the nearest mention in its clause, else the scope an
+earlier clause opened, so "BHP's revenue was US$X in FY2023 and US$Y in FY2024" binds X to
+FY2023 and Y to FY2024, and "Fortescue's net debt was US$X in FY2024, while Rio Tinto's was
+US$Y" binds Y to Rio Tinto, FY2024 and net debt. In an answer's Markdown table a cell binds
+to its row label and column header. A figure whose company, year or metric cannot be told
+is checked against the whole sentence's. Every amount the sentence claims (money,
+per-share, percentages, volumes; not fiscal years, dates, page or marker numbers) must
+match a number in a cited source, within these tolerances:
 
 - the unit may sit in the table header: a bare 29,016 in a "US$M" table supports
   "US$29,016 million", "US$29.0 billion" and "about US$29 billion";
 - rounding to the precision the answer shows ("about" allows one unit of the last digit);
 - accounting parentheses: (173) supports "a loss of US$173 million";
 - a ratio 0.042 supports 4.2%;
-- the number must sit in a source of the company, fiscal year and metric the sentence
-  names ("year ended 30 June 2024" = FY2024; "EBITDA" = underlying EBITDA; NPAT = net
-  profit after tax), else it is unsupported even though the digits exist somewhere.
+- the number must sit in a source of the company, fiscal year and metric the figure is
+  stated for ("year ended 30 June 2024" = FY2024; "EBITDA" = underlying EBITDA; NPAT = net
+  profit after tax), else it is unsupported even though the digits exist somewhere: two
+  figures swapped between years, companies or metrics are both flagged. A table cell's
+  year is its column's; a report's prose figure belongs to the year its own clause names
+  ("restated to US$4,923 million for FY2024"), else to the report's fiscal year.
 
 A figure that is not in the sources but recomputes, within the rounding shown, from two
-cited numbers (growth %, difference, sum, ratio) is supported and listed as derived with
-its formula. Everything else is an unsupported claim with a short label (metric and
-context, never the number) and a reason: `interpolation` (estimate words), `calculation`
-(looks computed from numbers present, but does not recompute), `general_knowledge`.
+cited numbers of the sentence's companies, years and metrics (growth %, difference, sum,
+ratio) is supported and listed as derived with its formula. Everything else is an
+unsupported claim with a short label (metric and context, never the number) and a reason:
+`interpolation` (estimate words), `calculation` (looks computed from numbers present, but
+does not recompute), `general_knowledge`.
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TypeVar
 
-from domain.companies import FISCAL_YEARS, find_companies
+from domain.companies import COMPANIES, FISCAL_YEARS, find_companies, normalise_ticker
 from domain.figures import UNITS, column_year, parse_number, table_blocks, unit_key
 from domain.models import ChunkText, ClaimReason, Derived, GroundingReport, UnsupportedClaim
 from domain.question import (
@@ -102,6 +114,9 @@ _DOWN = re.compile(
     r"shrank|less|below|smaller|contract(?:ed|ion))\b",
     re.IGNORECASE,
 )
+
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -237,6 +252,198 @@ def find_amounts(text: str) -> list[Amount]:
     return amounts
 
 
+_YEAR_TOKEN = r"(?:(?:FY|CY)\s?'?(?:\d{4}|\d{2})|(?:19|20)\d{2})"
+_YEAR_MENTION = re.compile(
+    rf"(?<![A-Za-z0-9$,.])(?:between\s+{_YEAR_TOKEN}\s+and\s+{_YEAR_TOKEN}|"
+    rf"(?:from\s+)?{_YEAR_TOKEN}(?:\s*(?:to|through|until|-|–|—)\s*{_YEAR_TOKEN}|"
+    rf"\s?[/-]\s?\d{{2}})?)(?![0-9]|[.,]\d)",
+    re.IGNORECASE,
+)
+_COMPANY_MENTION = re.compile(
+    r"(?<![A-Za-z0-9])("
+    + "|".join(
+        sorted((re.escape(a) for c in COMPANIES.values() for a in c.aliases), key=len, reverse=True)
+    )
+    + r")(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+# Where one figure's clause ends and the next one's begins, between two figures.
+_CLAUSE_BREAK = re.compile(
+    r"[,;:]|\b(?:and|while|whilst|whereas|but|versus|vs\.?|compared\s+(?:with|to)|against|"
+    r"than|to)\b",
+    re.IGNORECASE,
+)
+# What may sit between a figure's unit and a mention that postmodifies it: "US$213 million
+# in FY2025", "US$X for BHP", "146 US cents per share for the year ended 30 June 2024".
+_POSTMODIFIER = re.compile(
+    r"^[\s)]*(?:in|for|during|at|over)\s+(?:the\s+)?(?:(?:fiscal|financial|calendar)\s+)?"
+    r"(?:year\s+(?:ended|ending|to)\s+)?(?:\d{1,2}\s+[A-Za-z]+\s+)?$",
+    re.IGNORECASE,
+)
+_RESPECTIVELY = re.compile(r"\brespectively\b", re.IGNORECASE)
+# "a loss of US$203 million" states the sign of a figure, not which metric it is.
+_SIGN_WORDS = frozenset({"loss", "losses"})
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What one number is stated for: its company, fiscal year(s) and metric (None: unknown).
+
+    `years` holds the years of the one mention the number binds to: one year, or the years
+    of a range ("from FY2023 to FY2025"); empty when no mention binds.
+    """
+
+    company: str | None
+    years: tuple[int, ...]
+    metric: str | None
+
+
+def _year_mentions(text: str, amounts: list[Amount]) -> list[tuple[int, int, tuple[int, ...]]]:
+    spans = [(a.start, a.end) for a in amounts]
+    found: list[tuple[int, int, tuple[int, ...]]] = []
+    for match in _YEAR_MENTION.finditer(text):
+        if any(s < match.end() and match.start() < e for s, e in spans):
+            continue  # "US$2024 million" is an amount, not a year
+        years = tuple(mentioned_years(match.group(0)))
+        if years:
+            found.append((match.start(), match.end(), years))
+    return found
+
+
+def _company_mentions(text: str) -> list[tuple[int, int, str]]:
+    found: list[tuple[int, int, str]] = []
+    for match in _COMPANY_MENTION.finditer(text):
+        ticker = normalise_ticker(match.group(1))
+        if ticker:
+            found.append((match.start(), match.end(), ticker))
+    return found
+
+
+def _metric_mentions(text: str) -> list[tuple[int, int, str]]:
+    return [
+        (start, end, metric)
+        for start, end, metric in metric_mentions(text)
+        if text[start:end].lower() not in _SIGN_WORDS
+    ]
+
+
+def _clauses(text: str, amounts: list[Amount]) -> list[tuple[int, int]]:
+    """Each amount's (lead start, tail end): the gap between two figures splits at its first
+    clause break (with none, the whole gap is both the earlier's tail and the later's lead);
+    the last figure's tail ends at the first clause break after it."""
+    leads = [0] * len(amounts)
+    tails = [len(text)] * len(amounts)
+    for k, amount in enumerate(amounts):
+        gap_end = amounts[k + 1].start if k + 1 < len(amounts) else len(text)
+        brk = _CLAUSE_BREAK.search(text, amount.end, gap_end) if gap_end > amount.end else None
+        if brk:
+            tails[k] = brk.start()
+            if k + 1 < len(amounts):
+                leads[k + 1] = brk.end()
+        elif k + 1 < len(amounts):
+            tails[k], leads[k + 1] = gap_end, amount.end
+    return list(zip(leads, tails, strict=True))
+
+
+def _postmodifies(gap: str) -> bool:
+    """Is a mention after this gap stated for the figure before it, past the figure's unit?"""
+    unit = _UNIT.match(gap)
+    rest = gap[unit.end() :] if unit else gap
+    per_share = _PER_SHARE.match(rest)
+    rest = rest[per_share.end() :] if per_share else rest
+    return bool(_POSTMODIFIER.match(rest))
+
+
+def _resolve(
+    text: str,
+    mentions: list[tuple[int, int, _T]],
+    amounts: list[Amount],
+    clauses: list[tuple[int, int]],
+    follow: bool,
+) -> list[_T | None]:
+    values: list[_T | None] = []
+    scope: _T | None = None
+    for amount, (lead_start, tail_end) in zip(amounts, clauses, strict=True):
+        lead = [v for s, e, v in mentions if lead_start <= s and e <= amount.start]
+        tail = [(s, v) for s, _, v in mentions if amount.end <= s < tail_end]
+        value: _T | None
+        if tail and _postmodifies(text[amount.end : tail[0][0]]):
+            value = tail[0][1]
+        elif lead:
+            value = scope = lead[-1]
+        elif tail:
+            value = tail[0][1]
+        elif scope is not None:
+            value = scope
+        elif follow and not any(e <= amount.start for _, e, _ in mentions):
+            value = next((v for s, _, v in mentions if s >= amount.end), None)
+        elif follow and len(named := {v for _, _, v in mentions}) == 1:
+            value = next(iter(named))  # the only year / company / metric the sentence names
+        else:
+            value = None
+        values.append(value)
+    if _RESPECTIVELY.search(text):
+        _respectively(text, mentions, amounts, values)
+    return values
+
+
+def _respectively(
+    text: str, mentions: list[tuple[int, int, _T]], amounts: list[Amount], values: list[_T | None]
+) -> None:
+    """Pair a list of names with figures in order ("revenue and EBITDA were X and Y
+    respectively", "X and Y in FY2023 and FY2024, respectively"): figures with nothing named
+    between them take the list named just before the first or just after the last."""
+    word = _RESPECTIVELY.search(text)
+    end = word.start() if word else len(text)
+    k = 0
+    while k < len(amounts):
+        j = k
+        while j + 1 < len(amounts) and not any(
+            amounts[j].end <= s and e <= amounts[j + 1].start for s, e, _ in mentions
+        ):
+            j += 1
+        run = range(k, j + 1)
+        start = amounts[k - 1].end if k else 0
+        before = [(s, v) for s, e, v in mentions if start <= s and e <= amounts[k].start]
+        after = [(s, v) for s, _, v in mentions if amounts[j].end <= s < end]
+        for listed in (before, after):
+            named = list(dict.fromkeys(v for _, v in listed))
+            if len(run) >= 2 and len(named) >= len(run):
+                chosen = named[-len(run) :] if listed is before else named[: len(run)]
+                for i, value in zip(run, chosen, strict=True):
+                    values[i] = value
+                break
+        k = j + 1
+
+
+def bind_amounts(text: str, amounts: list[Amount], *, follow: bool = True) -> list[Binding]:
+    """Bind each amount to the company, fiscal year and metric it is stated for.
+
+    The text between two figures is split at its first clause break (a comma, "and",
+    "while", "than", "to", ...): the part before it is the earlier figure's tail, the part
+    after it the later figure's lead. Each attribute comes, in order, from the nearest
+    mention in the figure's own lead ("BHP's revenue for FY2024 was X"), else the first in
+    its own tail ("X in FY2023"), else from the scope a previous figure's lead opened ("In
+    FY2024, BHP's revenue was X and Rio Tinto's Y": the year and metric carry to Y; a tail
+    mention does not carry, so in "X in FY2023 and Y in FY2024" each keeps its own). A
+    postmodifier right after the figure's unit ("US$213 million in FY2025") binds before
+    its lead, and "respectively" pairs listed names with figures in order.
+
+    With `follow` (answers), a figure that no mention precedes takes the first mention after
+    it, and a figure still unbound takes the sentence's only mention when it names just one
+    ("Fortescue's net debt was X in FY2024, while Rio Tinto's was Y": Y is FY2024). Without
+    it (report prose) such a figure stays unknown (None / empty) and the caller defaults it.
+    """
+    clauses = _clauses(text, amounts)
+    companies = _resolve(text, _company_mentions(text), amounts, clauses, follow)
+    years = _resolve(text, _year_mentions(text, amounts), amounts, clauses, follow)
+    metrics = _resolve(text, _metric_mentions(text), amounts, clauses, follow)
+    return [
+        Binding(company=c, years=y or (), metric=m)
+        for c, y, m in zip(companies, years, metrics, strict=True)
+    ]
+
+
 @dataclass(frozen=True)
 class SourceNumber:
     """A number found in a source chunk, with the context that says what it is."""
@@ -313,12 +520,12 @@ def source_numbers(chunk: ChunkText, index: int) -> list[SourceNumber]:
         found.extend(_table_numbers(rows, chunk, index))
     prose = "\n".join(ln for ln in lines if not ln.strip().startswith("|"))
     for sentence in split_sentences(prose):
-        years = frozenset(mentioned_years(sentence)) | {chunk.fiscal_year}
-        mentions = metric_mentions(sentence)
-        for a in find_amounts(sentence):
-            preceding = [m for s, _, m in mentions if s < a.start]
-            metric = preceding[-1] if preceding else None
-            found.append(SourceNumber(a, index, chunk.company, years, metric, a.sign_known))
+        amounts = find_amounts(sentence)
+        # A prose figure belongs to the year its own clause names ("restated to US$4,923
+        # million for FY2024"), else to the report's own fiscal year.
+        for a, bound in zip(amounts, bind_amounts(sentence, amounts, follow=False), strict=True):
+            years = frozenset(bound.years or (chunk.fiscal_year,))
+            found.append(SourceNumber(a, index, chunk.company, years, bound.metric, a.sign_known))
     return found
 
 
@@ -346,13 +553,20 @@ def _bound_sources(sentence: str, position: int, count: int) -> list[int]:
     """The sources a number at `position` cites: the first marker after it in its sentence.
 
     "US$53,658 million [1] and US$55,658 million [2]" binds each figure to its own source,
-    so two figures swapped between sources are caught. A number with no marker after it
-    takes every marker of the sentence.
+    so two figures swapped between sources are caught; markers written back to back
+    ("[1][2]") are one citation. A number with no marker after it takes every marker of
+    the sentence.
     """
+    cited: list[int] = []
+    last_end: int | None = None
     for match in _MARKER.finditer(sentence):
-        if match.start() >= position:
-            return _marker_sources(match.group(1), count)
-    return cited_sources(sentence, count)
+        if match.start() < position:
+            continue
+        if last_end is not None and sentence[last_end : match.start()].strip(" ,;"):
+            break
+        cited.extend(i for i in _marker_sources(match.group(1), count) if i not in cited)
+        last_end = match.end()
+    return cited if last_end is not None else cited_sources(sentence, count)
 
 
 def _tolerance(claim: Amount) -> float:
@@ -417,6 +631,14 @@ class _Context:
         if self.years and not (src.years & set(self.years)):
             return False
         return _metric_ok(src.metric, self.metrics)
+
+    def narrowed(self, binding: Binding) -> "_Context":
+        """One figure's own context: what it binds to, else the whole sentence's."""
+        return _Context(
+            [binding.company] if binding.company else self.companies,
+            list(binding.years) if binding.years else self.years,
+            [binding.metric] if binding.metric else self.metrics,
+        )
 
 
 def _fmt(value: float) -> str:
@@ -532,6 +754,66 @@ def _claim_label(
     return " ".join(label.split()[:8])
 
 
+def _answer_table_headers(answer: str) -> dict[str, list[str]]:
+    """The header cells of the Markdown table each body row of the answer sits in."""
+    headers: dict[str, list[str]] = {}
+    for block in table_blocks(answer):
+        header, body = block[0], block[1:]
+        for line in answer.splitlines():
+            row = line.strip()
+            parsed = table_blocks(row) if row.startswith("|") else []
+            if parsed and parsed[0][0] in body:
+                headers.setdefault(row, header)
+    return headers
+
+
+def _row_bindings(row: str, claims: list[Amount], header: list[str]) -> list[Binding]:
+    """Bind the figures of an answer's table row: from its own cell, else the row label
+    (the first cell), else the column header ("| BHP | 55,658 |" under "| | FY2024 |"),
+    else the header's first cell ("| FY2024 | BHP | Rio Tinto |")."""
+    bars = [i for i, ch in enumerate(row) if ch == "|"]
+    if not row.startswith("|"):
+        bars.insert(0, -1)
+    if not row.endswith("|"):
+        bars.append(len(row))
+    cells = [(bars[i] + 1, bars[i + 1]) for i in range(len(bars) - 1)]
+    label = _cell_context(row[cells[0][0] : cells[0][1]]) if cells else Binding(None, (), None)
+    bindings: list[Binding] = []
+    for claim in claims:
+        column = next((i for i, (s, e) in enumerate(cells) if s <= claim.start < e), 0)
+        start, end = cells[column] if cells else (0, len(row))
+        local = [
+            replace(c, start=c.start - start, end=c.end - start)
+            for c in claims
+            if start <= c.start < end
+        ]
+        own = bind_amounts(row[start:end], local)[
+            next(i for i, c in enumerate(local) if c.start == claim.start - start)
+        ]
+        named = _cell_context(header[column] if column < len(header) else "")
+        corner = _cell_context(header[0] if header else "")
+        fills = [own, *([label] if column else []), named, corner]
+        bindings.append(
+            Binding(
+                company=next((b.company for b in fills if b.company), None),
+                years=next((b.years for b in fills if b.years), ()),
+                metric=next((b.metric for b in fills if b.metric), None),
+            )
+        )
+    return bindings
+
+
+def _cell_context(cell: str) -> Binding:
+    """What a table cell names: its company (if just one), its years, its first metric."""
+    companies = find_companies(cell)
+    metrics = [m for _, _, m in _metric_mentions(cell)]
+    return Binding(
+        company=companies[0] if len(companies) == 1 else None,
+        years=tuple(mentioned_years(cell)),
+        metric=metrics[0] if metrics else None,
+    )
+
+
 def check_numbers(answer: str, sources: list[ChunkText]) -> GroundingReport:
     """Check every number the answer claims against the sources its sentences cite.
 
@@ -540,6 +822,7 @@ def check_numbers(answer: str, sources: list[ChunkText]) -> GroundingReport:
     lines are not claims. A sentence with numbers and no marker is unsupported.
     """
     per_source: dict[int, list[SourceNumber]] = {}
+    headers = _answer_table_headers(answer)
     unsupported: list[UnsupportedClaim] = []
     derived: list[Derived] = []
     checked = 0
@@ -557,13 +840,22 @@ def check_numbers(answer: str, sources: list[ChunkText]) -> GroundingReport:
                 per_source[i] = source_numbers(sources[i], i)
         cited_numbers = [n for i in cited for n in per_source[i]]
         candidates = [n for n in cited_numbers if ctx.allows(n)]
+        header = headers.get(sentence)
+        if header is not None:
+            bindings = _row_bindings(text, claims, header)
+        else:
+            bindings = bind_amounts(text, claims)
         seen: set[str] = set()
-        for claim in claims:
+        for claim, binding in zip(claims, bindings, strict=True):
             checked += 1
-            bound = set(_bound_sources(sentence, claim.end, len(sources)))
+            own = ctx.narrowed(binding)
+            marked = set(_bound_sources(sentence, claim.end, len(sources)))
             if any(
-                n.source in bound and value_matches(claim, n.amount) and _sign_ok(claim, n)
-                for n in candidates
+                n.source in marked
+                and own.allows(n)
+                and value_matches(claim, n.amount)
+                and _sign_ok(claim, n)
+                for n in cited_numbers
             ):
                 continue
             found = _recompute(claim, text, candidates, ctx.metrics)
@@ -583,7 +875,7 @@ def check_numbers(answer: str, sources: list[ChunkText]) -> GroundingReport:
                 reason = "calculation"
             else:
                 reason = "general_knowledge"
-            label = _claim_label(ctx, claim, cited_numbers, sources, reason)
+            label = _claim_label(own, claim, cited_numbers, sources, reason)
             if label not in seen:
                 seen.add(label)
                 unsupported.append(UnsupportedClaim(label=label, reason=reason))

@@ -71,7 +71,154 @@ def test_figures_swapped_between_their_own_markers_are_flagged() -> None:
     swapped = (
         "In FY2024 BHP's revenue was US$53,658 million [1] and Rio Tinto's US$55,658 million [2]."
     )
-    assert len(unsupported(swapped, [BHP24, rio])) == 1
+    assert unsupported(swapped, [BHP24, rio]) == [
+        ("BHP FY2024 revenue", "general_knowledge"),
+        ("RIO FY2024 revenue", "general_knowledge"),
+    ]
+
+
+# Each figure binds to its own company, year and metric, so a sentence citing both sources
+# cannot pass by swapping two figures between them.
+
+RIO24 = tables("RIO", 2024)[1]  # US$M: Consolidated sales revenue 53,658 / ... / Net debt 5,491
+FMG24 = tables("FMG", 2024)[1]  # US$bn: Revenue 18.22 / ... / Net debt 0.5
+
+
+@pytest.mark.parametrize("markers", ["[1,2]", "[1][2]"])
+def test_two_years_swapped_in_one_sentence_citing_both_are_both_flagged(markers: str) -> None:
+    sources = [BHP23, BHP24]  # FY2023 revenue US$53.82bn; FY2024 US$55,658M
+    right = (
+        f"BHP's revenue was US$53.82 billion in FY2023 and US$55,658 million in FY2024 {markers}."
+    )
+    result = check_numbers(right, sources)
+    assert result.unsupported == [] and result.checked_numbers == 2
+    swapped = (
+        f"BHP's revenue was US$55,658 million in FY2023 and US$53.82 billion in FY2024 {markers}."
+    )
+    assert unsupported(swapped, sources) == [
+        ("BHP FY2023 revenue", "general_knowledge"),
+        ("BHP FY2024 revenue", "general_knowledge"),
+    ]
+
+
+def test_years_swapped_between_clauses_that_open_with_the_year_are_both_flagged() -> None:
+    sources = [BHP23, BHP24]
+    right = (
+        "In FY2023 BHP's revenue was US$53.82 billion, and in FY2024 it was "
+        "US$55,658 million [1,2]."
+    )
+    assert unsupported(right, sources) == []
+    swapped = (
+        "In FY2023 BHP's revenue was US$55,658 million, and in FY2024 it was "
+        "US$53.82 billion [1,2]."
+    )
+    assert [label for label, _ in unsupported(swapped, sources)] == [
+        "BHP FY2023 revenue",
+        "BHP FY2024 revenue",
+    ]
+
+
+def test_two_companies_swapped_in_one_sentence_citing_both_are_both_flagged() -> None:
+    sources = [BHP24, RIO24]
+    right = (
+        "In FY2024, BHP's revenue was US$55,658 million and Rio Tinto's was "
+        "US$53,658 million [1,2]."
+    )
+    result = check_numbers(right, sources)
+    assert result.unsupported == [] and result.checked_numbers == 2
+    swapped = (
+        "In FY2024, BHP's revenue was US$53,658 million and Rio Tinto's was "
+        "US$55,658 million [1,2]."
+    )
+    assert unsupported(swapped, sources) == [
+        ("BHP FY2024 revenue", "general_knowledge"),
+        ("RIO FY2024 revenue", "general_knowledge"),
+    ]
+
+
+def test_the_year_and_metric_carry_to_a_second_company_in_the_next_clause() -> None:
+    sources = [FMG24, RIO24]
+    right = (
+        "Fortescue's net debt was US$0.5 billion in FY2024, while Rio Tinto's was "
+        "US$5,491 million [1,2]."
+    )
+    assert unsupported(right, sources) == []
+    swapped = (
+        "Fortescue's net debt was US$5,491 million in FY2024, while Rio Tinto's was US$0.5 billion "
+        "[1,2]."
+    )
+    assert unsupported(swapped, sources) == [
+        ("FMG FY2024 net debt", "general_knowledge"),
+        ("RIO FY2024 net debt", "general_knowledge"),
+    ]
+
+
+def test_two_metrics_swapped_for_one_company_and_year_are_both_flagged() -> None:
+    right = (
+        "BHP's revenue for FY2024 was US$55,658 million and its underlying EBITDA was "
+        "US$29,016 million [1]."
+    )
+    result = check_numbers(right, [BHP24])
+    assert result.unsupported == [] and result.checked_numbers == 2
+    swapped = (
+        "BHP's revenue for FY2024 was US$29,016 million and its underlying EBITDA was "
+        "US$55,658 million [1]."
+    )
+    assert unsupported(swapped, [BHP24]) == [
+        ("BHP FY2024 revenue", "general_knowledge"),
+        ("BHP FY2024 underlying EBITDA", "general_knowledge"),
+    ]
+
+
+def test_respectively_pairs_the_listed_metrics_or_years_with_the_figures_in_order() -> None:
+    right = (
+        "BHP's revenue and underlying EBITDA for FY2024 were US$55,658 million and "
+        "US$29,016 million respectively [1]."
+    )
+    assert unsupported(right, [BHP24]) == []
+    swapped = (
+        "BHP's revenue and underlying EBITDA for FY2024 were US$29,016 million and "
+        "US$55,658 million respectively [1]."
+    )
+    assert unsupported(swapped, [BHP24]) == [
+        ("BHP FY2024 revenue", "general_knowledge"),
+        ("BHP FY2024 underlying EBITDA", "general_knowledge"),
+    ]
+    years = (
+        "BHP's revenue was US$53.82 billion and US$55,658 million in FY2023 and FY2024, "
+        "respectively [1,2]."
+    )
+    assert unsupported(years, [BHP23, BHP24]) == []
+
+
+def test_a_cell_of_an_answer_table_binds_to_its_row_and_column() -> None:
+    right = (
+        "| FY2024 | BHP | Rio Tinto |\n|---|---|---|\n"
+        "| Revenue | US$55,658m [1] | US$53,658m [2] |\n"
+        "| Underlying EBITDA | US$29,016m [1] | US$23,314m [2] |"
+    )
+    result = check_numbers(right, [BHP24, RIO24])
+    assert result.unsupported == [] and result.checked_numbers == 4
+    swapped = (
+        "| Company | FY2023 | FY2024 |\n|---|---|---|\n"
+        "| BHP revenue | US$55,658 million [1] | US$53.82 billion [2] |"
+    )
+    assert unsupported(swapped, [BHP23, BHP24]) == [
+        ("BHP FY2023 revenue", "general_knowledge"),
+        ("BHP FY2024 revenue", "general_knowledge"),
+    ]
+
+
+def test_a_prose_figure_belongs_to_the_year_its_own_clause_names() -> None:
+    # "Revenue from continuing operations was US$5,780 million, compared with the restated
+    # US$4,923 million for FY2024." in the FY2025 report.
+    s32 = next(c for c in report("S32", 2025) if "restated US$4,923" in c.text)
+    assert unsupported("South32's revenue for FY2025 was US$5,780 million [1].", [s32]) == []
+    restated = "South32's FY2024 revenue was restated to US$4,923 million [1]."
+    assert unsupported(restated, [s32]) == []
+    assert unsupported("South32's revenue for FY2025 was US$4,923 million [1].", [s32]) == [
+        ("S32 FY2025 revenue", "general_knowledge")
+    ]
 
 
 def test_a_semicolon_does_not_separate_a_figure_from_its_marker() -> None:
