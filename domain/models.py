@@ -125,6 +125,9 @@ class Slots(Frozen):
     fiscal_years: list[int] = Field(default_factory=list)
     metrics: list[str] = Field(default_factory=list)
     intent: Intent = "lookup"
+    other_measures: list[str] = Field(default_factory=list)
+    """Measures asked for that the engine has no rule for ("free cash flow"): each gets
+    its not-found line, never a substitute."""
 
 
 class SubQuery(Frozen):

@@ -10,7 +10,7 @@ The lexicon is rule-based on words, not a list of corpus labels, so a renamed re
 import re
 from dataclasses import dataclass
 
-from domain.companies import FISCAL_YEARS, LATEST_FISCAL_YEAR, find_companies
+from domain.companies import FISCAL_YEARS, LATEST_FISCAL_YEAR, find_companies, year_span
 from domain.models import Intent, Slots
 
 
@@ -177,8 +177,121 @@ def metric_display(metric: str) -> str:
     return found.display if found else metric.replace("_", " ")
 
 
+@dataclass(frozen=True)
+class OtherMeasure:
+    """A measure people ask for that the engine has no extraction rule for.
+
+    Naming it matters: a question about free cash flow must get "free cash flow: data
+    not found", never the headline figures, and its words must not be read as a metric
+    the engine does know ("earnings per share" is not net profit, "net cash flow" is not
+    net debt, "EBITDA margin" is not EBITDA).
+    """
+
+    display: str
+    terms: tuple[str, ...]
+
+
+OTHER_MEASURES: tuple[OtherMeasure, ...] = (
+    OtherMeasure("free cash flow", (r"free\s+cash\s+flows?",)),
+    OtherMeasure(
+        "operating cash flow",
+        (
+            r"(?:net\s+)?operating\s+cash\s+flows?",
+            r"(?:net\s+)?cash\s+(?:flows?\s+)?(?:generated\s+)?from\s+operat\w+(?:\s+activities)?",
+        ),
+    ),
+    OtherMeasure("cash flow", (r"(?:net\s+)?cash\s+flows?",)),
+    OtherMeasure("all-in sustaining costs", (r"all[\s-]+in\s+sustaining\s+costs?", r"aisc")),
+    OtherMeasure("C1 unit costs", (r"c1\s+(?:unit\s+)?costs?(?:\s+per\s+\w+)?",)),
+    OtherMeasure(
+        "unit costs",
+        (
+            r"(?:unit|cash|site|operating|production)\s+costs?(?:\s+per\s+\w+)?",
+            r"costs?\s+per\s+(?:tonne|ton|ounce|oz|unit|pound|lb|wet\s+metric\s+tonne|wmt)",
+        ),
+    ),
+    OtherMeasure(
+        "employees",
+        (
+            r"(?:number\s+of\s+)?employees",
+            r"workforce(?:\s+size)?",
+            r"head\s*count",
+            r"staff\s+numbers?",
+            r"(?:how\s+many\s+)?people\s+(?:employed|work)",
+            r"full[\s-]+time\s+equivalents?",
+        ),
+    ),
+    OtherMeasure(
+        "injury frequency rate",
+        (
+            r"trifr",
+            r"ltifr",
+            r"(?:total\s+recordable\s+|lost[\s-]+time\s+)?injur(?:y|ies)\s+"
+            r"frequency(?:\s+rates?)?",
+            r"fatalit(?:y|ies)",
+        ),
+    ),
+    OtherMeasure(
+        "emissions",
+        (r"(?:scope\s+[123]\s+)?(?:greenhouse\s+gas\s+|ghg\s+|carbon\s+|co2\s+)?emissions",),
+    ),
+    OtherMeasure("earnings per share", (r"(?:basic\s+|diluted\s+)?earnings\s+per\s+share", r"eps")),
+    OtherMeasure(
+        "return on capital",
+        (
+            r"return\s+on\s+(?:capital|equity|assets|invested\s+capital)(?:\s+employed)?",
+            r"roce",
+            r"roe",
+            r"roic",
+        ),
+    ),
+    OtherMeasure(
+        "margin",
+        (r"(?:(?:underlying\s+)?ebitda|ebit|profit|gross|operating|net)\s+margins?",),
+    ),
+    OtherMeasure("gearing", (r"gearing(?:\s+ratio)?", r"debt[\s-]+to[\s-]+equity")),
+    OtherMeasure("payout ratio", (r"(?:dividend\s+)?payout\s+ratio",)),
+    OtherMeasure("market capitalisation", (r"market\s+cap(?:itali[sz]ation)?",)),
+    OtherMeasure("share price", (r"(?:share|stock)\s+prices?",)),
+    OtherMeasure("royalties", (r"royalt(?:y|ies)",)),
+    OtherMeasure(
+        "tax paid",
+        (r"(?:income\s+|corporate\s+)?tax(?:es)?\s+paid", r"effective\s+tax\s+rate"),
+    ),
+    OtherMeasure("ore reserves", (r"(?:ore|mineral|gold)\s+reserves",)),
+    OtherMeasure("total assets", (r"total\s+assets",)),
+    OtherMeasure("cash balance", (r"cash\s+(?:and\s+cash\s+equivalents|balance|on\s+hand)",)),
+)
+_OTHER_TERMS: list[tuple[str, str]] = [(m.display, t) for m in OTHER_MEASURES for t in m.terms]
+_OTHER_PATTERN = re.compile(
+    r"(?<![A-Za-z0-9])(?:"
+    + "|".join(f"(?P<o{i}>{term})" for i, (_, term) in enumerate(_OTHER_TERMS))
+    + r")(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+
+
+def other_measure_mentions(text: str) -> list[tuple[int, int, str]]:
+    """Return (start, end, display) for each measure the engine has no rule for."""
+    return [
+        (m.start(), m.end(), _OTHER_TERMS[int((m.lastgroup or "o0")[1:])][0])
+        for m in _OTHER_PATTERN.finditer(text)
+    ]
+
+
+def find_other_measures(text: str) -> list[str]:
+    """The measures a text asks for that the engine has no rule for, in order, no repeats."""
+    return list(dict.fromkeys(display for _, _, display in other_measure_mentions(text)))
+
+
 def metric_mentions(text: str) -> list[tuple[int, int, str]]:
-    """Return (start, end, metric) for each metric phrase in `text`, left to right."""
+    """Return (start, end, metric) for each metric phrase in `text`, left to right.
+
+    The words of a measure the engine has no rule for are not read as a metric it has:
+    "earnings per share" names no net profit, "net cash flow" no net debt.
+    """
+    for start, end, _ in other_measure_mentions(text):
+        text = _blank(text, start, end)
     mentions: list[tuple[int, int, str]] = []
     for match in _METRIC_PATTERN.finditer(text):
         index = int((match.lastgroup or "m0")[1:])
@@ -192,7 +305,7 @@ def find_metrics(text: str) -> list[str]:
     for _, _, metric in metric_mentions(text):
         if metric not in found:
             found.append(metric)
-    if not found and _WEAK_PRODUCTION.search(text):
+    if not found and not find_other_measures(text) and _WEAK_PRODUCTION.search(text):
         found.append("production")
     return found
 
@@ -332,20 +445,52 @@ _COMPARE = re.compile(
 )
 
 
+# A question over every company ("which company had the most debt?", "rank the miners by
+# revenue") is searched across all five; a bare metric without these words is not.
+_ALL_COMPANIES = re.compile(
+    r"\b(?:which|what)\s+(?:company|companies|miner|miners|one)\b|"
+    r"\b(?:all|each|every|across|among)\b(?:\s+\w+){0,2}\s+(?:companies|miners|of\s+them)\b|"
+    r"\b(?:the\s+)?(?:five|5)\s+(?:companies|miners)\b|"
+    r"\brank(?:ed|ing|s)?\b|"
+    r"\b(?:highest|largest|lowest|smallest|biggest|most|least)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_over_all_companies(text: str) -> bool:
+    """Whether a question is about every company (a ranking, a comparison across them)."""
+    return bool(_ALL_COMPANIES.search(text))
+
+
 def coverage_warning(text: str) -> str | None:
     """The warning for a question naming fiscal years outside the covered ones, if any."""
     outside = mentioned_years_outside(text)
     if not outside:
         return None
     years = ", ".join(f"FY{y}" for y in outside)
-    return f"{years} is not covered: the reports cover FY2023–FY2025."
+    verb = "is" if len(outside) == 1 else "are"
+    return f"{years} {verb} not covered: the reports cover {year_span()}."
 
 
-def find_intent(text: str, companies: list[str], metrics: list[str]) -> Intent:
+def coverage_notice(text: str) -> str | None:
+    """The sentence an answer opens with when the question names years outside the
+    covered ones: what is not covered, that nothing is forecast, then what follows."""
+    warning = coverage_warning(text)
+    if warning is None:
+        return None
+    later = any(y > LATEST_FISCAL_YEAR for y in mentioned_years_outside(text))
+    forecast = " I do not forecast figures." if later else ""
+    return f"{warning}{forecast} Here is what the reports give instead:"
+
+
+def find_intent(
+    text: str, companies: list[str], metrics: list[str], other_measures: tuple[str, ...] = ()
+) -> Intent:
     """Classify what kind of answer a question wants.
 
     Explicit comparison words win; then change words; then two or more companies make a
-    comparison; a company with no metric is an overview; anything else is a lookup.
+    comparison; a company with no measure at all is an overview; anything else is a
+    lookup.
     """
     if _COMPARE.search(text):
         return "compare"
@@ -353,7 +498,7 @@ def find_intent(text: str, companies: list[str], metrics: list[str]) -> Intent:
         return "change"
     if len(companies) >= 2:
         return "compare"
-    if companies and not metrics:
+    if companies and not metrics and not other_measures:
         return "overview"
     return "lookup"
 
@@ -362,9 +507,11 @@ def extract_slots(text: str) -> Slots:
     """Extract companies, covered fiscal years, metrics and intent from a question."""
     companies = find_companies(text)
     metrics = find_metrics(text)
+    other = find_other_measures(text)
     return Slots(
         companies=companies,
         fiscal_years=find_fiscal_years(text),
         metrics=metrics,
-        intent=find_intent(text, companies, metrics),
+        other_measures=other,
+        intent=find_intent(text, companies, metrics, tuple(other)),
     )

@@ -44,6 +44,8 @@ class Degradation(Frozen):
 class Carried(Frozen):
     company: str | None = None
     fiscal_year: int | None = None
+    metric: str | None = None
+    """The measure carried into a follow-up ("and in FY2023?"), as answers name it."""
 
 
 class TurnResult(Frozen):

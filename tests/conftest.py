@@ -336,6 +336,7 @@ class Turns:
             id=alloc.turn_id,
             task_queue=self.task_queue,
             execution_timeout=execution_timeout(clarification_timeout.total_seconds()),
+            search_attributes=attributes.at_start(conversation_id),
         )
 
     async def ask(self, question: str, conversation_id: str | None = None) -> TurnResult:

@@ -46,7 +46,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.companies import COMPANIES, LATEST_FISCAL_YEAR
     from domain.grounding import merge_claims
     from domain.models import Source
-    from domain.question import coverage_warning, extract_slots
+    from domain.question import coverage_notice, coverage_warning, extract_slots
     from domain.text import storable, unstorable
     from workflows import attributes
     from workflows.contracts import (
@@ -68,7 +68,7 @@ with workflow.unsafe.imports_passed_through():
         step_options,
     )
     from workflows.rules import gate
-    from workflows.rules.carry import carry_entities, merge_reply
+    from workflows.rules.carry import carry_entities, carry_entities_v2, merge_reply
     from workflows.rules.citations import bind_citations
     from workflows.rules.confidence import shape_answer
     from workflows.rules.coverage import company_status, ensure_gap_lines, gaps_to_retry
@@ -79,9 +79,10 @@ with workflow.unsafe.imports_passed_through():
         metric_synonyms,
         plan_retry,
         retry_targets,
+        retryable,
         should_retry,
     )
-    from workflows.rules.scope import REFUSAL_TEXT, scope_rules
+    from workflows.rules.scope import REFUSAL_TEXT, scope_rules, scope_rules_v2
 
 MAX_CLARIFICATIONS = 2
 MODEL_STEPS_PER_PASS = 3  # grade documents, synthesize, grade answer
@@ -118,6 +119,12 @@ STEP_FAILED = (ActivityError, ApplicationError, StepTimeout)
 local activity's as the failure itself (ApplicationError, or TimeoutError)."""
 LEAN_TURN = "lean-turn-local-steps"
 """Patch id: from here on short steps on this machine run as local activities."""
+ANSWERS_V2 = "answers-v2"
+"""Patch id: from here on scope rules version 2 (share-price predictions refused, advice
+wrapped around a fact answered with a declining line) and carry-forward version 2 (a
+follow-up keeps the metric and the comparison; a question over every company inherits
+none). Turns started before it keep the rules they started with, so their replay issues
+the commands they issued. One patch for both: each patch costs two history events."""
 _Arg = TypeVar("_Arg")
 _Ret = TypeVar("_Ret")
 TASK_TIMEOUT = timedelta(seconds=5)
@@ -185,6 +192,8 @@ class _Outcome:
     failure_reason: str | None = None
     judge_unavailable: bool = False
     numbers_unverified: bool = False
+    figures_given: bool = True
+    """Whether the answer states any figure (the numeric check found one to check)."""
 
 
 @dataclass
@@ -197,6 +206,7 @@ class _Pass:
     quality_passed: bool
     judge_unavailable: bool = False
     numbers_unverified: bool = False
+    checked_numbers: int = 0
 
     @property
     def gaps(self) -> list[NotFound]:
@@ -219,18 +229,27 @@ class ChatTurn:
         self._retries = 0
         self._retry_skipped: str | None = None
         self._details: list[str] = []
+        self._decline: str | None = None
 
     @workflow.run
     async def run(self, inp: TurnInput) -> TurnResult:
         self._inp = inp
         self._lean = workflow.patched(LEAN_TURN)
+        self._v2 = workflow.patched(ANSWERS_V2)
         self._result = TurnResult(
             turn_id=inp.turn_id,
             conversation_id=inp.conversation_id,
             status="running",
             question=inp.question,
         )
-        workflow.upsert_search_attributes([attributes.CONVERSATION.value_set(inp.conversation_id)])
+        set_at_start = workflow.info().typed_search_attributes.get(attributes.CONVERSATION)
+        if not (self._v2 and set_at_start):
+            # Turns started before `answers-v2` upserted it here, whoever started them
+            # (a turn the previous worker began must replay that upsert); newer ones
+            # only when their client did not set it at start.
+            workflow.upsert_search_attributes(
+                [attributes.CONVERSATION.value_set(inp.conversation_id)]
+            )
         try:
             result = await self._turn(inp)
         except asyncio.CancelledError:
@@ -295,10 +314,15 @@ class ChatTurn:
         question = inp.question
         clarifications = 0
         while True:
-            resolved, carried = carry_entities(question, session.recent_questions)
-            if carried.company or carried.fiscal_year:
-                self._note(f"carried {carried.company or ''} {carried.fiscal_year or ''}".strip())
-            scope = scope_rules(resolved)
+            carry = carry_entities_v2 if self._v2 else carry_entities
+            resolved, carried = carry(question, session.recent_questions)
+            if carried.company or carried.fiscal_year or carried.metric:
+                parts = (carried.company, carried.metric, carried.fiscal_year)
+                self._note("carried " + " ".join(str(p) for p in parts if p))
+            scope = scope_rules_v2(resolved) if self._v2 else scope_rules(resolved)
+            self._decline = scope.decline
+            if scope.decline:
+                self._note(f"scope rules: answering the facts, declining the rest ({scope.reason})")
             if scope.refuse:
                 self._note(f"scope rules: refused ({scope.reason})")
                 return await self._finish(
@@ -454,9 +478,8 @@ class ChatTurn:
             current_pass = await self._draft_and_check(number, resolved, slots, sources)
             passes.append(current_pass)
             unsupported = len(current_pass.unsupported)
-            if not should_retry(
-                current_pass.quality_passed, len(current_pass.gaps), unsupported, number - 1
-            ):
+            gaps = retryable(current_pass.gaps, slots.other_measures)
+            if not should_retry(current_pass.quality_passed, len(gaps), unsupported, number - 1):
                 return passes, kept, coverage
             retry = self._next_queries(current_pass, list(current.values()), coverage, slots)
             if retry is None:
@@ -469,7 +492,8 @@ class ChatTurn:
         self, last: _Pass, current: list[SubQuery], coverage: dict[str, bool], slots: Slots
     ) -> list[SubQuery] | None:
         """The changed sub-queries of the next pass; None (recorded) when nothing can change."""
-        gaps = gaps_to_retry(last.gaps if last.draft else None, coverage, slots, LATEST_FISCAL_YEAR)
+        drafted = retryable(last.gaps, slots.other_measures) if last.draft else None
+        gaps = gaps_to_retry(drafted, coverage, slots, LATEST_FISCAL_YEAR)
         targets = retry_targets(coverage, gaps, last.unsupported)
         retry_plan = plan_retry(
             current, targets, gaps, last.unsupported, last.number, metric_synonyms
@@ -499,6 +523,11 @@ class ChatTurn:
         text, added = ensure_gap_lines(bound.answer, best.draft.not_found)
         if added:
             self._note(f"coverage post-check added {len(added)} line(s)")
+        notice = coverage_notice(resolved)
+        if notice:  # the answer itself says first that the year is not covered
+            text = f"{notice}\n\n{text}"
+        if self._decline:  # advice or a prediction around the fact: declined in the text
+            text = f"{self._decline}\n\n{text}"
         citations = [Citation(**s.model_dump(), n=n) for n, s in bound.cited]
         return _Outcome(
             "answered", text, decision.route, resolved, carried,
@@ -506,6 +535,7 @@ class ChatTurn:
             unsupported=best.unsupported, warnings=bound.warnings, coverage=coverage,
             had_evidence=True, judge_unavailable=best.judge_unavailable,
             numbers_unverified=best.numbers_unverified,
+            figures_given=best.checked_numbers > 0 or best.numbers_unverified,
         )  # fmt: skip
 
     async def _rewrite(self, question: str, slots: Slots, requested: list[str]) -> RewritePlan:
@@ -624,6 +654,7 @@ class ChatTurn:
         return _Pass(
             number, draft, sources, unsupported, report.derived or draft.derived,
             grade.quality_passed, judge_unavailable, numbers_unverified,
+            report.checked_numbers,
         )  # fmt: skip
 
     # ---- the one exit ---------------------------------------------------------------
@@ -643,7 +674,10 @@ class ChatTurn:
         warnings = list(o.warnings)
         grounded = confidence = None
         if unsupported is not None:
-            shape = shape_answer(len(unsupported), o.judge_unavailable, o.numbers_unverified)
+            shape = shape_answer(
+                len(unsupported), o.judge_unavailable, o.numbers_unverified,
+                missing=len(o.not_found), figures_given=o.figures_given,
+            )  # fmt: skip
             grounded, confidence = shape.grounded, shape.confidence
             warnings.extend(shape.warnings)
             if shape.disclaimer:

@@ -51,6 +51,7 @@ from domain.question import (
     DIVIDEND_COMPONENT,
     HEADLINE_METRICS,
     METRICS,
+    asks_over_all_companies,
     extract_slots,
     find_metrics,
     mentioned_years,
@@ -130,6 +131,31 @@ _DECISION = re.compile(
 SUMMARY_CHARS = 600
 
 
+def _best_per_company(chunks: list[ChunkText], companies: list[str], years: set[int]) -> list[int]:
+    """The best-ranked chunk of each company (and year): kept when a question asks only
+    for a measure the engine cannot read and no passage speaks to it, so the answer can
+    still say plainly, company by company, that the figure is not in the reports."""
+    keep: list[int] = []
+    seen: set[str] = set()
+    for i, chunk in enumerate(chunks):
+        if chunk.company in seen or (companies and chunk.company not in companies):
+            continue
+        if years and chunk.fiscal_year not in years:
+            continue
+        seen.add(chunk.company)
+        keep.append(i)
+    return keep
+
+
+def requested_metrics(slots: Slots) -> list[str]:
+    """The metrics an answer gives: those asked for; the headline figures only when the
+    question names no measure at all (an overview), never in place of one it has no
+    rule for."""
+    if slots.metrics or slots.other_measures:
+        return list(slots.metrics)
+    return list(HEADLINE_METRICS)
+
+
 def answer_years(slots: Slots) -> list[int]:
     """The fiscal years an answer covers.
 
@@ -138,7 +164,7 @@ def answer_years(slots: Slots) -> list[int]:
     year before it.
     """
     if not slots.fiscal_years:
-        overview = slots.intent == "overview" or not slots.metrics
+        overview = slots.intent == "overview" or not (slots.metrics or slots.other_measures)
         return [LATEST_FISCAL_YEAR] if overview else list(FISCAL_YEARS)
     years = sorted(set(slots.fiscal_years))
     if slots.intent == "change" and len(years) == 1 and years[0] - 1 in FISCAL_YEARS:
@@ -275,11 +301,18 @@ class OfflineEngine:
                 slots=slots,
                 clarifying_question=CLARIFYING_QUESTION,
             )
-        if slots.metrics:
+        if (slots.metrics or slots.other_measures) and asks_over_all_companies(question):
             return RouteDecision(
                 route="needs_retrieval",
-                reason="metric without a company: search all five companies",
+                reason="a measure across every company: search all five",
                 slots=slots,
+            )
+        if slots.metrics or slots.other_measures:
+            return RouteDecision(
+                route="needs_clarification",
+                reason="a measure without a company, and none to carry",
+                slots=slots,
+                clarifying_question=CLARIFYING_QUESTION,
             )
         if _FINANCE_WORDS.search(question) or slots.fiscal_years:
             return RouteDecision(
@@ -296,9 +329,9 @@ class OfflineEngine:
 
     async def rewrite(self, question: str, slots: Slots) -> RewritePlan:
         """One sub-query per company: name, metric names and report wordings, FY tokens."""
-        metrics = slots.metrics or list(HEADLINE_METRICS)
+        metrics = requested_metrics(slots)
         years = answer_years(slots)
-        terms: list[str] = []
+        terms: list[str] = list(slots.other_measures)
         for metric in metrics:
             info = METRICS.get(metric)
             for term in (metric_display(metric), *(info.report_terms if info else ())):
@@ -323,7 +356,7 @@ class OfflineEngine:
         when years are given, other years (a later report's table is kept when it holds a
         restated comparative for a requested year).
         """
-        metrics = slots.metrics or list(HEADLINE_METRICS)
+        metrics = requested_metrics(slots)
         wanted = set(metrics) | (
             {DIVIDEND_COMPONENT} if "dividends_per_share" in metrics else set()
         )
@@ -349,6 +382,8 @@ class OfflineEngine:
             body = chunk.text.split("\n", 1)[-1]
             if set(find_metrics(body)) & wanted or (question_words & _words(body)):
                 keep.append(i)
+        if not keep and slots.other_measures and not slots.metrics:
+            keep = _best_per_company(chunks, slots.companies, years)
         return DocumentGrades(keep=keep)
 
     async def synthesize(self, question: str, slots: Slots, sources: list[ChunkText]) -> Draft:
@@ -356,7 +391,7 @@ class OfflineEngine:
         if not sources:
             return Draft(answer="")
         companies = slots.companies or list(COMPANIES)
-        metrics = slots.metrics or list(HEADLINE_METRICS)
+        metrics = requested_metrics(slots)
         years = answer_years(slots)
         facts: list[_Sourced] = []
         for n, chunk in enumerate(sources, start=1):
@@ -401,6 +436,13 @@ class OfflineEngine:
                     line = composer.compare_sentences(chosen, companies, year, metric)
                     if line:
                         paragraphs.append(line)
+        # A measure the engine has no rule for is never substituted: its own line says so.
+        not_found.extend(
+            NotFound(company=ticker, fiscal_year=year, metric=measure)
+            for ticker in companies
+            for measure in slots.other_measures
+            for year in years
+        )
         answered = [t for t, _, _ in chosen if t in companies]
         if note := calendar_note(answered):
             paragraphs.append(note)

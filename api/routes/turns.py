@@ -37,6 +37,7 @@ from api.errors import ApiError, error_responses
 from api.text import ID_CHARS, STORABLE
 from db import reconcile, turns
 from settings import EngineName, Settings
+from workflows import attributes
 from workflows.chat_turn import TASK_TIMEOUT, ChatTurn, execution_timeout
 from workflows.contracts import (
     OPEN,
@@ -258,6 +259,7 @@ async def start_turn(
                 execution_timeout=execution_timeout(settings.clarification_timeout_seconds),
                 task_timeout=TASK_TIMEOUT,
                 static_summary=f"turn {alloc.seq} of conversation {alloc.conversation_id}",
+                search_attributes=attributes.at_start(alloc.conversation_id),
             )
         except RPCError as exc:
             if exc.status != RPCStatusCode.ALREADY_EXISTS:

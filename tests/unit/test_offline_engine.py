@@ -51,6 +51,9 @@ def test_questions_about_the_assistant_get_the_fixed_direct_answer(question: str
         "How did they do last year?",
         "What were the results?",
         "How much did the company earn in FY2024?",
+        "How much profit was there?",
+        "What was the revenue in FY2024?",
+        "What was the free cash flow in FY2024?",
     ],
 )
 def test_clarification_only_when_no_company_can_be_searched(question: str) -> None:
@@ -66,8 +69,10 @@ def test_clarification_only_when_no_company_can_be_searched(question: str) -> No
     [
         ("BHP revenue", "company"),
         ("Tell me about BHP", "company"),
-        ("What was the revenue in FY2024?", "all five"),
         ("Which miner paid the highest dividend?", "all five"),
+        ("Which company had the most debt?", "all five"),
+        ("Rank the miners by revenue in FY2024", "all five"),
+        ("Compare net debt across all five companies", "all five"),
     ],
 )
 def test_answerable_questions_go_to_retrieval(question: str, reason_part: str) -> None:

@@ -17,9 +17,10 @@ from tests.conftest import Turns, TurnWorker, outcome
 from tests.workflows.scripted_engine import ScriptedEngine
 
 HISTORIES = Path(__file__).parent / "histories"
-PREFIX = "lean_"
-"""Histories recorded by the current code get this prefix; the unprefixed ones were
-recorded before the lean turn and stay, so replay keeps proving old turns still run."""
+PREFIX = "v2_"
+"""Histories recorded by the current code get this prefix. The others stay, so replay
+keeps proving old turns still run: unprefixed ones were recorded before the lean turn,
+`lean_` ones by the lean turn before the `answers-v2` patch."""
 
 
 async def _save(turns: Turns, name: str, workflow_id: str) -> None:

@@ -8,7 +8,7 @@ and if recent messages name nothing, the question is returned unchanged.
 import re
 
 from domain.companies import COMPANIES
-from domain.question import extract_slots
+from domain.question import asks_over_all_companies, extract_slots, metric_display
 from workflows.contracts import Carried
 
 _FOLLOW_UP = re.compile(
@@ -49,3 +49,79 @@ def carry_entities(question: str, recent_questions: list[str]) -> tuple[str, Car
 def merge_reply(question: str, reply: str) -> str:
     """Merge a clarification reply INTO the question; the original is never replaced."""
     return f"{question.rstrip()} — {reply.strip()}"
+
+
+_SHORT = 4
+"""A question of at most this many words that names only a year or only a company
+("FY2023?", "And Fortescue?") is a follow-up even without a referring word."""
+_CONNECTIVES = frozenset(
+    ["and", "what", "about", "how", "in", "for", "then", "also", "the", "same", "now", "ok"]
+)
+_NAME_WORDS = frozenset(w for c in COMPANIES.values() for a in c.aliases for w in a.split())
+_YEAR_WORD = re.compile(r"^(?:fy|cy)?'?\d{2,4}$")
+
+
+def _bare(question: str, slots_named: bool) -> bool:
+    """A short question naming only a year or a company, nothing else ("And FY2023?")."""
+    words = [w.strip("?.!,'’s").lower() for w in question.split()]
+    words = [w for w in words if w]
+    if not slots_named or len(words) > _SHORT:
+        return False
+    return all(w in _CONNECTIVES or w in _NAME_WORDS or _YEAR_WORD.match(w) for w in words)
+
+
+def carry_entities_v2(question: str, recent_questions: list[str]) -> tuple[str, Carried]:
+    """Version 2: a follow-up also keeps the measure, and a comparison keeps the year.
+
+    - A follow-up (a referring word, or a short question naming only a year or only a
+      company) that names no measure gets the last one asked: "And in FY2023?" after
+      "BHP's revenue in FY2024?" asks for BHP's FY2023 revenue, not a bundle.
+    - A comparison naming one year ("how does that compare with FY2023?") keeps the
+      year it is compared with, so both figures and the change are shown.
+    - A question over every company ("which company had the most debt?") inherits no
+      company, whatever was asked before.
+    Only missing slots are filled; with nothing to attach to, nothing is carried.
+    """
+    slots = extract_slots(question)
+    measures = slots.metrics or slots.other_measures
+    short = _bare(question, bool(slots.fiscal_years or slots.companies))
+    follow_up = bool(_FOLLOW_UP.search(question)) or (short and not measures)
+    if not measures and not follow_up:
+        return question, Carried()
+    over_all = asks_over_all_companies(question)
+    needs_company = not slots.companies and not over_all
+    needs_measure = not measures and follow_up
+    compares = slots.intent in ("compare", "change") and len(slots.fiscal_years) == 1
+    needs_year = not slots.fiscal_years or (compares and follow_up)
+    companies: list[str] = []
+    year: int | None = None
+    carried_measures: list[str] = []
+    for text in reversed(recent_questions):
+        earlier = extract_slots(text)
+        if needs_company and not companies and earlier.companies:
+            companies = earlier.companies
+        single = earlier.fiscal_years[0] if len(earlier.fiscal_years) == 1 else None
+        if needs_year and year is None and single is not None and single not in slots.fiscal_years:
+            year = single
+        if needs_measure and not carried_measures:
+            carried_measures = [metric_display(m) for m in earlier.metrics]
+            carried_measures += earlier.other_measures
+        done = (
+            (companies or not needs_company)
+            and (year is not None or not needs_year)
+            and (carried_measures or not needs_measure)
+        )
+        if done:
+            break
+    if not companies and year is None and not carried_measures:
+        return question, Carried()
+    parts = [COMPANIES[t].name for t in companies] + carried_measures
+    if year is not None:
+        parts.append(f"FY{year}")
+    resolved = f"{question.rstrip()} ({', '.join(parts)})"
+    carried = Carried(
+        company=", ".join(companies) or None,
+        fiscal_year=year,
+        metric=", ".join(carried_measures) or None,
+    )
+    return resolved, carried

@@ -38,6 +38,9 @@ def confidence_band(unsupported: int, judge_unavailable: bool = False) -> Band:
 
 
 NUMBERS_UNVERIFIED_WARNING = "The figures could not be checked against the reports."
+MISSING_FIGURES_WARNING = (
+    "Not every figure asked for is in the reports; the answer says which are missing."
+)
 
 
 @dataclass(frozen=True)
@@ -51,18 +54,31 @@ class Shape:
     """Appended to the answer text itself (the band's first warning), if any."""
 
 
-def shape_answer(unsupported: int, judge_unavailable: bool, numbers_unverified: bool) -> Shape:
+def shape_answer(
+    unsupported: int,
+    judge_unavailable: bool,
+    numbers_unverified: bool,
+    missing: int = 0,
+    figures_given: bool = True,
+) -> Shape:
     """Confidence from the unsupported count; an unchecked figure forces no / low.
 
     When the numeric check could not run (fail-closed), no figure counts as verified,
-    whatever the judge said.
+    whatever the judge said. Coverage counts per requested figure, not per company: with
+    `missing` figures asked for and not found, confidence is at most medium, and low when
+    the answer gives none of the figures asked for (only its not-found lines).
     """
     band = confidence_band(unsupported, judge_unavailable)
     grounded, confidence = band.grounded, band.confidence
     warnings: tuple[str, ...] = ()
+    if missing:
+        confidence = (
+            "low" if not figures_given else ("medium" if confidence == "high" else confidence)
+        )
+        warnings = (MISSING_FIGURES_WARNING,)
     if numbers_unverified:
         grounded, confidence = "no", "low"
-        warnings = (NUMBERS_UNVERIFIED_WARNING,)
+        warnings = (*warnings, NUMBERS_UNVERIFIED_WARNING)
     return Shape(
         grounded,
         confidence,

@@ -25,6 +25,12 @@ def should_retry(quality_passed: bool, gaps: int, unsupported: int, retries_done
     return not quality_passed or gaps > 0 or unsupported > 2
 
 
+def retryable(gaps: list[NotFound], other_measures: list[str]) -> list[NotFound]:
+    """The gaps another search could fill: not those of a measure the engine has no
+    rule for (no query reads a figure the engine cannot extract)."""
+    return [g for g in gaps if g.metric not in other_measures]
+
+
 @dataclass(frozen=True)
 class RetryPlan:
     sub_queries: list[SubQuery]

@@ -7,13 +7,15 @@ never generated text.
 import re
 from dataclasses import dataclass
 
-from domain.companies import company_names, how_many, year_span
+from domain.companies import company_names, find_companies, how_many, year_span
+from domain.question import find_metrics
 
 REFUSAL_TEXT = (
     f"I can only answer questions about the annual reports of {how_many()} ASX-listed "
     f"miners — {company_names()} — for {year_span(' to ')}: "
     "revenue, EBITDA, profit, dividends, net debt, capital expenditure and production, "
-    "with each figure cited to a report page. I do not give investment advice or write "
+    "with each figure cited to a report page. I do not give investment advice, predict share "
+    "prices or write "
     'creative pieces. Try, for example: "What was BHP\'s revenue in FY2024?"'
 )
 
@@ -58,10 +60,59 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+DECLINE_LINE = (
+    "I do not give investment advice, predict share prices or forecast figures, so that "
+    "part of the question is left unanswered; here is what the reports say."
+)
+"""Opens an answer whose question wrapped advice or a prediction around a fact."""
+
+# Share-price predictions and forecasts (scope rules version 2).
+_FORECAST = re.compile(
+    r"\b(?:predict|forecast|project)\w*\b"
+    r"|\b(?:share|stock)\s+price\b.{0,60}\b(?:go(?:ing)?\s+(?:up|down)|rise|fall|climb|drop"
+    r"|increase|decrease|next\s+(?:year|month|week|quarter)|tomorrow|in\s+(?:19|20)\d\d)\b"
+    r"|\bwill\b.{0,60}\b(?:share|stock)\s+price"
+    r"|\b(?:price\s+target|target\s+price)\b",
+    re.I,
+)
+# Advice phrasings that only version 2 recognises ("is BHP a buy?").
+_ADVICE_V2 = re.compile(
+    r"\bis\b.{0,40}\ba\s+(?:good\s+|strong\s+)?(?:buy|sell)\b|\bbuy\s+(?:the\s+)?(?:shares?|stock)\b"
+    r"|\b(?:invest|investing)\s+in\b",
+    re.I,
+)
+_ADVICE_REASONS = ("investment_advice", "forecast")
+
+
 @dataclass(frozen=True)
 class ScopeDecision:
     refuse: bool
     reason: str | None = None
+    decline: str | None = None
+    """Set when the question wraps advice or a prediction around a factual question:
+    the fact is answered and this line, in the answer text, declines the rest."""
+
+
+def scope_rules_v2(question: str) -> ScopeDecision:
+    """Version 2: share-price predictions and more advice phrasings are out of scope too,
+    and a question that wraps them around a fact (a covered company and a metric) gets
+    the fact answered with a constant line declining the rest — never silently."""
+    decision = scope_rules(question)
+    if decision.refuse and decision.reason not in _ADVICE_REASONS:
+        return decision
+    reason = decision.reason
+    advice = _RULES_BY_REASON["investment_advice"]
+    for name, pattern in (("investment_advice", _ADVICE_V2), ("forecast", _FORECAST)):
+        if reason is None and pattern.search(question):
+            reason = name
+    if reason is None:
+        return ScopeDecision(False)
+    factual = question
+    for pattern in (advice, _ADVICE_V2, _FORECAST):
+        factual = pattern.sub(" ", factual)
+    if find_companies(factual) and find_metrics(factual):
+        return ScopeDecision(False, reason, decline=DECLINE_LINE)
+    return ScopeDecision(True, reason)
 
 
 def scope_rules(question: str) -> ScopeDecision:
@@ -70,3 +121,6 @@ def scope_rules(question: str) -> ScopeDecision:
         if pattern.search(question):
             return ScopeDecision(True, reason)
     return ScopeDecision(False)
+
+
+_RULES_BY_REASON = dict(_RULES)
