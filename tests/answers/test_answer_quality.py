@@ -40,7 +40,7 @@ async def test_answer(
     assert not problems, f"{case.id} ({CATEGORIES[case.category]}): {problems}\n{result.answer}"
 
 
-def test_every_category_has_cases_and_a_quiet_case_guards_the_built_ones() -> None:
+def test_every_category_has_cases_with_unique_ids() -> None:
     categories = {c.category for c in CASES}
     assert categories == set(CATEGORIES)
     assert len({c.id for c in CASES}) == len(CASES)
