@@ -50,6 +50,9 @@ class SearchRequest(_Frozen):
     fiscal_years: list[int] = Field(default_factory=list, max_length=len(FISCAL_YEARS))
     """The fiscal years to search (any of); empty searches every covered year."""
     limit: int = Field(default=8, ge=1, le=50)
+    later_years: list[int] = Field(default_factory=list, max_length=len(FISCAL_YEARS))
+    """Later reports to search as well, for restated comparatives: up to
+    `LATER_REPORT_HITS` more hits, after (never instead of) the main ones."""
 
     @model_validator(mode="before")
     @classmethod
@@ -72,7 +75,7 @@ class SearchRequest(_Frozen):
 
     _company = field_validator("company")(check_company)
 
-    @field_validator("fiscal_years")
+    @field_validator("fiscal_years", "later_years")
     @classmethod
     def _fiscal_years(cls, value: list[int]) -> list[int]:
         return sorted({y for y in value if check_fiscal_year(y) is not None})

@@ -53,6 +53,7 @@ class ReportActivities:
                 request.company,
                 request.fiscal_years,
                 request.limit,
+                request.later_years,
             )
         return SearchResult(hits=hits)
 

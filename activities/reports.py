@@ -30,6 +30,8 @@ from ingestion.documents import (
 )
 
 PREFETCH_LIMIT = 30
+LATER_REPORT_HITS = 3
+"""Hits a search adds from later reports (restated comparatives) after the main ones."""
 
 
 def open_qdrant(url: str | None, path: Path, api_key: str | None = None) -> QdrantClient:
@@ -226,9 +228,27 @@ class ReportIndex:
         company: str | None = None,
         fiscal_years: Sequence[int] = (),
         limit: int = 8,
+        later_years: Sequence[int] = (),
     ) -> list[ChunkHit]:
         """Hybrid search: dense + BM25 candidates fused by Qdrant's RRF, filtered by
-        company and by any of `fiscal_years` (none: every year)."""
+        company and by any of `fiscal_years` (none: every year).
+
+        `later_years` adds up to `LATER_REPORT_HITS` hits from those years' reports after
+        the main ones (a later report may restate a figure): searched apart, so they can
+        never push a hit of the years asked about out of `limit`.
+        """
+        hits = self._search(query, company, fiscal_years, limit)
+        extra = [y for y in later_years if y not in fiscal_years]
+        if extra and fiscal_years:
+            seen = {h.chunk_id for h in hits}
+            for hit in self._search(query, company, extra, LATER_REPORT_HITS):
+                if hit.chunk_id not in seen:
+                    hits.append(hit.model_copy(update={"rank": len(hits) + 1}))
+        return hits
+
+    def _search(
+        self, query: str, company: str | None, fiscal_years: Sequence[int], limit: int
+    ) -> list[ChunkHit]:
         conditions: list[models.Condition] = []
         if company:
             conditions.append(_match("company", company))

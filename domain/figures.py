@@ -8,6 +8,7 @@ offline engine states and compares them. Different currencies or kinds of quanti
 never combined: `to_base` puts US$bn and US$M on one scale, never US$ and A$.
 """
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -338,3 +339,42 @@ def format_base(value: float, base: str, decimals: int | None = None) -> str:
 def currency_of(unit: str) -> str | None:
     """Return the currency of a unit key ("a$bn" → "A$"), None for volumes."""
     return UNITS[unit].currency
+
+
+def common_unit(units: list[str]) -> str | None:
+    """The one unit a set of figures is written in side by side: the coarsest of theirs
+    (US$bn over US$M, A$ over A cents, Mt over kt), so no figure gains false precision.
+    None when they are on different bases (US$ and A$, Mt and koz): those never share one.
+    """
+    if not units or len({UNITS[u].base for u in units}) != 1:
+        return None
+    return max(units, key=lambda u: UNITS[u].factor)
+
+
+def rescale(value: float, unit: str, decimals: int, target: str) -> tuple[float, int]:
+    """Express a figure in another unit on the same base, keeping its precision:
+    5,491 (US$M, 0 dp) → 5.491 (US$bn, 3 dp); 9.12 (US$bn, 2 dp) → 9,120 (US$M, 0 dp)."""
+    source, goal = UNITS[unit], UNITS[target]
+    if source.base != goal.base:
+        raise IncompatibleUnits(f"cannot write {unit} in {target}")
+    ratio = source.factor / goal.factor
+    shift = round(math.log10(ratio)) if ratio > 0 else 0
+    return round(value * ratio, 9), max(decimals - shift, 0)
+
+
+def unit_in_scale(unit: str, scale: str) -> str | None:
+    """The unit of `unit`'s currency and kind at a scale a question asks for
+    ("us$m", "bn" → "us$bn"); None when the scale does not apply (cents, tonnes)."""
+    spec = UNITS[unit]
+    if spec.kind != "money":
+        return None
+    return next(
+        (
+            key
+            for key, u in UNITS.items()
+            if u.kind == "money"
+            and u.currency == spec.currency
+            and u.factor == (1000.0 if scale == "bn" else 1.0)
+        ),
+        None,
+    )

@@ -114,7 +114,7 @@ def with_text(hits: list[ChunkHit], texts: list[ChunkText]) -> list[SearchHitWit
 # ---- what a question asks for ---------------------------------------------------------
 
 Route = Literal["out_of_scope", "needs_clarification", "needs_retrieval", "direct_answer"]
-Intent = Literal["lookup", "change", "compare", "overview"]
+Intent = Literal["lookup", "change", "compare", "overview", "narrative"]
 ClaimReason = Literal["calculation", "interpolation", "general_knowledge"]
 
 
@@ -135,6 +135,9 @@ class SubQuery(Frozen):
     query: str
     fiscal_years: list[int] = Field(default_factory=list)
     metrics: list[str] = Field(default_factory=list)
+    later_years: list[int] = Field(default_factory=list)
+    """Later reports searched as well, for restated comparatives of `fiscal_years`; their
+    few hits add to the main search's, never crowd them out."""
 
 
 # ---- drafts and their checks ----------------------------------------------------------

@@ -103,6 +103,31 @@ METRICS: dict[str, Metric] = {
             ("dividends per share", "total dividends", "ordinary dividend"),
         ),
         Metric(
+            "dividends_per_share_interim",
+            "interim dividend per share",
+            (
+                r"interim\s+(?:ordinary\s+)?dividends?(?:\s+per\s+share)?",
+                r"half[\s-]+year(?:ly)?\s+dividends?(?:\s+per\s+share)?",
+            ),
+            ("interim dividend", "dividends per share"),
+        ),
+        Metric(
+            "dividends_per_share_final",
+            "final dividend per share",
+            (r"final\s+(?:ordinary\s+)?dividends?(?:\s+per\s+share)?",),
+            ("final dividend", "dividends per share"),
+        ),
+        Metric(
+            "net_profit_total",
+            "profit after tax including non-controlling interests",
+            (
+                r"(?:total\s+|net\s+)?profits?\s+(?:after\s+tax\s+)?(?:including|incl\.?|"
+                r"attributable\s+to)\s+(?:non[\s-]+controlling|minority)\s+interests?",
+                r"profit\s+for\s+the\s+(?:year|period)\s+including\s+minorit(?:y|ies)",
+            ),
+            ("profit after tax", "non-controlling interests"),
+        ),
+        Metric(
             "net_debt",
             "net debt",
             (r"net\s+debt(?:\s*/\s*\(?net\s+cash\)?)?", r"net\s+cash", r"debt"),
@@ -146,12 +171,26 @@ HEADLINE_METRICS: tuple[str, ...] = (
 )
 DIVIDEND_COMPONENT = "dividends_per_share_component"
 
+# A line item and the total it belongs to. The answer gives the row asked for when the
+# report has it; when it does not, it says so and labels the total as the nearest figure
+# available — it never gives the total in its place silently.
+LINE_ITEM_OF: dict[str, str] = {
+    "dividends_per_share_interim": "dividends_per_share",
+    "dividends_per_share_final": "dividends_per_share",
+    "underlying_profit": "net_profit",
+    "underlying_revenue": "revenue",
+    "net_profit_total": "net_profit",
+}
+
 # Commodity words alone ("how much gold") point at production only when nothing else does.
 _WEAK_PRODUCTION = re.compile(r"\b(?:iron\s+ore|gold|alumini?um|copper)\b", re.IGNORECASE)
 
 # The order of alternatives matters: at one position the first matching term wins, so the
 # specific phrases ("underlying earnings", "sales volumes") come before the general ones.
 _METRIC_ORDER: tuple[str, ...] = (
+    "net_profit_total",
+    "dividends_per_share_interim",
+    "dividends_per_share_final",
     "underlying_revenue",
     "underlying_ebitda",
     "underlying_profit",
@@ -235,7 +274,9 @@ OTHER_MEASURES: tuple[OtherMeasure, ...] = (
         "emissions",
         (r"(?:scope\s+[123]\s+)?(?:greenhouse\s+gas\s+|ghg\s+|carbon\s+|co2\s+)?emissions",),
     ),
-    OtherMeasure("earnings per share", (r"(?:basic\s+|diluted\s+)?earnings\s+per\s+share", r"eps")),
+    OtherMeasure("basic earnings per share", (r"basic\s+(?:earnings\s+per\s+share|eps)",)),
+    OtherMeasure("diluted earnings per share", (r"diluted\s+(?:earnings\s+per\s+share|eps)",)),
+    OtherMeasure("earnings per share", (r"earnings\s+per\s+share", r"eps")),
     OtherMeasure(
         "return on capital",
         (
@@ -299,13 +340,18 @@ def metric_mentions(text: str) -> list[tuple[int, int, str]]:
     return mentions
 
 
-def find_metrics(text: str) -> list[str]:
-    """Return the metrics a text names, in order of first mention, without repeats."""
+def find_metrics(text: str, commodity_means_production: bool = True) -> list[str]:
+    """Return the metrics a text names, in order of first mention, without repeats.
+
+    A commodity word alone ("how much gold") means production, unless the caller says it
+    cannot ("what is BHP's strategy for copper?" asks for no figure).
+    """
     found: list[str] = []
     for _, _, metric in metric_mentions(text):
         if metric not in found:
             found.append(metric)
-    if not found and not find_other_measures(text) and _WEAK_PRODUCTION.search(text):
+    weak = commodity_means_production and _WEAK_PRODUCTION.search(text)
+    if not found and not find_other_measures(text) and weak:
         found.append("production")
     return found
 
@@ -323,13 +369,19 @@ def metric_of_row_label(label: str) -> str | None:
     Rules on words, not exact labels: "Total sales revenue", "Net earnings" and
     "Profit/(loss) after tax attributable to members" classify; per-share earnings,
     pre-tax and gross profit, margins and commodity segment rows do not. Interim and final
-    dividend rows are components (`DIVIDEND_COMPONENT`), so the total row wins.
+    dividend rows are their own line items, so a question about the total gets the total
+    row and one about the interim dividend gets the interim row; a special dividend is a
+    component (`DIVIDEND_COMPONENT`) that answers neither.
     """
     text = " ".join(label.lower().replace("–", "-").split())
     if "dividend" in text or "distribution" in text:
-        if re.search(r"\b(?:interim|final|special|half[- ]year)\b", text) and not re.search(
-            r"\b(?:total|ordinary\s+dividends?\s+per\s+share|full[- ]year)\b", text
-        ):
+        if re.search(r"\b(?:total|full[- ]year)\b", text):
+            return "dividends_per_share"
+        if re.search(r"\b(?:interim|half[- ]year(?:ly)?)\b", text):
+            return "dividends_per_share_interim"
+        if re.search(r"\bfinal\b", text):
+            return "dividends_per_share_final"
+        if re.search(r"\bspecial\b", text):
             return DIVIDEND_COMPONENT
         return "dividends_per_share"
     if re.search(r"\bmargin\b|\bbefore\s+tax\b|\bgross\b|\bper\s+share\b|\bratio\b", text):
@@ -483,15 +535,42 @@ def coverage_notice(text: str) -> str | None:
     return f"{warning}{forecast} Here is what the reports give instead:"
 
 
+# Questions that are not about a figure: what someone said, what a company did, why
+# something changed. They are answered from the reports' text, not with figures.
+_NARRATIVE = re.compile(
+    r"\b(?:why|explain\w*|reasons?\s+(?:for|why|behind)|what\s+(?:drove|caused|explains?)|"
+    r"(?:say|said|says|saying|comment(?:ed|s)?|remark(?:ed|s)?|write|wrote|note[sd]?)\s+"
+    r"(?:about|on|regarding)|what\s+(?:did|does|do|has|have)\b.{0,60}?\b(?:say|said|mention|"
+    r"think|acquire|buy|sell|announce|decide|do\s+(?:about|on|for|with))\b|"
+    r"acquisitions?|acquired|takeovers?|mergers?|divest\w*|outlook|strateg(?:y|ies|ic)|"
+    r"priorit(?:y|ies)|plans?\s+(?:for|to)|describe|tell\s+me\s+about\s+(?:the\s+)?(?:chair|"
+    r"ceo|board|strategy|outlook|acquisition|approach))",
+    re.IGNORECASE,
+)
+
+
+def asks_narrative(text: str) -> bool:
+    """Whether a question asks about what the reports say rather than for a figure."""
+    return bool(_NARRATIVE.search(text))
+
+
+def asks_change(text: str) -> bool:
+    """Whether a question asks how something changed (rose, fell, grew, trend)."""
+    return bool(_CHANGE.search(text))
+
+
 def find_intent(
     text: str, companies: list[str], metrics: list[str], other_measures: tuple[str, ...] = ()
 ) -> Intent:
     """Classify what kind of answer a question wants.
 
-    Explicit comparison words win; then change words; then two or more companies make a
-    comparison; a company with no measure at all is an overview; anything else is a
-    lookup.
+    A question about what the reports say (who said what, why something changed, what a
+    company acquired) is narrative; then explicit comparison words win; then change
+    words; then two or more companies make a comparison; a company with no measure at
+    all is an overview; anything else is a lookup.
     """
+    if _NARRATIVE.search(text):
+        return "narrative"
     if _COMPARE.search(text):
         return "compare"
     if _CHANGE.search(text):
@@ -506,7 +585,7 @@ def find_intent(
 def extract_slots(text: str) -> Slots:
     """Extract companies, covered fiscal years, metrics and intent from a question."""
     companies = find_companies(text)
-    metrics = find_metrics(text)
+    metrics = find_metrics(text, commodity_means_production=not asks_narrative(text))
     other = find_other_measures(text)
     return Slots(
         companies=companies,
@@ -515,3 +594,59 @@ def extract_slots(text: str) -> Slots:
         other_measures=other,
         intent=find_intent(text, companies, metrics, tuple(other)),
     )
+
+
+_SCALE = re.compile(
+    r"\b(?:in|into|as)\s+(?:(?:(?:US|A|AU)\$|USD|AUD|\$)\s*(?P<a>billions?|bn|b|millions?|mn|m)|"
+    r"(?P<b>billions?|millions?|bn|mn))\b",
+    re.IGNORECASE,
+)
+
+
+def requested_scale(text: str) -> str | None:
+    """The money scale a question asks its figures in ("in billions" → "bn", "in US$m"
+    → "m"), or None."""
+    match = _SCALE.search(text)
+    if not match:
+        return None
+    word = (match.group("a") or match.group("b") or "").lower()
+    return "bn" if word.startswith("b") else "m"
+
+
+_CURRENCY_NAMES: tuple[tuple[str, str], ...] = (
+    ("US$", r"US\s*dollars?|U\.S\.\s*dollars?|American\s+dollars?|USD|US\$"),
+    ("A$", r"Australian\s+dollars?|Aussie\s+dollars?|AUD|AU?\$"),
+    ("euros", r"euros?|EUR|€"),
+    ("pounds sterling", r"pounds?(?:\s+sterling)?|sterling|GBP|£"),
+    ("yen", r"(?:Japanese\s+)?yen|JPY"),
+    ("yuan", r"(?:Chinese\s+)?yuan|renminbi|RMB|CNY"),
+    ("rand", r"(?:South\s+African\s+)?rand|ZAR"),
+    ("Canadian dollars", r"Canadian\s+dollars?|CAD"),
+    ("New Zealand dollars", r"New\s+Zealand\s+dollars?|NZD"),
+    ("rupees", r"(?:Indian\s+)?rupees?|INR"),
+)
+_CURRENCY = re.compile(
+    r"(?:\b(?:in|into|to|as)\s+(?:the\s+)?(?:"
+    + "|".join(f"(?P<c{i}>{pattern})" for i, (_, pattern) in enumerate(_CURRENCY_NAMES))
+    + r")(?![A-Za-z])"
+    + r"|(?P<t>\b(?:"
+    + "|".join(pattern for _, pattern in _CURRENCY_NAMES)
+    + r")\s+terms\b))",
+    re.IGNORECASE,
+)
+
+
+def requested_currency(text: str) -> str | None:
+    """The currency a question asks its figures in ("in euros" → "euros", "in AUD" →
+    "A$"), or None. Only a currency asked for counts, not one quoted in a figure."""
+    match = _CURRENCY.search(text)
+    if not match:
+        return None
+    if match.group("t"):
+        term = match.group("t")
+        for name, pattern in _CURRENCY_NAMES:
+            if re.match(pattern, term, re.IGNORECASE):
+                return name
+        return None
+    index = int((match.lastgroup or "c0")[1:])
+    return _CURRENCY_NAMES[index][0]

@@ -573,6 +573,7 @@ class ChatTurn:
                         company=sq.company,
                         fiscal_years=sq.fiscal_years,
                         limit=RETRIEVAL_LIMIT,
+                        later_years=sq.later_years,
                     ),
                     summary=f"{sq.company} fy={sq.fiscal_years or 'any'}",
                     **step_options(steps.qdrant_search_chunks),

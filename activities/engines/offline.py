@@ -40,16 +40,21 @@ from domain.figures import (
     Fact,
     IncompatibleUnits,
     Quantity,
+    common_unit,
     extract_facts,
     format_value,
     growth_percent,
     metric_fits_unit,
+    rescale,
     to_base,
+    unit_in_scale,
 )
 from domain.grounding import check_numbers, find_amounts, split_sentences
+from domain.passages import find_passages, role_asked, topic_terms
 from domain.question import (
     DIVIDEND_COMPONENT,
     HEADLINE_METRICS,
+    LINE_ITEM_OF,
     METRICS,
     asks_over_all_companies,
     extract_slots,
@@ -58,6 +63,8 @@ from domain.question import (
     metric_display,
     metric_mentions,
     metric_of_row_label,
+    requested_currency,
+    requested_scale,
 )
 
 ENGINE_NAME = "offline-1"
@@ -151,7 +158,7 @@ def requested_metrics(slots: Slots) -> list[str]:
     """The metrics an answer gives: those asked for; the headline figures only when the
     question names no measure at all (an overview), never in place of one it has no
     rule for."""
-    if slots.metrics or slots.other_measures:
+    if slots.metrics or slots.other_measures or slots.intent == "narrative":
         return list(slots.metrics)
     return list(HEADLINE_METRICS)
 
@@ -164,10 +171,14 @@ def answer_years(slots: Slots) -> list[int]:
     year before it.
     """
     if not slots.fiscal_years:
+        if slots.intent == "narrative":
+            return list(FISCAL_YEARS)
         overview = slots.intent == "overview" or not (slots.metrics or slots.other_measures)
         return [LATEST_FISCAL_YEAR] if overview else list(FISCAL_YEARS)
     years = sorted(set(slots.fiscal_years))
-    if slots.intent == "change" and len(years) == 1 and years[0] - 1 in FISCAL_YEARS:
+    # "Why did EBITDA fall in FY2025?" shows the change it explains: the year before too.
+    changes = slots.intent == "change" or (slots.intent == "narrative" and bool(slots.metrics))
+    if changes and len(years) == 1 and years[0] - 1 in FISCAL_YEARS:
         return [years[0] - 1, years[0]]
     return years
 
@@ -301,6 +312,13 @@ class OfflineEngine:
                 slots=slots,
                 clarifying_question=CLARIFYING_QUESTION,
             )
+        if slots.intent == "narrative":
+            return RouteDecision(
+                route="needs_clarification",
+                reason="a question about what a report says, without a company",
+                slots=slots,
+                clarifying_question=CLARIFYING_QUESTION,
+            )
         if (slots.metrics or slots.other_measures) and asks_over_all_companies(question):
             return RouteDecision(
                 route="needs_retrieval",
@@ -332,17 +350,34 @@ class OfflineEngine:
         metrics = requested_metrics(slots)
         years = answer_years(slots)
         terms: list[str] = list(slots.other_measures)
-        for metric in metrics:
+        # A line item's total is searched for too: when the report has no row for the
+        # item, the answer labels the total as the nearest figure available.
+        parents = [LINE_ITEM_OF[m] for m in metrics if m in LINE_ITEM_OF]
+        for metric in [*metrics, *parents]:
             info = METRICS.get(metric)
             for term in (metric_display(metric), *(info.report_terms if info else ())):
                 if term.lower() not in (t.lower() for t in terms):
                     terms.append(term)
+        if slots.intent == "narrative":  # the question's own topic words find the passage
+            terms = list(dict.fromkeys([*topic_terms(question), *terms]))
+            if role := role_asked(question):
+                terms.append(f"{role}'s letter")
         fy_tokens = [f"FY{y}" for y in years]
+        # A later report may restate a year's figure: the next year's report is searched
+        # too, so a direct question about a figure can say which figure each report gives.
+        later = [max(years) + 1] if slots.fiscal_years and len(slots.companies) in (1, 2) else []
+        later = [y for y in later if y in FISCAL_YEARS]
         sub_queries = []
         for ticker in slots.companies or list(COMPANIES):
             query = " ".join([_name(ticker), *terms, *fy_tokens])
             sub_queries.append(
-                SubQuery(company=ticker, query=query, fiscal_years=years, metrics=metrics)
+                SubQuery(
+                    company=ticker,
+                    query=query,
+                    fiscal_years=years,
+                    metrics=metrics,
+                    later_years=later,
+                )
             )
         return RewritePlan(sub_queries=sub_queries)
 
@@ -357,9 +392,7 @@ class OfflineEngine:
         restated comparative for a requested year).
         """
         metrics = requested_metrics(slots)
-        wanted = set(metrics) | (
-            {DIVIDEND_COMPONENT} if "dividends_per_share" in metrics else set()
-        )
+        wanted = set(metrics) | {LINE_ITEM_OF[m] for m in metrics if m in LINE_ITEM_OF}
         years = set(answer_years(slots))
         boilerplate_ok = bool(_BOILERPLATE_TOPIC.search(question))
         company_words = {w.lower() for t in COMPANIES for w in _name(t).split()}
@@ -378,6 +411,10 @@ class OfflineEngine:
                     keep.append(i)
                 continue
             if years and chunk.fiscal_year not in years:
+                continue
+            if slots.intent == "narrative":
+                if find_passages(question, [chunk], chunk.company, sorted(years), metrics):
+                    keep.append(i)
                 continue
             body = chunk.text.split("\n", 1)[-1]
             if set(find_metrics(body)) & wanted or (question_words & _words(body)):
@@ -405,10 +442,13 @@ class OfflineEngine:
                 )
                 if not covered:
                     facts.append(_Sourced(f, n))
-        composer = _Composer(facts)
+        composer = _Composer(facts, requested_scale(question))
         paragraphs: list[str] = []
         not_found: list[NotFound] = []
         chosen: dict[tuple[str, int, str], _Sourced] = {}
+        # Three or more companies read as a table per metric, one unit per table; the
+        # sentences keep what a table cannot say (changes, nearest figures, differences).
+        tabular = len(companies) >= 3
         for ticker in companies:
             sentences: list[str] = []
             for metric in metrics:
@@ -420,20 +460,34 @@ class OfflineEngine:
                                 company=ticker, fiscal_year=year, metric=metric_display(metric)
                             )
                         )
+                        parent = LINE_ITEM_OF.get(metric)
+                        nearest = composer.pick(ticker, year, parent) if parent else None
+                        if parent and nearest and parent not in metrics:
+                            sentences.append(
+                                composer.nearest_sentence(nearest, ticker, year, metric, parent)
+                            )
                         continue
                     chosen[(ticker, year, metric)] = pick
-                    sentences.extend(composer.figure_sentences(pick, ticker, year, metric))
-                wants_change = slots.intent == "change" or (
+                    if not tabular:
+                        sentences.extend(composer.figure_sentences(pick, ticker, year, metric))
+                wants_change = slots.intent in ("change", "narrative") or (
                     slots.intent == "compare" and len(companies) == 1
                 )
                 if wants_change:
                     sentences.extend(composer.change_sentences(chosen, ticker, metric, years))
             if sentences:
                 paragraphs.append(" ".join(sentences))
+        if tabular:
+            tables = [
+                t for metric in metrics for t in composer.tables(chosen, companies, years, metric)
+            ]
+            paragraphs[:0] = tables
         if len(companies) >= 2 and slots.intent in ("compare", "lookup", "overview"):
             for year in years:
                 for metric in metrics:
-                    line = composer.compare_sentences(chosen, companies, year, metric)
+                    line = composer.compare_sentences(
+                        chosen, companies, year, metric, listing=not tabular
+                    )
                     if line:
                         paragraphs.append(line)
         # A measure the engine has no rule for is never substituted: its own line says so.
@@ -443,6 +497,10 @@ class OfflineEngine:
             for measure in slots.other_measures
             for year in years
         )
+        if slots.intent == "narrative":
+            paragraphs.extend(_narrative(question, sources, companies, years, metrics))
+        if notice := _currency_notice(requested_currency(question), chosen):
+            paragraphs.insert(0, notice)
         answered = [t for t, _, _ in chosen if t in companies]
         if note := calendar_note(answered):
             paragraphs.append(note)
@@ -493,11 +551,26 @@ class OfflineEngine:
 
 
 class _Composer:
-    """Builds the sentences of one answer from the facts found in its sources."""
+    """Builds the sentences of one answer from the facts found in its sources.
 
-    def __init__(self, facts: list[_Sourced]) -> None:
+    Figures side by side (a change, a ranking, a table) are written in one unit, the
+    coarsest of theirs, or the scale the question asks for ("in millions") when the
+    figure is money.
+    """
+
+    def __init__(self, facts: list[_Sourced], scale: str | None = None) -> None:
         self.facts = facts
+        self.scale = scale
         self.derived: list[Derived] = []
+
+    def unit_for(self, facts: list[Fact]) -> str | None:
+        """The one unit `facts` are written in together; None when they cannot share one."""
+        units = [f.unit for f in facts]
+        if self.scale:
+            asked = {unit_in_scale(u, self.scale) for u in units}
+            if len(asked) == 1 and None not in asked:
+                return asked.pop()
+        return common_unit(units)
 
     def _matching(self, ticker: str, year: int, metric: str) -> list[_Sourced]:
         return [
@@ -529,10 +602,14 @@ class _Composer:
                 others.append(s)
         return others
 
-    def _value(self, fact: Fact) -> str:
+    def _value(self, fact: Fact, unit: str | None = None) -> str:
+        unit = unit or self.unit_for([fact]) or fact.unit
+        value, decimals = fact.value, fact.decimals
+        if unit != fact.unit:
+            value, decimals = rescale(fact.value, fact.unit, fact.decimals, unit)
         if fact.metric == "net_debt" and fact.is_net_cash:
-            return f"net cash of {format_value(abs(fact.value), fact.unit, fact.decimals)}"
-        return format_value(fact.value, fact.unit, fact.decimals, fact.metric)
+            return f"net cash of {format_value(abs(value), unit, decimals)}"
+        return format_value(value, unit, decimals, fact.metric)
 
     def _metric_phrase(self, fact: Fact, metric: str) -> str:
         display = metric_display(metric)
@@ -565,6 +642,18 @@ class _Composer:
                 f"{metric_display(metric)} to {self._value(o)} [{other.n}]."
             )
         return sentences
+
+    def nearest_sentence(
+        self, nearest: _Sourced, ticker: str, year: int, metric: str, parent: str
+    ) -> str:
+        """Say that a line item is not in the reports and label the total as the nearest
+        figure available — never give the total as if it were the item."""
+        f = nearest.fact
+        return (
+            f"The reports do not give {_possessive(ticker)} {metric_display(metric)} for "
+            f"{_year_phrase(ticker, year)} separately; the nearest figure available is the "
+            f"{self._metric_phrase(f, parent)}: {self._value(f)} [{nearest.n}]."
+        )
 
     def change_sentences(
         self,
@@ -604,7 +693,11 @@ class _Composer:
     ) -> str | None:
         qo, qn = _signed_base(old), _signed_base(new)
         span = f"from FY{y1} to FY{y2}"
-        values = f"from {self._value(old.fact)} [{old.n}] to {self._value(new.fact)} [{new.n}]"
+        unit = self.unit_for([old.fact, new.fact])
+        values = (
+            f"from {self._value(old.fact, unit)} [{old.n}] to "
+            f"{self._value(new.fact, unit)} [{new.n}]"
+        )
         subject = f"{_possessive(ticker)} {display}"
         try:
             pct = growth_percent(qo, qn) if qo.value > 0 and qn.value > 0 else None
@@ -648,7 +741,11 @@ class _Composer:
         companies: list[str],
         year: int,
         metric: str,
+        listing: bool = True,
     ) -> str | None:
+        """The ranking of one year's figures (unless a table already ranks them), the
+        difference between the top two, and why figures on different bases are not
+        compared."""
         present = [(t, chosen[(t, year, metric)]) for t in companies if (t, year, metric) in chosen]
         if len(present) < 2:
             return None
@@ -665,12 +762,16 @@ class _Composer:
             if len(group) < 2:
                 continue
             ranked = sorted(group, key=lambda p: -_signed_base(p[1]).value)
-            listing = ", ".join(f"{_name(t)} {self._value(s.fact)} [{s.n}]" for t, s in ranked)
-            sentences.append(f"Ranked by {display} for FY{year}: {listing}.")
+            unit = self.unit_for([s.fact for _, s in group])
+            ranking = ", ".join(
+                f"{_name(t)} {self._value(s.fact, unit)} [{s.n}]" for t, s in ranked
+            )
+            if listing:
+                sentences.append(f"Ranked by {display} for FY{year}: {ranking}.")
             (top, a), (second, b) = ranked[0], ranked[1]
             qa, qb = _signed_base(a), _signed_base(b)
             if qa.value > 0 and qb.value > 0 and qa.value != qb.value:
-                gap, decimals, unit = self._difference(a.fact, b.fact)
+                gap, decimals, unit = self._difference(a.fact, b.fact, unit)
                 pct = (qa.value - qb.value) / qb.value * 100.0
                 self.derived.append(
                     Derived(
@@ -688,7 +789,7 @@ class _Composer:
                     f"{_possessive(second)} [{a.n},{b.n}]."
                 )
         if len(groups) > 1 and metric == "production":
-            bases = [f"{_name(t)}: {s.fact.label}" for g in groups.values() for t, s in g]
+            bases = [f"{_name(t)}: {_basis(s.fact.label)}" for g in groups.values() for t, s in g]
             sentences.append(
                 f"These {display} figures are measured on different bases or units "
                 f"({'; '.join(bases)}), so they are not directly comparable and no "
@@ -706,15 +807,143 @@ class _Composer:
             )
         return " ".join(sentences) if sentences else None
 
-    def _difference(self, a: Fact, b: Fact) -> tuple[float, int | None, str]:
-        """Express a − b in the coarser of the two units, at the precision that allows."""
+    def tables(
+        self,
+        chosen: dict[tuple[str, int, str], _Sourced],
+        companies: list[str],
+        years: list[int],
+        metric: str,
+    ) -> list[str]:
+        """One Markdown table per unit base: a row per company (ranked by the latest
+        year's figure), a column per year, every cell in the table's one unit and cited.
+        Figures in different currencies or kinds get separate tables, never one column."""
+        present = {
+            (t, y): chosen[(t, y, metric)]
+            for t in companies
+            for y in years
+            if (t, y, metric) in chosen
+        }
+        groups: dict[str, list[str]] = {}
+        for (ticker, _), s in present.items():
+            members = groups.setdefault(to_base(s.fact.value, s.fact.unit).base, [])
+            if ticker not in members:
+                members.append(ticker)
+        display = metric_display(metric)
+        title = display[:1].upper() + display[1:]
+        basis = metric == "production"
+        blocks: list[str] = []
+        for tickers in groups.values():
+            facts = [present[(t, y)].fact for t in tickers for y in years if (t, y) in present]
+            unit = self.unit_for(facts)
+
+            def rank(ticker: str) -> float:
+                latest = [present[(ticker, y)] for y in reversed(years) if (ticker, y) in present]
+                return -_signed_base(latest[0]).value if latest else 0.0
+
+            header = [title, *(["Reported as"] if basis else []), *(f"FY{y}" for y in years)]
+            lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+            for ticker in sorted(tickers, key=rank):
+                cells = [_name(ticker)]
+                if basis:
+                    label = next(
+                        present[(ticker, y)].fact.label for y in years if (ticker, y) in present
+                    )
+                    cells.append(_basis(label))
+                for year in years:
+                    cell = present.get((ticker, year))
+                    cells.append(
+                        f"{self._value(cell.fact, unit)} [{cell.n}]" if cell else "not found"
+                    )
+                lines.append("| " + " | ".join(cells) + " |")
+            blocks.append("\n".join(lines))
+        return blocks
+
+    def _difference(
+        self, a: Fact, b: Fact, unit: str | None = None
+    ) -> tuple[float, int | None, str]:
+        """Express a − b in `unit` (default: the coarser of the two), at the precision
+        the two figures allow in it."""
         qa, qb = to_base(a.value, a.unit), to_base(b.value, b.unit)
-        coarse = a if UNITS[a.unit].factor >= UNITS[b.unit].factor else b
-        factor = UNITS[coarse.unit].factor
-        decimals = max((f.decimals for f in (a, b) if UNITS[f.unit].factor == factor), default=0)
-        if factor > 1:
-            decimals = max(decimals, 1)
-        return round((qa.value - qb.value) / factor, decimals), decimals, coarse.unit
+        unit = unit or (a.unit if UNITS[a.unit].factor >= UNITS[b.unit].factor else b.unit)
+        factor = UNITS[unit].factor
+        decimals = max(rescale(f.value, f.unit, f.decimals, unit)[1] for f in (a, b))
+        return round((qa.value - qb.value) / factor, decimals), decimals, unit
+
+
+def _narrative(
+    question: str,
+    sources: list[ChunkText],
+    companies: list[str],
+    years: list[int],
+    metrics: list[str],
+) -> list[str]:
+    """The sentences of each company's reports that answer a question that is not about a
+    figure, quoted and cited to their page; or a plain line that the reports do not
+    address it."""
+    role = role_asked(question)
+    paragraphs: list[str] = []
+    for ticker in companies:
+        passages = find_passages(question, sources, ticker, years, metrics)
+        if not passages:
+            paragraphs.append(
+                f"I found nothing in {_possessive(ticker)} reports for {year_span_of(years)} "
+                "that addresses this question."
+            )
+            continue
+        lines: list[str] = []
+        if role and not any(p.from_role for p in passages):
+            lines.append(
+                f"The {role}'s letter in {_possessive(ticker)} reports does not address this; "
+                "elsewhere the reports say:"
+            )
+        for p in sorted(passages, key=lambda p: (-p.chunk.fiscal_year, p.n)):
+            where = f"{p.chunk.section.split(' — ')[0]}, page {p.chunk.page}"
+            lines.append(
+                f"{_possessive(ticker)} FY{p.chunk.fiscal_year} report ({where}): "
+                f'"{p.sentence}" [{p.n}]'
+            )
+        paragraphs.append("\n".join(lines))
+    return paragraphs
+
+
+def year_span_of(years: list[int]) -> str:
+    if len(years) == 1:
+        return f"FY{years[0]}"
+    return f"FY{min(years)}–FY{max(years)}"
+
+
+_CURRENCY_WORDS = {"US$": "US dollars", "A$": "Australian dollars"}
+
+
+def _currency_notice(asked: str | None, chosen: dict[tuple[str, int, str], _Sourced]) -> str | None:
+    """When a question asks for a currency a figure is not reported in: say the report's
+    currency. The reports state no exchange rate, so nothing is converted."""
+    if asked is None:
+        return None
+    by_currency: dict[str, list[str]] = {}
+    for (ticker, _, _), s in chosen.items():
+        currency = UNITS[s.fact.unit].currency
+        if currency and currency != asked:
+            names = by_currency.setdefault(currency, [])
+            if _name(ticker) not in names:
+                names.append(_name(ticker))
+    if not by_currency:
+        return None
+    given = "; ".join(
+        f"{' and '.join(names)} in {_CURRENCY_WORDS.get(c, c)}" for c, names in by_currency.items()
+    )
+    wanted = _CURRENCY_WORDS.get(asked, asked)
+    return (
+        f"The reports give these figures in their own currency ({given}). They state no "
+        f"exchange rate, so I do not convert them to {wanted}; the figures below are as "
+        "reported."
+    )
+
+
+def _basis(label: str) -> str:
+    """A row label as a basis, without parenthesised figures ("(100%)") that would read
+    as a claim."""
+    return re.sub(r"\s*\([^)]*\d[^)]*\)", "", label).strip()
 
 
 def _currency_words(unit: str) -> str:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from activities.reports import ReportIndex
+from activities.reports import LATER_REPORT_HITS, ReportIndex
 from domain.models import PREVIEW_CHARS
 from ingestion.documents import parse_document
 from tests.conftest import CORPUS_DIR
@@ -108,6 +108,19 @@ def test_search_filtered_by_company_and_year_returns_only_that_report(
     assert len(hits) == 10
     assert {(h.company, h.fiscal_year) for h in hits} == {(company, fiscal_year)}
     assert [h.rank for h in hits] == list(range(1, 11))
+
+
+def test_later_reports_add_a_few_hits_after_the_years_asked_about(
+    report_index: ReportIndex,
+) -> None:
+    main = report_index.search("South32 revenue FY2024", "S32", [2024], 8)
+    hits = report_index.search("South32 revenue FY2024", "S32", [2024], 8, later_years=[2025])
+
+    assert hits[:8] == main  # the years asked about keep every place they had
+    assert [h.fiscal_year for h in hits[8:]] == [2025] * LATER_REPORT_HITS
+    assert [h.rank for h in hits] == list(range(1, 9 + LATER_REPORT_HITS))
+    texts = report_index.get_chunks([h.chunk_id for h in hits[8:]])
+    assert any("4,923" in t.text for t in texts)  # the restated comparative
 
 
 def test_search_filtered_by_company_only_spans_that_companys_years(

@@ -7,12 +7,15 @@ from domain.figures import (
     UNITS,
     IncompatibleUnits,
     Quantity,
+    common_unit,
     difference,
     extract_facts,
     format_value,
     growth_percent,
     parse_number,
+    rescale,
     to_base,
+    unit_in_scale,
 )
 from tests.unit.corpus_chunks import corpus, tables
 
@@ -143,3 +146,19 @@ def test_different_currencies_or_kinds_are_never_combined() -> None:
         difference(to_base(146, "us cents"), to_base(1.97, "a$"))
     with pytest.raises(IncompatibleUnits):
         difference(to_base(263, "mt"), to_base(1621, "koz"))
+
+
+def test_figures_side_by_side_share_the_coarsest_unit_of_their_base() -> None:
+    assert common_unit(["us$m", "us$bn"]) == "us$bn"
+    assert common_unit(["a cents", "a$"]) == "a$"
+    assert common_unit(["kt", "mt"]) == "mt"
+    assert common_unit(["us$m", "a$m"]) is None
+
+
+def test_rescaling_keeps_the_reported_precision() -> None:
+    assert rescale(5491, "us$m", 0, "us$bn") == (5.491, 3)
+    assert rescale(9.12, "us$bn", 2, "us$m") == (9120.0, 0)
+    assert rescale(40, "a cents", 0, "a$") == (0.4, 2)
+    assert unit_in_scale("a$m", "bn") == "a$bn" and unit_in_scale("us cents", "bn") is None
+    with pytest.raises(IncompatibleUnits):
+        rescale(1, "us$m", 0, "a$m")

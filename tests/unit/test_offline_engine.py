@@ -1,6 +1,7 @@
 """The offline engine answers from the report text it is given, deterministically."""
 
 import asyncio
+import re
 from pathlib import Path
 
 import pytest
@@ -113,7 +114,16 @@ def test_rewrite_makes_one_sub_query_per_company_with_synonyms_and_years() -> No
     bhp = plan.sub_queries[0]
     assert bhp.query.startswith("BHP Group revenue")
     assert "sales revenue" in bhp.query and "FY2024" in bhp.query
-    assert (bhp.fiscal_years, bhp.metrics) == ([2024], ["revenue"])
+    # The next year's report is searched too: it may restate the FY2024 figure.
+    assert (bhp.fiscal_years, bhp.metrics, bhp.later_years) == ([2024], ["revenue"], [2025])
+
+
+def test_rewrite_searches_no_later_report_for_the_latest_year_or_many_companies() -> None:
+    latest = asyncio.run(ENGINE.route("BHP revenue in FY2025")).slots
+    assert asyncio.run(ENGINE.rewrite("q", latest)).sub_queries[0].later_years == []
+    three = asyncio.run(ENGINE.route("Compare BHP, Rio and Fortescue revenue in FY2024")).slots
+    plan = asyncio.run(ENGINE.rewrite("q", three))
+    assert {tuple(sq.later_years) for sq in plan.sub_queries} == {()}
 
 
 def test_rewrite_without_company_covers_all_five_and_without_year_all_three() -> None:
@@ -355,3 +365,104 @@ def test_an_overview_of_two_companies_covers_the_latest_year() -> None:
     draft, _ = run_turn("Tell me about Fortescue and South32")
     assert "FY2025" in draft.answer and "FY2023" not in draft.answer
     assert "US$15.54 billion" in draft.answer and "US$5,780 million" in draft.answer
+
+
+# line items
+
+
+def test_a_line_item_is_answered_from_its_own_row_not_the_total() -> None:
+    draft, kept = run_turn("What was BHP's interim dividend in FY2024?")
+    assert "72 US cents per share" in draft.answer
+    assert "146" not in draft.answer and draft.not_found == []
+    assert check_numbers(draft.answer, kept).unsupported == []
+
+
+def test_a_missing_line_item_says_so_and_labels_the_total_as_nearest() -> None:
+    draft, kept = run_turn("What was Fortescue's final dividend in FY2024?")
+    assert draft.not_found == [
+        NotFound(company="FMG", fiscal_year=2024, metric="final dividend per share")
+    ]
+    assert "do not give Fortescue's final dividend per share" in draft.answer
+    assert "the nearest figure available is the dividends per share" in draft.answer
+    assert "A$1.97 per share" in draft.answer
+    assert check_numbers(draft.answer, kept).unsupported == []
+
+
+def test_the_total_asked_for_gets_no_nearest_figure_line() -> None:
+    draft, _ = run_turn("What were BHP's total dividends in FY2024?")
+    assert "146 US cents per share" in draft.answer
+    assert "nearest" not in draft.answer and draft.not_found == []
+
+
+# units and currency
+
+
+def test_a_change_writes_both_figures_in_one_unit() -> None:
+    draft, kept = run_turn("How did BHP's revenue change from FY2023 to FY2024?")
+    assert "from US$53.82 billion [" in draft.answer
+    assert "] to US$55.658 billion [" in draft.answer
+    assert check_numbers(draft.answer, kept).unsupported == []
+
+
+def test_the_scale_asked_for_is_honoured() -> None:
+    draft, kept = run_turn("What was Fortescue's revenue in FY2024 in US$ millions?")
+    assert "US$18,220 million" in draft.answer and "billion" not in draft.answer
+    assert check_numbers(draft.answer, kept).unsupported == []
+
+
+def test_a_currency_the_report_does_not_use_is_not_converted() -> None:
+    draft, _ = run_turn("What was BHP's revenue in FY2024 in euros?")
+    assert draft.answer.startswith("The reports give these figures in their own currency")
+    assert "I do not convert them to euros" in draft.answer
+    assert "US$55,658 million" in draft.answer
+    quiet, _ = run_turn("What was BHP's revenue in FY2024 in US dollars?")
+    assert "convert" not in quiet.answer
+
+
+# three or more companies
+
+
+def test_three_companies_read_as_a_table_in_one_unit_per_currency() -> None:
+    draft, kept = run_turn("Compare the net debt of all five miners in FY2024")
+    assert "| Net debt | FY2024 |" in draft.answer
+    assert "| BHP Group | US$9.12 billion [" in draft.answer
+    assert "| Rio Tinto | US$5.491 billion [" in draft.answer
+    assert "| Northern Star | net cash of A$358 million [" in draft.answer
+    assert "Ranked by" not in draft.answer
+    assert check_numbers(draft.answer, kept).unsupported == []
+
+
+def test_two_companies_stay_prose() -> None:
+    draft, _ = run_turn("Compare BHP and Rio Tinto net debt in FY2024")
+    assert "| " not in draft.answer and "Ranked by net debt for FY2024" in draft.answer
+
+
+# narrative questions
+
+
+def test_a_narrative_question_is_answered_from_the_text_with_no_figures() -> None:
+    draft, kept = run_turn("What did BHP's chair say about safety?")
+    assert "Chair's letter" in draft.answer and "safety" in draft.answer.lower()
+    assert "US$" not in draft.answer and not re.search(r"\d+\.\d|\d,\d", draft.answer)
+    assert check_numbers(draft.answer, kept).unsupported == []
+
+
+def test_a_why_question_gives_the_change_and_the_reason_from_the_text() -> None:
+    draft, kept = run_turn("Why did Fortescue's underlying EBITDA fall in FY2025?")
+    assert "fell 26.2% from FY2024 to FY2025" in draft.answer
+    assert "reflected lower prices" in draft.answer
+    assert "15.54" not in draft.answer  # revenue was not asked for
+    assert check_numbers(draft.answer, kept).unsupported == []
+
+
+def test_a_topic_the_reports_never_mention_is_said_to_be_unaddressed() -> None:
+    draft, _ = run_turn("What did BHP say about bitcoin?")
+    assert draft.answer == ""
+    kept_nothing = asyncio.run(
+        ENGINE.synthesize(
+            "What did BHP say about bitcoin?",
+            Slots(companies=["BHP"], intent="narrative"),
+            list(report("BHP", 2025)),
+        )
+    )
+    assert "I found nothing in BHP Group's reports" in kept_nothing.answer

@@ -5,6 +5,7 @@ import pytest
 from domain.question import (
     DIVIDEND_COMPONENT,
     HEADLINE_METRICS,
+    LINE_ITEM_OF,
     METRICS,
     extract_slots,
     find_fiscal_years,
@@ -12,6 +13,8 @@ from domain.question import (
     mentioned_years_outside,
     metric_display,
     metric_of_row_label,
+    requested_currency,
+    requested_scale,
 )
 
 
@@ -141,8 +144,11 @@ def test_metric_synonyms_map_to_canonical_keys(text: str, metrics: list[str]) ->
         ("Total dividends per share", "dividends_per_share"),
         ("Ordinary dividend per share", "dividends_per_share"),
         ("Ordinary dividends per share", "dividends_per_share"),
-        ("Interim dividend", DIVIDEND_COMPONENT),
-        ("Final dividend", DIVIDEND_COMPONENT),
+        ("Interim dividend", "dividends_per_share_interim"),
+        ("Half-year dividend", "dividends_per_share_interim"),
+        ("Final dividend", "dividends_per_share_final"),
+        ("Final ordinary dividend per share", "dividends_per_share_final"),
+        ("Special dividend", DIVIDEND_COMPONENT),
         ("Net debt", "net_debt"),
         ("Net cash", "net_debt"),
         ("Net debt / (net cash)", "net_debt"),
@@ -173,7 +179,10 @@ def test_report_row_labels_classify_by_words_not_exact_labels(
         ("How did BHP revenue grow?", "change"),
         ("BHP revenue growth FY2023 to FY2025", "change"),
         ("Did Rio's net debt increase?", "change"),
-        ("Why did Fortescue's profit fall?", "change"),
+        ("Why did Fortescue's profit fall?", "narrative"),
+        ("What did BHP's chair say about safety?", "narrative"),
+        ("What did Northern Star acquire?", "narrative"),
+        ("What is the outlook for Rio Tinto?", "narrative"),
         ("Rio revenue trend", "change"),
         ("Compare BHP and Rio revenue", "compare"),
         ("BHP vs Rio EBITDA", "compare"),
@@ -197,3 +206,45 @@ def test_every_metric_has_a_display_name_and_report_terms() -> None:
     assert metric_display("net_profit") == "net profit after tax"
     assert metric_display("underlying_ebitda") == "underlying EBITDA"
     assert set(HEADLINE_METRICS) <= set(METRICS)
+
+
+@pytest.mark.parametrize(
+    ("text", "metrics"),
+    [
+        ("What was BHP's interim dividend in FY2024?", ["dividends_per_share_interim"]),
+        ("South32 final dividend FY2023", ["dividends_per_share_final"]),
+        ("BHP profit including non-controlling interests", ["net_profit_total"]),
+        ("Northern Star statutory NPAT", ["net_profit"]),
+        ("Northern Star underlying NPAT", ["underlying_profit"]),
+        ("BHP total dividends", ["dividends_per_share"]),
+        ("What is BHP's strategy for copper?", []),
+        ("How much copper did BHP produce?", ["production"]),
+    ],
+)
+def test_line_items_are_their_own_metrics(text: str, metrics: list[str]) -> None:
+    assert extract_slots(text).metrics == metrics
+
+
+def test_every_line_item_names_a_total_the_reports_carry() -> None:
+    for item, total in LINE_ITEM_OF.items():
+        assert item in METRICS and total in METRICS and item != total
+
+
+@pytest.mark.parametrize(
+    ("text", "scale", "currency"),
+    [
+        ("BHP revenue in billions FY2024", "bn", None),
+        ("Rio net debt in US$m", "m", None),
+        ("Fortescue revenue in A$ million", "m", "A$"),
+        ("BHP revenue in Australian dollars", None, "A$"),
+        ("Northern Star revenue in euros", None, "euros"),
+        ("BHP revenue in AUD terms", None, "A$"),
+        ("What was BHP's revenue in FY2024?", None, None),
+        ("Was BHP's revenue above US$50 billion?", None, None),
+        ("BHP in M&A news", None, None),
+    ],
+)
+def test_the_scale_and_currency_a_question_asks_for(
+    text: str, scale: str | None, currency: str | None
+) -> None:
+    assert (requested_scale(text), requested_currency(text)) == (scale, currency)

@@ -1,0 +1,233 @@
+"""Find the sentences of a report that answer a question that is not about a figure.
+
+Pure and deterministic. "What did BHP's chair say about safety?", "What did Northern
+Star acquire?" and "Why did Fortescue's EBITDA fall?" are answered extractively: the few
+sentences of the sources that share the question's topic words, preferring the section
+the question points at (the chair's letter, the chief executive's review) and, for a
+"why" question, sentences that give a cause. A sentence carrying a figure the question
+did not ask for is never picked, so a narrative answer cannot smuggle in the headline
+numbers.
+
+Words are compared by a crude stem (their first five letters) so that "acquire",
+"acquired" and "acquisition" meet; a real stemmer would be a dependency for one line.
+"""
+
+import re
+from dataclasses import dataclass
+
+from domain.companies import COMPANIES
+from domain.models import ChunkText
+from domain.question import find_metrics
+
+_QUESTION_WORDS = frozenset(
+    {
+        *("what", "which", "when", "where", "were", "was", "with", "from", "that", "this"),
+        *("have", "has", "had", "their", "there", "they", "them", "about", "tell", "show"),
+        *("give", "much", "many", "does", "did", "into", "than", "then", "also", "year"),
+        *("years", "fiscal", "report", "reports", "annual", "company", "companies", "please"),
+        *("could", "would", "should", "group", "limited", "say", "said", "says", "saying"),
+        *("mention", "mentioned", "think", "thinks", "explain", "explains", "why", "reason"),
+        *("reasons", "describe", "comment", "comments", "commented", "remark", "remarks"),
+        *("write", "wrote", "note", "noted", "regarding", "doing", "chair", "chairman"),
+        *("chief", "executive", "ceo", "managing", "director", "letter", "review", "during"),
+        *("your", "these", "those", "some", "anything", "something", "ltd", "plc", "its"),
+        *("make", "made", "take", "took", "been", "being", "will", "more", "most", "other"),
+        *("like", "just", "main", "mainly", "kind", "sort", "thing", "things", "talk"),
+    }
+)
+_ROLES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"\bchair(?:man|woman|person)?\b|\bexecutive\s+chair", re.IGNORECASE),
+        re.compile(r"chair", re.IGNORECASE),
+        "chair",
+    ),
+    (
+        re.compile(r"\b(?:ceo|chief\s+executive|managing\s+director)\b", re.IGNORECASE),
+        re.compile(r"chief\s+executive|\bceo\b|managing\s+director", re.IGNORECASE),
+        "chief executive",
+    ),
+)
+_CAUSE = re.compile(
+    r"\b(?:because|due\s+to|reflect\w*|driven|drove|offset|as\s+a\s+result|mainly|owing|"
+    r"result(?:ed)?\s+(?:of|from)|led\s+to|caused|helped|affected|reduced|increased)\b",
+    re.IGNORECASE,
+)
+_ASKS_WHY = re.compile(
+    r"\b(?:why|reasons?|what\s+(?:drove|caused|explains?)|explain\w*)\b", re.IGNORECASE
+)
+# Dates and years are not figures: "in October 2024", "30 June 2025", "FY2024".
+_DATES = re.compile(
+    r"\b\d{1,2}\s+(?:January|February|March|April|May|June|July|August|September|October|"
+    r"November|December)\b|\b(?:FY|CY)\s?'?\d{2,4}\b|\b(?:19|20)\d{2}\b",
+    re.IGNORECASE,
+)
+
+
+# Words that frame a question rather than name its topic ("strategy for copper", "the
+# result"), and words every mining report is full of: they add to a passage's score but
+# cannot make a sentence a passage on their own.
+_FRAME_WORDS = frozenset(
+    {
+        *("strategy", "strategic", "outlook", "plan", "plans", "priority", "priorities"),
+        *("approach", "focus", "drove", "driven", "caused", "result", "results", "fall"),
+        *("fell", "rise", "rose", "change", "changed", "increase", "decrease", "mining"),
+        *("mine", "mines", "miner", "operations", "business", "performance", "acquire"),
+    }
+)
+
+
+# A frame word alone ("what is the outlook?") is looked for with the words reports use.
+_FRAME_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "outlo": ("ahead", "expec", "outlo", "futur", "comin"),
+    "strat": ("strat", "prior", "focus", "growt"),
+    "plan": ("plan", "plans", "inten", "ahead"),
+}
+
+
+_FRAME_QUERY_WORDS: dict[str, str] = {
+    "outlo": "outlook looking ahead expected future coming years",
+    "strat": "strategy priorities focus growth",
+    "plan": "plans intend ahead",
+}
+
+
+def topic_terms(question: str) -> list[str]:
+    """The words to search the reports with: the question's topic words, and the words
+    reports use for a frame word ("outlook" → "looking ahead", "expected")."""
+    names = _names()
+    words = [w for w in _words(question) if w not in names]
+    extra = [_FRAME_QUERY_WORDS[w[:5]] for w in words if w[:5] in _FRAME_QUERY_WORDS]
+    return list(dict.fromkeys([*words, *" ".join(extra).split()]))
+
+
+def _words(text: str) -> list[str]:
+    words = (
+        w.lower().removesuffix("'s").removesuffix("’s")
+        for w in re.findall(r"[A-Za-z][\w'’-]+", text)
+    )
+    return [
+        w for w in words if len(w) >= 4 and not re.search(r"\d", w) and w not in _QUESTION_WORDS
+    ]
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:5] for w in _words(text)}
+
+
+def _names() -> set[str]:
+    names = {w.lower() for c in COMPANIES.values() for w in c.name.split()}
+    return names | {c.ticker.lower() for c in COMPANIES.values()}
+
+
+def topic_stems(question: str) -> set[str]:
+    """The stems of a question's topic words (no question words, no company names), and
+    the words reports use for a frame word the question asks about ("outlook" → "ahead",
+    "expect")."""
+    names = _names()
+    stems = {w[:5] for w in _words(question) if w not in names}
+    for stem in list(stems):
+        stems.update(_FRAME_SYNONYMS.get(stem, ()))
+    return stems
+
+
+def _strong_stems(question: str) -> set[str]:
+    names = _names()
+    return {w[:5] for w in _words(question) if w not in names and w not in _FRAME_WORDS}
+
+
+def role_asked(question: str) -> str | None:
+    """The person a question asks about ("chair", "chief executive"), if any."""
+    return next((name for asks, _, name in _ROLES if asks.search(question)), None)
+
+
+def _role_section(role: str | None) -> re.Pattern[str] | None:
+    return next((section for _, section, name in _ROLES if name == role), None)
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One sentence of one source (1-based `n`) that speaks to the question."""
+
+    n: int
+    chunk: ChunkText
+    sentence: str
+    score: float
+    from_role: bool
+
+
+def _prose_sentences(chunk: ChunkText) -> list[str]:
+    body = [
+        line.strip()
+        for line in chunk.text.splitlines()[1:]
+        if line.strip() and not line.lstrip().startswith(("|", "#", "<!--"))
+    ]
+    sentences: list[str] = []
+    for line in (ln.replace("**", "") for ln in body):
+        sentences.extend(s.strip() for s in re.split(r"(?<=[.!?])\s+(?=[A-Z\"'])", line))
+    # A sentence fragment ("Chair", a signature) is not a passage.
+    return [s for s in sentences if len(s.split()) >= 6 and s.endswith((".", "!", "?"))]
+
+
+def carries_other_figure(sentence: str, metrics: list[str]) -> bool:
+    """Whether a sentence carries a number (not a date or year) the question did not ask
+    for: any number when no metric was asked; otherwise a number beside another metric."""
+    if not re.search(r"\d", _DATES.sub(" ", sentence)):
+        return False
+    named = find_metrics(sentence)
+    return not (metrics and named and set(named) <= set(metrics))
+
+
+def find_passages(
+    question: str,
+    sources: list[ChunkText],
+    company: str,
+    years: list[int],
+    metrics: list[str],
+    limit: int = 3,
+) -> list[Passage]:
+    """The best sentences of `company`'s prose sources for the question, best first.
+
+    A sentence must share a topic word with the question; it scores by the topic words
+    it and its section share, by being in the section of the person asked about, and,
+    for a "why" question, by giving a cause.
+    """
+    topic = topic_stems(question)
+    strong = _strong_stems(question)
+    role = _role_section(role_asked(question))
+    why = bool(_ASKS_WHY.search(question))
+    own = [
+        (n, chunk)
+        for n, chunk in enumerate(sources, start=1)
+        if chunk.company == company
+        and not chunk.is_table
+        and (not years or chunk.fiscal_year in years)
+    ]
+    # A topic word the company's reports never use ("bitcoin", "Mars") means the reports
+    # do not address the question: no sentence that shares only its other words is an
+    # answer to it.
+    vocabulary: set[str] = set()
+    for _, chunk in own:
+        vocabulary |= _stems(chunk.text) | _stems(chunk.section)
+    if strong - vocabulary:
+        return []
+    found: list[Passage] = []
+    seen: set[str] = set()
+    for n, chunk in own:
+        section = _stems(chunk.section)
+        in_role = bool(role and role.search(chunk.section))
+        for sentence in _prose_sentences(chunk):
+            if sentence in seen or carries_other_figure(sentence, metrics):
+                continue
+            words = _stems(sentence)
+            shared = topic & words
+            if not shared or (strong and not strong & words):
+                continue
+            score = 2.0 * len(shared) + len(topic & section) + (3.0 if in_role else 0.0)
+            if why and _CAUSE.search(sentence):
+                score += 2.0
+            seen.add(sentence)
+            found.append(Passage(n, chunk, sentence, score, in_role))
+    if why and any(_CAUSE.search(p.sentence) for p in found):
+        found = [p for p in found if _CAUSE.search(p.sentence)]
+    found.sort(key=lambda p: (-p.score, -p.chunk.fiscal_year, p.n))
+    return found[:limit]

@@ -1,0 +1,52 @@
+"""Extractive passages for questions that are not about a figure (pure, on the corpus)."""
+
+from domain.passages import carries_other_figure, find_passages, role_asked, topic_terms
+from tests.unit.corpus_chunks import corpus, report
+
+
+def test_the_chairs_letter_is_preferred_when_the_chair_is_asked_about() -> None:
+    passages = find_passages("What did BHP's chair say about safety?", corpus(), "BHP", [], [])
+    assert passages and passages[0].from_role
+    assert passages[0].chunk.section.startswith("Chair")
+    assert all("safety" in p.sentence.lower() for p in passages)
+
+
+def test_only_the_companys_own_sources_and_years_count() -> None:
+    passages = find_passages("What did Rio Tinto acquire?", corpus(), "RIO", [2025], [])
+    assert passages
+    assert {(p.chunk.company, p.chunk.fiscal_year) for p in passages} == {("RIO", 2025)}
+    assert any("Arcadium" in p.sentence for p in passages)
+
+
+def test_a_sentence_with_a_figure_not_asked_for_is_never_a_passage() -> None:
+    assert carries_other_figure("Revenue was US$15.54 billion.", [])
+    assert carries_other_figure("Revenue was US$15.54 billion.", ["underlying_ebitda"])
+    assert not carries_other_figure(
+        "Underlying EBITDA of US$7.9 billion reflected prices.", ["underlying_ebitda"]
+    )
+    assert not carries_other_figure("The agreement was reached in October 2024.", [])
+    passages = find_passages("What did BHP say about nickel?", corpus(), "BHP", [], [])
+    assert passages and not any(carries_other_figure(p.sentence, []) for p in passages)
+
+
+def test_a_why_question_prefers_sentences_that_give_a_cause() -> None:
+    passages = find_passages(
+        "Why did Fortescue's underlying EBITDA fall?", list(report("FMG", 2025)), "FMG", [2025],
+        ["underlying_ebitda"],
+    )  # fmt: skip
+    assert passages and "reflected lower prices" in passages[0].sentence
+
+
+def test_a_topic_word_the_reports_never_use_finds_nothing() -> None:
+    assert find_passages("What did BHP say about bitcoin?", corpus(), "BHP", [], []) == []
+    assert (
+        find_passages("What did BHP say about the weather on Mars?", corpus(), "BHP", [], []) == []
+    )
+
+
+def test_frame_words_search_with_the_words_reports_use() -> None:
+    assert {"ahead", "expected"} <= set(topic_terms("What is the outlook for Rio Tinto?"))
+    assert "rio" not in topic_terms("What is the outlook for Rio Tinto?")
+    assert role_asked("What did the CEO say?") == "chief executive"
+    assert role_asked("What did the executive chairman say?") == "chair"
+    assert role_asked("What did BHP say?") is None
