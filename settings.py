@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent
@@ -31,8 +31,8 @@ class EngineName(StrEnum):
     """Which engine runs a turn's model steps (`worker.make_engine` builds it)."""
 
     OFFLINE = "offline"
-    # The model engine (OpenAI-compatible) becomes a second member when it exists;
-    # mypy then points at the `match` in worker.make_engine until it builds it.
+    OPENAI = "openai"
+    """Any OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, llama.cpp, LiteLLM)."""
 
 
 class Settings(BaseSettings):
@@ -71,6 +71,19 @@ class Settings(BaseSettings):
     corpus_dir: Path = Field(default=PROJECT_ROOT / "corpus" / "reports")
     embedding_model: Literal["all-MiniLM-L6-v2"] = "all-MiniLM-L6-v2"
     engine: EngineName = EngineName.OFFLINE
+    # The model engine (TURNSTILE_ENGINE=openai): one endpoint, a model per step. A small
+    # model routes and grades, a larger one writes, and a different one judges.
+    openai_base_url: str | None = None
+    openai_api_key: SecretStr | None = None
+    openai_structured_output: Literal["json_schema", "json_object"] = "json_schema"
+    """json_schema where the server supports it; json_object (JSON mode, validated here)
+    for servers that do not."""
+    model_route: NonEmpty = "gpt-4o-mini"
+    model_grade: NonEmpty = "gpt-4o-mini"
+    model_synthesize: NonEmpty = "gpt-4o"
+    model_judge: NonEmpty = "gpt-4.1-mini"
+    model_summarize: NonEmpty = "gpt-4o-mini"
+    model_timeout_seconds: Seconds = 60.0
     clarification_timeout_seconds: Seconds = 24 * 3600.0
     sweep_interval_seconds: Seconds = 60.0
     """How often the SweepTurns schedule reconciles open turns with their workflows."""
@@ -86,6 +99,27 @@ class Settings(BaseSettings):
         if not value.startswith(("http://", "https://")):
             raise ValueError("must start with http:// or https://")
         return value
+
+    @field_validator("openai_base_url")
+    @classmethod
+    def _base_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value
+
+    @model_validator(mode="after")
+    def _engine_is_configured(self) -> "Settings":
+        if self.engine == EngineName.OPENAI and not (self.openai_base_url and self.openai_api_key):
+            raise ValueError(
+                f"{ENV_PREFIX}ENGINE=openai needs {ENV_PREFIX}OPENAI_BASE_URL and "
+                f"{ENV_PREFIX}OPENAI_API_KEY (any non-empty key for a local server)"
+            )
+        return self
+
+    @property
+    def judge_is_generator(self) -> bool:
+        """The judge should never be the model that wrote the answer (start-up warns)."""
+        return self.model_judge == self.model_synthesize
 
     @property
     def effective_temporal_address(self) -> str:
@@ -112,7 +146,8 @@ def one_line(error: ValidationError) -> str:
     parts = []
     for item in error.errors():
         message = str(item["msg"]).removeprefix("Value error, ")
-        message = message[:1].lower() + message[1:]
+        if not message.startswith(ENV_PREFIX):  # a variable's name keeps its case
+            message = message[:1].lower() + message[1:]
         field = item["loc"][0] if item["loc"] else None
         parts.append(
             f"{ENV_PREFIX}{field.upper()}: {message}" if isinstance(field, str) else message

@@ -80,6 +80,29 @@ def make_engine(settings: Settings) -> Engine:
             from activities.engines.offline import OfflineEngine
 
             return OfflineEngine()
+        case EngineName.OPENAI:
+            from activities.engines.openai_engine import ModelConfig, OpenAIEngine
+
+            if settings.judge_is_generator:
+                log.warning(
+                    "the judge uses the same model as the synthesiser (%s): a model grading "
+                    "its own answers is not an independent check; set TURNSTILE_MODEL_JUDGE",
+                    settings.model_synthesize,
+                )
+            key = settings.openai_api_key
+            return OpenAIEngine(
+                ModelConfig(
+                    base_url=settings.openai_base_url or "",
+                    api_key=key.get_secret_value() if key else "",
+                    route_model=settings.model_route,
+                    grade_model=settings.model_grade,
+                    synthesize_model=settings.model_synthesize,
+                    judge_model=settings.model_judge,
+                    summarize_model=settings.model_summarize,
+                    structured=settings.openai_structured_output,
+                    timeout_seconds=settings.model_timeout_seconds,
+                )
+            )
 
 
 async def register_search_attributes(client: Client, namespace: str) -> list[str]:

@@ -9,6 +9,10 @@ class ErrorType:
     CONFLICT = "Conflict"
     UPSTREAM_REJECTED = "UpstreamRejected"
     UPSTREAM_UNAVAILABLE = "UpstreamUnavailable"
+    MODEL_REFUSED = "ModelRefused"
+    """The model declined (a refusal field, a content filter): non-retryable."""
+    MODEL_OUTPUT_INVALID = "ModelOutputInvalid"
+    """Malformed JSON, a schema mismatch or a truncated completion: non-retryable."""
 
 
 def invalid_input(message: str) -> ApplicationError:

@@ -85,6 +85,12 @@ def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
         assert isinstance(health, dict)
         for name, comp in (health.get("components") or {}).items():
             _say(f"{name:9} {'ok' if comp.get('ok') else 'DOWN'} {comp}")
+        engine = health.get("engine") or {}
+        if engine:
+            models = ", ".join(
+                f"{step} {model}" for step, model in engine.get("models", {}).items()
+            )
+            _say(f"{'engine':9} {engine.get('name')}" + (f" ({models})" if models else ""))
         _say("healthy" if report["healthy"] else "not healthy")
     return 0 if report["healthy"] else 1
 

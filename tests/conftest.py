@@ -309,10 +309,14 @@ async def outcome(handle: WorkflowHandle[ChatTurn, TurnResult], after_round: int
 class Turns:
     """Start turns the way the API does: allocate in PostgreSQL, then start ChatTurn."""
 
-    def __init__(self, client: Client, pool: AsyncConnectionPool, task_queue: str) -> None:
+    def __init__(
+        self, client: Client, pool: AsyncConnectionPool, task_queue: str, in_process: bool = True
+    ) -> None:
         self.client = client
         self.pool = pool
         self.task_queue = task_queue
+        self.in_process = in_process
+        """The offline and scripted engines run in the worker; a model engine does not."""
 
     async def start(
         self,
@@ -331,7 +335,7 @@ class Turns:
                 seq=alloc.seq,
                 question=question,
                 clarification_timeout_seconds=clarification_timeout.total_seconds(),
-                engine_in_process=True,  # the offline and scripted engines run in the worker
+                engine_in_process=self.in_process,
             ),
             id=alloc.turn_id,
             task_queue=self.task_queue,

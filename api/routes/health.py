@@ -12,6 +12,7 @@ from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 
 from api.deps import PoolDep, SettingsDep, TemporalDep
+from settings import EngineName, Settings
 
 router = APIRouter(tags=["health"])
 HEARTBEAT_FRESH = timedelta(seconds=15)
@@ -41,10 +42,35 @@ class Components(BaseModel):
     corpus: ComponentState
 
 
+class EngineInfo(BaseModel):
+    """The engine that runs the model steps, and (for a model engine) each step's model."""
+
+    name: Literal["offline", "openai"]
+    models: dict[str, str] = {}
+    """Step → model name; empty for the offline engine."""
+
+
 class HealthReport(BaseModel):
     status: Literal["ok", "degraded"]
     components: Components
     corpus_version: str | None
+    engine: EngineInfo
+
+
+def engine_info(settings: Settings) -> EngineInfo:
+    """What the settings say runs the model steps (never a key or a base URL's password)."""
+    if settings.engine == EngineName.OFFLINE:
+        return EngineInfo(name="offline")
+    return EngineInfo(
+        name="openai",
+        models={
+            "route": settings.model_route,
+            "grade_documents": settings.model_grade,
+            "synthesize": settings.model_synthesize,
+            "grade_answer": settings.model_judge,
+            "summarize": settings.model_summarize,
+        },
+    )
 
 
 _REPORT = {"model": HealthReport, "description": "Some component is down; see `components`."}
@@ -101,6 +127,7 @@ async def healthz(client: TemporalDep, pool: PoolDep, settings: SettingsDep) -> 
         status="ok" if ok else "degraded",
         components=Components.model_validate(components),
         corpus_version=corpus_version,
+        engine=engine_info(settings),
     )
     body = report.model_dump(mode="json", exclude_none=True)
     body["corpus_version"] = corpus_version  # always present, null until a worker reports

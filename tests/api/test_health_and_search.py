@@ -68,6 +68,7 @@ async def test_healthz_is_green_while_a_worker_polls_and_reports(
     assert body["components"]["worker"]["pollers"] >= 1
     assert body["components"]["qdrant"]["chunks"] == report_index.chunk_count()
     assert body["corpus_version"] == report_index.corpus_version()
+    assert body["engine"] == {"name": "offline", "models": {}}
 
 
 async def test_healthz_is_503_naming_the_worker_when_none_polls(

@@ -44,7 +44,28 @@ def test_an_unknown_engine_stops_the_process_with_one_line_naming_the_variable(
     )
 
     line = assert_one_clean_error_line(result)
-    assert line == "turnstile: TURNSTILE_ENGINE: input should be 'offline'"
+    assert line == "turnstile: TURNSTILE_ENGINE: input should be 'offline' or 'openai'"
+    assert not (tmp_path / "run").exists(), "nothing may start"
+
+
+def test_the_model_engine_without_its_endpoint_starts_nothing(tmp_path: Path) -> None:
+    env, _ = stack_env(tmp_path)
+    env["TURNSTILE_ENGINE"] = "openai"
+    env.pop("TURNSTILE_OPENAI_BASE_URL", None)
+    env.pop("TURNSTILE_OPENAI_API_KEY", None)
+
+    result = subprocess.run(
+        [TURNSTILE, "up", "--detach"],
+        env=env,
+        cwd=PROJECT_ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    line = assert_one_clean_error_line(result)
+    assert line.startswith("turnstile: TURNSTILE_ENGINE=openai needs TURNSTILE_OPENAI_BASE_URL")
     assert not (tmp_path / "run").exists(), "nothing may start"
 
 

@@ -47,7 +47,31 @@ def test_an_unknown_engine_is_one_line_naming_the_variable(
 ) -> None:
     line = refusal(monkeypatch, TURNSTILE_ENGINE="gpt")
 
-    assert line == "TURNSTILE_ENGINE: input should be 'offline'"
+    assert line == "TURNSTILE_ENGINE: input should be 'offline' or 'openai'"
+
+
+def test_the_model_engine_without_a_base_url_or_key_is_refused_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    line = refusal(monkeypatch, TURNSTILE_ENGINE="openai")
+    assert line == (
+        "TURNSTILE_ENGINE=openai needs TURNSTILE_OPENAI_BASE_URL and TURNSTILE_OPENAI_API_KEY "
+        "(any non-empty key for a local server)"
+    )
+    get_settings.cache_clear()
+    monkeypatch.setenv("TURNSTILE_OPENAI_BASE_URL", "http://127.0.0.1:11434/v1")
+    assert "OPENAI_API_KEY" in refusal(monkeypatch)
+    get_settings.cache_clear()
+    monkeypatch.setenv("TURNSTILE_OPENAI_API_KEY", "ollama")
+    settings = get_settings()
+    assert settings.engine is EngineName.OPENAI
+    assert "ollama" not in repr(settings)  # the key is a secret
+    assert not settings.judge_is_generator
+
+
+def test_a_judge_on_the_generators_model_is_flagged() -> None:
+    settings = Settings(model_synthesize="m", model_judge="m")
+    assert settings.judge_is_generator
 
 
 @pytest.mark.parametrize(
@@ -73,6 +97,10 @@ def test_an_unknown_engine_is_one_line_naming_the_variable(
         ("TURNSTILE_API_HOST", "", "at least 1 character"),
         ("TURNSTILE_API_URL", "127.0.0.1:8000", "must start with http:// or https://"),
         ("TURNSTILE_EMBEDDING_MODEL", "bge-small", "input should be 'all-MiniLM-L6-v2'"),
+        ("TURNSTILE_OPENAI_BASE_URL", "localhost:11434", "must start with http:// or https://"),
+        ("TURNSTILE_MODEL_JUDGE", "", "at least 1 character"),
+        ("TURNSTILE_MODEL_TIMEOUT_SECONDS", "0", "greater than 0"),
+        ("TURNSTILE_OPENAI_STRUCTURED_OUTPUT", "xml", "'json_schema' or 'json_object'"),
     ],
 )
 def test_each_bound_refuses_a_nonsense_value_naming_its_variable(
@@ -148,4 +176,4 @@ def test_load_settings_exits_with_one_line_on_stderr(
     assert caught.value.code == EXIT_BAD_SETTINGS != 0
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == "turnstile: TURNSTILE_ENGINE: input should be 'offline'\n"
+    assert captured.err == "turnstile: TURNSTILE_ENGINE: input should be 'offline' or 'openai'\n"

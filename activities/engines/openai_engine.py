@@ -1,0 +1,356 @@
+"""The model engine: every model-backed step through an OpenAI-compatible chat endpoint.
+
+Works with any base URL that speaks the chat-completions protocol (OpenAI, vLLM, Ollama,
+llama.cpp server, a LiteLLM proxy). Each step sends its versioned prompt
+(`prompt_templates/<step>.md`) and parses the reply into a pydantic model: with the
+endpoint's JSON-schema response format where it supports one (`structured="json_schema"`,
+through the client's own `parse`), else JSON mode plus validation here
+(`structured="json_object"`).
+
+What the model decides is bounded by code on both sides. Slots (companies, years,
+metrics) are read by the same deterministic reader as the offline engine; the scope rules
+run in the workflow before the router; a refusal is never generated text (a direct answer
+about the assistant is the fixed constant); grader indices are validated in range by the
+activity; every figure in a draft still goes through the deterministic numeric check
+before the judge sees it. The judge runs on its own model, never the synthesiser's.
+
+The client runs with `max_retries=0`: Temporal owns retries. Every failure is an
+ApplicationError from `provider_errors` (a refusal, a truncated completion or output that
+is not the schema are non-retryable), and the step's failure policy decides the rest.
+"""
+
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import Literal, TypeVar
+
+import openai
+from openai import AsyncOpenAI
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from temporalio.exceptions import ApplicationError
+
+from activities.contracts import (
+    AnswerGrade,
+    ChunkText,
+    DocumentGrades,
+    Draft,
+    NotFound,
+    RewritePlan,
+    RouteDecision,
+    Slots,
+    SubQuery,
+    UnsupportedClaim,
+)
+from activities.engines.offline import (
+    CLARIFYING_QUESTION,
+    DIRECT_ANSWER,
+    answer_years,
+    requested_metrics,
+)
+from activities.engines.prompts import prompt
+from activities.engines.provider_errors import classify_openai
+from activities.errors import ErrorType
+from domain.companies import COMPANIES, FISCAL_YEARS, year_span
+from domain.evidence import fence
+from domain.question import extract_slots, metric_display
+
+log = logging.getLogger(__name__)
+
+SYSTEM = (
+    "You are a careful financial analyst's assistant working only from the annual-report "
+    "excerpts you are given. Reply with a single JSON object and nothing else."
+)
+Structured = Literal["json_schema", "json_object"]
+
+
+class _Out(BaseModel):
+    """A step's reply: every field required, nothing extra (what strict schemas demand)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class RouteOut(_Out):
+    out_of_scope: bool
+    needs_retrieval: bool
+    needs_clarification: bool
+    clarifying_question: str | None
+    direct_answer: str | None
+
+
+class SubQueryOut(_Out):
+    company: str
+    query: str
+
+
+class RewriteOut(_Out):
+    sub_queries: list[SubQueryOut]
+
+
+class GradeOut(_Out):
+    relevant: list[int]
+
+
+class NotFoundOut(_Out):
+    company: str
+    fiscal_year: int
+    metric: str
+
+
+class SynthesisOut(_Out):
+    answer: str
+    not_found: list[NotFoundOut]
+
+
+class ClaimOut(_Out):
+    label: str
+    reason: Literal["calculation", "interpolation", "general_knowledge"]
+
+
+class JudgeOut(_Out):
+    quality_passed: bool
+    unsupported: list[ClaimOut]
+
+
+class SummaryOut(_Out):
+    summary: str
+
+
+class ModelConfig(BaseModel):
+    """Where the model engine's calls go, and which model each step uses."""
+
+    model_config = ConfigDict(frozen=True)
+
+    base_url: str
+    api_key: str = Field(repr=False)
+    route_model: str
+    grade_model: str
+    synthesize_model: str
+    judge_model: str
+    summarize_model: str
+    structured: Structured = "json_schema"
+    timeout_seconds: float = 60.0
+
+
+@dataclass
+class ModelCall:
+    """One model call as the trace records it: never the prompt or the completion."""
+
+    step: str
+    model: str
+    prompt_sha: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+T = TypeVar("T", bound=_Out)
+
+
+@dataclass
+class OpenAIEngine:
+    """The engine protocol over an OpenAI-compatible endpoint; see the module docstring."""
+
+    config: ModelConfig
+    client: AsyncOpenAI | None = None
+    calls: list[ModelCall] = field(default_factory=list)
+    """The calls this engine made (the latest 1,000), for the trace and the tests."""
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        c = self.config
+        self.name = f"openai:{c.synthesize_model} (judge {c.judge_model})"
+        if self.client is None:
+            self.client = AsyncOpenAI(
+                base_url=self.config.base_url,
+                api_key=self.config.api_key,
+                max_retries=0,  # Temporal owns retries
+                timeout=self.config.timeout_seconds,
+            )
+
+    async def _ask(self, step: str, model: str, schema: type[T], text: str) -> T:
+        assert self.client is not None
+        template = prompt(step)
+        messages: list[openai.types.chat.ChatCompletionMessageParam] = [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": text},
+        ]
+        try:
+            if self.config.structured == "json_schema":
+                parsed_completion = await self.client.chat.completions.parse(
+                    model=model, messages=messages, response_format=schema, temperature=0
+                )
+                choice = parsed_completion.choices[0]
+                usage = parsed_completion.usage
+                self._refused(step, choice.message.refusal)
+                result = choice.message.parsed
+                if result is None:
+                    raise ValueError("no parsed content")
+            else:
+                completion = await self.client.chat.completions.create(
+                    model=model,
+                    messages=messages,
+                    response_format={"type": "json_object"},
+                    temperature=0,
+                )
+                choice_ = completion.choices[0]
+                usage = completion.usage
+                if choice_.finish_reason == "length":
+                    raise openai.LengthFinishReasonError(completion=completion)
+                self._refused(step, choice_.message.refusal)
+                result = schema.model_validate_json(choice_.message.content or "")
+        except ApplicationError:
+            raise
+        except openai.OpenAIError as err:
+            raise classify_openai(err, step) from err
+        except (ValidationError, ValueError, json.JSONDecodeError) as err:
+            raise ApplicationError(
+                f"{step}: the model's reply is not the {schema.__name__} schema: "
+                f"{str(err).splitlines()[0][:200]}",
+                type=ErrorType.MODEL_OUTPUT_INVALID,
+                non_retryable=True,
+            ) from err
+        call = ModelCall(
+            step=step,
+            model=model,
+            prompt_sha=template.sha,
+            prompt_tokens=usage.prompt_tokens if usage else 0,
+            completion_tokens=usage.completion_tokens if usage else 0,
+        )
+        self.calls = [*self.calls[-999:], call]
+        log.info(
+            "model call step=%s model=%s prompt=%s tokens=%d+%d",
+            step, model, call.prompt_sha, call.prompt_tokens, call.completion_tokens,
+        )  # fmt: skip
+        return result
+
+    @staticmethod
+    def _refused(step: str, refusal: str | None) -> None:
+        if refusal:
+            raise ApplicationError(
+                f"{step}: the model refused: {refusal[:200]}",
+                type=ErrorType.MODEL_REFUSED,
+                non_retryable=True,
+            )
+
+    # ---- the steps ---------------------------------------------------------------------
+
+    async def route(self, question: str) -> RouteDecision:
+        """The model routes; the deterministic reader supplies the slots, and a question
+        naming a company is never held for clarification."""
+        slots = extract_slots(question)
+        text = prompt("route").render(
+            companies=_company_list(), years=year_span(" to "), question=question
+        )
+        out = await self._ask("route", self.config.route_model, RouteOut, text)
+        if out.direct_answer and not (out.needs_retrieval or slots.companies):
+            return RouteDecision(
+                route="direct_answer",
+                reason="model: a question about the assistant",
+                slots=slots,
+                direct_answer=DIRECT_ANSWER,  # a fixed text, never a generated one
+            )
+        if out.out_of_scope and not out.needs_retrieval and not slots.companies:
+            return RouteDecision(route="out_of_scope", reason="model: out of scope", slots=slots)
+        if out.needs_clarification and not out.needs_retrieval and not slots.companies:
+            asked = (out.clarifying_question or "").strip()
+            return RouteDecision(
+                route="needs_clarification",
+                reason="model: no company can be identified",
+                slots=slots,
+                clarifying_question=asked if len(asked) >= 10 else CLARIFYING_QUESTION,
+            )
+        return RouteDecision(route="needs_retrieval", reason="model: answerable", slots=slots)
+
+    async def rewrite(self, question: str, slots: Slots) -> RewritePlan:
+        """One sub-query per company (first pass only: retries change them in code)."""
+        companies = slots.companies or list(COMPANIES)
+        metrics = requested_metrics(slots)
+        years = answer_years(slots)
+        text = prompt("rewrite").render(
+            companies=", ".join(COMPANIES[t].name for t in companies),
+            tickers=", ".join(companies),
+            years=", ".join(f"FY{y}" for y in years),
+            metrics=", ".join(metric_display(m) for m in metrics) or "none named",
+            question=question,
+        )
+        out = await self._ask("rewrite", self.config.route_model, RewriteOut, text)
+        later = [max(years) + 1] if slots.fiscal_years and len(companies) <= 2 else []
+        later = [y for y in later if y in FISCAL_YEARS]
+        by_company: dict[str, SubQuery] = {}
+        for sq in out.sub_queries:
+            ticker = sq.company.strip().upper()
+            if ticker in companies and ticker not in by_company and sq.query.strip():
+                by_company[ticker] = SubQuery(
+                    company=ticker,
+                    query=sq.query.strip()[:500],
+                    fiscal_years=years,
+                    metrics=metrics,
+                    later_years=later,
+                )
+        # A company the model left out still gets searched (the workflow fills it in).
+        return RewritePlan(sub_queries=[by_company[t] for t in companies if t in by_company])
+
+    async def grade_documents(
+        self, question: str, slots: Slots, chunks: list[ChunkText]
+    ) -> DocumentGrades:
+        """Indices of the relevant chunks (0-based); the activity validates the range."""
+        if not chunks:
+            return DocumentGrades(keep=[])
+        text = prompt("grade_documents").render(
+            question=question, evidence=fence([(i, c.text) for i, c in enumerate(chunks)])
+        )
+        out = await self._ask("grade_documents", self.config.grade_model, GradeOut, text)
+        return DocumentGrades(keep=sorted(set(out.relevant)))
+
+    async def synthesize(self, question: str, slots: Slots, sources: list[ChunkText]) -> Draft:
+        """A cited draft; gaps the model lists are kept only when they name a covered
+        company and year (the workflow adds any exact line the text leaves out)."""
+        if not sources:
+            return Draft(answer="")
+        companies = slots.companies or list(COMPANIES)
+        years = answer_years(slots)
+        metrics = requested_metrics(slots)
+        text = prompt("synthesize").render(
+            question=question,
+            companies=", ".join(companies),
+            years=", ".join(f"FY{y}" for y in years),
+            metrics=", ".join(metric_display(m) for m in metrics) or "as the question asks",
+            evidence=fence([(n, c.text) for n, c in enumerate(sources, start=1)]),
+        )
+        out = await self._ask("synthesize", self.config.synthesize_model, SynthesisOut, text)
+        gaps = [
+            NotFound(company=g.company.upper(), fiscal_year=g.fiscal_year, metric=g.metric)
+            for g in out.not_found
+            if g.company.upper() in COMPANIES and g.fiscal_year in FISCAL_YEARS and g.metric
+        ]
+        return Draft(answer=out.answer.strip(), not_found=gaps)
+
+    async def grade_answer(
+        self, question: str, answer: str, sources: list[ChunkText]
+    ) -> AnswerGrade:
+        """The judge, on its own model: sees the question, the answer and the evidence."""
+        text = prompt("grade_answer").render(
+            question=question,
+            answer=answer.replace("ANSWER>>>", "ANSWER> > >"),
+            evidence=fence([(n, c.text) for n, c in enumerate(sources, start=1)]),
+        )
+        out = await self._ask("grade_answer", self.config.judge_model, JudgeOut, text)
+        claims = [
+            UnsupportedClaim(label=" ".join(c.label.split()[:8]), reason=c.reason)
+            for c in out.unsupported
+            if c.label.strip()
+        ]
+        return AnswerGrade(
+            quality_passed=out.quality_passed,
+            unsupported=claims,
+            notes=f"model judge {self.config.judge_model}: {len(claims)} unsupported",
+        )
+
+    async def summarize(self, messages: list[str]) -> str:
+        """One note keeping numbers, names, years and decisions."""
+        text = prompt("summarize").render(messages="\n".join(f"- {m}" for m in messages))
+        out = await self._ask("summarize", self.config.summarize_model, SummaryOut, text)
+        return out.summary.strip()[:1000]
+
+
+def _company_list() -> str:
+    return ", ".join(f"{c.name} ({c.ticker})" for c in COMPANIES.values())

@@ -1,0 +1,233 @@
+"""The model engine with the real `openai` client against a protocol-faithful fake server.
+
+The fake validates requests as the service does and fails on demand; these tests show
+every step parsing its structured reply, both structured-output modes, and each fault
+becoming the ApplicationError type (and retryability) the failure policy acts on.
+"""
+
+from collections.abc import Iterator
+from datetime import timedelta
+
+import httpx
+import pytest
+from temporalio.exceptions import ApplicationError
+
+from activities.contracts import Slots
+from activities.engines.offline import CLARIFYING_QUESTION, DIRECT_ANSWER
+from activities.engines.openai_engine import ModelConfig, OpenAIEngine, SynthesisOut
+from activities.engines.prompts import STEPS, prompt, prompt_hashes
+from activities.errors import ErrorType
+from tests.fakes.servers import FakeOpenAI
+from tests.unit.corpus_chunks import report
+
+ROUTE_RETRIEVAL = {
+    "out_of_scope": False, "needs_retrieval": True, "needs_clarification": False,
+    "clarifying_question": None, "direct_answer": None,
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI().running() as server:
+        yield server
+
+
+@pytest.fixture(autouse=True)
+def _clean(fake: FakeOpenAI) -> None:
+    fake.queue.clear()
+    fake.responders.clear()
+    fake.requests.clear()
+    fake.hang_seconds = 3.0
+
+
+def engine(
+    fake: FakeOpenAI, structured: str = "json_schema", timeout: float = 10.0, key: str | None = None
+) -> OpenAIEngine:
+    return OpenAIEngine(ModelConfig(
+        base_url=fake.base_url, api_key=key or fake.api_key, route_model="small-1",
+        grade_model="small-1", synthesize_model="large-1", judge_model="judge-1",
+        summarize_model="small-1", structured=structured,  # type: ignore[arg-type]
+        timeout_seconds=timeout,
+    ))  # fmt: skip
+
+
+async def test_route_parses_the_schema_and_keeps_the_deterministic_slots(fake: FakeOpenAI) -> None:
+    fake.respond("RouteOut", ROUTE_RETRIEVAL)
+    decision = await engine(fake).route("What was BHP's revenue in FY2024?")
+    assert decision.route == "needs_retrieval"
+    assert decision.slots.companies == ["BHP"] and decision.slots.fiscal_years == [2024]
+    sent = fake.requests[-1]
+    assert sent["model"] == "small-1" and sent["temperature"] == 0
+    assert sent["response_format"]["type"] == "json_schema"
+    assert sent["response_format"]["json_schema"]["strict"] is True
+
+
+async def test_a_question_naming_a_company_is_never_held_for_clarification(
+    fake: FakeOpenAI,
+) -> None:
+    fake.respond(
+        "RouteOut",
+        {
+            **ROUTE_RETRIEVAL,
+            "needs_retrieval": False,
+            "needs_clarification": True,
+            "clarifying_question": "Which?",
+        },
+    )
+    decision = await engine(fake).route("BHP revenue")
+    assert decision.route == "needs_retrieval"
+    vague = await engine(fake).route("How much profit was there?")
+    assert vague.route == "needs_clarification"
+    assert vague.clarifying_question == CLARIFYING_QUESTION  # too short to be a question
+
+
+async def test_a_direct_answer_is_the_fixed_text_never_the_models(fake: FakeOpenAI) -> None:
+    fake.respond(
+        "RouteOut",
+        {
+            **ROUTE_RETRIEVAL,
+            "needs_retrieval": False,
+            "direct_answer": "I can do anything, buy BHP!",
+        },
+    )
+    decision = await engine(fake).route("What can you do?")
+    assert decision.route == "direct_answer" and decision.direct_answer == DIRECT_ANSWER
+
+
+async def test_rewrite_keeps_one_query_per_requested_company_only(fake: FakeOpenAI) -> None:
+    fake.respond("RewriteOut", {"sub_queries": [
+        {"company": "bhp", "query": "BHP Group revenue FY2024"},
+        {"company": "XYZ", "query": "not a covered company"},
+        {"company": "BHP", "query": "a duplicate"},
+    ]})  # fmt: skip
+    slots = Slots(companies=["BHP", "RIO"], fiscal_years=[2024], metrics=["revenue"])
+    plan = await engine(fake).rewrite("Compare BHP and Rio revenue in FY2024", slots)
+    assert [(sq.company, sq.query) for sq in plan.sub_queries] == [
+        ("BHP", "BHP Group revenue FY2024")
+    ]
+    assert plan.sub_queries[0].fiscal_years == [2024]
+    assert plan.sub_queries[0].later_years == [2025]
+
+
+async def test_grading_and_synthesis_see_fenced_numbered_evidence(fake: FakeOpenAI) -> None:
+    chunks = list(report("BHP", 2024))[:4]
+    fake.respond("GradeOut", {"relevant": [2, 0, 2]})
+    grades = await engine(fake).grade_documents("q", Slots(), chunks)
+    assert grades.keep == [0, 2]
+    grading_prompt = fake.requests[-1]["messages"][1]["content"]
+    assert "<<<EVIDENCE" in grading_prompt and "[0]\n" in grading_prompt
+
+    fake.respond("SynthesisOut", {
+        "answer": "BHP Group's revenue for FY2024 was US$55,658 million [1].\n"
+                  "BHP FY2024 net debt: data not found in provided documents",
+        "not_found": [{"company": "BHP", "fiscal_year": 2024, "metric": "net debt"},
+                      {"company": "ZZZ", "fiscal_year": 1999, "metric": "x"}],
+    })  # fmt: skip
+    slots = Slots(companies=["BHP"], fiscal_years=[2024], metrics=["revenue", "net_debt"])
+    draft = await engine(fake).synthesize("q", slots, chunks)
+    assert draft.answer.startswith("BHP Group's revenue")
+    assert [g.line() for g in draft.not_found] == [
+        "BHP FY2024 net debt: data not found in provided documents"
+    ]
+    assert "[1]\n" in fake.requests[-1]["messages"][1]["content"]
+
+
+async def test_the_judge_runs_on_its_own_model_and_labels_are_short(fake: FakeOpenAI) -> None:
+    fake.respond("JudgeOut", {"quality_passed": True, "unsupported": [
+        {"label": "RIO FY2025 revenue claimed without any source at all", "reason":
+         "general_knowledge"}]})  # fmt: skip
+    grade = await engine(fake).grade_answer("q", "Rio's revenue was US$1 [1].", [])
+    assert fake.requests[-1]["model"] == "judge-1"
+    assert grade.quality_passed
+    assert [(c.label, c.reason) for c in grade.unsupported] == [
+        ("RIO FY2025 revenue claimed without any source at", "general_knowledge")
+    ]
+
+
+async def test_json_mode_validates_the_reply_itself(fake: FakeOpenAI) -> None:
+    fake.respond("SummaryOut", {"summary": "User asked about BHP FY2024 revenue, US$55,658m."})
+    model = engine(fake, structured="json_object")
+    summary = await model.summarize(["What was BHP's revenue in FY2024?", "US$55,658 million"])
+    assert summary.startswith("User asked about BHP")
+    assert fake.requests[-1]["response_format"] == {"type": "json_object"}
+    fake.fail_next("schema")
+    with pytest.raises(ApplicationError) as caught:
+        await model.summarize(["x"])
+    assert caught.value.type == ErrorType.MODEL_OUTPUT_INVALID and caught.value.non_retryable
+
+
+async def test_every_call_records_model_prompt_hash_and_usage(fake: FakeOpenAI) -> None:
+    fake.respond("RouteOut", ROUTE_RETRIEVAL)
+    model = engine(fake)
+    await model.route("BHP revenue")
+    call = model.calls[-1]
+    assert (call.step, call.model, call.prompt_sha) == ("route", "small-1", prompt("route").sha)
+    assert call.prompt_tokens > 0 and call.completion_tokens > 0
+
+
+@pytest.mark.parametrize(
+    ("fault", "error_type", "non_retryable", "delay"),
+    [
+        ("429", ErrorType.UPSTREAM_UNAVAILABLE, False, timedelta(seconds=1)),
+        ("503", ErrorType.UPSTREAM_UNAVAILABLE, False, timedelta(seconds=1)),
+        ("500", ErrorType.UPSTREAM_UNAVAILABLE, False, None),
+        ("timeout", ErrorType.UPSTREAM_UNAVAILABLE, False, None),
+        ("malformed", ErrorType.MODEL_OUTPUT_INVALID, True, None),
+        ("schema", ErrorType.MODEL_OUTPUT_INVALID, True, None),
+        ("truncated", ErrorType.MODEL_OUTPUT_INVALID, True, None),
+        ("refusal", ErrorType.MODEL_REFUSED, True, None),
+    ],
+)
+async def test_each_fault_is_a_classified_error(
+    fake: FakeOpenAI, fault: str, error_type: str, non_retryable: bool, delay: timedelta | None
+) -> None:
+    fake.respond(
+        "SynthesisOut", {"answer": "BHP's revenue was US$55,658 million [1].", "not_found": []}
+    )
+    fake.hang_seconds = 2.0
+    fake.fail_next(fault)
+    with pytest.raises(ApplicationError) as caught:
+        await engine(fake, timeout=0.5).synthesize(
+            "q", Slots(companies=["BHP"]), list(report("BHP", 2024))[:2]
+        )
+    assert caught.value.type == error_type
+    assert caught.value.non_retryable is non_retryable
+    assert caught.value.next_retry_delay == delay
+
+
+async def test_a_rejected_key_is_not_retried(fake: FakeOpenAI) -> None:
+    with pytest.raises(ApplicationError) as caught:
+        await engine(fake, key="sk-wrong").route("BHP revenue")
+    assert caught.value.type == ErrorType.UPSTREAM_REJECTED and caught.value.non_retryable
+
+
+def test_the_fake_rejects_what_the_real_service_rejects(fake: FakeOpenAI) -> None:
+    """The fake is strict where the service is: a test passing here is not a lie."""
+    url = f"{fake.base_url}/chat/completions"
+    auth = {"authorization": f"Bearer {fake.api_key}"}
+    msgs = [{"role": "user", "content": "hello"}]
+    loose = {"type": "json_schema", "json_schema": {"name": "X", "strict": True, "schema": {
+        "type": "object", "properties": {"a": {"type": "string"}}}}}  # fmt: skip
+    cases = [
+        ({"model": "m", "messages": msgs, "bogus": 1}, "Unrecognized request argument"),
+        ({"messages": msgs}, "model"),
+        ({"model": "m", "messages": []}, "messages"),
+        ({"model": "m", "messages": msgs, "response_format": loose}, "additionalProperties"),
+        ({"model": "m", "messages": msgs, "response_format": {"type": "json_object"}}, "json"),
+        ({"model": "m", "messages": msgs, "temperature": 3}, "temperature"),
+    ]
+    for body, words in cases:
+        answer = httpx.post(url, json=body, headers=auth)
+        assert answer.status_code == 400, body
+        assert words in answer.json()["error"]["message"] or answer.json()["error"]["param"]
+    assert httpx.post(url, json={"model": "m", "messages": msgs}).status_code == 401
+
+
+def test_prompts_are_files_with_content_hashes() -> None:
+    hashes = prompt_hashes()
+    assert set(hashes) == set(STEPS) and len(set(hashes.values())) == len(STEPS)
+    assert all(len(h) == 12 for h in hashes.values())
+    with pytest.raises(KeyError):
+        prompt("route").render()  # a missing placeholder never leaves a stray $name
+    assert "ANSWER>>>" in prompt("grade_answer").text
+    assert SynthesisOut.model_json_schema()["additionalProperties"] is False

@@ -1,0 +1,325 @@
+"""Whole turns through the real workflow with the model engine (TURNSTILE_ENGINE=openai).
+
+The real `openai` client talks to the fake server of tests/fakes/servers.py; what the
+"model" answers is a small brain written here from the prompt the engine really sent
+(the question, the fenced evidence). Every other part is real: the dev server,
+PostgreSQL, the Qdrant index, the numeric check, the gate. A bad draft (an altered digit,
+a wrong year, a wrong company) is caught by the numeric check; each provider fault takes
+the path the failure-policy table declares for its step.
+"""
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import WorkflowHandle
+
+from activities.engines.openai_engine import ModelConfig, OpenAIEngine
+from domain.turns import TurnResult
+from tests.conftest import Turns, TurnWorker, outcome
+from tests.fakes.servers import FakeOpenAI
+from workflows.chat_turn import ChatTurn
+
+Body = dict[str, Any]
+
+
+def user_text(body: Body) -> str:
+    return str(next(m["content"] for m in body["messages"] if m["role"] == "user"))
+
+
+def question_of(body: Body) -> str:
+    match = re.search(r"^Question: (.*)$", user_text(body), re.MULTILINE)
+    return match.group(1) if match else ""
+
+
+def evidence_of(body: Body) -> dict[int, str]:
+    """The fenced evidence blocks the engine sent, by their number."""
+    text = user_text(body)
+    fenced = text[text.index("<<<EVIDENCE") : text.index("EVIDENCE>>>")]
+    parts = re.split(r"\n\[(\d+)\]\n", fenced)
+    return {int(parts[i]): parts[i + 1] for i in range(1, len(parts) - 1, 2)}
+
+
+def block_with(body: Body, needle: str) -> int:
+    return next(n for n, text in evidence_of(body).items() if needle in text)
+
+
+class Brain:
+    """A deterministic stand-in for a model, reading the prompts the engine sends."""
+
+    def __init__(self, fake: FakeOpenAI) -> None:
+        self.fake = fake
+        fake.respond("RouteOut", self.route)
+        fake.respond("RewriteOut", self.rewrite)
+        fake.respond("GradeOut", self.grade)
+        fake.respond("JudgeOut", {"quality_passed": True, "unsupported": []})
+        fake.respond("SummaryOut", {"summary": "none"})
+
+    def route(self, body: Body) -> Body:
+        vague = not re.search(r"BHP|Rio|Fortescue|South32|Northern", question_of(body))
+        return {
+            "out_of_scope": False, "needs_retrieval": not vague, "needs_clarification": vague,
+            "clarifying_question": "Which company do you mean: BHP, Rio Tinto, Fortescue, "
+            "South32 or Northern Star?" if vague else None, "direct_answer": None,
+        }  # fmt: skip
+
+    def rewrite(self, body: Body) -> Body:
+        tickers = re.search(r"using these tickers: ([A-Z0-9, ]+)\.", user_text(body))
+        assert tickers
+        return {"sub_queries": [
+            {"company": t, "query": f"{t} {question_of(body)}"}
+            for t in tickers.group(1).split(", ")
+        ]}  # fmt: skip
+
+    def grade(self, body: Body) -> Body:
+        def stems(text: str) -> set[str]:
+            return {w[:5] for w in re.findall(r"[a-z]{5,}", text.lower())} - {"compa", "which"}
+
+        asked = stems(question_of(body))
+        return {"relevant": [n for n, text in evidence_of(body).items() if asked & stems(text)]}
+
+    def writes(self, answer: Callable[[Body], str]) -> None:
+        self.fake.respond("SynthesisOut", lambda body: {"answer": answer(body), "not_found": []})
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI().running() as server:
+        yield server
+
+
+@pytest.fixture
+def brain(fake: FakeOpenAI) -> Brain:
+    fake.queue.clear()
+    fake.requests.clear()
+    fake.responders.clear()
+    fake.step_faults.clear()
+    return Brain(fake)
+
+
+def model_engine(fake: FakeOpenAI) -> OpenAIEngine:
+    return OpenAIEngine(ModelConfig(
+        base_url=fake.base_url, api_key=fake.api_key, route_model="small-1",
+        grade_model="small-1", synthesize_model="large-1", judge_model="judge-1",
+        summarize_model="small-1", timeout_seconds=5.0,
+    ))  # fmt: skip
+
+
+async def ask(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns], fake: FakeOpenAI, question: str
+) -> TurnResult:
+    async with turn_worker(model_engine(fake)) as tq:
+        turns = turns_on(tq)
+        turns.in_process = False  # as the API starts turns for a remote model engine
+        return await turns.ask(question)
+
+
+def revenue_sentence(body: Body) -> str:
+    n = block_with(body, "55,658")
+    return f"BHP Group's revenue for FY2024 (year ended 30 June 2024) was US$55,658 million [{n}]."
+
+
+async def test_a_figure_question_is_answered_cited_and_checked(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    brain.writes(revenue_sentence)
+    result = await ask(turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?")
+    assert result.status == "answered", result
+    assert "US$55,658 million" in (result.answer or "")
+    assert result.confidence == "high" and result.unsupported_claims == []
+    assert [c.company for c in result.citations] == ["BHP"]
+    assert fake.steps_called() == ["RouteOut", "RewriteOut", "GradeOut", "SynthesisOut",
+                                   "JudgeOut"]  # fmt: skip
+    assert result.model_calls == 5
+
+
+async def test_a_comparison_cites_both_companies(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    def compare(body: Body) -> str:
+        bhp, rio = block_with(body, "55,658"), block_with(body, "53,658")
+        return (
+            f"BHP Group's revenue for FY2024 was US$55,658 million [{bhp}]. Rio Tinto's "
+            f"consolidated sales revenue for FY2024 was US$53,658 million [{rio}]."
+        )
+
+    brain.writes(compare)
+    result = await ask(turn_worker, turns_on, fake, "Compare BHP and Rio Tinto revenue in FY2024")
+    assert result.status == "answered", result
+    assert {c.company for c in result.citations} == {"BHP", "RIO"}
+    assert result.unsupported_claims == [] and result.confidence == "high"
+
+
+async def test_a_narrative_question_is_answered_from_the_text(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    def quote(body: Body) -> str:
+        n = block_with(body, "Arcadium")
+        sentence = re.search(r"[^.\n]*Arcadium[^.\n]*\.", evidence_of(body)[n])
+        assert sentence
+        return f'Rio Tinto\'s report says: "{sentence.group(0).strip()}" [{n}]'
+
+    brain.writes(quote)
+    result = await ask(turn_worker, turns_on, fake, "What did Rio Tinto say about Arcadium?")
+    assert result.status == "answered", result
+    assert "Arcadium" in (result.answer or "") and result.citations
+
+
+@pytest.mark.parametrize(
+    ("bad", "why"),
+    [
+        ("US$55,685 million", "an altered digit"),
+        ("US$53,658 million", "another company's figure"),
+        ("US$53.82 billion", "another year's figure"),
+    ],
+)
+async def test_a_bad_draft_is_caught_by_the_numeric_check(
+    brain: Brain,
+    fake: FakeOpenAI,
+    turn_worker: TurnWorker,
+    turns_on: Callable[[str], Turns],
+    bad: str,
+    why: str,
+) -> None:
+    brain.writes(lambda body: revenue_sentence(body).replace("US$55,658 million", bad))
+    result = await ask(turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?")
+    assert [c.label for c in result.unsupported_claims], why
+    assert result.confidence == "medium" and result.grounded == "partial", why
+
+
+async def test_a_clarification_is_answered_by_a_signal(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    brain.writes(revenue_sentence)
+    async with turn_worker(model_engine(fake)) as tq:
+        turns = turns_on(tq)
+        turns.in_process = False
+        handle = await turns.start("What was the revenue in FY2024?")
+        waiting = await outcome(handle, 0)
+        assert waiting.status == "needs_clarification", waiting
+        assert "Which company" in (waiting.clarifying_question or "")
+        result = await turns.reply(handle, waiting.clarification_round, "BHP")
+    assert result.status == "answered", result
+    assert "US$55,658 million" in (result.answer or "")
+
+
+async def test_a_retry_changes_its_sub_queries_without_a_model_call(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    def leaves_a_gap(body: Body) -> str:
+        return (f"{revenue_sentence(body)}\n"
+                "BHP FY2024 net debt: data not found in provided documents")  # fmt: skip
+
+    fake.respond("SynthesisOut", lambda body: {
+        "answer": leaves_a_gap(body),
+        "not_found": [{"company": "BHP", "fiscal_year": 2024, "metric": "net debt"}],
+    })  # fmt: skip
+    async with turn_worker(model_engine(fake)) as tq:
+        turns = turns_on(tq)
+        turns.in_process = False
+        handle = await turns.start("What were BHP's revenue and net debt in FY2024?")
+        result = await outcome(handle, 0)
+        searches = await scheduled_inputs(handle, "qdrant_search_chunks")
+    assert result.retries >= 1, result
+    assert fake.steps_called().count("RewriteOut") == 1  # retries change queries in code
+    first, second = json.loads(searches[0])["query"], json.loads(searches[1])["query"]
+    assert first != second
+
+
+async def scheduled_inputs(handle: WorkflowHandle[ChatTurn, TurnResult], name: str) -> list[str]:
+    inputs = []
+    async for event in handle.fetch_history_events():
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+            attrs = event.activity_task_scheduled_event_attributes
+            if attrs.activity_type.name == name:
+                inputs.append(attrs.input.payloads[0].data.decode())
+    return inputs
+
+
+# ---- each fault takes its step's declared policy path ---------------------------------
+
+
+async def test_a_judge_that_refuses_fails_open_loudly_with_confidence_capped(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    brain.writes(revenue_sentence)
+    fake.step_faults["JudgeOut"] = "refusal"
+    result = await ask(turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?")
+    assert result.status == "answered"
+    assert any(d.layer == "llm_grade_answer" for d in result.degraded), result.degraded
+    assert result.confidence == "medium"
+
+
+async def test_a_judge_on_timeout_is_retried_then_fails_open(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    brain.writes(revenue_sentence)
+    fake.hang_seconds = 7.0  # past the engine's 5 s timeout
+    fake.step_faults["JudgeOut"] = "timeout"
+    result = await ask(turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?")
+    assert result.status == "answered"
+    assert fake.steps_called().count("JudgeOut") == 3  # the policy's bounded attempts
+    assert any(d.layer == "llm_grade_answer" for d in result.degraded), result.degraded
+    assert result.confidence == "medium"
+
+
+async def test_a_grader_with_malformed_output_keeps_every_document(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    brain.writes(revenue_sentence)
+    fake.step_faults["GradeOut"] = "malformed"
+    result = await ask(turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?")
+    assert result.status == "answered", result
+    assert any(d.layer == "llm_grade_documents" for d in result.degraded), result.degraded
+
+
+async def test_a_router_outage_defaults_to_retrieval(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    brain.writes(revenue_sentence)
+    fake.step_faults["RouteOut"] = "500"  # every attempt: Temporal's retries run out
+    result = await ask(turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?")
+    assert result.status == "answered", result
+    assert any(d.layer == "llm_route_question" for d in result.degraded), result.degraded
+
+
+async def test_a_synthesiser_that_refuses_fails_closed_to_the_diagnostic_fallback(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    brain.writes(revenue_sentence)
+    fake.step_faults["SynthesisOut"] = "refusal"
+    result = await ask(turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?")
+    assert result.status == "fallback", result
+    assert "55,658" not in (result.answer or "")
+
+
+async def test_throttling_is_retried_after_retry_after_and_the_turn_completes(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    brain.writes(revenue_sentence)
+    fake.fail_next("429", "503")  # the router's first two attempts
+    result = await ask(turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?")
+    assert result.status == "answered", result
+    assert fake.steps_called()[:3] == ["RouteOut", "RouteOut", "RouteOut"]
+    assert not any(d.layer == "llm_route_question" for d in result.degraded)
+
+
+async def test_a_model_turns_history_holds_no_prompt_or_evidence(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    brain.writes(revenue_sentence)
+    async with turn_worker(model_engine(fake)) as tq:
+        turns = turns_on(tq)
+        turns.in_process = False
+        handle = await turns.start("What was BHP's revenue in FY2024?")
+        await outcome(handle, 0)
+        size, text = 0, []
+        async for event in handle.fetch_history_events():
+            size += event.ByteSize()
+            text.append(str(event))
+    history = "".join(text)
+    assert "<<<EVIDENCE" not in history and "You route questions" not in history
+    assert size < 64_000, size  # ids, previews and parsed results only
