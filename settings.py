@@ -70,6 +70,20 @@ class Settings(BaseSettings):
 
     corpus_dir: Path = Field(default=PROJECT_ROOT / "corpus" / "reports")
     embedding_model: Literal["all-MiniLM-L6-v2"] = "all-MiniLM-L6-v2"
+    """The local embedder (offline, the default)."""
+    embedding_provider: Literal["local", "openai"] = "local"
+    """`openai`: embed through an OpenAI-compatible endpoint instead of the local model."""
+    embedding_base_url: str | None = None
+    """Defaults to TURNSTILE_OPENAI_BASE_URL."""
+    embedding_api_key: SecretStr | None = None
+    """Defaults to TURNSTILE_OPENAI_API_KEY."""
+    openai_embedding_model: NonEmpty = "text-embedding-3-small"
+    openai_embedding_dimensions: Annotated[int, Field(ge=8, le=8192)] | None = None
+    # Cohere rerank over the fused candidates; without a key there is no reranker.
+    cohere_api_key: SecretStr | None = None
+    cohere_base_url: str | None = None
+    """Defaults to Cohere's own API."""
+    rerank_model: NonEmpty = "rerank-v3.5"
     engine: EngineName = EngineName.OFFLINE
     # The model engine (TURNSTILE_ENGINE=openai): one endpoint, a model per step. A small
     # model routes and grades, a larger one writes, and a different one judges.
@@ -100,7 +114,7 @@ class Settings(BaseSettings):
             raise ValueError("must start with http:// or https://")
         return value
 
-    @field_validator("openai_base_url")
+    @field_validator("openai_base_url", "embedding_base_url", "cohere_base_url")
     @classmethod
     def _base_url(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("http://", "https://")):
@@ -113,6 +127,14 @@ class Settings(BaseSettings):
             raise ValueError(
                 f"{ENV_PREFIX}ENGINE=openai needs {ENV_PREFIX}OPENAI_BASE_URL and "
                 f"{ENV_PREFIX}OPENAI_API_KEY (any non-empty key for a local server)"
+            )
+        if self.embedding_provider == "openai" and not (
+            (self.embedding_base_url or self.openai_base_url)
+            and (self.embedding_api_key or self.openai_api_key)
+        ):
+            raise ValueError(
+                f"{ENV_PREFIX}EMBEDDING_PROVIDER=openai needs {ENV_PREFIX}EMBEDDING_BASE_URL "
+                f"and {ENV_PREFIX}EMBEDDING_API_KEY (or the OPENAI ones)"
             )
         return self
 

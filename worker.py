@@ -28,11 +28,12 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Worker
 
-from activities.embeddings import LocalEmbedder
+from activities.embeddings import Embedder, LocalEmbedder, OpenAIEmbedder
 from activities.engines.protocol import Engine
 from activities.model_steps import GroundingActivities, ModelActivities
 from activities.report_activities import ReportActivities
 from activities.reports import ReportIndex, open_qdrant
+from activities.rerank import CohereReranker
 from activities.sessions import SessionActivities
 from activities.turn_sweeper import SweepActivities
 from db.migrate import migrate
@@ -71,6 +72,31 @@ def activities(
         GroundingActivities(index),
     )
     return [fn for boundary in boundaries for fn in boundary.activities()]
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    """The local model (default, offline) or an OpenAI-compatible embeddings endpoint."""
+    if settings.embedding_provider == "local":
+        return LocalEmbedder()
+    key = settings.embedding_api_key or settings.openai_api_key
+    return OpenAIEmbedder(
+        base_url=settings.embedding_base_url or settings.openai_base_url or "",
+        api_key=key.get_secret_value() if key else "",
+        model=settings.openai_embedding_model,
+        dimensions=settings.openai_embedding_dimensions,
+        timeout_seconds=settings.model_timeout_seconds,
+    )
+
+
+def make_reranker(settings: Settings) -> CohereReranker | None:
+    """Cohere rerank when a key is set; otherwise none (Qdrant's fused order)."""
+    if settings.cohere_api_key is None:
+        return None
+    return CohereReranker(
+        api_key=settings.cohere_api_key.get_secret_value(),
+        model=settings.rerank_model,
+        base_url=settings.cohere_base_url,
+    )
 
 
 def make_engine(settings: Settings) -> Engine:
@@ -186,7 +212,9 @@ async def run_worker(settings: Settings) -> None:
         settings.qdrant_path,
         settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None,
     )
-    index = ReportIndex(qdrant, await asyncio.to_thread(LocalEmbedder))
+    index = ReportIndex(
+        qdrant, await asyncio.to_thread(make_embedder, settings), make_reranker(settings)
+    )
     await asyncio.to_thread(index.ensure_collection)
     # Activities wait longer for a connection than the API does: a turn's save is
     # retried until it succeeds, and a short outage should cost a wait, not an attempt.

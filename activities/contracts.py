@@ -17,6 +17,7 @@ from domain.models import (
     Draft,
     GroundingReport,
     Intent,
+    ModelCall,
     NotFound,
     Route,
     SearchHitWithText,
@@ -35,6 +36,7 @@ __all__ = [
     "Draft",
     "GroundingReport",
     "Intent",
+    "ModelCall",
     "NotFound",
     "Route",
     "SearchHitWithText",
@@ -83,6 +85,8 @@ class SearchRequest(_Frozen):
 
 class SearchResult(_Frozen):
     hits: list[ChunkHit]
+    degraded: list[str] = Field(default_factory=list)
+    """Fail-opens inside the search (the reranker unavailable: fused order kept)."""
 
 
 class IngestFileRequest(_Frozen):
@@ -131,6 +135,8 @@ class RouteDecision(_Frozen):
     slots: Slots
     clarifying_question: str | None = None
     direct_answer: str | None = None
+    model_calls: list[ModelCall] = Field(default_factory=list)
+    """The model calls behind this result (the model engine only): the turn's trace."""
 
 
 class RewriteRequest(_Frozen):
@@ -140,6 +146,8 @@ class RewriteRequest(_Frozen):
 
 class RewritePlan(_Frozen):
     sub_queries: list[SubQuery]
+    model_calls: list[ModelCall] = Field(default_factory=list)
+    """The model calls behind this result (the model engine only): the turn's trace."""
 
 
 class EvidenceRequest(_Frozen):
@@ -153,6 +161,8 @@ class EvidenceRequest(_Frozen):
 class DocumentGrades(_Frozen):
     keep: list[int]
     """Indices into the request's chunk_ids (validated in range by the activity)."""
+    model_calls: list[ModelCall] = Field(default_factory=list)
+    """The model calls behind this result (the model engine only): the turn's trace."""
 
 
 class CheckRequest(_Frozen):
@@ -165,6 +175,8 @@ class AnswerGrade(_Frozen):
     quality_passed: bool
     unsupported: list[UnsupportedClaim] = Field(default_factory=list)
     notes: str = ""
+    model_calls: list[ModelCall] = Field(default_factory=list)
+    """The model calls behind this result (the model engine only): the turn's trace."""
 
 
 class LoadSessionRequest(_Frozen):

@@ -16,9 +16,60 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> list[list[float]]: ...
 
 
-def collection_name(prefix: str, model_name: str) -> str:
-    """Name a collection per embedding model so vectors of different models never mix."""
-    return f"{prefix}__{re.sub(r'[^a-z0-9]+', '-', model_name.lower()).strip('-')}"
+def collection_name(prefix: str, model_name: str, dimension: int) -> str:
+    """Name a collection per embedding model and dimension, so vectors of different
+    models (or one model truncated to another size) never mix: switching models starts
+    a new collection, which ingestion fills."""
+    slug = re.sub(r"[^a-z0-9]+", "-", model_name.lower()).strip("-")
+    return f"{prefix}__{slug}-{dimension}d"
+
+
+class OpenAIEmbedder:
+    """Embeddings from an OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, vLLM,
+    Ollama, a LiteLLM proxy), with the official client and its retries off.
+
+    The dimension is read from one probe call at start-up (a wrong URL or key fails the
+    worker's start, not the first turn); `dimensions` asks a model that supports it for
+    shorter vectors. Failures are ApplicationErrors (provider_errors): the search or
+    ingest step's policy decides.
+    """
+
+    BATCH = 256
+
+    def __init__(
+        self, base_url: str, api_key: str, model: str, dimensions: int | None = None,
+        timeout_seconds: float = 30.0,
+    ) -> None:  # fmt: skip
+        import openai
+
+        self._client = openai.OpenAI(
+            base_url=base_url, api_key=api_key, max_retries=0, timeout=timeout_seconds
+        )
+        self._model = model
+        self._dimensions = dimensions
+        self.name = model
+        self.dimension = len(self.embed(["dimension probe"])[0])
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        import openai
+
+        from activities.engines.provider_errors import classify_openai
+
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self.BATCH):
+            batch = [t if t.strip() else " " for t in texts[start : start + self.BATCH]]
+            try:
+                if self._dimensions is None:
+                    answer = self._client.embeddings.create(model=self._model, input=batch)
+                else:
+                    answer = self._client.embeddings.create(
+                        model=self._model, input=batch, dimensions=self._dimensions
+                    )
+            except openai.OpenAIError as err:
+                raise classify_openai(err, "embeddings") from err
+            ordered = sorted(answer.data, key=lambda d: d.index)
+            vectors.extend([float(x) for x in d.embedding] for d in ordered)
+        return vectors
 
 
 class _Ticket:

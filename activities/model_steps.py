@@ -25,6 +25,7 @@ from activities.contracts import (
     RouteDecision,
     RouteRequest,
 )
+from activities.engines.calls import recording
 from activities.engines.protocol import Engine
 from activities.errors import invalid_input
 from activities.heartbeat import heartbeating
@@ -60,34 +61,43 @@ class ModelActivities:
     @implements(steps.llm_route_question)
     async def route(self, request: RouteRequest) -> RouteDecision:
         async with heartbeating():
-            return await self.engine.route(request.question)
+            with recording() as calls:
+                decision = await self.engine.route(request.question)
+        return decision.model_copy(update={"model_calls": calls})
 
     @implements(steps.llm_rewrite_query)
     async def rewrite(self, request: RewriteRequest) -> RewritePlan:
         async with heartbeating():
-            return await self.engine.rewrite(request.question, request.slots)
+            with recording() as calls:
+                plan = await self.engine.rewrite(request.question, request.slots)
+        return plan.model_copy(update={"model_calls": calls})
 
     @implements(steps.llm_grade_documents)
     async def grade_documents(self, request: EvidenceRequest) -> DocumentGrades:
         """Judge each chunk's relevance; returns validated, unique, in-range indices."""
         async with heartbeating():
             chunks = await load_evidence(self.index, request.chunk_ids)
-            grades = await self.engine.grade_documents(request.question, request.slots, chunks)
+            with recording() as calls:
+                grades = await self.engine.grade_documents(request.question, request.slots, chunks)
         keep = sorted({i for i in grades.keep if 0 <= i < len(chunks)})
-        return DocumentGrades(keep=keep)
+        return DocumentGrades(keep=keep, model_calls=calls)
 
     @implements(steps.llm_synthesize_answer)
     async def synthesize(self, request: EvidenceRequest) -> Draft:
         async with heartbeating():
             sources = await load_evidence(self.index, request.chunk_ids)
-            return await self.engine.synthesize(request.question, request.slots, sources)
+            with recording() as calls:
+                draft = await self.engine.synthesize(request.question, request.slots, sources)
+        return draft.model_copy(update={"model_calls": calls})
 
     @implements(steps.llm_grade_answer)
     async def grade_answer(self, request: CheckRequest) -> AnswerGrade:
         """The judge: independent of the synthesiser; sees only answer and evidence."""
         async with heartbeating():
             sources = await load_evidence(self.index, request.chunk_ids)
-            return await self.engine.grade_answer(request.question, request.answer, sources)
+            with recording() as calls:
+                grade = await self.engine.grade_answer(request.question, request.answer, sources)
+        return grade.model_copy(update={"model_calls": calls})
 
 
 class GroundingActivities:

@@ -46,6 +46,7 @@ class ReportActivities:
     @implements(steps.qdrant_search_chunks)
     async def search_chunks(self, request: SearchRequest) -> SearchResult:
         """Hybrid search (dense + BM25, RRF). Read-only, so safe to retry."""
+        notes: list[str] = []
         async with heartbeating():
             hits = await asyncio.to_thread(
                 self.index.search,
@@ -54,8 +55,9 @@ class ReportActivities:
                 request.fiscal_years,
                 request.limit,
                 request.later_years,
+                notes,
             )
-        return SearchResult(hits=hits)
+        return SearchResult(hits=hits, degraded=notes)
 
     @implements(steps.qdrant_load_chunks)
     async def load_chunks(self, chunk_ids: list[str]) -> list[ChunkText]:

@@ -20,6 +20,7 @@ from qdrant_client.conversions.common_types import PointId
 
 from activities.contracts import ChunkHit, ChunkText, IngestFileResult
 from activities.embeddings import Embedder, collection_name
+from activities.rerank import RERANK_POOL, CohereReranker, RerankUnavailable
 from ingestion import bm25
 from ingestion.documents import (
     Chunk,
@@ -45,10 +46,13 @@ def open_qdrant(url: str | None, path: Path, api_key: str | None = None) -> Qdra
 class ReportIndex:
     """The report-chunk collection of one embedding model."""
 
-    def __init__(self, client: QdrantClient, embedder: Embedder) -> None:
+    def __init__(
+        self, client: QdrantClient, embedder: Embedder, reranker: "CohereReranker | None" = None
+    ) -> None:
         self.client = client
         self.embedder = embedder
-        self.collection = collection_name("reports", embedder.name)
+        self.collection = collection_name("reports", embedder.name, embedder.dimension)
+        self.reranker = reranker
         # Local-mode Qdrant is not safe for concurrent use from several threads.
         self._lock = threading.RLock()
         self._version: str | None = None
@@ -229,6 +233,7 @@ class ReportIndex:
         fiscal_years: Sequence[int] = (),
         limit: int = 8,
         later_years: Sequence[int] = (),
+        notes: list[str] | None = None,
     ) -> list[ChunkHit]:
         """Hybrid search: dense + BM25 candidates fused by Qdrant's RRF, filtered by
         company and by any of `fiscal_years` (none: every year).
@@ -236,18 +241,27 @@ class ReportIndex:
         `later_years` adds up to `LATER_REPORT_HITS` hits from those years' reports after
         the main ones (a later report may restate a figure): searched apart, so they can
         never push a hit of the years asked about out of `limit`.
+
+        With a reranker, `RERANK_POOL` fused candidates are reordered by it and the best
+        `limit` kept; when it fails the fused order is kept and the reason is appended to
+        `notes` (the caller records the degradation).
         """
-        hits = self._search(query, company, fiscal_years, limit)
+        hits = self._search(query, company, fiscal_years, limit, notes)
         extra = [y for y in later_years if y not in fiscal_years]
         if extra and fiscal_years:
             seen = {h.chunk_id for h in hits}
-            for hit in self._search(query, company, extra, LATER_REPORT_HITS):
+            for hit in self._search(query, company, extra, LATER_REPORT_HITS, notes):
                 if hit.chunk_id not in seen:
                     hits.append(hit.model_copy(update={"rank": len(hits) + 1}))
         return hits
 
     def _search(
-        self, query: str, company: str | None, fiscal_years: Sequence[int], limit: int
+        self,
+        query: str,
+        company: str | None,
+        fiscal_years: Sequence[int],
+        limit: int,
+        notes: list[str] | None = None,
     ) -> list[ChunkHit]:
         conditions: list[models.Condition] = []
         if company:
@@ -278,14 +292,18 @@ class ReportIndex:
                 prefetch=prefetch,
                 query=models.FusionQuery(fusion=models.Fusion.RRF),
                 query_filter=flt,
-                limit=limit,
+                limit=max(limit, RERANK_POOL) if self.reranker else limit,
                 with_payload=True,
             )
-        hits = []
-        for rank, point in enumerate(response.points, start=1):
-            chunk = Chunk.model_validate(point.payload)
-            hits.append(chunk.as_hit(rank, float(point.score)))
-        return hits
+        chunks = [(Chunk.model_validate(p.payload), float(p.score)) for p in response.points]
+        if self.reranker and len(chunks) > 1:
+            try:
+                order = self.reranker.order(query, [c.text for c, _ in chunks], limit)
+                chunks = [chunks[i] for i in order]
+            except RerankUnavailable as err:
+                if notes is not None:
+                    notes.append(f"reranker unavailable, fused order kept: {err}")
+        return [chunk.as_hit(rank, score) for rank, (chunk, score) in enumerate(chunks[:limit], 1)]
 
     def get_chunks(self, chunk_ids: list[str]) -> list[ChunkText]:
         """Load full chunk text by id (claim check); missing ids are simply absent."""

@@ -165,12 +165,24 @@ class UnsupportedClaim(Frozen):
     reason: ClaimReason
 
 
+class ModelCall(Frozen):
+    """One call to a model, as the turn's trace records it: never the prompt or the reply."""
+
+    step: str
+    model: str
+    prompt_sha: str
+    """The first 12 hex digits of the SHA-256 of the step's prompt template."""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
 class Draft(Frozen):
     """A synthesised answer: `[n]` markers refer to the 1-based source order of the request."""
 
     answer: str
     derived: list[Derived] = Field(default_factory=list)
     not_found: list[NotFound] = Field(default_factory=list)
+    model_calls: list[ModelCall] = Field(default_factory=list)
 
 
 class GroundingReport(Frozen):

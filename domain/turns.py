@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from domain.models import Citation, Derived, Frozen, NotFound, UnsupportedClaim
+from domain.models import Citation, Derived, Frozen, ModelCall, NotFound, UnsupportedClaim
 
 __all__ = ["Citation"]
 
@@ -72,6 +72,9 @@ class TurnResult(Frozen):
     fallback_reason: str | None = None
     clarification_round: int = 0
     model_calls: int = 0
+    model_trace: list[ModelCall] = Field(default_factory=list)
+    """Each model call of the turn: step, model, prompt-template hash and token usage
+    (empty for the offline engine, which calls no model)."""
     refusal_reason: str | None = None
     retry_skipped: str | None = None
     failure_reason: str | None = None

@@ -30,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
         EvidenceRequest,
         GroundingReport,
         LoadSessionRequest,
+        ModelCall,
         NotFound,
         RewritePlan,
         RewriteRequest,
@@ -225,6 +226,7 @@ class ChatTurn:
         self._cancel: CancelRequest | None = None
         self._lean = False
         self._degraded: list[Degradation] = []
+        self._trace: list[ModelCall] = []
         self._model_calls = 0
         self._retries = 0
         self._retry_skipped: str | None = None
@@ -586,6 +588,8 @@ class ChatTurn:
         for sq, result in zip(sub_queries, results, strict=True):
             if isinstance(result, SearchResult):
                 hits.extend(result.hits)
+                for note in result.degraded:  # the reranker failed open inside the search
+                    self._degrade(steps.qdrant_search_chunks, f"{sq.company}: {note}")
             elif isinstance(result, ActivityError):
                 self._degrade(steps.qdrant_search_chunks, f"{sq.company}: {_cause(result)}")
             elif isinstance(result, BaseException):
@@ -742,10 +746,16 @@ class ChatTurn:
         their continuation under this code issue exactly the commands they issued.
         """
         if self._lean and runs_local(step, self._inp.engine_in_process):
-            return await workflow.execute_local_activity(
+            result = await workflow.execute_local_activity(
                 step, arg, summary=summary, **local_step_options(step)
             )
-        return await workflow.execute_activity(step, arg, summary=summary, **step_options(step))
+        else:
+            result = await workflow.execute_activity(
+                step, arg, summary=summary, **step_options(step)
+            )
+        # A model step's result names the calls behind it (model, prompt hash, tokens).
+        self._trace.extend(getattr(result, "model_calls", None) or [])
+        return result
 
     async def _save(self, result: TurnResult, final: bool) -> None:
         await self._exec(
@@ -777,6 +787,7 @@ class ChatTurn:
             degraded=list(self._degraded),
             clarification_round=self._round,
             model_calls=self._model_calls,
+            model_trace=list(self._trace),
             retry_skipped=self._retry_skipped,
             status=status,
             resolved_question=storable(resolved),

@@ -34,6 +34,7 @@ from activities.contracts import (
     ChunkText,
     DocumentGrades,
     Draft,
+    ModelCall,
     NotFound,
     RewritePlan,
     RouteDecision,
@@ -41,6 +42,7 @@ from activities.contracts import (
     SubQuery,
     UnsupportedClaim,
 )
+from activities.engines.calls import record
 from activities.engines.offline import (
     CLARIFYING_QUESTION,
     DIRECT_ANSWER,
@@ -131,17 +133,6 @@ class ModelConfig(BaseModel):
     timeout_seconds: float = 60.0
 
 
-@dataclass
-class ModelCall:
-    """One model call as the trace records it: never the prompt or the completion."""
-
-    step: str
-    model: str
-    prompt_sha: str
-    prompt_tokens: int
-    completion_tokens: int
-
-
 T = TypeVar("T", bound=_Out)
 
 
@@ -216,6 +207,7 @@ class OpenAIEngine:
             completion_tokens=usage.completion_tokens if usage else 0,
         )
         self.calls = [*self.calls[-999:], call]
+        record(call)
         log.info(
             "model call step=%s model=%s prompt=%s tokens=%d+%d",
             step, model, call.prompt_sha, call.prompt_tokens, call.completion_tokens,

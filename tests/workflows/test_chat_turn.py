@@ -80,6 +80,7 @@ async def test_three_company_comparison_fans_out_and_merges_coverage(
     assert result.coverage == {"BHP": True, "RIO": True, "FMG": True}
     assert {c.company for c in result.citations} == {"BHP", "RIO", "FMG"}
     assert len(searches) == 3
+    assert result.model_trace == []  # the offline engine calls no model
     for figure in ("55.658", "53.658", "18.22"):
         assert figure in (result.answer or "")
 

@@ -18,6 +18,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHandle
 
 from activities.engines.openai_engine import ModelConfig, OpenAIEngine
+from activities.engines.prompts import prompt
 from domain.turns import TurnResult
 from tests.conftest import Turns, TurnWorker, outcome
 from tests.fakes.servers import FakeOpenAI
@@ -134,6 +135,15 @@ async def test_a_figure_question_is_answered_cited_and_checked(
     assert fake.steps_called() == ["RouteOut", "RewriteOut", "GradeOut", "SynthesisOut",
                                    "JudgeOut"]  # fmt: skip
     assert result.model_calls == 5
+    # The trace names each call's step, model and prompt hash, and its token usage.
+    trace = [(c.step, c.model, c.prompt_sha) for c in result.model_trace]
+    assert trace == [
+        (step, model, prompt(step).sha)
+        for step, model in [("route", "small-1"), ("rewrite", "small-1"),
+                            ("grade_documents", "small-1"), ("synthesize", "large-1"),
+                            ("grade_answer", "judge-1")]
+    ]  # fmt: skip
+    assert all(c.prompt_tokens > 0 and c.completion_tokens > 0 for c in result.model_trace)
 
 
 async def test_a_comparison_cites_both_companies(
