@@ -85,6 +85,11 @@ class Settings(BaseSettings):
     """Defaults to Cohere's own API."""
     rerank_model: NonEmpty = "rerank-v3.5"
     engine: EngineName = EngineName.OFFLINE
+    # Prometheus: the API serves GET /metrics on its own port; the worker serves its turn
+    # metrics and the Temporal SDK's on these (None: not served).
+    metrics_host: NonEmpty = "127.0.0.1"
+    worker_metrics_port: Port | None = 9464
+    temporal_metrics_port: Port | None = 9465
     # The model engine (TURNSTILE_ENGINE=openai): one endpoint, a model per step. A small
     # model routes and grades, a larger one writes, and a different one judges.
     openai_base_url: str | None = None

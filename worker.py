@@ -17,6 +17,7 @@ from datetime import timedelta
 from typing import Any
 
 import psycopg
+from prometheus_client import start_http_server
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from temporalio.api.enums.v1 import IndexedValueType
 from temporalio.api.operatorservice.v1 import (
@@ -25,6 +26,7 @@ from temporalio.api.operatorservice.v1 import (
 )
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Worker
 
@@ -199,12 +201,38 @@ async def _heartbeat(pool: AsyncConnectionPool, index: ReportIndex, worker_id: s
         await asyncio.sleep(HEARTBEAT_SECONDS)
 
 
+def serve_metrics(settings: Settings) -> Runtime | None:
+    """Serve this worker's metrics (turn outcomes, degradations, tokens: activities/metrics)
+    on `worker_metrics_port`, and return a Temporal runtime exporting the SDK's own (step
+    latency, schedule-to-start, task failures) on `temporal_metrics_port`.
+
+    A port already taken is a warning, not a failed start: metrics are for operators,
+    and a worker that cannot serve them still answers turns.
+    """
+    if settings.worker_metrics_port is not None:
+        try:
+            start_http_server(settings.worker_metrics_port, addr=settings.metrics_host)
+        except OSError as exc:
+            log.warning("worker metrics not served on port %s: %s",
+                        settings.worker_metrics_port, exc)  # fmt: skip
+    if settings.temporal_metrics_port is None:
+        return None
+    address = f"{settings.metrics_host}:{settings.temporal_metrics_port}"
+    try:
+        return Runtime(telemetry=TelemetryConfig(metrics=PrometheusConfig(bind_address=address)))
+    except Exception as exc:  # the SDK reports a taken port as a generic runtime error
+        log.warning("Temporal SDK metrics not served on %s: %s", address, exc)
+        return None
+
+
 async def run_worker(settings: Settings) -> None:
     await asyncio.to_thread(migrate, settings.effective_database_url)
+    runtime = serve_metrics(settings)
     client = await Client.connect(
         settings.effective_temporal_address,
         namespace=settings.temporal_namespace,
         data_converter=pydantic_data_converter,
+        runtime=runtime or Runtime.default(),
     )
     await register_search_attributes(client, settings.temporal_namespace)
     qdrant = open_qdrant(

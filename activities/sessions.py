@@ -10,6 +10,7 @@ from activities import steps
 from activities.contracts import LoadSessionRequest, SaveTurnRequest, Session
 from activities.errors import invalid_input
 from activities.heartbeat import heartbeating
+from activities.metrics import turn_metrics
 from activities.steps import implements
 from db import turns
 
@@ -40,6 +41,8 @@ class SessionActivities:
         """
         try:
             async with heartbeating(), self.pool.connection() as conn:
-                await turns.save_turn(conn, request.result, request.final)
+                settled_after = await turns.save_turn(conn, request.result, request.final)
         except psycopg.DataError as exc:
             raise invalid_input(f"the turn cannot be stored: {type(exc).__name__}") from exc
+        if settled_after is not None:  # this save settled the turn: count it, once
+            turn_metrics().observe_turn(request.result, settled_after)

@@ -9,6 +9,7 @@ from temporalio import activity
 
 from activities import steps
 from activities.contracts import SweepRequest, SweepResult
+from activities.metrics import turn_metrics
 from activities.steps import implements
 from db import reconcile, turns
 from domain.turns import OPEN
@@ -40,6 +41,7 @@ class SweepActivities:
                 result = await reconcile.reconcile_turn(client, conn, turn_id)
                 if result is not None and result.status not in OPEN:
                     settled.append(turn_id)
+                    turn_metrics().observe_swept(result.status)
         if settled:
             activity.logger.warning("sweep settled %d closed turn(s): %s", len(settled), settled)
         return SweepResult(checked=len(ids), settled=settled)

@@ -7,7 +7,7 @@ from fastapi import FastAPI
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from api import errors
+from api import errors, metrics
 from api.routes import events, health, ingest, page, search, turns
 from db.migrate import migrate
 from db.pool import make_pool
@@ -50,6 +50,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     errors.install(app)
+    metrics.install(app)
     app.include_router(health.router)
     app.include_router(search.router)
     app.include_router(ingest.router)

@@ -291,15 +291,22 @@ async def list_messages(conn: AsyncConnection, conversation_id: str) -> list[Mes
     ]
 
 
-async def save_turn(conn: AsyncConnection, result: TurnResult, final: bool) -> None:
-    """Write the turn's status and result; when final, its two messages. Idempotent."""
+async def save_turn(conn: AsyncConnection, result: TurnResult, final: bool) -> float | None:
+    """Write the turn's status and result; when final, its two messages. Idempotent.
+
+    Returns the seconds from the turn's creation to now when this call is the one that
+    settled it (it wrote the assistant message), else None: a retried save settles
+    nothing twice, so whoever counts settled turns counts each once.
+    """
     async with conn.transaction():
-        await conn.execute(
-            "UPDATE turns SET status = %s, result = %s, updated_at = now() WHERE turn_id = %s",
+        cur = await conn.execute(
+            "UPDATE turns SET status = %s, result = %s, updated_at = now() WHERE turn_id = %s"
+            " RETURNING extract(epoch FROM now() - created_at)",
             (result.status, Jsonb(result.model_dump(mode="json")), result.turn_id),
         )
+        row = await cur.fetchone()
         if not final:
-            return
+            return None
         await conn.execute(
             "INSERT INTO messages (conversation_id, turn_id, role, content, resolved, status)"
             " VALUES (%s, %s, 'user', %s, %s, %s) ON CONFLICT (turn_id, role) DO NOTHING",
@@ -311,7 +318,7 @@ async def save_turn(conn: AsyncConnection, result: TurnResult, final: bool) -> N
                 result.status,
             ),
         )
-        await conn.execute(
+        inserted = await conn.execute(
             "INSERT INTO messages (conversation_id, turn_id, role, content, status, citations)"
             " VALUES (%s, %s, 'assistant', %s, %s, %s) ON CONFLICT (turn_id, role) DO NOTHING",
             (
@@ -322,3 +329,6 @@ async def save_turn(conn: AsyncConnection, result: TurnResult, final: bool) -> N
                 Jsonb([c.model_dump(mode="json") for c in result.citations]),
             ),
         )
+        if inserted.rowcount != 1 or row is None:
+            return None
+        return float(row[0])

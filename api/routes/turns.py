@@ -34,6 +34,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from api.deps import PoolDep, SettingsDep, TemporalDep, TurnIdPath
 from api.errors import ApiError, error_responses
+from api.metrics import TURNS_STARTED
 from api.text import ID_CHARS, STORABLE
 from db import reconcile, turns
 from settings import EngineName, Settings
@@ -266,6 +267,7 @@ async def start_turn(
                 async with pool.connection() as conn:
                     await turns.forget_turn(conn, alloc.turn_id)
                 raise ApiError(503, "Unavailable", "Temporal is not reachable") from exc
+        TURNS_STARTED.inc()
     pending = TurnResult(
         turn_id=alloc.turn_id,
         conversation_id=alloc.conversation_id,

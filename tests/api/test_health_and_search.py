@@ -137,3 +137,19 @@ async def test_unknown_route_is_a_json_404(api_client: httpx.AsyncClient) -> Non
 
     assert response.status_code == 404
     assert response.json() == {"detail": "Not Found", "error_type": "NotFound"}
+
+
+async def test_metrics_count_requests_by_route_template_never_by_id(
+    api_client: httpx.AsyncClient,
+) -> None:
+    await api_client.get("/v1/turns/turn-nope-1")
+    await api_client.get("/no/such/path/abc123")
+    response = await api_client.get("/metrics")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain")
+    text = response.text
+    assert 'route="/v1/turns/{turn_id}"' in text
+    assert 'route="unmatched"' in text
+    assert "turn-nope-1" not in text and "abc123" not in text
+    assert "turnstile_http_request_seconds_bucket" in text
+    assert "turnstile_turns_started_total" in text

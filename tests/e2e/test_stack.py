@@ -7,6 +7,7 @@ developer's stack. Tests run in file order; the last one stops and restarts it.
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -42,7 +43,7 @@ class Stack:
 
 def stack_env(home: Path, api_port: int | None = None) -> tuple[dict[str, str], list[int]]:
     """Environment for a `turnstile` process: its own home and free ports, nothing inherited."""
-    ports = [api_port or free_port(), free_port(), free_port(), free_port()]
+    ports = [api_port or free_port(), *(free_port() for _ in range(5))]
     env = {k: v for k, v in os.environ.items() if not k.startswith("TURNSTILE_")}
     env.update(
         TURNSTILE_HOME=str(home),
@@ -51,6 +52,8 @@ def stack_env(home: Path, api_port: int | None = None) -> tuple[dict[str, str], 
         TURNSTILE_TEMPORAL_PORT=str(ports[1]),
         TURNSTILE_TEMPORAL_UI_PORT=str(ports[2]),
         TURNSTILE_POSTGRES_PORT=str(ports[3]),
+        TURNSTILE_WORKER_METRICS_PORT=str(ports[4]),
+        TURNSTILE_TEMPORAL_METRICS_PORT=str(ports[5]),
     )
     return env, ports
 
@@ -122,6 +125,21 @@ def test_search_json_prints_hits_with_exactly_the_documented_keys(stack: Stack) 
         assert type(hit["fiscal_year"]) is int
         assert type(hit["page"]) is int
     assert any("55,658" in hit["text"] for hit in hits)
+
+
+def test_the_worker_serves_turn_metrics_and_the_sdks_own(stack: Stack) -> None:
+    response = httpx.post(
+        f"{stack.api_url}/v1/turns", json={"question": "What was BHP's net debt in FY2024?"},
+        timeout=60,
+    )  # fmt: skip
+    assert response.status_code == 200 and response.json()["status"] == "answered"
+    worker = httpx.get(f"http://127.0.0.1:{stack.ports[4]}/metrics", timeout=10).text
+    assert 'turnstile_turns_total{route="needs_retrieval",status="answered"}' in worker
+    assert "turnstile_turn_seconds_bucket" in worker
+    sdk = httpx.get(f"http://127.0.0.1:{stack.ports[5]}/metrics", timeout=10).text
+    assert "temporal_activity_execution_latency" in sdk  # per-step latency, by activity type
+    api = httpx.get(f"{stack.api_url}/metrics", timeout=10).text
+    assert re.search(r"^turnstile_turns_started_total [1-9]", api, re.MULTILINE)
 
 
 def test_second_up_says_already_running_and_exits_zero(stack: Stack) -> None:

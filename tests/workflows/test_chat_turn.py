@@ -5,6 +5,7 @@ import json
 import re
 from collections.abc import Callable
 
+from prometheus_client import REGISTRY
 from psycopg_pool import AsyncConnectionPool
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHandle
@@ -331,12 +332,25 @@ async def test_judge_outage_fails_open_loudly_with_confidence_capped(
 async def test_grader_outage_keeps_all_documents_and_is_recorded(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
+    def degraded_count() -> float:
+        labels = {"layer": "llm_grade_documents", "reason": "upstreamrejected"}
+        return REGISTRY.get_sample_value("turnstile_degraded_total", labels) or 0.0
+
+    def answered_count() -> float:
+        labels = {"status": "answered", "route": "needs_retrieval"}
+        return REGISTRY.get_sample_value("turnstile_turns_total", labels) or 0.0
+
+    before, answered = degraded_count(), answered_count()
     engine = ScriptedEngine().always("grade_documents", rejected())
     async with turn_worker(engine) as tq:
         result = await turns_on(tq).ask("What was BHP's revenue in FY2024?")
     assert result.status == "answered"
     assert "llm_grade_documents" in {d.layer for d in result.degraded}
     assert "55,658" in (result.answer or "")
+    # Loud: the worker's counter moved with the turn (once, however often it was saved).
+    grader_outages = sum(d.layer == "llm_grade_documents" for d in result.degraded)
+    assert degraded_count() - before == grader_outages >= 1
+    assert answered_count() - answered == 1
 
 
 async def test_classifier_outage_defaults_to_retrieval(

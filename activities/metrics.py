@@ -1,0 +1,148 @@
+"""The worker's Prometheus metrics: one observation per settled turn, and the sweeper's.
+
+Counted where the outcome is final and the process may do I/O: the save activity
+observes a turn once, when its final save first writes the assistant message (a retried
+save observes nothing twice). Labels are bounded sets — statuses, routes, step names,
+error classes, confidence bands, model names from settings — never user text or ids.
+
+The Temporal SDK's own metrics (activity and workflow-task latency per step, schedule
+to start, failures) are exported by the worker's runtime on its own port; per-step
+latency comes from there.
+"""
+
+import re
+from dataclasses import dataclass, field
+
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram
+
+from domain.turns import TurnResult
+
+_COUNTS = (0, 1, 2, 3, 5, 8, 13)
+_SECONDS = (0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120)
+_TOKENS = (100, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000)
+# A degradation's reason is free text ("BHP: UpstreamUnavailable: ..."); its label is the
+# first error class it names, or "other": the label set stays bounded.
+_REASON_CLASSES = (
+    "judge_unavailable",
+    "reranker unavailable",
+    "UpstreamUnavailable",
+    "UpstreamRejected",
+    "ModelRefused",
+    "ModelOutputInvalid",
+    "InvalidInput",
+    "NotFound",
+    "timeout",
+    "cancelled",
+)
+
+
+def reason_class(reason: str) -> str:
+    """The bounded label for a free-text degradation or fallback reason."""
+    for known in _REASON_CLASSES:
+        if known.lower() in reason.lower():
+            return re.sub(r"\W+", "_", known.lower())
+    return "other"
+
+
+@dataclass
+class TurnMetrics:
+    """Every turn-level metric, in one registry (the process default unless a test gives
+    its own)."""
+
+    registry: CollectorRegistry = field(default_factory=lambda: REGISTRY)
+
+    def __post_init__(self) -> None:
+        r = self.registry
+        self.turns = Counter(
+            "turnstile_turns",
+            "Turns settled, by outcome and route",
+            ["status", "route"],
+            registry=r,
+        )
+        self.refusals = Counter(
+            "turnstile_refusals", "Refused turns, by reason", ["reason"], registry=r
+        )
+        self.fallbacks = Counter(
+            "turnstile_fallbacks", "Diagnostic fallbacks, by reason", ["reason"], registry=r
+        )
+        self.clarifications = Counter(
+            "turnstile_clarifications", "Clarifying questions asked", registry=r
+        )
+        self.retries = Counter("turnstile_retries", "Retrieval passes after the first", registry=r)
+        self.degraded = Counter(
+            "turnstile_degraded",
+            "Fail-open degradations, by layer (step) and reason class",
+            ["layer", "reason"],
+            registry=r,
+        )
+        self.unsupported = Histogram(
+            "turnstile_unsupported_claims",
+            "Unsupported claims per answered turn",
+            buckets=_COUNTS,
+            registry=r,
+        )
+        self.confidence = Counter(
+            "turnstile_confidence", "Answered turns by confidence band", ["band"], registry=r
+        )
+        self.citations = Histogram(
+            "turnstile_citations", "Citations per answered turn", buckets=_COUNTS, registry=r
+        )
+        self.model_calls = Histogram(
+            "turnstile_model_calls", "Model-step calls per turn", buckets=_COUNTS, registry=r
+        )
+        self.tokens = Counter(
+            "turnstile_model_tokens", "Model tokens, by model and kind", ["model", "kind"],
+            registry=r,
+        )  # fmt: skip
+        self.turn_tokens = Histogram(
+            "turnstile_turn_tokens", "Model tokens per turn", buckets=_TOKENS, registry=r
+        )
+        self.turn_seconds = Histogram(
+            "turnstile_turn_seconds",
+            "Seconds from a turn's start to its settling, by outcome",
+            ["status"],
+            buckets=_SECONDS,
+            registry=r,
+        )
+
+    def observe_turn(self, result: TurnResult, seconds: float | None) -> None:
+        """Count one settled turn (call once per turn)."""
+        route = result.route or "none"
+        self.turns.labels(result.status, route).inc()
+        if result.status == "refused":
+            self.refusals.labels(result.refusal_reason or "other").inc()
+        if result.status == "fallback":
+            self.fallbacks.labels(reason_class(result.fallback_reason or "")).inc()
+        self.clarifications.inc(result.clarification_round)
+        self.retries.inc(result.retries)
+        for degradation in result.degraded:
+            self.degraded.labels(degradation.layer, reason_class(degradation.reason)).inc()
+        if result.status == "answered":
+            self.unsupported.observe(len(result.unsupported_claims))
+            self.citations.observe(len(result.citations))
+            self.confidence.labels(result.confidence or "none").inc()
+        self.model_calls.observe(result.model_calls)
+        tokens = 0
+        for call in result.model_trace:
+            self.tokens.labels(call.model, "prompt").inc(call.prompt_tokens)
+            self.tokens.labels(call.model, "completion").inc(call.completion_tokens)
+            tokens += call.prompt_tokens + call.completion_tokens
+        if result.model_trace:
+            self.turn_tokens.observe(tokens)
+        if seconds is not None:
+            self.turn_seconds.labels(result.status).observe(max(seconds, 0.0))
+
+    def observe_swept(self, status: str) -> None:
+        """A turn the sweeper settled (its workflow had closed without saving it)."""
+        self.turns.labels(status, "swept").inc()
+
+
+_DEFAULT: TurnMetrics | None = None
+
+
+def turn_metrics() -> TurnMetrics:
+    """The process's metrics on the default registry (created on first use)."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = TurnMetrics()
+    return _DEFAULT

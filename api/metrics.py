@@ -1,0 +1,87 @@
+"""The API's Prometheus metrics and `GET /metrics`.
+
+Requests are counted by method, route template ("/v1/turns/{turn_id}", never the id)
+and status; an unmatched path counts as "unmatched", so a scan of random URLs cannot
+grow the label set. The endpoint serves this process's default registry: the API's own
+metrics and the Python process collectors.
+"""
+
+import time
+
+from fastapi import APIRouter, FastAPI, Response
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Histogram, generate_latest
+from starlette.routing import Match
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+router = APIRouter(tags=["operations"])
+
+REQUESTS = Counter(
+    "turnstile_http_requests",
+    "API requests, by method, route template and status",
+    ["method", "route", "status"],
+)
+LATENCY = Histogram(
+    "turnstile_http_request_seconds",
+    "API request latency, by method and route template",
+    ["method", "route"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
+)
+TURNS_STARTED = Counter("turnstile_turns_started", "Turns started through the API")
+
+
+def _template(app: FastAPI, scope: Scope) -> str:
+    route = scope.get("route")
+    if route is not None and hasattr(route, "path"):
+        return str(route.path)
+    for candidate in app.router.routes:
+        match, _ = candidate.matches(scope)
+        if match == Match.FULL:
+            return str(getattr(candidate, "path", "unmatched"))
+    return "unmatched"
+
+
+class _CountRequests:
+    """Pure ASGI middleware (not BaseHTTPMiddleware, which wraps streaming responses
+    such as the SSE route in a second task): counts each request when it ends."""
+
+    def __init__(self, app: ASGIApp, fastapi: FastAPI) -> None:
+        self.app = app
+        self.fastapi = fastapi
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def send_and_note(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_and_note)
+        finally:
+            route = _template(self.fastapi, scope)
+            method = str(scope.get("method", "GET"))
+            REQUESTS.labels(method, route, str(status)).inc()
+            LATENCY.labels(method, route).observe(time.perf_counter() - started)
+
+
+def install(app: FastAPI) -> None:
+    """Count every request and serve `GET /metrics`."""
+    app.add_middleware(_CountRequests, fastapi=app)
+    app.include_router(router)
+
+
+@router.get(
+    "/metrics",
+    response_class=Response,
+    responses={200: {"content": {CONTENT_TYPE_LATEST.split(";")[0]: {"schema": {"type": "string"}}},
+                     "description": "Prometheus text exposition format"}},
+)  # fmt: skip
+async def metrics() -> Response:
+    """The API's metrics in Prometheus's text format (requests, latency, turns started)."""
+    return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)

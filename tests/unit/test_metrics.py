@@ -1,0 +1,118 @@
+"""Turn metrics and the alert rules that read them (pure: a private registry, a file)."""
+
+import re
+from pathlib import Path
+
+import yaml
+from prometheus_client import CollectorRegistry
+
+from activities.metrics import TurnMetrics, reason_class
+from domain.models import Citation, ModelCall, UnsupportedClaim
+from domain.turns import Degradation, TurnResult
+
+RULES = Path(__file__).resolve().parents[2] / "ops" / "prometheus" / "alerts.yml"
+
+
+def result(**fields: object) -> TurnResult:
+    base: dict[str, object] = {"turn_id": "t-1", "conversation_id": "c", "question": "q"}
+    return TurnResult.model_validate({**base, **fields})
+
+
+def sample(registry: CollectorRegistry, name: str, **labels: str) -> float:
+    return registry.get_sample_value(name, labels) or 0.0
+
+
+def test_a_settled_turn_is_counted_by_outcome_with_bounded_labels() -> None:
+    registry = CollectorRegistry()
+    metrics = TurnMetrics(registry)
+    metrics.observe_turn(
+        result(
+            status="answered", route="needs_retrieval", confidence="medium", retries=1,
+            unsupported_claims=[UnsupportedClaim(label="BHP FY2024 revenue",
+                                                 reason="calculation")],
+            citations=[Citation(chunk_id="x", company="BHP", fiscal_year=2024, page=1,
+                                document="d", section="s", preview="p", n=1)],
+            degraded=[Degradation(layer="llm_grade_answer",
+                                  reason="judge_unavailable: UpstreamUnavailable: BHP 503")],
+            model_calls=5,
+            model_trace=[ModelCall(step="synthesize", model="large-1", prompt_sha="abc",
+                                   prompt_tokens=900, completion_tokens=100)],
+        ),
+        seconds=2.5,
+    )  # fmt: skip
+    metrics.observe_turn(result(status="refused", route="out_of_scope",
+                                refusal_reason="investment_advice"), seconds=0.1)  # fmt: skip
+    assert sample(registry, "turnstile_turns_total", status="answered",
+                  route="needs_retrieval") == 1  # fmt: skip
+    assert sample(registry, "turnstile_refusals_total", reason="investment_advice") == 1
+    assert sample(registry, "turnstile_degraded_total", layer="llm_grade_answer",
+                  reason="judge_unavailable") == 1  # fmt: skip
+    assert sample(registry, "turnstile_confidence_total", band="medium") == 1
+    assert sample(registry, "turnstile_unsupported_claims_sum") == 1
+    assert sample(registry, "turnstile_citations_count") == 1
+    assert sample(registry, "turnstile_retries_total") == 1
+    assert sample(registry, "turnstile_model_tokens_total", model="large-1", kind="prompt") == 900
+    assert sample(registry, "turnstile_turn_seconds_count", status="answered") == 1
+    # No label value anywhere is user text or an id.
+    for family in registry.collect():
+        for s in family.samples:
+            assert "t-1" not in s.labels.values() and "q" not in s.labels.values()
+
+
+def test_reason_classes_are_a_bounded_set() -> None:
+    assert reason_class("BHP: UpstreamUnavailable: the reranker answered 503") == (
+        "upstreamunavailable"
+    )
+    assert reason_class("judge_unavailable: ModelRefused") == "judge_unavailable"
+    assert reason_class("What was BHP's revenue? some user text") == "other"
+
+
+def exported_names() -> set[str]:
+    """Every sample name the code exports (worker turn metrics and the API's)."""
+    from prometheus_client import REGISTRY
+
+    import api.metrics  # noqa: F401  (registers the API's metrics on the default registry)
+
+    names = set()
+    for registry in (CollectorRegistry(), REGISTRY):
+        if registry is not REGISTRY:
+            TurnMetrics(registry)
+        for family in registry.collect():
+            # A labelled metric has no samples until first used: name its series by type.
+            suffixes = {
+                "counter": ("_total",),
+                "histogram": ("_bucket", "_sum", "_count"),
+                "gauge": ("",),
+                "summary": ("_sum", "_count"),
+            }.get(family.type, ("",))
+            names |= {family.name + suffix for suffix in suffixes}
+            names |= {s.name for s in family.samples}
+    return names
+
+
+def test_the_alert_rules_are_prometheus_rules_over_exported_metrics() -> None:
+    document = yaml.safe_load(RULES.read_text())
+    assert set(document) == {"groups"}
+    exported = exported_names()
+    seen_alerts = set()
+    for group in document["groups"]:
+        assert set(group) <= {"name", "interval", "rules"} and group["rules"]
+        for rule in group["rules"]:
+            assert set(rule) <= {"alert", "expr", "for", "labels", "annotations"}, rule
+            assert rule["alert"] not in seen_alerts
+            seen_alerts.add(rule["alert"])
+            if "for" in rule:
+                assert re.fullmatch(r"\d+[smhd]", rule["for"])
+            assert rule["labels"]["severity"] in {"warning", "critical"}
+            names = set(re.findall(r"\b(turnstile_[a-z_]+|temporal_[a-z_]+)\b", rule["expr"]))
+            assert names, rule["alert"]
+            assert names <= exported, f"{rule['alert']}: {names - exported} not exported"
+            assert rule["expr"].count("(") == rule["expr"].count(")")
+    expected = {"TurnstileLayerDegraded", "TurnstileJudgeUnavailable",
+                "TurnstileRefusalRateOutOfBand", "TurnstileLowConfidenceShareHigh",
+                "TurnstileFallbackRateHigh", "TurnstileTurnsFailing"}  # fmt: skip
+    assert expected <= seen_alerts
+
+
+def test_the_rule_check_catches_a_metric_that_does_not_exist() -> None:
+    assert "turnstile_not_a_metric_total" not in exported_names()
