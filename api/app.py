@@ -8,7 +8,7 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from api import errors, metrics
-from api.routes import events, health, ingest, page, search, turns
+from api.routes import audit, events, health, ingest, page, search, turns
 from db.migrate import migrate
 from db.pool import make_pool
 from settings import Settings, load_settings
@@ -56,5 +56,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(ingest.router)
     app.include_router(turns.router)
     app.include_router(events.router)
+    app.include_router(audit.router)
     app.include_router(page.router)
     return app

@@ -251,6 +251,30 @@ def cmd_cancel(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
+    """`audit verify`: exit 0 when the chain is intact, 1 naming the first broken row;
+    `audit show TURN_ID`: the turn's decision record as JSON."""
+    if not _api_up(settings):
+        raise CliError(
+            f"the API at {settings.api_url} does not answer; start the stack: turnstile up",
+            EXIT_UNREACHABLE,
+        )
+    if args.audit_command == "verify":
+        response = httpx.get(f"{settings.api_url}/v1/audit/verify", timeout=120.0)
+        if response.status_code != 200:
+            raise CliError(_api_error_line(response))
+        report = response.json()
+        if not report["ok"]:
+            raise CliError(str(report["summary"]))
+        _say(str(report["summary"]))
+        return 0
+    response = httpx.get(f"{settings.api_url}/v1/turns/{args.turn_id}/audit", timeout=30.0)
+    if response.status_code != 200:
+        raise CliError(_api_error_line(response))
+    print(json.dumps(response.json(), indent=2, ensure_ascii=False))
+    return 0
+
+
 def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
     from cli import chat
 
@@ -320,6 +344,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print exactly one JSON TurnResult")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait (default 120)")
     p.set_defaults(func=cmd_cancel)
+
+    p = sub.add_parser("audit", help="the append-only decision record")
+    audit_sub = p.add_subparsers(dest="audit_command", required=True, metavar="{verify,show}")
+    v = audit_sub.add_parser("verify", help="check the hash chain; exit 1 naming a broken row")
+    v.set_defaults(func=cmd_audit)
+    s = audit_sub.add_parser("show", help="print one turn's decision record as JSON")
+    s.add_argument("turn_id", help="the turn's id, e.g. turn-c123-1")
+    s.set_defaults(func=cmd_audit)
 
     p = sub.add_parser("chat", help="interactive chat")
     p.add_argument("--user", help="user id")

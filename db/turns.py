@@ -7,6 +7,7 @@ from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 from pydantic import BaseModel, ConfigDict
 
+from db import audit
 from domain.turns import OPEN, TurnResult, TurnStatus
 
 IDEMPOTENCY_TTL = timedelta(hours=24)
@@ -330,5 +331,10 @@ async def save_turn(conn: AsyncConnection, result: TurnResult, final: bool) -> f
             ),
         )
         if inserted.rowcount != 1 or row is None:
+            # Settled before (a retried save, or settled by the sweeper): the record
+            # exists unless the turn predates the decision record.
+            await audit.append(conn, result, None)
             return None
-        return float(row[0])
+        seconds = float(row[0])
+        await audit.append(conn, result, seconds)
+        return seconds

@@ -142,6 +142,34 @@ def test_the_worker_serves_turn_metrics_and_the_sdks_own(stack: Stack) -> None:
     assert re.search(r"^turnstile_turns_started_total [1-9]", api, re.MULTILINE)
 
 
+def test_after_twenty_turns_the_decision_record_verifies(stack: Stack) -> None:
+    questions = [
+        "What was BHP's revenue in FY2024?",
+        "Should I buy BHP shares?",
+        "What was the revenue in FY2024?",
+        "Compare Rio Tinto and BHP net debt",
+    ]
+    turn_ids = []
+    for i in range(20):
+        response = httpx.post(
+            f"{stack.api_url}/v1/turns", json={"question": questions[i % 4]}, timeout=60
+        )
+        assert response.status_code == 200, response.text
+        turn_ids.append(response.json()["turn_id"])
+    verified = turnstile(stack.env, "audit", "verify")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "chain intact" in verified.stdout
+    shown = turnstile(stack.env, "audit", "show", turn_ids[1])
+    assert shown.returncode == 0, shown.stderr
+    record = json.loads(shown.stdout)
+    assert record["turn_id"] == turn_ids[1] and record["record"]["status"] == "refused"
+    missing = turnstile(stack.env, "audit", "show", "turn-nope-1")
+    assert missing.returncode != 0 and "no decision record" in missing.stderr
+    # A clarification still waiting has no record until it settles.
+    waiting = next(t for t, q in zip(turn_ids, questions * 5, strict=True) if "the revenue" in q)
+    assert httpx.get(f"{stack.api_url}/v1/turns/{waiting}/audit", timeout=10).status_code == 404
+
+
 def test_second_up_says_already_running_and_exits_zero(stack: Stack) -> None:
     result = turnstile(stack.env, "up", "--detach")
 

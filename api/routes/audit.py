@@ -1,0 +1,57 @@
+"""The decision record, read-only: one turn's row, and the whole chain verified."""
+
+from datetime import datetime
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import BaseModel
+
+from api.deps import PoolDep, TurnIdPath
+from api.errors import ApiError, error_responses
+from db import audit
+
+router = APIRouter(prefix="/v1", tags=["audit"])
+
+
+class DecisionRecord(BaseModel):
+    """A settled turn's append-only row: what was decided and checked, and its place in
+    the hash chain."""
+
+    seq: int
+    turn_id: str
+    conversation_id: str
+    recorded_at: datetime
+    record: dict[str, Any]
+    prev_hash: str
+    hash: str
+
+
+class ChainReport(BaseModel):
+    ok: bool
+    rows: int
+    """Rows verified (up to the first broken one)."""
+    broken_seq: int | None = None
+    broken_turn_id: str | None = None
+    reason: str | None = None
+    summary: str
+
+
+@router.get("/turns/{turn_id}/audit", responses=error_responses(404, 503))
+async def turn_audit(turn_id: TurnIdPath, pool: PoolDep) -> DecisionRecord:
+    """The decision record of a settled turn (404 while it runs or when it does not exist)."""
+    async with pool.connection() as conn:
+        row = await audit.show(conn, turn_id)
+    if row is None:
+        raise ApiError(404, "NotFound", f"no decision record for turn {turn_id}", turn_id)
+    return DecisionRecord.model_validate(row)
+
+
+@router.get("/audit/verify", responses=error_responses(503))
+async def verify_chain(pool: PoolDep) -> ChainReport:
+    """Recompute every hash of the chain; `ok` false names the first row that breaks it."""
+    async with pool.connection() as conn:
+        result = await audit.verify(conn)
+    return ChainReport(
+        ok=result.ok, rows=result.rows, broken_seq=result.broken_seq,
+        broken_turn_id=result.broken_turn_id, reason=result.reason, summary=result.line(),
+    )  # fmt: skip

@@ -1,0 +1,236 @@
+"""The decision record: one append-only, hash-chained row per settled turn.
+
+A reviewer reads, months later, what the turn decided and why: the route, every check
+and its result, the evidence cited, unsupported claims with their classes, confidence,
+fallback reason, degradations, retries, prompt hashes, model names, corpus version and
+timing. Rows are written in the same transaction as the turn's final save (so a turn is
+not settled without its record, and the save is retried until it succeeds); PostgreSQL
+itself refuses UPDATE, DELETE and TRUNCATE (migration 0005), except the retention purge,
+which removes only the oldest rows and logs the hash of the last one it removed.
+
+Each row's hash covers the previous row's hash and the row's own canonical JSON, so an
+edited, removed or reordered row breaks the chain at a row `verify` names.
+"""
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from psycopg import AsyncConnection
+from psycopg.types.json import Jsonb
+
+from domain.turns import TurnResult
+
+GENESIS = "0" * 64
+"""The `prev_hash` of the first row ever written."""
+_CHAIN_LOCK = 7_233_002
+
+
+def _canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def row_hash(
+    prev_hash: str, seq: int, turn_id: str, conversation_id: str, recorded_at: datetime,
+    record: dict[str, Any],
+) -> str:  # fmt: skip
+    """SHA-256 over the previous hash and this row's fields, in canonical JSON."""
+    body = {
+        "seq": seq, "turn_id": turn_id, "conversation_id": conversation_id,
+        "recorded_at": _iso(recorded_at), "record": record,
+    }  # fmt: skip
+    return hashlib.sha256(prev_hash.encode() + b"\n" + _canonical(body)).hexdigest()
+
+
+def build_record(
+    result: TurnResult, seconds: float | None, corpus_version: str | None
+) -> dict[str, Any]:
+    """What a reviewer needs from a settled turn: decisions and checks, never a prompt."""
+    return {
+        "status": result.status,
+        "route": result.route,
+        "resolved_question": result.resolved_question,
+        "carried": result.carried.model_dump(mode="json"),
+        "refusal_reason": result.refusal_reason,
+        "fallback_reason": result.fallback_reason,
+        "failure_reason": result.failure_reason,
+        "clarification_rounds": result.clarification_round,
+        "checks": {
+            "coverage": result.coverage,
+            "not_found": [g.line() for g in result.not_found],
+            "grounded": result.grounded,
+            "unsupported_claims": [c.model_dump(mode="json") for c in result.unsupported_claims],
+            "derived": [d.model_dump(mode="json") for d in result.derived],
+            "warnings": result.warnings,
+        },
+        "confidence": result.confidence,
+        "citations": [
+            {
+                "n": c.n,
+                "chunk_id": c.chunk_id,
+                "company": c.company,
+                "fiscal_year": c.fiscal_year,
+                "page": c.page,
+                "document": c.document,
+            }
+            for c in result.citations
+        ],
+        "degradations": [d.model_dump(mode="json") for d in result.degraded],
+        "retries": result.retries,
+        "retry_skipped": result.retry_skipped,
+        "model_calls": result.model_calls,
+        "model_trace": [c.model_dump(mode="json") for c in result.model_trace],
+        "corpus_version": corpus_version,
+        "seconds": None if seconds is None else round(seconds, 3),
+    }
+
+
+async def append(conn: AsyncConnection, result: TurnResult, seconds: float | None) -> bool:
+    """Write the turn's record at the end of the chain (inside the caller's transaction).
+
+    Idempotent: a turn that already has its record gets no second one. Returns whether a
+    row was written. Writers are serialised by a transaction-level advisory lock, so the
+    chain has exactly one tail.
+    """
+    await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_CHAIN_LOCK,))
+    cur = await conn.execute("SELECT 1 FROM decision_records WHERE turn_id = %s", (result.turn_id,))
+    if await cur.fetchone() is not None:
+        return False
+    seq, prev = await _tail(conn)
+    heartbeat = await (
+        await conn.execute(
+            "SELECT corpus_version FROM worker_heartbeats ORDER BY seen_at DESC LIMIT 1"
+        )
+    ).fetchone()
+    record = build_record(result, seconds, str(heartbeat[0]) if heartbeat else None)
+    recorded_at = datetime.now(UTC)
+    digest = row_hash(prev, seq, result.turn_id, result.conversation_id, recorded_at, record)
+    await conn.execute(
+        "INSERT INTO decision_records (seq, turn_id, conversation_id, recorded_at, record,"
+        " prev_hash, hash) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+        (seq, result.turn_id, result.conversation_id, recorded_at, Jsonb(record), prev, digest),
+    )
+    return True
+
+
+async def _tail(conn: AsyncConnection) -> tuple[int, str]:
+    """The next row's seq and prev_hash: after the last row, else after the last purge."""
+    last = await (
+        await conn.execute("SELECT seq, hash FROM decision_records ORDER BY seq DESC LIMIT 1")
+    ).fetchone()
+    if last is not None:
+        return int(last[0]) + 1, str(last[1])
+    purge = await _last_purge(conn)
+    return (purge[0] + 1, purge[1]) if purge else (1, GENESIS)
+
+
+async def _last_purge(conn: AsyncConnection) -> tuple[int, str] | None:
+    row = await (
+        await conn.execute(
+            "SELECT through_seq, last_hash FROM decision_purges ORDER BY purge_id DESC LIMIT 1"
+        )
+    ).fetchone()
+    return (int(row[0]), str(row[1])) if row else None
+
+
+@dataclass(frozen=True)
+class Verification:
+    ok: bool
+    rows: int
+    broken_seq: int | None = None
+    broken_turn_id: str | None = None
+    reason: str | None = None
+
+    def line(self) -> str:
+        if self.ok:
+            return f"decision record chain intact: {self.rows} row(s) verified"
+        return (
+            f"decision record chain broken at row {self.broken_seq} "
+            f"(turn {self.broken_turn_id}): {self.reason}"
+        )
+
+
+async def verify(conn: AsyncConnection) -> Verification:
+    """Walk the chain from its start (or the last purge's checkpoint) and recompute every
+    hash; the first row that does not follow is named."""
+    purge = await _last_purge(conn)
+    expected_seq, prev = (purge[0] + 1, purge[1]) if purge else (1, GENESIS)
+    rows = 0
+    cur = await conn.execute(
+        "SELECT seq, turn_id, conversation_id, recorded_at, record, prev_hash, hash"
+        " FROM decision_records ORDER BY seq"
+    )
+    async for seq, turn_id, conversation_id, recorded_at, record, prev_hash, digest in cur:
+        reason = None
+        if seq != expected_seq:
+            reason = f"row {expected_seq} is missing (removed outside the retention purge)"
+        elif prev_hash != prev:
+            reason = "its prev_hash is not the previous row's hash"
+        elif row_hash(prev, seq, turn_id, conversation_id, recorded_at, record) != digest:
+            reason = "its content does not match its hash (altered)"
+        if reason:
+            return Verification(False, rows, seq, turn_id, reason)
+        rows += 1
+        prev, expected_seq = digest, seq + 1
+    return Verification(True, rows)
+
+
+async def show(conn: AsyncConnection, turn_id: str) -> dict[str, Any] | None:
+    """One turn's row, as stored."""
+    row = await (
+        await conn.execute(
+            "SELECT seq, turn_id, conversation_id, recorded_at, record, prev_hash, hash"
+            " FROM decision_records WHERE turn_id = %s",
+            (turn_id,),
+        )
+    ).fetchone()
+    if row is None:
+        return None
+    keys = ("seq", "turn_id", "conversation_id", "recorded_at", "record", "prev_hash", "hash")
+    out = dict(zip(keys, row, strict=True))
+    out["recorded_at"] = _iso(out["recorded_at"])
+    return out
+
+
+@dataclass(frozen=True)
+class Purge:
+    rows: int
+    through_seq: int | None
+
+
+async def purge_older_than(conn: AsyncConnection, cutoff: datetime) -> Purge:
+    """Delete the oldest rows recorded before `cutoff` — only a prefix of the chain, so
+    it stays verifiable — and log the last removed hash as the new checkpoint."""
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_CHAIN_LOCK,))
+        newer = await (
+            await conn.execute(
+                "SELECT min(seq) FROM decision_records WHERE recorded_at >= %s", (cutoff,)
+            )
+        ).fetchone()
+        bound = "seq < %s" if newer and newer[0] is not None else "TRUE"
+        args: tuple[Any, ...] = (newer[0],) if newer and newer[0] is not None else ()
+        last = await (
+            await conn.execute(
+                f"SELECT seq, hash FROM decision_records WHERE {bound} ORDER BY seq DESC LIMIT 1",
+                args,
+            )
+        ).fetchone()
+        if last is None:
+            return Purge(0, None)
+        through, last_hash = int(last[0]), str(last[1])
+        await conn.execute("SET LOCAL turnstile.retention_purge = 'on'")
+        deleted = await conn.execute("DELETE FROM decision_records WHERE seq <= %s", (through,))
+        await conn.execute("SET LOCAL turnstile.retention_purge = 'off'")
+        await conn.execute(
+            "INSERT INTO decision_purges (through_seq, last_hash, rows_purged, older_than)"
+            " VALUES (%s, %s, %s, %s)",
+            (through, last_hash, deleted.rowcount, cutoff),
+        )
+        return Purge(deleted.rowcount, through)
