@@ -104,6 +104,8 @@ class Settings(BaseSettings):
     model_summarize: NonEmpty = "gpt-4o-mini"
     model_timeout_seconds: Seconds = 60.0
     clarification_timeout_seconds: Seconds = 24 * 3600.0
+    decision_retention_days: Annotated[int, Field(ge=1, le=36_500)] = 365
+    """Decision records older than this are purged by the daily retention schedule."""
     sweep_interval_seconds: Seconds = 60.0
     """How often the SweepTurns schedule reconciles open turns with their workflows."""
     # The API's bounded waits: past these a search or ingestion answers 503, never hangs.

@@ -44,6 +44,7 @@ from settings import EngineName, Settings, load_settings
 from workflows import attributes
 from workflows.chat_turn import ChatTurn
 from workflows.ingest import IngestDocuments
+from workflows.retention import PurgeDecisionRecords, ensure_retention_schedule
 from workflows.search import SearchReports
 from workflows.sweep import SweepTurns, ensure_sweep_schedule
 
@@ -59,7 +60,7 @@ _FORBIDDEN = (
 
 
 def workflows() -> Sequence[type]:
-    return [ChatTurn, IngestDocuments, SearchReports, SweepTurns]
+    return [ChatTurn, IngestDocuments, SearchReports, SweepTurns, PurgeDecisionRecords]
 
 
 def activities(
@@ -264,6 +265,7 @@ async def run_worker(settings: Settings) -> None:
     await ensure_sweep_schedule(
         client, settings.task_queue, timedelta(seconds=settings.sweep_interval_seconds)
     )
+    await ensure_retention_schedule(client, settings.task_queue, settings.decision_retention_days)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

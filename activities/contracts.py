@@ -202,3 +202,15 @@ class SweepRequest(_Frozen):
 class SweepResult(_Frozen):
     checked: int
     settled: list[str]
+
+
+class PurgeRequest(_Frozen):
+    retention_days: float = Field(default=365, gt=0)
+    """Days a decision record is kept (fractions allowed: tests purge what is seconds old)."""
+
+
+class PurgeResult(_Frozen):
+    rows: int
+    """Decision records removed by this purge."""
+    through_seq: int | None = None
+    """The last removed row (the chain's new checkpoint); None when nothing was old enough."""

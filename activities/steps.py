@@ -26,6 +26,8 @@ from activities.contracts import (
     IngestFileRequest,
     IngestFileResult,
     LoadSessionRequest,
+    PurgeRequest,
+    PurgeResult,
     RewritePlan,
     RewriteRequest,
     RouteDecision,
@@ -128,6 +130,12 @@ async def postgres_sweep_turns(request: SweepRequest) -> SweepResult:
     return _declared()  # type: ignore[no-any-return]
 
 
+@activity.defn(name="postgres_purge_decisions")
+async def postgres_purge_decisions(request: PurgeRequest) -> PurgeResult:
+    """Remove decision records past their retention (the oldest rows only)."""
+    return _declared()  # type: ignore[no-any-return]
+
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -182,6 +190,7 @@ DECLARED: dict[str, Callable[..., Awaitable[Any]]] = {
         qdrant_ingest_file,
         qdrant_read_corpus_version,
         postgres_sweep_turns,
+        postgres_purge_decisions,
     )
 }
 """Every declared step by its pinned name (the policy table has a row for each)."""

@@ -1,17 +1,17 @@
 """The sweep activity: reconcile open turns whose workflow has closed."""
 
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from psycopg_pool import AsyncConnectionPool
 from temporalio import activity
 
 from activities import steps
-from activities.contracts import SweepRequest, SweepResult
+from activities.contracts import PurgeRequest, PurgeResult, SweepRequest, SweepResult
 from activities.metrics import turn_metrics
 from activities.steps import implements
-from db import reconcile, turns
+from db import audit, reconcile, turns
 from domain.turns import OPEN
 
 
@@ -21,7 +21,21 @@ class SweepActivities:
 
     def activities(self) -> list[Callable[..., Any]]:
         """This class's activities, bound, for the worker's registry."""
-        return [self.sweep_turns]
+        return [self.sweep_turns, self.purge_decisions]
+
+    @implements(steps.postgres_purge_decisions)
+    async def purge_decisions(self, request: PurgeRequest) -> PurgeResult:
+        """Remove decision records older than the retention period; idempotent (a second
+        run finds nothing old enough) and logged in `decision_purges`."""
+        cutoff = datetime.now(UTC) - timedelta(days=request.retention_days)
+        async with self.pool.connection() as conn:
+            purged = await audit.purge_older_than(conn, cutoff)
+        if purged.rows:
+            activity.logger.warning(
+                "retention purge removed %d decision record(s) through row %s",
+                purged.rows, purged.through_seq,
+            )  # fmt: skip
+        return PurgeResult(rows=purged.rows, through_seq=purged.through_seq)
 
     @implements(steps.postgres_sweep_turns)
     async def sweep_turns(self, request: SweepRequest) -> SweepResult:

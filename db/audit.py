@@ -48,6 +48,15 @@ def row_hash(
     return hashlib.sha256(prev_hash.encode() + b"\n" + _canonical(body)).hexdigest()
 
 
+def incident_category(result: TurnResult) -> str | None:
+    """The incident category the system can assign by itself (docs/incidents.md)."""
+    if result.status == "answered" and result.unsupported_claims:
+        return "unsupported_claim_shown"
+    if result.degraded:
+        return "control_outage"
+    return None
+
+
 def build_record(
     result: TurnResult, seconds: float | None, corpus_version: str | None
 ) -> dict[str, Any]:
@@ -88,6 +97,7 @@ def build_record(
         "model_trace": [c.model_dump(mode="json") for c in result.model_trace],
         "corpus_version": corpus_version,
         "seconds": None if seconds is None else round(seconds, 3),
+        "incident": incident_category(result),
     }
 
 

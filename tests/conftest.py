@@ -261,6 +261,24 @@ async def api_client(app_settings: Settings) -> AsyncIterator[httpx.AsyncClient]
 # ---- chat turns -----------------------------------------------------------------
 
 
+@pytest.fixture
+def fresh_database_url(postgres_url: str) -> Iterator[str]:
+    """A migrated database of its own on the session's server, dropped afterwards: for
+    tests that tamper with what other tests share (the decision-record chain)."""
+    import psycopg
+
+    name = f"fresh_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    url = postgres_url.rsplit("/", 1)[0] + f"/{name}"
+    try:
+        migrate(url)
+        yield url
+    finally:
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
 @pytest.fixture(scope="session")
 async def pool(postgres_url: str) -> AsyncIterator[AsyncConnectionPool]:
     pool = AsyncConnectionPool(

@@ -101,6 +101,12 @@ POLICY: dict[str, StepPolicy] = {
         start_to_close=timedelta(minutes=2), schedule_to_close=timedelta(minutes=5),
         heartbeat=timedelta(seconds=30),
     ),
+    "postgres_purge_decisions": StepPolicy(
+        "closed", "this purge fails visibly; tomorrow's run tries again",
+        "a purge that half-ran is rolled back (one transaction); nothing is lost by waiting",
+        start_to_close=timedelta(minutes=5), schedule_to_close=timedelta(minutes=20),
+        heartbeat=None,
+    ),
     "qdrant_ingest_file": StepPolicy(
         "closed", "the file is reported failed; other files still ingest",
         "a half-ingested document must not be served",

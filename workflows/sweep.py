@@ -60,8 +60,12 @@ def _schedule(task_queue: str, every: timedelta) -> Schedule:
 
 async def ensure_sweep_schedule(client: Client, task_queue: str, every: timedelta) -> None:
     """Create the sweep schedule, or bring an existing one up to date."""
-    schedule = _schedule(task_queue, every)
-    schedule_id = f"{SCHEDULE_PREFIX}-{task_queue}"  # one per stack sharing a namespace
+    # One per stack sharing a namespace.
+    await ensure_schedule(client, f"{SCHEDULE_PREFIX}-{task_queue}", _schedule(task_queue, every))
+
+
+async def ensure_schedule(client: Client, schedule_id: str, schedule: Schedule) -> None:
+    """Create a schedule, or replace an existing one's definition (idempotent at start-up)."""
     try:
         await client.create_schedule(schedule_id, schedule)
     except ScheduleAlreadyRunningError:

@@ -5,7 +5,6 @@ Each test gets a database of its own (tampering with a chain must not break the
 session's), migrated like any other.
 """
 
-import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
@@ -14,24 +13,15 @@ import pytest
 from psycopg import AsyncConnection
 
 from db import audit, turns
-from db.migrate import migrate
+from db.audit import incident_category
 from domain.models import ModelCall, UnsupportedClaim
 from domain.turns import Degradation, TurnResult
 
 
 @pytest.fixture
-async def conn(postgres_url: str) -> AsyncIterator[AsyncConnection]:
-    name = f"audit_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(postgres_url, autocommit=True) as admin:
-        admin.execute(f"CREATE DATABASE {name}")
-    url = postgres_url.rsplit("/", 1)[0] + f"/{name}"
-    try:
-        migrate(url)
-        async with await AsyncConnection.connect(url, autocommit=True) as connection:
-            yield connection
-    finally:
-        with psycopg.connect(postgres_url, autocommit=True) as admin:
-            admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+async def conn(fresh_database_url: str) -> AsyncIterator[AsyncConnection]:
+    async with await AsyncConnection.connect(fresh_database_url, autocommit=True) as connection:
+        yield connection
 
 
 async def settle(conn: AsyncConnection, n: int) -> list[str]:
@@ -68,6 +58,7 @@ async def test_each_settled_turn_gets_one_chained_record(conn: AsyncConnection) 
     assert record["degradations"][0]["layer"] == "llm_grade_answer"
     assert record["model_trace"][0]["prompt_sha"] == "abc123def456"
     assert record["seconds"] is not None
+    assert record["incident"] == "unsupported_claim_shown"  # docs/incidents.md
     first = await audit.show(conn, ids[0])
     assert first is not None and first["prev_hash"] == audit.GENESIS
     assert row["prev_hash"] == (await audit.show(conn, ids[1]) or {})["hash"]
@@ -134,3 +125,19 @@ async def test_the_retention_purge_removes_a_prefix_and_the_chain_still_verifies
         await conn.execute("DELETE FROM decision_purges")
     nothing = await audit.purge_older_than(conn, datetime.now(UTC) - timedelta(days=1))
     assert nothing.rows == 0 and (await audit.verify(conn)).ok
+
+
+def test_the_incident_category_follows_the_documented_order() -> None:
+    base = {"turn_id": "t", "conversation_id": "c", "question": "q"}
+    claim = UnsupportedClaim(label="BHP FY2024 revenue", reason="calculation")
+    outage = Degradation(layer="llm_grade_answer", reason="judge_unavailable")
+    assert (
+        incident_category(
+            TurnResult(**base, status="answered", unsupported_claims=[claim], degraded=[outage])
+        )
+        == "unsupported_claim_shown"
+    )
+    assert incident_category(TurnResult(**base, status="answered", degraded=[outage])) == (
+        "control_outage"
+    )
+    assert incident_category(TurnResult(**base, status="answered")) is None

@@ -1,0 +1,65 @@
+"""PurgeDecisionRecords: the decision record's retention, run by a Temporal Schedule.
+
+Once a day the purge removes the decision records older than the retention period
+(`TURNSTILE_DECISION_RETENTION_DAYS`) — only the oldest rows, a prefix of the hash chain —
+and logs in `decision_purges` how many rows it removed and the hash of the last one, so
+`turnstile audit verify` still passes afterwards. The workflow's result (and its history)
+records what it purged. Created by the worker at start-up, idempotently, like the sweep.
+"""
+
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.client import (
+    Client,
+    Schedule,
+    ScheduleActionStartWorkflow,
+    ScheduleIntervalSpec,
+    ScheduleOverlapPolicy,
+    SchedulePolicy,
+    ScheduleSpec,
+)
+
+with workflow.unsafe.imports_passed_through():
+    from activities import steps
+    from activities.contracts import PurgeRequest, PurgeResult
+    from workflows.policy import step_options
+    from workflows.sweep import ensure_schedule
+
+SCHEDULE_PREFIX = "turnstile-purge-decisions"
+EVERY = timedelta(days=1)
+
+
+@workflow.defn(name="PurgeDecisionRecords")
+class PurgeDecisionRecords:
+    @workflow.run
+    async def run(self, request: PurgeRequest) -> PurgeResult:
+        result = await workflow.execute_activity(
+            steps.postgres_purge_decisions,
+            request,
+            summary=f"decision records older than {request.retention_days} days",
+            **step_options(steps.postgres_purge_decisions),
+        )
+        through = "nothing" if result.through_seq is None else f"rows ≤ {result.through_seq}"
+        workflow.set_current_details(f"purged {result.rows} row(s): {through}")
+        return result
+
+
+def _schedule(task_queue: str, retention_days: int) -> Schedule:
+    return Schedule(
+        action=ScheduleActionStartWorkflow(
+            PurgeDecisionRecords.run,
+            PurgeRequest(retention_days=retention_days),
+            id=f"purge-decisions-{task_queue}",
+            task_queue=task_queue,
+            execution_timeout=timedelta(hours=1),
+        ),
+        spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=EVERY)]),
+        policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
+    )
+
+
+async def ensure_retention_schedule(client: Client, task_queue: str, retention_days: int) -> None:
+    """Create the purge schedule, or bring an existing one up to date."""
+    schedule_id = f"{SCHEDULE_PREFIX}-{task_queue}"
+    await ensure_schedule(client, schedule_id, _schedule(task_queue, retention_days))
