@@ -1,0 +1,53 @@
+"""The embedded stack configured for a model: TURNSTILE_ENGINE=openai pointed at the fake
+OpenAI server this test runs. `turnstile up` builds the engine from the settings, the
+API starts turns with the model steps as regular activities, and a figure question is
+answered, cited and checked end to end. The "model" is the small brain of
+tests/workflows/test_model_engine.py, answering from the prompts the worker sends.
+"""
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from tests.e2e.test_stack import stack_env, turnstile
+from tests.fakes.servers import FakeOpenAI
+from tests.workflows.test_model_engine import Brain, revenue_sentence
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI().running() as server:
+        yield server
+
+
+def test_a_stack_configured_for_a_model_answers_through_it(
+    fake: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    Brain(fake).writes(revenue_sentence)
+    env, _ = stack_env(tmp_path_factory.mktemp("model-home"))
+    env.update(
+        TURNSTILE_ENGINE="openai",
+        TURNSTILE_OPENAI_BASE_URL=fake.base_url,
+        TURNSTILE_OPENAI_API_KEY=fake.api_key,
+        TURNSTILE_MODEL_JUDGE="judge-1",
+    )
+    try:
+        up = turnstile(env, "up", "--detach", timeout=300)
+        assert up.returncode == 0, up.stdout + up.stderr
+        api = env["TURNSTILE_API_URL"]
+        health = httpx.get(f"{api}/healthz", timeout=10).json()
+        assert health["engine"]["name"] == "openai"
+        assert health["engine"]["models"]["grade_answer"] == "judge-1"
+        response = httpx.post(
+            f"{api}/v1/turns", json={"question": "What was BHP's revenue in FY2024?"}, timeout=60
+        )
+        result = response.json()
+        assert response.status_code == 200 and result["status"] == "answered", result
+        assert "US$55,658 million" in result["answer"] and result["citations"]
+        assert [c["step"] for c in result["model_trace"]] == [
+            "route", "rewrite", "grade_documents", "synthesize", "grade_answer"
+        ]  # fmt: skip
+        assert fake.steps_called()[-1] == "JudgeOut"
+    finally:
+        turnstile(env, "down", timeout=120)
