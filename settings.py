@@ -103,6 +103,14 @@ class Settings(BaseSettings):
     model_judge: NonEmpty = "gpt-4.1-mini"
     model_summarize: NonEmpty = "gpt-4o-mini"
     model_timeout_seconds: Seconds = 60.0
+    model_temperature: Annotated[float, Field(ge=0, le=2)] | None = 0.0
+    """Set it empty for reasoning models (o-series, gpt-5), which accept only their default."""
+
+    @field_validator("model_temperature", mode="before")
+    @classmethod
+    def _empty_temperature(cls, value: object) -> object:
+        return None if value == "" else value
+
     clarification_timeout_seconds: Seconds = 24 * 3600.0
     decision_retention_days: Annotated[int, Field(ge=1, le=36_500)] = 365
     """Decision records older than this are purged by the daily retention schedule."""

@@ -130,6 +130,7 @@ def make_engine(settings: Settings) -> Engine:
                     summarize_model=settings.model_summarize,
                     structured=settings.openai_structured_output,
                     timeout_seconds=settings.model_timeout_seconds,
+                    temperature=settings.model_temperature,
                 )
             )
 

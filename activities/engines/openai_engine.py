@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
 import openai
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, Omit, omit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from temporalio.exceptions import ApplicationError
 
@@ -131,6 +131,9 @@ class ModelConfig(BaseModel):
     summarize_model: str
     structured: Structured = "json_schema"
     timeout_seconds: float = 60.0
+    temperature: float | None = 0.0
+    """None leaves it out of the request: reasoning models (o-series, gpt-5) reject any
+    temperature but their default."""
 
 
 T = TypeVar("T", bound=_Out)
@@ -167,7 +170,10 @@ class OpenAIEngine:
         try:
             if self.config.structured == "json_schema":
                 parsed_completion = await self.client.chat.completions.parse(
-                    model=model, messages=messages, response_format=schema, temperature=0
+                    model=model,
+                    messages=messages,
+                    response_format=schema,
+                    temperature=self._temperature,
                 )
                 choice = parsed_completion.choices[0]
                 usage = parsed_completion.usage
@@ -180,7 +186,7 @@ class OpenAIEngine:
                     model=model,
                     messages=messages,
                     response_format={"type": "json_object"},
-                    temperature=0,
+                    temperature=self._temperature,
                 )
                 choice_ = completion.choices[0]
                 usage = completion.usage
@@ -213,6 +219,11 @@ class OpenAIEngine:
             step, model, call.prompt_sha, call.prompt_tokens, call.completion_tokens,
         )  # fmt: skip
         return result
+
+    @property
+    def _temperature(self) -> float | Omit:
+        """The configured temperature, or left out of the request entirely."""
+        return omit if self.config.temperature is None else self.config.temperature
 
     @staticmethod
     def _refused(step: str, refusal: str | None) -> None:

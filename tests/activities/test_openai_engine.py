@@ -231,3 +231,16 @@ def test_prompts_are_files_with_content_hashes() -> None:
         prompt("route").render()  # a missing placeholder never leaves a stray $name
     assert "ANSWER>>>" in prompt("grade_answer").text
     assert SynthesisOut.model_json_schema()["additionalProperties"] is False
+
+
+async def test_a_reasoning_model_gets_no_temperature_when_none_is_set(fake: FakeOpenAI) -> None:
+    fake.respond("RouteOut", ROUTE_RETRIEVAL)
+    config = engine(fake).config.model_copy(update={"route_model": "o3-mini"})
+    with pytest.raises(ApplicationError) as caught:
+        await OpenAIEngine(config).route("BHP revenue")
+    assert caught.value.type == ErrorType.UPSTREAM_REJECTED  # temperature 0 is refused
+    decision = await OpenAIEngine(config.model_copy(update={"temperature": None})).route(
+        "BHP revenue"
+    )
+    assert decision.route == "needs_retrieval"
+    assert "temperature" not in fake.requests[-1]

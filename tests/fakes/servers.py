@@ -215,6 +215,15 @@ class FakeOpenAI(_Faults):
                     param=f"messages[{i}]",
                 )
         temperature = body.get("temperature", 1)
+        if body["model"].startswith(("o1", "o3", "o4", "gpt-5")) and temperature != 1:
+            return _error(  # as the service answers a reasoning model given a temperature
+                400,
+                f"Unsupported value: 'temperature' does not support {temperature} with this "
+                "model. Only the default (1) value is supported.",
+                "invalid_request_error",
+                "unsupported_value",
+                param="temperature",
+            )
         if not isinstance(temperature, (int, float)) or not 0 <= temperature <= 2:
             return _error(
                 400,

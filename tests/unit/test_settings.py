@@ -177,3 +177,10 @@ def test_load_settings_exits_with_one_line_on_stderr(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == "turnstile: TURNSTILE_ENGINE: input should be 'offline' or 'openai'\n"
+
+
+def test_an_empty_model_temperature_leaves_it_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TURNSTILE_MODEL_TEMPERATURE", "")
+    assert get_settings().model_temperature is None
+    get_settings.cache_clear()
+    assert "TURNSTILE_MODEL_TEMPERATURE" in refusal(monkeypatch, TURNSTILE_MODEL_TEMPERATURE="3")
