@@ -56,6 +56,7 @@ from domain.question import (
     HEADLINE_METRICS,
     LINE_ITEM_OF,
     METRICS,
+    asks_change,
     asks_over_all_companies,
     extract_slots,
     find_metrics,
@@ -163,7 +164,12 @@ def requested_metrics(slots: Slots) -> list[str]:
     return list(HEADLINE_METRICS)
 
 
-def answer_years(slots: Slots) -> list[int]:
+def explains_a_change(slots: Slots, question: str) -> bool:
+    """A narrative question about a figure that moved ("why did EBITDA fall?")."""
+    return slots.intent == "narrative" and bool(slots.metrics) and asks_change(question)
+
+
+def answer_years(slots: Slots, question: str = "") -> list[int]:
     """The fiscal years an answer covers.
 
     No year given: the latest year for an overview (no metric named), otherwise all
@@ -176,8 +182,9 @@ def answer_years(slots: Slots) -> list[int]:
         overview = slots.intent == "overview" or not (slots.metrics or slots.other_measures)
         return [LATEST_FISCAL_YEAR] if overview else list(FISCAL_YEARS)
     years = sorted(set(slots.fiscal_years))
-    # "Why did EBITDA fall in FY2025?" shows the change it explains: the year before too.
-    changes = slots.intent == "change" or (slots.intent == "narrative" and bool(slots.metrics))
+    # "Why did EBITDA fall in FY2025?" shows the change it explains: the year before too;
+    # "revenue in FY2024 and what did the chair say?" asks for no change, so gets none.
+    changes = slots.intent == "change" or explains_a_change(slots, question)
     if changes and len(years) == 1 and years[0] - 1 in FISCAL_YEARS:
         return [years[0] - 1, years[0]]
     return years
@@ -348,7 +355,7 @@ class OfflineEngine:
     async def rewrite(self, question: str, slots: Slots) -> RewritePlan:
         """One sub-query per company: name, metric names and report wordings, FY tokens."""
         metrics = requested_metrics(slots)
-        years = answer_years(slots)
+        years = answer_years(slots, question)
         terms: list[str] = list(slots.other_measures)
         # A line item's total is searched for too: when the report has no row for the
         # item, the answer labels the total as the nearest figure available.
@@ -393,7 +400,7 @@ class OfflineEngine:
         """
         metrics = requested_metrics(slots)
         wanted = set(metrics) | {LINE_ITEM_OF[m] for m in metrics if m in LINE_ITEM_OF}
-        years = set(answer_years(slots))
+        years = set(answer_years(slots, question))
         boilerplate_ok = bool(_BOILERPLATE_TOPIC.search(question))
         company_words = {w.lower() for t in COMPANIES for w in _name(t).split()}
         question_words = _words(question) - company_words
@@ -429,7 +436,7 @@ class OfflineEngine:
             return Draft(answer="")
         companies = slots.companies or list(COMPANIES)
         metrics = requested_metrics(slots)
-        years = answer_years(slots)
+        years = answer_years(slots, question)
         facts: list[_Sourced] = []
         for n, chunk in enumerate(sources, start=1):
             facts.extend(_Sourced(f, n) for f in extract_facts(chunk))
@@ -470,8 +477,10 @@ class OfflineEngine:
                     chosen[(ticker, year, metric)] = pick
                     if not tabular:
                         sentences.extend(composer.figure_sentences(pick, ticker, year, metric))
-                wants_change = slots.intent in ("change", "narrative") or (
-                    slots.intent == "compare" and len(companies) == 1
+                wants_change = (
+                    slots.intent == "change"
+                    or explains_a_change(slots, question)
+                    or (slots.intent == "compare" and len(companies) == 1)
                 )
                 if wants_change:
                     sentences.extend(composer.change_sentences(chosen, ticker, metric, years))

@@ -267,7 +267,7 @@ class OpenAIEngine:
         """One sub-query per company (first pass only: retries change them in code)."""
         companies = slots.companies or list(COMPANIES)
         metrics = requested_metrics(slots)
-        years = answer_years(slots)
+        years = answer_years(slots, question)
         text = prompt("rewrite").render(
             companies=", ".join(COMPANIES[t].name for t in companies),
             tickers=", ".join(companies),
@@ -310,7 +310,7 @@ class OpenAIEngine:
         if not sources:
             return Draft(answer="")
         companies = slots.companies or list(COMPANIES)
-        years = answer_years(slots)
+        years = answer_years(slots, question)
         metrics = requested_metrics(slots)
         text = prompt("synthesize").render(
             question=question,

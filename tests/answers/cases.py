@@ -248,6 +248,10 @@ CASES: tuple[Case, ...] = (
          absent=("US$", "55,658")),
     Case("narrative-no-company", 11, "What did the chair say about safety?",
          status="needs_clarification"),
+    Case("figure-and-narrative", 11,
+         "What was Fortescue's revenue in FY2024 and what did the chair say about green energy?",
+         present=("US$18.22 billion", "Chair's letter", "FY2024 report"),
+         absent=("16.87", "rose", "FY2023 report")),
     Case("figure-question-quiet", 11, "What was BHP's net debt in FY2024?",
          present=("US$9.12 billion",), absent=("report (",), tags=("quiet",)),
     # more of each category, phrased the way people ask

@@ -466,3 +466,12 @@ def test_a_topic_the_reports_never_mention_is_said_to_be_unaddressed() -> None:
         )
     )
     assert "I found nothing in BHP Group's reports" in kept_nothing.answer
+
+
+def test_a_narrative_question_with_a_figure_but_no_change_gets_only_its_year() -> None:
+    draft, kept = run_turn(
+        "What was Fortescue's revenue in FY2024 and what did the chair say about green energy?"
+    )
+    assert "US$18.22 billion" in draft.answer and "16.87" not in draft.answer
+    assert "FY2023" not in draft.answer
+    assert check_numbers(draft.answer, kept).unsupported == []
