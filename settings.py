@@ -50,6 +50,11 @@ class Settings(BaseSettings):
     temporal_address: str | None = None
     temporal_port: Port = 7233
     temporal_ui_port: Port = 8233
+    # The embedded dev server's HTTP API and /metrics ports: a random free port each when
+    # unset. Set them when other ports are chosen up front (tests), so the dev server
+    # cannot take one of those while it starts.
+    temporal_http_port: Port | None = None
+    temporal_dev_metrics_port: Port | None = None
     temporal_namespace: NonEmpty = "default"
     task_queue: NonEmpty = "turnstile"
 

@@ -122,6 +122,10 @@ def start_temporal(settings: Settings, paths: Paths) -> None:
         "--namespace", settings.temporal_namespace,
         "--log-level", "warn",
     ]  # fmt: skip
+    if settings.temporal_http_port is not None:
+        args += ["--http-port", str(settings.temporal_http_port)]
+    if settings.temporal_dev_metrics_port is not None:
+        args += ["--metrics-port", str(settings.temporal_dev_metrics_port)]
     # The worker registers these too (on any cluster); here they exist before it starts.
     for key in attributes.ALL:
         args += ["--search-attribute", f"{key.name}=Keyword"]

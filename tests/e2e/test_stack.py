@@ -43,7 +43,7 @@ class Stack:
 
 def stack_env(home: Path, api_port: int | None = None) -> tuple[dict[str, str], list[int]]:
     """Environment for a `turnstile` process: its own home and free ports, nothing inherited."""
-    ports = [api_port or free_port(), *(free_port() for _ in range(5))]
+    ports = [api_port or free_port(), *(free_port() for _ in range(7))]
     env = {k: v for k, v in os.environ.items() if not k.startswith("TURNSTILE_")}
     env.update(
         TURNSTILE_HOME=str(home),
@@ -54,6 +54,10 @@ def stack_env(home: Path, api_port: int | None = None) -> tuple[dict[str, str], 
         TURNSTILE_POSTGRES_PORT=str(ports[3]),
         TURNSTILE_WORKER_METRICS_PORT=str(ports[4]),
         TURNSTILE_TEMPORAL_METRICS_PORT=str(ports[5]),
+        # Chosen here too: left to itself the dev server takes random free ports while it
+        # starts, possibly one of the above.
+        TURNSTILE_TEMPORAL_HTTP_PORT=str(ports[6]),
+        TURNSTILE_TEMPORAL_DEV_METRICS_PORT=str(ports[7]),
     )
     return env, ports
 
