@@ -4,6 +4,8 @@ A bad value fails fast: `get_settings()` raises `SettingsError`, whose message i
 line naming the environment variable, and `load_settings()` turns that into a clean exit.
 """
 
+import json
+import re
 import sys
 from enum import StrEnum
 from functools import lru_cache
@@ -25,6 +27,28 @@ _MAX_SECONDS = 366 * 24 * 3600
 Port = Annotated[int, Field(ge=1, le=65535)]
 Seconds = Annotated[float, Field(gt=0, le=_MAX_SECONDS, allow_inf_nan=False)]
 NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+DEV_API_KEY = "turnstile-dev"
+DEV_TENANT = "default"
+DEV_PII_KEY = "turnstile-dev-pii-key"
+_TENANT = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def _parse_api_keys(text: str) -> dict[str, str]:
+    """Parse and check TURNSTILE_API_KEYS; the message never repeats a key."""
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        raise ValueError('must be a JSON object of key to tenant, like {"key": "tenant"}') from None
+    if not isinstance(parsed, dict) or not parsed:
+        raise ValueError("must be a non-empty JSON object of key to tenant")
+    for key, tenant in parsed.items():
+        if not isinstance(tenant, str) or not _TENANT.fullmatch(tenant):
+            raise ValueError("every tenant must be 1-64 characters of A-Z a-z 0-9 _ -")
+        if len(key) < 16:
+            raise ValueError("every API key must be at least 16 characters")
+    return {str(k): str(v) for k, v in parsed.items()}
 
 
 class EngineName(StrEnum):
@@ -126,6 +150,40 @@ class Settings(BaseSettings):
     ingest_timeout_seconds: Seconds = 600.0
     # POST /v1/ingest reads only files under this folder (symlinks resolved first).
     ingest_dir: Path = Field(default=PROJECT_ROOT / "corpus")
+
+    api_keys: SecretStr | None = None
+    """A JSON object mapping each API key to its tenant: `{"k-9f2...": "acme"}`. Unset is
+    development mode: the one key `turnstile-dev` (tenant `default`) is accepted, and a
+    request with no key at all is taken as that key; start-up says so."""
+    api_key: SecretStr | None = None
+    """The key the CLI sends (`Authorization: Bearer`); unset in development mode."""
+    pii_key: SecretStr = SecretStr(DEV_PII_KEY)
+    """The HMAC key behind the token map's lookup column; set your own in production."""
+    pii_retention_days: Annotated[int, Field(ge=1, le=36_500)] = 30
+    """Personal values unused for this long are erased by the daily retention schedule."""
+    rate_limit_per_minute: Annotated[float, Field(gt=0, le=1_000_000)] = 60.0
+    """Turns and clarification replies one user may send per minute, sustained."""
+    rate_limit_burst: Annotated[int, Field(ge=1, le=1_000_000)] = 20
+    """How many of them may come at once (the bucket's size)."""
+
+    @field_validator("api_keys")
+    @classmethod
+    def _api_keys(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            _parse_api_keys(value.get_secret_value())
+        return value
+
+    @property
+    def tenant_by_key(self) -> dict[str, str]:
+        """API key → tenant; in development mode only the dev key."""
+        if self.api_keys is None:
+            return {DEV_API_KEY: DEV_TENANT}
+        return _parse_api_keys(self.api_keys.get_secret_value())
+
+    @property
+    def dev_auth(self) -> bool:
+        """No keys configured: a request without a key is the development tenant's."""
+        return self.api_keys is None
 
     @field_validator("api_url")
     @classmethod

@@ -266,7 +266,10 @@ async def run_worker(settings: Settings) -> None:
     await ensure_sweep_schedule(
         client, settings.task_queue, timedelta(seconds=settings.sweep_interval_seconds)
     )
-    await ensure_retention_schedule(client, settings.task_queue, settings.decision_retention_days)
+    await ensure_retention_schedule(
+        client, settings.task_queue, settings.decision_retention_days,
+        settings.pii_retention_days,
+    )  # fmt: skip
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

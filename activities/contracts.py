@@ -207,6 +207,8 @@ class SweepResult(_Frozen):
 class PurgeRequest(_Frozen):
     retention_days: float = Field(default=365, gt=0)
     """Days a decision record is kept (fractions allowed: tests purge what is seconds old)."""
+    pii_retention_days: float = Field(default=30, gt=0)
+    """Days a personal value in the token map is kept after it was last used."""
 
 
 class PurgeResult(_Frozen):
@@ -214,3 +216,10 @@ class PurgeResult(_Frozen):
     """Decision records removed by this purge."""
     through_seq: int | None = None
     """The last removed row (the chain's new checkpoint); None when nothing was old enough."""
+    pii_tokens: int = 0
+    """Personal values erased from the token map by this purge."""
+
+
+class PiiPurgeResult(_Frozen):
+    erased: int
+    """Personal values erased from the token map."""

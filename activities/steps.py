@@ -26,6 +26,7 @@ from activities.contracts import (
     IngestFileRequest,
     IngestFileResult,
     LoadSessionRequest,
+    PiiPurgeResult,
     PurgeRequest,
     PurgeResult,
     RewritePlan,
@@ -136,6 +137,12 @@ async def postgres_purge_decisions(request: PurgeRequest) -> PurgeResult:
     return _declared()  # type: ignore[no-any-return]
 
 
+@activity.defn(name="postgres_purge_pii_tokens")
+async def postgres_purge_pii_tokens(request: PurgeRequest) -> PiiPurgeResult:
+    """Erase personal values unused for longer than their retention period."""
+    return _declared()  # type: ignore[no-any-return]
+
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -191,6 +198,7 @@ DECLARED: dict[str, Callable[..., Awaitable[Any]]] = {
         qdrant_read_corpus_version,
         postgres_sweep_turns,
         postgres_purge_decisions,
+        postgres_purge_pii_tokens,
     )
 }
 """Every declared step by its pinned name (the policy table has a row for each)."""

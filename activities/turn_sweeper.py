@@ -8,10 +8,17 @@ from psycopg_pool import AsyncConnectionPool
 from temporalio import activity
 
 from activities import steps
-from activities.contracts import PurgeRequest, PurgeResult, SweepRequest, SweepResult
+from activities.contracts import (
+    PiiPurgeResult,
+    PurgeRequest,
+    PurgeResult,
+    SweepRequest,
+    SweepResult,
+)
 from activities.metrics import turn_metrics
 from activities.steps import implements
 from db import audit, reconcile, turns
+from db import pii as token_map
 from domain.turns import OPEN
 
 
@@ -21,7 +28,18 @@ class SweepActivities:
 
     def activities(self) -> list[Callable[..., Any]]:
         """This class's activities, bound, for the worker's registry."""
-        return [self.sweep_turns, self.purge_decisions]
+        return [self.sweep_turns, self.purge_decisions, self.purge_pii_tokens]
+
+    @implements(steps.postgres_purge_pii_tokens)
+    async def purge_pii_tokens(self, request: PurgeRequest) -> PiiPurgeResult:
+        """Erase token-map rows unused for the PII retention period; idempotent. Stored
+        text keeps the bare tokens, which then show as tokens."""
+        cutoff = datetime.now(UTC) - timedelta(days=request.pii_retention_days)
+        async with self.pool.connection() as conn:
+            erased = await token_map.purge_unused_since(conn, cutoff)
+        if erased:
+            activity.logger.warning("retention purge erased %d personal value(s)", erased)
+        return PiiPurgeResult(erased=erased)
 
     @implements(steps.postgres_purge_decisions)
     async def purge_decisions(self, request: PurgeRequest) -> PurgeResult:

@@ -1,5 +1,6 @@
 """The HTTP API: it starts, signals and reads workflows; it never opens Qdrant."""
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -8,10 +9,12 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from api import errors, metrics
-from api.routes import audit, events, health, ingest, page, search, turns
+from api.routes import audit, events, health, ingest, page, search, turns, users
 from db.migrate import migrate
 from db.pool import make_pool
-from settings import Settings, load_settings
+from settings import DEV_API_KEY, DEV_PII_KEY, DEV_TENANT, Settings, load_settings
+
+logger = logging.getLogger(__name__)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -24,6 +27,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         import asyncio
 
         await asyncio.to_thread(migrate, settings.effective_database_url)
+        if settings.dev_auth:
+            logger.warning(
+                "development mode: TURNSTILE_API_KEYS is unset, so the key %r (tenant %r) is"
+                " the only key and a request without one is taken as it",
+                DEV_API_KEY, DEV_TENANT,
+            )  # fmt: skip
+        if settings.pii_key.get_secret_value() == DEV_PII_KEY:
+            logger.warning("TURNSTILE_PII_KEY is the development default; set your own")
         app.state.settings = settings
         app.state.temporal = await Client.connect(
             settings.effective_temporal_address,
@@ -57,5 +68,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(turns.router)
     app.include_router(events.router)
     app.include_router(audit.router)
+    app.include_router(users.router)
     app.include_router(page.router)
     return app

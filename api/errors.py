@@ -25,12 +25,14 @@ logger = logging.getLogger(__name__)
 
 ErrorType = Literal[
     "InvalidInput",
+    "Unauthorized",
     "NotFound",
     "TurnInProgress",
     "NotWaiting",
     "Conflict",
     "Forbidden",
     "MethodNotAllowed",
+    "RateLimited",
     "Unavailable",
     "UpstreamRejected",
     "UpstreamUnavailable",
@@ -60,8 +62,10 @@ class ApiError(Exception):
         error_type: ErrorType,
         detail: str,
         turn_id: str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(detail)
+        self.headers = headers
         self.status_code = status_code
         self.error_type: ErrorType = error_type
         self.detail = detail
@@ -83,10 +87,12 @@ def error_response(
 
 _DESCRIPTIONS = {
     400: "The request is malformed.",
+    401: "No API key, or one that is not valid (`WWW-Authenticate: Bearer`).",
     403: "The request is not allowed.",
     404: "The turn or conversation does not exist.",
     409: "The conversation or turn is not in a state that allows this.",
     413: "The request body is too large.",
+    429: "Too many requests for this user; `Retry-After` says when to retry.",
     422: "The request is invalid; `detail` says what, in one line.",
     500: "An unexpected error; it is logged. The connection is closed.",
     502: "A model provider rejected the request.",
@@ -122,10 +128,12 @@ def _readable(exc: RequestValidationError) -> str:
 
 def _http_error_type(status_code: int) -> ErrorType:
     known: dict[int, ErrorType] = {
+        401: "Unauthorized",
         403: "Forbidden",
         404: "NotFound",
         405: "MethodNotAllowed",
         409: "Conflict",
+        429: "RateLimited",
         503: "Unavailable",
     }
     if status_code in known:
@@ -245,7 +253,9 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
-        return error_response(exc.status_code, exc.error_type, exc.detail, exc.turn_id)
+        return error_response(
+            exc.status_code, exc.error_type, exc.detail, exc.turn_id, headers=exc.headers
+        )
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:

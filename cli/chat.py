@@ -4,6 +4,7 @@ import json
 import sys
 import time
 import uuid
+from collections.abc import Mapping
 
 import httpx
 
@@ -55,25 +56,34 @@ def _settle(client: httpx.Client, response: httpx.Response, timeout: float) -> T
 
 
 def ask(
-    api_url: str, question: str, conversation: str | None, user: str | None, timeout: float
+    api_url: str,
+    question: str,
+    conversation: str | None,
+    user: str | None,
+    timeout: float,
+    headers: Mapping[str, str] | None = None,
 ) -> TurnResult:
     body: dict[str, str] = {"question": question}
     if conversation:
         body["conversation_id"] = conversation
     if user:
         body["user_id"] = user
-    with httpx.Client(base_url=api_url, timeout=timeout + 5) as client:
+    with httpx.Client(base_url=api_url, timeout=timeout + 5, headers=headers) as client:
         return _settle(client, client.post("/v1/turns", json=body), timeout)
 
 
-def reply(api_url: str, turn_id: str, text: str, timeout: float) -> TurnResult:
-    with httpx.Client(base_url=api_url, timeout=timeout + 5) as client:
+def reply(
+    api_url: str, turn_id: str, text: str, timeout: float, headers: Mapping[str, str] | None = None
+) -> TurnResult:
+    with httpx.Client(base_url=api_url, timeout=timeout + 5, headers=headers) as client:
         response = client.post(f"/v1/turns/{turn_id}/clarification", json={"reply": text})
         return _settle(client, response, timeout)
 
 
-def cancel(api_url: str, turn_id: str, timeout: float) -> TurnResult:
-    with httpx.Client(base_url=api_url, timeout=timeout + 5) as client:
+def cancel(
+    api_url: str, turn_id: str, timeout: float, headers: Mapping[str, str] | None = None
+) -> TurnResult:
+    with httpx.Client(base_url=api_url, timeout=timeout + 5, headers=headers) as client:
         response = client.post(f"/v1/turns/{turn_id}/cancel")
         return _settle(client, response, timeout)
 
@@ -118,7 +128,9 @@ def print_result(result: TurnResult, as_json: bool) -> None:
         print(render(result))
 
 
-def chat(api_url: str, user: str | None, timeout: float) -> int:
+def chat(
+    api_url: str, user: str | None, timeout: float, headers: Mapping[str, str] | None = None
+) -> int:
     """Interactive chat; a reply to a clarifying question is sent as its answer."""
     conversation = f"c{uuid.uuid4().hex[:16]}"
     waiting: TurnResult | None = None
@@ -133,9 +145,9 @@ def chat(api_url: str, user: str | None, timeout: float) -> int:
             return 0
         try:
             if waiting is not None:
-                result = reply(api_url, waiting.turn_id, text, timeout)
+                result = reply(api_url, waiting.turn_id, text, timeout, headers)
             else:
-                result = ask(api_url, text, conversation, user, timeout)
+                result = ask(api_url, text, conversation, user, timeout, headers)
         except ChatError as exc:
             print(f"turnstile: {exc}", file=sys.stderr)
             waiting = None

@@ -103,6 +103,13 @@ def _api_up(settings: Settings) -> bool:
     return True
 
 
+def _auth(settings: Settings) -> dict[str, str]:
+    """The API key header, when TURNSTILE_API_KEY is set (development mode needs none)."""
+    if settings.api_key is None:
+        return {}
+    return {"Authorization": f"Bearer {settings.api_key.get_secret_value()}"}
+
+
 def _api_error_line(response: httpx.Response) -> str:
     try:
         return str(response.json().get("detail"))
@@ -128,7 +135,9 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
         params["company"] = request.company
     if request.fiscal_years:
         params["fy"] = request.fiscal_years[0]
-    response = httpx.get(f"{settings.api_url}/v1/search", params=params, timeout=60.0)
+    response = httpx.get(
+        f"{settings.api_url}/v1/search", params=params, timeout=60.0, headers=_auth(settings)
+    )
     if response.status_code != 200:
         raise CliError(_api_error_line(response))
     hits = [SearchHitWithText.model_validate(h) for h in response.json()]
@@ -197,6 +206,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
         f"{settings.api_url}/v1/ingest",
         json=request.model_dump(),
         timeout=settings.ingest_timeout_seconds + 30.0,
+        headers=_auth(settings),
     )
     if response.status_code != 200:
         raise CliError(_api_error_line(response))
@@ -219,8 +229,9 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         raise CliError("question must not be empty", EXIT_BAD_INPUT)
     try:
         result = chat.ask(
-            settings.api_url, args.question, args.conversation, args.user, args.timeout
-        )
+            settings.api_url, args.question, args.conversation, args.user, args.timeout,
+            _auth(settings),
+        )  # fmt: skip
     except chat.ChatError as exc:
         raise CliError(str(exc), exc.code) from exc
     chat.print_result(result, args.json)
@@ -233,7 +244,9 @@ def cmd_reply(args: argparse.Namespace, settings: Settings) -> int:
     if not args.text.strip():
         raise CliError("reply must not be empty", EXIT_BAD_INPUT)
     try:
-        result = chat.reply(settings.api_url, args.turn_id, args.text, args.timeout)
+        result = chat.reply(
+            settings.api_url, args.turn_id, args.text, args.timeout, _auth(settings)
+        )
     except chat.ChatError as exc:
         raise CliError(str(exc), exc.code) from exc
     chat.print_result(result, args.json)
@@ -244,7 +257,7 @@ def cmd_cancel(args: argparse.Namespace, settings: Settings) -> int:
     from cli import chat
 
     try:
-        result = chat.cancel(settings.api_url, args.turn_id, args.timeout)
+        result = chat.cancel(settings.api_url, args.turn_id, args.timeout, _auth(settings))
     except chat.ChatError as exc:
         raise CliError(str(exc), exc.code) from exc
     chat.print_result(result, args.json)
@@ -260,7 +273,9 @@ def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
             EXIT_UNREACHABLE,
         )
     if args.audit_command == "verify":
-        response = httpx.get(f"{settings.api_url}/v1/audit/verify", timeout=120.0)
+        response = httpx.get(
+            f"{settings.api_url}/v1/audit/verify", timeout=120.0, headers=_auth(settings)
+        )
         if response.status_code != 200:
             raise CliError(_api_error_line(response))
         report = response.json()
@@ -268,7 +283,9 @@ def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
             raise CliError(str(report["summary"]))
         _say(str(report["summary"]))
         return 0
-    response = httpx.get(f"{settings.api_url}/v1/turns/{args.turn_id}/audit", timeout=30.0)
+    response = httpx.get(
+        f"{settings.api_url}/v1/turns/{args.turn_id}/audit", timeout=30.0, headers=_auth(settings)
+    )
     if response.status_code != 200:
         raise CliError(_api_error_line(response))
     print(json.dumps(response.json(), indent=2, ensure_ascii=False))
@@ -280,7 +297,7 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
 
     if not _api_up(settings):
         raise CliError(f"cannot reach the API at {settings.api_url}", EXIT_UNREACHABLE)
-    return chat.chat(settings.api_url, args.user, args.timeout)
+    return chat.chat(settings.api_url, args.user, args.timeout, _auth(settings))
 
 
 class _Parser(argparse.ArgumentParser):

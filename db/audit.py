@@ -58,10 +58,14 @@ def incident_category(result: TurnResult) -> str | None:
 
 
 def build_record(
-    result: TurnResult, seconds: float | None, corpus_version: str | None
+    result: TurnResult,
+    seconds: float | None,
+    corpus_version: str | None,
+    tenant_id: str | None = None,
 ) -> dict[str, Any]:
     """What a reviewer needs from a settled turn: decisions and checks, never a prompt."""
     return {
+        "tenant_id": tenant_id,
         "status": result.status,
         "route": result.route,
         "resolved_question": result.resolved_question,
@@ -118,7 +122,13 @@ async def append(conn: AsyncConnection, result: TurnResult, seconds: float | Non
             "SELECT corpus_version FROM worker_heartbeats ORDER BY seen_at DESC LIMIT 1"
         )
     ).fetchone()
-    record = build_record(result, seconds, str(heartbeat[0]) if heartbeat else None)
+    owner = await (
+        await conn.execute("SELECT tenant_id FROM turns WHERE turn_id = %s", (result.turn_id,))
+    ).fetchone()
+    record = build_record(
+        result, seconds, str(heartbeat[0]) if heartbeat else None,
+        str(owner[0]) if owner else None,
+    )  # fmt: skip
     recorded_at = datetime.now(UTC)
     digest = row_hash(prev, seq, result.turn_id, result.conversation_id, recorded_at, record)
     await conn.execute(
@@ -191,13 +201,18 @@ async def verify(conn: AsyncConnection) -> Verification:
     return Verification(True, rows)
 
 
-async def show(conn: AsyncConnection, turn_id: str) -> dict[str, Any] | None:
-    """One turn's row, as stored."""
+async def show(
+    conn: AsyncConnection, turn_id: str, tenant_id: str | None = None
+) -> dict[str, Any] | None:
+    """One turn's row, as stored (None for another tenant's turn, when `tenant_id` is
+    given; rows from before tenants belong to the development tenant)."""
     row = await (
         await conn.execute(
             "SELECT seq, turn_id, conversation_id, recorded_at, record, prev_hash, hash"
-            " FROM decision_records WHERE turn_id = %s",
-            (turn_id,),
+            " FROM decision_records WHERE turn_id = %s"
+            " AND coalesce(record->>'tenant_id', 'default') = coalesce(%s,"
+            " record->>'tenant_id', 'default')",
+            (turn_id, tenant_id),
         )
     ).fetchone()
     if row is None:

@@ -19,6 +19,10 @@ class TurnInProgress(Exception):
         self.turn_id = turn_id
 
 
+class ConversationNotFound(Exception):
+    """The conversation id belongs to another tenant: to this caller it does not exist."""
+
+
 class IdempotencyMismatch(Exception):
     """The key was used before with a different request body."""
 
@@ -49,7 +53,13 @@ def new_conversation_id() -> str:
     return f"c{uuid.uuid4().hex[:16]}"
 
 
-def idempotency_scope(conversation_id: str | None, user_id: str | None) -> str:
+DEFAULT_TENANT = "default"
+"""The development tenant, and the owner of rows from before tenants (0006's default)."""
+
+
+def idempotency_scope(
+    conversation_id: str | None, user_id: str | None, tenant_id: str = DEFAULT_TENANT
+) -> str:
     """Where an Idempotency-Key is unique: the conversation named, else the user.
 
     Without a conversation id each request would start a new conversation, so a key
@@ -58,6 +68,8 @@ def idempotency_scope(conversation_id: str | None, user_id: str | None) -> str:
     """
     if conversation_id is not None:
         return f"conversation:{conversation_id}"
+    if tenant_id != DEFAULT_TENANT:
+        return f"user:{tenant_id}:{user_id or ''}"
     return f"user:{user_id or ''}"
 
 
@@ -67,6 +79,8 @@ async def allocate_turn(
     user_id: str | None,
     question: str,
     idempotency: tuple[str, str] | None = None,
+    *,
+    tenant_id: str = DEFAULT_TENANT,
 ) -> Allocation:
     """Atomically: lock the conversation, refuse if a turn is open, allocate the next seq,
     insert the turn as `running`, and record the idempotency key.
@@ -74,12 +88,13 @@ async def allocate_turn(
     `conversation_id` None starts a new conversation. `idempotency` is (key, request
     hash): a key seen before in its scope (`idempotency_scope`) with the same hash
     returns the first turn (`replayed`), with a different hash raises
-    IdempotencyMismatch. Raises TurnInProgress; nothing is written on any error.
+    IdempotencyMismatch. Raises TurnInProgress, and ConversationNotFound for another
+    tenant's conversation; nothing is written on any error.
     """
     async with conn.transaction():
         if idempotency is not None:
             key, request_hash = idempotency
-            scope = idempotency_scope(conversation_id, user_id)
+            scope = idempotency_scope(conversation_id, user_id, tenant_id)
             # Two identical requests at once: the second waits here for the first's key.
             await conn.execute(
                 "SELECT pg_advisory_xact_lock(hashtextextended(%s, 7233))", (f"{scope} {key}",)
@@ -88,8 +103,9 @@ async def allocate_turn(
                 await conn.execute(
                     "SELECT k.request_hash, k.turn_id, t.conversation_id, t.seq"
                     " FROM idempotency_keys k JOIN turns t USING (turn_id)"
-                    " WHERE k.scope = %s AND k.key = %s AND k.created_at > now() - %s",
-                    (scope, key, IDEMPOTENCY_TTL),
+                    " WHERE k.scope = %s AND k.key = %s AND k.created_at > now() - %s"
+                    " AND t.tenant_id = %s",
+                    (scope, key, IDEMPOTENCY_TTL, tenant_id),
                 )
             ).fetchone()
             if row is not None:
@@ -98,14 +114,18 @@ async def allocate_turn(
                 return Allocation(turn_id=row[1], conversation_id=row[2], seq=row[3], replayed=True)
         conversation_id = conversation_id or new_conversation_id()
         await conn.execute(
-            "INSERT INTO conversations (conversation_id, user_id) VALUES (%s, %s)"
+            "INSERT INTO conversations (conversation_id, user_id, tenant_id) VALUES (%s, %s, %s)"
             " ON CONFLICT (conversation_id) DO NOTHING",
-            (conversation_id, user_id),
+            (conversation_id, user_id, tenant_id),
         )
-        await conn.execute(
-            "SELECT 1 FROM conversations WHERE conversation_id = %s FOR UPDATE",
-            (conversation_id,),
-        )
+        owner = await (
+            await conn.execute(
+                "SELECT tenant_id FROM conversations WHERE conversation_id = %s FOR UPDATE",
+                (conversation_id,),
+            )
+        ).fetchone()
+        if owner is None or owner[0] != tenant_id:
+            raise ConversationNotFound(conversation_id)
         open_row = await (
             await conn.execute(
                 "SELECT turn_id FROM turns WHERE conversation_id = %s"
@@ -127,9 +147,9 @@ async def allocate_turn(
         seq = int(seq_row[0])
         turn_id = turn_id_for(conversation_id, seq)
         await conn.execute(
-            "INSERT INTO turns (turn_id, conversation_id, seq, status, question)"
-            " VALUES (%s, %s, %s, 'running', %s)",
-            (turn_id, conversation_id, seq, question),
+            "INSERT INTO turns (turn_id, conversation_id, seq, status, question, tenant_id,"
+            " user_id) VALUES (%s, %s, %s, 'running', %s, %s, %s)",
+            (turn_id, conversation_id, seq, question, tenant_id, user_id),
         )
         if idempotency is not None:
             await conn.execute(
@@ -149,16 +169,20 @@ async def forget_turn(conn: AsyncConnection, turn_id: str) -> None:
         await conn.execute("DELETE FROM turns WHERE turn_id = %s AND result IS NULL", (turn_id,))
 
 
-async def get_turn(conn: AsyncConnection, turn_id: str) -> TurnResult | None:
+async def get_turn(
+    conn: AsyncConnection, turn_id: str, tenant_id: str | None = None
+) -> TurnResult | None:
     """The turn as stored; its `status` column wins over the stored result's status.
 
     They differ only between a clarification reply (or cancel) claiming a waiting turn
-    (`claim_waiting`) and the workflow's own next save.
+    (`claim_waiting`) and the workflow's own next save. With `tenant_id`, another
+    tenant's turn is None, like one that does not exist.
     """
     row = await (
         await conn.execute(
-            "SELECT conversation_id, status, question, result FROM turns WHERE turn_id = %s",
-            (turn_id,),
+            "SELECT conversation_id, status, question, result FROM turns WHERE turn_id = %s"
+            " AND tenant_id = coalesce(%s, tenant_id)",
+            (turn_id, tenant_id),
         )
     ).fetchone()
     if row is None:
@@ -252,13 +276,36 @@ async def settle_closed_turn(
         return result
 
 
-async def conversation_exists(conn: AsyncConnection, conversation_id: str) -> bool:
+async def conversation_exists(
+    conn: AsyncConnection, conversation_id: str, tenant_id: str | None = None
+) -> bool:
+    """Whether the conversation exists (for `tenant_id`, when given)."""
     row = await (
         await conn.execute(
-            "SELECT 1 FROM conversations WHERE conversation_id = %s", (conversation_id,)
+            "SELECT 1 FROM conversations WHERE conversation_id = %s"
+            " AND tenant_id = coalesce(%s, tenant_id)",
+            (conversation_id, tenant_id),
         )
     ).fetchone()
     return row is not None
+
+
+async def conversation_users(conn: AsyncConnection, conversation_id: str) -> list[str | None]:
+    """The distinct users who asked in a conversation (None for anonymous turns)."""
+    rows = await (
+        await conn.execute(
+            "SELECT DISTINCT user_id FROM turns WHERE conversation_id = %s", (conversation_id,)
+        )
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+async def turn_owner(conn: AsyncConnection, turn_id: str) -> tuple[str, str | None] | None:
+    """(tenant, user id) of a turn, or None when there is no such turn."""
+    row = await (
+        await conn.execute("SELECT tenant_id, user_id FROM turns WHERE turn_id = %s", (turn_id,))
+    ).fetchone()
+    return None if row is None else (str(row[0]), row[1])
 
 
 async def recent_user_questions(

@@ -6,11 +6,15 @@ CONVERSATION = SearchAttributeKey.for_keyword("TurnstileConversation")
 ROUTE = SearchAttributeKey.for_keyword("TurnstileRoute")
 OUTCOME = SearchAttributeKey.for_keyword("TurnstileOutcome")
 CONFIDENCE = SearchAttributeKey.for_keyword("TurnstileConfidence")
+TENANT = SearchAttributeKey.for_keyword("TurnstileTenant")
 
-ALL = (CONVERSATION, ROUTE, OUTCOME, CONFIDENCE)
+ALL = (CONVERSATION, ROUTE, OUTCOME, CONFIDENCE, TENANT)
 
 
-def at_start(conversation_id: str) -> TypedSearchAttributes:
+def at_start(conversation_id: str, tenant_id: str | None = None) -> TypedSearchAttributes:
     """The attributes a turn starts with (set by whoever starts it, so the workflow need
     not record an upsert for them: one history event less per turn)."""
-    return TypedSearchAttributes([SearchAttributePair(CONVERSATION, conversation_id)])
+    pairs = [SearchAttributePair(CONVERSATION, conversation_id)]
+    if tenant_id is not None:
+        pairs.append(SearchAttributePair(TENANT, tenant_id))
+    return TypedSearchAttributes(pairs)

@@ -45,6 +45,8 @@ class TurnInput(_Frozen):
     engine_in_process: bool = False
     """The model steps' engine runs inside the worker (the offline engine): they can run
     as local activities. False for a remote model, and for turns started before this."""
+    tenant_id: str = "default"
+    """The API key's tenant (turns started before tenants: the development tenant)."""
 
 
 class ClarificationReply(_Frozen):

@@ -107,6 +107,12 @@ POLICY: dict[str, StepPolicy] = {
         start_to_close=timedelta(minutes=5), schedule_to_close=timedelta(minutes=20),
         heartbeat=None,
     ),
+    "postgres_purge_pii_tokens": StepPolicy(
+        "closed", "this purge fails visibly; tomorrow's run tries again",
+        "one DELETE; a value kept a day longer is erased by the next run",
+        start_to_close=timedelta(minutes=5), schedule_to_close=timedelta(minutes=20),
+        heartbeat=None,
+    ),
     "qdrant_ingest_file": StepPolicy(
         "closed", "the file is reported failed; other files still ingest",
         "a half-ingested document must not be served",

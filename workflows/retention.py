@@ -1,9 +1,11 @@
-"""PurgeDecisionRecords: the decision record's retention, run by a Temporal Schedule.
+"""PurgeDecisionRecords: retention of the decision record and the token map, run by a
+Temporal Schedule.
 
 Once a day the purge removes the decision records older than the retention period
 (`TURNSTILE_DECISION_RETENTION_DAYS`) — only the oldest rows, a prefix of the hash chain —
 and logs in `decision_purges` how many rows it removed and the hash of the last one, so
-`turnstile audit verify` still passes afterwards. The workflow's result (and its history)
+`turnstile audit verify` still passes afterwards. It then erases the personal values
+unused for `TURNSTILE_PII_RETENTION_DAYS`. The workflow's result (and its history)
 records what it purged. Created by the worker at start-up, idempotently, like the sweep.
 """
 
@@ -27,6 +29,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.sweep import ensure_schedule
 
 SCHEDULE_PREFIX = "turnstile-purge-decisions"
+PII_PURGE = "purge-pii-tokens"
+"""Patch: runs started before it purged decision records only."""
 EVERY = timedelta(days=1)
 
 
@@ -41,15 +45,25 @@ class PurgeDecisionRecords:
             **step_options(steps.postgres_purge_decisions),
         )
         through = "nothing" if result.through_seq is None else f"rows ≤ {result.through_seq}"
-        workflow.set_current_details(f"purged {result.rows} row(s): {through}")
+        details = f"purged {result.rows} row(s): {through}"
+        if workflow.patched(PII_PURGE):
+            erased = await workflow.execute_activity(
+                steps.postgres_purge_pii_tokens,
+                request,
+                summary=f"personal values unused for {request.pii_retention_days} days",
+                **step_options(steps.postgres_purge_pii_tokens),
+            )
+            result = result.model_copy(update={"pii_tokens": erased.erased})
+            details += f"; erased {erased.erased} personal value(s)"
+        workflow.set_current_details(details)
         return result
 
 
-def _schedule(task_queue: str, retention_days: int) -> Schedule:
+def _schedule(task_queue: str, retention_days: int, pii_retention_days: int) -> Schedule:
     return Schedule(
         action=ScheduleActionStartWorkflow(
             PurgeDecisionRecords.run,
-            PurgeRequest(retention_days=retention_days),
+            PurgeRequest(retention_days=retention_days, pii_retention_days=pii_retention_days),
             id=f"purge-decisions-{task_queue}",
             task_queue=task_queue,
             execution_timeout=timedelta(hours=1),
@@ -59,7 +73,11 @@ def _schedule(task_queue: str, retention_days: int) -> Schedule:
     )
 
 
-async def ensure_retention_schedule(client: Client, task_queue: str, retention_days: int) -> None:
+async def ensure_retention_schedule(
+    client: Client, task_queue: str, retention_days: int, pii_retention_days: int = 30
+) -> None:
     """Create the purge schedule, or bring an existing one up to date."""
     schedule_id = f"{SCHEDULE_PREFIX}-{task_queue}"
-    await ensure_schedule(client, schedule_id, _schedule(task_queue, retention_days))
+    await ensure_schedule(
+        client, schedule_id, _schedule(task_queue, retention_days, pii_retention_days)
+    )

@@ -3,9 +3,10 @@
 from datetime import datetime
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from pydantic import BaseModel
 
+from api.auth import CallerDep, authenticate
 from api.deps import PoolDep, TurnIdPath
 from api.errors import ApiError, error_responses
 from db import audit
@@ -36,17 +37,20 @@ class ChainReport(BaseModel):
     summary: str
 
 
-@router.get("/turns/{turn_id}/audit", responses=error_responses(404, 503))
-async def turn_audit(turn_id: TurnIdPath, pool: PoolDep) -> DecisionRecord:
-    """The decision record of a settled turn (404 while it runs or when it does not exist)."""
+@router.get("/turns/{turn_id}/audit", responses=error_responses(401, 404, 503))
+async def turn_audit(turn_id: TurnIdPath, pool: PoolDep, caller: CallerDep) -> DecisionRecord:
+    """The decision record of a settled turn (404 while it runs, when it does not exist,
+    or when it is another tenant's)."""
     async with pool.connection() as conn:
-        row = await audit.show(conn, turn_id)
+        row = await audit.show(conn, turn_id, caller.tenant_id)
     if row is None:
         raise ApiError(404, "NotFound", f"no decision record for turn {turn_id}", turn_id)
     return DecisionRecord.model_validate(row)
 
 
-@router.get("/audit/verify", responses=error_responses(503))
+@router.get(
+    "/audit/verify", responses=error_responses(401, 503), dependencies=[Depends(authenticate)]
+)
 async def verify_chain(pool: PoolDep) -> ChainReport:
     """Recompute every hash of the chain; `ok` false names the first row that breaks it."""
     async with pool.connection() as conn:

@@ -17,6 +17,8 @@ from fastapi.responses import StreamingResponse
 from temporalio.client import WorkflowHandle, WorkflowQueryFailedError, WorkflowQueryRejectedError
 from temporalio.service import RPCError
 
+from api import redaction
+from api.auth import CallerDep
 from api.deps import PoolDep, TemporalDep, TurnIdPath
 from api.errors import ApiError, ErrorResponse, error_responses
 from db import turns
@@ -83,13 +85,17 @@ _STREAM_DOC = {
 @router.get(
     "/turns/{turn_id}/events",
     response_class=StreamingResponse,
-    responses={200: _STREAM_DOC, **error_responses(404, 503)},
+    responses={200: _STREAM_DOC, **error_responses(401, 404, 503)},
 )
-async def turn_events(turn_id: TurnIdPath, client: TemporalDep, pool: PoolDep) -> StreamingResponse:
+async def turn_events(
+    turn_id: TurnIdPath, client: TemporalDep, pool: PoolDep, caller: CallerDep
+) -> StreamingResponse:
     """Stream a turn's progress until it settles or waits for a reply (at most ten minutes)."""
     async with pool.connection() as conn:
-        if await turns.get_turn(conn, turn_id) is None:
-            raise ApiError(404, "NotFound", f"no turn {turn_id}", turn_id)
+        owner = await turns.turn_owner(conn, turn_id)
+    if owner is None or owner[0] != caller.tenant_id:
+        raise ApiError(404, "NotFound", f"no turn {turn_id}", turn_id)
+    owners = [redaction.owner_of(owner[1])]
     handle: WorkflowHandle[ChatTurn, TurnResult] = client.get_workflow_handle_for(
         ChatTurn.run, turn_id
     )
@@ -118,7 +124,8 @@ async def turn_events(turn_id: TurnIdPath, client: TemporalDep, pool: PoolDep) -
                 yield _event("error", error.model_dump(mode="json"))
                 return
             if stored is not None and (stored.status in SETTLED or stored.status == WAITING):
-                yield _event("outcome", stored.model_dump(mode="json"))
+                shown = await redaction.reveal(pool, caller.tenant_id, owners, stored)
+                yield _event("outcome", shown.model_dump(mode="json"))
                 return
             await asyncio.sleep(POLL_SECONDS)
         yield _event("timeout", {"turn_id": turn_id})

@@ -55,6 +55,8 @@ class HealthReport(BaseModel):
     components: Components
     corpus_version: str | None
     engine: EngineInfo
+    auth: Literal["development", "api_keys"] = "api_keys"
+    """`development`: no keys configured; requests without a key are tenant `default`."""
 
 
 def engine_info(settings: Settings) -> EngineInfo:
@@ -128,6 +130,7 @@ async def healthz(client: TemporalDep, pool: PoolDep, settings: SettingsDep) -> 
         components=Components.model_validate(components),
         corpus_version=corpus_version,
         engine=engine_info(settings),
+        auth="development" if settings.dev_auth else "api_keys",
     )
     body = report.model_dump(mode="json", exclude_none=True)
     body["corpus_version"] = corpus_version  # always present, null until a worker reports

@@ -15,6 +15,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import Field
 
 from activities.contracts import IngestRequest, IngestResult
+from api.auth import authenticate
 from api.bounded import require_worker, result_within
 from api.deps import SettingsDep, TemporalDep
 from api.errors import ApiError, error_responses
@@ -64,7 +65,11 @@ def _inside(root: Path, raw: str) -> str | None:
     return None
 
 
-@router.post("/ingest", dependencies=[Depends(_loopback_only)], responses=error_responses(403, 503))
+@router.post(
+    "/ingest",
+    dependencies=[Depends(authenticate), Depends(_loopback_only)],
+    responses=error_responses(401, 403, 503),
+)
 async def ingest(body: IngestBody, client: TemporalDep, settings: SettingsDep) -> IngestResult:
     """Ingest report files; each file's outcome is in the result (none raises).
 

@@ -8,8 +8,10 @@ from fastapi import APIRouter, Query
 from pydantic import ValidationError
 
 from activities.contracts import SearchHitWithText, SearchRequest
+from api import redaction
+from api.auth import CallerDep
 from api.bounded import require_worker, result_within
-from api.deps import SettingsDep, TemporalDep
+from api.deps import PoolDep, SettingsDep, TemporalDep
 from api.errors import ApiError, error_responses
 from api.text import STORABLE
 from domain.companies import year_range
@@ -25,10 +27,12 @@ def _one_line(exc: ValidationError) -> str:
     )
 
 
-@router.get("/search", responses=error_responses(503))
+@router.get("/search", responses=error_responses(401, 503))
 async def search(
     client: TemporalDep,
     settings: SettingsDep,
+    pool: PoolDep,
+    caller: CallerDep,
     q: Annotated[str, Query(description="the search text"), STORABLE],
     company: Annotated[str | None, Query(), STORABLE] = None,
     fy: Annotated[int | None, Query(description=f"fiscal year, {year_range()}")] = None,
@@ -39,6 +43,8 @@ async def search(
     The search runs as a SearchReports workflow with an execution timeout of
     `search_timeout_seconds`, so the request never waits longer than that (and a moment).
     """
+    # The query goes into the search workflow's history: tokens only, like a question.
+    q = await redaction.redact(pool, settings, caller.tenant_id, "", q)
     try:
         request = SearchRequest(
             query=q, company=company, fiscal_years=[] if fy is None else [fy], limit=limit

@@ -22,7 +22,7 @@ from typing import Annotated
 import psycopg
 from fastapi import APIRouter, Header, Path, Response
 from psycopg_pool import PoolTimeout
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
 from temporalio.client import (
     Client,
     WorkflowHandle,
@@ -32,11 +32,14 @@ from temporalio.client import (
 from temporalio.common import WorkflowIDReusePolicy
 from temporalio.service import RPCError, RPCStatusCode
 
+from api import redaction
+from api.auth import Caller, CallerDep, limit
 from api.deps import PoolDep, SettingsDep, TemporalDep, TurnIdPath
 from api.errors import ApiError, error_responses
 from api.metrics import TURNS_STARTED
 from api.text import ID_CHARS, STORABLE
 from db import reconcile, turns
+from domain import pii
 from settings import EngineName, Settings
 from workflows import attributes
 from workflows.chat_turn import TASK_TIMEOUT, ChatTurn, execution_timeout
@@ -84,6 +87,15 @@ class TurnRequest(BaseModel):
     def _conversation(cls, value: str | None) -> str | None:
         if value is not None and not CONVERSATION_ID.fullmatch(value):
             raise ValueError("conversation_id must be 1-64 characters of A-Z a-z 0-9 _ -")
+        return value
+
+    @field_validator("user_id")
+    @classmethod
+    def _user(cls, value: str | None) -> str | None:
+        # Ids are stored and logged as they are, so personal data is refused, not
+        # tokenised: an opaque id works as well and keeps the user's address out.
+        if value is not None and pii.find(value):
+            raise ValueError("must be an opaque id, not an email address or other personal data")
         return value
 
 
@@ -189,15 +201,22 @@ def _request_hash(body: TurnRequest) -> str:
 
 
 async def _allocate(
-    body: TurnRequest, idem: tuple[str, str] | None, client: Client, pool: PoolDep
+    body: TurnRequest,
+    idem: tuple[str, str] | None,
+    client: Client,
+    pool: PoolDep,
+    tenant_id: str,
 ) -> turns.Allocation:
     """Allocate the turn; a blocking turn whose workflow has closed is settled first."""
     for attempt in (1, 2):
         async with pool.connection() as conn:
             try:
                 return await turns.allocate_turn(
-                    conn, body.conversation_id, body.user_id, body.question, idem
-                )
+                    conn, body.conversation_id, body.user_id, body.question, idem,
+                    tenant_id=tenant_id,
+                )  # fmt: skip
+            except turns.ConversationNotFound as exc:
+                raise ApiError(404, "NotFound", f"no conversation {body.conversation_id}") from exc
             except turns.TurnInProgress as exc:
                 blocking = exc.turn_id
                 settled = None
@@ -221,23 +240,30 @@ async def _allocate(
     raise RuntimeError("unreachable: the second attempt returns or raises")
 
 
-@router.post("/turns", responses={**_STILL_RUNNING, **error_responses(409, 503)})
+@router.post("/turns", responses={**_STILL_RUNNING, **error_responses(401, 404, 409, 429, 503)})
 async def start_turn(
     body: TurnRequest,
     response: Response,
     client: TemporalDep,
     pool: PoolDep,
     settings: SettingsDep,
+    caller: CallerDep,
     idempotency_key: Annotated[str | None, Header(max_length=200), ID_CHARS] = None,
 ) -> TurnResult:
     """Start a turn and return its outcome: answered, refused, fallback, or a question.
 
     With an `Idempotency-Key`, a retried request (same body) returns the first request's
     turn instead of starting another; the key is scoped to the conversation, or to the
-    user when the request names no conversation.
+    user when the request names no conversation. Personal data in the question (email,
+    phone, card, bank account, tax file number) is replaced by tokens before anything is
+    stored; the answer shows it back. Another tenant's conversation id is 404.
     """
+    await limit(caller, body.user_id, pool, settings)
+    owner = redaction.owner_of(body.user_id)
+    question = await redaction.redact(pool, settings, caller.tenant_id, owner, body.question)
+    body = body.model_copy(update={"question": question})
     idem = (idempotency_key, _request_hash(body)) if idempotency_key else None
-    alloc = await _allocate(body, idem, client, pool)
+    alloc = await _allocate(body, idem, client, pool, caller.tenant_id)
     handle: WorkflowHandle[ChatTurn, TurnResult] = client.get_workflow_handle_for(
         ChatTurn.run, alloc.turn_id
     )
@@ -253,14 +279,21 @@ async def start_turn(
                     user_id=body.user_id,
                     clarification_timeout_seconds=settings.clarification_timeout_seconds,
                     engine_in_process=settings.engine == EngineName.OFFLINE,
+                    tenant_id=caller.tenant_id,
                 ),
                 id=alloc.turn_id,
                 task_queue=settings.task_queue,
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
                 execution_timeout=execution_timeout(settings.clarification_timeout_seconds),
                 task_timeout=TASK_TIMEOUT,
-                static_summary=f"turn {alloc.seq} of conversation {alloc.conversation_id}",
-                search_attributes=attributes.at_start(alloc.conversation_id),
+                # The question is already redacted: tokens only, never personal data.
+                static_summary=_summary(body.question),
+                static_details=(
+                    f"turn {alloc.seq} of conversation {alloc.conversation_id},"
+                    f" tenant {caller.tenant_id}"
+                ),
+                memo={"question": body.question, "tenant": caller.tenant_id},
+                search_attributes=attributes.at_start(alloc.conversation_id, caller.tenant_id),
             )
         except RPCError as exc:
             if exc.status != RPCStatusCode.ALREADY_EXISTS:
@@ -274,15 +307,31 @@ async def start_turn(
         status="running",
         question=body.question,
     )
-    return await _wait(handle, 0, settings, pool, client, response, pending)
+    result = await _wait(handle, 0, settings, pool, client, response, pending)
+    return await redaction.reveal(pool, caller.tenant_id, [owner], result)
+
+
+def _summary(question: str, limit: int = 120) -> str:
+    """The Temporal UI's one-line summary of a turn: its (redacted) question."""
+    line = " ".join(question.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+async def _owned(pool: PoolDep, turn_id: str, caller: Caller) -> str | None:
+    """The turn's user (its PII owner), or 404 when it is not the caller tenant's."""
+    async with pool.connection() as conn:
+        owner = await turns.turn_owner(conn, turn_id)
+    if owner is None or owner[0] != caller.tenant_id:
+        raise ApiError(404, "NotFound", f"no turn {turn_id}", turn_id)
+    return owner[1]
 
 
 async def _claim(
-    turn_id: str, client: Client, pool: PoolDep, action: str
+    turn_id: str, client: Client, pool: PoolDep, action: str, caller: Caller
 ) -> tuple[TurnResult, int]:
     """Claim the waiting turn for one reply or cancel: 404 unknown, 409 not waiting."""
     async with pool.connection() as conn:
-        stored = await turns.get_turn(conn, turn_id)
+        stored = await turns.get_turn(conn, turn_id, caller.tenant_id)
         if stored is None:
             raise ApiError(404, "NotFound", f"no turn {turn_id}", turn_id)
         round_ = await turns.claim_waiting(conn, turn_id)
@@ -324,7 +373,7 @@ async def _signal_claimed(
 
 @router.post(
     "/turns/{turn_id}/clarification",
-    responses={**_STILL_RUNNING, **error_responses(404, 409, 503)},
+    responses={**_STILL_RUNNING, **error_responses(401, 404, 409, 429, 503)},
 )
 async def reply_to_clarification(
     turn_id: TurnIdPath,
@@ -333,24 +382,31 @@ async def reply_to_clarification(
     client: TemporalDep,
     pool: PoolDep,
     settings: SettingsDep,
+    caller: CallerDep,
 ) -> TurnResult:
     """Answer a turn's clarifying question; the reply is merged into the question.
 
     Exactly one reply per question: a second reply, even sent at the same moment, gets
-    409 NotWaiting.
+    409 NotWaiting. Personal data in the reply is tokenised as in a question.
     """
-    stored, round_ = await _claim(turn_id, client, pool, "reply")
+    user_id = await _owned(pool, turn_id, caller)
+    await limit(caller, user_id, pool, settings)
+    owner = redaction.owner_of(user_id)
+    text = await redaction.redact(pool, settings, caller.tenant_id, owner, body.reply)
+    stored, round_ = await _claim(turn_id, client, pool, "reply", caller)
     handle: WorkflowHandle[ChatTurn, TurnResult] = client.get_workflow_handle_for(
         ChatTurn.run, turn_id
     )
-    reply = ClarificationReply(round=round_, reply=body.reply)
+    reply = ClarificationReply(round=round_, reply=text)
     await _signal_claimed(handle, "clarification_reply", reply, client, pool)
     pending = stored.model_copy(update={"status": "running"})
-    return await _wait(handle, round_, settings, pool, client, response, pending)
+    result = await _wait(handle, round_, settings, pool, client, response, pending)
+    return await redaction.reveal(pool, caller.tenant_id, [owner], result)
 
 
 @router.post(
-    "/turns/{turn_id}/cancel", responses={**_STILL_RUNNING, **error_responses(404, 409, 503)}
+    "/turns/{turn_id}/cancel",
+    responses={**_STILL_RUNNING, **error_responses(401, 404, 409, 503)},
 )
 async def cancel_turn(
     turn_id: TurnIdPath,
@@ -358,42 +414,59 @@ async def cancel_turn(
     client: TemporalDep,
     pool: PoolDep,
     settings: SettingsDep,
+    caller: CallerDep,
 ) -> TurnResult:
     """Cancel a turn that waits for a clarification; its conversation is free again.
 
     The turn settles as `cancelled` (written to the conversation like any answer). A
     turn that is not waiting gets 409 NotWaiting.
     """
-    stored, round_ = await _claim(turn_id, client, pool, "cancel")
+    user_id = await _owned(pool, turn_id, caller)
+    stored, round_ = await _claim(turn_id, client, pool, "cancel", caller)
     handle: WorkflowHandle[ChatTurn, TurnResult] = client.get_workflow_handle_for(
         ChatTurn.run, turn_id
     )
     await _signal_claimed(handle, "cancel_turn", CancelRequest(round=round_), client, pool)
     pending = stored.model_copy(update={"status": "running"})
-    return await _wait(handle, round_, settings, pool, client, response, pending)
+    result = await _wait(handle, round_, settings, pool, client, response, pending)
+    return await redaction.reveal(pool, caller.tenant_id, [redaction.owner_of(user_id)], result)
 
 
-@router.get("/turns/{turn_id}", responses=error_responses(404, 503))
-async def get_turn(turn_id: TurnIdPath, pool: PoolDep) -> TurnResult:
+@router.get("/turns/{turn_id}", responses=error_responses(401, 404, 503))
+async def get_turn(turn_id: TurnIdPath, pool: PoolDep, caller: CallerDep) -> TurnResult:
+    """A turn as stored (another tenant's turn is 404, like one that does not exist)."""
     async with pool.connection() as conn:
-        stored = await turns.get_turn(conn, turn_id)
-    if stored is None:
+        stored = await turns.get_turn(conn, turn_id, caller.tenant_id)
+        owner = await turns.turn_owner(conn, turn_id)
+    if stored is None or owner is None:
         raise ApiError(404, "NotFound", f"no turn {turn_id}", turn_id)
-    return stored
+    return await redaction.reveal(pool, caller.tenant_id, [redaction.owner_of(owner[1])], stored)
 
 
-@router.get("/conversations/{conversation_id}/messages", responses=error_responses(404, 503))
+class _Messages(RootModel[list[MessageOut]]):
+    pass
+
+
+@router.get("/conversations/{conversation_id}/messages", responses=error_responses(401, 404, 503))
 async def conversation_messages(
-    conversation_id: Annotated[str, Path(max_length=64), ID_CHARS], pool: PoolDep
+    conversation_id: Annotated[str, Path(max_length=64), ID_CHARS],
+    pool: PoolDep,
+    caller: CallerDep,
 ) -> list[MessageOut]:
+    """The conversation's messages, oldest first (another tenant's conversation is 404)."""
     async with pool.connection() as conn:
-        if not await turns.conversation_exists(conn, conversation_id):
+        if not await turns.conversation_exists(conn, conversation_id, caller.tenant_id):
             raise ApiError(404, "NotFound", f"no conversation {conversation_id}")
         rows = await turns.list_messages(conn, conversation_id)
-    return [
-        MessageOut(
-            turn_id=r.turn_id, role=r.role, content=r.content, status=r.status,
-            citations=r.citations,
-        )
-        for r in rows
-    ]  # fmt: skip
+        owners = await turns.conversation_users(conn, conversation_id)
+    messages = _Messages(
+        [
+            MessageOut(
+                turn_id=r.turn_id, role=r.role, content=r.content, status=r.status,
+                citations=r.citations,
+            )
+            for r in rows
+        ]
+    )  # fmt: skip
+    owner_ids = [redaction.owner_of(user) for user in owners]
+    return (await redaction.reveal(pool, caller.tenant_id, owner_ids, messages)).root

@@ -174,6 +174,111 @@ def test_after_twenty_turns_the_decision_record_verifies(stack: Stack) -> None:
     assert httpx.get(f"{stack.api_url}/v1/turns/{waiting}/audit", timeout=10).status_code == 404
 
 
+PERSONAL = {
+    "email": "jo.citizen@example.com",
+    "phone": "0412 345 678",
+    "card": "4111 1111 1111 1111",
+    "tfn": "123 456 782",
+}
+
+
+def _needles() -> list[bytes]:
+    """Each value as typed and as bare digits (a store might normalise it)."""
+    forms = set()
+    for value in PERSONAL.values():
+        forms.add(value)
+        if "@" not in value:
+            forms.add(value.replace(" ", ""))
+    return sorted(v.encode() for v in forms)
+
+
+def _leaks(data: bytes) -> list[str]:
+    return [n.decode() for n in _needles() if n in data]
+
+
+async def _history_leaks(stack: Stack) -> dict[str, list[str]]:
+    from temporalio.client import Client
+
+    client = await Client.connect(f"127.0.0.1:{stack.ports[1]}")
+    found = {}
+    async for execution in client.list_workflows():
+        history = await client.get_workflow_handle(
+            execution.id, run_id=execution.run_id
+        ).fetch_history()
+        data = b"".join(event.SerializeToString() for event in history.events)
+        if leaks := _leaks(data):
+            found[execution.id] = leaks
+    return found
+
+
+def test_personal_data_reaches_no_history_table_file_log_or_metric(stack: Stack) -> None:
+    """Done-when of the PII work: after turns with an email, a phone, a card and a TFN in
+    the question and in a clarification reply, none is found anywhere but the token map."""
+    import asyncio
+
+    import psycopg
+
+    api = stack.api_url
+    user = "u-pii-e2e"
+    first = httpx.post(
+        f"{api}/v1/turns",
+        json={"user_id": user, "question": (
+            f"I'm {PERSONAL['email']}, mobile {PERSONAL['phone']}, card {PERSONAL['card']},"
+            f" TFN {PERSONAL['tfn']}. What was BHP's revenue in FY2024?"
+        )},
+        timeout=60,
+    )  # fmt: skip
+    assert first.status_code == 200 and first.json()["status"] == "answered", first.text
+    assert PERSONAL["card"] in first.json()["question"]  # shown back to its owner
+    waiting = httpx.post(
+        f"{api}/v1/turns",
+        json={"user_id": user, "question": f"Tell me about this company ({PERSONAL['email']})"},
+        timeout=60,
+    )
+    assert waiting.json()["status"] == "needs_clarification", waiting.text
+    reply = httpx.post(
+        f"{api}/v1/turns/{waiting.json()['turn_id']}/clarification",
+        json={"reply": (
+            f"Fortescue. Card {PERSONAL['card']}, TFN {PERSONAL['tfn']},"
+            f" phone {PERSONAL['phone']}"
+        )},
+        timeout=60,
+    )  # fmt: skip
+    assert reply.status_code == 200 and reply.json()["status"] == "answered", reply.text
+    search = httpx.get(f"{api}/v1/search", params={"q": f"revenue {PERSONAL['email']}"}, timeout=60)
+    assert search.status_code == 200
+
+    assert asyncio.run(_history_leaks(stack)) == {}
+    url = f"postgresql://postgres@127.0.0.1:{stack.ports[3]}/postgres"
+    with psycopg.connect(url) as conn:
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+            ).fetchall()
+        ]
+        assert "pii_tokens" in tables
+        leaked = {}
+        for table in tables:
+            rows = conn.execute(f'SELECT t::text FROM "{table}" t').fetchall()
+            if table != "pii_tokens" and (leaks := _leaks("\n".join(r[0] for r in rows).encode())):
+                leaked[table] = leaks
+        kept = conn.execute("SELECT count(*) FROM pii_tokens").fetchone()
+    assert leaked == {}
+    assert kept is not None and kept[0] >= 4
+    # Files: logs, Qdrant's storage (the chunks and any cache collection), Temporal's
+    # database. PostgreSQL's own files hold the token map, so they are checked by SQL.
+    files = {}
+    pgdata = stack.home / "postgres"
+    for path in stack.home.rglob("*"):
+        in_store = path.is_file() and not path.is_relative_to(pgdata)
+        if in_store and (leaks := _leaks(path.read_bytes())):
+            files[str(path.relative_to(stack.home))] = leaks
+    assert files == {}
+    for port in (stack.api_port, stack.ports[4], stack.ports[5]):
+        assert _leaks(httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).content) == []
+
+
 def test_second_up_says_already_running_and_exits_zero(stack: Stack) -> None:
     result = turnstile(stack.env, "up", "--detach")
 

@@ -1,0 +1,96 @@
+"""Who is calling: the API key names the tenant; each user has a rate limit.
+
+Keys come from `TURNSTILE_API_KEYS` (key → tenant), sent as `Authorization: Bearer KEY`
+or `X-API-Key: KEY`. A missing or unknown key is 401 with the error shape. With no keys
+configured the API runs in development mode: the key `turnstile-dev` is the only one, and
+a request without a key is taken as it (tenant `default`); start-up and /healthz say so.
+
+Every read is filtered by the caller's tenant, and another tenant's turn, conversation
+or decision record answers 404 exactly like one that does not exist: a 403 would
+confirm that it exists.
+"""
+
+import hashlib
+import hmac
+from typing import Annotated
+
+from fastapi import Depends
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+from prometheus_client import Counter
+from pydantic import BaseModel, ConfigDict
+
+from api.deps import PoolDep, SettingsDep
+from api.errors import ApiError
+from db import ratelimit
+from settings import DEV_API_KEY
+
+AUTH_FAILURES = Counter(
+    "turnstile_auth_failures", "Requests refused for a missing or unknown API key"
+)
+RATE_LIMITED = Counter(
+    "turnstile_rate_limited", "Requests refused by the per-user rate limit, by tenant", ["tenant"]
+)
+
+_bearer = HTTPBearer(auto_error=False, description="An API key: `Authorization: Bearer KEY`.")
+_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="An API key.")
+
+
+class Caller(BaseModel):
+    """The authenticated caller: its tenant, and a fingerprint of its key (never the key)."""
+
+    model_config = ConfigDict(frozen=True)
+    tenant_id: str
+    key_fingerprint: str
+
+    def bucket(self, user_id: str | None) -> str:
+        """The rate-limit bucket: the user within the tenant, else the key's anonymous user."""
+        if user_id:
+            return f"{self.tenant_id}:user:{user_id}"
+        return f"{self.tenant_id}:key:{self.key_fingerprint}"
+
+
+def _unauthorized(detail: str) -> ApiError:
+    AUTH_FAILURES.inc()
+    return ApiError(401, "Unauthorized", detail, headers={"WWW-Authenticate": "Bearer"})
+
+
+def authenticate(
+    settings: SettingsDep,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    header: Annotated[str | None, Depends(_header)],
+) -> Caller:
+    key = bearer.credentials if bearer is not None else header
+    if key is None:
+        if not settings.dev_auth:
+            raise _unauthorized("an API key is required: send Authorization: Bearer KEY")
+        key = DEV_API_KEY
+    tenants = settings.tenant_by_key
+    # Compare against every key in constant time, so timing says nothing about a prefix.
+    tenant = None
+    for known, name in tenants.items():
+        if hmac.compare_digest(known.encode(), key.encode()):
+            tenant = name
+    if tenant is None:
+        raise _unauthorized("the API key is not valid")
+    fingerprint = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return Caller(tenant_id=tenant, key_fingerprint=fingerprint)
+
+
+CallerDep = Annotated[Caller, Depends(authenticate)]
+
+
+async def limit(caller: Caller, user_id: str | None, pool: PoolDep, settings: SettingsDep) -> None:
+    """Take one token from the user's bucket, or answer 429 with Retry-After."""
+    async with pool.connection() as conn:
+        wait = await ratelimit.take(
+            conn, caller.bucket(user_id), settings.rate_limit_per_minute / 60.0,
+            settings.rate_limit_burst,
+        )  # fmt: skip
+    if wait > 0:
+        RATE_LIMITED.labels(caller.tenant_id).inc()
+        retry_after = ratelimit.retry_after_header(wait)
+        raise ApiError(
+            429, "RateLimited",
+            f"too many requests for this user; retry in {retry_after} s",
+            headers={"Retry-After": retry_after},
+        )  # fmt: skip

@@ -1,0 +1,101 @@
+"""PII out, before anything is stored: the API's redaction step, and showing values back.
+
+`redact` replaces personal data in a question or reply with tokens (`domain.pii`) and
+keeps the values in the token map (`db.pii`), before the turn is allocated or a
+workflow starts, so PostgreSQL's turn and message tables, Temporal history, logs,
+caches, the decision record and metrics only ever see tokens. It is fail-closed: if it
+cannot run (the token map cannot be written, or anything else goes wrong) the request
+is refused with 503 and nothing is stored.
+
+`reveal` puts the owner's own values back into what the API answers them; it is
+best-effort (a token it cannot resolve is shown as the token).
+"""
+
+import json
+import logging
+import re
+from typing import TypeVar
+
+import psycopg
+from prometheus_client import Counter
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
+from pydantic import BaseModel
+
+from api.errors import ApiError
+from db import pii as token_map
+from domain import pii
+from settings import Settings
+
+logger = logging.getLogger(__name__)
+
+REDACTED = Counter(
+    "turnstile_pii_redacted", "Personal values replaced by tokens at the API, by kind", ["kind"]
+)
+REDACTION_FAILED = Counter(
+    "turnstile_pii_redaction_failures",
+    "Requests refused with 503 because redaction could not run (fail-closed)",
+)
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def owner_of(user_id: str | None) -> str:
+    """Whose values these are: the user, or '' for the tenant's anonymous caller."""
+    return user_id or ""
+
+
+async def redact(
+    pool: AsyncConnectionPool, settings: Settings, tenant_id: str, owner: str, text: str
+) -> str:
+    """`text` with every personal value replaced by its token (stored first).
+
+    Raises:
+        ApiError: 503 Unavailable when redaction cannot run; nothing was stored.
+    """
+    try:
+        matches = pii.find(text)
+        if not matches:
+            return text
+        key = settings.pii_key.get_secret_value().encode()
+        async with pool.connection() as conn, conn.transaction():
+            tokens = await token_map.tokens_for(conn, key, tenant_id, owner, matches)
+        redacted = pii.replace(text, matches, tokens)
+        if pii.find(redacted):  # a value the replacement exposed: never store it
+            raise RuntimeError("redacted text still holds personal data")
+    except Exception as exc:
+        REDACTION_FAILED.inc()
+        # The exception's class only: its message could carry the value.
+        logger.error("PII redaction failed (%s); request refused", exc.__class__.__name__)
+        raise ApiError(
+            503, "Unavailable",
+            "personal data in the request could not be protected, so it was not stored;"
+            " retry shortly",
+        ) from None  # fmt: skip
+    for match in matches:
+        REDACTED.labels(match.kind.value).inc()
+    return redacted
+
+
+async def reveal(pool: AsyncConnectionPool, tenant_id: str, owners: list[str], model: M) -> M:
+    """`model` with its owners' tokens replaced by their values (tokens left on failure).
+
+    Only values of `owners` within `tenant_id` are looked up: a token copied into another
+    user's text stays a token.
+    """
+    text = model.model_dump_json()
+    if not pii.TOKEN.search(text):
+        return model
+    try:
+        async with pool.connection() as conn:
+            values = await token_map.values_for(conn, tenant_id, owners, [text])
+    except (psycopg.Error, PoolTimeout):
+        return model
+    if not values:
+        return model
+
+    def value_of(match: "re.Match[str]") -> str:
+        value = values.get(match.group())
+        # Inside JSON text: the value must be escaped as a JSON string's content.
+        return json.dumps(value)[1:-1] if value is not None else match.group()
+
+    return type(model).model_validate_json(pii.TOKEN.sub(value_of, text))

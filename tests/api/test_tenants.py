@@ -1,0 +1,155 @@
+"""API keys, tenants and the per-user rate limit, over the real API, PostgreSQL, Temporal."""
+
+import json
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from settings import Settings
+from tests.conftest import TurnWorker, client_for, unique
+
+KEY_A = "key-a-0123456789abcdef"
+KEY_B = "key-b-0123456789abcdef"
+A = {"Authorization": f"Bearer {KEY_A}"}
+B = {"X-API-Key": KEY_B}
+
+
+@pytest.fixture
+def keyed_settings(app_settings: Settings) -> Settings:
+    keys = {KEY_A: unique("tenant-a"), KEY_B: unique("tenant-b")}
+    return app_settings.model_copy(update={"api_keys": SecretStr(json.dumps(keys))})
+
+
+@pytest.fixture
+async def keyed(
+    keyed_settings: Settings, turn_worker: TurnWorker
+) -> AsyncIterator[httpx.AsyncClient]:
+    async with (
+        turn_worker(task_queue=keyed_settings.task_queue),
+        client_for(keyed_settings) as client,
+    ):
+        yield client
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{}, {"Authorization": "Bearer not-a-key"}, {"X-API-Key": "turnstile-dev"},
+     {"Authorization": f"Basic {KEY_A}"}],
+)  # fmt: skip
+async def test_a_request_without_a_valid_key_is_401_with_the_error_shape(
+    keyed_settings: Settings, headers: dict[str, str]
+) -> None:
+    async with client_for(keyed_settings) as client:
+        calls = [("POST", "/v1/turns"), ("GET", "/v1/turns/turn-x-1"),
+                 ("GET", "/v1/search?q=revenue"), ("GET", "/v1/audit/verify")]  # fmt: skip
+        for method, path in calls:
+            body = {"question": "BHP revenue FY2024"} if method == "POST" else None
+            response = await client.request(method, path, json=body, headers=headers)
+            assert response.status_code == 401, (path, response.text)
+            assert response.json()["error_type"] == "Unauthorized"
+            assert response.headers["WWW-Authenticate"] == "Bearer"
+        health = await client.get("/healthz")
+        assert health.json()["auth"] == "api_keys"  # health needs no key
+
+
+async def test_tenant_b_cannot_see_or_touch_tenant_as_turns(keyed: httpx.AsyncClient) -> None:
+    conversation = unique("c")
+    answered = await keyed.post(
+        "/v1/turns",
+        json={"question": "What was BHP's revenue in FY2024?", "conversation_id": conversation},
+        headers=A,
+    )
+    assert answered.status_code == 200 and answered.json()["status"] == "answered"
+    turn_id = answered.json()["turn_id"]
+    waiting = await keyed.post(
+        "/v1/turns", json={"question": "Tell me about this company"}, headers=A
+    )
+    assert waiting.json()["status"] == "needs_clarification"
+    waiting_id = waiting.json()["turn_id"]
+
+    # Tenant A reads its own.
+    assert (await keyed.get(f"/v1/turns/{turn_id}", headers=A)).status_code == 200
+    assert (await keyed.get(f"/v1/turns/{turn_id}/audit", headers=A)).status_code == 200
+    record = (await keyed.get(f"/v1/turns/{turn_id}/audit", headers=A)).json()["record"]
+    assert record["tenant_id"].startswith("tenant-a")
+    # Tenant B gets 404 for every one of them, exactly like an unknown id.
+    paths = [f"/v1/turns/{turn_id}", f"/v1/turns/{turn_id}/audit", f"/v1/turns/{turn_id}/events",
+             f"/v1/conversations/{conversation}/messages"]  # fmt: skip
+    for path in paths:
+        response = await keyed.get(path, headers=B)
+        assert response.status_code == 404, (path, response.text)
+        assert response.json()["error_type"] == "NotFound"
+    for action, body in [("clarification", {"reply": "BHP"}), ("cancel", None)]:
+        response = await keyed.post(f"/v1/turns/{waiting_id}/{action}", json=body, headers=B)
+        assert response.status_code == 404, response.text
+    # B cannot write into A's conversation either.
+    clash = await keyed.post(
+        "/v1/turns", json={"question": "BHP net debt FY2024", "conversation_id": conversation},
+        headers=B,
+    )  # fmt: skip
+    assert clash.status_code == 404 and clash.json()["error_type"] == "NotFound"
+    messages = (await keyed.get(f"/v1/conversations/{conversation}/messages", headers=A)).json()
+    assert len(messages) == 2
+    # A's waiting turn is still A's to answer.
+    reply = await keyed.post(
+        f"/v1/turns/{waiting_id}/clarification", json={"reply": "Fortescue"}, headers=A
+    )
+    assert reply.status_code == 200 and reply.json()["status"] == "answered"
+
+
+async def test_a_user_over_the_rate_limit_gets_429_with_retry_after(
+    keyed_settings: Settings, turn_worker: TurnWorker
+) -> None:
+    settings = keyed_settings.model_copy(
+        update={"rate_limit_burst": 2, "rate_limit_per_minute": 1.0}
+    )
+    user = unique("u")
+    async with turn_worker(task_queue=settings.task_queue), client_for(settings) as client:
+        for _ in range(2):
+            ok = await client.post(
+                "/v1/turns", json={"question": "Should I buy BHP?", "user_id": user}, headers=A
+            )
+            assert ok.status_code == 200, ok.text
+        limited = await client.post(
+            "/v1/turns", json={"question": "Should I buy BHP?", "user_id": user}, headers=A
+        )
+        assert limited.status_code == 429
+        assert limited.json()["error_type"] == "RateLimited"
+        assert 1 <= int(limited.headers["Retry-After"]) <= 60
+        # Another user of the same tenant has a bucket of their own.
+        other = await client.post(
+            "/v1/turns", json={"question": "Should I buy BHP?", "user_id": unique("u")},
+            headers=A,
+        )  # fmt: skip
+        assert other.status_code == 200
+        metrics = (await client.get("/metrics")).text
+        assert "turnstile_rate_limited_total{tenant=" in metrics
+
+
+async def test_the_rate_limit_is_quiet_within_the_burst(
+    keyed_settings: Settings, turn_worker: TurnWorker
+) -> None:
+    settings = keyed_settings.model_copy(update={"rate_limit_burst": 5})
+    user = unique("u")
+    async with turn_worker(task_queue=settings.task_queue), client_for(settings) as client:
+        codes = [
+            (await client.post(
+                "/v1/turns", json={"question": "Should I buy BHP?", "user_id": user}, headers=B
+            )).status_code
+            for _ in range(5)
+        ]  # fmt: skip
+    assert codes == [200] * 5
+
+
+async def test_development_mode_takes_a_request_without_a_key_as_the_dev_tenant(
+    api_client: httpx.AsyncClient,
+) -> None:
+    health = await api_client.get("/healthz")
+    assert health.json()["auth"] == "development"
+    unknown = await api_client.get("/v1/turns/turn-x-1", headers={"X-API-Key": "wrong-key"})
+    assert unknown.status_code == 401
+    dev = await api_client.get("/v1/turns/turn-x-1", headers={"X-API-Key": "turnstile-dev"})
+    anonymous = await api_client.get("/v1/turns/turn-x-1")
+    assert dev.status_code == anonymous.status_code == 404

@@ -1,0 +1,80 @@
+"""Finding personal data: each kind with its checksum, and silence on the reports' figures."""
+
+import pytest
+
+from bench.retrieval import load_questions
+from domain import pii
+from domain.pii import PiiKind
+from tests.answers.cases import CASES
+from tests.conftest import corpus_files
+
+
+def kinds(text: str) -> list[tuple[str, str]]:
+    return [(m.kind.value, m.value) for m in pii.find(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("mail Jo.Smith@example.com.au now", [("email", "Jo.Smith@example.com.au")]),
+        ("call 0412 345 678.", [("phone", "0412 345 678")]),
+        ("call +61 2 9876 5432", [("phone", "+61 2 9876 5432")]),
+        ("office (02) 9876 5432", [("phone", "(02) 9876 5432")]),
+        ("free call 1800 123 456", [("phone", "1800 123 456")]),
+        ("card 4111 1111 1111 1111, thanks", [("card", "4111 1111 1111 1111")]),
+        ("card 4111-1111-1111-1111", [("card", "4111-1111-1111-1111")]),
+        ("TFN 123 456 782?", [("tfn", "123 456 782")]),
+        ("tfn 865414088", [("tfn", "865414088")]),
+        ("BSB 062-000 12345678", [("account", "062-000 12345678")]),
+        ("account number 1234 5678 9", [("account", "1234 5678 9")]),
+        ("IBAN GB82 WEST 1234 5698 7654 32", [("account", "GB82 WEST 1234 5698 7654 32")]),
+    ],
+)
+def test_each_kind_is_found(text: str, expected: list[tuple[str, str]]) -> None:
+    assert kinds(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "card 4111 1111 1111 1112",  # fails Luhn
+        "TFN 123 456 789",  # fails the TFN check
+        "IBAN GB82 WEST 1234 5698 7654 33",  # fails mod 97
+        "US$55,658 million in FY2024",
+        "revenue of 123,456,782 and 4,111,111,111,111,111",  # separators make it a figure
+        "13 500 000 tonnes shipped in 2023-2024",
+        "EBITDA margin 53.7% vs 1.234567890",
+    ],
+)
+def test_figures_and_failed_checksums_are_not_personal_data(text: str) -> None:
+    assert kinds(text) == []
+
+
+def test_no_question_of_the_answer_and_retrieval_sets_is_touched() -> None:
+    questions = [c.question for c in CASES] + [q.query for q in load_questions()]
+    assert len(questions) > 100
+    assert [q for q in questions if pii.find(q)] == []
+
+
+def test_the_reports_hold_no_match() -> None:
+    texts = [path.read_text("utf-8") for path in corpus_files()]
+    assert texts
+    assert [m for text in texts for m in pii.find(text)] == []
+
+
+def test_overlaps_go_to_the_earlier_kind_and_replace_keeps_the_rest() -> None:
+    text = "jo.0412345678@example.com and 0412 345 678"
+    found = pii.find(text)
+    assert [m.kind for m in found] == [PiiKind.EMAIL, PiiKind.PHONE]
+    tokens = [pii.token_text(m.kind, "abcdefghij") for m in found]
+    replaced = pii.replace(text, found, tokens)
+    assert replaced == "⟦email:abcdefghij⟧ and ⟦phone:abcdefghij⟧"
+    assert pii.find(replaced) == []
+    assert [m.group(1) for m in pii.TOKEN.finditer(replaced)] == ["email", "phone"]
+
+
+def test_two_spellings_of_one_value_normalise_alike() -> None:
+    assert pii.normalised(PiiKind.PHONE, "0412 345 678") == pii.normalised(
+        PiiKind.PHONE, "0412-345-678"
+    )
+    assert pii.normalised(PiiKind.EMAIL, "Jo@Example.com") == "jo@example.com"
