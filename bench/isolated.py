@@ -26,5 +26,14 @@ def isolated_settings(home: Path, queue_prefix: str) -> Settings:
         TURNSTILE_TEMPORAL_UI_PORT=str(free_port()),
         TURNSTILE_POSTGRES_PORT=str(free_port()),
         TURNSTILE_TASK_QUEUE=f"{queue_prefix}-{uuid.uuid4().hex[:8]}",
+        # Chosen up front too, so the dev server cannot take one of the ports above.
+        TURNSTILE_WORKER_METRICS_PORT=str(free_port()),
+        TURNSTILE_TEMPORAL_METRICS_PORT=str(free_port()),
+        TURNSTILE_TEMPORAL_HTTP_PORT=str(free_port()),
+        TURNSTILE_TEMPORAL_DEV_METRICS_PORT=str(free_port()),
+        # A benchmark is one caller starting turns as fast as it can: measure the turn,
+        # not the per-user rate limit.
+        TURNSTILE_RATE_LIMIT_PER_MINUTE="1000000",
+        TURNSTILE_RATE_LIMIT_BURST="1000000",
     )
     return Settings()
