@@ -7,8 +7,10 @@ ROUTE = SearchAttributeKey.for_keyword("TurnstileRoute")
 OUTCOME = SearchAttributeKey.for_keyword("TurnstileOutcome")
 CONFIDENCE = SearchAttributeKey.for_keyword("TurnstileConfidence")
 TENANT = SearchAttributeKey.for_keyword("TurnstileTenant")
+FALLBACK = SearchAttributeKey.for_keyword("TurnstileFallback")
+"""Why a turn fell back: one of the final gate's reason codes."""
 
-ALL = (CONVERSATION, ROUTE, OUTCOME, CONFIDENCE, TENANT)
+ALL = (CONVERSATION, ROUTE, OUTCOME, CONFIDENCE, TENANT, FALLBACK)
 
 
 def at_start(conversation_id: str, tenant_id: str | None = None) -> TypedSearchAttributes:

@@ -120,6 +120,9 @@ STEP_FAILED = (ActivityError, ApplicationError, StepTimeout)
 local activity's as the failure itself (ApplicationError, or TimeoutError)."""
 LEAN_TURN = "lean-turn-local-steps"
 """Patch id: from here on short steps on this machine run as local activities."""
+FALLBACK_ATTRIBUTE = "fallback-attribute"
+"""Patch id: from here on a turn that falls back also sets `TurnstileFallback` (asked
+only on that path, so other turns' histories are unchanged)."""
 ANSWERS_V2 = "answers-v2"
 """Patch id: from here on scope rules version 2 (share-price predictions refused, advice
 wrapped around a fact answered with a declining line) and carry-forward version 2 (a
@@ -267,7 +270,11 @@ class ChatTurn:
         await workflow.wait_condition(workflow.all_handlers_finished)
         return result
 
-    @workflow.signal(name="clarification_reply")
+    @workflow.signal(
+        name="clarification_reply",
+        description="The user's reply to the clarifying question of round `round`; it is"
+        " merged into the question. A reply for another round is ignored and noted.",
+    )
     def clarification_reply(self, reply: ClarificationReply) -> None:
         """Accept the reply to the question now waiting; ignore (and record) any other.
 
@@ -282,7 +289,11 @@ class ChatTurn:
             return
         self._reply = reply.reply
 
-    @workflow.signal(name="cancel_turn")
+    @workflow.signal(
+        name="cancel_turn",
+        description="Cancel the clarification of round `round`: the turn settles as"
+        " cancelled and its conversation is free.",
+    )
     def cancel_turn(self, request: CancelRequest) -> None:
         """Cancel the clarification now waiting; ignore (and record) any other request."""
         if self._waiting_round != request.round or self._reply is not None or self._cancel:
@@ -290,7 +301,11 @@ class ChatTurn:
             return
         self._cancel = request
 
-    @workflow.update(name="wait_for_outcome")
+    @workflow.update(
+        name="wait_for_outcome",
+        description="Wait (changing nothing) until the turn settles or asks a clarifying"
+        " question after round `after_round`; returns the TurnResult.",
+    )
     async def wait_for_outcome(self, after_round: int) -> TurnResult:
         """Return when the turn settles or asks a clarifying question after `after_round`."""
         await workflow.wait_condition(lambda: self._settled or self._asked_round > after_round)
@@ -298,11 +313,14 @@ class ChatTurn:
             raise TurnError("the turn has no result yet", "TurnNotStarted")
         return self._result
 
-    @workflow.query(name="current")
+    @workflow.query(
+        name="current",
+        description="The TurnResult so far (answer text only once the final gate passed).",
+    )
     def current(self) -> TurnResult | None:
         return self._result
 
-    @workflow.query(name="progress")
+    @workflow.query(name="progress", description="The decisions taken so far, one line per step.")
     def progress(self) -> list[str]:
         """The decisions taken so far, one line per step (no answer text: that is only
         released in the TurnResult, after the final gate)."""
@@ -705,10 +723,12 @@ class ChatTurn:
         )  # fmt: skip
         await self._save(result, final=True)
         self._result, self._settled = result, True
-        workflow.upsert_search_attributes(
-            [attributes.OUTCOME.value_set(status)]
-            + ([attributes.CONFIDENCE.value_set(confidence)] if confidence else [])
-        )
+        settled_attributes = [attributes.OUTCOME.value_set(status)]
+        if confidence:
+            settled_attributes.append(attributes.CONFIDENCE.value_set(confidence))
+        if fallback_reason is not None and workflow.patched(FALLBACK_ATTRIBUTE):
+            settled_attributes.append(attributes.FALLBACK.value_set(fallback_reason))
+        workflow.upsert_search_attributes(settled_attributes)
         self._note(f"outcome: {status}" + (f", confidence {confidence}" if confidence else ""))
         return result
 

@@ -499,6 +499,7 @@ async def test_operators_can_filter_turns_by_conversation_route_outcome_and_conf
     assert attrs.get(attributes.ROUTE) == "needs_retrieval"
     assert attrs.get(attributes.OUTCOME) == "answered"
     assert attrs.get(attributes.CONFIDENCE) == "high"
+    assert attrs.get(attributes.FALLBACK) is None  # quiet on an answer
 
 
 async def test_nothing_surviving_grading_gives_the_nothing_relevant_fallback(
@@ -506,8 +507,12 @@ async def test_nothing_surviving_grading_gives_the_nothing_relevant_fallback(
 ) -> None:
     engine = ScriptedEngine().always("grade_documents", DocumentGrades(keep=[]))
     async with turn_worker(engine) as tq:
-        result = await turns_on(tq).ask("What was BHP's revenue in FY2024?")
+        handle = await turns_on(tq).start("What was BHP's revenue in FY2024?")
+        result = await handle.result()
+        described = await handle.describe()
     assert result.status == "fallback" and result.fallback_reason == "nothing_relevant"
+    # Operators filter fallbacks by reason in the Temporal UI.
+    assert described.typed_search_attributes.get(attributes.FALLBACK) == "nothing_relevant"
     assert result.coverage == {"BHP": False}
     # A pass with no surviving document still counts; once the input cannot change
     # (synonyms already present, year filter widened) the retry is skipped and recorded.
