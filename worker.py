@@ -30,6 +30,7 @@ from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Worker
 
+import logsetup
 from activities.embeddings import Embedder, LocalEmbedder, OpenAIEmbedder
 from activities.engines.protocol import Engine
 from activities.model_steps import GroundingActivities, ModelActivities
@@ -37,6 +38,7 @@ from activities.report_activities import ReportActivities
 from activities.reports import ReportIndex, open_qdrant
 from activities.rerank import CohereReranker
 from activities.sessions import SessionActivities
+from activities.steplog import StepLog
 from activities.turn_sweeper import SweepActivities
 from db.migrate import migrate
 from db.pool import make_pool
@@ -259,6 +261,7 @@ async def run_worker(settings: Settings) -> None:
         task_queue=settings.task_queue,
         workflows=workflows(),
         activities=activities(index, pool, make_engine(settings)),
+        interceptors=[StepLog()],
         # A worker killed without a goodbye leaves its turns' next workflow tasks on its
         # own (sticky) queue until this runs out; the default 10 s would dominate recovery.
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=2),
@@ -301,7 +304,7 @@ def keep_bytecode(settings: Settings) -> None:
 def main() -> None:
     settings = load_settings()  # a bad setting exits here, one line, before any I/O
     keep_bytecode(settings)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logsetup.configure("worker")
     asyncio.run(run_worker(settings))
 
 

@@ -139,7 +139,9 @@ class LocalEmbedder:
         """Encode every ticket of `batch` in one call, then wake the waiting callers."""
         try:
             flat = [text for ticket in batch for text in ticket.texts]
-            vectors = self._model.encode(flat, normalize_embeddings=True, batch_size=32)
+            vectors = self._model.encode(
+                flat, normalize_embeddings=True, batch_size=32, show_progress_bar=False
+            )
             start = 0
             for ticket in batch:
                 end = start + len(ticket.texts)

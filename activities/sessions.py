@@ -1,5 +1,6 @@
 """Activities at the PostgreSQL session boundary: load recent turns, save a turn."""
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +14,9 @@ from activities.heartbeat import heartbeating
 from activities.metrics import turn_metrics
 from activities.steps import implements
 from db import turns
+from domain.turns import TurnResult
+
+log = logging.getLogger("turnstile.turns")
 
 
 class SessionActivities:
@@ -46,3 +50,22 @@ class SessionActivities:
             raise invalid_input(f"the turn cannot be stored: {type(exc).__name__}") from exc
         if settled_after is not None:  # this save settled the turn: count it, once
             turn_metrics().observe_turn(request.result, settled_after)
+            _log_settled(request.result, settled_after)
+
+
+def _log_settled(result: TurnResult, seconds: float) -> None:
+    """The turn's one log line: ids and decisions, never its text."""
+    log.info(
+        "turn %s settled %s", result.turn_id, result.status,
+        extra={
+            "event": "turn", "turn_id": result.turn_id,
+            "conversation_id": result.conversation_id, "status": result.status,
+            "route": result.route, "confidence": result.confidence,
+            "fallback_reason": result.fallback_reason,
+            "refusal_reason": result.refusal_reason,
+            "degraded": [f"{d.layer}:{d.reason}" for d in result.degraded],
+            "retries": result.retries, "citations": len(result.citations),
+            "unsupported_claims": len(result.unsupported_claims),
+            "seconds": round(seconds, 3),
+        },
+    )  # fmt: skip

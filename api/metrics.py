@@ -6,6 +6,7 @@ grow the label set. The endpoint serves this process's default registry: the API
 metrics and the Python process collectors.
 """
 
+import logging
 import time
 
 from fastapi import APIRouter, FastAPI, Response
@@ -40,9 +41,17 @@ def _template(app: FastAPI, scope: Scope) -> str:
     return "unmatched"
 
 
+ACCESS = logging.getLogger("turnstile.access")
+
+# Path parameters worth an operator's search; a user id could be anything its caller
+# chose, so it is left out like the query string (a search query is user text).
+_LOGGED_PARAMS = ("turn_id", "conversation_id")
+
+
 class _CountRequests:
     """Pure ASGI middleware (not BaseHTTPMiddleware, which wraps streaming responses
-    such as the SSE route in a second task): counts each request when it ends."""
+    such as the SSE route in a second task): counts each request when it ends and
+    writes the access log line (route template and ids, never the query string)."""
 
     def __init__(self, app: ASGIApp, fastapi: FastAPI) -> None:
         self.app = app
@@ -66,8 +75,18 @@ class _CountRequests:
         finally:
             route = _template(self.fastapi, scope)
             method = str(scope.get("method", "GET"))
+            seconds = time.perf_counter() - started
             REQUESTS.labels(method, route, str(status)).inc()
-            LATENCY.labels(method, route).observe(time.perf_counter() - started)
+            LATENCY.labels(method, route).observe(seconds)
+            params = scope.get("path_params") or {}
+            ACCESS.info(
+                "%s %s %d", method, route, status,
+                extra={
+                    "event": "request", "method": method, "route": route, "status": status,
+                    "ms": round(seconds * 1000, 1),
+                    **{k: str(params[k]) for k in _LOGGED_PARAMS if k in params},
+                },
+            )  # fmt: skip
 
 
 def install(app: FastAPI) -> None:

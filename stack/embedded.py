@@ -22,7 +22,7 @@ from pathlib import Path
 
 import httpx
 
-from settings import Settings
+from settings import PROJECT_ROOT, Settings
 from stack import postgres
 from stack.processes import (
     StackError,
@@ -217,6 +217,9 @@ def up(settings: Settings, say: Callable[[str], None]) -> bool:
                     sys.executable, "-m", "uvicorn", "api.app:create_app", "--factory",
                     "--host", settings.api_host, "--port", str(settings.api_port),
                     "--log-level", "warning",
+                    # JSON lines; uvicorn's own access log is off (it writes query
+                    # strings, which can hold user text): the API writes its own.
+                    "--log-config", str(PROJECT_ROOT / "api" / "logging.json"),
                 ],
             )  # fmt: skip
 

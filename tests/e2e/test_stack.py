@@ -279,6 +279,43 @@ def test_personal_data_reaches_no_history_table_file_log_or_metric(stack: Stack)
         assert _leaks(httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).content) == []
 
 
+def _json_lines(path: Path) -> list[dict[str, object]]:
+    lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    assert lines, path
+    parsed = []
+    for line in lines:
+        try:
+            parsed.append(json.loads(line))
+        except ValueError:
+            raise AssertionError(f"{path.name} has a line that is not JSON: {line[:200]}") from None
+    return parsed
+
+
+def test_worker_and_api_logs_are_json_lines_per_turn_step_and_request(stack: Stack) -> None:
+    conversation = "c-logs-e2e"
+    response = httpx.post(
+        f"{stack.api_url}/v1/turns",
+        json={"question": "What was Fortescue's revenue in FY2024?",
+              "conversation_id": conversation},
+        timeout=60,
+    )  # fmt: skip
+    turn_id = response.json()["turn_id"]
+    assert httpx.get(f"{stack.api_url}/v1/turns/{turn_id}", timeout=10).status_code == 200
+    worker = _json_lines(stack.home / "logs" / "worker.log")
+    turn_lines = [r for r in worker if r.get("event") == "turn" and r.get("turn_id") == turn_id]
+    assert len(turn_lines) == 1, turn_lines
+    assert turn_lines[0]["conversation_id"] == conversation
+    assert turn_lines[0]["status"] == "answered" and turn_lines[0]["level"] == "INFO"
+    steps = {r["step"] for r in worker if r.get("event") == "step" and r.get("turn_id") == turn_id}
+    assert {"postgres_load_session", "qdrant_search_chunks", "postgres_save_turn"} <= steps
+    assert not any("it/s]" in str(r.get("message")) for r in worker)  # no progress bars
+    api = _json_lines(stack.home / "logs" / "api.log")
+    access = [r for r in api if r.get("event") == "request" and r.get("route") == "/v1/turns"]
+    assert access and access[-1]["status"] == 200 and access[-1]["method"] == "POST"
+    reads = [r for r in api if r.get("event") == "request" and r.get("turn_id") == turn_id]
+    assert reads and reads[-1]["route"] == "/v1/turns/{turn_id}"
+
+
 def test_second_up_says_already_running_and_exits_zero(stack: Stack) -> None:
     result = turnstile(stack.env, "up", "--detach")
 
