@@ -155,6 +155,9 @@ class Settings(BaseSettings):
     """A JSON object mapping each API key to its tenant: `{"k-9f2...": "acme"}`. Unset is
     development mode: the one key `turnstile-dev` (tenant `default`) is accepted, and a
     request with no key at all is taken as that key; start-up says so."""
+    otlp_endpoint: str | None = None
+    """Where to send OpenTelemetry spans (OTLP over HTTP, e.g.
+    `http://collector:4318/v1/traces`); unset, tracing is off."""
     api_key: SecretStr | None = None
     """The key the CLI sends (`Authorization: Bearer`); unset in development mode."""
     pii_key: SecretStr = SecretStr(DEV_PII_KEY)
@@ -192,7 +195,7 @@ class Settings(BaseSettings):
             raise ValueError("must start with http:// or https://")
         return value
 
-    @field_validator("openai_base_url", "embedding_base_url", "cohere_base_url")
+    @field_validator("openai_base_url", "embedding_base_url", "cohere_base_url", "otlp_endpoint")
     @classmethod
     def _base_url(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("http://", "https://")):

@@ -31,6 +31,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Worker
 
 import logsetup
+import tracing
 from activities.embeddings import Embedder, LocalEmbedder, OpenAIEmbedder
 from activities.engines.protocol import Engine
 from activities.model_steps import GroundingActivities, ModelActivities
@@ -237,6 +238,7 @@ async def run_worker(settings: Settings) -> None:
         namespace=settings.temporal_namespace,
         data_converter=pydantic_data_converter,
         runtime=runtime or Runtime.default(),
+        interceptors=tracing.interceptors(settings, "worker"),
     )
     await register_search_attributes(client, settings.temporal_namespace)
     qdrant = open_qdrant(

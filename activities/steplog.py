@@ -1,4 +1,5 @@
-"""One JSON log line per step outcome: which step, for which turn, how it ended.
+"""One JSON log line per step outcome: which step, for which turn, how it ended; the
+turn's ids on the step's tracing span.
 
 A worker interceptor, so every activity (regular and local) is logged the same way
 without each implementation remembering to. The line carries ids and the outcome, never
@@ -9,6 +10,7 @@ import logging
 import time
 from typing import Any
 
+from opentelemetry import trace
 from temporalio import activity
 from temporalio.worker import (
     ActivityInboundInterceptor,
@@ -39,6 +41,10 @@ class _LogOutcome(ActivityInboundInterceptor):
             "event": "step", "step": info.activity_type, "attempt": info.attempt,
             "local": info.is_local, **turn_ids(info.workflow_id),
         }  # fmt: skip
+        span = trace.get_current_span()  # the step's span when tracing is on
+        for key in ("turn_id", "conversation_id"):
+            if key in fields:
+                span.set_attribute(f"turnstile.{key}", fields[key])
         started = time.perf_counter()
         try:
             result = await super().execute_activity(input)

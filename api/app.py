@@ -8,6 +8,7 @@ from fastapi import FastAPI
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
+import tracing
 from api import errors, metrics
 from api.routes import audit, events, health, ingest, page, search, turns, users
 from db.migrate import migrate
@@ -40,6 +41,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             settings.effective_temporal_address,
             namespace=settings.temporal_namespace,
             data_converter=pydantic_data_converter,
+            interceptors=tracing.interceptors(settings, "api"),
         )
         # Bounded waits so a PostgreSQL outage is a quick 503, not a hung request.
         pool = make_pool(

@@ -21,6 +21,7 @@ from typing import Annotated
 
 import psycopg
 from fastapi import APIRouter, Header, Path, Response
+from opentelemetry import trace
 from psycopg_pool import PoolTimeout
 from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
 from temporalio.client import (
@@ -267,48 +268,71 @@ async def start_turn(
     handle: WorkflowHandle[ChatTurn, TurnResult] = client.get_workflow_handle_for(
         ChatTurn.run, alloc.turn_id
     )
-    if not alloc.replayed:
-        try:
-            handle = await client.start_workflow(
-                ChatTurn.run,
-                TurnInput(
-                    turn_id=alloc.turn_id,
-                    conversation_id=alloc.conversation_id,
-                    seq=alloc.seq,
-                    question=body.question,
-                    user_id=body.user_id,
-                    clarification_timeout_seconds=settings.clarification_timeout_seconds,
-                    engine_in_process=settings.engine == EngineName.OFFLINE,
-                    tenant_id=caller.tenant_id,
-                ),
-                id=alloc.turn_id,
-                task_queue=settings.task_queue,
-                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-                execution_timeout=execution_timeout(settings.clarification_timeout_seconds),
-                task_timeout=TASK_TIMEOUT,
-                # The question is already redacted: tokens only, never personal data.
-                static_summary=_summary(body.question),
-                static_details=(
-                    f"turn {alloc.seq} of conversation {alloc.conversation_id},"
-                    f" tenant {caller.tenant_id}"
-                ),
-                memo={"question": body.question, "tenant": caller.tenant_id},
-                search_attributes=attributes.at_start(alloc.conversation_id, caller.tenant_id),
-            )
-        except RPCError as exc:
-            if exc.status != RPCStatusCode.ALREADY_EXISTS:
-                async with pool.connection() as conn:
-                    await turns.forget_turn(conn, alloc.turn_id)
-                raise ApiError(503, "Unavailable", "Temporal is not reachable") from exc
-        TURNS_STARTED.inc()
-    pending = TurnResult(
-        turn_id=alloc.turn_id,
-        conversation_id=alloc.conversation_id,
-        status="running",
-        question=body.question,
-    )
-    result = await _wait(handle, 0, settings, pool, client, response, pending)
+    # The request's span: the workflow's and every step's spans are its children.
+    span_ids = {
+        "turnstile.turn_id": alloc.turn_id,
+        "turnstile.conversation_id": alloc.conversation_id,
+        "turnstile.tenant_id": caller.tenant_id,
+    }
+    with trace.get_tracer(__name__).start_as_current_span("turn request", attributes=span_ids):
+        if not alloc.replayed:
+            handle = await _start(client, pool, settings, caller, alloc, body)
+            TURNS_STARTED.inc()
+        pending = TurnResult(
+            turn_id=alloc.turn_id,
+            conversation_id=alloc.conversation_id,
+            status="running",
+            question=body.question,
+        )
+        result = await _wait(handle, 0, settings, pool, client, response, pending)
     return await redaction.reveal(pool, caller.tenant_id, [owner], result)
+
+
+async def _start(
+    client: Client,
+    pool: PoolDep,
+    settings: Settings,
+    caller: Caller,
+    alloc: turns.Allocation,
+    body: TurnRequest,
+) -> WorkflowHandle[ChatTurn, TurnResult]:
+    """Start the allocated turn's workflow; undo the allocation if Temporal refuses.
+
+    An id that already exists (a replayed request racing the first) is not an error.
+    """
+    try:
+        return await client.start_workflow(
+            ChatTurn.run,
+            TurnInput(
+                turn_id=alloc.turn_id,
+                conversation_id=alloc.conversation_id,
+                seq=alloc.seq,
+                question=body.question,
+                user_id=body.user_id,
+                clarification_timeout_seconds=settings.clarification_timeout_seconds,
+                engine_in_process=settings.engine == EngineName.OFFLINE,
+                tenant_id=caller.tenant_id,
+            ),
+            id=alloc.turn_id,
+            task_queue=settings.task_queue,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            execution_timeout=execution_timeout(settings.clarification_timeout_seconds),
+            task_timeout=TASK_TIMEOUT,
+            # The question is already redacted: tokens only, never personal data.
+            static_summary=_summary(body.question),
+            static_details=(
+                f"turn {alloc.seq} of conversation {alloc.conversation_id},"
+                f" tenant {caller.tenant_id}"
+            ),
+            memo={"question": body.question, "tenant": caller.tenant_id},
+            search_attributes=attributes.at_start(alloc.conversation_id, caller.tenant_id),
+        )
+    except RPCError as exc:
+        if exc.status != RPCStatusCode.ALREADY_EXISTS:
+            async with pool.connection() as conn:
+                await turns.forget_turn(conn, alloc.turn_id)
+            raise ApiError(503, "Unavailable", "Temporal is not reachable") from exc
+    return client.get_workflow_handle_for(ChatTurn.run, alloc.turn_id)
 
 
 def _summary(question: str, limit: int = 120) -> str:
