@@ -51,6 +51,16 @@ def _parse_api_keys(text: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in parsed.items()}
 
 
+def _parse_prices(text: str) -> dict[str, tuple[float, float]]:
+    try:
+        parsed = json.loads(text)
+        return {str(model): (float(p["input"]), float(p["output"])) for model, p in parsed.items()}
+    except (ValueError, TypeError, KeyError, AttributeError):
+        raise ValueError(
+            'must be JSON like {"gpt-4o": {"input": 2.5, "output": 10}} (US$ per million tokens)'
+        ) from None
+
+
 class EngineName(StrEnum):
     """Which engine runs a turn's model steps (`worker.make_engine` builds it)."""
 
@@ -155,6 +165,10 @@ class Settings(BaseSettings):
     """A JSON object mapping each API key to its tenant: `{"k-9f2...": "acme"}`. Unset is
     development mode: the one key `turnstile-dev` (tenant `default`) is accepted, and a
     request with no key at all is taken as that key; start-up says so."""
+    model_prices: str | None = None
+    """US$ per million tokens by model, JSON: `{"gpt-4o": {"input": 2.5, "output": 10}}`.
+    A turn's cost is in its decision record and the per-tenant metrics; a model without a
+    price makes the cost unknown (null), never zero."""
     otlp_endpoint: str | None = None
     """Where to send OpenTelemetry spans (OTLP over HTTP, e.g.
     `http://collector:4318/v1/traces`); unset, tracing is off."""
@@ -175,6 +189,18 @@ class Settings(BaseSettings):
         if value is not None:
             _parse_api_keys(value.get_secret_value())
         return value
+
+    @field_validator("model_prices")
+    @classmethod
+    def _model_prices(cls, value: str | None) -> str | None:
+        if value is not None:
+            _parse_prices(value)
+        return value
+
+    @property
+    def prices(self) -> dict[str, tuple[float, float]]:
+        """Model → (input, output) US$ per million tokens."""
+        return _parse_prices(self.model_prices) if self.model_prices else {}
 
     @property
     def tenant_by_key(self) -> dict[str, str]:

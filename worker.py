@@ -12,7 +12,7 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -43,6 +43,7 @@ from activities.steplog import StepLog
 from activities.turn_sweeper import SweepActivities
 from db.migrate import migrate
 from db.pool import make_pool
+from domain.usage import Price
 from settings import EngineName, Settings, load_settings
 from workflows import attributes
 from workflows.chat_turn import ChatTurn
@@ -67,12 +68,15 @@ def workflows() -> Sequence[type]:
 
 
 def activities(
-    index: ReportIndex, pool: AsyncConnectionPool, engine: Engine
+    index: ReportIndex,
+    pool: AsyncConnectionPool,
+    engine: Engine,
+    prices: Mapping[str, Price] | None = None,
 ) -> Sequence[Callable[..., Any]]:
     """Every activity the worker runs; `workflows.policy.POLICY` must list each one."""
     boundaries = (
         ReportActivities(index, pool),
-        SessionActivities(pool),
+        SessionActivities(pool, prices),
         SweepActivities(pool),
         ModelActivities(engine, index),
         GroundingActivities(index),
@@ -262,7 +266,12 @@ async def run_worker(settings: Settings) -> None:
         client,
         task_queue=settings.task_queue,
         workflows=workflows(),
-        activities=activities(index, pool, make_engine(settings)),
+        activities=activities(
+            index,
+            pool,
+            make_engine(settings),
+            {m: Price(input=i, output=o) for m, (i, o) in settings.prices.items()},
+        ),
         interceptors=[StepLog()],
         # A worker killed without a goodbye leaves its turns' next workflow tasks on its
         # own (sticky) queue until this runs out; the default 10 s would dominate recovery.

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram
 
 from domain.turns import TurnResult
+from domain.usage import Usage
 
 _COUNTS = (0, 1, 2, 3, 5, 8, 13)
 _SECONDS = (0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120)
@@ -97,6 +98,19 @@ class TurnMetrics:
         self.turn_tokens = Histogram(
             "turnstile_turn_tokens", "Model tokens per turn", buckets=_TOKENS, registry=r
         )
+        self.tenant_tokens = Counter(
+            "turnstile_tenant_tokens", "Model tokens of settled turns, by tenant and kind",
+            ["tenant", "kind"], registry=r,
+        )  # fmt: skip
+        self.tenant_cost = Counter(
+            "turnstile_tenant_cost_usd", "Model cost of settled turns in US$, by tenant",
+            ["tenant"], registry=r,
+        )  # fmt: skip
+        self.unpriced = Counter(
+            "turnstile_unpriced_turns",
+            "Settled turns whose cost is unknown (a model without TURNSTILE_MODEL_PRICES)",
+            ["tenant"], registry=r,
+        )  # fmt: skip
         self.turn_seconds = Histogram(
             "turnstile_turn_seconds",
             "Seconds from a turn's start to its settling, by outcome",
@@ -131,6 +145,16 @@ class TurnMetrics:
             self.turn_tokens.observe(tokens)
         if seconds is not None:
             self.turn_seconds.labels(result.status).observe(max(seconds, 0.0))
+
+    def observe_usage(self, tenant: str, usage: Usage) -> None:
+        """A settled turn's tokens and cost, by tenant (tenants are configured, so the
+        label set is bounded)."""
+        self.tenant_tokens.labels(tenant, "prompt").inc(usage.prompt_tokens)
+        self.tenant_tokens.labels(tenant, "completion").inc(usage.completion_tokens)
+        if usage.cost_usd is not None:
+            self.tenant_cost.labels(tenant).inc(usage.cost_usd)
+        else:
+            self.unpriced.labels(tenant).inc()
 
     def observe_swept(self, status: str) -> None:
         """A turn the sweeper settled (its workflow had closed without saving it)."""

@@ -1,7 +1,7 @@
 """Activities at the PostgreSQL session boundary: load recent turns, save a turn."""
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import psycopg
@@ -15,13 +15,18 @@ from activities.metrics import turn_metrics
 from activities.steps import implements
 from db import turns
 from domain.turns import TurnResult
+from domain.usage import Price, usage_of
 
 log = logging.getLogger("turnstile.turns")
 
 
 class SessionActivities:
-    def __init__(self, pool: AsyncConnectionPool) -> None:
+    def __init__(
+        self, pool: AsyncConnectionPool, prices: Mapping[str, Price] | None = None
+    ) -> None:
         self.pool = pool
+        self.prices = dict(prices or {})
+        """Model → price, for each settled turn's cost (record and per-tenant metrics)."""
 
     def activities(self) -> list[Callable[..., Any]]:
         """This class's activities, bound, for the worker's registry."""
@@ -45,11 +50,16 @@ class SessionActivities:
         """
         try:
             async with heartbeating(), self.pool.connection() as conn:
-                settled_after = await turns.save_turn(conn, request.result, request.final)
+                settled_after = await turns.save_turn(
+                    conn, request.result, request.final, self.prices
+                )
+                owner = await turns.turn_owner(conn, request.result.turn_id)
         except psycopg.DataError as exc:
             raise invalid_input(f"the turn cannot be stored: {type(exc).__name__}") from exc
         if settled_after is not None:  # this save settled the turn: count it, once
             turn_metrics().observe_turn(request.result, settled_after)
+            usage = usage_of(request.result.model_trace, self.prices)
+            turn_metrics().observe_usage(owner[0] if owner else "unknown", usage)
             _log_settled(request.result, settled_after)
 
 

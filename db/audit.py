@@ -14,6 +14,7 @@ edited, removed or reordered row breaks the chain at a row `verify` names.
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -22,6 +23,7 @@ from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 
 from domain.turns import TurnResult
+from domain.usage import Price, Usage, usage_of
 
 GENESIS = "0" * 64
 """The `prev_hash` of the first row ever written."""
@@ -62,6 +64,7 @@ def build_record(
     seconds: float | None,
     corpus_version: str | None,
     tenant_id: str | None = None,
+    usage: Usage | None = None,
 ) -> dict[str, Any]:
     """What a reviewer needs from a settled turn: decisions and checks, never a prompt."""
     return {
@@ -99,13 +102,19 @@ def build_record(
         "retry_skipped": result.retry_skipped,
         "model_calls": result.model_calls,
         "model_trace": [c.model_dump(mode="json") for c in result.model_trace],
+        "usage": None if usage is None else usage.model_dump(mode="json"),
         "corpus_version": corpus_version,
         "seconds": None if seconds is None else round(seconds, 3),
         "incident": incident_category(result),
     }
 
 
-async def append(conn: AsyncConnection, result: TurnResult, seconds: float | None) -> bool:
+async def append(
+    conn: AsyncConnection,
+    result: TurnResult,
+    seconds: float | None,
+    prices: Mapping[str, Price] | None = None,
+) -> bool:
     """Write the turn's record at the end of the chain (inside the caller's transaction).
 
     Idempotent: a turn that already has its record gets no second one. Returns whether a
@@ -127,7 +136,7 @@ async def append(conn: AsyncConnection, result: TurnResult, seconds: float | Non
     ).fetchone()
     record = build_record(
         result, seconds, str(heartbeat[0]) if heartbeat else None,
-        str(owner[0]) if owner else None,
+        str(owner[0]) if owner else None, usage_of(result.model_trace, prices or {}),
     )  # fmt: skip
     recorded_at = datetime.now(UTC)
     digest = row_hash(prev, seq, result.turn_id, result.conversation_id, recorded_at, record)

@@ -1,6 +1,7 @@
 """SQL for conversations, turns and messages, shared by the API and the session activities."""
 
 import uuid
+from collections.abc import Mapping
 from datetime import timedelta
 
 from psycopg import AsyncConnection
@@ -9,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from db import audit
 from domain.turns import OPEN, TurnResult, TurnStatus
+from domain.usage import Price
 
 IDEMPOTENCY_TTL = timedelta(hours=24)
 
@@ -339,7 +341,12 @@ async def list_messages(conn: AsyncConnection, conversation_id: str) -> list[Mes
     ]
 
 
-async def save_turn(conn: AsyncConnection, result: TurnResult, final: bool) -> float | None:
+async def save_turn(
+    conn: AsyncConnection,
+    result: TurnResult,
+    final: bool,
+    prices: Mapping[str, Price] | None = None,
+) -> float | None:
     """Write the turn's status and result; when final, its two messages. Idempotent.
 
     Returns the seconds from the turn's creation to now when this call is the one that
@@ -380,8 +387,8 @@ async def save_turn(conn: AsyncConnection, result: TurnResult, final: bool) -> f
         if inserted.rowcount != 1 or row is None:
             # Settled before (a retried save, or settled by the sweeper): the record
             # exists unless the turn predates the decision record.
-            await audit.append(conn, result, None)
+            await audit.append(conn, result, None, prices)
             return None
         seconds = float(row[0])
-        await audit.append(conn, result, seconds)
+        await audit.append(conn, result, seconds, prices)
         return seconds

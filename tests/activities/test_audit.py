@@ -16,6 +16,7 @@ from db import audit, turns
 from db.audit import incident_category
 from domain.models import ModelCall, UnsupportedClaim
 from domain.turns import Degradation, TurnResult
+from domain.usage import Price
 
 
 @pytest.fixture
@@ -36,9 +37,11 @@ async def settle(conn: AsyncConnection, n: int) -> list[str]:
             unsupported_claims=[UnsupportedClaim(label="BHP FY2024 revenue",
                                                  reason="calculation")],
             degraded=[Degradation(layer="llm_grade_answer", reason="judge_unavailable")],
-            model_trace=[ModelCall(step="synthesize", model="m", prompt_sha="abc123def456")],
+            model_trace=[ModelCall(step="synthesize", model="m", prompt_sha="abc123def456",
+                                   prompt_tokens=1000, completion_tokens=100)],
         )  # fmt: skip
-        assert await turns.save_turn(conn, result, final=True) is not None
+        prices = {"m": Price(input=1.0, output=2.0)}
+        assert await turns.save_turn(conn, result, final=True, prices=prices) is not None
         assert await turns.save_turn(conn, result, final=True) is None  # a retried save
         ids.append(alloc.turn_id)
     return ids
@@ -57,6 +60,9 @@ async def test_each_settled_turn_gets_one_chained_record(conn: AsyncConnection) 
     ]
     assert record["degradations"][0]["layer"] == "llm_grade_answer"
     assert record["model_trace"][0]["prompt_sha"] == "abc123def456"
+    # 1000 prompt tokens at US$1/M and 100 completion tokens at US$2/M
+    assert record["usage"]["cost_usd"] == 0.0012 and record["usage"]["prompt_tokens"] == 1000
+    assert record["tenant_id"] == "default"
     assert record["seconds"] is not None
     assert record["incident"] == "unsupported_claim_shown"  # docs/incidents.md
     first = await audit.show(conn, ids[0])
