@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+import subprocess
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import TypeAlias, cast
@@ -15,6 +18,8 @@ from typing import TypeAlias, cast
 import jsonschema
 import pytest
 import yaml
+
+from settings import Settings
 
 # YAML and JSON documents as jsonschema accepts them.
 Json: TypeAlias = str | int | float | bool | list["Json"] | dict[str, "Json"] | None
@@ -102,13 +107,96 @@ def test_app_service_reaches_temporal_postgresql_and_qdrant_by_service_name(
     assert {"temporal", "postgresql", "qdrant"} <= set(services)
 
 
-def test_temporal_starts_only_after_postgresql_is_healthy() -> None:
-    temporal = _services(_load_compose())["temporal"]
+def test_temporal_starts_after_its_schema_and_the_app_after_its_namespace() -> None:
+    services = _services(_load_compose())
 
-    depends_on = _mapping(temporal.get("depends_on"), "services.temporal.depends_on")
+    def needs(name: str) -> dict[str, object]:
+        return _mapping(services[name].get("depends_on"), f"services.{name}.depends_on")
 
-    assert _mapping(depends_on.get("postgresql"), "postgresql") == {"condition": "service_healthy"}
-    assert _environment(temporal)["POSTGRES_SEEDS"] == "postgresql"
+    assert needs("temporal-schema")["postgresql"] == {"condition": "service_healthy"}
+    assert needs("temporal")["temporal-schema"] == {"condition": "service_completed_successfully"}
+    for app in APP_SERVICES:
+        assert needs(app)["temporal-namespace"] == {"condition": "service_completed_successfully"}
+    assert _environment(services["temporal"])["POSTGRES_SEEDS"] == "postgresql"
+
+
+def test_temporal_is_the_server_image_at_the_dev_servers_version() -> None:
+    services = _services(_load_compose())
+    images = {name: str(body.get("image", "")) for name, body in services.items()}
+    assert not any("auto-setup" in image for image in images.values())
+    # The embedded stack's dev server says which server it is: production runs the same.
+    version = subprocess.run(
+        [str(Path(sys.executable).parent / "temporal"), "--version"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    server = re.search(r"Server (\d+\.\d+\.\d+)", version)
+    assert server is not None, version
+    assert images["temporal"] == f"temporalio/server:{server.group(1)}"
+    assert images["temporal-schema"] == images["temporal-namespace"]
+    assert images["temporal-schema"] == f"temporalio/admin-tools:{server.group(1)}"
+
+
+def test_every_file_the_stack_mounts_or_builds_from_exists() -> None:
+    root = COMPOSE_FILE.parent
+    services = _services(_load_compose())
+    missing = []
+    for name, body in services.items():
+        for volume in body.get("volumes", []) or []:
+            source = str(volume).split(":", 1)[0]
+            if source.startswith("./") and not (root / source).exists():
+                missing.append(f"{name}: {source}")
+        build = body.get("build")
+        if isinstance(build, dict) and not (root / str(build.get("dockerfile"))).exists():
+            missing.append(f"{name}: {build.get('dockerfile')}")
+    api_command = [str(part) for part in services["api"].get("command", [])]  # type: ignore[union-attr]
+    log_config = api_command[api_command.index("--log-config") + 1]
+    if not (root / log_config).exists():
+        missing.append(f"api: {log_config}")
+    assert missing == []
+
+
+def test_every_app_variable_is_a_setting() -> None:
+    fields = {f"TURNSTILE_{name.upper()}" for name in Settings.model_fields}
+    for name in APP_SERVICES:
+        variables = {k for k in _environment(_services(_load_compose())[name]) if
+                     k.startswith("TURNSTILE_")}  # fmt: skip
+        assert variables and variables <= fields, variables - fields
+
+
+def test_prometheus_scrapes_the_ports_the_app_serves_and_loads_the_rules() -> None:
+    root = COMPOSE_FILE.parent
+    config = yaml.safe_load((root / "ops/prometheus/prometheus.yml").read_text())
+    assert config["rule_files"] == ["/etc/prometheus/alerts.yml"]
+    mounts = [str(v) for v in _services(_load_compose())["prometheus"]["volumes"]]  # type: ignore[union-attr]
+    assert "./ops/prometheus/alerts.yml:/etc/prometheus/alerts.yml:ro" in mounts
+    ports = set()
+    for job in config["scrape_configs"]:
+        for static in job.get("static_configs", []):
+            ports |= {t for t in static["targets"]}
+        for dns in job.get("dns_sd_configs", []):
+            ports |= {f"{name}:{dns['port']}" for name in dns["names"]}
+    env = _environment(_services(_load_compose())["worker"])
+    assert {"api:8000", f"worker:{env['TURNSTILE_WORKER_METRICS_PORT']}",
+            f"worker:{env['TURNSTILE_TEMPORAL_METRICS_PORT']}"} <= ports  # fmt: skip
+
+
+def test_the_dashboard_charts_only_metrics_the_code_exports() -> None:
+    from tests.unit.test_metrics import exported_names
+
+    root = COMPOSE_FILE.parent
+    dashboard = json.loads((root / "ops/grafana/dashboards/turnstile.json").read_text())
+    exprs = [t["expr"] for panel in dashboard["panels"] for t in panel["targets"]]
+    assert len(exprs) >= 15
+    names = {n for e in exprs for n in re.findall(r"\b(turnstile_[a-z_]+)\b", e)}
+    exported = exported_names()
+    assert names and names <= exported, names - exported
+    # The SDK's step latency, as the worker's Temporal runtime exports it (e2e checks it).
+    sdk = {n for e in exprs for n in re.findall(r"\b(temporal_[a-z_]+)\b", e)}
+    assert sdk <= {"temporal_activity_execution_latency_bucket"}
+    provider = yaml.safe_load(
+        (root / "ops/grafana/provisioning/dashboards/turnstile.yml").read_text()
+    )
+    assert provider["providers"][0]["options"]["path"] == "/var/lib/grafana/dashboards"
 
 
 def test_workers_run_as_several_replicas_on_the_task_queue() -> None:
