@@ -59,6 +59,27 @@ def incident_category(result: TurnResult) -> str | None:
     return None
 
 
+def check_results(result: TurnResult) -> list[dict[str, str]]:
+    """Each control the turn went through and what it decided, in the turn's order."""
+    docs = result.documents
+    judge_down = any(d.layer == "llm_grade_answer" for d in result.degraded)
+    grading_down = any(d.layer == "llm_grade_documents" for d in result.degraded)
+    checks = [
+        ("scope_rules", f"refused: {result.refusal_reason}" if result.route == "scope_rules"
+         else "passed"),
+        ("route", result.route or "not reached"),
+        ("relevance_grading", "not run" if not docs.retrieved else
+         f"kept {len(docs.kept)} of {len(docs.retrieved)}"
+         + (" (grader unavailable: kept all)" if grading_down else "")),
+        ("numeric_grounding", result.grounded or "not run"),
+        ("answer_judge", "unavailable: passed with 0 unsupported, confidence capped"
+         if judge_down else ("ran" if result.grounded is not None else "not run")),
+        ("final_gate", f"fallback: {result.fallback_reason}" if result.fallback_reason
+         else ("passed" if result.status == "answered" else result.status)),
+    ]  # fmt: skip
+    return [{"check": name, "result": outcome} for name, outcome in checks]
+
+
 def build_record(
     result: TurnResult,
     seconds: float | None,
@@ -77,6 +98,7 @@ def build_record(
         "fallback_reason": result.fallback_reason,
         "failure_reason": result.failure_reason,
         "clarification_rounds": result.clarification_round,
+        "check_results": check_results(result),
         "checks": {
             "coverage": result.coverage,
             "not_found": [g.line() for g in result.not_found],
@@ -86,6 +108,7 @@ def build_record(
             "warnings": result.warnings,
         },
         "confidence": result.confidence,
+        "documents": result.documents.model_dump(mode="json"),
         "citations": [
             {
                 "n": c.n,

@@ -36,6 +36,14 @@ WAITING = "needs_clarification"
 OPEN: frozenset[str] = frozenset({"running", WAITING})
 
 
+class DocumentsUsed(Frozen):
+    """Which chunks a turn's searches returned and which survived relevance grading
+    (ids only: the text stays in Qdrant), in the order they first appeared."""
+
+    retrieved: list[str] = Field(default_factory=list)
+    kept: list[str] = Field(default_factory=list)
+
+
 class Degradation(Frozen):
     layer: str
     reason: str
@@ -73,6 +81,7 @@ class TurnResult(Frozen):
     clarification_round: int = 0
     model_calls: int = 0
     model_trace: list[ModelCall] = Field(default_factory=list)
+    documents: DocumentsUsed = Field(default_factory=DocumentsUsed)
     """Each model call of the turn: step, model, prompt-template hash and token usage
     (empty for the offline engine, which calls no model)."""
     refusal_reason: str | None = None

@@ -56,6 +56,7 @@ with workflow.unsafe.imports_passed_through():
         Citation,
         ClarificationReply,
         Degradation,
+        DocumentsUsed,
         TurnInput,
         TurnResult,
         TurnStatus,
@@ -230,6 +231,9 @@ class ChatTurn:
         self._lean = False
         self._degraded: list[Degradation] = []
         self._trace: list[ModelCall] = []
+        # Chunk ids only, for the decision record; dicts keep first-seen order.
+        self._retrieved: dict[str, None] = {}
+        self._kept: dict[str, None] = {}
         self._model_calls = 0
         self._retries = 0
         self._retry_skipped: str | None = None
@@ -485,11 +489,13 @@ class ChatTurn:
             number = len(passes) + 1
             self._retries = number - 1
             hits = await self._retrieve(to_search)
+            self._retrieved.update(dict.fromkeys(h.chunk_id for h in hits))
             candidates = [
                 h for h in dict((h.chunk_id, h) for h in hits).values() if h.chunk_id not in kept
             ]
             for hit in await self._grade_documents(resolved, slots, candidates):
                 kept[hit.chunk_id] = hit
+                self._kept[hit.chunk_id] = None
             sources = list(kept.values())
             coverage = company_status(requested, {h.company for h in sources})
             self._note(
@@ -809,6 +815,7 @@ class ChatTurn:
             model_calls=self._model_calls,
             model_trace=list(self._trace),
             retry_skipped=self._retry_skipped,
+            documents=DocumentsUsed(retrieved=list(self._retrieved), kept=list(self._kept)),
             status=status,
             resolved_question=storable(resolved),
             carried=carried,

@@ -15,6 +15,7 @@ from domain.turns import (
     Carried,
     Citation,
     Degradation,
+    DocumentsUsed,
     TurnResult,
     TurnStatus,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "Carried",
     "Citation",
     "Degradation",
+    "DocumentsUsed",
     "TurnResult",
     "TurnStatus",
 ]

@@ -63,6 +63,9 @@ async def test_each_settled_turn_gets_one_chained_record(conn: AsyncConnection) 
     # 1000 prompt tokens at US$1/M and 100 completion tokens at US$2/M
     assert record["usage"]["cost_usd"] == 0.0012 and record["usage"]["prompt_tokens"] == 1000
     assert record["tenant_id"] == "default"
+    checks = {c["check"]: c["result"] for c in record["check_results"]}
+    assert checks["answer_judge"].startswith("unavailable")  # the degradation above
+    assert checks["final_gate"] == "passed" and checks["numeric_grounding"] == "partial"
     assert record["seconds"] is not None
     assert record["incident"] == "unsupported_claim_shown"  # docs/incidents.md
     first = await audit.show(conn, ids[0])
