@@ -650,3 +650,13 @@ def requested_currency(text: str) -> str | None:
         return None
     index = int((match.lastgroup or "c0")[1:])
     return _CURRENCY_NAMES[index][0]
+
+
+def later_report_years(slots: Slots, years: list[int], companies: int) -> list[int]:
+    """The next year's report, searched too when a question names its fiscal year and at
+    most two companies: a later report may restate a year's figure, and the answer says
+    which figure each report gives. `companies` counts the companies searched."""
+    if not slots.fiscal_years or not years or not 0 < companies <= 2:
+        return []
+    following = max(years) + 1
+    return [following] if following in FISCAL_YEARS else []

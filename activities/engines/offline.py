@@ -60,6 +60,7 @@ from domain.question import (
     asks_over_all_companies,
     extract_slots,
     find_metrics,
+    later_report_years,
     mentioned_years,
     metric_display,
     metric_mentions,
@@ -370,10 +371,7 @@ class OfflineEngine:
             if role := role_asked(question):
                 terms.append(f"{role}'s letter")
         fy_tokens = [f"FY{y}" for y in years]
-        # A later report may restate a year's figure: the next year's report is searched
-        # too, so a direct question about a figure can say which figure each report gives.
-        later = [max(years) + 1] if slots.fiscal_years and len(slots.companies) in (1, 2) else []
-        later = [y for y in later if y in FISCAL_YEARS]
+        later = later_report_years(slots, years, len(slots.companies))
         sub_queries = []
         for ticker in slots.companies or list(COMPANIES):
             query = " ".join([_name(ticker), *terms, *fy_tokens])

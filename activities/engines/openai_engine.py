@@ -54,7 +54,7 @@ from activities.engines.provider_errors import classify_openai
 from activities.errors import ErrorType
 from domain.companies import COMPANIES, FISCAL_YEARS, year_span
 from domain.evidence import fence
-from domain.question import extract_slots, metric_display
+from domain.question import extract_slots, later_report_years, metric_display
 
 log = logging.getLogger(__name__)
 
@@ -276,8 +276,7 @@ class OpenAIEngine:
             question=question,
         )
         out = await self._ask("rewrite", self.config.route_model, RewriteOut, text)
-        later = [max(years) + 1] if slots.fiscal_years and len(companies) <= 2 else []
-        later = [y for y in later if y in FISCAL_YEARS]
+        later = later_report_years(slots, years, len(companies))
         by_company: dict[str, SubQuery] = {}
         for sq in out.sub_queries:
             ticker = sq.company.strip().upper()

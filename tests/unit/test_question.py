@@ -248,3 +248,14 @@ def test_the_scale_and_currency_a_question_asks_for(
     text: str, scale: str | None, currency: str | None
 ) -> None:
     assert (requested_scale(text), requested_currency(text)) == (scale, currency)
+
+
+def test_the_next_years_report_is_searched_for_a_named_year_and_few_companies() -> None:
+    from domain.question import later_report_years
+
+    named = extract_slots("What was BHP's revenue in FY2024?")
+    assert later_report_years(named, [2024], 1) == [2025]
+    assert later_report_years(named, [2025], 1) == []  # no FY2026 report
+    assert later_report_years(named, [2024], 3) == []  # a wide comparison stays in its year
+    unnamed = extract_slots("What was BHP's revenue?")
+    assert later_report_years(unnamed, [2023, 2024, 2025], 1) == []
