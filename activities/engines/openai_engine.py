@@ -21,7 +21,7 @@ is not the schema are non-retryable), and the step's failure policy decides the 
 
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal, TypeVar
 
 import openai
@@ -145,8 +145,6 @@ class OpenAIEngine:
 
     config: ModelConfig
     client: AsyncOpenAI | None = None
-    calls: list[ModelCall] = field(default_factory=list)
-    """The calls this engine made (the latest 1,000), for the trace and the tests."""
     name: str = ""
 
     def __post_init__(self) -> None:
@@ -212,7 +210,6 @@ class OpenAIEngine:
             prompt_tokens=usage.prompt_tokens if usage else 0,
             completion_tokens=usage.completion_tokens if usage else 0,
         )
-        self.calls = [*self.calls[-999:], call]
         record(call)
         log.info(
             "model call step=%s model=%s prompt=%s tokens=%d+%d",

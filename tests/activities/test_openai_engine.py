@@ -13,6 +13,7 @@ import pytest
 from temporalio.exceptions import ApplicationError
 
 from activities.contracts import Slots
+from activities.engines.calls import recording
 from activities.engines.offline import CLARIFYING_QUESTION, DIRECT_ANSWER
 from activities.engines.openai_engine import ModelConfig, OpenAIEngine, SynthesisOut
 from activities.engines.prompts import STEPS, prompt, prompt_hashes
@@ -159,8 +160,9 @@ async def test_json_mode_validates_the_reply_itself(fake: FakeOpenAI) -> None:
 async def test_every_call_records_model_prompt_hash_and_usage(fake: FakeOpenAI) -> None:
     fake.respond("RouteOut", ROUTE_RETRIEVAL)
     model = engine(fake)
-    await model.route("BHP revenue")
-    call = model.calls[-1]
+    with recording() as calls:
+        await model.route("BHP revenue")
+    [call] = calls
     assert (call.step, call.model, call.prompt_sha) == ("route", "small-1", prompt("route").sha)
     assert call.prompt_tokens > 0 and call.completion_tokens > 0
 
