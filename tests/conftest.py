@@ -30,6 +30,7 @@ import pytest
 from fastapi import FastAPI
 from psycopg_pool import AsyncConnectionPool
 from qdrant_client import QdrantClient
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError
@@ -313,6 +314,17 @@ def turn_worker(
         )
 
     return run
+
+
+async def activity_inputs(handle: WorkflowHandle[ChatTurn, TurnResult], name: str) -> list[str]:
+    """The raw JSON inputs of every scheduled activity called `name`, in order."""
+    inputs = []
+    async for event in handle.fetch_history_events():
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+            attrs = event.activity_task_scheduled_event_attributes
+            if attrs.activity_type.name == name:
+                inputs.append(attrs.input.payloads[0].data.decode())
+    return inputs
 
 
 async def outcome(handle: WorkflowHandle[ChatTurn, TurnResult], after_round: int = 0) -> TurnResult:

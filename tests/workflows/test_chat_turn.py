@@ -14,7 +14,7 @@ from temporalio.exceptions import ApplicationError
 from activities.contracts import AnswerGrade, DocumentGrades, Draft, RouteDecision, Slots
 from activities.reports import ReportIndex
 from db import turns as turn_store
-from tests.conftest import Turns, TurnWorker, outcome, unique
+from tests.conftest import Turns, TurnWorker, activity_inputs, outcome, unique
 from tests.workflows.scripted_engine import ScriptedEngine
 from workflows import attributes
 from workflows.chat_turn import MAX_MODEL_CALLS, ChatTurn
@@ -25,17 +25,6 @@ from workflows.rules.scope import REFUSAL_TEXT
 
 def rejected(message: str = "provider said no") -> ApplicationError:
     return ApplicationError(message, type="UpstreamRejected", non_retryable=True)
-
-
-async def activity_inputs(handle: WorkflowHandle[ChatTurn, TurnResult], name: str) -> list[str]:
-    """The raw JSON inputs of every scheduled activity called `name`, in order."""
-    inputs = []
-    async for event in handle.fetch_history_events():
-        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-            attrs = event.activity_task_scheduled_event_attributes
-            if attrs.activity_type.name == name:
-                inputs.append(attrs.input.payloads[0].data.decode())
-    return inputs
 
 
 # ---- answering ------------------------------------------------------------------------

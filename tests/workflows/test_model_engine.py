@@ -14,15 +14,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from temporalio.api.enums.v1 import EventType
-from temporalio.client import WorkflowHandle
 
 from activities.engines.openai_engine import ModelConfig, OpenAIEngine
 from activities.engines.prompts import prompt
 from domain.turns import TurnResult
-from tests.conftest import Turns, TurnWorker, outcome
+from tests.conftest import Turns, TurnWorker, activity_inputs, outcome
 from tests.fakes.servers import FakeOpenAI
-from workflows.chat_turn import ChatTurn
 
 Body = dict[str, Any]
 
@@ -232,21 +229,11 @@ async def test_a_retry_changes_its_sub_queries_without_a_model_call(
         turns.in_process = False
         handle = await turns.start("What were BHP's revenue and net debt in FY2024?")
         result = await outcome(handle, 0)
-        searches = await scheduled_inputs(handle, "qdrant_search_chunks")
+        searches = await activity_inputs(handle, "qdrant_search_chunks")
     assert result.retries >= 1, result
     assert fake.steps_called().count("RewriteOut") == 1  # retries change queries in code
     first, second = json.loads(searches[0])["query"], json.loads(searches[1])["query"]
     assert first != second
-
-
-async def scheduled_inputs(handle: WorkflowHandle[ChatTurn, TurnResult], name: str) -> list[str]:
-    inputs = []
-    async for event in handle.fetch_history_events():
-        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-            attrs = event.activity_task_scheduled_event_attributes
-            if attrs.activity_type.name == name:
-                inputs.append(attrs.input.payloads[0].data.decode())
-    return inputs
 
 
 # ---- each fault takes its step's declared policy path ---------------------------------
