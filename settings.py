@@ -4,6 +4,7 @@ A bad value fails fast: `get_settings()` raises `SettingsError`, whose message i
 line naming the environment variable, and `load_settings()` turns that into a clean exit.
 """
 
+import base64
 import json
 import re
 import sys
@@ -169,6 +170,16 @@ class Settings(BaseSettings):
     """US$ per million tokens by model, JSON: `{"gpt-4o": {"input": 2.5, "output": 10}}`.
     A turn's cost is in its decision record and the per-tenant metrics; a model without a
     price makes the cost unknown (null), never zero."""
+    payload_key: SecretStr | None = None
+    """Base64 of 32 random bytes: Temporal payloads (inputs, results, memos) are then
+    AES-GCM encrypted; unset, they are plain JSON. `python -c "import base64, os;
+    print(base64.b64encode(os.urandom(32)).decode())"` makes one."""
+    operator_tenants: list[str] = ["default"]
+    """Tenants whose API keys may decrypt payloads through `/codec/decode` (the Temporal
+    UI's codec server); the development tenant by default."""
+    codec_cors_origins: list[str] = []
+    """Browser origins allowed to call the codec endpoint (the Temporal UI's), besides the
+    embedded UI's own."""
     otlp_endpoint: str | None = None
     """Where to send OpenTelemetry spans (OTLP over HTTP, e.g.
     `http://collector:4318/v1/traces`); unset, tracing is off."""
@@ -188,6 +199,18 @@ class Settings(BaseSettings):
     def _api_keys(cls, value: SecretStr | None) -> SecretStr | None:
         if value is not None:
             _parse_api_keys(value.get_secret_value())
+        return value
+
+    @field_validator("payload_key")
+    @classmethod
+    def _payload_key(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            try:
+                key = base64.b64decode(value.get_secret_value(), validate=True)
+            except ValueError:
+                raise ValueError("must be base64") from None
+            if len(key) != 32:
+                raise ValueError("must be base64 of exactly 32 bytes")
         return value
 
     @field_validator("model_prices")

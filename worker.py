@@ -25,12 +25,12 @@ from temporalio.api.operatorservice.v1 import (
     ListSearchAttributesRequest,
 )
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Worker
 
 import logsetup
+import payloads
 import tracing
 from activities.embeddings import Embedder, LocalEmbedder, OpenAIEmbedder
 from activities.engines.protocol import Engine
@@ -240,7 +240,7 @@ async def run_worker(settings: Settings) -> None:
     client = await Client.connect(
         settings.effective_temporal_address,
         namespace=settings.temporal_namespace,
-        data_converter=pydantic_data_converter,
+        data_converter=payloads.data_converter(settings),
         runtime=runtime or Runtime.default(),
         interceptors=tracing.interceptors(settings, "worker"),
     )

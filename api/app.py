@@ -5,12 +5,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 
+import payloads
 import tracing
 from api import errors, metrics
-from api.routes import audit, events, health, ingest, page, search, turns, users
+from api.routes import audit, codec, events, health, ingest, page, search, turns, users
 from db.migrate import migrate
 from db.pool import make_pool
 from settings import DEV_API_KEY, DEV_PII_KEY, DEV_TENANT, Settings, load_settings
@@ -40,7 +41,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.temporal = await Client.connect(
             settings.effective_temporal_address,
             namespace=settings.temporal_namespace,
-            data_converter=pydantic_data_converter,
+            data_converter=payloads.data_converter(settings),
             interceptors=tracing.interceptors(settings, "api"),
         )
         # Bounded waits so a PostgreSQL outage is a quick 503, not a hung request.
@@ -71,5 +72,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(events.router)
     app.include_router(audit.router)
     app.include_router(users.router)
+    app.include_router(codec.router)
+    if settings.payload_key is not None:
+        # The Temporal UI calls the codec endpoint from the browser.
+        ui = settings.temporal_ui_port
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=[*settings.codec_cors_origins, f"http://127.0.0.1:{ui}",
+                           f"http://localhost:{ui}"],
+            allow_methods=["POST"],
+            allow_headers=["Content-Type", "X-Namespace", "Authorization", "X-API-Key"],
+            allow_credentials=True,
+        )  # fmt: skip
     app.include_router(page.router)
     return app

@@ -58,9 +58,9 @@ from temporalio.api.enums.v1 import EventType, TaskQueueType, TimeoutType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError
 
+import payloads
 from bench import isolated
 from settings import Settings
 from stack import embedded, postgres
@@ -545,7 +545,7 @@ async def _temporal(settings: Settings) -> Client:
     return await Client.connect(
         settings.effective_temporal_address,
         namespace=settings.temporal_namespace,
-        data_converter=pydantic_data_converter,
+        data_converter=payloads.data_converter(settings),
     )
 
 

@@ -19,8 +19,8 @@ from datetime import datetime
 import httpx
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 
+import payloads
 from settings import get_settings
 
 SCENARIOS: dict[str, list[str]] = {
@@ -87,7 +87,7 @@ async def orchestration_share(client: Client, workflow_id: str) -> tuple[float, 
 async def run(turns: int, warmup: int) -> None:
     settings = get_settings()
     client = await Client.connect(
-        settings.effective_temporal_address, data_converter=pydantic_data_converter
+        settings.effective_temporal_address, data_converter=payloads.data_converter(settings)
     )
     async with httpx.AsyncClient(base_url=settings.api_url, timeout=120) as http:
 

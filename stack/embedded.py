@@ -22,6 +22,7 @@ from pathlib import Path
 
 import httpx
 
+import payloads
 from settings import PROJECT_ROOT, Settings
 from stack import postgres
 from stack.processes import (
@@ -126,6 +127,8 @@ def start_temporal(settings: Settings, paths: Paths) -> None:
         args += ["--http-port", str(settings.temporal_http_port)]
     if settings.temporal_dev_metrics_port is not None:
         args += ["--metrics-port", str(settings.temporal_dev_metrics_port)]
+    if settings.payload_key is not None:  # the UI decrypts through the API's codec server
+        args += ["--ui-codec-endpoint", f"{settings.api_url}/codec"]
     # The worker registers these too (on any cluster); here they exist before it starts.
     for key in attributes.ALL:
         args += ["--search-attribute", f"{key.name}=Keyword"]
@@ -159,7 +162,6 @@ async def _ingest_sample_corpus(settings: Settings) -> str:
 
     from temporalio.client import Client
     from temporalio.common import WorkflowIDConflictPolicy
-    from temporalio.contrib.pydantic import pydantic_data_converter
 
     from activities.contracts import IngestRequest
     from workflows.ingest import IngestDocuments
@@ -167,7 +169,7 @@ async def _ingest_sample_corpus(settings: Settings) -> str:
     client = await Client.connect(
         settings.effective_temporal_address,
         namespace=settings.temporal_namespace,
-        data_converter=pydantic_data_converter,
+        data_converter=payloads.data_converter(settings),
     )
     paths = sorted(str(p) for p in settings.corpus_dir.glob("*.md"))
     result = await client.execute_workflow(

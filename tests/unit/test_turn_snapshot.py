@@ -5,7 +5,7 @@ from workflows.contracts import TurnResult
 
 BOOKKEEPING = {
     "turn_id", "conversation_id", "question", "retries", "degraded",
-    "clarification_round", "model_calls", "model_trace", "retry_skipped",
+    "clarification_round", "model_calls", "model_trace", "retry_skipped", "documents",
     "status", "resolved_question", "carried",
 }  # fmt: skip
 

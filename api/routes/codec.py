@@ -1,0 +1,84 @@
+"""The codec server the Temporal UI calls to show encrypted payloads to operators.
+
+Temporal's codec-server protocol: `POST /codec/decode` (and `/codec/encode`) with
+`{"payloads": [{"metadata": {key: base64}, "data": base64}]}`, answered in the same
+shape. Only when `TURNSTILE_PAYLOAD_KEY` is set (else 404), and only for an API key of
+a tenant in `TURNSTILE_OPERATOR_TENANTS` (else 403): decrypting shows every tenant's
+turns. Point the UI at `<api>/codec` (the embedded stack does it itself).
+"""
+
+import base64
+import binascii
+
+from fastapi import APIRouter
+from pydantic import BaseModel
+from temporalio.api.common.v1 import Payload
+
+from api.auth import CallerDep
+from api.deps import SettingsDep
+from api.errors import ApiError, error_responses
+from payloads import EncryptingCodec, payload_key
+
+router = APIRouter(prefix="/codec", tags=["operations"])
+
+
+class CodecPayload(BaseModel):
+    metadata: dict[str, str] = {}
+    """Each value base64, as in Temporal's JSON form of a Payload."""
+    data: str = ""
+    """Base64."""
+
+
+class CodecPayloads(BaseModel):
+    payloads: list[CodecPayload]
+
+
+def _to_proto(payloads: CodecPayloads) -> list[Payload]:
+    try:
+        return [
+            Payload(
+                metadata={k: base64.b64decode(v, validate=True) for k, v in p.metadata.items()},
+                data=base64.b64decode(p.data, validate=True),
+            )
+            for p in payloads.payloads
+        ]
+    except (binascii.Error, ValueError) as exc:
+        raise ApiError(422, "InvalidInput", "payload metadata and data must be base64") from exc
+
+
+def _to_json(payloads: list[Payload]) -> CodecPayloads:
+    return CodecPayloads(
+        payloads=[
+            CodecPayload(
+                metadata={k: base64.b64encode(v).decode() for k, v in p.metadata.items()},
+                data=base64.b64encode(p.data).decode(),
+            )
+            for p in payloads
+        ]
+    )
+
+
+def _codec(settings: SettingsDep, caller: CallerDep) -> EncryptingCodec:
+    key = payload_key(settings)
+    if key is None:
+        raise ApiError(404, "NotFound", "payloads are not encrypted: no codec is configured")
+    if caller.tenant_id not in settings.operator_tenants:
+        raise ApiError(403, "Forbidden", "only an operator's API key may decode payloads")
+    return EncryptingCodec(key)
+
+
+@router.post("/decode", responses=error_responses(401, 403, 404))
+async def decode(body: CodecPayloads, settings: SettingsDep, caller: CallerDep) -> CodecPayloads:
+    """Decrypt payloads for the Temporal UI (unencrypted ones come back unchanged)."""
+    codec = _codec(settings, caller)
+    try:
+        return _to_json(await codec.decode(_to_proto(body)))
+    except ValueError as exc:
+        raise ApiError(422, "InvalidInput", str(exc)) from exc
+
+
+@router.post("/encode", responses=error_responses(401, 403, 404))
+async def encode(body: CodecPayloads, settings: SettingsDep, caller: CallerDep) -> CodecPayloads:
+    """Encrypt payloads (the UI encodes what an operator sends, such as a signal)."""
+    codec = _codec(settings, caller)
+    return _to_json(await codec.encode(_to_proto(body)))
