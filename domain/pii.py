@@ -45,28 +45,21 @@ def token_text(kind: PiiKind, token_id: str) -> str:
 
 
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
-# 13-19 digits, optionally in groups separated by one space or hyphen.
-_CARD = re.compile(r"(?<!\d)(?<!\d[.,])\d(?:[ -]?\d){12,18}(?!\d|[.,]\d)")
-# Nine digits (or the older eight), plain or as 3-3-3 groups.
-_TFN = re.compile(r"(?<!\d)(?<!\d[.,])(?:\d{3}[ -]?\d{3}[ -]?\d{3}|\d{8})(?!\d|[.,]\d)")
-# A BSB (6 digits, usually 3-3) followed by an account number of 5-10 digits.
-_BSB_ACCOUNT = re.compile(r"(?<!\d)(?<!\d[.,])\d{3}[ -]?\d{3}[ /-]+\d{5,10}(?!\d|[.,]\d)")
-# An account number a keyword announces: "account number 12345678", "acct no. 1234 5678".
+# An account number a keyword announces: "account number 12345678", "acc 1234 5678".
 _KEYWORD_ACCOUNT = re.compile(
-    r"(?i)\b(?:bank\s+)?(?:account|acct)\s*(?:number|no\.?|#)?\s*[:=]?\s*"
+    r"(?i)\b(?:bank\s+)?(?:account|acct|acc)\s*(?:number|no\.?|#)?\s*[:=]?\s*"
     r"(\d(?:[ -]?\d){5,11})(?!\d|[.,]\d)"
 )
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b")
-# Digits that touch other digits across "." or "," are part of a figure (1,234.5), so
-# the patterns require a boundary that is neither; a trailing comma or full stop is
-# punctuation.
-# A phone number starts with + (international) or 0 (Australian trunk prefix), or is a
-# 1300/1800 service number; 8-12 digits in all, groups separated by space, hyphen,
-# dot or brackets. Figures in the reports never start with 0 or +.
-_PHONE = re.compile(
-    r"(?<![\w])(?<!\d[.,])(?:\+\d{1,3}[ .-]?(?:\(0?\d{1,4}\)|\d{1,4})|\(0\d\)|0\d{1,3}|1[38]00)"
-    r"(?:[ .-]?\d){5,10}(?!\d|[.,]\d)"
-)
+_IBAN = re.compile(r"(?i)\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b")
+# A run of digit groups joined by one space, hyphen or dot, maybe led by "+" or an area
+# code in brackets: where cards, TFNs, BSB + account and phone numbers are looked for.
+# Digits that touch other digits across "." or "," are part of a figure (1,234.5), so a
+# run needs a boundary that is neither; a trailing comma or full stop is punctuation.
+_RUN = re.compile(r"(?<![\w+])(?<!\d[.,])(?:\+|\(0?\d{1,4}\)[ .-]?)?\d+(?:[ .-]\d+)*(?!\d|[.,]\d)")
+_GROUP = re.compile(r"\d+")
+_TFN_WORDS = re.compile(r"(?i)\b(?:tfn|tax\s+file)")
+_BSB_WORDS = re.compile(r"(?i)\bbsb\b")
+_COMPANY_NUMBER = re.compile(r"(?i)\b(?:acn|abn|arbn)\W*$")
 
 
 def luhn_valid(digits: str) -> bool:
@@ -90,7 +83,7 @@ def tfn_valid(digits: str) -> bool:
 
 
 def iban_valid(text: str) -> bool:
-    compact = text.replace(" ", "")
+    compact = text.replace(" ", "").upper()
     if not 15 <= len(compact) <= 34:
         return False
     rearranged = compact[4:] + compact[:4]
@@ -100,6 +93,62 @@ def iban_valid(text: str) -> bool:
 
 def _digits(text: str) -> str:
     return "".join(ch for ch in text if ch.isdigit())
+
+
+def _years(groups: list[str]) -> bool:
+    """Every group a plausible year: "2017 2018 2019 2020" is a list of years."""
+    return all(len(g) == 4 and 1900 <= int(g) <= 2100 for g in groups)
+
+
+def _kind_of(groups: list[str], led_by_plus: bool, bracketed: bool, before: str) -> PiiKind | None:
+    """What a window of a run's digit groups is, if it is personal data at all."""
+    digits = "".join(groups)
+    n = len(digits)
+    shape = [len(g) for g in groups]
+    if 13 <= n <= 19 and not led_by_plus and luhn_valid(digits) and not _years(groups):
+        return PiiKind.CARD
+    tfn_shape = (n == 9 and shape in ([9], [3, 3, 3])) or (n == 8 and shape == [8])
+    if tfn_shape and tfn_valid(digits):
+        # Round figures written with spaces (250 000 000) pass the check one time in
+        # eleven; without "TFN" or "tax file" before them they stay figures.
+        round_figure = digits.endswith("000") or all(g.endswith("00") for g in groups)
+        if not round_figure or _TFN_WORDS.search(before[-40:]):
+            return PiiKind.TFN
+    bsb_shape = shape[:2] == [3, 3] and len(groups) >= 3 and 5 <= sum(shape[2:]) <= 10
+    if bsb_shape and _BSB_WORDS.search(before[-40:]):
+        return PiiKind.BANK_ACCOUNT
+    if 8 <= n <= 13 and not _COMPANY_NUMBER.search(before):
+        domestic = re.match(r"0[2-478]|1[38]00", digits) is not None
+        international = led_by_plus or (digits.startswith("61") and digits[2:3] in "2478")
+        if domestic or international or bracketed:
+            return PiiKind.PHONE
+    return None
+
+
+def _in_run(text: str, at: int, run: str) -> list[tuple[PiiKind, int, int]]:
+    """The personal values in one run of digit groups, longest first from the left.
+
+    Windows start and end on group boundaries, so a valid card followed by stray digits
+    ("4111 1111 1111 1111 123") or two phone numbers in a row are each still found.
+    """
+    groups = [(g.start(), g.end(), g.group()) for g in _GROUP.finditer(run)]
+    led_by_plus = run.startswith("+")
+    bracketed = run.startswith("(")
+    out = []
+    i = 0
+    while i < len(groups):
+        next_i = i + 1
+        for j in range(len(groups), i, -1):
+            window = [g[2] for g in groups[i:j]]
+            start = 0 if i == 0 else groups[i][0]
+            kind = _kind_of(window, led_by_plus and i == 0, bracketed and i == 0,
+                            text[: at + start])  # fmt: skip
+            if kind is not None:
+                out.append((kind, at + start, at + groups[j - 1][1]))
+                next_i = j
+                break
+        i = next_i
+    return out
 
 
 def find(text: str) -> list[Match]:
@@ -119,22 +168,15 @@ def find(text: str) -> list[Match]:
 
     for m in _EMAIL.finditer(text):
         add(PiiKind.EMAIL, m.start(), m.end())
-    for m in _CARD.finditer(text):
-        if luhn_valid(_digits(m.group())):
-            add(PiiKind.CARD, m.start(), m.end())
     for m in _IBAN.finditer(text):
         if iban_valid(m.group()):
             add(PiiKind.BANK_ACCOUNT, m.start(), m.end())
-    for m in _TFN.finditer(text):
-        if tfn_valid(_digits(m.group())):
-            add(PiiKind.TFN, m.start(), m.end())
-    for m in _BSB_ACCOUNT.finditer(text):
-        add(PiiKind.BANK_ACCOUNT, m.start(), m.end())
+    for m in _RUN.finditer(text):
+        for kind, start, end in _in_run(text, m.start(), m.group()):
+            add(kind, start, end)
     for m in _KEYWORD_ACCOUNT.finditer(text):
-        add(PiiKind.BANK_ACCOUNT, m.start(1), m.end(1))
-    for m in _PHONE.finditer(text):
-        if 8 <= len(_digits(m.group())) <= 13:
-            add(PiiKind.PHONE, m.start(), m.end())
+        if not _years(_GROUP.findall(m.group(1))):
+            add(PiiKind.BANK_ACCOUNT, m.start(1), m.end(1))
     return sorted(found, key=lambda m: m.start)
 
 

@@ -28,6 +28,22 @@ def kinds(text: str) -> list[tuple[str, str]]:
         ("BSB 062-000 12345678", [("account", "062-000 12345678")]),
         ("account number 1234 5678 9", [("account", "1234 5678 9")]),
         ("IBAN GB82 WEST 1234 5698 7654 32", [("account", "GB82 WEST 1234 5698 7654 32")]),
+        ("iban gb82 west 1234 5698 7654 32", [("account", "gb82 west 1234 5698 7654 32")]),
+        ("call 61 412 345 678", [("phone", "61 412 345 678")]),
+        ("BSB 062-000, acc 1234 5678", [("account", "1234 5678")]),
+        # A valid value inside a longer run of digits is still found.
+        ("card 4111 1111 1111 1111 123", [("card", "4111 1111 1111 1111")]),
+        ("mobile 0412 345 678 1234", [("phone", "0412 345 678")]),
+        ("0412 345 678 0412 345 679", [("phone", "0412 345 678"), ("phone", "0412 345 679")]),
+        (
+            "call 1300 123 456 4111 1111 1111 1111",
+            [("phone", "1300 123 456"), ("card", "4111 1111 1111 1111")],
+        ),
+        (
+            "+61 2 9876 5432-4111 1111 1111 1111",
+            [("phone", "+61 2 9876 5432"), ("card", "4111 1111 1111 1111")],
+        ),
+        ("tax file number 250 000 000", [("tfn", "250 000 000")]),
     ],
 )
 def test_each_kind_is_found(text: str, expected: list[tuple[str, str]]) -> None:
@@ -44,6 +60,12 @@ def test_each_kind_is_found(text: str, expected: list[tuple[str, str]]) -> None:
         "revenue of 123,456,782 and 4,111,111,111,111,111",  # separators make it a figure
         "13 500 000 tonnes shipped in 2023-2024",
         "EBITDA margin 53.7% vs 1.234567890",
+        "Compare BHP iron ore production 2017 2018 2019 2020",  # years pass Luhn
+        "between 100000-200000",
+        "the current account 2023 2024",
+        "approx 250 000 000 t",  # a round figure passes the TFN check
+        "100 200 300",
+        "ACN 004 028 077",  # a company number, not a phone
     ],
 )
 def test_figures_and_failed_checksums_are_not_personal_data(text: str) -> None:
