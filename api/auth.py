@@ -79,13 +79,30 @@ def authenticate(
 CallerDep = Annotated[Caller, Depends(authenticate)]
 
 
+def require_operator(caller: CallerDep, settings: SettingsDep) -> Caller:
+    """403 unless the key's tenant is an operator (`TURNSTILE_OPERATOR_TENANTS`): for what
+    spans every tenant (the shared corpus, the whole decision chain)."""
+    if caller.tenant_id not in settings.operator_tenants:
+        raise ApiError(403, "Forbidden", "this needs an operator's API key")
+    return caller
+
+
+KEY_FACTOR = 10
+"""A key's whole traffic may be this many users' worth: user ids are the caller's to
+choose, so without a bucket per key a new user id would be a new allowance."""
+
+
 async def limit(caller: Caller, user_id: str | None, pool: PoolDep, settings: SettingsDep) -> None:
-    """Take one token from the user's bucket, or answer 429 with Retry-After."""
+    """Take one token from the user's bucket and one from the key's, or answer 429 with
+    Retry-After."""
+    rate, burst = settings.rate_limit_per_minute / 60.0, settings.rate_limit_burst
     async with pool.connection() as conn:
-        wait = await ratelimit.take(
-            conn, caller.bucket(user_id), settings.rate_limit_per_minute / 60.0,
-            settings.rate_limit_burst,
-        )  # fmt: skip
+        wait = await ratelimit.take(conn, caller.bucket(user_id), rate, burst)
+        if wait == 0:
+            wait = await ratelimit.take(
+                conn, f"{caller.tenant_id}:all:{caller.key_fingerprint}",
+                rate * KEY_FACTOR, burst * KEY_FACTOR,
+            )  # fmt: skip
     if wait > 0:
         RATE_LIMITED.labels(caller.tenant_id).inc()
         retry_after = ratelimit.retry_after_header(wait)

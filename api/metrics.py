@@ -84,7 +84,9 @@ class _CountRequests:
                 extra={
                     "event": "request", "method": method, "route": route, "status": status,
                     "ms": round(seconds * 1000, 1),
-                    **{k: str(params[k]) for k in _LOGGED_PARAMS if k in params},
+                    # A refused id may be anything the caller typed: only real ones.
+                    **{k: str(params[k]) for k in _LOGGED_PARAMS if k in params
+                       if status < 400},
                 },
             )  # fmt: skip
 

@@ -71,7 +71,8 @@ def idempotency_scope(
     if conversation_id is not None:
         return f"conversation:{conversation_id}"
     if tenant_id != DEFAULT_TENANT:
-        return f"user:{tenant_id}:{user_id or ''}"
+        # Tenant ids have no ":", and this prefix differs from the default tenant's.
+        return f"tenant:{tenant_id}:user:{user_id or ''}"
     return f"user:{user_id or ''}"
 
 

@@ -1,8 +1,8 @@
 """POST /v1/ingest: run the IngestDocuments workflow on files in the ingest directory.
 
-Ingestion changes what every answer is built from, so until tenants and operator keys
-exist it is served only to clients on this machine (loopback), and only for files under
-`settings.ingest_dir`.
+Ingestion changes what every tenant's answers are built from, so it is served only to
+an operator's API key from a client on this machine (loopback), and only for files
+under `settings.ingest_dir`.
 """
 
 import ipaddress
@@ -15,7 +15,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import Field
 
 from activities.contracts import IngestRequest, IngestResult
-from api.auth import authenticate
+from api.auth import require_operator
 from api.bounded import require_worker, result_within
 from api.deps import SettingsDep, TemporalDep
 from api.errors import ApiError, error_responses
@@ -67,14 +67,14 @@ def _inside(root: Path, raw: str) -> str | None:
 
 @router.post(
     "/ingest",
-    dependencies=[Depends(authenticate), Depends(_loopback_only)],
+    dependencies=[Depends(require_operator), Depends(_loopback_only)],
     responses=error_responses(401, 403, 503),
 )
 async def ingest(body: IngestBody, client: TemporalDep, settings: SettingsDep) -> IngestResult:
     """Ingest report files; each file's outcome is in the result (none raises).
 
-    Only loopback clients are served (403 `Forbidden` otherwise) until tenants and
-    operator keys exist. Every path must name a file under the configured ingest
+    Only an operator's key from a loopback client is served (403 `Forbidden` otherwise).
+    Every path must name a file under the configured ingest
     directory (`TURNSTILE_INGEST_DIR`) after symlinks and `..` are resolved; a path that
     does not, whether it is missing or outside, is the same 422 `InvalidInput`, so the
     answer does not reveal which files exist elsewhere. A different file for a company

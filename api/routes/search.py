@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from activities.contracts import SearchHitWithText, SearchRequest
 from api import redaction
 from api.auth import CallerDep
+from api.auth import limit as rate_limit
 from api.bounded import require_worker, result_within
 from api.deps import PoolDep, SettingsDep, TemporalDep
 from api.errors import ApiError, error_responses
@@ -27,7 +28,7 @@ def _one_line(exc: ValidationError) -> str:
     )
 
 
-@router.get("/search", responses=error_responses(401, 503))
+@router.get("/search", responses=error_responses(401, 429, 503))
 async def search(
     client: TemporalDep,
     settings: SettingsDep,
@@ -43,6 +44,7 @@ async def search(
     The search runs as a SearchReports workflow with an execution timeout of
     `search_timeout_seconds`, so the request never waits longer than that (and a moment).
     """
+    await rate_limit(caller, None, pool, settings)  # each search starts a workflow
     # The query goes into the search workflow's history: tokens only, like a question.
     q = await redaction.redact(pool, settings, caller.tenant_id, "", q)
     try:

@@ -88,6 +88,8 @@ class TurnRequest(BaseModel):
     def _conversation(cls, value: str | None) -> str | None:
         if value is not None and not CONVERSATION_ID.fullmatch(value):
             raise ValueError("conversation_id must be 1-64 characters of A-Z a-z 0-9 _ -")
+        if value is not None and pii.find(value):  # ids are stored and logged as they are
+            raise ValueError("must be an opaque id, not a phone number or other personal data")
         return value
 
     @field_validator("user_id")
@@ -263,6 +265,10 @@ async def start_turn(
     owner = redaction.owner_of(body.user_id)
     question = await redaction.redact(pool, settings, caller.tenant_id, owner, body.question)
     body = body.model_copy(update={"question": question})
+    if idempotency_key is not None and pii.find(idempotency_key):
+        raise ApiError(
+            422, "InvalidInput", "Idempotency-Key must be an opaque value, not personal data"
+        )
     idem = (idempotency_key, _request_hash(body)) if idempotency_key else None
     alloc = await _allocate(body, idem, client, pool, caller.tenant_id)
     handle: WorkflowHandle[ChatTurn, TurnResult] = client.get_workflow_handle_for(

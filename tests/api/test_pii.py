@@ -186,3 +186,15 @@ async def test_redaction_is_quiet_on_a_question_without_personal_data(
             "SELECT question FROM turns WHERE conversation_id = %s", (conversation,)
         ).fetchone()
     assert stored == ("What was South32's revenue in FY2024?",)
+
+
+async def test_ids_and_keys_that_are_personal_data_are_422(api_client: httpx.AsyncClient) -> None:
+    phone_conversation = await api_client.post(
+        "/v1/turns", json={"question": "BHP revenue FY2024", "conversation_id": "0412777666"}
+    )
+    assert phone_conversation.status_code == 422
+    email_key = await api_client.post(
+        "/v1/turns", json={"question": "BHP revenue FY2024"},
+        headers={"Idempotency-Key": "idem@example.com"},
+    )  # fmt: skip
+    assert email_key.status_code == 422 and "Idempotency-Key" in email_key.json()["detail"]

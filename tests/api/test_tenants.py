@@ -153,3 +153,11 @@ async def test_development_mode_takes_a_request_without_a_key_as_the_dev_tenant(
     dev = await api_client.get("/v1/turns/turn-x-1", headers={"X-API-Key": "turnstile-dev"})
     anonymous = await api_client.get("/v1/turns/turn-x-1")
     assert dev.status_code == anonymous.status_code == 404
+
+
+async def test_what_spans_every_tenant_needs_an_operators_key(keyed_settings: Settings) -> None:
+    async with client_for(keyed_settings) as client:
+        verify = await client.get("/v1/audit/verify", headers=A)
+        ingest = await client.post("/v1/ingest", json={"paths": ["x.md"]}, headers=A)
+    assert verify.status_code == ingest.status_code == 403
+    assert verify.json()["error_type"] == "Forbidden"

@@ -208,3 +208,13 @@ def test_workers_run_as_several_replicas_on_the_task_queue() -> None:
     assert isinstance(replicas, int)
     assert replicas >= 2
     assert "ports" not in worker, "published ports would collide between replicas"
+
+
+def test_only_authenticated_services_listen_beyond_the_host() -> None:
+    open_to_all = {
+        name
+        for name, body in _services(_load_compose()).items()
+        for port in body.get("ports", []) or []  # type: ignore[attr-defined]
+        if not str(port).startswith("127.0.0.1:")
+    }
+    assert open_to_all == {"api", "grafana"}
