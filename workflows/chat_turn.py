@@ -121,9 +121,6 @@ STEP_FAILED = (ActivityError, ApplicationError, StepTimeout)
 local activity's as the failure itself (ApplicationError, or TimeoutError)."""
 LEAN_TURN = "lean-turn-local-steps"
 """Patch id: from here on short steps on this machine run as local activities."""
-SETTLED_MEMO = "settled-memo"
-"""Patch: from here on a settling turn adds to its memo what routing understood
-(companies, fiscal years) and the outcome."""
 FALLBACK_ATTRIBUTE = "fallback-attribute"
 """Patch id: from here on a turn that falls back also sets `TurnstileFallback` (asked
 only on that path, so other turns' histories are unchanged)."""
@@ -234,7 +231,6 @@ class ChatTurn:
         self._lean = False
         self._degraded: list[Degradation] = []
         self._trace: list[ModelCall] = []
-        self._routed: Slots | None = None
         # Chunk ids only, for the decision record; dicts keep first-seen order.
         self._retrieved: dict[str, None] = {}
         self._kept: dict[str, None] = {}
@@ -417,7 +413,6 @@ class ChatTurn:
             )
         self._note(f"route: {decision.route} ({decision.reason})")
         workflow.upsert_search_attributes([attributes.ROUTE.value_set(decision.route)])
-        self._routed = decision.slots
         return decision
 
     async def _ask(
@@ -740,16 +735,6 @@ class ChatTurn:
         if fallback_reason is not None and workflow.patched(FALLBACK_ATTRIBUTE):
             settled_attributes.append(attributes.FALLBACK.value_set(fallback_reason))
         workflow.upsert_search_attributes(settled_attributes)
-        if workflow.patched(SETTLED_MEMO):
-            # The memo already holds the (redacted) question and tenant from the start.
-            routed = self._routed
-            workflow.upsert_memo(
-                {
-                    "outcome": status,
-                    "companies": list(routed.companies) if routed else [],
-                    "fiscal_years": list(routed.fiscal_years) if routed else [],
-                }
-            )
         self._note(f"outcome: {status}" + (f", confidence {confidence}" if confidence else ""))
         return result
 
