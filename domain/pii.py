@@ -128,8 +128,8 @@ def _kind_of(groups: list[str], led_by_plus: bool, bracketed: bool, before: str)
 def _in_run(text: str, at: int, run: str) -> list[tuple[PiiKind, int, int]]:
     """The personal values in one run of digit groups, longest first from the left.
 
-    Windows start and end on group boundaries, so a valid card followed by stray digits
-    ("4111 1111 1111 1111 123") or two phone numbers in a row are each still found.
+    Windows start and end on group boundaries, so a valid card followed by stray digits,
+    or two phone numbers in a row, are each still found.
     """
     groups = [(g.start(), g.end(), g.group()) for g in _GROUP.finditer(run)]
     led_by_plus = run.startswith("+")
