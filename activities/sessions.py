@@ -15,7 +15,7 @@ from activities.metrics import turn_metrics
 from activities.steps import implements
 from db import turns
 from domain.turns import TurnResult
-from domain.usage import Price, usage_of
+from domain.usage import Price
 
 log = logging.getLogger("turnstile.turns")
 
@@ -50,17 +50,13 @@ class SessionActivities:
         """
         try:
             async with heartbeating(), self.pool.connection() as conn:
-                settled_after = await turns.save_turn(
-                    conn, request.result, request.final, self.prices
-                )
-                owner = await turns.turn_owner(conn, request.result.turn_id)
+                settled = await turns.save_turn(conn, request.result, request.final, self.prices)
         except psycopg.DataError as exc:
             raise invalid_input(f"the turn cannot be stored: {type(exc).__name__}") from exc
-        if settled_after is not None:  # this save settled the turn: count it, once
-            turn_metrics().observe_turn(request.result, settled_after)
-            usage = usage_of(request.result.model_trace, self.prices)
-            turn_metrics().observe_usage(owner[0] if owner else "unknown", usage)
-            _log_settled(request.result, settled_after)
+        if settled is not None:  # this save settled the turn: count it, once
+            turn_metrics().observe_turn(request.result, settled.seconds)
+            turn_metrics().observe_usage(settled.tenant_id, settled.usage)
+            _log_settled(request.result, settled.seconds)
 
 
 def _log_settled(result: TurnResult, seconds: float) -> None:

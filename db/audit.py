@@ -14,7 +14,6 @@ edited, removed or reordered row breaks the chain at a row `verify` names.
 
 import hashlib
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -23,7 +22,7 @@ from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 
 from domain.turns import TurnResult
-from domain.usage import Price, Usage, usage_of
+from domain.usage import Usage
 
 GENESIS = "0" * 64
 """The `prev_hash` of the first row ever written."""
@@ -136,7 +135,8 @@ async def append(
     conn: AsyncConnection,
     result: TurnResult,
     seconds: float | None,
-    prices: Mapping[str, Price] | None = None,
+    tenant_id: str | None = None,
+    usage: Usage | None = None,
 ) -> bool:
     """Write the turn's record at the end of the chain (inside the caller's transaction).
 
@@ -154,13 +154,9 @@ async def append(
             "SELECT corpus_version FROM worker_heartbeats ORDER BY seen_at DESC LIMIT 1"
         )
     ).fetchone()
-    owner = await (
-        await conn.execute("SELECT tenant_id FROM turns WHERE turn_id = %s", (result.turn_id,))
-    ).fetchone()
     record = build_record(
-        result, seconds, str(heartbeat[0]) if heartbeat else None,
-        str(owner[0]) if owner else None, usage_of(result.model_trace, prices or {}),
-    )  # fmt: skip
+        result, seconds, str(heartbeat[0]) if heartbeat else None, tenant_id, usage
+    )
     recorded_at = datetime.now(UTC)
     digest = row_hash(prev, seq, result.turn_id, result.conversation_id, recorded_at, record)
     await conn.execute(

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from db import audit
 from domain.turns import OPEN, TurnResult, TurnStatus
-from domain.usage import Price
+from domain.usage import Price, Usage, usage_of
 
 IDEMPOTENCY_TTL = timedelta(hours=24)
 
@@ -35,6 +35,15 @@ class Allocation(BaseModel):
     conversation_id: str
     seq: int
     replayed: bool = False
+
+
+class Settled(BaseModel):
+    """A turn this save settled: how long it took, whose it is, what its models used."""
+
+    model_config = ConfigDict(frozen=True)
+    seconds: float
+    tenant_id: str
+    usage: Usage
 
 
 class MessageRow(BaseModel):
@@ -347,17 +356,18 @@ async def save_turn(
     result: TurnResult,
     final: bool,
     prices: Mapping[str, Price] | None = None,
-) -> float | None:
-    """Write the turn's status and result; when final, its two messages. Idempotent.
+) -> Settled | None:
+    """Write the turn's status and result; when final, its two messages and its decision
+    record (with its usage and cost at `prices`). Idempotent.
 
-    Returns the seconds from the turn's creation to now when this call is the one that
-    settled it (it wrote the assistant message), else None: a retried save settles
-    nothing twice, so whoever counts settled turns counts each once.
+    Returns what settled when this call is the one that settled it (it wrote the
+    assistant message), else None: a retried save settles nothing twice, so whoever
+    counts settled turns counts each once.
     """
     async with conn.transaction():
         cur = await conn.execute(
             "UPDATE turns SET status = %s, result = %s, updated_at = now() WHERE turn_id = %s"
-            " RETURNING extract(epoch FROM now() - created_at)",
+            " RETURNING extract(epoch FROM now() - created_at), tenant_id",
             (result.status, Jsonb(result.model_dump(mode="json")), result.turn_id),
         )
         row = await cur.fetchone()
@@ -385,11 +395,13 @@ async def save_turn(
                 Jsonb([c.model_dump(mode="json") for c in result.citations]),
             ),
         )
+        usage = usage_of(result.model_trace, prices or {})
+        tenant_id = None if row is None else str(row[1])
         if inserted.rowcount != 1 or row is None:
             # Settled before (a retried save, or settled by the sweeper): the record
             # exists unless the turn predates the decision record.
-            await audit.append(conn, result, None, prices)
+            await audit.append(conn, result, None, tenant_id, usage)
             return None
-        seconds = float(row[0])
-        await audit.append(conn, result, seconds, prices)
-        return seconds
+        settled = Settled(seconds=float(row[0]), tenant_id=str(row[1]), usage=usage)
+        await audit.append(conn, result, settled.seconds, tenant_id, usage)
+        return settled

@@ -1,7 +1,7 @@
 """Personal data in user text: find it, and the token format that stands in for it.
 
 The API replaces every match with a token before anything is stored or a workflow
-starts (`api.pii`), so Temporal history, logs, caches, the decision record and metric
+starts (`api.redaction`), so Temporal history, logs, caches, the decision record and metric
 labels only ever hold tokens. This module is pure: patterns, checksums and the token
 syntax, no storage.
 
@@ -9,9 +9,10 @@ Hand-written because the well-kept detectors (Presidio and friends) pull in spaC
 models that would be downloaded at run time, and this product needs exactly five
 kinds with their checksums: email, phone (Australian and international), payment card
 (Luhn), bank account (BSB + account, IBAN with its mod-97 check) and Australian tax
-file number (its weighted mod-11 check). A checksum keeps a nine-digit figure from
-being taken for a TFN (one in eleven would pass, so figures with thousands separators
-never match: the patterns accept only spaces or hyphens between digit groups).
+file number (its weighted mod-11 check). Digits are read as runs of groups joined by a
+space, hyphen or dot; digits touching digits across "," or "." are a figure and never
+match. Checksums, shapes (3-3-3 for a TFN) and context ("BSB", "TFN", "ACN" before the
+number) keep figures, year lists and company numbers from being taken for personal data.
 """
 
 import re

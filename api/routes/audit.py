@@ -3,11 +3,11 @@
 from datetime import datetime
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from pydantic import BaseModel
 
-from api.auth import CallerDep
-from api.deps import PoolDep, SettingsDep, TurnIdPath
+from api.auth import CallerDep, require_operator
+from api.deps import PoolDep, TurnIdPath
 from api.errors import ApiError, error_responses
 from db import audit
 
@@ -48,15 +48,17 @@ async def turn_audit(turn_id: TurnIdPath, pool: PoolDep, caller: CallerDep) -> D
     return DecisionRecord.model_validate(row)
 
 
-@router.get("/audit/verify", responses=error_responses(401, 403, 503))
-async def verify_chain(pool: PoolDep, caller: CallerDep, settings: SettingsDep) -> ChainReport:
+@router.get(
+    "/audit/verify",
+    responses=error_responses(401, 403, 503),
+    dependencies=[Depends(require_operator)],
+)
+async def verify_chain(pool: PoolDep) -> ChainReport:
     """Recompute every hash of the chain; `ok` false names the first row that breaks it.
 
     The chain spans every tenant, so only an operator's key (`TURNSTILE_OPERATOR_TENANTS`)
     may walk it; others get 403.
     """
-    if caller.tenant_id not in settings.operator_tenants:
-        raise ApiError(403, "Forbidden", "only an operator's API key may verify the whole chain")
     async with pool.connection() as conn:
         result = await audit.verify(conn)
     return ChainReport(

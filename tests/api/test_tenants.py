@@ -161,3 +161,23 @@ async def test_what_spans_every_tenant_needs_an_operators_key(keyed_settings: Se
         ingest = await client.post("/v1/ingest", json={"paths": ["x.md"]}, headers=A)
     assert verify.status_code == ingest.status_code == 403
     assert verify.json()["error_type"] == "Forbidden"
+
+
+async def test_new_user_ids_do_not_buy_a_key_more_than_its_own_bucket(
+    keyed_settings: Settings, turn_worker: TurnWorker
+) -> None:
+    from api.auth import KEY_FACTOR
+
+    settings = keyed_settings.model_copy(
+        update={"rate_limit_burst": 1, "rate_limit_per_minute": 1.0}
+    )
+    async with turn_worker(task_queue=settings.task_queue), client_for(settings) as client:
+        codes = [
+            (await client.post(
+                "/v1/turns", json={"question": "Should I buy BHP?", "user_id": unique("u")},
+                headers=B,
+            )).status_code
+            for _ in range(KEY_FACTOR + 1)
+        ]  # fmt: skip
+    # Each user is within their own bucket of one; the key's bucket of ten runs out.
+    assert codes == [200] * KEY_FACTOR + [429]
