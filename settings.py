@@ -193,6 +193,19 @@ class Settings(BaseSettings):
     """Turns and clarification replies one user may send per minute, sustained."""
     rate_limit_burst: Annotated[int, Field(ge=1, le=1_000_000)] = 20
     """How many of them may come at once (the bucket's size)."""
+    answer_cache: bool = True
+    """The semantic answer cache (docs/memory.md); off, every turn answers afresh."""
+    cache_hit_similarity: Annotated[float, Field(gt=0, le=1)] = 0.95
+    """Similarity at which a stored answer (same slots) is reused as it is."""
+    cache_hint_similarity: Annotated[float, Field(gt=0, le=1)] = 0.80
+    """Similarity at which a stored answer (same slots) is handed to synthesis as a hint."""
+    cache_ttl_seconds: Seconds = 7 * 24 * 3600.0
+    """How long a cached answer lives from its write (a hit does not extend it)."""
+    context_budget_chars: Annotated[int, Field(ge=1000, le=1_000_000)] = 16_000
+    """The offline engine's synthesis context, in characters: question, evidence, then
+    the summary and memory hints while they fit."""
+    context_budget_tokens: Annotated[int, Field(ge=500, le=1_000_000)] = 8_000
+    """The model engine's synthesis context, in (estimated) tokens."""
 
     @field_validator("api_keys")
     @classmethod
@@ -266,7 +279,19 @@ class Settings(BaseSettings):
                 f"{ENV_PREFIX}EMBEDDING_PROVIDER=openai needs {ENV_PREFIX}EMBEDDING_BASE_URL "
                 f"and {ENV_PREFIX}EMBEDDING_API_KEY (or the OPENAI ones)"
             )
+        if self.cache_hint_similarity > self.cache_hit_similarity:
+            raise ValueError(
+                f"{ENV_PREFIX}CACHE_HINT_SIMILARITY must not be above "
+                f"{ENV_PREFIX}CACHE_HIT_SIMILARITY"
+            )
         return self
+
+    @property
+    def context_budget(self) -> int:
+        """The synthesis context budget in the configured engine's unit."""
+        if self.engine == EngineName.OFFLINE:
+            return self.context_budget_chars
+        return self.context_budget_tokens
 
     @property
     def judge_is_generator(self) -> bool:

@@ -32,8 +32,10 @@ from temporalio.worker import Worker
 import logsetup
 import payloads
 import tracing
+from activities.answer_cache import AnswerCache
 from activities.embeddings import Embedder, LocalEmbedder, OpenAIEmbedder
 from activities.engines.protocol import Engine
+from activities.memory import CacheActivities, MemoryActivities
 from activities.model_steps import GroundingActivities, ModelActivities
 from activities.report_activities import ReportActivities
 from activities.reports import ReportIndex, open_qdrant
@@ -72,14 +74,20 @@ def activities(
     pool: AsyncConnectionPool,
     engine: Engine,
     prices: Mapping[str, Price] | None = None,
+    cache: AnswerCache | None = None,
+    context_budget: int = 16_000,
 ) -> Sequence[Callable[..., Any]]:
-    """Every activity the worker runs; `workflows.policy.POLICY` must list each one."""
+    """Every activity the worker runs; `workflows.policy.POLICY` must list each one.
+
+    `cache` defaults to the answer cache beside `index` with the default thresholds."""
     boundaries = (
         ReportActivities(index, pool),
         SessionActivities(pool, prices),
         SweepActivities(pool),
-        ModelActivities(engine, index),
+        ModelActivities(engine, index, context_budget),
         GroundingActivities(index),
+        MemoryActivities(pool, engine),
+        CacheActivities(cache or AnswerCache(index)),
     )
     return [fn for boundary in boundaries for fn in boundary.activities()]
 
@@ -95,6 +103,16 @@ def make_embedder(settings: Settings) -> Embedder:
         model=settings.openai_embedding_model,
         dimensions=settings.openai_embedding_dimensions,
         timeout_seconds=settings.model_timeout_seconds,
+    )
+
+
+def make_cache(settings: Settings, index: ReportIndex) -> AnswerCache:
+    """The semantic answer cache beside the report index, with the configured thresholds."""
+    return AnswerCache(
+        index,
+        hit_at=settings.cache_hit_similarity,
+        hint_at=settings.cache_hint_similarity,
+        ttl_seconds=settings.cache_ttl_seconds,
     )
 
 
@@ -271,6 +289,8 @@ async def run_worker(settings: Settings) -> None:
             pool,
             make_engine(settings),
             {m: Price(input=i, output=o) for m, (i, o) in settings.prices.items()},
+            make_cache(settings, index),
+            settings.context_budget,
         ),
         interceptors=[StepLog()],
         # A worker killed without a goodbye leaves its turns' next workflow tasks on its

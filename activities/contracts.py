@@ -9,9 +9,11 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from domain.companies import FISCAL_YEARS, check_company, check_fiscal_year
+from domain.memory import CacheOutcome, MemoryNote, Preference
 from domain.models import (
     ChunkHit,
     ChunkText,
+    Citation,
     ClaimReason,
     Derived,
     Draft,
@@ -156,6 +158,9 @@ class EvidenceRequest(_Frozen):
     question: str
     slots: Slots
     chunk_ids: list[str]
+    memory: list[MemoryNote] = Field(default_factory=list)
+    """Remembered context for synthesis only (summary, preferences, a cached answer as
+    a hint), labelled a claim; fitted into the context budget after the evidence."""
 
 
 class DocumentGrades(_Frozen):
@@ -182,11 +187,96 @@ class AnswerGrade(_Frozen):
 class LoadSessionRequest(_Frozen):
     conversation_id: str
     seq: int
+    tenant_id: str = "default"
+    user_id: str | None = None
+    """With a user id, the user's remembered facts are loaded too."""
 
 
 class Session(_Frozen):
     recent_questions: list[str] = Field(default_factory=list)
     """Resolved user questions of earlier turns, oldest first (for entity carry-forward)."""
+    summary: str | None = None
+    """The conversation's newest summary of its older messages, if any."""
+    unsummarised: int = 0
+    """Messages before this turn not yet covered by a summary."""
+    preferences: list[Preference] = Field(default_factory=list)
+    """The user's current remembered facts, oldest first."""
+
+
+class SummarizeRequest(_Frozen):
+    conversation_id: str
+    seq: int
+    """Summarise the messages of turns before this one."""
+
+
+class SummaryResult(_Frozen):
+    summary: str | None
+    """The conversation's summary after this step (None: nothing to summarise)."""
+    summarised: int = 0
+    """Messages this step marked as summarised."""
+    model_calls: list[ModelCall] = Field(default_factory=list)
+
+
+class RememberRequest(_Frozen):
+    tenant_id: str
+    user_id: str
+    turn_id: str
+    preference: Preference
+
+
+class ForgetRequest(_Frozen):
+    tenant_id: str
+    user_id: str
+
+
+class ForgetResult(_Frozen):
+    facts: int = 0
+    summaries: int = 0
+    personal_values: int = 0
+    cached_answers: int = 0
+
+
+class CachedAnswer(_Frozen):
+    """An answer the cache holds: the clean answer (before any disclaimer or warning),
+    with what the final gate and confidence shaping need to run on it again."""
+
+    turn_id: str
+    question: str
+    answer: str
+    citations: list[Citation] = Field(default_factory=list)
+    derived: list[Derived] = Field(default_factory=list)
+    not_found: list[NotFound] = Field(default_factory=list)
+    unsupported: list[UnsupportedClaim] = Field(default_factory=list)
+    coverage: dict[str, bool] = Field(default_factory=dict)
+    figures_given: bool = True
+
+
+class CacheLookupRequest(_Frozen):
+    tenant_id: str
+    question: str
+    """The resolved question (carried entities and preferences in it)."""
+
+
+class CacheLookup(_Frozen):
+    outcome: CacheOutcome
+    entry: CachedAnswer | None = None
+    similarity: float | None = None
+    reason: str = ""
+    """Why a miss was a miss (no entry, slots differ, corpus changed, below threshold)."""
+    corpus_version: str | None = None
+    """The corpus version at lookup: a later write is stamped with it."""
+
+
+class CacheWriteRequest(_Frozen):
+    tenant_id: str
+    user_id: str | None
+    entry: CachedAnswer
+    corpus_version: str | None = None
+
+
+class CacheWriteResult(_Frozen):
+    written: bool
+    reason: str = ""
 
 
 class SaveTurnRequest(_Frozen):

@@ -11,6 +11,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from temporalio import activity
+
 from activities import steps
 from activities.contracts import (
     AnswerGrade,
@@ -33,6 +35,7 @@ from activities.reports import ReportIndex
 from activities.steps import implements
 from domain.evidence import strip_instructions
 from domain.grounding import check_numbers
+from domain.memory import assemble_context
 
 
 async def load_evidence(index: ReportIndex, chunk_ids: list[str]) -> list[ChunkText]:
@@ -50,9 +53,11 @@ async def load_evidence(index: ReportIndex, chunk_ids: list[str]) -> list[ChunkT
 
 
 class ModelActivities:
-    def __init__(self, engine: Engine, index: ReportIndex) -> None:
+    def __init__(self, engine: Engine, index: ReportIndex, context_budget: int = 16_000) -> None:
         self.engine = engine
         self.index = index
+        self.context_budget = context_budget
+        """The synthesis context's size limit, in the engine's unit (`context_size`)."""
 
     def activities(self) -> list[Callable[..., Any]]:
         """This class's activities, bound, for the worker's registry."""
@@ -86,8 +91,16 @@ class ModelActivities:
     async def synthesize(self, request: EvidenceRequest) -> Draft:
         async with heartbeating():
             sources = await load_evidence(self.index, request.chunk_ids)
+            context = assemble_context(
+                request.question, [c.text for c in sources], request.memory,
+                self.context_budget, self.engine.context_size,
+            )  # fmt: skip
+            if context.dropped:
+                activity.logger.info("context budget dropped %s", ", ".join(context.dropped))
             with recording() as calls:
-                draft = await self.engine.synthesize(request.question, request.slots, sources)
+                draft = await self.engine.synthesize(
+                    request.question, request.slots, sources, context.memory
+                )
         return draft.model_copy(update={"model_calls": calls})
 
     @implements(steps.llm_grade_answer)

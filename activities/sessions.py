@@ -13,7 +13,7 @@ from activities.errors import invalid_input
 from activities.heartbeat import heartbeating
 from activities.metrics import turn_metrics
 from activities.steps import implements
-from db import turns
+from db import memory, turns
 from domain.turns import TurnResult
 from domain.usage import Price
 
@@ -34,10 +34,21 @@ class SessionActivities:
 
     @implements(steps.postgres_load_session)
     async def load_session(self, request: LoadSessionRequest) -> Session:
-        """Load the resolved questions of earlier turns in this conversation (read-only)."""
+        """Load what the turn may remember (read-only): the resolved questions of earlier
+        turns, the conversation's summary and how many messages it does not cover yet,
+        and the user's current facts."""
         async with heartbeating(), self.pool.connection() as conn:
             recent = await turns.recent_user_questions(conn, request.conversation_id, request.seq)
-        return Session(recent_questions=recent)
+            summary = await memory.latest_summary(conn, request.conversation_id)
+            pending = await memory.unsummarised_count(conn, request.conversation_id, request.seq)
+            facts = (
+                await memory.preferences(conn, request.tenant_id, request.user_id)
+                if request.user_id
+                else []
+            )
+        return Session(
+            recent_questions=recent, summary=summary, unsummarised=pending, preferences=facts
+        )
 
     @implements(steps.postgres_save_turn)
     async def save_turn(self, request: SaveTurnRequest) -> None:

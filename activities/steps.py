@@ -18,10 +18,16 @@ from temporalio import activity
 
 from activities.contracts import (
     AnswerGrade,
+    CacheLookup,
+    CacheLookupRequest,
+    CacheWriteRequest,
+    CacheWriteResult,
     CheckRequest,
     DocumentGrades,
     Draft,
     EvidenceRequest,
+    ForgetRequest,
+    ForgetResult,
     GroundingReport,
     IngestFileRequest,
     IngestFileResult,
@@ -29,6 +35,7 @@ from activities.contracts import (
     PiiPurgeResult,
     PurgeRequest,
     PurgeResult,
+    RememberRequest,
     RewritePlan,
     RewriteRequest,
     RouteDecision,
@@ -37,6 +44,8 @@ from activities.contracts import (
     SearchRequest,
     SearchResult,
     Session,
+    SummarizeRequest,
+    SummaryResult,
     SweepRequest,
     SweepResult,
 )
@@ -53,6 +62,24 @@ def _declared() -> Any:
 @activity.defn(name="postgres_load_session")
 async def postgres_load_session(request: LoadSessionRequest) -> Session:
     """The conversation's recent resolved questions (for carry-forward)."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="llm_summarize_history")
+async def llm_summarize_history(request: SummarizeRequest) -> SummaryResult:
+    """Compress all but the last messages of a long conversation into one summary note."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="qdrant_lookup_answer")
+async def qdrant_lookup_answer(request: CacheLookupRequest) -> CacheLookup:
+    """The semantic answer cache: hit, hint or miss for the resolved question."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="postgres_remember_fact")
+async def postgres_remember_fact(request: RememberRequest) -> None:
+    """Store a fact the user stated about themselves (a new version of its kind)."""
     return _declared()  # type: ignore[no-any-return]
 
 
@@ -95,6 +122,12 @@ async def grounding_check_numbers(request: CheckRequest) -> GroundingReport:
 @activity.defn(name="llm_grade_answer")
 async def llm_grade_answer(request: CheckRequest) -> AnswerGrade:
     """The judge: answer quality (lenient) and groundedness (strict)."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="qdrant_save_answer")
+async def qdrant_save_answer(request: CacheWriteRequest) -> CacheWriteResult:
+    """Write a checked answer to the semantic answer cache."""
     return _declared()  # type: ignore[no-any-return]
 
 
@@ -143,6 +176,18 @@ async def postgres_purge_pii_tokens(request: PurgeRequest) -> PiiPurgeResult:
     return _declared()  # type: ignore[no-any-return]
 
 
+@activity.defn(name="postgres_forget_user")
+async def postgres_forget_user(request: ForgetRequest) -> ForgetResult:
+    """Erase a user's facts, the summaries of their conversations and their personal values."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="qdrant_forget_answers")
+async def qdrant_forget_answers(request: ForgetRequest) -> ForgetResult:
+    """Erase the answer-cache entries written from a user's turns."""
+    return _declared()  # type: ignore[no-any-return]
+
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -185,6 +230,9 @@ DECLARED: dict[str, Callable[..., Awaitable[Any]]] = {
     declared_name(fn): fn
     for fn in (
         postgres_load_session,
+        llm_summarize_history,
+        qdrant_lookup_answer,
+        postgres_remember_fact,
         llm_route_question,
         llm_rewrite_query,
         qdrant_search_chunks,
@@ -192,6 +240,7 @@ DECLARED: dict[str, Callable[..., Awaitable[Any]]] = {
         llm_synthesize_answer,
         grounding_check_numbers,
         llm_grade_answer,
+        qdrant_save_answer,
         postgres_save_turn,
         qdrant_load_chunks,
         qdrant_ingest_file,
@@ -199,6 +248,8 @@ DECLARED: dict[str, Callable[..., Awaitable[Any]]] = {
         postgres_sweep_turns,
         postgres_purge_decisions,
         postgres_purge_pii_tokens,
+        postgres_forget_user,
+        qdrant_forget_answers,
     )
 }
 """Every declared step by its pinned name (the policy table has a row for each)."""

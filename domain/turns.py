@@ -54,6 +54,8 @@ class Carried(Frozen):
     fiscal_year: int | None = None
     metric: str | None = None
     """The measure carried into a follow-up ("and in FY2023?"), as answers name it."""
+    preferences: list[str] = Field(default_factory=list)
+    """The user's remembered preferences applied to the question ("figures in billions")."""
 
 
 class TurnResult(Frozen):
@@ -89,3 +91,12 @@ class TurnResult(Frozen):
     failure_reason: str | None = None
     """Why a `failed` or `cancelled` turn stopped: an error type or who cancelled it,
     never user text."""
+    cache: Literal["hit", "hint", "miss"] | None = None
+    """The semantic answer cache: `hit` (a stored answer reused, through the final gate),
+    `hint` (a stored answer handed to synthesis as a labelled claim), `miss`; None when
+    the cache was not asked (turns before it, refusals by rule, preference statements)."""
+    cache_turn_id: str | None = None
+    """On a hit or a hint: the earlier turn whose answer it was."""
+    cache_similarity: float | None = None
+    summarised: int = 0
+    """Messages this turn compressed into the conversation's summary."""

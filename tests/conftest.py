@@ -94,6 +94,10 @@ def settings(turnstile_home: Path) -> Settings:
         # own tests, with their own settings.
         rate_limit_per_minute=1_000_000,
         rate_limit_burst=1_000_000,
+        # Tests ask the same questions again and again, each expecting the full path;
+        # the answer cache has its own tests (tests/workflows/test_memory.py), which
+        # turn it on with a tenant of their own.
+        answer_cache=False,
     )
 
 
@@ -344,13 +348,17 @@ class Turns:
     """Start turns the way the API does: allocate in PostgreSQL, then start ChatTurn."""
 
     def __init__(
-        self, client: Client, pool: AsyncConnectionPool, task_queue: str, in_process: bool = True
-    ) -> None:
+        self, client: Client, pool: AsyncConnectionPool, task_queue: str, in_process: bool = True,
+        *, tenant_id: str = "default", user_id: str | None = None, answer_cache: bool = False,
+    ) -> None:  # fmt: skip
         self.client = client
         self.pool = pool
         self.task_queue = task_queue
         self.in_process = in_process
         """The offline and scripted engines run in the worker; a model engine does not."""
+        self.tenant_id = tenant_id
+        self.user_id = user_id
+        self.answer_cache = answer_cache
 
     async def start(
         self,
@@ -360,7 +368,9 @@ class Turns:
     ) -> WorkflowHandle[ChatTurn, TurnResult]:
         conversation_id = conversation_id or unique("c")
         async with self.pool.connection() as conn:
-            alloc = await turns.allocate_turn(conn, conversation_id, None, question)
+            alloc = await turns.allocate_turn(
+                conn, conversation_id, self.user_id, question, tenant_id=self.tenant_id
+            )
         return await self.client.start_workflow(
             ChatTurn.run,
             TurnInput(
@@ -370,6 +380,9 @@ class Turns:
                 question=question,
                 clarification_timeout_seconds=clarification_timeout.total_seconds(),
                 engine_in_process=self.in_process,
+                tenant_id=self.tenant_id,
+                user_id=self.user_id,
+                answer_cache=self.answer_cache,
             ),
             id=alloc.turn_id,
             task_queue=self.task_queue,

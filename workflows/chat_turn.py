@@ -23,6 +23,10 @@ with workflow.unsafe.imports_passed_through():
     from activities import steps
     from activities.contracts import (
         AnswerGrade,
+        CachedAnswer,
+        CacheLookup,
+        CacheLookupRequest,
+        CacheWriteRequest,
         CheckRequest,
         ChunkHit,
         Derived,
@@ -32,6 +36,7 @@ with workflow.unsafe.imports_passed_through():
         LoadSessionRequest,
         ModelCall,
         NotFound,
+        RememberRequest,
         RewritePlan,
         RewriteRequest,
         RouteDecision,
@@ -42,11 +47,20 @@ with workflow.unsafe.imports_passed_through():
         Session,
         Slots,
         SubQuery,
+        SummarizeRequest,
         UnsupportedClaim,
     )
     from domain.companies import COMPANIES, LATEST_FISCAL_YEAR
     from domain.grounding import merge_claims
+    from domain.memory import (
+        MemoryNote,
+        Remembering,
+        apply_preferences,
+        needs_summary,
+        read_preference,
+    )
     from domain.models import Source
+    from domain.pii import TOKEN
     from domain.question import coverage_notice, coverage_warning, extract_slots
     from domain.text import storable, unstorable
     from workflows import attributes
@@ -130,6 +144,19 @@ wrapped around a fact answered with a declining line) and carry-forward version 
 follow-up keeps the metric and the comparison; a question over every company inherits
 none). Turns started before it keep the rules they started with, so their replay issues
 the commands they issued. One patch for both: each patch costs two history events."""
+MEMORY = "memory-v1"
+"""Patch id: from here on a turn remembers — a long conversation is summarised, the
+user's preferences apply, a preference statement is stored, and the semantic answer
+cache is looked up (after the scope rules) and written (after the checks). One patch
+for all of it: each patch costs two history events."""
+NO_USER_TEXT = (
+    "I can only remember preferences for a known user (send a user id with your "
+    "questions), so nothing was stored."
+)
+REMEMBER_FAILED_TEXT = (
+    "I could not store that preference just now, so nothing was stored. Please say it "
+    "again in a moment."
+)
 _Arg = TypeVar("_Arg")
 _Ret = TypeVar("_Ret")
 TASK_TIMEOUT = timedelta(seconds=5)
@@ -199,6 +226,10 @@ class _Outcome:
     numbers_unverified: bool = False
     figures_given: bool = True
     """Whether the answer states any figure (the numeric check found one to check)."""
+    quality_passed: bool = False
+    to_cache: CachedAnswer | None = None
+    """The clean answer (no notice, decline, warning or disclaimer) the cache may keep,
+    set only for an answer composed from the reports this turn."""
 
 
 @dataclass
@@ -239,12 +270,20 @@ class ChatTurn:
         self._retry_skipped: str | None = None
         self._details: list[str] = []
         self._decline: str | None = None
+        self._memory = False
+        self._notes: list[MemoryNote] = []
+        """Remembered context for synthesis (summary, preferences), labelled a claim."""
+        self._hint: CacheLookup | None = None
+        self._cache: CacheLookup | None = None
+        self._corpus_version: str | None = None
+        self._summarised = 0
 
     @workflow.run
     async def run(self, inp: TurnInput) -> TurnResult:
         self._inp = inp
         self._lean = workflow.patched(LEAN_TURN)
         self._v2 = workflow.patched(ANSWERS_V2)
+        self._memory = workflow.patched(MEMORY)
         self._result = TurnResult(
             turn_id=inp.turn_id,
             conversation_id=inp.conversation_id,
@@ -334,7 +373,11 @@ class ChatTurn:
 
     async def _turn(self, inp: TurnInput) -> TurnResult:
         session = await self._load_session(inp)
-        # Step 2 (history compression) plugs in here once it exists.
+        if self._memory:
+            session = await self._summarise(inp, session)
+            remembering = read_preference(inp.question)
+            if remembering is not None:
+                return await self._remember(remembering)
         question = inp.question
         clarifications = 0
         while True:
@@ -343,6 +386,11 @@ class ChatTurn:
             if carried.company or carried.fiscal_year or carried.metric:
                 parts = (carried.company, carried.metric, carried.fiscal_year)
                 self._note("carried " + " ".join(str(p) for p in parts if p))
+            if self._memory and session.preferences:
+                resolved, applied = apply_preferences(resolved, session.preferences)
+                if applied:
+                    carried = carried.model_copy(update={"preferences": applied})
+                    self._note(f"preferences applied: {'; '.join(applied)}")
             scope = scope_rules_v2(resolved) if self._v2 else scope_rules(resolved)
             self._decline = scope.decline
             if scope.decline:
@@ -353,7 +401,10 @@ class ChatTurn:
                     _Outcome("refused", REFUSAL_TEXT, "scope_rules", resolved, carried,
                              refusal_reason=scope.reason)
                 )  # fmt: skip
-            # Step 5 (semantic cache lookup) plugs in here once it exists.
+            if self._memory and inp.answer_cache:
+                lookup = await self._lookup(resolved)
+                if lookup.outcome == "hit" and lookup.entry is not None:
+                    return await self._finish(self._reused(lookup.entry, resolved, carried))
             decision = await self._route(resolved)
             if decision.route == "out_of_scope":
                 return await self._finish(
@@ -389,12 +440,134 @@ class ChatTurn:
         try:
             return await self._exec(
                 steps.postgres_load_session,
-                LoadSessionRequest(conversation_id=inp.conversation_id, seq=inp.seq),
+                LoadSessionRequest(
+                    conversation_id=inp.conversation_id,
+                    seq=inp.seq,
+                    tenant_id=inp.tenant_id,
+                    user_id=inp.user_id,
+                ),
                 summary=f"conversation {inp.conversation_id} before seq {inp.seq}",
             )
         except STEP_FAILED as err:
             self._degrade(steps.postgres_load_session, _cause(err))
             return Session()
+
+    async def _summarise(self, inp: TurnInput, session: Session) -> Session:
+        """Compress a long conversation's older messages into its summary (fail-open:
+        the history stays as it is), and gather what synthesis may be reminded of."""
+        summary = session.summary
+        if needs_summary(session.unsummarised):
+            self._count_model_call()
+            try:
+                done = await self._exec(
+                    steps.llm_summarize_history,
+                    SummarizeRequest(conversation_id=inp.conversation_id, seq=inp.seq),
+                    summary=f"{session.unsummarised} messages not yet summarised",
+                )
+                summary, self._summarised = done.summary, done.summarised
+                self._note(f"summarised {done.summarised} older messages")
+            except STEP_FAILED as err:
+                self._degrade(steps.llm_summarize_history, _cause(err))
+        if summary:
+            self._notes.append(MemoryNote(kind="summary", text=summary))
+        self._notes.extend(
+            MemoryNote(kind="preference", text=f"{p.describe()} (said: {p.statement!r})")
+            for p in session.preferences
+        )
+        return session
+
+    async def _remember(self, remembering: Remembering) -> TurnResult:
+        """A statement of preference: store it (when it is something the turn can act
+        on and the user is known) and say plainly what happened."""
+        question = self._inp.question
+        text = remembering.reply
+        if remembering.preference is not None and not self._inp.user_id:
+            text = NO_USER_TEXT
+        elif remembering.preference is not None and self._inp.user_id:
+            try:
+                await self._exec(
+                    steps.postgres_remember_fact,
+                    RememberRequest(
+                        tenant_id=self._inp.tenant_id, user_id=self._inp.user_id,
+                        turn_id=self._inp.turn_id, preference=remembering.preference,
+                    ),
+                    summary=f"remember {remembering.preference.kind}",
+                )  # fmt: skip
+                self._note(f"remembered {remembering.preference.describe()}")
+            except STEP_FAILED as err:
+                self._note(f"remembering failed (closed): {_cause(err)}")
+                text = REMEMBER_FAILED_TEXT
+        else:
+            self._note("a request to remember something the turn cannot act on")
+        return await self._finish(_Outcome("answered", text, "remember", question, Carried()))
+
+    async def _lookup(self, resolved: str) -> CacheLookup:
+        """The semantic answer cache (fail-open: a miss)."""
+        try:
+            lookup = await self._exec(
+                steps.qdrant_lookup_answer,
+                CacheLookupRequest(tenant_id=self._inp.tenant_id, question=resolved),
+                summary="look for an answer already given",
+            )
+        except STEP_FAILED as err:
+            self._degrade(steps.qdrant_lookup_answer, _cause(err))
+            lookup = CacheLookup(outcome="miss", reason="lookup unavailable")
+        self._cache, self._corpus_version = lookup, lookup.corpus_version
+        self._hint = lookup if lookup.outcome == "hint" and lookup.entry is not None else None
+        similarity = f" at {lookup.similarity:.3f}" if lookup.similarity is not None else ""
+        reused = f" of {lookup.entry.turn_id}" if lookup.entry else ""
+        self._note(f"answer cache: {lookup.outcome}{reused}{similarity} {lookup.reason}".rstrip())
+        return lookup
+
+    def _reused(self, entry: CachedAnswer, resolved: str, carried: Carried) -> _Outcome:
+        """A cached answer as this turn's outcome: the same notices and declines as a
+        fresh answer, then the final gate and confidence shaping in `_finish`."""
+        text = entry.answer
+        notice = coverage_notice(resolved)
+        if notice:
+            text = f"{notice}\n\n{text}"
+        if self._decline:
+            text = f"{self._decline}\n\n{text}"
+        warning = coverage_warning(resolved)
+        return _Outcome(
+            "answered", text, "answer_cache", resolved, carried,
+            citations=list(entry.citations), derived=list(entry.derived),
+            not_found=list(entry.not_found), unsupported=list(entry.unsupported),
+            warnings=[warning] if warning else [], coverage=dict(entry.coverage),
+            had_evidence=True, figures_given=entry.figures_given, quality_passed=True,
+        )  # fmt: skip
+
+    async def _save_to_cache(self, o: _Outcome, grounded: str | None) -> None:
+        """Write a checked answer to the cache (fail-open: skipped). Only an answer whose
+        quality passed, grounded yes or partial, with every check run and nothing
+        degraded, and no personal value in its question."""
+        entry = o.to_cache
+        if entry is None or not (self._memory and self._inp.answer_cache):
+            return
+        why_not = (
+            "quality failed" if not o.quality_passed
+            else "grounded no" if grounded not in ("yes", "partial")
+            else "a check did not run" if o.judge_unavailable or o.numbers_unverified
+            else "a step degraded" if self._degraded
+            else "a personal value in the question" if TOKEN.search(entry.question)
+            else None
+        )  # fmt: skip
+        if why_not:
+            self._note(f"answer cache: not written ({why_not})")
+            return
+        try:
+            written = await self._exec(
+                steps.qdrant_save_answer,
+                CacheWriteRequest(
+                    tenant_id=self._inp.tenant_id, user_id=self._inp.user_id, entry=entry,
+                    corpus_version=self._corpus_version,
+                ),
+                summary="remember this checked answer",
+            )  # fmt: skip
+            self._note("answer cache: written" if written.written else
+                       f"answer cache: not written ({written.reason})")  # fmt: skip
+        except STEP_FAILED as err:
+            self._degrade(steps.qdrant_save_answer, _cause(err))
 
     async def _route(self, question: str) -> RouteDecision:
         self._count_model_call()
@@ -549,12 +722,19 @@ class ChatTurn:
         text, added = ensure_gap_lines(bound.answer, best.draft.not_found)
         if added:
             self._note(f"coverage post-check added {len(added)} line(s)")
+        bound_text = text
         notice = coverage_notice(resolved)
         if notice:  # the answer itself says first that the year is not covered
             text = f"{notice}\n\n{text}"
         if self._decline:  # advice or a prediction around the fact: declined in the text
             text = f"{self._decline}\n\n{text}"
         citations = [Citation(**s.model_dump(), n=n) for n, s in bound.cited]
+        clean = CachedAnswer(
+            turn_id=self._inp.turn_id, question=resolved, answer=bound_text,
+            citations=citations, derived=best.derived, not_found=best.draft.not_found,
+            unsupported=best.unsupported, coverage=coverage,
+            figures_given=best.checked_numbers > 0 or best.numbers_unverified,
+        )  # fmt: skip
         return _Outcome(
             "answered", text, decision.route, resolved, carried,
             citations=citations, derived=best.derived, not_found=best.draft.not_found,
@@ -562,6 +742,7 @@ class ChatTurn:
             had_evidence=True, judge_unavailable=best.judge_unavailable,
             numbers_unverified=best.numbers_unverified,
             figures_given=best.checked_numbers > 0 or best.numbers_unverified,
+            quality_passed=best.quality_passed, to_cache=clean,
         )  # fmt: skip
 
     async def _rewrite(self, question: str, slots: Slots, requested: list[str]) -> RewritePlan:
@@ -651,7 +832,9 @@ class ChatTurn:
         try:
             draft = await self._exec(
                 steps.llm_synthesize_answer,
-                EvidenceRequest(question=question, slots=slots, chunk_ids=ids),
+                EvidenceRequest(
+                    question=question, slots=slots, chunk_ids=ids, memory=self._memory_notes()
+                ),
                 summary=f"answer from {len(ids)} sources",
             )
         except STEP_FAILED as err:
@@ -686,6 +869,13 @@ class ChatTurn:
             report.checked_numbers,
         )  # fmt: skip
 
+    def _memory_notes(self) -> list[MemoryNote]:
+        """What synthesis may be reminded of, in budget order: summary, then hints."""
+        notes = list(self._notes)
+        if self._hint is not None and self._hint.entry is not None:
+            notes.append(MemoryNote(kind="cached_answer", text=self._hint.entry.answer))
+        return notes
+
     # ---- the one exit ---------------------------------------------------------------
 
     async def _finish(self, o: _Outcome) -> TurnResult:
@@ -708,6 +898,9 @@ class ChatTurn:
                 missing=len(o.not_found), figures_given=o.figures_given,
             )  # fmt: skip
             grounded, confidence = shape.grounded, shape.confidence
+            if status == "answered" and fallback_reason is None:
+                # Before any disclaimer is added: the cache keeps the clean answer.
+                await self._save_to_cache(o, grounded)
             warnings.extend(shape.warnings)
             if shape.disclaimer:
                 text = f"{text}\n\n{shape.disclaimer}"
@@ -816,6 +1009,12 @@ class ChatTurn:
             model_trace=list(self._trace),
             retry_skipped=self._retry_skipped,
             documents=DocumentsUsed(retrieved=list(self._retrieved), kept=list(self._kept)),
+            cache=self._cache.outcome if self._cache else None,
+            cache_turn_id=(
+                self._cache.entry.turn_id if self._cache and self._cache.entry else None
+            ),
+            cache_similarity=self._cache.similarity if self._cache else None,
+            summarised=self._summarised,
             status=status,
             resolved_question=storable(resolved),
             carried=carried,

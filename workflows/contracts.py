@@ -49,6 +49,9 @@ class TurnInput(_Frozen):
     as local activities. False for a remote model, and for turns started before this."""
     tenant_id: str = "default"
     """The API key's tenant (turns started before tenants: the development tenant)."""
+    answer_cache: bool = False
+    """Whether this turn may use the semantic answer cache: the starter opts in (the API
+    does, per TURNSTILE_ANSWER_CACHE); a starter that does not say gets a fresh answer."""
 
 
 class ClarificationReply(_Frozen):

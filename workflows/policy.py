@@ -57,6 +57,21 @@ POLICY: dict[str, StepPolicy] = {
         "a turn without history can still answer or ask; blocking it helps nobody",
         kind="local", heartbeat=_BEAT,
     ),
+    "llm_summarize_history": StepPolicy(
+        "open", "keep the history as it is (no summary this turn)",
+        "a summary only saves context; the messages are never deleted, so nothing is lost",
+        kind="engine", heartbeat=_BEAT,
+    ),
+    "qdrant_lookup_answer": StepPolicy(
+        "open", "a miss: the turn answers from the reports",
+        "the cache is an optimisation; without it the full checked path runs",
+        kind="local", heartbeat=_BEAT,
+    ),
+    "postgres_remember_fact": StepPolicy(
+        "closed", "nothing is stored and the answer says so",
+        "telling a user a preference was kept when it was not is a broken promise",
+        kind="local", heartbeat=_BEAT,
+    ),
     "llm_route_question": StepPolicy(
         "open", "default to retrieval, never block on clarification",
         "retrieval is the safe default: its answer is still graded and gated",
@@ -90,6 +105,11 @@ POLICY: dict[str, StepPolicy] = {
         start_to_close=timedelta(seconds=60), schedule_to_close=timedelta(seconds=180),
         kind="engine", heartbeat=_BEAT,
     ),
+    "qdrant_save_answer": StepPolicy(
+        "open", "the answer is not cached (the next such question is answered afresh)",
+        "a skipped write costs one slower turn later; the answer itself is unaffected",
+        kind="local", heartbeat=_BEAT,
+    ),
     "postgres_save_turn": StepPolicy(
         "closed", "retried until it succeeds",
         "the turn is not complete until the conversation holds it",
@@ -112,6 +132,18 @@ POLICY: dict[str, StepPolicy] = {
         "one DELETE; a value kept a day longer is erased by the next run",
         start_to_close=timedelta(minutes=5), schedule_to_close=timedelta(minutes=20),
         heartbeat=None,
+    ),
+    "postgres_forget_user": StepPolicy(
+        "closed", "retried until it succeeds; the erase request reports it pending",
+        "an erasure request must complete, not be dropped",
+        start_to_close=timedelta(minutes=2), schedule_to_close=None, retry=_UNTIL_DONE,
+        heartbeat=_BEAT,
+    ),
+    "qdrant_forget_answers": StepPolicy(
+        "closed", "retried until it succeeds; the erase request reports it pending",
+        "a cached answer of an erased user must not be served again",
+        start_to_close=timedelta(minutes=2), schedule_to_close=None, retry=_UNTIL_DONE,
+        heartbeat=_BEAT,
     ),
     "qdrant_ingest_file": StepPolicy(
         "closed", "the file is reported failed; other files still ingest",

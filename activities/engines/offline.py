@@ -10,6 +10,7 @@ answer and the sources and nothing the synthesiser knew.
 
 import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from activities.contracts import (
@@ -50,6 +51,7 @@ from domain.figures import (
     unit_in_scale,
 )
 from domain.grounding import check_numbers, find_amounts, split_sentences
+from domain.memory import MemoryNote
 from domain.passages import find_passages, role_asked, topic_terms
 from domain.question import (
     DIVIDEND_COMPONENT,
@@ -428,8 +430,20 @@ class OfflineEngine:
             keep = _best_per_company(chunks, slots.companies, years)
         return DocumentGrades(keep=keep)
 
-    async def synthesize(self, question: str, slots: Slots, sources: list[ChunkText]) -> Draft:
-        """Compose cited sentences from the sources' figures; see the module docstring."""
+    def context_size(self, text: str) -> int:
+        """The offline budget is in characters."""
+        return len(text)
+
+    async def synthesize(
+        self, question: str, slots: Slots, sources: list[ChunkText],
+        memory: Sequence[MemoryNote] = (),
+    ) -> Draft:  # fmt: skip
+        """Compose cited sentences from the sources' figures; see the module docstring.
+
+        `memory` is not read: this engine states only what the evidence holds, so a
+        remembered claim cannot reach its answer. Preferences reach it through the
+        resolved question ("[your preference: in billions]"), where they are visible.
+        """
         if not sources:
             return Draft(answer="")
         companies = slots.companies or list(COMPANIES)

@@ -21,6 +21,7 @@ is not the schema are non-retryable), and the step's failure policy decides the 
 
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
@@ -54,6 +55,7 @@ from activities.engines.provider_errors import classify_openai
 from activities.errors import ErrorType
 from domain.companies import COMPANIES, FISCAL_YEARS, year_span
 from domain.evidence import fence
+from domain.memory import MemoryNote
 from domain.question import extract_slots, later_report_years, metric_display
 
 log = logging.getLogger(__name__)
@@ -300,7 +302,16 @@ class OpenAIEngine:
         out = await self._ask("grade_documents", self.config.grade_model, GradeOut, text)
         return DocumentGrades(keep=sorted(set(out.relevant)))
 
-    async def synthesize(self, question: str, slots: Slots, sources: list[ChunkText]) -> Draft:
+    def context_size(self, text: str) -> int:
+        """Tokens, estimated at four characters each: the endpoint's own tokenizer is
+        unknown (any OpenAI-compatible model), and tiktoken would fetch its tables at run
+        time. The estimate only decides which remembered notes fit."""
+        return (len(text) + 3) // 4
+
+    async def synthesize(
+        self, question: str, slots: Slots, sources: list[ChunkText],
+        memory: Sequence[MemoryNote] = (),
+    ) -> Draft:  # fmt: skip
         """A cited draft; gaps the model lists are kept only when they name a covered
         company and year (the workflow adds any exact line the text leaves out)."""
         if not sources:
@@ -314,6 +325,7 @@ class OpenAIEngine:
             years=", ".join(f"FY{y}" for y in years),
             metrics=", ".join(metric_display(m) for m in metrics) or "as the question asks",
             evidence=fence([(n, c.text) for n, c in enumerate(sources, start=1)]),
+            memory="\n".join(note.labelled() for note in memory) or "(nothing remembered)",
         )
         out = await self._ask("synthesize", self.config.synthesize_model, SynthesisOut, text)
         gaps = [

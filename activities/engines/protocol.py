@@ -4,6 +4,7 @@ The offline engine (default) and the OpenAI-compatible engine implement it. Meth
 text, not ids: the model-step activities load chunk text from Qdrant and call these.
 """
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from activities.contracts import (
@@ -15,6 +16,7 @@ from activities.contracts import (
     RouteDecision,
     Slots,
 )
+from domain.memory import MemoryNote
 
 
 class Engine(Protocol):
@@ -35,12 +37,20 @@ class Engine(Protocol):
         """Return the indices of chunks relevant to the question (never rewritten text)."""
         ...
 
-    async def synthesize(self, question: str, slots: Slots, sources: list[ChunkText]) -> Draft:
+    async def synthesize(
+        self, question: str, slots: Slots, sources: list[ChunkText],
+        memory: Sequence[MemoryNote] = (),
+    ) -> Draft:  # fmt: skip
         """Compose an answer with inline [n] markers (1-based into `sources`).
 
         Every requested (company, fiscal year, metric) that the sources do not hold
-        gets a NotFound entry and its exact line in the answer.
+        gets a NotFound entry and its exact line in the answer. `memory` is remembered
+        context, already fitted to the budget and labelled a claim: never a source.
         """
+        ...
+
+    def context_size(self, text: str) -> int:
+        """How much of the context budget `text` takes (characters, or tokens)."""
         ...
 
     async def grade_answer(

@@ -317,6 +317,7 @@ async def _start(
                 user_id=body.user_id,
                 clarification_timeout_seconds=settings.clarification_timeout_seconds,
                 engine_in_process=settings.engine == EngineName.OFFLINE,
+                answer_cache=settings.answer_cache,
                 tenant_id=caller.tenant_id,
             ),
             id=alloc.turn_id,

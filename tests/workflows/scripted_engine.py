@@ -7,7 +7,7 @@ test using it — workflow, activities, Qdrant, PostgreSQL, the checks — stays
 """
 
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from activities.contracts import (
@@ -20,6 +20,7 @@ from activities.contracts import (
     Slots,
 )
 from activities.engines.offline import OfflineEngine
+from domain.memory import MemoryNote
 
 Step = object  # a value, an Exception instance, or a callable(offline_result) -> value
 
@@ -68,8 +69,15 @@ class ScriptedEngine:
         )
         return result
 
-    async def synthesize(self, question: str, slots: Slots, sources: list[ChunkText]) -> Draft:
+    def context_size(self, text: str) -> int:
+        return len(text)
+
+    async def synthesize(
+        self, question: str, slots: Slots, sources: list[ChunkText],
+        memory: Sequence[MemoryNote] = (),
+    ) -> Draft:  # fmt: skip
         self.last_sources = sources
+        self.last_memory = list(memory)
         result: Draft = await self._run(
             "synthesize", lambda: self.offline.synthesize(question, slots, sources)
         )

@@ -31,13 +31,15 @@ from activities.engines.offline import OfflineEngine
 from activities.reports import ReportIndex
 from settings import PROJECT_ROOT
 from tests.conftest import Turns, TurnWorker, outcome, unique
-from workflows.chat_turn import ANSWERS_V2, FALLBACK_ATTRIBUTE, LEAN_TURN, ChatTurn
+from workflows.chat_turn import ANSWERS_V2, FALLBACK_ATTRIBUTE, LEAN_TURN, MEMORY, ChatTurn
 
-KNOWN_PATCHES = (LEAN_TURN, ANSWERS_V2, FALLBACK_ATTRIBUTE)
+KNOWN_PATCHES = (LEAN_TURN, ANSWERS_V2, FALLBACK_ATTRIBUTE, MEMORY)
 BEFORE_LEAN_TURN = "9a594d30f667de64b5e985cf497c1e001a184c82"
 """The last commit whose ChatTurn ran every step as a regular activity."""
 BEFORE_DOMAIN = "364fcd2ce82e542729aba079062b3d7c4acc1e18"
 """The last commit before the domain package and the step declarations."""
+BEFORE_MEMORY = "e5bbcf460ae4a10d099b6b6b68a5f5d158dd21d7"
+"""The last commit before the memory patch (summary, preferences, answer cache)."""
 RUNNER = Path(__file__).with_name("previous_worker.py")
 
 
@@ -95,7 +97,9 @@ async def event_types(client: Client, workflow_id: str) -> Counter[str]:
 
 
 @pytest.mark.parametrize(
-    "commit", [BEFORE_LEAN_TURN, BEFORE_DOMAIN], ids=["pre-lean", "pre-domain"]
+    "commit",
+    [BEFORE_LEAN_TURN, BEFORE_DOMAIN, BEFORE_MEMORY],
+    ids=["pre-lean", "pre-domain", "pre-memory"],
 )
 async def test_turn_left_waiting_by_the_previous_code_completes_under_the_new_code(
     commit: str,
@@ -128,13 +132,22 @@ async def test_turn_left_waiting_by_the_previous_code_completes_under_the_new_co
         assert events["EVENT_TYPE_ACTIVITY_TASK_COMPLETED"] >= 8
     else:
         assert LEAN_TURN in patches, "a lean turn stays lean"
+    # The memory patch is decided at the start: a turn begun before it never looks up
+    # or writes the answer cache, even when it finishes under the new code.
+    assert MEMORY not in patches
+    assert not {"qdrant_lookup_answer", "qdrant_save_answer"} & await local_steps(
+        temporal_client, handle.id
+    )
 
 
-async def test_new_single_company_turn_runs_short_steps_locally_in_at_most_30_events(
-    turn_worker: TurnWorker, turns_on: Callable[[str], Turns], temporal_client: Client
+async def test_new_single_company_turn_runs_short_steps_locally_in_at_most_34_events(
+    turn_worker: TurnWorker, temporal_client: Client, pool: AsyncConnectionPool
 ) -> None:
+    """30 events before the memory patch; it adds four — its own marker and version
+    upsert, the cache lookup and the cache write (local activities, one marker each)."""
     async with turn_worker() as tq:
-        result = await turns_on(tq).ask("What was BHP's revenue in FY2024?")
+        t = Turns(temporal_client, pool, tq, tenant_id=unique("t"), answer_cache=True)
+        result = await t.ask("What was BHP's revenue in FY2024?")
     assert result.status == "answered" and "55,658" in (result.answer or "")
     events = await event_types(temporal_client, result.turn_id)
     scheduled = []
@@ -147,8 +160,24 @@ async def test_new_single_company_turn_runs_short_steps_locally_in_at_most_30_ev
                 "core_local_activity",
             )
     assert scheduled == ["qdrant_search_chunks"], "only retrieval leaves the worker"
-    assert sum(events.values()) <= 30, events
+    assert {"qdrant_lookup_answer", "qdrant_save_answer"} <= await local_steps(
+        temporal_client, result.turn_id
+    )
+    assert sum(events.values()) <= 34, events
     assert LEAN_TURN
+
+
+async def local_steps(client: Client, workflow_id: str) -> set[str]:
+    """The activity types of a history's local-activity markers."""
+    found: set[str] = set()
+    async for e in client.get_workflow_handle(workflow_id).fetch_history_events():
+        if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED:
+            attrs = e.marker_recorded_event_attributes
+            if attrs.marker_name == "core_local_activity":
+                data = b"".join(p.data for p in attrs.details["data"].payloads)
+                found |= {n for n in ("qdrant_lookup_answer", "qdrant_save_answer")
+                          if n.encode() in data}  # fmt: skip
+    return found
 
 
 async def test_remote_model_steps_stay_regular_activities(

@@ -1,0 +1,346 @@
+"""What a turn may remember, as pure rules: the answer cache's slot guard, user
+preferences, and the ordered context budget. Storage lives in `db.memory` (PostgreSQL)
+and `activities.answer_cache` (Qdrant); this module decides, it never stores.
+
+Remembered content is a claim, never evidence: every note handed to a model step carries
+a label saying so, and the numeric check and the judge never see it.
+"""
+
+import re
+from collections.abc import Callable
+from typing import Literal
+
+from pydantic import Field
+
+from domain.companies import COMPANIES, find_companies
+from domain.models import Frozen
+from domain.question import (
+    asks_over_all_companies,
+    extract_slots,
+    mentioned_years,
+    mentioned_years_outside,
+    requested_currency,
+    requested_scale,
+)
+
+# ---- the answer cache's slot guard ----------------------------------------------------
+
+# Question words that turn a question into its opposite, or into another question, while
+# barely moving its embedding ("highest" and "lowest" are neighbours in vector space).
+_POLARITY: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("high", re.compile(r"\b(?:highest|largest|biggest|most|greatest|best|max(?:imum)?|top|"
+                        r"higher|larger|bigger|more|greater|better|exceed\w*|above|over)\b")),
+    ("low", re.compile(r"\b(?:lowest|smallest|least|fewest|worst|min(?:imum)?|bottom|lower|"
+                       r"smaller|less|fewer|worse|below|under)\b")),
+    ("up", re.compile(r"\b(?:ris(?:e|es|en|ing)|rose|increas\w*|gr[eo]w\w*|growth|gain\w*|"
+                      r"up|improv\w*|climb\w*|jump\w*)\b")),
+    ("down", re.compile(r"\b(?:fall\w*|fell|decreas\w*|declin\w*|drop\w*|down|shr[iau]nk\w*|"
+                        r"slump\w*|deteriorat\w*|los[st]\w*|cut)\b")),
+    ("incl", re.compile(r"\b(?:includ\w*|incl|inclusive|with)\b")),
+    ("excl", re.compile(r"\b(?:exclud\w*|excl|exclusive|except\w*|without|other\s+than|"
+                        r"apart\s+from|net\s+of|ex)\b")),
+    ("not", re.compile(r"\b(?:not|never|no|none|neither|nor)\b|n't\b")),
+)  # fmt: skip
+_NUMBER = re.compile(r"(?<![A-Za-z])\d[\d,]*(?:\.\d+)?")
+_YEARISH = re.compile(
+    r"(?<![A-Za-z0-9])(?:FY|CY)\s?'?\d{2,4}(?![0-9])|(?<![0-9$,.])(?:19|20)\d{2}(?:\s?[/-]\s?\d{2})?"
+    r"(?![0-9])",
+    re.IGNORECASE,
+)
+# Commodities a question can narrow a metric to ("copper production", "iron ore revenue"):
+# the line item inside a metric, which the metric lexicon does not distinguish.
+_COMMODITY = re.compile(
+    r"\b(?:iron\s*ore|copper|gold|silver|coal|met(?:allurgical)?\s+coal|energy\s+coal|nickel|"
+    r"alumin(?:i?um|a)|bauxite|manganese|zinc|lead|lithium|potash|uranium|titanium|diamonds?|"
+    r"borates?|salt|green\s+(?:energy|hydrogen|metals))\b",
+    re.IGNORECASE,
+)
+
+
+class CacheSlots(Frozen):
+    """What a question asks, as the cache compares it: equal slots or no reuse.
+
+    Similarity alone cannot tell FY2023 from FY2024 (0.987 with the local embedder) or
+    "highest" from "lowest"; these fields can. Every list is sorted, so equality is
+    order-free.
+    """
+
+    companies: list[str] = Field(default_factory=list)
+    all_companies: bool = False
+    fiscal_years: list[int] = Field(default_factory=list)
+    years_outside: list[int] = Field(default_factory=list)
+    metrics: list[str] = Field(default_factory=list)
+    """Metric keys, line items included (an interim dividend is not the total)."""
+    other_measures: list[str] = Field(default_factory=list)
+    commodities: list[str] = Field(default_factory=list)
+    intent: str = "lookup"
+    polarity: list[str] = Field(default_factory=list)
+    """high/low, up/down, incl/excl, not: which way the question points."""
+    numbers: list[str] = Field(default_factory=list)
+    """Figures in the question other than years ("above US$10 billion")."""
+    scale: str | None = None
+    currency: str | None = None
+
+
+def cache_slots(question: str) -> CacheSlots:
+    """The slots of a resolved question (carried entities and preferences already in it)."""
+    slots = extract_slots(question)
+    lowered = question.lower()
+    polarity = sorted({tag for tag, pattern in _POLARITY if pattern.search(lowered)})
+    without_years = _YEARISH.sub(" ", question)
+    numbers = sorted({n.replace(",", "") for n in _NUMBER.findall(without_years)})
+    commodities = sorted({" ".join(m.lower().split()) for m in _COMMODITY.findall(question)})
+    return CacheSlots(
+        companies=sorted(slots.companies),
+        all_companies=not slots.companies and asks_over_all_companies(question),
+        fiscal_years=sorted(slots.fiscal_years),
+        years_outside=sorted(mentioned_years_outside(question)),
+        metrics=sorted(slots.metrics),
+        other_measures=sorted(slots.other_measures),
+        commodities=commodities,
+        intent=slots.intent,
+        polarity=polarity,
+        numbers=numbers,
+        scale=requested_scale(question),
+        currency=requested_currency(question),
+    )
+
+
+def cacheable(slots: CacheSlots) -> bool:
+    """Whether answers to such a question may be cached at all.
+
+    Only figure questions: a question about what a report says (narrative) or about a
+    company in general (overview) has no slots that pin its meaning down, so two of them
+    can be near-identical in words and ask different things ("what did BHP say about
+    copper" / "about coal" differ in one commodity word the guard does see, but "about
+    safety" / "about culture" differ in words it does not).
+    """
+    if slots.intent in ("narrative", "overview"):
+        return False
+    if not (slots.metrics or slots.other_measures):
+        return False
+    return bool(slots.companies or slots.all_companies) and bool(
+        slots.fiscal_years or slots.years_outside
+    )
+
+
+CacheOutcome = Literal["hit", "hint", "miss"]
+
+
+def cache_decision(similarity: float, hit_at: float, hint_at: float) -> CacheOutcome:
+    """Hit, hint or miss by similarity alone; the slot guard is applied before this."""
+    if similarity >= hit_at:
+        return "hit"
+    if similarity >= hint_at:
+        return "hint"
+    return "miss"
+
+
+# ---- preferences: facts about the user ------------------------------------------------
+
+PreferenceKind = Literal["scale", "currency", "companies"]
+
+
+class Preference(Frozen):
+    """One remembered fact about a user, as stored (a claim the user made)."""
+
+    kind: PreferenceKind
+    value: str
+    """"bn"/"m" for scale, a currency name, or tickers joined by "," for companies."""
+    statement: str = ""
+    """What the user said, as they said it (tokens in place of personal values)."""
+
+    def describe(self) -> str:
+        if self.kind == "scale":
+            return "figures in billions" if self.value == "bn" else "figures in millions"
+        if self.kind == "currency":
+            return f"figures in {self.value}"
+        names = [COMPANIES[t].name for t in self.value.split(",") if t in COMPANIES]
+        return "follows " + ", ".join(names)
+
+
+class Remembering(Frozen):
+    """A statement asking the system to remember something, read."""
+
+    preference: Preference | None
+    """None: a request the system cannot act on (it is told so, nothing is stored)."""
+    reply: str
+
+
+_REMEMBER = re.compile(
+    r"\b(?:remember|from\s+now\s+on|going\s+forward|in\s+future|always|by\s+default|"
+    r"i\s+(?:would\s+)?prefer|i(?:'d|\s+would)\s+like|i\s+only\s+(?:follow|care|track|"
+    r"watch|invest)|i\s+(?:follow|track|watch)|my\s+(?:preference|companies|portfolio)|"
+    r"(?:show|give|tell)\s+me\s+(?:the\s+)?(?:figures|numbers|amounts|values)\s+(?:in|as))\b",
+    re.IGNORECASE,
+)
+_COMMODITY_MINERS = re.compile(
+    r"\b(?P<c>iron[\s-]*ore|copper|gold|coal|alumin(?:i?um|a)|nickel|manganese)"
+    r"(?:\s+(?:miners?|producers?|companies|names|stocks))\b",
+    re.IGNORECASE,
+)
+COMMODITY_COMPANIES: dict[str, tuple[str, ...]] = {
+    "iron ore": ("BHP", "RIO", "FMG"),
+    "copper": ("BHP", "RIO"),
+    "gold": ("NST",),
+    "coal": ("BHP", "S32"),
+    "aluminium": ("RIO", "S32"),
+    "nickel": ("BHP",),
+    "manganese": ("S32",),
+}
+"""Which of the five mine a commodity in quantity (their principal products), for "I only
+follow iron-ore miners"."""
+WHAT_I_REMEMBER = (
+    "I can remember how you like figures shown (in millions or billions, a currency) and "
+    "which of the five companies you follow."
+)
+
+
+def _commodity_key(word: str) -> str:
+    folded = " ".join(word.lower().replace("-", " ").split())
+    return "aluminium" if folded.startswith("alumin") else folded
+
+
+_BARE_SCALE = re.compile(r"\b(?P<s>billions?|bn|millions?|mn)\b", re.IGNORECASE)
+
+
+def _bare_scale(text: str) -> str | None:
+    """ "I prefer billions": a scale named without "in"."""
+    match = _BARE_SCALE.search(text)
+    return None if match is None else ("bn" if match.group("s").lower().startswith("b") else "m")
+
+
+def read_preference(text: str) -> Remembering | None:
+    """Read a statement of preference; None when the text is not one (a question).
+
+    A question that names a metric is a question, whatever its wording ("show me BHP's
+    revenue in billions"): its scale applies to that answer only.
+    """
+    if not _REMEMBER.search(text):
+        return None
+    slots = extract_slots(text)
+    if slots.metrics or slots.other_measures or mentioned_years(text):
+        return None
+    statement = " ".join(text.split())[:300]
+    scale = requested_scale(text) or _bare_scale(text)
+    if scale:
+        pref = Preference(kind="scale", value=scale, statement=statement)
+        reply = f"Noted: from now on I will show {pref.describe()}."
+        return Remembering(preference=pref, reply=reply)
+    currency = requested_currency(text)
+    if currency:
+        pref = Preference(kind="currency", value=currency, statement=statement)
+        return Remembering(
+            preference=pref,
+            reply=f"Noted: from now on I will ask for {pref.describe()}. The reports are "
+            "never converted: a figure reported in another currency is shown as reported, "
+            "and the answer says so.",
+        )
+    tickers = list(find_companies(text))
+    for match in _COMMODITY_MINERS.finditer(text):
+        tickers.extend(COMMODITY_COMPANIES.get(_commodity_key(match.group("c")), ()))
+    tickers = list(dict.fromkeys(tickers))
+    if tickers:
+        pref = Preference(kind="companies", value=",".join(tickers), statement=statement)
+        return Remembering(
+            preference=pref,
+            reply=f"Noted: you follow {', '.join(COMPANIES[t].name for t in tickers)}. A "
+            "question over all the companies will cover these.",
+        )
+    return Remembering(
+        preference=None,
+        reply=f"I have not stored that: it is not something I can act on. {WHAT_I_REMEMBER}",
+    )
+
+
+def apply_preferences(question: str, preferences: list[Preference]) -> tuple[str, list[str]]:
+    """The question with the user's preferences that apply to it, visibly appended.
+
+    A preference fills only what the question leaves open: a question naming its own
+    scale, currency or companies keeps them. Returns (question, what was applied).
+    """
+    additions: list[str] = []
+    applied: list[str] = []
+    latest = {p.kind: p for p in preferences}  # oldest first: the newest of a kind wins
+    scale = latest.get("scale")
+    if scale and requested_scale(question) is None:
+        additions.append("in billions" if scale.value == "bn" else "in millions")
+        applied.append(scale.describe())
+    currency = latest.get("currency")
+    if currency and requested_currency(question) is None:
+        additions.append(f"in {currency.value}")
+        applied.append(currency.describe())
+    followed = latest.get("companies")
+    if followed and not find_companies(question) and asks_over_all_companies(question):
+        names = [COMPANIES[t].name for t in followed.value.split(",") if t in COMPANIES]
+        if names:
+            additions.append("among " + ", ".join(names))
+            applied.append(followed.describe())
+    if not additions:
+        return question, []
+    return f"{question.rstrip()} [your preference: {'; '.join(additions)}]", applied
+
+
+# ---- the summary buffer ---------------------------------------------------------------
+
+SUMMARISE_OVER = 10
+"""A conversation with more unsummarised messages than this is compressed..."""
+KEEP_RECENT = 4
+"""...into one summary of all but its last this many messages."""
+
+
+def needs_summary(unsummarised: int) -> bool:
+    return unsummarised > SUMMARISE_OVER
+
+
+# ---- the context budget ---------------------------------------------------------------
+
+NoteKind = Literal["summary", "preference", "cached_answer"]
+CLAIM_LABEL = "REMEMBERED (a claim from earlier, not evidence: check it against the excerpts)"
+
+
+class MemoryNote(Frozen):
+    """Something remembered, handed to synthesis as context: always labelled a claim."""
+
+    kind: NoteKind
+    text: str
+
+    def labelled(self) -> str:
+        what = {
+            "summary": "summary of the earlier conversation",
+            "preference": "what the user told us about themselves",
+            "cached_answer": "an earlier answer to a similar question",
+        }[self.kind]
+        return f"{CLAIM_LABEL} — {what}: {self.text}"
+
+
+class Context(Frozen):
+    """The context of a model step, in its fixed order, within its budget."""
+
+    question: str
+    evidence: list[str]
+    memory: list[MemoryNote] = Field(default_factory=list)
+    dropped: list[NoteKind] = Field(default_factory=list)
+    """What did not fit, in the order it was dropped (hints first, then the summary)."""
+
+
+def assemble_context(
+    question: str, evidence: list[str], notes: list[MemoryNote], budget: int,
+    size: Callable[[str], int] = len,
+) -> Context:  # fmt: skip
+    """Order: the question, its evidence, the summary, the memory hints; then drop from
+    the end — every hint before the summary — until the whole fits `budget`.
+
+    The question and the evidence are never dropped: an answer needs them, and the
+    numeric check reads the same evidence. `size` measures text (characters by default;
+    the model engine counts tokens).
+    """
+    measure = size
+    summary = [n for n in notes if n.kind == "summary"]
+    hints = [n for n in notes if n.kind != "summary"]
+    kept = summary + hints
+    dropped: list[NoteKind] = []
+    base = measure(question) + sum(measure(e) for e in evidence)
+    while kept and base + sum(measure(n.labelled()) for n in kept) > budget:
+        dropped.append(kept.pop().kind)  # the last in order goes first: hints, then summary
+    return Context(question=question, evidence=evidence, memory=kept, dropped=dropped)
