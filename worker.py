@@ -49,6 +49,7 @@ from domain.usage import Price
 from settings import EngineName, Settings, load_settings
 from workflows import attributes
 from workflows.chat_turn import ChatTurn
+from workflows.forget import ForgetUser
 from workflows.ingest import IngestDocuments
 from workflows.retention import PurgeDecisionRecords, ensure_retention_schedule
 from workflows.search import SearchReports
@@ -66,7 +67,7 @@ _FORBIDDEN = (
 
 
 def workflows() -> Sequence[type]:
-    return [ChatTurn, IngestDocuments, SearchReports, SweepTurns, PurgeDecisionRecords]
+    return [ChatTurn, IngestDocuments, SearchReports, SweepTurns, PurgeDecisionRecords, ForgetUser]
 
 
 def activities(

@@ -80,3 +80,13 @@ async def erase_owner(conn: AsyncConnection, tenant_id: str, owner: str) -> int:
 async def purge_unused_since(conn: AsyncConnection, cutoff: datetime) -> int:
     cur = await conn.execute("DELETE FROM pii_tokens WHERE last_used_at < %s", (cutoff,))
     return cur.rowcount
+
+
+async def count_owner(conn: AsyncConnection, tenant_id: str, owner: str) -> int:
+    row = await (
+        await conn.execute(
+            "SELECT count(*) FROM pii_tokens WHERE tenant_id = %s AND owner = %s",
+            (tenant_id, owner),
+        )
+    ).fetchone()
+    return 0 if row is None else int(row[0])

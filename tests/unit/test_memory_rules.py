@@ -1,0 +1,174 @@
+"""The pure memory rules: the cache's slot guard, preferences, and the context budget."""
+
+import pytest
+
+from domain.memory import (
+    CLAIM_LABEL,
+    MemoryNote,
+    apply_preferences,
+    assemble_context,
+    cache_decision,
+    cache_slots,
+    cacheable,
+    needs_summary,
+    read_preference,
+)
+
+# ---- the slot guard -------------------------------------------------------------------
+
+SAME = [
+    ("What was Fortescue's underlying EBITDA in FY2024?",
+     "How much underlying EBITDA did Fortescue make in FY2024?"),
+    ("What was BHP's revenue in FY2024?", "BHP revenue for fiscal 2024"),
+    ("Which company had the highest revenue in FY2024?",
+     "Which miner had the largest revenue in FY2024?"),
+]  # fmt: skip
+DIFFERENT = [
+    ("What was Fortescue's underlying EBITDA in FY2024?",
+     "What was Fortescue's underlying EBITDA in FY2023?", "fiscal_years"),
+    ("What was Fortescue's underlying EBITDA in FY2024?",
+     "What was BHP's underlying EBITDA in FY2024?", "companies"),
+    ("What was BHP's revenue in FY2024?", "What was BHP's underlying EBITDA in FY2024?",
+     "metrics"),
+    ("What was BHP's final dividend in FY2024?", "What was BHP's interim dividend in FY2024?",
+     "metrics"),
+    ("Which company had the highest revenue in FY2024?",
+     "Which company had the lowest revenue in FY2024?", "polarity"),
+    ("Did BHP's revenue rise in FY2024?", "Did BHP's revenue fall in FY2024?", "polarity"),
+    ("What was BHP's copper production in FY2024?",
+     "What was BHP's iron ore production in FY2024?", "commodities"),
+    ("Which miners had revenue above US$10 billion in FY2024?",
+     "Which miners had revenue above US$20 billion in FY2024?", "numbers"),
+    ("What was BHP's revenue in FY2024?", "What was BHP's revenue in FY2024 in billions?",
+     "scale"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("a", "b"), SAME)
+def test_paraphrases_have_equal_slots(a: str, b: str) -> None:
+    assert cache_slots(a) == cache_slots(b)
+    assert cacheable(cache_slots(a))
+
+
+@pytest.mark.parametrize(("a", "b", "slot"), DIFFERENT)
+def test_near_misses_differ_in_the_slot_that_makes_them_different(
+    a: str, b: str, slot: str
+) -> None:
+    first, second = cache_slots(a).model_dump(), cache_slots(b).model_dump()
+    assert first[slot] != second[slot], (first, second)
+
+
+def test_narrative_and_vague_questions_are_not_cacheable() -> None:
+    assert not cacheable(cache_slots("What did BHP's chair say about safety in FY2024?"))
+    assert not cacheable(cache_slots("Tell me about BHP"))
+    assert not cacheable(cache_slots("What was the revenue?"))
+
+
+def test_similarity_decides_hit_hint_or_miss_at_the_thresholds() -> None:
+    assert cache_decision(0.95, 0.95, 0.80) == "hit"
+    assert cache_decision(0.9499, 0.95, 0.80) == "hint"
+    assert cache_decision(0.80, 0.95, 0.80) == "hint"
+    assert cache_decision(0.7999, 0.95, 0.80) == "miss"
+
+
+# ---- preferences ----------------------------------------------------------------------
+
+
+def test_preference_statements_are_read_and_questions_are_not() -> None:
+    scale = read_preference("Show me figures in billions from now on")
+    assert (
+        scale
+        and scale.preference
+        and (scale.preference.kind, scale.preference.value)
+        == (
+            "scale",
+            "bn",
+        )
+    )
+    miners = read_preference("I only follow iron-ore miners")
+    assert miners and miners.preference and miners.preference.value == "BHP,RIO,FMG"
+    currency = read_preference("Always give me figures in A$")
+    assert currency and currency.preference and currency.preference.value == "A$"
+    assert read_preference("What was BHP's revenue in FY2024 in billions?") is None
+    assert read_preference("What was BHP's revenue in FY2024?") is None
+
+
+def test_a_request_that_cannot_be_acted_on_is_answered_plainly() -> None:
+    colour = read_preference("Remember that my favourite colour is blue")
+    assert colour is not None and colour.preference is None
+    assert "have not stored" in colour.reply and "millions or billions" in colour.reply
+
+
+def test_preferences_fill_only_what_the_question_leaves_open() -> None:
+    prefs = [
+        p.preference
+        for p in (
+            read_preference("Show me figures in billions from now on"),
+            read_preference("I only follow iron-ore miners"),
+        )
+        if p and p.preference
+    ]
+    resolved, applied = apply_preferences("Which company had the highest revenue in FY2024?", prefs)
+    assert "in billions" in resolved and "BHP Group, Rio Tinto, Fortescue" in resolved
+    assert cache_slots(resolved).companies == ["BHP", "FMG", "RIO"]
+    assert applied == ["figures in billions", "follows BHP Group, Rio Tinto, Fortescue"]
+    own, applied_own = apply_preferences("What was South32's revenue in FY2024 in millions?", prefs)
+    assert own == "What was South32's revenue in FY2024 in millions?" and applied_own == []
+
+
+def test_a_newer_preference_of_a_kind_wins() -> None:
+    old = read_preference("Show me figures in billions from now on")
+    new = read_preference("I prefer figures in millions")
+    assert old and new and old.preference and new.preference
+    resolved, _ = apply_preferences("BHP revenue FY2024", [old.preference, new.preference])
+    assert resolved.endswith("[your preference: in millions]")
+
+
+# ---- the summary buffer and the context budget ----------------------------------------
+
+
+def test_a_summary_is_due_past_ten_messages() -> None:
+    assert not needs_summary(10) and needs_summary(11)
+
+
+SUMMARY = MemoryNote(kind="summary", text="S" * 100)
+PREFERENCE = MemoryNote(kind="preference", text="P" * 100)
+HINT = MemoryNote(kind="cached_answer", text="H" * 100)
+
+
+def test_context_order_is_question_evidence_summary_then_hints() -> None:
+    context = assemble_context("q?", ["e1", "e2"], [HINT, PREFERENCE, SUMMARY], budget=10_000)
+    assert context.question == "q?" and context.evidence == ["e1", "e2"]
+    assert [n.kind for n in context.memory] == ["summary", "cached_answer", "preference"]
+    assert context.dropped == []
+    assert all(n.labelled().startswith(CLAIM_LABEL) for n in context.memory)
+
+
+def test_the_budget_drops_hints_before_the_summary_and_never_the_evidence() -> None:
+    size = lambda text: len(text)  # noqa: E731 - characters, as offline
+    evidence = ["E" * 500]
+    notes = [SUMMARY, PREFERENCE, HINT]
+    full = assemble_context("q?", evidence, notes, budget=100_000)
+    needed = len("q?") + 500 + sum(size(n.labelled()) for n in full.memory)
+    one_short = assemble_context("q?", evidence, notes, budget=needed - 1)
+    assert [n.kind for n in one_short.memory] == ["summary", "preference"]
+    assert one_short.dropped == ["cached_answer"]
+    only_summary = len("q?") + 500 + size(SUMMARY.labelled())
+    tight = assemble_context("q?", evidence, notes, budget=only_summary)
+    assert [n.kind for n in tight.memory] == ["summary"]
+    assert tight.dropped == ["cached_answer", "preference"]
+    nothing = assemble_context("q?", evidence, notes, budget=only_summary - 1)
+    assert nothing.memory == [] and nothing.dropped == ["cached_answer", "preference", "summary"]
+    assert nothing.evidence == evidence, "the evidence is never dropped"
+
+
+def test_the_model_engine_budget_counts_tokens() -> None:
+    from activities.engines.openai_engine import ModelConfig, OpenAIEngine
+
+    engine = OpenAIEngine(
+        ModelConfig(base_url="http://127.0.0.1:9", api_key="k", route_model="m", grade_model="m",
+                    synthesize_model="m", judge_model="j", summarize_model="m")
+    )  # fmt: skip
+    assert engine.context_size("x" * 400) == 100
+    tokens = assemble_context("q", ["e" * 400], [SUMMARY], budget=200, size=engine.context_size)
+    assert [n.kind for n in tokens.memory] == ["summary"]
