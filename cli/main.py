@@ -292,6 +292,33 @@ def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
+    """Erase everything remembered about one user (DELETE /v1/users/{user}/memory)."""
+    if not _api_up(settings):
+        raise CliError(
+            f"the API at {settings.api_url} does not answer; start the stack: turnstile up",
+            EXIT_UNREACHABLE,
+        )
+    response = httpx.delete(
+        f"{settings.api_url}/v1/users/{args.user}/memory", timeout=60.0, headers=_auth(settings)
+    )
+    if response.status_code not in (200, 202):
+        raise CliError(_api_error_line(response), EXIT_BAD_INPUT if response.status_code < 500
+                       else EXIT_FAILURE)  # fmt: skip
+    body = response.json()
+    if args.json:
+        print(json.dumps(body, ensure_ascii=False))
+    elif body["status"] == "pending":
+        _say(f"erasing {args.user}: started; it completes without you (check again later)")
+    else:
+        _say(
+            f"erased {args.user}: {body['facts']} fact version(s), {body['summaries']} "
+            f"summary(ies), {body['personal_values']} personal value(s), "
+            f"{body['cached_answers']} cached answer(s)"
+        )
+    return 0
+
+
 def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
     from cli import chat
 
@@ -369,6 +396,13 @@ def build_parser() -> argparse.ArgumentParser:
     s = audit_sub.add_parser("show", help="print one turn's decision record as JSON")
     s.add_argument("turn_id", help="the turn's id, e.g. turn-c123-1")
     s.set_defaults(func=cmd_audit)
+
+    p = sub.add_parser(
+        "forget", help="erase everything remembered about a user (facts, summaries, cache)"
+    )
+    p.add_argument("user", help="the user id whose memory to erase")
+    p.add_argument("--json", action="store_true", help="print the erasure counts as JSON")
+    p.set_defaults(func=cmd_forget)
 
     p = sub.add_parser("chat", help="interactive chat")
     p.add_argument("--user", help="user id")

@@ -407,3 +407,28 @@ def test_down_stops_every_process_and_frees_the_ports_then_up_reuses_the_data(
     statuses = [line.split(":", 1)[0] for line in ingest.stdout.splitlines() if ": /" in line]
     assert statuses == ["unchanged"] * 15
     assert f"corpus version {version}" in ingest.stdout
+
+
+def test_forget_erases_a_users_memory_from_the_command_line(stack: Stack) -> None:
+    user = f"u-forget-{os.getpid()}"
+    said = httpx.post(
+        f"{stack.api_url}/v1/turns",
+        json={"question": "Show me figures in billions from now on", "user_id": user},
+        timeout=60,
+    )
+    assert said.status_code == 200 and said.json()["route"] == "remember", said.text
+    asked = httpx.post(
+        f"{stack.api_url}/v1/turns",
+        json={"question": "What was BHP's revenue in FY2024?", "user_id": user},
+        timeout=60,
+    ).json()
+    assert "billion" in asked["answer"] and asked["cache"] == "miss"
+    memory = httpx.get(f"{stack.api_url}/v1/users/{user}/memory", timeout=10).json()
+    assert [f["value"] for f in memory["facts"]] == ["bn"]
+    forgot = turnstile(stack.env, "forget", user)
+    assert forgot.returncode == 0, forgot.stderr
+    assert f"erased {user}: 1 fact version(s)" in forgot.stdout
+    assert "1 cached answer(s)" in forgot.stdout
+    assert httpx.get(f"{stack.api_url}/v1/users/{user}/memory", timeout=10).json()["facts"] == []
+    bad = turnstile(stack.env, "forget", "u" * 200)  # longer than a user id may be
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
