@@ -25,7 +25,7 @@ from qdrant_client import QdrantClient, models
 
 from activities.contracts import CachedAnswer, CacheLookup, CacheWriteResult
 from activities.embeddings import Embedder, collection_name
-from activities.reports import ReportIndex
+from activities.reports import ReportIndex, is_local
 from domain.memory import CacheSlots, cache_decision, cache_slots, cacheable
 
 CANDIDATES = 5
@@ -73,7 +73,7 @@ class AnswerCache:
                     size=self.embedder.dimension, distance=models.Distance.COSINE
                 ),
             )
-            if self.client.init_options.get("path") is not None:
+            if is_local(self.client):
                 return  # local mode ignores payload indexes
             for key, schema in (
                 ("tenant_id", models.PayloadSchemaType.KEYWORD),

@@ -35,6 +35,12 @@ LATER_REPORT_HITS = 3
 """Hits a search adds from later reports (restated comparatives) after the main ones."""
 
 
+def is_local(client: QdrantClient) -> bool:
+    """Local mode (a folder, or in memory): no payload indexes, one process only."""
+    options = client.init_options
+    return options.get("path") is not None or options.get("location") == ":memory:"
+
+
 def open_qdrant(url: str | None, path: Path, api_key: str | None = None) -> QdrantClient:
     """Open Qdrant: a server when `url` is set, else local mode in `path` (one process only)."""
     if url:
@@ -90,7 +96,7 @@ class ReportIndex:
                     "bm25": models.SparseVectorParams(modifier=models.Modifier.IDF)
                 },
             )
-            if self.client.init_options.get("path") is not None:
+            if is_local(self.client):
                 return  # local mode ignores payload indexes (and warns about them)
             for key, schema in (
                 ("company", models.PayloadSchemaType.KEYWORD),

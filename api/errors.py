@@ -18,6 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -246,6 +247,19 @@ def _with_error_docs(
     return openapi
 
 
+def _allowed(request: Request) -> str:
+    """Every method any route of this path answers. Starlette's own 405 names only the
+    first route that matched the path, so a path with a GET and a DELETE route (two
+    operations) would say `Allow: GET`. Each method is tried against the routes (a
+    route's own method list is private to FastAPI's router)."""
+    routes = request.app.router.routes
+    return ", ".join(
+        method
+        for method in ("DELETE", "GET", "PATCH", "POST", "PUT")
+        if any(r.matches({**request.scope, "method": method})[0] == Match.FULL for r in routes)
+    )
+
+
 def install(app: FastAPI) -> None:
     """Register the error handlers, the 500 middleware and the OpenAPI error documentation."""
     app.add_middleware(InternalErrorMiddleware)
@@ -262,14 +276,17 @@ def install(app: FastAPI) -> None:
         return error_response(422, "InvalidInput", _readable(exc))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         if exc.status_code == 400:
             # FastAPI's one 400: a body it could not decode, such as bytes that are not
             # UTF-8 (so not JSON either). The error table answers unusable input with 422.
             return error_response(422, "InvalidInput", "request body is not valid JSON")
         # Keep the handler's headers: a 405 must say `Allow`.
+        headers = exc.headers
+        if exc.status_code == 405:
+            headers = {**(headers or {}), "Allow": _allowed(request)}
         return error_response(
-            exc.status_code, _http_error_type(exc.status_code), str(exc.detail), headers=exc.headers
+            exc.status_code, _http_error_type(exc.status_code), str(exc.detail), headers=headers
         )
 
     # PoolTimeout and PoolClosed are OperationalErrors: a pool that cannot hand out a

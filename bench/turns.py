@@ -4,9 +4,12 @@
     .venv/bin/python -m bench.turns [--turns 50] [--warmup 10]
 
 For each scenario it POSTs `--turns` turns (each in a new conversation, so none waits on
-another) and measures the HTTP round trip. From each turn's workflow history it computes
-the orchestration share: the part of the workflow's run time not covered by any activity
-(activities running in parallel are counted once, as the union of their intervals).
+another) and measures the HTTP round trip. Every scenario but the last sends
+`Cache-Control: no-cache`, so it measures the full path; the last asks the single-company
+questions again with the answer cache on (each asked once first), so it measures a hit.
+From each turn's workflow history it computes the orchestration share: the part of the
+workflow's run time not covered by any activity (activities running in parallel are
+counted once, as the union of their intervals).
 """
 
 import argparse
@@ -41,6 +44,8 @@ SCENARIOS: dict[str, list[str]] = {
         "What was Glencore's revenue in FY2024?",
     ],
 }
+CACHE_HIT = "cache hit (single-company)"
+SCENARIOS[CACHE_HIT] = SCENARIOS["single-company figure"]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -91,24 +96,29 @@ async def run(turns: int, warmup: int) -> None:
     )
     async with httpx.AsyncClient(base_url=settings.api_url, timeout=120) as http:
 
-        async def one(question: str) -> tuple[float, str, str]:
+        async def one(question: str, cached: bool = False) -> tuple[float, str, str]:
             body = {"question": question, "conversation_id": f"bench{uuid.uuid4().hex[:12]}"}
+            headers = {} if cached else {"Cache-Control": "no-cache"}
             t0 = time.perf_counter()
-            response = await http.post("/v1/turns", json=body)
+            response = await http.post("/v1/turns", json=body, headers=headers)
             elapsed = time.perf_counter() - t0
             response.raise_for_status()
             data = response.json()
-            return elapsed, data["turn_id"], data["status"]
+            outcome = data["status"] + (f"/{data['cache']}" if data.get("cache") else "")
+            return elapsed, data["turn_id"], outcome
 
         for i in range(warmup):
             await one(SCENARIOS["single-company figure"][i % 5])
+        for question in SCENARIOS[CACHE_HIT]:  # the first asking of each is a miss
+            await one(question, cached=True)
         print(
             f"{'scenario':28} {'n':>3} {'p50 s':>7} {'p95 s':>7} {'orch p50':>9} {'orch share':>10}"
         )
         for name, questions in SCENARIOS.items():
             times, orch, shares, statuses = [], [], [], set()
             for i in range(turns):
-                elapsed, turn_id, status = await one(questions[i % len(questions)])
+                question = questions[i % len(questions)]
+                elapsed, turn_id, status = await one(question, cached=name == CACHE_HIT)
                 times.append(elapsed)
                 statuses.add(status)
                 total, orchestration = await orchestration_share(client, turn_id)

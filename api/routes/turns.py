@@ -252,6 +252,14 @@ async def start_turn(
     settings: SettingsDep,
     caller: CallerDep,
     idempotency_key: Annotated[str | None, Header(max_length=200), ID_CHARS] = None,
+    cache_control: Annotated[
+        str | None,
+        Header(
+            max_length=200,
+            description="`no-cache`: this turn neither reads nor writes the answer cache "
+            "(a fresh answer, as when the cache is off)",
+        ),
+    ] = None,
 ) -> TurnResult:
     """Start a turn and return its outcome: answered, refused, fallback, or a question.
 
@@ -282,7 +290,8 @@ async def start_turn(
     }
     with trace.get_tracer(__name__).start_as_current_span("turn request", attributes=span_ids):
         if not alloc.replayed:
-            handle = await _start(client, pool, settings, caller, alloc, body)
+            fresh = "no-cache" in (cache_control or "").lower()
+            handle = await _start(client, pool, settings, caller, alloc, body, fresh)
             TURNS_STARTED.inc()
         pending = TurnResult(
             turn_id=alloc.turn_id,
@@ -301,6 +310,7 @@ async def _start(
     caller: Caller,
     alloc: turns.Allocation,
     body: TurnRequest,
+    fresh: bool = False,
 ) -> WorkflowHandle[ChatTurn, TurnResult]:
     """Start the allocated turn's workflow; undo the allocation if Temporal refuses.
 
@@ -317,7 +327,7 @@ async def _start(
                 user_id=body.user_id,
                 clarification_timeout_seconds=settings.clarification_timeout_seconds,
                 engine_in_process=settings.engine == EngineName.OFFLINE,
-                answer_cache=settings.answer_cache,
+                answer_cache=settings.answer_cache and not fresh,
                 tenant_id=caller.tenant_id,
             ),
             id=alloc.turn_id,

@@ -90,3 +90,15 @@ async def test_a_request_to_remember_what_cannot_be_acted_on_gets_a_plain_answer
         "/v1/turns", json={"question": "Show me figures in billions from now on"}
     )
     assert "nothing was stored" in anonymous.json()["answer"]
+
+
+async def test_cache_control_no_cache_answers_afresh(cached: httpx.AsyncClient) -> None:
+    question = "What was Rio Tinto's underlying EBITDA in FY2023?"
+    first = await ask(cached, question, unique("u"))
+    assert (await ask(cached, question, unique("u")))["cache"] == "hit"
+    fresh = await cached.post(
+        "/v1/turns", json={"question": question}, headers={"Cache-Control": "no-cache"}
+    )
+    body = fresh.json()
+    assert body["cache"] is None and body["route"] == "needs_retrieval"
+    assert body["answer"] == first["answer"]
