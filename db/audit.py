@@ -63,16 +63,22 @@ def check_results(result: TurnResult) -> list[dict[str, str]]:
     docs = result.documents
     judge_down = any(d.layer == "llm_grade_answer" for d in result.degraded)
     grading_down = any(d.layer == "llm_grade_documents" for d in result.degraded)
+    reused = (
+        f"not run: the answer of {result.cache_turn_id} (checked then: {result.grounded})"
+        if result.cache == "hit"
+        else None
+    )
     checks = [
         ("scope_rules", f"refused: {result.refusal_reason}" if result.route == "scope_rules"
          else "passed"),
+        ("answer_cache", result.cache or "not asked"),
         ("route", result.route or "not reached"),
         ("relevance_grading", "not run" if not docs.retrieved else
          f"kept {len(docs.kept)} of {len(docs.retrieved)}"
          + (" (grader unavailable: kept all)" if grading_down else "")),
-        ("numeric_grounding", result.grounded or "not run"),
-        ("answer_judge", "unavailable: passed with 0 unsupported, confidence capped"
-         if judge_down else ("ran" if result.grounded is not None else "not run")),
+        ("numeric_grounding", reused or result.grounded or "not run"),
+        ("answer_judge", reused or ("unavailable: passed with 0 unsupported, confidence capped"
+         if judge_down else ("ran" if result.grounded is not None else "not run"))),
         ("final_gate", f"fallback: {result.fallback_reason}" if result.fallback_reason
          else ("passed" if result.status == "answered" else result.status)),
     ]  # fmt: skip
@@ -108,6 +114,12 @@ def build_record(
         },
         "confidence": result.confidence,
         "documents": result.documents.model_dump(mode="json"),
+        "memory": {
+            "cache": result.cache,
+            "cache_turn_id": result.cache_turn_id,
+            "cache_similarity": result.cache_similarity,
+            "summarised": result.summarised,
+        },
         "citations": [
             {
                 "n": c.n,

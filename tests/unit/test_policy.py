@@ -47,7 +47,11 @@ def test_pure_layers_are_closed_by_construction() -> None:
         assert "closed by construction" in why
 
 
-@pytest.mark.parametrize("name", sorted(set(POLICY) - {SAVE}))
+UNTIL_DONE = {SAVE, "postgres_forget_user", "qdrant_forget_answers"}
+"""Writes that must complete once asked: a turn's save and a user's erasure."""
+
+
+@pytest.mark.parametrize("name", sorted(set(POLICY) - UNTIL_DONE))
 def test_activity_options_are_bounded_except_for_the_save(name: str) -> None:
     options = activity_options(name)
     total = options["schedule_to_close_timeout"]
@@ -56,8 +60,9 @@ def test_activity_options_are_bounded_except_for_the_save(name: str) -> None:
     assert options["retry_policy"].maximum_attempts > 0
 
 
-def test_save_is_retried_until_it_succeeds() -> None:
-    options = activity_options(SAVE)
+@pytest.mark.parametrize("name", sorted(UNTIL_DONE))
+def test_save_and_erasure_are_retried_until_they_succeed(name: str) -> None:
+    options = activity_options(name)
     assert options["schedule_to_close_timeout"] is None
     assert options["retry_policy"].maximum_attempts == 0
     assert options["start_to_close_timeout"] > timedelta(0)

@@ -48,3 +48,37 @@ async def test_record_histories(turn_worker: TurnWorker, turns_on: Callable[[str
         t = turns_on(tq)
         retried = await t.ask("Tell me about BHP in FY2024")
         await _save(t, "retried_twice", retried.turn_id)
+
+
+async def _save_as(turns: Turns, name: str, workflow_id: str) -> None:
+    history = await turns.client.get_workflow_handle(workflow_id).fetch_history()
+    text = json.dumps(json.loads(history.to_json()), indent=1)
+    (HISTORIES / f"{name}.json").write_text(text + "\n")
+
+
+@pytest.mark.record_histories
+async def test_record_memory_histories(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """The `memory-v1` paths (`mem_` prefix): a cache miss that writes, a hit, a stated
+    preference, and a turn that summarises its conversation."""
+    from tests.conftest import unique
+
+    async with turn_worker() as tq:
+        base = turns_on(tq)
+        t = Turns(base.client, base.pool, tq, tenant_id=unique("t"), user_id=unique("u"),
+                  answer_cache=True)  # fmt: skip
+        miss = await t.ask("What was Fortescue's underlying EBITDA in FY2024?")
+        await _save_as(t, "mem_cache_miss_written", miss.turn_id)
+        hit = await t.ask("What was Fortescue's underlying EBITDA in FY2024?")
+        await _save_as(t, "mem_cache_hit", hit.turn_id)
+        noted = await t.ask("Show me figures in billions from now on")
+        await _save_as(t, "mem_preference_stated", noted.turn_id)
+        conversation = unique("c")
+        for question in ("What was BHP's revenue in FY2024?", "And in FY2023?",
+                         "What about Rio Tinto?", "What was its net debt?",
+                         "And South32's revenue in FY2025?", "What about FY2024?"):  # fmt: skip
+            await t.ask(question, conversation)
+        summarised = await t.ask("What was Northern Star's revenue in FY2024?", conversation)
+        assert summarised.summarised == 8
+        await _save_as(t, "mem_summarised", summarised.turn_id)

@@ -13,6 +13,7 @@ from activities.answer_cache import AnswerCache
 from activities.contracts import Draft
 from activities.engines.offline import OfflineEngine
 from activities.reports import ReportIndex
+from db import audit
 from tests.conftest import CORPUS_DIR, Turns, TurnWorker, WorkerFactory, unique
 from tests.workflows.scripted_engine import ScriptedEngine
 
@@ -118,6 +119,15 @@ async def test_a_paraphrase_is_served_from_the_cache_and_says_which_turn(
     assert paraphrase.cache in ("hit", "hint"), paraphrase
     assert paraphrase.cache_turn_id == first.turn_id
     assert paraphrase.status == "answered"
+    async with pool.connection() as conn:
+        shown = await audit.show(conn, again.turn_id)
+    assert shown is not None
+    record = shown["record"]
+    assert record["memory"]["cache"] == "hit"
+    assert record["memory"]["cache_turn_id"] == first.turn_id
+    checks = {c["check"]: c["result"] for c in record["check_results"]}
+    assert checks["answer_cache"] == "hit"
+    assert checks["numeric_grounding"].startswith(f"not run: the answer of {first.turn_id}")
 
 
 async def test_another_year_or_company_is_never_served_from_the_cache(
