@@ -54,6 +54,7 @@ class MessageRow(BaseModel):
     resolved: str | None
     status: str
     citations: list[dict[str, object]]
+    summarised: bool = False
 
 
 def turn_id_for(conversation_id: str, seq: int) -> str:
@@ -338,14 +339,21 @@ async def recent_user_questions(
 async def list_messages(conn: AsyncConnection, conversation_id: str) -> list[MessageRow]:
     rows = await (
         await conn.execute(
-            "SELECT turn_id, role, content, resolved, status, citations FROM messages"
+            "SELECT turn_id, role, content, resolved, status, citations,"
+            " summary_id IS NOT NULL FROM messages"
             " WHERE conversation_id = %s ORDER BY message_id",
             (conversation_id,),
         )
     ).fetchall()
     return [
         MessageRow(
-            turn_id=r[0], role=r[1], content=r[2], resolved=r[3], status=r[4], citations=r[5]
+            turn_id=r[0],
+            role=r[1],
+            content=r[2],
+            resolved=r[3],
+            status=r[4],
+            citations=r[5],
+            summarised=r[6],
         )
         for r in rows
     ]

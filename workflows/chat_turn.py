@@ -102,9 +102,10 @@ with workflow.unsafe.imports_passed_through():
 
 MAX_CLARIFICATIONS = 2
 MODEL_STEPS_PER_PASS = 3  # grade documents, synthesize, grade answer
-MAX_MODEL_CALLS = (MAX_CLARIFICATIONS + 1) + 1 + (MAX_RETRIES + 1) * MODEL_STEPS_PER_PASS
-"""Route once per clarification round, rewrite once (retries reuse its sub-queries),
-then three model steps per retrieval pass: 3 + 1 + 3 * 3 = 13."""
+MAX_MODEL_CALLS = 1 + (MAX_CLARIFICATIONS + 1) + 1 + (MAX_RETRIES + 1) * MODEL_STEPS_PER_PASS
+"""Summarise the conversation at most once, route once per clarification round, rewrite
+once (retries reuse its sub-queries), then three model steps per retrieval pass:
+1 + 3 + 1 + 3 * 3 = 14."""
 RETRIEVAL_LIMIT = 8
 EXPIRED_TEXT = (
     "This question waited for a clarification that did not arrive in time, so it was "
@@ -376,7 +377,10 @@ class ChatTurn:
         if self._memory:
             session = await self._summarise(inp, session)
             remembering = read_preference(inp.question)
-            if remembering is not None:
+            rules = scope_rules_v2(inp.question)
+            # A statement wrapped around something the scope rules refuse or decline
+            # ("I only follow iron-ore miners: should I buy BHP?") goes the normal way.
+            if remembering is not None and not (rules.refuse or rules.decline):
                 return await self._remember(remembering)
         question = inp.question
         clarifications = 0

@@ -119,6 +119,8 @@ class MessageOut(BaseModel):
     content: str
     status: str
     citations: list[dict[str, object]]
+    summarised: bool = False
+    """Covered by the conversation's summary (kept in full all the same)."""
 
 
 _STILL_RUNNING: dict[int | str, dict[str, object]] = {
@@ -504,7 +506,7 @@ async def conversation_messages(
         [
             MessageOut(
                 turn_id=r.turn_id, role=r.role, content=r.content, status=r.status,
-                citations=r.citations,
+                citations=r.citations, summarised=r.summarised,
             )
             for r in rows
         ]

@@ -61,6 +61,8 @@ async def test_a_stated_preference_changes_later_answers_and_is_gone_everywhere_
         conversation = turn["conversation_id"]
     last = await ask(cached, QUESTION, user, conversation_id=conversation)
     assert last["summarised"] == 8
+    listed = (await cached.get(f"/v1/conversations/{conversation}/messages")).json()
+    assert [m["summarised"] for m in listed] == [True] * 8 + [False] * 6
     assert (await cached.get(f"/v1/users/{user}/memory")).json()["summaries"] == 1
 
     erased = await cached.delete(f"/v1/users/{user}/memory")
@@ -85,6 +87,9 @@ async def test_a_request_to_remember_what_cannot_be_acted_on_gets_a_plain_answer
     user = unique("u")
     answer = await ask(cached, "Remember that my favourite colour is blue", user)
     assert answer["status"] == "answered" and "have not stored" in answer["answer"]
+    assert (await cached.get(f"/v1/users/{user}/memory")).json()["facts"] == []
+    wrapped = await ask(cached, "I only follow iron-ore miners, so should I buy BHP shares?", user)
+    assert wrapped["route"] != "remember", "advice wrapped around a statement is not stored"
     assert (await cached.get(f"/v1/users/{user}/memory")).json()["facts"] == []
     anonymous = await cached.post(
         "/v1/turns", json={"question": "Show me figures in billions from now on"}
