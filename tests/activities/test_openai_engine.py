@@ -246,3 +246,26 @@ async def test_a_reasoning_model_gets_no_temperature_when_none_is_set(fake: Fake
     )
     assert decision.route == "needs_retrieval"
     assert "temperature" not in fake.requests[-1]
+
+
+async def test_remembered_notes_follow_the_evidence_labelled_as_claims(fake: FakeOpenAI) -> None:
+    from domain.memory import CLAIM_LABEL, MemoryNote
+
+    chunks = list(report("BHP", 2024))[:2]
+    fake.respond("SynthesisOut", {"answer": "BHP Group's revenue was US$55,658 million [1].",
+                                  "not_found": []})  # fmt: skip
+    notes = [
+        MemoryNote(kind="summary", text="Earlier: BHP FY2023 revenue US$53.82bn."),
+        MemoryNote(kind="cached_answer", text="BHP's revenue was US$55,658 million."),
+    ]
+    await engine(fake).synthesize("q", Slots(companies=["BHP"]), chunks, notes)
+    prompt = fake.requests[-1]["messages"][1]["content"]
+    evidence_at = prompt.index("<<<EVIDENCE")
+    summary_at = prompt.index(f"{CLAIM_LABEL} — summary of the earlier conversation")
+    hint_at = prompt.index(f"{CLAIM_LABEL} — an earlier answer to a similar question")
+    assert evidence_at < summary_at < hint_at
+    assert "never take a figure from it" in prompt
+    fake.respond("SynthesisOut", {"answer": "BHP Group's revenue was US$55,658 million [1].",
+                                  "not_found": []})  # fmt: skip
+    await engine(fake).synthesize("q", Slots(companies=["BHP"]), chunks)
+    assert "(nothing remembered)" in fake.requests[-1]["messages"][1]["content"]

@@ -237,3 +237,21 @@ async def test_an_entry_past_its_time_to_live_is_not_served(
     assert expired.outcome == "miss" and expired.reason == "no entry"
     # A hit does not extend the life of an entry: looked up at 1030, gone at 1061.
     assert cache.forget_user(tenant, "u1") == 1 and cache.entries(tenant) == 0
+
+
+async def test_a_hint_and_the_users_preferences_reach_synthesis_labelled(
+    turn_worker: TurnWorker, temporal_client: Client, pool: AsyncConnectionPool
+) -> None:
+    engine = ScriptedEngine()
+    async with turn_worker(engine) as tq:
+        t = cached_turns(temporal_client, pool, tq, user_id=unique("u"))
+        noted = await t.ask("I only follow iron-ore miners")
+        assert noted.route == "remember" and "Fortescue" in (noted.answer or "")
+        first = await t.ask(EBITDA_FY2024)
+        hinted = await t.ask(PARAPHRASE)
+    assert first.cache == "miss" and hinted.cache == "hint", hinted
+    assert hinted.cache_turn_id == first.turn_id and hinted.route != "answer_cache"
+    kinds = [n.kind for n in engine.last_memory]
+    assert kinds == ["preference", "cached_answer"], kinds
+    assert "BHP Group, Rio Tinto, Fortescue" in engine.last_memory[0].text
+    assert engine.last_memory[1].text in (first.answer or ""), "the clean stored answer"
