@@ -120,7 +120,10 @@ class AnswerCache:
             if similarity < self.hint_at:
                 reasons.append(f"below {self.hint_at:.2f} ({similarity:.3f})")
                 break  # points come nearest first
-            differs = _differing(slots, CacheSlots.model_validate(payload.get("slots", {})))
+            # The stored question's slots are read again, not taken from the payload: a
+            # guard made stricter applies to entries written before it.
+            stored_question = str(payload.get("entry", {}).get("question", ""))
+            differs = _differing(slots, cache_slots(stored_question))
             if differs:
                 reasons.append(f"slots differ ({', '.join(differs)}) at {similarity:.3f}")
                 continue

@@ -249,6 +249,9 @@ class CachedAnswer(_Frozen):
     unsupported: list[UnsupportedClaim] = Field(default_factory=list)
     coverage: dict[str, bool] = Field(default_factory=dict)
     figures_given: bool = True
+    warnings: list[str] = Field(default_factory=list)
+    """The citation checks' warnings (a marker removed, a company mismatch), shown again
+    on reuse; coverage and confidence warnings are recomputed instead."""
 
 
 class CacheLookupRequest(_Frozen):

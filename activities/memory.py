@@ -26,6 +26,7 @@ from activities.heartbeat import heartbeating
 from activities.steps import implements
 from db import memory
 from db import pii as token_map
+from domain.memory import without_markers
 
 
 class MemoryActivities:
@@ -49,9 +50,12 @@ class MemoryActivities:
                 pending = await memory.to_summarise(conn, request.conversation_id, request.seq)
             if not pending.message_ids:
                 return SummaryResult(summary=pending.previous)
-            texts = ([f"earlier summary: {pending.previous}"] if pending.previous else []) + (
-                pending.texts
-            )
+            # The newest messages first and the previous summary last: a summariser that
+            # keeps what fits in order (the offline one) keeps what was just said, and
+            # remembered text loses its citation markers (they numbered other sources).
+            texts = [without_markers(t) for t in reversed(pending.texts)]
+            if pending.previous:
+                texts.append(without_markers(pending.previous))
             with recording() as calls:
                 summary = (await self.engine.summarize(texts)).strip()
             if not summary:

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from api.errors import ApiError
 from db import pii as token_map
+from db import turns as turn_store
 from domain import pii
 from settings import Settings
 
@@ -37,6 +38,23 @@ REDACTION_FAILED = Counter(
 )
 
 M = TypeVar("M", bound=BaseModel)
+
+
+async def _own_references(pool: AsyncConnectionPool, owners: list[str], model: M) -> M:
+    """Hide a reused answer's source turn unless it is one of `owners`' own (a named user,
+    never the shared anonymous owner): another user's turn id names their conversation.
+    The stored result and the decision record keep it, for operators and reviewers."""
+    source = getattr(model, "cache_turn_id", None)
+    if not source:
+        return model
+    try:
+        async with pool.connection() as conn:
+            owner = await turn_store.turn_owner(conn, source)
+    except (psycopg.Error, PoolTimeout):
+        owner = None
+    if owner is not None and owner[1] and owner[1] in owners:
+        return model
+    return model.model_copy(update={"cache_turn_id": None})
 
 
 def owner_of(user_id: str | None) -> str:
@@ -82,6 +100,7 @@ async def reveal(pool: AsyncConnectionPool, tenant_id: str, owners: list[str], m
     Only values of `owners` within `tenant_id` are looked up: a token copied into another
     user's text stays a token.
     """
+    model = await _own_references(pool, owners, model)
     text = model.model_dump_json()
     if not pii.TOKEN.search(text):
         return model

@@ -40,6 +40,7 @@ PARAPHRASES = [
     "What did {c} report as {m} for FY{y}?",
     "FY{y} {m} at {c}?",
     "I'd like to know {c}'s FY{y} {m}.",
+    "How much {m} did {c} generate in FY{y}?",
 ]
 THRESHOLDS = [(0.95, 0.80), (0.95, 0.85), (0.92, 0.80), (0.90, 0.75), (0.90, 0.80), (0.85, 0.70)]
 
@@ -74,6 +75,15 @@ def near_miss_pairs() -> list[tuple[str, str, str]]:
     for m, y in itertools.product(METRICS, YEARS):
         pairs.append((f"Which company had the highest {m} in FY{y}?",
                       f"Which company had the lowest {m} in FY{y}?", "polarity"))  # fmt: skip
+    qualified = [
+        ("profit before tax", "profit after tax"), ("revenue", "revenue as restated"),
+        ("revenue in the first half", "revenue in the second half"),
+        ("profit", "operating profit"), ("net profit", "net profit per share"),
+        ("revenue from continuing operations", "revenue from discontinued operations"),
+    ]  # fmt: skip
+    for c, (a, b) in itertools.product(["BHP", "Fortescue"], qualified):
+        pairs.append((f"What was {c}'s {a} in FY2024?", f"What was {c}'s {b} in FY2024?",
+                      "qualifier"))  # fmt: skip
     for c in names:
         pairs.append((f"Did {c}'s revenue rise in FY2024?", f"Did {c}'s revenue fall in FY2024?",
                       "polarity"))  # fmt: skip

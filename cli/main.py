@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
+from urllib.parse import quote
 
 import httpx
 from pydantic import ValidationError
@@ -300,7 +301,9 @@ def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
             EXIT_UNREACHABLE,
         )
     response = httpx.delete(
-        f"{settings.api_url}/v1/users/{args.user}/memory", timeout=60.0, headers=_auth(settings)
+        f"{settings.api_url}/v1/users/{quote(args.user, safe='')}/memory",
+        timeout=60.0,
+        headers=_auth(settings),
     )
     if response.status_code not in (200, 202):
         raise CliError(_api_error_line(response), EXIT_BAD_INPUT if response.status_code < 500

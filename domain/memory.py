@@ -19,6 +19,8 @@ from domain.question import (
     extract_slots,
     mentioned_years,
     mentioned_years_outside,
+    metric_mentions,
+    other_measure_mentions,
     requested_currency,
     requested_scale,
 )
@@ -36,7 +38,7 @@ _POLARITY: tuple[tuple[str, re.Pattern[str]], ...] = (
                       r"up|improv\w*|climb\w*|jump\w*)\b")),
     ("down", re.compile(r"\b(?:fall\w*|fell|decreas\w*|declin\w*|drop\w*|down|shr[iau]nk\w*|"
                         r"slump\w*|deteriorat\w*|los[st]\w*|cut)\b")),
-    ("incl", re.compile(r"\b(?:includ\w*|incl|inclusive|with)\b")),
+    ("incl", re.compile(r"\b(?:includ\w*|incl|inclusive)\b")),
     ("excl", re.compile(r"\b(?:exclud\w*|excl|exclusive|except\w*|without|other\s+than|"
                         r"apart\s+from|net\s+of|ex)\b")),
     ("not", re.compile(r"\b(?:not|never|no|none|neither|nor)\b|n't\b")),
@@ -55,6 +57,47 @@ _COMMODITY = re.compile(
     r"borates?|salt|green\s+(?:energy|hydrogen|metals))\b",
     re.IGNORECASE,
 )
+
+
+_MONEY = re.compile(r"(?:US|A|AU|NZ|C|HK|S)?\$|\b(?:USD|AUD|NZD|CAD|EUR|GBP)\b|[€£¥]", re.I)
+_WORD = re.compile(r"[a-z][a-z0-9]*")
+_NAME_WORDS = frozenset(w for c in COMPANIES.values() for a in c.aliases for w in a.split())
+# Words that change no meaning in a figure question: how it is asked, not what.
+_NEUTRAL = frozenset(
+    """a an the of in on at for to by as and or from about into what whats was were is are
+    be been being how much many did does do make made makes report reported reports
+    post posted tell me give show know like i d s id would could can you please fiscal
+    financial year years fy its it their they them company companies miner miners which
+    one amount figure value number this that there had has have get got see generate
+    generated record recorded book booked deliver delivered achieve achieved""".split()  # noqa: SIM905 - a word list reads best as text
+)
+
+
+def _residual(question: str) -> list[str]:
+    """The question's words that no slot explains, lightly stemmed, as a sorted set.
+
+    The guard's catch-all: a word it has no slot for ("before tax", "restated", "second
+    half", "operating", "surge") must be the same in both questions, so an unknown
+    difference is a miss, never a hit. Paraphrases that differ only in how they ask
+    ("How much … did … make") keep equal residues.
+    """
+    text = _YEARISH.sub(" ", question)
+    spans = [(s, e) for s, e, _ in metric_mentions(text)]
+    spans += [(s, e) for s, e, _ in other_measure_mentions(text)]
+    spans += [m.span() for m in _COMMODITY.finditer(text)]
+    for start, end in sorted(spans, reverse=True):
+        text = text[:start] + " " + text[end:]
+    text = _NUMBER.sub(" ", _MONEY.sub(" ", text.replace("%", " percent ")))
+    words: set[str] = set()
+    for word in _WORD.findall(text.lower()):
+        if word in _NEUTRAL or word in _NAME_WORDS:
+            continue
+        if any(pattern.fullmatch(word) for _, pattern in _POLARITY):
+            continue  # in the polarity slot
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        words.add(word)
+    return sorted(words)
 
 
 class CacheSlots(Frozen):
@@ -80,6 +123,13 @@ class CacheSlots(Frozen):
     """Figures in the question other than years ("above US$10 billion")."""
     scale: str | None = None
     currency: str | None = None
+    money: list[str] = Field(default_factory=list)
+    """Currency marks in the question (US$, A$, €)."""
+    order: list[str] = Field(default_factory=list)
+    """The companies in the order named, when the question compares them one way ("was
+    Rio Tinto's revenue above BHP's" is not "BHP's above Rio Tinto's")."""
+    residual: list[str] = Field(default_factory=list)
+    """Every other word that carries meaning (`_residual`)."""
 
 
 def cache_slots(question: str) -> CacheSlots:
@@ -90,6 +140,7 @@ def cache_slots(question: str) -> CacheSlots:
     without_years = _YEARISH.sub(" ", question)
     numbers = sorted({n.replace(",", "") for n in _NUMBER.findall(without_years)})
     commodities = sorted({" ".join(m.lower().split()) for m in _COMMODITY.findall(question)})
+    directed = {"high", "low"} & set(polarity) and len(slots.companies) >= 2
     return CacheSlots(
         companies=sorted(slots.companies),
         all_companies=not slots.companies and asks_over_all_companies(question),
@@ -103,6 +154,9 @@ def cache_slots(question: str) -> CacheSlots:
         numbers=numbers,
         scale=requested_scale(question),
         currency=requested_currency(question),
+        money=sorted({m.upper() for m in _MONEY.findall(question)}),
+        order=list(slots.companies) if directed else [],
+        residual=_residual(question),
     )
 
 
@@ -196,6 +250,18 @@ WHAT_I_REMEMBER = (
 )
 
 
+_QUESTION_START = re.compile(
+    r"\s*(?:what|who|whom|whose|which|when|where|why|how|do|does|did|can|could|is|are|was|"
+    r"were|will|would|should|has|have|had)\b",
+    re.IGNORECASE,
+)
+_NEGATIVE = re.compile(
+    r"\b(?:not|never|no\s+longer|don'?t|doesn'?t|stop|forget|exclude|excluding|except|"
+    r"without|ignore|unfollow|avoid)\b|n't\b",
+    re.IGNORECASE,
+)
+
+
 def _commodity_key(word: str) -> str:
     folded = " ".join(word.lower().replace("-", " ").split())
     return "aluminium" if folded.startswith("alumin") else folded
@@ -213,15 +279,27 @@ def _bare_scale(text: str) -> str | None:
 def read_preference(text: str) -> Remembering | None:
     """Read a statement of preference; None when the text is not one (a question).
 
-    A question that names a metric is a question, whatever its wording ("show me BHP's
-    revenue in billions"): its scale applies to that answer only.
+    Strict on purpose, because a statement is stored and a question is answered:
+    anything with a question mark, or opening like a question, is a question; so is
+    anything naming a company with a metric or a year ("show me BHP's revenue in
+    billions": its scale applies to that answer only). A negative or a retraction ("I
+    never want Rio Tinto", "forget that I follow BHP"), or a metric of interest without
+    anything to look up, is a request the system cannot act on: it is answered plainly
+    and nothing is stored.
     """
-    if not _REMEMBER.search(text):
+    if not _REMEMBER.search(text) or "?" in text or _QUESTION_START.match(text):
         return None
     slots = extract_slots(text)
-    if slots.metrics or slots.other_measures or mentioned_years(text):
-        return None
     statement = " ".join(text.split())[:300]
+    if (slots.metrics or slots.other_measures) and (slots.companies or mentioned_years(text)):
+        return None
+    if mentioned_years(text):
+        return None
+    if slots.metrics or slots.other_measures or _NEGATIVE.search(text):
+        return Remembering(
+            preference=None,
+            reply=f"I have not stored that: it is not something I can act on. {WHAT_I_REMEMBER}",
+        )
     scale = requested_scale(text) or _bare_scale(text)
     if scale:
         pref = Preference(kind="scale", value=scale, statement=statement)
@@ -291,6 +369,15 @@ KEEP_RECENT = 4
 
 def needs_summary(unsummarised: int) -> bool:
     return unsummarised > SUMMARISE_OVER
+
+
+_MARKER = re.compile(r"\s?\[\d+(?:\s*,\s*\d+)*\]")
+
+
+def without_markers(text: str) -> str:
+    """Text with its citation markers removed: remembered text has no sources of its own,
+    and a `[2]` from another turn would point at this turn's second excerpt."""
+    return _MARKER.sub("", text)
 
 
 # ---- the context budget ---------------------------------------------------------------

@@ -58,6 +58,7 @@ with workflow.unsafe.imports_passed_through():
         apply_preferences,
         needs_summary,
         read_preference,
+        without_markers,
     )
     from domain.models import Source
     from domain.pii import TOKEN
@@ -273,7 +274,9 @@ class ChatTurn:
         self._decline: str | None = None
         self._memory = False
         self._notes: list[MemoryNote] = []
-        """Remembered context for synthesis (summary, preferences), labelled a claim."""
+        """The conversation's summary for synthesis, labelled a claim."""
+        self._preference_notes: list[MemoryNote] = []
+        """The user's preferences that apply to the current question."""
         self._hint: CacheLookup | None = None
         self._cache: CacheLookup | None = None
         self._corpus_version: str | None = None
@@ -392,6 +395,12 @@ class ChatTurn:
                 self._note("carried " + " ".join(str(p) for p in parts if p))
             if self._memory and session.preferences:
                 resolved, applied = apply_preferences(resolved, session.preferences)
+                # Only what applies to this question is a hint: a scale the question
+                # sets itself must not be contradicted by a remembered one.
+                self._preference_notes = [
+                    MemoryNote(kind="preference", text=f"the user asked for {what}")
+                    for what in applied
+                ]
                 if applied:
                     carried = carried.model_copy(update={"preferences": applied})
                     self._note(f"preferences applied: {'; '.join(applied)}")
@@ -473,11 +482,7 @@ class ChatTurn:
             except STEP_FAILED as err:
                 self._degrade(steps.llm_summarize_history, _cause(err))
         if summary:
-            self._notes.append(MemoryNote(kind="summary", text=summary))
-        self._notes.extend(
-            MemoryNote(kind="preference", text=f"{p.describe()} (said: {p.statement!r})")
-            for p in session.preferences
-        )
+            self._notes.append(MemoryNote(kind="summary", text=without_markers(summary)))
         return session
 
     async def _remember(self, remembering: Remembering) -> TurnResult:
@@ -535,9 +540,10 @@ class ChatTurn:
         warning = coverage_warning(resolved)
         return _Outcome(
             "answered", text, "answer_cache", resolved, carried,
+            warnings=list(entry.warnings) + ([warning] if warning else []),
             citations=list(entry.citations), derived=list(entry.derived),
             not_found=list(entry.not_found), unsupported=list(entry.unsupported),
-            warnings=[warning] if warning else [], coverage=dict(entry.coverage),
+            coverage=dict(entry.coverage),
             had_evidence=True, figures_given=entry.figures_given, quality_passed=True,
         )  # fmt: skip
 
@@ -720,6 +726,7 @@ class ChatTurn:
         if best.draft is None:  # only drafted passes are chosen
             raise TurnError("the chosen pass has no draft", "NoDraft")
         bound = bind_citations(best.draft.answer, [Source.narrowed(h) for h in best.sources])
+        citation_warnings = list(bound.warnings)
         warning = coverage_warning(resolved)
         if warning:
             bound.warnings.append(warning)
@@ -738,6 +745,7 @@ class ChatTurn:
             citations=citations, derived=best.derived, not_found=best.draft.not_found,
             unsupported=best.unsupported, coverage=coverage,
             figures_given=best.checked_numbers > 0 or best.numbers_unverified,
+            warnings=citation_warnings,
         )  # fmt: skip
         return _Outcome(
             "answered", text, decision.route, resolved, carried,
@@ -875,9 +883,11 @@ class ChatTurn:
 
     def _memory_notes(self) -> list[MemoryNote]:
         """What synthesis may be reminded of, in budget order: summary, then hints."""
-        notes = list(self._notes)
+        notes = list(self._notes) + list(self._preference_notes)
         if self._hint is not None and self._hint.entry is not None:
-            notes.append(MemoryNote(kind="cached_answer", text=self._hint.entry.answer))
+            # Its [n] markers number another turn's sources: dropped, never reused.
+            text = without_markers(self._hint.entry.answer)
+            notes.append(MemoryNote(kind="cached_answer", text=text))
         return notes
 
     # ---- the one exit ---------------------------------------------------------------

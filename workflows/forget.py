@@ -14,8 +14,9 @@ with workflow.unsafe.imports_passed_through():
 
 
 def forget_workflow_id(tenant_id: str, user_id: str) -> str:
-    """One erasure per user at a time: a second request joins the running one."""
-    return f"forget-{tenant_id}-{user_id}"
+    """One erasure per user at a time: a second request joins the running one. Tenant ids
+    have no ":", so no other tenant's user can share this id."""
+    return f"forget:{tenant_id}:{user_id}"
 
 
 @workflow.defn(name="ForgetUser")

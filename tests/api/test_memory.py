@@ -99,8 +99,12 @@ async def test_a_request_to_remember_what_cannot_be_acted_on_gets_a_plain_answer
 
 async def test_cache_control_no_cache_answers_afresh(cached: httpx.AsyncClient) -> None:
     question = "What was Rio Tinto's underlying EBITDA in FY2023?"
-    first = await ask(cached, question, unique("u"))
-    assert (await ask(cached, question, unique("u")))["cache"] == "hit"
+    user = unique("u")
+    first = await ask(cached, question, user)
+    others = await ask(cached, question, unique("u"))
+    assert others["cache"] == "hit" and others["cache_turn_id"] is None, "another's turn id"
+    own = await ask(cached, question, user)
+    assert own["cache"] == "hit" and own["cache_turn_id"] == first["turn_id"]
     fresh = await cached.post(
         "/v1/turns", json={"question": question}, headers={"Cache-Control": "no-cache"}
     )

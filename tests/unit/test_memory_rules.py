@@ -41,6 +41,27 @@ DIFFERENT = [
      "Which miners had revenue above US$20 billion in FY2024?", "numbers"),
     ("What was BHP's revenue in FY2024?", "What was BHP's revenue in FY2024 in billions?",
      "scale"),
+    ("What was BHP's profit before tax in FY2024?",
+     "What was BHP's profit after tax in FY2024?", "residual"),
+    ("What was BHP's revenue in FY2024?", "What was BHP's revenue in FY2024 as restated?",
+     "residual"),
+    ("Was Rio Tinto's revenue above BHP's in FY2024?",
+     "Was BHP's revenue above Rio Tinto's in FY2024?", "order"),
+    ("Which company had the highest revenue in FY2024?",
+     "Which company had the second highest revenue in FY2024?", "residual"),
+    ("What was BHP's revenue in the first half of FY2024?",
+     "What was BHP's revenue in the second half of FY2024?", "residual"),
+    ("By what percentage did BHP's revenue change in FY2024?",
+     "By how much did BHP's revenue change in FY2024?", "residual"),
+    ("What was BHP's net profit per share in FY2024?", "What was BHP's net profit in FY2024?",
+     "residual"),
+    ("Did BHP's revenue surge in FY2024?", "Did BHP's revenue plunge in FY2024?", "residual"),
+    ("What was BHP's revenue in FY2024 in A$bn?", "What was BHP's revenue in FY2024 in US$bn?",
+     "money"),
+    ("What was BHP's profit in FY2024?", "What was BHP's operating profit in FY2024?",
+     "residual"),
+    ("What was BHP's revenue from continuing operations in FY2024?",
+     "What was BHP's revenue from discontinued operations in FY2024?", "residual"),
 ]  # fmt: skip
 
 
@@ -93,10 +114,34 @@ def test_preference_statements_are_read_and_questions_are_not() -> None:
     assert read_preference("What was BHP's revenue in FY2024?") is None
 
 
-def test_a_request_that_cannot_be_acted_on_is_answered_plainly() -> None:
-    colour = read_preference("Remember that my favourite colour is blue")
-    assert colour is not None and colour.preference is None
-    assert "have not stored" in colour.reply and "millions or billions" in colour.reply
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Remember that my favourite colour is blue",
+        "Forget that I follow BHP",
+        "I prefer not to see BHP",
+        "Remember: I never want Rio Tinto",
+        "I'd like to exclude Rio Tinto",
+        "Remember I care about net debt",
+    ],
+)
+def test_a_request_that_cannot_be_acted_on_is_answered_plainly(text: str) -> None:
+    plain = read_preference(text)
+    assert plain is not None and plain.preference is None, plain
+    assert "have not stored" in plain.reply and "millions or billions" in plain.reply
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do you remember what I asked about BHP?",
+        "Going forward, what is Rio's copper strategy?",
+        "Who is the chair of BHP? I'd like to know.",
+        "I'd like BHP's revenue for FY2024 in billions",
+    ],
+)
+def test_questions_are_never_read_as_statements(text: str) -> None:
+    assert read_preference(text) is None
 
 
 def test_preferences_fill_only_what_the_question_leaves_open() -> None:
