@@ -524,8 +524,9 @@ class ChatTurn:
         self._cache, self._corpus_version = lookup, lookup.corpus_version
         self._hint = lookup if lookup.outcome == "hint" and lookup.entry is not None else None
         similarity = f" at {lookup.similarity:.3f}" if lookup.similarity is not None else ""
-        reused = f" of {lookup.entry.turn_id}" if lookup.entry else ""
-        self._note(f"answer cache: {lookup.outcome}{reused}{similarity} {lookup.reason}".rstrip())
+        # No source turn id here: progress lines reach the caller's event stream, and
+        # another user's turn id names their conversation (the result keeps it).
+        self._note(f"answer cache: {lookup.outcome}{similarity} {lookup.reason}".rstrip())
         return lookup
 
     def _reused(self, entry: CachedAnswer, resolved: str, carried: Carried) -> _Outcome:
