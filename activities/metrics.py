@@ -82,6 +82,14 @@ class TurnMetrics:
             buckets=_COUNTS,
             registry=r,
         )
+        self.cache = Counter(
+            "turnstile_answer_cache",
+            "Settled turns that asked the answer cache, by outcome (hit, hint, miss)",
+            ["outcome"], registry=r,
+        )  # fmt: skip
+        self.summarised = Counter(
+            "turnstile_messages_summarised", "Messages compressed into summaries", registry=r
+        )
         self.confidence = Counter(
             "turnstile_confidence", "Answered turns by confidence band", ["band"], registry=r
         )
@@ -128,6 +136,9 @@ class TurnMetrics:
         if result.status == "fallback":
             self.fallbacks.labels(reason_class(result.fallback_reason or "")).inc()
         self.clarifications.inc(result.clarification_round)
+        if result.cache is not None:
+            self.cache.labels(result.cache).inc()
+        self.summarised.inc(result.summarised)
         self.retries.inc(result.retries)
         for degradation in result.degraded:
             self.degraded.labels(degradation.layer, reason_class(degradation.reason)).inc()

@@ -59,6 +59,17 @@ def test_a_settled_turn_is_counted_by_outcome_with_bounded_labels() -> None:
             assert "t-1" not in s.labels.values() and "q" not in s.labels.values()
 
 
+def test_cache_outcomes_and_summaries_are_counted() -> None:
+    registry = CollectorRegistry()
+    metrics = TurnMetrics(registry)
+    metrics.observe_turn(result(status="answered", route="answer_cache", cache="hit",
+                                cache_turn_id="turn-c-1", summarised=8), seconds=0.05)  # fmt: skip
+    metrics.observe_turn(result(status="refused", route="scope_rules"), seconds=0.01)
+    assert sample(registry, "turnstile_answer_cache_total", outcome="hit") == 1
+    assert sample(registry, "turnstile_answer_cache_total", outcome="miss") == 0, "not asked"
+    assert sample(registry, "turnstile_messages_summarised_total") == 8
+
+
 def test_reason_classes_are_a_bounded_set() -> None:
     assert reason_class("BHP: UpstreamUnavailable: the reranker answered 503") == (
         "upstreamunavailable"
