@@ -95,3 +95,18 @@ CleanText = Annotated[str, STORABLE]
 
 CleanId = Annotated[str, ID_CHARS]
 """An identifier or key from the client: storable, and no control characters."""
+
+
+def check_user_id(value: str) -> str:
+    """A user id as every route takes it: not blank, no surrounding spaces ("hank " would
+    be another user than "hank"), and opaque — never an email address or other personal
+    data, because ids are stored and logged as they are."""
+    from domain import pii
+
+    if not value.strip():
+        raise ValueError("user id must not be blank")
+    if value != value.strip():
+        raise ValueError("user id must not start or end with a space")
+    if pii.find(value):
+        raise ValueError("must be an opaque id, not an email address or other personal data")
+    return value

@@ -62,8 +62,12 @@ def ask(
     user: str | None,
     timeout: float,
     headers: Mapping[str, str] | None = None,
+    fresh: bool = False,
 ) -> TurnResult:
+    """Start a turn and wait for it; `fresh` asks for an answer not from the cache."""
     body: dict[str, str] = {"question": question}
+    if fresh:
+        headers = {**(headers or {}), "Cache-Control": "no-cache"}
     if conversation:
         body["conversation_id"] = conversation
     if user:
@@ -116,6 +120,20 @@ def render(result: TurnResult) -> str:
         meta.append(result.failure_reason)
     if result.degraded:
         meta.append("degraded " + ", ".join(d.layer for d in result.degraded))
+    if result.cache == "hit":
+        meta.append("reused an earlier checked answer")
+    elif result.cache == "hint":
+        meta.append("an earlier answer was offered to the model as a hint")
+    carried = result.carried
+    if carried.company or carried.fiscal_year or carried.metric:
+        parts = (
+            carried.company,
+            carried.metric,
+            carried.fiscal_year and f"FY{carried.fiscal_year}",
+        )
+        meta.append("carried " + " ".join(str(p) for p in parts if p))
+    if result.summarised:
+        meta.append(f"summarised {result.summarised} older messages")
     lines.append("")
     lines.append(f"— {'; '.join(meta)} · {result.turn_id}")
     return "\n".join(lines)

@@ -231,7 +231,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     try:
         result = chat.ask(
             settings.api_url, args.question, args.conversation, args.user, args.timeout,
-            _auth(settings),
+            _auth(settings), fresh=args.no_cache,
         )  # fmt: skip
     except chat.ChatError as exc:
         raise CliError(str(exc), exc.code) from exc
@@ -375,6 +375,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--user", help="user id")
     p.add_argument("--json", action="store_true", help="print exactly one JSON TurnResult")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait (default 120)")
+    p.add_argument(
+        "--no-cache", action="store_true", help="answer afresh, not from the answer cache"
+    )
     p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser("reply", help="answer a turn's clarifying question")

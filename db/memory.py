@@ -38,12 +38,12 @@ class FactVersion(Frozen):
 async def latest_summary(conn: AsyncConnection, conversation_id: str) -> str | None:
     row = await (
         await conn.execute(
-            "SELECT summary FROM conversation_summaries WHERE conversation_id = %s"
-            " ORDER BY through_message_id DESC LIMIT 1",
+            "SELECT summary, erased_at IS NOT NULL FROM conversation_summaries"
+            " WHERE conversation_id = %s ORDER BY through_message_id DESC LIMIT 1",
             (conversation_id,),
         )
     ).fetchone()
-    return None if row is None else str(row[0])
+    return None if row is None or row[1] else str(row[0])
 
 
 async def unsummarised_count(conn: AsyncConnection, conversation_id: str, before_seq: int) -> int:
@@ -160,7 +160,8 @@ async def fact_history(conn: AsyncConnection, tenant_id: str, user_id: str) -> l
 async def user_summaries(conn: AsyncConnection, tenant_id: str, user_id: str) -> int:
     row = await (
         await conn.execute(
-            "SELECT count(*) FROM conversation_summaries s WHERE s.conversation_id IN ("
+            "SELECT count(*) FROM conversation_summaries s WHERE s.erased_at IS NULL"
+            " AND s.conversation_id IN ("
             " SELECT conversation_id FROM turns WHERE tenant_id = %s AND user_id = %s)",
             (tenant_id, user_id),
         )
@@ -169,14 +170,18 @@ async def user_summaries(conn: AsyncConnection, tenant_id: str, user_id: str) ->
 
 
 async def erase_user(conn: AsyncConnection, tenant_id: str, user_id: str) -> tuple[int, int]:
-    """Delete every version of the user's facts and every summary of a conversation they
-    asked in (its messages are unmarked, never deleted). Returns (facts, summaries)."""
+    """Delete every version of the user's facts, and erase every summary of a conversation
+    they asked in: its text is emptied and its row kept as a tombstone, so the messages
+    it covered (never deleted) stay marked and are not summarised again into a copy of
+    what was erased. A summary of a conversation two users shared goes for either.
+    Returns (facts, summaries)."""
     async with conn.transaction():
         facts = await conn.execute(
             "DELETE FROM user_facts WHERE tenant_id = %s AND user_id = %s", (tenant_id, user_id)
         )
         summaries = await conn.execute(
-            "DELETE FROM conversation_summaries WHERE conversation_id IN ("
+            "UPDATE conversation_summaries SET summary = '', erased_at = now()"
+            " WHERE erased_at IS NULL AND conversation_id IN ("
             " SELECT conversation_id FROM turns WHERE tenant_id = %s AND user_id = %s)",
             (tenant_id, user_id),
         )

@@ -210,7 +210,7 @@ class Preference(Frozen):
         if self.kind == "currency":
             return f"figures in {self.value}"
         names = [COMPANIES[t].name for t in self.value.split(",") if t in COMPANIES]
-        return "follows " + ", ".join(names)
+        return f"only the companies you follow ({', '.join(names)})"
 
 
 class Remembering(Frozen):
@@ -225,7 +225,9 @@ _REMEMBER = re.compile(
     r"\b(?:remember|from\s+now\s+on|going\s+forward|in\s+future|always|by\s+default|"
     r"i\s+(?:would\s+)?prefer|i(?:'d|\s+would)\s+like|i\s+only\s+(?:follow|care|track|"
     r"watch|invest)|i\s+(?:follow|track|watch)|my\s+(?:preference|companies|portfolio)|"
-    r"(?:show|give|tell)\s+me\s+(?:the\s+)?(?:figures|numbers|amounts|values)\s+(?:in|as))\b",
+    r"i(?:'m|\s+am)\s+(?:only\s+)?interested\s+in|"
+    r"i\s+(?:no\s+longer|don'?t|do\s+not|never)\s+(?:want|follow|care|track|watch|like)|"
+    r"(?:show|give|tell)\s+(?:me\s+)?(?:the\s+)?(?:figures|numbers|amounts|values)\s+(?:in|as))\b",
     re.IGNORECASE,
 )
 _COMMODITY_MINERS = re.compile(
@@ -289,7 +291,10 @@ def read_preference(text: str) -> Remembering | None:
     """
     if not _REMEMBER.search(text) or "?" in text or _QUESTION_START.match(text):
         return None
-    slots = extract_slots(text)
+    # "gold miners" names companies by what they mine, not a production figure: the
+    # phrase is read here and left out of the metric reading below.
+    miners = [_commodity_key(m.group("c")) for m in _COMMODITY_MINERS.finditer(text)]
+    slots = extract_slots(_COMMODITY_MINERS.sub(" ", text))
     statement = " ".join(text.split())[:300]
     if (slots.metrics or slots.other_measures) and (slots.companies or mentioned_years(text)):
         return None
@@ -315,8 +320,8 @@ def read_preference(text: str) -> Remembering | None:
             "and the answer says so.",
         )
     tickers = list(find_companies(text))
-    for match in _COMMODITY_MINERS.finditer(text):
-        tickers.extend(COMMODITY_COMPANIES.get(_commodity_key(match.group("c")), ()))
+    for commodity in miners:
+        tickers.extend(COMMODITY_COMPANIES.get(commodity, ()))
     tickers = list(dict.fromkeys(tickers))
     if tickers:
         pref = Preference(kind="companies", value=",".join(tickers), statement=statement)
@@ -329,6 +334,18 @@ def read_preference(text: str) -> Remembering | None:
         preference=None,
         reply=f"I have not stored that: it is not something I can act on. {WHAT_I_REMEMBER}",
     )
+
+
+_OWN_SCOPE = re.compile(r"\b(?:all|every|each|both|five|5)\b|" + _COMMODITY.pattern, re.IGNORECASE)
+"""A question that sets its own company scope ("all five", "which gold miner"): the
+companies a user follows do not narrow it."""
+
+
+def preference_notice(applied: list[str]) -> str | None:
+    """The line an answer opens with when remembered preferences shaped it."""
+    if not applied:
+        return None
+    return f"Shown as you asked earlier: {'; '.join(applied)}."
 
 
 def apply_preferences(question: str, preferences: list[Preference]) -> tuple[str, list[str]]:
@@ -349,7 +366,12 @@ def apply_preferences(question: str, preferences: list[Preference]) -> tuple[str
         additions.append(f"in {currency.value}")
         applied.append(currency.describe())
     followed = latest.get("companies")
-    if followed and not find_companies(question) and asks_over_all_companies(question):
+    if (
+        followed
+        and not find_companies(question)
+        and asks_over_all_companies(question)
+        and not _OWN_SCOPE.search(question)
+    ):
         names = [COMPANIES[t].name for t in followed.value.split(",") if t in COMPANIES]
         if names:
             additions.append("among " + ", ".join(names))

@@ -57,6 +57,7 @@ with workflow.unsafe.imports_passed_through():
         Remembering,
         apply_preferences,
         needs_summary,
+        preference_notice,
         read_preference,
         without_markers,
     )
@@ -533,6 +534,8 @@ class ChatTurn:
         """A cached answer as this turn's outcome: the same notices and declines as a
         fresh answer, then the final gate and confidence shaping in `_finish`."""
         text = entry.answer
+        if remembered := preference_notice(carried.preferences):
+            text = f"{remembered}\n\n{text}"
         notice = coverage_notice(resolved)
         if notice:
             text = f"{notice}\n\n{text}"
@@ -735,6 +738,8 @@ class ChatTurn:
         if added:
             self._note(f"coverage post-check added {len(added)} line(s)")
         bound_text = text
+        if remembered := preference_notice(carried.preferences):
+            text = f"{remembered}\n\n{text}"
         notice = coverage_notice(resolved)
         if notice:  # the answer itself says first that the year is not covered
             text = f"{notice}\n\n{text}"

@@ -38,7 +38,7 @@ from api.auth import Caller, CallerDep, limit
 from api.deps import PoolDep, SettingsDep, TemporalDep, TurnIdPath
 from api.errors import ApiError, error_responses
 from api.metrics import TURNS_STARTED
-from api.text import ID_CHARS, STORABLE
+from api.text import ID_CHARS, STORABLE, check_user_id
 from db import reconcile, turns
 from domain import pii
 from settings import EngineName, Settings
@@ -97,9 +97,7 @@ class TurnRequest(BaseModel):
     def _user(cls, value: str | None) -> str | None:
         # Ids are stored and logged as they are, so personal data is refused, not
         # tokenised: an opaque id works as well and keeps the user's address out.
-        if value is not None and pii.find(value):
-            raise ValueError("must be an opaque id, not an email address or other personal data")
-        return value
+        return None if value is None else check_user_id(value)
 
 
 class ClarificationRequest(BaseModel):
@@ -258,8 +256,8 @@ async def start_turn(
         str | None,
         Header(
             max_length=200,
-            description="`no-cache`: this turn neither reads nor writes the answer cache "
-            "(a fresh answer, as when the cache is off)",
+            description="`no-cache` or `no-store`: this turn neither reads nor writes the "
+            "answer cache (a fresh answer, as when the cache is off)",
         ),
     ] = None,
 ) -> TurnResult:
@@ -292,7 +290,8 @@ async def start_turn(
     }
     with trace.get_tracer(__name__).start_as_current_span("turn request", attributes=span_ids):
         if not alloc.replayed:
-            fresh = "no-cache" in (cache_control or "").lower()
+            directives = {d.strip() for d in (cache_control or "").lower().split(",")}
+            fresh = bool({"no-cache", "no-store"} & directives)
             handle = await _start(client, pool, settings, caller, alloc, body, fresh)
             TURNS_STARTED.inc()
         pending = TurnResult(

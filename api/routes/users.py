@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Response
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 
 from activities.contracts import ForgetRequest
@@ -13,13 +13,13 @@ from api.auth import CallerDep
 from api.bounded import require_worker
 from api.deps import PoolDep, SettingsDep, TemporalDep
 from api.errors import error_responses
-from api.text import ID_CHARS
+from api.text import ID_CHARS, check_user_id
 from db import memory
 from db import pii as token_map
 from workflows.forget import ForgetUser, forget_workflow_id
 
 router = APIRouter(prefix="/v1", tags=["users"])
-UserId = Annotated[str, Path(max_length=128), ID_CHARS]
+UserId = Annotated[str, Path(max_length=128), ID_CHARS, AfterValidator(check_user_id)]
 ERASE_WAIT = timedelta(seconds=30)
 """How long DELETE waits for the erasure before answering 202 (it completes anyway)."""
 

@@ -72,6 +72,10 @@ async def test_a_stated_preference_changes_later_answers_and_is_gone_everywhere_
     assert body["cached_answers"] >= 1
     after = (await cached.get(f"/v1/users/{user}/memory")).json()
     assert after["facts"] == [] and after["summaries"] == 0
+    # The erased summary's messages are not summarised again into a copy of it.
+    next_turn = await ask(cached, QUESTION, user, conversation_id=conversation)
+    assert next_turn["summarised"] == 0
+    assert (await cached.get(f"/v1/users/{user}/memory")).json()["summaries"] == 0
 
     plain = await ask(cached, QUESTION, user)
     assert plain["carried"]["preferences"] == [] and "55,658" in plain["answer"]

@@ -28,3 +28,17 @@ def test_render_shows_a_clarifying_question_with_how_to_reply() -> None:
     )  # fmt: skip
     text = render(result)
     assert "Which company do you mean?" in text and "turnstile reply turn-c1-2" in text
+
+
+def test_render_says_when_an_answer_was_reused_and_what_was_carried() -> None:
+    from workflows.contracts import Carried
+
+    result = TurnResult(
+        turn_id="turn-c1-3", conversation_id="c1", status="answered", question="And FY2023?",
+        answer="Shown as you asked earlier: figures in billions.\n\nBHP's revenue ...",
+        grounded="yes", confidence="high", cache="hit", summarised=8,
+        carried=Carried(company="BHP", fiscal_year=None, metric="revenue"),
+    )  # fmt: skip
+    text = render(result)
+    assert "reused an earlier checked answer" in text
+    assert "carried BHP revenue" in text and "summarised 8 older messages" in text

@@ -156,7 +156,10 @@ def test_preferences_fill_only_what_the_question_leaves_open() -> None:
     resolved, applied = apply_preferences("Which company had the highest revenue in FY2024?", prefs)
     assert "in billions" in resolved and "BHP Group, Rio Tinto, Fortescue" in resolved
     assert cache_slots(resolved).companies == ["BHP", "FMG", "RIO"]
-    assert applied == ["figures in billions", "follows BHP Group, Rio Tinto, Fortescue"]
+    assert applied == [
+        "figures in billions",
+        "only the companies you follow (BHP Group, Rio Tinto, Fortescue)",
+    ]
     own, applied_own = apply_preferences("What was South32's revenue in FY2024 in millions?", prefs)
     assert own == "What was South32's revenue in FY2024 in millions?" and applied_own == []
 
