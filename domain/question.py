@@ -509,6 +509,22 @@ _ALL_COMPANIES = re.compile(
 )
 
 
+_SUPERLATIVE = re.compile(
+    r"\b(?P<high>highest|largest|biggest|most|greatest|top)\b|"
+    r"\b(?P<low>lowest|smallest|least|fewest|bottom)\b",
+    re.IGNORECASE,
+)
+
+
+def superlative(text: str) -> str | None:
+    """ "highest" or "lowest" when a question asks for the top or the bottom of a ranking
+    (the first such word decides), else None."""
+    match = _SUPERLATIVE.search(text)
+    if match is None:
+        return None
+    return "highest" if match.group("high") else "lowest"
+
+
 def asks_over_all_companies(text: str) -> bool:
     """Whether a question is about every company (a ranking, a comparison across them)."""
     return bool(_ALL_COMPANIES.search(text))

@@ -69,6 +69,7 @@ from domain.question import (
     metric_of_row_label,
     requested_currency,
     requested_scale,
+    superlative,
 )
 
 ENGINE_NAME = "offline-1"
@@ -507,8 +508,9 @@ class OfflineEngine:
             for year in years:
                 for metric in metrics:
                     line = composer.compare_sentences(
-                        chosen, companies, year, metric, listing=not tabular
-                    )
+                        chosen, companies, year, metric, listing=not tabular,
+                        asked=superlative(question),
+                    )  # fmt: skip
                     if line:
                         paragraphs.append(line)
         # A measure the engine has no rule for is never substituted: its own line says so.
@@ -763,10 +765,12 @@ class _Composer:
         year: int,
         metric: str,
         listing: bool = True,
+        asked: str | None = None,
     ) -> str | None:
         """The ranking of one year's figures (unless a table already ranks them), the
         difference between the top two, and why figures on different bases are not
-        compared."""
+        compared. `asked` ("highest" or "lowest"): the question wants the top or the
+        bottom, so that is said first, within each group of comparable figures."""
         present = [(t, chosen[(t, year, metric)]) for t in companies if (t, year, metric) in chosen]
         if len(present) < 2:
             return None
@@ -784,6 +788,16 @@ class _Composer:
                 continue
             ranked = sorted(group, key=lambda p: -_signed_base(p[1]).value)
             unit = self.unit_for([s.fact for _, s in group])
+            if asked:
+                pick, s = ranked[0] if asked == "highest" else ranked[-1]
+                among = (
+                    f"Among the figures in {_currency_words(s.fact.unit)}, "
+                    if len(groups) > 1 else ""
+                )  # fmt: skip
+                sentences.append(
+                    f"{among}{_name(pick)} had the {asked} {display} in FY{year}: "
+                    f"{self._value(s.fact, unit)} [{s.n}]."
+                )
             ranking = ", ".join(
                 f"{_name(t)} {self._value(s.fact, unit)} [{s.n}]" for t, s in ranked
             )

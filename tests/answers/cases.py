@@ -281,6 +281,11 @@ CASES: tuple[Case, ...] = (
     Case("chinese-name-fmg", 7, "福蒂斯丘 net debt FY2025", present=("1.11",),
          absent=("9.12",)),
     Case("misspelt-south32", 7, "What was Sout32's revenue in FY2025?", present=("5,780",)),
+    Case("table-lowest", 10, "Which company had the lowest revenue in FY2024?",
+         present=("South32 had the lowest revenue in FY2024", "Among the figures in US$")),
+    Case("table-highest", 10, "Which company had the highest revenue in FY2024?",
+         present=("BHP Group had the highest revenue in FY2024",),
+         absent=("had the lowest",)),
 )  # fmt: skip
 
 
