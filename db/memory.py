@@ -10,13 +10,9 @@ conversation itself is lost).
 from datetime import datetime
 
 from psycopg import AsyncConnection
-from pydantic import BaseModel, ConfigDict
 
 from domain.memory import KEEP_RECENT, Preference
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True)
+from domain.models import Frozen
 
 
 class ToSummarise(Frozen):

@@ -229,10 +229,9 @@ class _Outcome:
     numbers_unverified: bool = False
     figures_given: bool = True
     """Whether the answer states any figure (the numeric check found one to check)."""
-    quality_passed: bool = False
     to_cache: CachedAnswer | None = None
-    """The clean answer (no notice, decline, warning or disclaimer) the cache may keep,
-    set only for an answer composed from the reports this turn."""
+    """The clean answer (no notice, decline, warning or disclaimer) the cache may keep:
+    set only for an answer composed from the reports this turn whose quality passed."""
 
 
 @dataclass
@@ -379,7 +378,7 @@ class ChatTurn:
     async def _turn(self, inp: TurnInput) -> TurnResult:
         session = await self._load_session(inp)
         if self._memory:
-            session = await self._summarise(inp, session)
+            await self._summarise(inp, session)
             remembering = read_preference(inp.question)
             rules = scope_rules_v2(inp.question)
             # A statement wrapped around something the scope rules refuse or decline
@@ -466,7 +465,7 @@ class ChatTurn:
             self._degrade(steps.postgres_load_session, _cause(err))
             return Session()
 
-    async def _summarise(self, inp: TurnInput, session: Session) -> Session:
+    async def _summarise(self, inp: TurnInput, session: Session) -> None:
         """Compress a long conversation's older messages into its summary (fail-open:
         the history stays as it is), and gather what synthesis may be reminded of."""
         summary = session.summary
@@ -484,7 +483,6 @@ class ChatTurn:
                 self._degrade(steps.llm_summarize_history, _cause(err))
         if summary:
             self._notes.append(MemoryNote(kind="summary", text=without_markers(summary)))
-        return session
 
     async def _remember(self, remembering: Remembering) -> TurnResult:
         """A statement of preference: store it (when it is something the turn can act
@@ -548,7 +546,7 @@ class ChatTurn:
             citations=list(entry.citations), derived=list(entry.derived),
             not_found=list(entry.not_found), unsupported=list(entry.unsupported),
             coverage=dict(entry.coverage),
-            had_evidence=True, figures_given=entry.figures_given, quality_passed=True,
+            had_evidence=True, figures_given=entry.figures_given,
         )  # fmt: skip
 
     async def _save_to_cache(self, o: _Outcome, grounded: str | None) -> None:
@@ -559,8 +557,7 @@ class ChatTurn:
         if entry is None or not (self._memory and self._inp.answer_cache):
             return
         why_not = (
-            "quality failed" if not o.quality_passed
-            else "grounded no" if grounded not in ("yes", "partial")
+            "grounded no" if grounded not in ("yes", "partial")
             else "a check did not run" if o.judge_unavailable or o.numbers_unverified
             else "a step degraded" if self._degraded
             else "a personal value in the question" if TOKEN.search(entry.question)
@@ -760,7 +757,7 @@ class ChatTurn:
             had_evidence=True, judge_unavailable=best.judge_unavailable,
             numbers_unverified=best.numbers_unverified,
             figures_given=best.checked_numbers > 0 or best.numbers_unverified,
-            quality_passed=best.quality_passed, to_cache=clean,
+            to_cache=clean if best.quality_passed else None,
         )  # fmt: skip
 
     async def _rewrite(self, question: str, slots: Slots, requested: list[str]) -> RewritePlan:

@@ -214,7 +214,8 @@ CASES: tuple[Case, ...] = (
          present=("55,658",), absent=("restate",), tags=("quiet",)),
     # 10 — three or more companies as a table
     Case("table-three", 10, "Compare revenue of BHP, Rio Tinto and Fortescue in FY2024",
-         present=("| Revenue | FY2024 |", "| BHP Group | US$55.658 billion", "| Fortescue |")),
+         present=("| Revenue | FY2024 |", "| BHP Group | US$55.658 billion", "| Fortescue |"),
+         absent=("had the highest", "had the lowest")),
     Case("table-all-years", 10, "Compare the revenue of all five companies from FY2023 to FY2025",
          present=("| Revenue | FY2023 | FY2024 | FY2025 |", "| Northern Star | A$4.131 billion"),
          not_found=("RIO FY2025 revenue: data not found",)),

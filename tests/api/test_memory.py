@@ -65,6 +65,11 @@ async def test_a_stated_preference_changes_later_answers_and_is_gone_everywhere_
     assert [m["summarised"] for m in listed] == [True] * 8 + [False] * 6
     assert (await cached.get(f"/v1/users/{user}/memory")).json()["summaries"] == 1
 
+    # Another user asking the very question the first one's answer was stored under is
+    # served it (same tenant): the control for the check after the erasure.
+    stored_under = mine["resolved_question"]
+    assert (await ask(cached, stored_under, other))["cache"] == "hit"
+
     erased = await cached.delete(f"/v1/users/{user}/memory")
     assert erased.status_code == 200, erased.text
     body = erased.json()
@@ -79,8 +84,9 @@ async def test_a_stated_preference_changes_later_answers_and_is_gone_everywhere_
 
     plain = await ask(cached, QUESTION, user)
     assert plain["carried"]["preferences"] == [] and "55,658" in plain["answer"]
-    billions = await ask(cached, f"{QUESTION} Show it in billions.", other)
-    assert billions["cache_turn_id"] != mine["turn_id"], "the erased user's entries are gone"
+    assert not plain["answer"].startswith("Shown as you asked"), "quiet without preferences"
+    gone = await ask(cached, stored_under, other)
+    assert gone["cache"] == "miss", "the erased user's cached answers are gone"
     again = await cached.delete(f"/v1/users/{user}/memory")
     assert again.json()["facts"] == 0, "idempotent"
 
