@@ -25,7 +25,7 @@ from qdrant_client import QdrantClient, models
 
 from activities.contracts import CachedAnswer, CacheLookup, CacheWriteResult
 from activities.embeddings import Embedder, collection_name
-from activities.reports import ReportIndex, is_local
+from activities.reports import ReportIndex, create_once
 from domain.memory import CacheSlots, cache_decision, cache_slots, cacheable
 
 CANDIDATES = 5
@@ -64,23 +64,17 @@ class AnswerCache:
         return self.index._lock
 
     def ensure_collection(self) -> None:
+        keyword = models.PayloadSchemaType.KEYWORD
         with self._lock:
-            if self.client.collection_exists(self.collection):
-                return
-            self.client.create_collection(
+            create_once(
+                self.client,
                 self.collection,
+                {"tenant_id": keyword, "user_id": keyword,
+                 "expires_at": models.PayloadSchemaType.FLOAT},
                 vectors_config=models.VectorParams(
                     size=self.embedder.dimension, distance=models.Distance.COSINE
                 ),
-            )
-            if is_local(self.client):
-                return  # local mode ignores payload indexes
-            for key, schema in (
-                ("tenant_id", models.PayloadSchemaType.KEYWORD),
-                ("user_id", models.PayloadSchemaType.KEYWORD),
-                ("expires_at", models.PayloadSchemaType.FLOAT),
-            ):
-                self.client.create_payload_index(self.collection, key, schema)
+            )  # fmt: skip
 
     # ---- lookup ---------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ import hashlib
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from qdrant_client import QdrantClient, models
 from qdrant_client.conversions.common_types import PointId
@@ -39,6 +40,23 @@ def is_local(client: QdrantClient) -> bool:
     """Local mode (a folder, or in memory): no payload indexes, one process only."""
     options = client.init_options
     return options.get("path") is not None or options.get("location") == ":memory:"
+
+
+def create_once(
+    client: QdrantClient,
+    name: str,
+    indexes: dict[str, models.PayloadSchemaType],
+    **config: Any,
+) -> None:
+    """Create collection `name` with `config` unless it exists, then its payload indexes
+    (a server only: local mode ignores them, and warns). The caller holds the lock."""
+    if client.collection_exists(name):
+        return
+    client.create_collection(name, **config)
+    if is_local(client):
+        return
+    for key, schema in indexes.items():
+        client.create_payload_index(name, key, schema)
 
 
 def open_qdrant(url: str | None, path: Path, api_key: str | None = None) -> QdrantClient:
@@ -82,11 +100,13 @@ class ReportIndex:
         return f"{where}#{self.collection}"
 
     def ensure_collection(self) -> None:
+        keyword = models.PayloadSchemaType.KEYWORD
         with self._lock:
-            if self.client.collection_exists(self.collection):
-                return
-            self.client.create_collection(
+            create_once(
+                self.client,
                 self.collection,
+                {"company": keyword, "fiscal_year": models.PayloadSchemaType.INTEGER,
+                 "document_id": keyword, "source_path": keyword},
                 vectors_config={
                     "dense": models.VectorParams(
                         size=self.embedder.dimension, distance=models.Distance.COSINE
@@ -95,16 +115,7 @@ class ReportIndex:
                 sparse_vectors_config={
                     "bm25": models.SparseVectorParams(modifier=models.Modifier.IDF)
                 },
-            )
-            if is_local(self.client):
-                return  # local mode ignores payload indexes (and warns about them)
-            for key, schema in (
-                ("company", models.PayloadSchemaType.KEYWORD),
-                ("fiscal_year", models.PayloadSchemaType.INTEGER),
-                ("document_id", models.PayloadSchemaType.KEYWORD),
-                ("source_path", models.PayloadSchemaType.KEYWORD),
-            ):
-                self.client.create_payload_index(self.collection, key, schema)
+            )  # fmt: skip
 
     def _scroll(self, fields: list[str]) -> Iterable[models.Record]:
         offset: PointId | None = None
