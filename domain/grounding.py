@@ -101,17 +101,19 @@ _CALCULATION = re.compile(
     r"\b(?:rose|rise|risen|rising|fell|fall|fallen|falling|increase\w*|decrease\w*|grew|"
     r"grow\w*|change\w*|declin\w*|drop\w*|up|down|higher|lower|more|less|difference|differ\w*|"
     r"combined|together|total(?:led)?|sum|margin|ratio|times|average|cagr|compound\w*|"
-    r"percentage|share\s+of|widened|narrowed|improv\w*|gap|exceed\w*)\b",
+    r"percentage|share\s+of|widened|narrowed|improv\w*|gap|exceed\w*|lift\w*|rais\w*)\b",
     re.IGNORECASE,
 )
 _UP = re.compile(
     r"\b(?:rose|rise|risen|rising|increase[sd]?|increasing|grew|grow(?:th|ing|n)?|up|higher|"
-    r"gain(?:ed)?|improv\w*|more|exceed\w*|above|larger|bigger)\b",
+    r"gain(?:ed)?|improv\w*|more|exceed\w*|above|larger|bigger|lift(?:ed|ing|s)?|"
+    r"rais(?:ed|ing|es)|boost(?:ed|ing|s)?|climb(?:ed|ing|s)?|jump(?:ed|ing|s)?)\b",
     re.IGNORECASE,
 )
 _DOWN = re.compile(
     r"\b(?:fell|fall(?:en|ing)?|decrease[sd]?|decreasing|declin\w*|drop(?:ped)?|down|lower|"
-    r"shrank|less|below|smaller|contract(?:ed|ion))\b",
+    r"shrank|less|below|smaller|contract(?:ed|ion)|cut|reduc(?:ed|ing|es|tion)|"
+    r"lowered|slump(?:ed|ing|s)?|slid|plunged?)\b",
     re.IGNORECASE,
 )
 
@@ -298,12 +300,17 @@ class Binding:
     metric: str | None
 
 
+_NAMES_A_REPORT = re.compile(r"\s+(?:annual\s+)?(?:report|results|accounts)\b", re.IGNORECASE)
+
+
 def _year_mentions(text: str, amounts: list[Amount]) -> list[tuple[int, int, tuple[int, ...]]]:
     spans = [(a.start, a.end) for a in amounts]
     found: list[tuple[int, int, tuple[int, ...]]] = []
     for match in _YEAR_MENTION.finditer(text):
         if any(s < match.end() and match.start() < e for s, e in spans):
             continue  # "US$2024 million" is an amount, not a year
+        if _NAMES_A_REPORT.match(text, match.end()):
+            continue  # "as restated in the FY2024 report": a document, not the period
         years = tuple(mentioned_years(match.group(0)))
         if years:
             found.append((match.start(), match.end(), years))
@@ -704,8 +711,10 @@ def _recompute(
                             label=_derived_label("change", [new, old], metrics),
                             formula=formula,
                         )
+                    # A sentence that says the figure moved states a change, never a
+                    # share: "fell 41.5%" is not 380 as a share of 916.
                     ratio = vo / vn * 100.0 if vn else 0.0
-                    if vn and abs(abs(ratio) - claim.value) <= tol:
+                    if vn and not (up or down) and abs(abs(ratio) - claim.value) <= tol:
                         formula = f"{_fmt(vo)} / {_fmt(vn)} = {ratio:.1f}%"
                         return Derived(
                             label=_derived_label("ratio", [old, new], metrics), formula=formula
