@@ -9,6 +9,7 @@ The lexicon is rule-based on words, not a list of corpus labels, so a renamed re
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from domain.companies import FISCAL_YEARS, LATEST_FISCAL_YEAR, find_companies, year_span
 from domain.models import Intent, Slots
@@ -97,6 +98,8 @@ METRICS: dict[str, Metric] = {
             (
                 r"(?:total\s+|ordinary\s+)?dividends?(?:\s+per\s+share)?",
                 r"payouts?",
+                r"pa(?:y|id)\s+out",
+                r"hand(?:s|ed)?\s+(?:back|out)\s+to\s+(?:share|stock)holders",
                 r"distributions?\s+per\s+share",
                 r"dps",
             ),
@@ -130,7 +133,15 @@ METRICS: dict[str, Metric] = {
         Metric(
             "net_debt",
             "net debt",
-            (r"net\s+debt(?:\s*/\s*\(?net\s+cash\)?)?", r"net\s+cash", r"debt"),
+            (
+                r"net\s+debt(?:\s*/\s*\(?net\s+cash\)?)?",
+                r"net\s+cash",
+                r"debt",
+                r"borrowings?(?:\s+net\s+of\s+(?:its\s+)?cash)?",
+                r"owe[ds]?",
+                r"owing",
+                r"indebted(?:ness)?",
+            ),
             ("net debt", "net cash"),
         ),
         Metric(
@@ -157,6 +168,7 @@ METRICS: dict[str, Metric] = {
                 r"output",
                 r"shipments?",
                 r"shipped",
+                r"(?:sen[dt]|deliver(?:ed)?|sold)\s+to\s+customers",
             ),
             ("production", "shipments", "gold sold"),
         ),
@@ -338,6 +350,80 @@ def metric_mentions(text: str) -> list[tuple[int, int, str]]:
         index = int((match.lastgroup or "m0")[1:])
         mentions.append((match.start(), match.end(), _TERMS[index][0]))
     return mentions
+
+
+# Words the metric phrasings are made of: a misspelt one ("revnue", "captial", "net dett")
+# is read as the word it is one slip away from, so a typo does not lose the metric.
+_METRIC_WORDS = frozenset(
+    [
+        "revenue",
+        "revenues",
+        "sales",
+        "turnover",
+        "ebitda",
+        "underlying",
+        "profit",
+        "profits",
+        "earnings",
+        "income",
+        "dividend",
+        "dividends",
+        "payout",
+        "debt",
+        "capital",
+        "expenditure",
+        "capex",
+        "production",
+        "produced",
+        "output",
+        "shipments",
+        "shipped",
+        "attributable",
+        "statutory",
+        "interim",
+        "final",
+    ]
+)
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _one_slip(word: str, known: str) -> bool:
+    """One typing slip apart: for short words one swapped or replaced letter (difflib's
+    ratio underrates those); for longer ones difflib's similarity ≥ 0.85."""
+    if word[0] != known[0]:
+        return False
+    if len(word) <= 5:
+        if len(word) != len(known):
+            return False
+        diffs = [i for i, (a, b) in enumerate(zip(word, known, strict=True)) if a != b]
+        swapped = (
+            len(diffs) == 2
+            and diffs[1] == diffs[0] + 1
+            and (word[diffs[0]] == known[diffs[1]] and word[diffs[1]] == known[diffs[0]])
+        )
+        return len(diffs) == 1 or swapped
+    return SequenceMatcher(None, word, known).ratio() >= 0.85
+
+
+def correct_metric_words(text: str) -> str:
+    """`text` with each misspelt metric word replaced by the closest word it is a slip
+    away from (unchanged when none is, or two are equally close)."""
+
+    def fix(match: re.Match[str]) -> str:
+        word = match.group(0)
+        low = word.lower()
+        if len(low) < 4 or low in _METRIC_WORDS:
+            return word
+        near = sorted(
+            ((SequenceMatcher(None, low, known).ratio(), known)
+             for known in _METRIC_WORDS if _one_slip(low, known)),
+            reverse=True,
+        )  # fmt: skip
+        if not near or (len(near) > 1 and near[0][0] == near[1][0]):
+            return word
+        return near[0][1]
+
+    return _WORD.sub(fix, text)
 
 
 def find_metrics(text: str, commodity_means_production: bool = True) -> list[str]:

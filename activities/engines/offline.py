@@ -60,6 +60,7 @@ from domain.question import (
     METRICS,
     asks_change,
     asks_over_all_companies,
+    correct_metric_words,
     extract_slots,
     find_metrics,
     later_report_years,
@@ -303,8 +304,13 @@ class OfflineEngine:
     name = ENGINE_NAME
 
     async def route(self, question: str) -> RouteDecision:
-        """Route by rules: the reason names the rule that fired."""
-        slots = extract_slots(question)
+        """Route by rules: the reason names the rule that fired.
+
+        Metric words are read through `correct_metric_words` first, so a typo ("revnue",
+        "net dett") does not lose the metric. Only here, in the step: the workflow's own
+        rules (carry-forward) read the question as written, so turns already in flight
+        replay unchanged."""
+        slots = extract_slots(correct_metric_words(question))
         if not slots.companies and not slots.metrics and _ABOUT_ME.search(question):
             return RouteDecision(
                 route="direct_answer",
@@ -316,7 +322,8 @@ class OfflineEngine:
             return RouteDecision(
                 route="needs_retrieval", reason="names a covered company", slots=slots
             )
-        if _REFERS_TO_COMPANY.search(question):
+        over_all = (slots.metrics or slots.other_measures) and asks_over_all_companies(question)
+        if _REFERS_TO_COMPANY.search(question) and not over_all:
             return RouteDecision(
                 route="needs_clarification",
                 reason="refers to a company without naming one",
