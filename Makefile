@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: up down test lint bench-retrieval bench-turns
+.PHONY: up down test lint eval-retrieval bench-turns
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,10 +25,11 @@ lint: $(STAMP)
 	$(BIN)/lint-imports --no-cache
 
 test: lint
+	$(BIN)/turnstile eval --mode mock
 	$(BIN)/pytest -q
 
-bench-retrieval: $(STAMP)
-	$(BIN)/python -m bench.retrieval
+eval-retrieval: $(STAMP)
+	$(BIN)/turnstile eval retrieval-ab --a question-as-typed --b today
 
 bench-turns: $(STAMP)
 	$(BIN)/python -m bench.turns

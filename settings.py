@@ -156,6 +156,14 @@ class Settings(BaseSettings):
     """Decision records older than this are purged by the daily retention schedule."""
     sweep_interval_seconds: Seconds = 60.0
     """How often the SweepTurns schedule reconciles open turns with their workflows."""
+    probe_interval_minutes: Annotated[int, Field(ge=0, le=10_080)] = 360
+    """How often the golden probes run (RunGoldenProbes schedule); 0: no schedule."""
+    probe_dir: Path = Field(default=PROJECT_ROOT / "evals" / "probes")
+    """The golden probe sets, one JSONL file per slice."""
+    probe_healthy_rate: Annotated[float, Field(gt=0, le=1)] = 0.95
+    """The pass rate of one probe on a healthy system, behind the binomial thresholds."""
+    probe_false_alarm_rate: Annotated[float, Field(gt=0, lt=1)] = 0.05
+    """The share of a healthy system's runs allowed to breach a slice's threshold."""
     # The API's bounded waits: past these a search or ingestion answers 503, never hangs.
     search_timeout_seconds: Seconds = 10.0
     ingest_timeout_seconds: Seconds = 600.0

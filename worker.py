@@ -14,6 +14,7 @@ import socket
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -37,6 +38,7 @@ from activities.embeddings import Embedder, LocalEmbedder, OpenAIEmbedder
 from activities.engines.protocol import Engine
 from activities.memory import CacheActivities, MemoryActivities
 from activities.model_steps import GroundingActivities, ModelActivities
+from activities.probes import ProbeActivities
 from activities.report_activities import ReportActivities
 from activities.reports import ReportIndex, open_qdrant
 from activities.rerank import CohereReranker
@@ -46,17 +48,20 @@ from activities.turn_sweeper import SweepActivities
 from db.migrate import migrate
 from db.pool import make_pool
 from domain.usage import Price
-from settings import EngineName, Settings, load_settings
+from settings import PROJECT_ROOT, EngineName, Settings, load_settings
 from workflows import attributes
 from workflows.chat_turn import ChatTurn
+from workflows.evaluation import EvaluateJudge, EvaluateRetrieval, EvaluateRouting
 from workflows.forget import ForgetUser
 from workflows.ingest import IngestDocuments
+from workflows.probes import ProbeRequest, RunGoldenProbes, ensure_probe_schedule
 from workflows.retention import PurgeDecisionRecords, ensure_retention_schedule
 from workflows.search import SearchReports
 from workflows.sweep import SweepTurns, ensure_sweep_schedule
 
 HEARTBEAT_SECONDS = 3.0
 log = logging.getLogger("turnstile.worker")
+PROBE_DIR = PROJECT_ROOT / "evals" / "probes"
 # What a cluster answers when it does not let this client manage search attributes (a
 # managed cluster registers them out of band, through its own console or API).
 _FORBIDDEN = (
@@ -67,7 +72,10 @@ _FORBIDDEN = (
 
 
 def workflows() -> Sequence[type]:
-    return [ChatTurn, IngestDocuments, SearchReports, SweepTurns, PurgeDecisionRecords, ForgetUser]
+    return [
+        ChatTurn, IngestDocuments, SearchReports, SweepTurns, PurgeDecisionRecords, ForgetUser,
+        EvaluateRouting, EvaluateRetrieval, EvaluateJudge, RunGoldenProbes,
+    ]  # fmt: skip
 
 
 def activities(
@@ -77,6 +85,7 @@ def activities(
     prices: Mapping[str, Price] | None = None,
     cache: AnswerCache | None = None,
     context_budget: int = 16_000,
+    probe_dir: Path = PROBE_DIR,
 ) -> Sequence[Callable[..., Any]]:
     """Every activity the worker runs; `workflows.policy.POLICY` must list each one.
 
@@ -89,6 +98,7 @@ def activities(
         GroundingActivities(index),
         MemoryActivities(pool, engine),
         CacheActivities(cache or AnswerCache(index)),
+        ProbeActivities(pool, index, probe_dir),
     )
     return [fn for boundary in boundaries for fn in boundary.activities()]
 
@@ -292,6 +302,7 @@ async def run_worker(settings: Settings) -> None:
             {m: Price(input=i, output=o) for m, (i, o) in settings.prices.items()},
             make_cache(settings, index),
             settings.context_budget,
+            settings.probe_dir,
         ),
         interceptors=[StepLog()],
         # A worker killed without a goodbye leaves its turns' next workflow tasks on its
@@ -305,6 +316,15 @@ async def run_worker(settings: Settings) -> None:
         client, settings.task_queue, settings.decision_retention_days,
         settings.pii_retention_days,
     )  # fmt: skip
+    if settings.probe_interval_minutes:
+        await ensure_probe_schedule(
+            client, settings.task_queue, timedelta(minutes=settings.probe_interval_minutes),
+            ProbeRequest(
+                healthy_rate=settings.probe_healthy_rate,
+                false_alarm_rate=settings.probe_false_alarm_rate,
+                engine_in_process=settings.engine == EngineName.OFFLINE,
+            ),
+        )  # fmt: skip
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

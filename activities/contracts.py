@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from domain.companies import FISCAL_YEARS, check_company, check_fiscal_year
+from domain.evaluation import EvalCase, SliceRun
 from domain.memory import CacheOutcome, MemoryNote, Preference
 from domain.models import (
     ChunkHit,
@@ -21,6 +22,7 @@ from domain.models import (
     Intent,
     ModelCall,
     NotFound,
+    RetrievalConfig,
     Route,
     SearchHitWithText,
     Slots,
@@ -40,6 +42,7 @@ __all__ = [
     "Intent",
     "ModelCall",
     "NotFound",
+    "RetrievalConfig",
     "Route",
     "SearchHitWithText",
     "Slots",
@@ -57,6 +60,8 @@ class SearchRequest(_Frozen):
     later_years: list[int] = Field(default_factory=list, max_length=len(FISCAL_YEARS))
     """Later reports to search as well, for restated comparatives: up to
     `LATER_REPORT_HITS` more hits, after (never instead of) the main ones."""
+    config: RetrievalConfig | None = None
+    """The retrieval knobs to use (the A/B harness); None: the product's defaults."""
 
     @model_validator(mode="before")
     @classmethod
@@ -316,3 +321,68 @@ class PurgeResult(_Frozen):
 class PiiPurgeResult(_Frozen):
     erased: int
     """Personal values erased from the token map."""
+
+
+# ---- golden probes ------------------------------------------------------------------
+
+
+class ProbeCasesRequest(_Frozen):
+    slices: list[str] = Field(default_factory=list)
+    """Slices to load (empty: all four)."""
+    limit: int | None = Field(default=None, ge=1)
+    """At most this many cases per slice."""
+
+
+class ProbeSet(_Frozen):
+    slices: dict[str, list[EvalCase]]
+    corpus_version: str
+
+
+class AllocateProbeTurn(_Frozen):
+    """One probe question to allocate as a turn; `key` makes a retried allocation return
+    the same turn."""
+
+    key: str
+    question: str
+    conversation_id: str | None = None
+    tenant_id: str = "probes"
+
+
+class ProbeTurn(_Frozen):
+    turn_id: str
+    conversation_id: str
+    seq: int
+
+
+class RecordProbeRun(_Frozen):
+    run_id: str
+    corpus_version: str | None = None
+    slices: list[SliceRun]
+    categories: dict[str, str] = Field(default_factory=dict)
+    """Slice → the incident category its failures point to (docs/incidents.md)."""
+
+
+class ProbeIncident(_Frozen):
+    slice: str
+    incident_id: int
+    category: str
+    previous_run_id: str
+
+
+class RecordedProbeRun(_Frozen):
+    incidents: list[ProbeIncident] = Field(default_factory=list)
+
+
+class ChunkLocator(_Frozen):
+    """A chunk named by where it is: a report page and a literal part of its text."""
+
+    company: str
+    fiscal_year: int
+    page: int
+    contains: str = Field(min_length=1)
+
+
+class FoundChunks(_Frozen):
+    chunk_ids: list[str | None]
+    """One per locator, in order: the id of the one chunk that matches, None when none
+    or several do."""

@@ -13,7 +13,7 @@ latency comes from there.
 import re
 from dataclasses import dataclass, field
 
-from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
 
 from domain.turns import TurnResult
 from domain.usage import Usage
@@ -54,6 +54,18 @@ class TurnMetrics:
 
     def __post_init__(self) -> None:
         r = self.registry
+        self.probe_pass_rate = Gauge(
+            "turnstile_probe_pass_rate", "Pass rate of the last golden-probe run, by slice",
+            ["slice"], registry=r,
+        )  # fmt: skip
+        self.probe_runs = Counter(
+            "turnstile_probe_runs", "Golden-probe runs by slice and verdict (ok, breached)",
+            ["slice", "verdict"], registry=r,
+        )  # fmt: skip
+        self.probe_incidents = Counter(
+            "turnstile_probe_incidents", "Incidents opened after two consecutive breaches",
+            ["slice"], registry=r,
+        )  # fmt: skip
         self.turns = Counter(
             "turnstile_turns",
             "Turns settled, by outcome and route",
@@ -166,6 +178,12 @@ class TurnMetrics:
             self.tenant_cost.labels(tenant).inc(usage.cost_usd)
         else:
             self.unpriced.labels(tenant).inc()
+
+    def observe_probe(self, slice_: str, cases: int, passed: int, breached: bool) -> None:
+        """One slice of a golden-probe run: its pass rate, and a breach when below its
+        binomial threshold."""
+        self.probe_pass_rate.labels(slice_).set(passed / cases if cases else 0.0)
+        self.probe_runs.labels(slice_, "breached" if breached else "ok").inc()
 
     def observe_swept(self, status: str) -> None:
         """A turn the sweeper settled (its workflow had closed without saving it)."""

@@ -14,7 +14,9 @@ from temporalio import activity
 
 from activities import steps
 from activities.contracts import (
+    ChunkLocator,
     ChunkText,
+    FoundChunks,
     IngestFileRequest,
     IngestFileResult,
     SearchRequest,
@@ -41,7 +43,10 @@ class ReportActivities:
 
     def activities(self) -> list[Callable[..., Any]]:
         """This class's activities, bound, for the worker's registry."""
-        return [self.search_chunks, self.load_chunks, self.ingest_file, self.corpus_version]
+        return [
+            self.search_chunks, self.load_chunks, self.find_chunks, self.ingest_file,
+            self.corpus_version,
+        ]  # fmt: skip
 
     @implements(steps.qdrant_search_chunks)
     async def search_chunks(self, request: SearchRequest) -> SearchResult:
@@ -56,6 +61,7 @@ class ReportActivities:
                 request.limit,
                 request.later_years,
                 notes,
+                request.config,
             )
         return SearchResult(hits=hits, degraded=notes)
 
@@ -64,6 +70,19 @@ class ReportActivities:
         """Load full chunk text by id (the claim check behind previews in history)."""
         async with heartbeating():
             return await asyncio.to_thread(self.index.get_chunks, chunk_ids)
+
+    @implements(steps.qdrant_find_chunks)
+    async def find_chunks(self, locators: list[ChunkLocator]) -> FoundChunks:
+        """The id of the one chunk on each locator's page holding its text (None when no
+        chunk or several do: an ambiguous locator must not pick one silently)."""
+        async with heartbeating():
+            ids = []
+            for loc in locators:
+                found = await asyncio.to_thread(
+                    self.index.find, loc.company, loc.fiscal_year, loc.page, loc.contains
+                )
+                ids.append(found[0] if len(found) == 1 else None)
+            return FoundChunks(chunk_ids=ids)
 
     @implements(steps.qdrant_ingest_file)
     async def ingest_file(self, request: IngestFileRequest) -> IngestFileResult:

@@ -19,7 +19,7 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 from qdrant_client.conversions.common_types import PointId
 
-from activities.contracts import ChunkHit, ChunkText, IngestFileResult
+from activities.contracts import ChunkHit, ChunkText, IngestFileResult, RetrievalConfig
 from activities.embeddings import Embedder, collection_name
 from activities.rerank import RERANK_POOL, CohereReranker, RerankUnavailable
 from ingestion import bm25
@@ -31,7 +31,6 @@ from ingestion.documents import (
     parse_document,
 )
 
-PREFETCH_LIMIT = 30
 LATER_REPORT_HITS = 3
 """Hits a search adds from later reports (restated comparatives) after the main ones."""
 
@@ -251,6 +250,7 @@ class ReportIndex:
         limit: int = 8,
         later_years: Sequence[int] = (),
         notes: list[str] | None = None,
+        config: RetrievalConfig | None = None,
     ) -> list[ChunkHit]:
         """Hybrid search: dense + BM25 candidates fused by Qdrant's RRF, filtered by
         company and by any of `fiscal_years` (none: every year).
@@ -262,12 +262,16 @@ class ReportIndex:
         With a reranker, `RERANK_POOL` fused candidates are reordered by it and the best
         `limit` kept; when it fails the fused order is kept and the reason is appended to
         `notes` (the caller records the degradation).
+
+        `config` sets the knobs (prefetch, pool, rerank, fusion) for the A/B harness; none
+        runs the defaults.
         """
-        hits = self._search(query, company, fiscal_years, limit, notes)
+        config = config or RetrievalConfig()
+        hits = self._search(query, company, fiscal_years, limit, notes, config)
         extra = [y for y in later_years if y not in fiscal_years]
         if extra and fiscal_years:
             seen = {h.chunk_id for h in hits}
-            for hit in self._search(query, company, extra, LATER_REPORT_HITS, notes):
+            for hit in self._search(query, company, extra, LATER_REPORT_HITS, notes, config):
                 if hit.chunk_id not in seen:
                     hits.append(hit.model_copy(update={"rank": len(hits) + 1}))
         return hits
@@ -278,7 +282,8 @@ class ReportIndex:
         company: str | None,
         fiscal_years: Sequence[int],
         limit: int,
-        notes: list[str] | None = None,
+        notes: list[str] | None,
+        config: RetrievalConfig,
     ) -> list[ChunkHit]:
         conditions: list[models.Condition] = []
         if company:
@@ -292,35 +297,51 @@ class ReportIndex:
         flt = models.Filter(must=conditions) if conditions else None
         dense = self.embedder.embed([query])[0]
         indices, values = bm25.query_vector(query)
-        prefetch = [models.Prefetch(query=dense, using="dense", limit=PREFETCH_LIMIT, filter=flt)]
+        prefetch = [models.Prefetch(query=dense, using="dense", limit=config.prefetch, filter=flt)]
         if indices:
             prefetch.append(
                 models.Prefetch(
                     query=models.SparseVector(indices=indices, values=values),
                     using="bm25",
-                    limit=PREFETCH_LIMIT,
+                    limit=config.prefetch,
                     filter=flt,
                 )
             )
+        reranker = None if config.rerank is False else self.reranker
+        if config.rerank and reranker is None and notes is not None:
+            notes.append("reranking asked for, but no reranker is configured: fused order kept")
+        pool = config.pool or (max(limit, RERANK_POOL) if reranker else limit)
+        fusion = models.Fusion.DBSF if config.fusion == "dbsf" else models.Fusion.RRF
         with self._lock:
             self.ensure_collection()
             response = self.client.query_points(
                 self.collection,
                 prefetch=prefetch,
-                query=models.FusionQuery(fusion=models.Fusion.RRF),
+                query=models.FusionQuery(fusion=fusion),
                 query_filter=flt,
-                limit=max(limit, RERANK_POOL) if self.reranker else limit,
+                limit=max(pool, limit),
                 with_payload=True,
             )
         chunks = [(Chunk.model_validate(p.payload), float(p.score)) for p in response.points]
-        if self.reranker and len(chunks) > 1:
+        if reranker and len(chunks) > 1:
             try:
-                order = self.reranker.order(query, [c.text for c, _ in chunks], limit)
+                order = reranker.order(query, [c.text for c, _ in chunks], limit)
                 chunks = [chunks[i] for i in order]
             except RerankUnavailable as err:
                 if notes is not None:
                     notes.append(f"reranker unavailable, fused order kept: {err}")
         return [chunk.as_hit(rank, score) for rank, (chunk, score) in enumerate(chunks[:limit], 1)]
+
+    def find(self, company: str, fiscal_year: int, page: int, contains: str) -> list[str]:
+        """Ids of the chunks of a report page whose text holds `contains`."""
+        where = (("company", company), ("fiscal_year", fiscal_year), ("page", page))
+        flt = models.Filter(must=[_match(key, value) for key, value in where])
+        with self._lock:
+            self.ensure_collection()
+            records, _ = self.client.scroll(
+                self.collection, scroll_filter=flt, limit=1000, with_payload=["text"]
+            )
+        return [str(r.id) for r in records if r.payload and contains in str(r.payload["text"])]
 
     def get_chunks(self, chunk_ids: list[str]) -> list[ChunkText]:
         """Load full chunk text by id (claim check); missing ids are simply absent."""

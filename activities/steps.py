@@ -17,24 +17,32 @@ from typing import Any, ParamSpec, TypeVar
 from temporalio import activity
 
 from activities.contracts import (
+    AllocateProbeTurn,
     AnswerGrade,
     CacheLookup,
     CacheLookupRequest,
     CacheWriteRequest,
     CacheWriteResult,
     CheckRequest,
+    ChunkLocator,
     DocumentGrades,
     Draft,
     EvidenceRequest,
     ForgetRequest,
     ForgetResult,
+    FoundChunks,
     GroundingReport,
     IngestFileRequest,
     IngestFileResult,
     LoadSessionRequest,
     PiiPurgeResult,
+    ProbeCasesRequest,
+    ProbeSet,
+    ProbeTurn,
     PurgeRequest,
     PurgeResult,
+    RecordedProbeRun,
+    RecordProbeRun,
     RememberRequest,
     RewritePlan,
     RewriteRequest,
@@ -146,6 +154,12 @@ async def qdrant_load_chunks(chunk_ids: list[str]) -> list[ChunkText]:
     return _declared()  # type: ignore[no-any-return]
 
 
+@activity.defn(name="qdrant_find_chunks")
+async def qdrant_find_chunks(locators: list[ChunkLocator]) -> FoundChunks:
+    """Find chunks by report page and a literal part of their text (evaluation sets)."""
+    return _declared()  # type: ignore[no-any-return]
+
+
 @activity.defn(name="qdrant_ingest_file")
 async def qdrant_ingest_file(request: IngestFileRequest) -> IngestFileResult:
     """Parse, chunk, embed and store one report file."""
@@ -185,6 +199,27 @@ async def postgres_forget_user(request: ForgetRequest) -> ForgetResult:
 @activity.defn(name="qdrant_forget_answers")
 async def qdrant_forget_answers(request: ForgetRequest) -> ForgetResult:
     """Erase the answer-cache entries written from a user's turns."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+# ---- golden probes ------------------------------------------------------------------
+
+
+@activity.defn(name="probes_load_cases")
+async def probes_load_cases(request: ProbeCasesRequest) -> ProbeSet:
+    """Read the golden probe sets and the corpus version they run against."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="postgres_allocate_probe_turn")
+async def postgres_allocate_probe_turn(request: AllocateProbeTurn) -> ProbeTurn:
+    """Allocate a probe question as a turn, as the API does for a caller's."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="postgres_record_probe_run")
+async def postgres_record_probe_run(request: RecordProbeRun) -> RecordedProbeRun:
+    """Store a probe run per slice; open an incident after two consecutive breaches."""
     return _declared()  # type: ignore[no-any-return]
 
 
@@ -243,6 +278,7 @@ DECLARED: dict[str, Callable[..., Awaitable[Any]]] = {
         qdrant_save_answer,
         postgres_save_turn,
         qdrant_load_chunks,
+        qdrant_find_chunks,
         qdrant_ingest_file,
         qdrant_read_corpus_version,
         postgres_sweep_turns,
@@ -250,6 +286,9 @@ DECLARED: dict[str, Callable[..., Awaitable[Any]]] = {
         postgres_purge_pii_tokens,
         postgres_forget_user,
         qdrant_forget_answers,
+        probes_load_cases,
+        postgres_allocate_probe_turn,
+        postgres_record_probe_run,
     )
 }
 """Every declared step by its pinned name (the policy table has a row for each)."""

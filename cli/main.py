@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from activities.contracts import IngestRequest, SearchHitWithText, SearchRequest
 from domain.companies import tickers, year_range
+from evals import commands as eval_commands
 from settings import Settings, SettingsError, get_settings
 from stack.processes import StackError
 
@@ -410,6 +411,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the erasure counts as JSON")
     p.set_defaults(func=cmd_forget)
 
+    eval_commands.add_parser(sub, _auth)
+
     p = sub.add_parser("chat", help="interactive chat")
     p.add_argument("--user", help="user id")
     p.add_argument("--timeout", type=float, default=120.0)
@@ -431,7 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     try:
         return func(args, settings)
-    except CliError as exc:
+    except (CliError, eval_commands.CommandError) as exc:
         print(f"turnstile: {exc}", file=sys.stderr)
         return exc.code
     except StackError as exc:

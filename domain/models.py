@@ -140,6 +140,32 @@ class SubQuery(Frozen):
     few hits add to the main search's, never crowd them out."""
 
 
+class RetrievalConfig(Frozen):
+    """How one search runs: the knobs the retrieval A/B harness compares.
+
+    A search without a config runs the product's defaults (`RetrievalConfig()`); the
+    harness's configuration files (evals/configs/) name other settings, so two settings
+    are compared on the same cases with the same code.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = "default"
+    query: Literal["plan", "question"] = "plan"
+    """`plan`: the turn's own query plan (route, then rewrite: company name, metric
+    synonyms, FY tokens, the years as a filter); `question`: the question as typed,
+    filtered by company only."""
+    prefetch: int = Field(default=30, ge=1, le=200)
+    """Candidates from each of the dense and BM25 searches before fusion."""
+    pool: int | None = Field(default=None, ge=1, le=100)
+    """Fused candidates kept before the cut (and handed to the reranker); None: `limit`,
+    or 20 when reranking."""
+    limit: int = Field(default=8, ge=1, le=50)
+    rerank: bool | None = None
+    """True: rerank (a reranker must be configured); False: never; None: when configured."""
+    fusion: Literal["rrf", "dbsf"] = "rrf"
+
+
 # ---- drafts and their checks ----------------------------------------------------------
 
 

@@ -251,6 +251,25 @@ class _Pass:
         return self.draft.not_found if self.draft else []
 
 
+def plan_for(
+    plan: RewritePlan, question: str, slots: Slots, requested: list[str]
+) -> list[SubQuery]:
+    """One sub-query per requested company: the rewrite's, or the company's name plus the
+    question when the rewrite gave none for it (or failed)."""
+    by_company = {sq.company: sq for sq in plan.sub_queries if sq.company in requested}
+    for ticker in requested:
+        by_company.setdefault(
+            ticker,
+            SubQuery(
+                company=ticker,
+                query=f"{COMPANIES[ticker].name} {question}",
+                fiscal_years=slots.fiscal_years,
+                metrics=slots.metrics,
+            ),
+        )
+    return [by_company[t] for t in requested]
+
+
 @workflow.defn(name="ChatTurn", failure_exception_types=[ValidationError])
 class ChatTurn:
     def __init__(self) -> None:
@@ -771,18 +790,7 @@ class ChatTurn:
         except STEP_FAILED as err:
             self._degrade(steps.llm_rewrite_query, _cause(err))
             plan = RewritePlan(sub_queries=[])
-        by_company = {sq.company: sq for sq in plan.sub_queries if sq.company in requested}
-        for ticker in requested:
-            by_company.setdefault(
-                ticker,
-                SubQuery(
-                    company=ticker,
-                    query=f"{COMPANIES[ticker].name} {question}",
-                    fiscal_years=slots.fiscal_years,
-                    metrics=slots.metrics,
-                ),
-            )
-        return RewritePlan(sub_queries=[by_company[t] for t in requested])
+        return RewritePlan(sub_queries=plan_for(plan, question, slots, requested))
 
     async def _retrieve(self, sub_queries: list[SubQuery]) -> list[ChunkHit]:
         """Search every company in parallel; a failed branch counts as not found."""
@@ -936,6 +944,11 @@ class ChatTurn:
             fallback_reason=fallback_reason,
             refusal_reason=o.refusal_reason,
             failure_reason=o.failure_reason,
+            # An expired turn still shows what it asked and nobody answered.
+            clarifying_question=(
+                self._result.clarifying_question if status == "expired" and self._result
+                else None
+            ),
         )  # fmt: skip
         await self._save(result, final=True)
         self._result, self._settled = result, True

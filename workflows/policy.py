@@ -145,6 +145,19 @@ POLICY: dict[str, StepPolicy] = {
         start_to_close=timedelta(minutes=2), schedule_to_close=None, retry=_UNTIL_DONE,
         heartbeat=_BEAT,
     ),
+    "probes_load_cases": StepPolicy(
+        "closed", "this probe run fails visibly; the next scheduled one tries again",
+        "a probe run without its cases measures nothing, and must not look healthy",
+    ),
+    "postgres_allocate_probe_turn": StepPolicy(
+        "closed", "the probe run fails visibly; the next scheduled one tries again",
+        "a probe turn must be a real turn, stored like a caller's; idempotent by key",
+    ),
+    "postgres_record_probe_run": StepPolicy(
+        "closed", "retried until it succeeds",
+        "an unrecorded breach would hide the first of two consecutive ones",
+        schedule_to_close=None, retry=_UNTIL_DONE,
+    ),
     "qdrant_ingest_file": StepPolicy(
         "closed", "the file is reported failed; other files still ingest",
         "a half-ingested document must not be served",
@@ -153,6 +166,11 @@ POLICY: dict[str, StepPolicy] = {
     ),
     "qdrant_read_corpus_version": StepPolicy(
         "closed", "the ingestion run fails visibly", "the version is part of every answer's record",
+        heartbeat=_BEAT,
+    ),
+    "qdrant_find_chunks": StepPolicy(
+        "closed", "the evaluation run fails visibly",
+        "a pair judged on the wrong chunk measures nothing",
         heartbeat=_BEAT,
     ),
     "qdrant_load_chunks": StepPolicy(

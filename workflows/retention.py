@@ -15,18 +15,13 @@ from temporalio import workflow
 from temporalio.client import (
     Client,
     Schedule,
-    ScheduleActionStartWorkflow,
-    ScheduleIntervalSpec,
-    ScheduleOverlapPolicy,
-    SchedulePolicy,
-    ScheduleSpec,
 )
 
 with workflow.unsafe.imports_passed_through():
     from activities import steps
     from activities.contracts import PurgeRequest, PurgeResult
     from workflows.policy import step_options
-    from workflows.sweep import ensure_schedule
+    from workflows.sweep import ensure_schedule, interval_schedule
 
 SCHEDULE_PREFIX = "turnstile-purge-decisions"
 PII_PURGE = "purge-pii-tokens"
@@ -60,17 +55,11 @@ class PurgeDecisionRecords:
 
 
 def _schedule(task_queue: str, retention_days: int, pii_retention_days: int) -> Schedule:
-    return Schedule(
-        action=ScheduleActionStartWorkflow(
-            PurgeDecisionRecords.run,
-            PurgeRequest(retention_days=retention_days, pii_retention_days=pii_retention_days),
-            id=f"purge-decisions-{task_queue}",
-            task_queue=task_queue,
-            execution_timeout=timedelta(hours=1),
-        ),
-        spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=EVERY)]),
-        policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
-    )
+    request = PurgeRequest(retention_days=retention_days, pii_retention_days=pii_retention_days)
+    return interval_schedule(
+        PurgeDecisionRecords.run, request, f"purge-decisions-{task_queue}", task_queue, EVERY,
+        timedelta(hours=1),
+    )  # fmt: skip
 
 
 async def ensure_retention_schedule(

@@ -7,6 +7,7 @@ idempotently: a second worker, or a restart, updates the schedule instead of fai
 """
 
 from datetime import timedelta
+from typing import Any
 
 from temporalio import workflow
 from temporalio.client import (
@@ -44,18 +45,24 @@ class SweepTurns:
         return result
 
 
-def _schedule(task_queue: str, every: timedelta) -> Schedule:
+def interval_schedule(
+    run: Any, arg: Any, workflow_id: str, task_queue: str, every: timedelta, timeout: timedelta
+) -> Schedule:
+    """Start `run(arg)` every `every`; a start is skipped while the last run still goes."""
     return Schedule(
         action=ScheduleActionStartWorkflow(
-            SweepTurns.run,
-            SweepRequest(),
-            id=f"sweep-turns-{task_queue}",
-            task_queue=task_queue,
-            execution_timeout=max(every, timedelta(minutes=1)),
+            run, arg, id=workflow_id, task_queue=task_queue, execution_timeout=timeout
         ),
         spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=every)]),
         policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
     )
+
+
+def _schedule(task_queue: str, every: timedelta) -> Schedule:
+    return interval_schedule(
+        SweepTurns.run, SweepRequest(), f"sweep-turns-{task_queue}", task_queue, every,
+        max(every, timedelta(minutes=1)),
+    )  # fmt: skip
 
 
 async def ensure_sweep_schedule(client: Client, task_queue: str, every: timedelta) -> None:

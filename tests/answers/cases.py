@@ -14,6 +14,7 @@ workflow; `bench/answers.py` runs them against a running stack and reports per c
 from dataclasses import dataclass, field
 from typing import Literal
 
+from domain.evaluation import TurnExpected, score_turn
 from domain.turns import TurnResult
 from workflows.rules.scope import DECLINE_LINE
 
@@ -291,27 +292,16 @@ CASES: tuple[Case, ...] = (
 
 
 def check(case: Case, result: TurnResult) -> list[str]:
-    """What is wrong with `result` for `case` (empty: it passes)."""
-    problems: list[str] = []
+    """What is wrong with `result` for `case` (empty: it passes): the evaluation suites'
+    scorer, plus the two checks only these cases make."""
+    expected = TurnExpected(
+        status=case.status, present=list(case.present), absent=list(case.absent),
+        not_found=list(case.not_found), opens_with=case.opens_with,
+        refusal_reason=case.refusal_reason,
+    )  # fmt: skip
+    problems = score_turn(expected, result)
     answer = result.answer or ""
-    if result.status != case.status:
-        problems.append(f"status {result.status}, expected {case.status}")
-    problems += [f"missing {p!r}" for p in case.present if p not in answer]
-    problems += [f"unexpected {a!r}" for a in case.absent if a in answer]
-    lines = [nf.line() for nf in result.not_found]
-    for expected in case.not_found:
-        if not any(expected in line for line in lines):
-            problems.append(f"no not-found line with {expected!r} (got {lines})")
-        if expected not in answer:
-            problems.append(f"the answer text lacks {expected!r}")
-    if case.opens_with and not answer.startswith(case.opens_with):
-        problems.append(f"does not open with {case.opens_with!r}: {answer[:120]!r}")
     problems += [f"opens with {o!r}" for o in case.not_opens_with if answer.startswith(o)]
     if result.confidence in case.confidence_not:
         problems.append(f"confidence {result.confidence}")
-    if case.refusal_reason and result.refusal_reason != case.refusal_reason:
-        problems.append(f"refusal reason {result.refusal_reason}, expected {case.refusal_reason}")
-    figures_expected = case.status == "answered" and case.present
-    if figures_expected and result.status == "answered" and not result.citations:
-        problems.append("a figure is given without a citation")
     return problems

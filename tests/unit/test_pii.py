@@ -2,9 +2,9 @@
 
 import pytest
 
-from bench.retrieval import load_questions
 from domain import pii
 from domain.pii import PiiKind
+from evals.cases import load_suites
 from tests.answers.cases import CASES
 from tests.conftest import corpus_files
 
@@ -73,7 +73,8 @@ def test_figures_and_failed_checksums_are_not_personal_data(text: str) -> None:
 
 
 def test_no_question_of_the_answer_and_retrieval_sets_is_touched() -> None:
-    questions = [c.question for c in CASES] + [q.query for q in load_questions()]
+    suites = [c for cases in load_suites().values() for c in cases]
+    questions = [c.question for c in CASES] + [q for c in suites for q in (*c.before, c.query)]
     assert len(questions) > 100
     assert [q for q in questions if pii.find(q)] == []
 

@@ -47,8 +47,9 @@ def test_pure_layers_are_closed_by_construction() -> None:
         assert "closed by construction" in why
 
 
-UNTIL_DONE = {SAVE, "postgres_forget_user", "qdrant_forget_answers"}
-"""Writes that must complete once asked: a turn's save and a user's erasure."""
+UNTIL_DONE = {SAVE, "postgres_forget_user", "qdrant_forget_answers", "postgres_record_probe_run"}
+"""Writes that must complete once asked: a turn's save, a user's erasure, and a probe
+run's record (a lost breach would hide the first of two in a row)."""
 
 
 @pytest.mark.parametrize("name", sorted(set(POLICY) - UNTIL_DONE))

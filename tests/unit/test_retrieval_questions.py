@@ -1,31 +1,33 @@
-"""The committed benchmark questions are well formed and answerable from the corpus."""
+"""The retrieval suite is well formed and answerable from the corpus."""
 
 from pathlib import Path
 
-from bench.retrieval import load_questions
+from domain.evaluation import RetrievalExpected
+from evals.cases import load_suites
 from ingestion.documents import parse_document
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "reports"
 
 
-def test_benchmark_covers_every_report_with_enough_synonym_questions() -> None:
-    questions = load_questions()
+def test_the_retrieval_suite_covers_every_report() -> None:
+    cases = load_suites(["retrieval"])["retrieval"]
+    expected = [c.expected for c in cases if isinstance(c.expected, RetrievalExpected)]
 
-    assert len(questions) >= 36
-    assert len({q.id for q in questions}) == len(questions)
-    assert {(q.company, q.fiscal_year) for q in questions} == {
+    assert len(expected) == len(cases) >= 150
+    assert {(e.company, e.fiscal_year) for e in expected} == {
         (t, y) for t in ("BHP", "RIO", "FMG", "S32", "NST") for y in (2023, 2024, 2025)
     }
-    assert 3 * sum(q.synonym for q in questions) >= len(questions)
 
 
-def test_every_benchmark_figure_is_printed_in_its_own_report() -> None:
+def test_every_retrieval_figure_is_printed_in_its_own_report() -> None:
     reports = {(d.company, d.fiscal_year): d for d in map(parse_document, CORPUS.glob("*.md"))}
 
     missing = [
-        q.id
-        for q in load_questions()
-        if not any(q.figure in c.text for c in reports[(q.company, q.fiscal_year)].chunks)
+        (case.id, figure)
+        for case in load_suites(["retrieval"])["retrieval"]
+        if isinstance(e := case.expected, RetrievalExpected)
+        for figure in e.figures
+        if not any(figure in c.text for c in reports[(e.company, e.fiscal_year)].chunks)
     ]
 
     assert missing == []

@@ -1,0 +1,98 @@
+"""Golden-probe activities: read the probe sets, allocate probe turns, record each run.
+
+The probe sets are JSONL files (evals/probes/ by default, `TURNSTILE_PROBE_DIR`), read
+with the suites' own loader, so a malformed probe is named by file and line in the run's
+failure. A probe turn is allocated in PostgreSQL exactly as the API allocates a caller's
+(tenant `probes`), so it is an ordinary turn: stored, audited, visible in the UI.
+"""
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from psycopg_pool import AsyncConnectionPool
+from temporalio import activity
+
+from activities import steps
+from activities.contracts import (
+    AllocateProbeTurn,
+    ProbeCasesRequest,
+    ProbeIncident,
+    ProbeSet,
+    ProbeTurn,
+    RecordedProbeRun,
+    RecordProbeRun,
+)
+from activities.errors import invalid_input
+from activities.metrics import turn_metrics
+from activities.reports import ReportIndex
+from activities.steps import implements
+from db import probes, turns
+from domain.evaluation import SLICES, CaseError, parse_cases
+
+SEVERITY = "S2"
+"""A slice that breached twice in a row: a same-day ticket (docs/incidents.md)."""
+
+
+class ProbeActivities:
+    def __init__(self, pool: AsyncConnectionPool, index: ReportIndex, probe_dir: Path) -> None:
+        self.pool = pool
+        self.index = index
+        self.probe_dir = probe_dir
+
+    def activities(self) -> list[Callable[..., Any]]:
+        """This class's activities, bound, for the worker's registry."""
+        return [self.load_cases, self.allocate_turn, self.record_run]
+
+    @implements(steps.probes_load_cases)
+    async def load_cases(self, request: ProbeCasesRequest) -> ProbeSet:
+        names = request.slices or list(SLICES)
+        out = {}
+        for name in names:
+            path = self.probe_dir / f"{name}.jsonl"
+            try:
+                text = await asyncio.to_thread(path.read_text, encoding="utf-8")
+                cases = parse_cases(text, f"{path.parent.name}/{path.name}", "probe")
+            except (OSError, CaseError) as err:
+                raise invalid_input(f"probe set {name}: {err}") from None
+            out[name] = cases[: request.limit] if request.limit else cases
+        version = await asyncio.to_thread(self.index.corpus_version)
+        return ProbeSet(slices=out, corpus_version=version)
+
+    @implements(steps.postgres_allocate_probe_turn)
+    async def allocate_turn(self, request: AllocateProbeTurn) -> ProbeTurn:
+        async with self.pool.connection() as conn:
+            alloc = await turns.allocate_turn(
+                conn, request.conversation_id, None, request.question,
+                (request.key, request.question), tenant_id=request.tenant_id,
+            )  # fmt: skip
+        return ProbeTurn(turn_id=alloc.turn_id, conversation_id=alloc.conversation_id,
+                         seq=alloc.seq)  # fmt: skip
+
+    @implements(steps.postgres_record_probe_run)
+    async def record_run(self, request: RecordProbeRun) -> RecordedProbeRun:
+        opened: list[ProbeIncident] = []
+        metrics = turn_metrics()
+        async with self.pool.connection() as conn:
+            for run in request.slices:
+                previous = await probes.record_run(
+                    conn, request.run_id, run.slice, run.cases, run.passed, run.threshold,
+                    run.breached, run.failed, request.corpus_version,
+                )  # fmt: skip
+                metrics.observe_probe(run.slice, run.cases, run.passed, run.breached)
+                if not (run.breached and previous and previous[1]):
+                    continue
+                category = request.categories.get(run.slice, "unsupported_claim_shown")
+                summary = (f"golden probes, slice {run.slice}: {run.passed}/{run.cases} passed "
+                           f"(threshold {run.threshold}) in two consecutive runs")  # fmt: skip
+                incident = await probes.open_incident(
+                    conn, run.slice, request.run_id, previous[0], category, SEVERITY, summary
+                )
+                activity.logger.error("probe incident %s: %s", incident, summary)
+                metrics.probe_incidents.labels(run.slice).inc()
+                opened.append(
+                    ProbeIncident(slice=run.slice, incident_id=incident, category=category,
+                                  previous_run_id=previous[0])
+                )  # fmt: skip
+        return RecordedProbeRun(incidents=opened)

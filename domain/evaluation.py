@@ -1,0 +1,305 @@
+"""Evaluation: the case format, the scorers, and the probe thresholds — pure rules.
+
+A case is one JSON line with `id`, `query`, `expected` and `why_it_matters` (one line
+naming the regression it catches). `parse_cases` refuses a line missing any of them,
+naming the file and the line, and checks `expected` against its suite's shape. The
+scorers say what is wrong with an outcome (an empty list: the case passes); the same
+scorers serve mock mode (synthetic outcomes), real mode (the running stack) and the golden
+probes (inside a workflow, so nothing here does I/O or reads a clock).
+
+The probe thresholds come from the binomial distribution: with `n` probes that each pass
+with probability `p` on a healthy system, the alarm threshold is the largest pass count
+`t` with P(X < t) ≤ alpha, so a healthy system alarms in at most `alpha` of runs. Exact
+arithmetic (`math.comb`, fractions); no statistics library is needed for one sum.
+"""
+
+import json
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from domain.turns import TurnResult
+
+SUITES = ("routing", "retrieval", "calculation", "boundary")
+SLICES = ("single_figure", "comparison", "follow_up", "boundary")
+REQUIRED = ("id", "query", "expected", "why_it_matters")
+TurnStatusExpected = Literal["answered", "refused", "needs_clarification", "fallback"]
+Route = Literal["needs_retrieval", "needs_clarification", "out_of_scope", "direct_answer"]
+
+
+class CaseError(ValueError):
+    """A suite file that cannot be used; `str()` names the file and line."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class TurnExpected(_Strict):
+    """What a person must see in a whole turn's outcome; every key given is checked."""
+
+    status: TurnStatusExpected
+    present: list[str] = Field(default_factory=list)
+    absent: list[str] = Field(default_factory=list)
+    not_found: list[str] = Field(default_factory=list)
+    opens_with: str | None = None
+    grounded: Literal["yes", "partial", "no"] | None = None
+    min_citations: int | None = Field(default=None, ge=0)
+    derived: list[str] = Field(default_factory=list)
+    table: bool | None = None
+    refusal_reason: str | None = None
+
+
+class RoutingExpected(_Strict):
+    route: Route
+    by: Literal["rules", "classifier"] | None = None
+    companies: list[str] | None = None
+    fiscal_years: list[int] | None = None
+    metrics: list[str] | None = None
+    declines: bool | None = None
+
+
+class RetrievalExpected(_Strict):
+    company: str
+    fiscal_year: int
+    figures: list[str] = Field(min_length=1)
+
+
+Expected = TurnExpected | RoutingExpected | RetrievalExpected
+_SHAPES: dict[str, type[BaseModel]] = {
+    "routing": RoutingExpected,
+    "retrieval": RetrievalExpected,
+    "calculation": TurnExpected,
+    "boundary": TurnExpected,
+    "probe": TurnExpected,
+}
+
+
+class EvalCase(_Strict):
+    suite: str
+    id: str = Field(min_length=1)
+    query: str = Field(min_length=1)
+    expected: TurnExpected | RoutingExpected | RetrievalExpected
+    why_it_matters: str = Field(min_length=1)
+    before: list[str] = Field(default_factory=list)
+    """Earlier questions of the same conversation, asked first in order."""
+    tags: list[str] = Field(default_factory=list)
+    source: str = ""
+    """Where the case was read: `file:line`."""
+
+
+def parse_cases(text: str, source: str, suite: str) -> list[EvalCase]:
+    """Read one JSONL suite; raise `CaseError` naming `source:line` for the first bad line."""
+    shape = _SHAPES.get(suite)
+    if shape is None:
+        raise CaseError(f"{source}: unknown suite {suite!r}")
+    cases: list[EvalCase] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{source}:{number}"
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise CaseError(f"{where}: not JSON ({err.msg})") from None
+        if not isinstance(raw, dict):
+            raise CaseError(f"{where}: a case is a JSON object")
+        missing = [f for f in REQUIRED if f not in raw or raw[f] in ("", None)]
+        if missing:
+            raise CaseError(f"{where}: missing {', '.join(missing)}")
+        if "\n" in str(raw["why_it_matters"]):
+            raise CaseError(f"{where}: why_it_matters must be one line")
+        try:
+            expected = shape.model_validate(raw["expected"])
+        except ValidationError as err:
+            raise CaseError(f"{where}: {_first_error(err, 'expected.')}") from None
+        try:
+            case = EvalCase.model_validate(
+                {**raw, "suite": suite, "expected": expected, "source": where}
+            )
+        except ValidationError as err:
+            raise CaseError(f"{where}: {_first_error(err)}") from None
+        if case.id in seen:
+            raise CaseError(f"{where}: id {case.id!r} already used on line {seen[case.id]}")
+        seen[case.id] = number
+        cases.append(case)
+    return cases
+
+
+def _first_error(err: ValidationError, prefix: str = "") -> str:
+    first = err.errors()[0]
+    return f"{prefix}{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+
+
+# ---- scorers ----------------------------------------------------------------------------
+
+
+def score_turn(expected: TurnExpected, result: TurnResult) -> list[str]:
+    """What is wrong with a settled turn for `expected` (empty: it passes)."""
+    problems: list[str] = []
+    answer = result.answer or result.clarifying_question or ""
+    if result.status != expected.status:
+        problems.append(f"status {result.status}, expected {expected.status}")
+    problems += [f"missing {p!r}" for p in expected.present if p not in answer]
+    problems += [f"unexpected {a!r}" for a in expected.absent if a in answer]
+    lines = [nf.line() for nf in result.not_found]
+    for wanted in expected.not_found:
+        if not any(wanted in line for line in lines):
+            problems.append(f"no not-found line with {wanted!r}")
+        if wanted not in answer:
+            problems.append(f"the answer text lacks {wanted!r}")
+    if expected.opens_with and not answer.startswith(expected.opens_with):
+        problems.append(f"does not open with {expected.opens_with!r}")
+    if expected.grounded and result.grounded != expected.grounded:
+        problems.append(f"grounded {result.grounded}, expected {expected.grounded}")
+    if expected.min_citations is not None and len(result.citations) < expected.min_citations:
+        problems.append(f"{len(result.citations)} citation(s), expected ≥ {expected.min_citations}")
+    labels = [d.label for d in result.derived]
+    for wanted in expected.derived:
+        if not any(wanted in label for label in labels):
+            problems.append(f"no derived figure labelled with {wanted!r} (got {labels})")
+    if expected.table is not None and _has_table(answer) != expected.table:
+        problems.append("no table" if expected.table else "an unexpected table")
+    if expected.refusal_reason and result.refusal_reason != expected.refusal_reason:
+        problems.append(
+            f"refusal reason {result.refusal_reason}, expected {expected.refusal_reason}"
+        )
+    figures = expected.status == "answered" and expected.present and result.status == "answered"
+    if figures and not result.citations:
+        problems.append("a figure is given without a citation")
+    return problems
+
+
+def _has_table(text: str) -> bool:
+    return any(line.lstrip().startswith("|---") or line.startswith("|--") for line in
+               text.splitlines())  # fmt: skip
+
+
+class RoutingOutcome(_Strict):
+    """What the routing steps decided: the scope rules, then the router."""
+
+    route: Route
+    by: Literal["rules", "classifier"]
+    reason: str
+    declines: bool = False
+    companies: list[str] = Field(default_factory=list)
+    fiscal_years: list[int] = Field(default_factory=list)
+    metrics: list[str] = Field(default_factory=list)
+
+
+def score_routing(expected: RoutingExpected, outcome: RoutingOutcome) -> list[str]:
+    problems: list[str] = []
+    if outcome.route != expected.route:
+        problems.append(f"route {outcome.route} ({outcome.reason}), expected {expected.route}")
+    if expected.by and outcome.by != expected.by:
+        problems.append(f"decided by the {outcome.by}, expected the {expected.by}")
+    for name in ("companies", "fiscal_years", "metrics"):
+        want = getattr(expected, name)
+        got = getattr(outcome, name)
+        if want is not None and sorted(want) != sorted(got):
+            problems.append(f"{name} {sorted(got)}, expected {sorted(want)}")
+    if expected.declines is not None and outcome.declines != expected.declines:
+        problems.append("declines the advice" if outcome.declines else "does not decline")
+    return problems
+
+
+class Returned(Protocol):
+    """A returned chunk with its text (a search hit with text, or a chunk)."""
+
+    @property
+    def company(self) -> str: ...
+    @property
+    def fiscal_year(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+
+
+def is_hit(expected: RetrievalExpected, chunk: Returned) -> bool:
+    """A returned chunk of the expected company and year whose text holds a figure."""
+    return (
+        chunk.company == expected.company
+        and chunk.fiscal_year == expected.fiscal_year
+        and any(figure in chunk.text for figure in expected.figures)
+    )
+
+
+def first_hit_rank(expected: RetrievalExpected, returned: Sequence[Returned]) -> int | None:
+    return next((i for i, c in enumerate(returned, start=1) if is_hit(expected, c)), None)
+
+
+def score_retrieval(
+    expected: RetrievalExpected, returned: Sequence[Returned], cutoff: int
+) -> list[str]:
+    rank = first_hit_rank(expected, returned)
+    if rank is None:
+        return [f"no chunk of {expected.company} FY{expected.fiscal_year} with "
+                f"{' or '.join(expected.figures)} in the {len(returned)} returned"]  # fmt: skip
+    if rank > cutoff:
+        return [f"first hit at rank {rank}, beyond {cutoff}"]
+    return []
+
+
+# ---- golden-probe thresholds ------------------------------------------------------------
+
+
+def binomial_cdf_below(threshold: int, n: int, p: Fraction) -> Fraction:
+    """P(X < threshold) for X ~ Binomial(n, p), exactly."""
+    return sum(
+        (Fraction(math.comb(n, k)) * p**k * (1 - p) ** (n - k) for k in range(max(threshold, 0))),
+        Fraction(0),
+    )
+
+
+def pass_threshold(n: int, healthy_rate: float, alpha: float = 0.05) -> int:
+    """The fewest passes (of `n`) that do not alarm: the largest `t` with
+    P(X < t) ≤ alpha when each probe passes with `healthy_rate`.
+
+    A run alarms when its passes are below the threshold, so a healthy system alarms in
+    at most `alpha` of runs. `healthy_rate` 1 gives `n` (any failure alarms).
+    """
+    if n <= 0:
+        return 0
+    p, a = Fraction(str(healthy_rate)), Fraction(str(alpha))
+    threshold = 0
+    for t in range(n + 1):
+        if binomial_cdf_below(t, n, p) <= a:
+            threshold = t
+        else:
+            break
+    return threshold
+
+
+class SliceRun(_Strict):
+    """One slice of one probe run: counted, compared with its threshold."""
+
+    slice: str
+    cases: int
+    passed: int
+    threshold: int
+    failed: list[str] = Field(default_factory=list)
+    """`id: first problem` of each failing case."""
+
+    @property
+    def breached(self) -> bool:
+        return self.passed < self.threshold
+
+
+def incident_due(previous_breached: bool | None, breached: bool) -> bool:
+    """An incident only after two consecutive breaches (this run and the one before)."""
+    return breached and bool(previous_breached)
+
+
+def incident_category(problems: list[str]) -> str:
+    """The incident category (docs/incidents.md) a breached slice's failures point to:
+    an answer where a refusal was due is a scope breach; a refusal or a question back
+    where an answer was due is a wrongful refusal; anything else is a wrong answer."""
+    if any(p.startswith("status answered, expected refused") for p in problems):
+        return "scope_breach"
+    if any(p.startswith(("status refused", "status needs_clarification", "status fallback"))
+           and p.endswith("expected answered") for p in problems):  # fmt: skip
+        return "wrongful_refusal"
+    return "unsupported_claim_shown"

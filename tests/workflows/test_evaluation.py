@@ -1,0 +1,277 @@
+"""Evaluation through a real stack: the release gate, the retrieval A/B harness (with the
+reranker against the fake Cohere server), the judge calibration and the golden probes.
+
+Real parts: the Temporal dev server, PostgreSQL, the Qdrant index of the sample corpus,
+the API in-process and the offline engine.
+"""
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from psycopg_pool import AsyncConnectionPool
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+
+from activities.engines.offline import OfflineEngine
+from activities.reports import ReportIndex
+from activities.rerank import CohereReranker
+from db import probes
+from domain.evaluation import SLICES
+from evals import ab, judge
+from evals.cases import BASELINE, load_suites
+from evals.mock import run_mock
+from evals.real import Stack, run_real
+from evals.results import Baseline, SuiteRun, gate
+from settings import Settings
+from tests.conftest import TurnWorker, WorkerFactory, client_for, unique
+from tests.fakes.servers import FakeCohere
+from workflows.probes import (
+    SCHEDULE_PREFIX,
+    ProbeRequest,
+    RunGoldenProbes,
+    ensure_probe_schedule,
+)
+
+
+@pytest.fixture
+async def stack(
+    app_settings: Settings, turn_worker: TurnWorker, temporal_client: Client
+) -> AsyncIterator[Stack]:
+    """The API in-process and a worker with every real activity, as an evaluation sees them."""
+    async with turn_worker(task_queue=app_settings.task_queue), client_for(app_settings) as http:
+        yield Stack(temporal=temporal_client, task_queue=app_settings.task_queue, http=http)
+
+
+async def test_the_release_gate_finds_no_regression_against_the_baseline(stack: Stack) -> None:
+    """`make test`'s gate: the mock suites, then the real suites with the offline engine,
+    compared with the committed baseline (known failures with their reasons, floors)."""
+    cases = [c for cases in load_suites().values() for c in cases]
+    assert all(r.passed for r in run_mock(cases))
+
+    results, metrics = await run_real(stack, cases)
+    run = SuiteRun(mode="real", engine="offline", cases=results, metrics=metrics)
+
+    assert gate(run, Baseline.read(BASELINE)) == []
+    assert metrics["retrieval.hit@5"] >= 0.98 and metrics["retrieval.mrr@5"] >= 0.90
+
+
+async def test_the_gate_fails_when_an_answer_regresses(stack: Stack) -> None:
+    """The same gate on a case whose expectation the engine cannot meet: a regression."""
+    [case] = [c for c in load_suites(["calculation"])["calculation"]][:1]
+    broken = case.model_copy(update={"expected": case.expected.model_copy(
+        update={"present": ["US$999,999 million"]})})  # fmt: skip
+
+    results, metrics = await run_real(stack, [broken])
+    verdict = gate(SuiteRun(mode="real", engine="offline", cases=results, metrics=metrics),
+                   Baseline())  # fmt: skip
+
+    assert verdict == [f"regressed: calculation/{case.id}: missing 'US$999,999 million'"]
+
+
+async def test_a_clarifying_turn_is_cancelled_so_nothing_is_left_waiting(stack: Stack) -> None:
+    [case] = [c for c in load_suites(["boundary"])["boundary"]
+              if c.expected.model_dump().get("status") == "needs_clarification"][:1]  # fmt: skip
+
+    [result], _ = await run_real(stack, [case])
+    turn = await stack.http.get(f"/v1/turns/{result.detail['turn_id']}")
+
+    assert result.passed, result.problems
+    assert turn.json()["status"] == "cancelled"
+
+
+@pytest.fixture
+def fake_cohere() -> Iterator[FakeCohere]:
+    with FakeCohere().running() as fake:
+        yield fake
+
+
+async def test_the_ab_harness_compares_two_configurations_with_the_reranker(
+    worker: WorkerFactory, report_index: ReportIndex, pool: AsyncConnectionPool,
+    temporal_client: Client, fake_cohere: FakeCohere,
+) -> None:  # fmt: skip
+    import worker as registry
+
+    reranker = CohereReranker(api_key=fake_cohere.api_key, base_url=fake_cohere.base_url)
+    reranked = ReportIndex(report_index.client, report_index.embedder, reranker)
+    cases = load_suites(["retrieval"])["retrieval"][:12]
+    plain, rerank = ab.load_config("pool8-no-rerank"), ab.load_config("pool20-rerank8")
+    activities = registry.activities(reranked, pool, OfflineEngine())
+    async with worker(activities=activities) as tq, httpx.AsyncClient() as http:
+        report = await ab.compare(Stack(temporal_client, tq, http), cases, plain, rerank)
+
+    # B reranked each case's 20 fused candidates down to 8 (plus the few later-report
+    # hits a search adds, top 3); A never called the reranker.
+    main = [r for r in fake_cohere.requests if r["top_n"] == 8]
+    assert len(main) == len(cases)
+    assert {len(r["documents"]) for r in main} == {20}
+    assert report.cases == len(cases) and len(report.changes) == len(cases)
+    for side in (report.a, report.b):
+        assert set(side.metrics) == {"hit@8 (cutoff)", "hit@5", "mrr@5", "mean_rank"}
+    kinds = ("improved", "regressed", "new hit", "new miss", "same", "not scored")
+    assert sum(report.count(c) for c in kinds) == len(cases)
+    assert "per case:" in ab.render(report)
+
+
+async def test_a_throttled_reranker_is_waited_for_never_scored_as_a_miss(
+    worker: WorkerFactory, report_index: ReportIndex, pool: AsyncConnectionPool,
+    temporal_client: Client, fake_cohere: FakeCohere,
+) -> None:  # fmt: skip
+    import worker as registry
+
+    fake_cohere.retry_after = "30"  # longer than a search waits: the search falls back
+    fake_cohere.fail_next("429")
+    reranker = CohereReranker(api_key=fake_cohere.api_key, base_url=fake_cohere.base_url)
+    reranked = ReportIndex(report_index.client, report_index.embedder, reranker)
+    cases = load_suites(["retrieval"])["retrieval"][:2]
+    rerank = ab.load_config("pool20-rerank8")
+    activities = registry.activities(reranked, pool, OfflineEngine())
+    async with worker(activities=activities) as tq, httpx.AsyncClient() as http:
+        report = await ab.compare(Stack(temporal_client, tq, http), cases, rerank, rerank,
+                                  pause=0.05)  # fmt: skip
+
+    assert report.not_scored == []  # asked again after a pause, then scored
+    main = [r for r in fake_cohere.requests if r["top_n"] == 8]
+    assert len(main) == 2 * len(cases) + 1  # the throttled one, asked again
+
+
+async def test_a_rerank_config_without_a_reranker_is_not_scored(stack: Stack) -> None:
+    cases = load_suites(["retrieval"])["retrieval"][:1]
+    rerank = ab.load_config("pool20-rerank8")
+
+    report = await ab.compare(stack, cases, ab.load_config("today"), rerank)
+
+    assert report.not_scored == [cases[0].id]
+    assert report.changes[0].change == "not scored"
+
+
+async def test_the_numeric_check_meets_its_calibration_target(stack: Stack) -> None:
+    pairs = judge.load_pairs()
+    wrong = [p for p in pairs if p.expected == "unsupported"]
+    assert len(pairs) >= 40 and len(wrong) * 3 >= len(pairs)
+
+    numeric, model = await judge.calibrate(stack, pairs, model=True, engine="offline")
+
+    assert numeric.precision >= 0.95 and numeric.recall >= 0.95, judge.render(numeric)
+    # The offline engine's judge is the numeric check: the two agree pair by pair.
+    assert model.disagreements == numeric.disagreements
+
+
+# ---- golden probes ---------------------------------------------------------------------
+
+
+async def test_a_probe_run_asks_every_slice_as_real_turns_and_records_it(
+    turn_worker: TurnWorker, temporal_client: Client, pool: AsyncConnectionPool
+) -> None:
+    async with turn_worker() as tq:
+        result = await temporal_client.execute_workflow(
+            RunGoldenProbes.run, ProbeRequest(limit=2), id=unique("probes"), task_queue=tq
+        )
+
+    assert [s.slice for s in result.slices] == list(SLICES)
+    assert all(s.cases == 2 and s.passed == 2 and not s.breached for s in result.slices), [
+        s.failed for s in result.slices
+    ]
+    async with pool.connection() as conn:
+        rows = await (await conn.execute(
+            "SELECT slice, passed FROM probe_runs WHERE run_id = %s ORDER BY slice",
+            (result.run_id,))).fetchall()  # fmt: skip
+        turns = await (await conn.execute(
+            "SELECT count(*) FROM turns WHERE tenant_id = 'probes' AND status <> 'running'"
+        )).fetchone()  # fmt: skip
+    assert rows == sorted((s, 2) for s in SLICES)
+    assert turns is not None and turns[0] >= 8
+
+
+def failing_probes(directory: Path, name: str, passing: int, failing: int) -> None:
+    """A slice whose failing probes expect a figure no report holds."""
+    lines = []
+    for i in range(passing + failing):
+        present = ["55,658"] if i < passing else ["US$1 trillion"]
+        lines.append(json.dumps({
+            "id": f"p{i}", "query": "What was BHP's revenue in FY2024?",
+            "expected": {"status": "answered", "present": present},
+            "why_it_matters": "a probe that can be made to fail",
+        }))  # fmt: skip
+    (directory / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
+
+
+async def test_an_incident_opens_only_after_two_consecutive_breaches(
+    worker: WorkerFactory, report_index: ReportIndex, pool: AsyncConnectionPool,
+    temporal_client: Client, tmp_path: Path,
+) -> None:  # fmt: skip
+    import worker as registry
+
+    name = unique("slice").replace("-", "_")
+    failing_probes(tmp_path, name, passing=2, failing=1)
+    request = ProbeRequest(slices=[name], healthy_rate=1.0)  # any failure breaches
+    activities = registry.activities(report_index, pool, OfflineEngine(), probe_dir=tmp_path)
+
+    async with worker(activities=activities) as tq:
+        runs = [
+            await temporal_client.execute_workflow(
+                RunGoldenProbes.run, request, id=unique("probes"), task_queue=tq
+            )
+            for _ in range(2)
+        ]
+        failing_probes(tmp_path, name, passing=3, failing=0)  # healthy again
+        healed = await temporal_client.execute_workflow(
+            RunGoldenProbes.run, request, id=unique("probes"), task_queue=tq
+        )
+
+    first, second = runs
+    assert first.slices[0].breached and first.incidents == []
+    assert second.slices[0].breached
+    [incident] = second.incidents
+    assert (incident.slice, incident.previous_run_id) == (name, first.run_id)
+    assert incident.category == "unsupported_claim_shown"
+    assert not healed.slices[0].breached and healed.incidents == []
+    async with pool.connection() as conn:
+        opened = [i for i in await probes.incidents(conn) if i["slice"] == name]
+    assert [(i["run_id"], i["severity"]) for i in opened] == [(second.run_id, "S2")]
+
+
+async def test_a_malformed_probe_set_fails_the_run_naming_the_line(
+    worker: WorkerFactory, report_index: ReportIndex, pool: AsyncConnectionPool,
+    temporal_client: Client, tmp_path: Path,
+) -> None:  # fmt: skip
+    from temporalio.client import WorkflowFailureError
+
+    import worker as registry
+
+    (tmp_path / "bad.jsonl").write_text('{"id": "x", "query": "q", "expected": {}}\n')
+    activities = registry.activities(report_index, pool, OfflineEngine(), probe_dir=tmp_path)
+    async with worker(activities=activities) as tq:
+        with pytest.raises(WorkflowFailureError) as failure:
+            await temporal_client.execute_workflow(
+                RunGoldenProbes.run, ProbeRequest(slices=["bad"]), id=unique("probes"),
+                task_queue=tq,
+            )  # fmt: skip
+    activity_failure = failure.value.cause
+    assert activity_failure is not None
+    assert "bad.jsonl:1: missing why_it_matters" in str(activity_failure.cause)
+
+
+async def test_the_worker_keeps_one_probe_schedule(temporal_client: Client) -> None:
+    from datetime import timedelta
+
+    tq = unique("probes")
+    await ensure_probe_schedule(temporal_client, tq, timedelta(hours=6), ProbeRequest())
+    await ensure_probe_schedule(  # a restart updates it
+        temporal_client, tq, timedelta(hours=1), ProbeRequest(healthy_rate=0.9)
+    )
+    handle = temporal_client.get_schedule_handle(f"{SCHEDULE_PREFIX}-{tq}")
+    try:
+        described = await handle.describe()
+        action = described.schedule.action
+        assert action.workflow == "RunGoldenProbes"  # type: ignore[attr-defined]
+        [request] = pydantic_data_converter.payload_converter.from_payloads(
+            [action.args[0]],
+            [ProbeRequest],  # type: ignore[attr-defined]
+        )
+        assert request.healthy_rate == 0.9
+        assert described.schedule.spec.intervals[0].every == timedelta(hours=1)
+    finally:
+        await handle.delete()

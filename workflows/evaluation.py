@@ -1,0 +1,189 @@
+"""EvaluateRouting and EvaluateRetrieval: the cheapest paths of a turn that still mean
+something, for the evaluation suites' real mode and the retrieval A/B harness.
+
+A routing case runs only the routing steps — the scope rules, then `llm_route_question`
+— and a retrieval case only retrieval — the turn's query plan (`llm_route_question` for
+the slots, `llm_rewrite_query`) and `qdrant_search_chunks` — with the worker's engine,
+whichever it is. They run in the worker because local-mode Qdrant lets only the worker
+open its folder; each is a workflow of its own, so an evaluation run is visible in the
+Temporal UI, case by case.
+"""
+
+from pydantic import BaseModel, ConfigDict, Field
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from activities import steps
+    from activities.contracts import (
+        CheckRequest,
+        ChunkLocator,
+        RewriteRequest,
+        RouteRequest,
+        SearchRequest,
+        SearchResult,
+    )
+    from domain.evaluation import RoutingOutcome
+    from domain.models import RetrievalConfig, SearchHitWithText, UnsupportedClaim, with_text
+    from workflows.chat_turn import plan_for
+    from workflows.policy import step_options
+    from workflows.rules.scope import scope_rules_v2
+
+
+class RetrievalProbe(BaseModel):
+    """One retrieval case: search `company`'s reports for `question` under `config`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    question: str = Field(min_length=1, max_length=4000)
+    company: str
+    config: RetrievalConfig = Field(default_factory=RetrievalConfig)
+
+
+class RetrievalRun(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    query: str
+    """The query searched (the plan's sub-query, or the question as typed)."""
+    fiscal_years: list[int] = Field(default_factory=list)
+    hits: list[SearchHitWithText] = Field(default_factory=list)
+    degraded: list[str] = Field(default_factory=list)
+    """Fail-opens inside the search (the reranker unavailable, or missing): a case
+    with any is not a quality result."""
+    planned: bool = True
+    """False when the query plan did not search the company at all (a routing miss)."""
+
+
+@workflow.defn(name="EvaluateRouting")
+class EvaluateRouting:
+    @workflow.run
+    async def run(self, question: str) -> RoutingOutcome:
+        rules = scope_rules_v2(question)
+        if rules.refuse:
+            return RoutingOutcome(
+                route="out_of_scope", by="rules", reason=rules.reason or "scope rules"
+            )
+        decision = await workflow.execute_activity(
+            steps.llm_route_question,
+            RouteRequest(question=question),
+            summary="classify the question",
+            **step_options(steps.llm_route_question),
+        )
+        return RoutingOutcome(
+            route=decision.route,
+            by="classifier",
+            reason=decision.reason,
+            declines=rules.decline is not None,
+            companies=decision.slots.companies,
+            fiscal_years=decision.slots.fiscal_years,
+            metrics=decision.slots.metrics,
+        )
+
+
+@workflow.defn(name="EvaluateRetrieval")
+class EvaluateRetrieval:
+    @workflow.run
+    async def run(self, probe: RetrievalProbe) -> RetrievalRun:
+        config = probe.config
+        if config.query == "question":
+            request = SearchRequest(
+                query=probe.question, company=probe.company, limit=config.limit, config=config
+            )
+        else:
+            decision = await workflow.execute_activity(
+                steps.llm_route_question,
+                RouteRequest(question=probe.question),
+                summary="slots for the query plan",
+                **step_options(steps.llm_route_question),
+            )
+            slots = decision.slots
+            if slots.companies and probe.company not in slots.companies:
+                return RetrievalRun(query="", planned=False)
+            plan = await workflow.execute_activity(
+                steps.llm_rewrite_query,
+                RewriteRequest(question=probe.question, slots=slots),
+                summary=f"sub-query for {probe.company}",
+                **step_options(steps.llm_rewrite_query),
+            )
+            sub = plan_for(plan, probe.question, slots, [probe.company])[0]
+            request = SearchRequest(
+                query=sub.query, company=probe.company, fiscal_years=sub.fiscal_years,
+                limit=config.limit, config=config,
+            )  # fmt: skip
+        result: SearchResult = await workflow.execute_activity(
+            steps.qdrant_search_chunks,
+            request,
+            summary=f"{config.name}: {probe.company} fy={request.fiscal_years or 'any'}",
+            **step_options(steps.qdrant_search_chunks),
+        )
+        texts = await workflow.execute_activity(
+            steps.qdrant_load_chunks,
+            [hit.chunk_id for hit in result.hits],
+            **step_options(steps.qdrant_load_chunks),
+        )
+        return RetrievalRun(
+            query=request.query,
+            fiscal_years=request.fiscal_years,
+            hits=with_text(result.hits, texts),
+            degraded=result.degraded,
+        )
+
+
+class JudgeProbe(BaseModel):
+    """One calibration pair: an answer and where its cited chunks are, in marker order."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    question: str
+    answer: str
+    evidence: list[ChunkLocator] = Field(min_length=1)
+    model_judge: bool = False
+    """Also run the judge step (`llm_grade_answer`)."""
+
+
+class JudgeVerdict(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    numeric: list[UnsupportedClaim] = Field(default_factory=list)
+    """What the numeric check (`grounding_check_numbers`) found unsupported."""
+    judge: list[UnsupportedClaim] | None = None
+    """What the judge step found unsupported (None: not asked)."""
+    unresolved: list[int] = Field(default_factory=list)
+    """Evidence entries (1-based) that match no chunk, or several: the pair is not judged."""
+
+
+@workflow.defn(name="EvaluateJudge")
+class EvaluateJudge:
+    """The groundedness steps on one labelled pair, exactly as a turn runs them: the
+    numeric check, and the judge step when asked (the model judge with a model engine;
+    the offline engine's judge is the numeric check)."""
+
+    @workflow.run
+    async def run(self, probe: JudgeProbe) -> JudgeVerdict:
+        found = await workflow.execute_activity(
+            steps.qdrant_find_chunks,
+            probe.evidence,
+            **step_options(steps.qdrant_find_chunks),
+        )
+        unresolved = [n for n, c in enumerate(found.chunk_ids, start=1) if c is None]
+        if unresolved:
+            return JudgeVerdict(unresolved=unresolved)
+        request = CheckRequest(
+            question=probe.question, answer=probe.answer,
+            chunk_ids=[c for c in found.chunk_ids if c is not None],
+        )  # fmt: skip
+        numeric = await workflow.execute_activity(
+            steps.grounding_check_numbers,
+            request,
+            summary="the numeric check on one calibration pair",
+            **step_options(steps.grounding_check_numbers),
+        )
+        judge = None
+        if probe.model_judge:
+            grade = await workflow.execute_activity(
+                steps.llm_grade_answer,
+                request,
+                summary="the judge on one calibration pair",
+                **step_options(steps.llm_grade_answer),
+            )
+            judge = grade.unsupported
+        return JudgeVerdict(numeric=numeric.unsupported, judge=judge)

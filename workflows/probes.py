@@ -1,0 +1,187 @@
+"""RunGoldenProbes: the golden probe sets as real turns, on a Temporal Schedule.
+
+Each run reads the four probe slices (single figure, comparison, follow-up, boundary)
+and the current corpus version, asks every probe as an ordinary turn (a child ChatTurn,
+tenant `probes`, no answer cache; follow-ups in one conversation), and scores each
+settled turn with the suites' scorers. A slice breaches when its passes fall below the
+binomial threshold (`domain.evaluation.pass_threshold`): with each probe passing at the
+healthy rate, a healthy system breaches in at most `alpha` of runs. The recording step
+stores the run per slice, moves the probe metrics, and opens an incident only when the
+slice breached in this run and in the one before.
+
+A probe that must ask back sees its clarification expire unanswered (after a short
+timeout, by design): an expired clarification counts as the clarification it asked.
+
+Every run's turns are its children in the Temporal UI, and its result lists each slice
+with its failures. Created by the worker at start-up, idempotently, like the sweep.
+"""
+
+import asyncio
+from datetime import timedelta
+
+from pydantic import BaseModel, ConfigDict, Field
+from temporalio import workflow
+from temporalio.client import (
+    Client,
+    Schedule,
+)
+from temporalio.exceptions import ChildWorkflowError
+
+with workflow.unsafe.imports_passed_through():
+    from activities import steps
+    from activities.contracts import (
+        AllocateProbeTurn,
+        ProbeCasesRequest,
+        ProbeIncident,
+        RecordProbeRun,
+    )
+    from domain.evaluation import (
+        EvalCase,
+        SliceRun,
+        TurnExpected,
+        incident_category,
+        pass_threshold,
+        score_turn,
+    )
+    from domain.turns import TurnResult
+    from workflows import attributes
+    from workflows.chat_turn import ChatTurn, execution_timeout
+    from workflows.contracts import TurnInput
+    from workflows.policy import step_options
+    from workflows.sweep import ensure_schedule, interval_schedule
+
+SCHEDULE_PREFIX = "turnstile-golden-probes"
+PROBE_TENANT = "probes"
+CONCURRENCY = 4
+"""Probe turns in flight at once: enough to finish quickly, few enough not to crowd
+callers' turns on the same workers."""
+
+
+class ProbeRequest(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    slices: list[str] = Field(default_factory=list)
+    limit: int | None = Field(default=None, ge=1)
+    healthy_rate: float = Field(default=0.95, gt=0, le=1)
+    """The pass rate of one probe on a healthy system (calibrated from past runs)."""
+    false_alarm_rate: float = Field(default=0.05, gt=0, lt=1)
+    engine_in_process: bool = True
+    clarification_timeout_seconds: float = Field(default=2.0, gt=0)
+
+
+class ProbeRunResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    corpus_version: str
+    slices: list[SliceRun]
+    incidents: list[ProbeIncident] = Field(default_factory=list)
+
+
+def run_id(task_queue: str, trigger: str) -> str:
+    """A workflow id for a run started by hand (the schedule names its own runs)."""
+    import uuid
+
+    return f"golden-probes-{task_queue}-{trigger}-{uuid.uuid4().hex[:8]}"
+
+
+@workflow.defn(name="RunGoldenProbes")
+class RunGoldenProbes:
+    @workflow.run
+    async def run(self, request: ProbeRequest) -> ProbeRunResult:
+        probe_set = await workflow.execute_activity(
+            steps.probes_load_cases,
+            ProbeCasesRequest(slices=request.slices, limit=request.limit),
+            summary="read the probe sets",
+            **step_options(steps.probes_load_cases),
+        )
+        self._run = workflow.info().workflow_id
+        self._request = request
+        self._gate = asyncio.Semaphore(CONCURRENCY)
+        names = list(probe_set.slices)
+        problems = await asyncio.gather(
+            *(asyncio.gather(*(self._probe(case) for case in probe_set.slices[name]))
+              for name in names)
+        )  # fmt: skip
+        slices: list[SliceRun] = []
+        categories: dict[str, str] = {}
+        for name, found in zip(names, problems, strict=True):
+            cases = probe_set.slices[name]
+            failed = [f"{c.id}: {p[0]}" for c, p in zip(cases, found, strict=True) if p]
+            slices.append(SliceRun(
+                slice=name, cases=len(cases), passed=len(cases) - len(failed),
+                threshold=pass_threshold(len(cases), request.healthy_rate,
+                                         request.false_alarm_rate),
+                failed=failed,
+            ))  # fmt: skip
+            categories[name] = incident_category([p for ps in found for p in ps])
+        recorded = await workflow.execute_activity(
+            steps.postgres_record_probe_run,
+            RecordProbeRun(run_id=self._run, corpus_version=probe_set.corpus_version,
+                           slices=slices, categories=categories),
+            summary="record the run; an incident after two breaches in a row",
+            **step_options(steps.postgres_record_probe_run),
+        )  # fmt: skip
+        workflow.set_current_details(
+            "; ".join(f"{s.slice} {s.passed}/{s.cases}{' BREACH' if s.breached else ''}"
+                      for s in slices)
+            + "".join(f"; incident {i.incident_id} ({i.slice})" for i in recorded.incidents)
+        )  # fmt: skip
+        return ProbeRunResult(run_id=self._run, corpus_version=probe_set.corpus_version,
+                              slices=slices, incidents=recorded.incidents)  # fmt: skip
+
+    async def _probe(self, case: EvalCase) -> list[str]:
+        """Ask the case (and its earlier questions) as turns; what is wrong with it."""
+        async with self._gate:
+            conversation: str | None = None
+            result: TurnResult | None = None
+            for number, question in enumerate([*case.before, case.query]):
+                try:
+                    result = await self._turn(f"{case.id}/{number}", question, conversation)
+                except ChildWorkflowError as err:  # a turn that could not settle fails its probe
+                    return [f"the turn did not settle: {err.cause or err}"]
+                conversation = result.conversation_id
+        if result is None or not isinstance(case.expected, TurnExpected):
+            return ["not a turn case"]
+        if result.status == "expired" and result.clarifying_question:
+            result = result.model_copy(update={"status": "needs_clarification", "answer": None})
+        return score_turn(case.expected, result)
+
+    async def _turn(self, key: str, question: str, conversation: str | None) -> TurnResult:
+        turn = await workflow.execute_activity(
+            steps.postgres_allocate_probe_turn,
+            AllocateProbeTurn(key=f"{self._run}/{key}", question=question,
+                              conversation_id=conversation, tenant_id=PROBE_TENANT),
+            summary=f"probe {key}",
+            **step_options(steps.postgres_allocate_probe_turn),
+        )  # fmt: skip
+        timeout = self._request.clarification_timeout_seconds
+        result: TurnResult = await workflow.execute_child_workflow(
+            ChatTurn.run,
+            TurnInput(
+                turn_id=turn.turn_id, conversation_id=turn.conversation_id, seq=turn.seq,
+                question=question, clarification_timeout_seconds=timeout,
+                engine_in_process=self._request.engine_in_process, tenant_id=PROBE_TENANT,
+            ),
+            id=turn.turn_id,
+            execution_timeout=execution_timeout(timeout),
+            search_attributes=attributes.at_start(turn.conversation_id, PROBE_TENANT),
+            static_summary=f"probe {key}",
+        )  # fmt: skip
+        return result
+
+
+def _schedule(task_queue: str, every: timedelta, request: ProbeRequest) -> Schedule:
+    return interval_schedule(
+        RunGoldenProbes.run, request, f"golden-probes-{task_queue}", task_queue, every,
+        timedelta(hours=1),
+    )  # fmt: skip
+
+
+async def ensure_probe_schedule(
+    client: Client, task_queue: str, every: timedelta, request: ProbeRequest
+) -> None:
+    """Create the probe schedule, or bring an existing one up to date."""
+    await ensure_schedule(
+        client, f"{SCHEDULE_PREFIX}-{task_queue}", _schedule(task_queue, every, request)
+    )
