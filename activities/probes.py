@@ -76,11 +76,12 @@ class ProbeActivities:
         metrics = turn_metrics()
         async with self.pool.connection() as conn:
             for run in request.slices:
-                previous = await probes.record_run(
+                stored, previous = await probes.record_run(
                     conn, request.run_id, run.slice, run.cases, run.passed, run.threshold,
                     run.breached, run.failed, request.corpus_version,
                 )  # fmt: skip
-                metrics.observe_probe(run.slice, run.cases, run.passed, run.breached)
+                if stored:  # a retried attempt counts nothing twice
+                    metrics.observe_probe(run.slice, run.cases, run.passed, run.breached)
                 if not (run.breached and previous and previous[1]):
                     continue
                 category = request.categories.get(run.slice, "unsupported_claim_shown")
@@ -89,8 +90,9 @@ class ProbeActivities:
                 incident = await probes.open_incident(
                     conn, run.slice, request.run_id, previous[0], category, SEVERITY, summary
                 )
-                activity.logger.error("probe incident %s: %s", incident, summary)
-                metrics.probe_incidents.labels(run.slice).inc()
+                if stored:
+                    activity.logger.error("probe incident %s: %s", incident, summary)
+                    metrics.probe_incidents.labels(run.slice).inc()
                 opened.append(
                     ProbeIncident(slice=run.slice, incident_id=incident, category=category,
                                   previous_run_id=previous[0])

@@ -6,6 +6,7 @@ one line on stderr, never a traceback.
 
 import argparse
 import json
+import os
 import signal
 import sys
 import time
@@ -450,5 +451,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def entry() -> None:
+    """The `turnstile` console script: `main()`, then exit with its code.
+
+    After `turnstile eval` has used a Temporal client, the interpreter's own shutdown can
+    crash in the SDK's native runtime (a `PyGILState_Release` fatal error, exit 134 or
+    139) although the command finished and printed its results; leaving without that
+    shutdown keeps the command's exit code.
+    """
+    code = main()
+    if eval_commands.used_temporal():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -8,11 +8,12 @@ from psycopg import AsyncConnection
 async def record_run(
     conn: AsyncConnection, run_id: str, slice_: str, cases: int, passed: int, threshold: int,
     breached: bool, failed: list[str], corpus_version: str | None,
-) -> tuple[str, bool] | None:  # fmt: skip
-    """Store one slice of a run (idempotent: a retried write changes nothing) and return
-    the previous run of the slice as (run id, breached), None when this is the first."""
+) -> tuple[bool, tuple[str, bool] | None]:  # fmt: skip
+    """Store one slice of a run (idempotent: a retried write changes nothing). Returns
+    whether this call stored it, and the previous run of the slice as (run id, breached),
+    None when this is the first."""
     async with conn.transaction():
-        await conn.execute(
+        inserted = await conn.execute(
             "INSERT INTO probe_runs (run_id, slice, cases, passed, threshold, breached, failed,"
             " corpus_version) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
             " ON CONFLICT (run_id, slice) DO NOTHING",
@@ -28,7 +29,7 @@ async def record_run(
                 (slice_, run_id, run_id, slice_),
             )
         ).fetchone()
-    return (str(row[0]), bool(row[1])) if row else None
+    return inserted.rowcount == 1, (str(row[0]), bool(row[1])) if row else None
 
 
 async def open_incident(

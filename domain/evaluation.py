@@ -15,11 +15,12 @@ arithmetic (`math.comb`, fractions); no statistics library is needed for one sum
 
 import json
 import math
+import re
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Literal, Protocol
+from typing import Annotated, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from domain.turns import TurnResult
 
@@ -38,19 +39,22 @@ class _Strict(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+Text = Annotated[str, StringConstraints(min_length=1)]
+
+
 class TurnExpected(_Strict):
     """What a person must see in a whole turn's outcome; every key given is checked."""
 
     status: TurnStatusExpected
-    present: list[str] = Field(default_factory=list)
-    absent: list[str] = Field(default_factory=list)
-    not_found: list[str] = Field(default_factory=list)
-    opens_with: str | None = None
+    present: list[Text] = Field(default_factory=list)
+    absent: list[Text] = Field(default_factory=list)
+    not_found: list[Text] = Field(default_factory=list)
+    opens_with: Text | None = None
     grounded: Literal["yes", "partial", "no"] | None = None
     min_citations: int | None = Field(default=None, ge=0)
-    derived: list[str] = Field(default_factory=list)
+    derived: list[Text] = Field(default_factory=list)
     table: bool | None = None
-    refusal_reason: str | None = None
+    refusal_reason: Text | None = None
 
 
 class RoutingExpected(_Strict):
@@ -63,9 +67,9 @@ class RoutingExpected(_Strict):
 
 
 class RetrievalExpected(_Strict):
-    company: str
+    company: Text
     fiscal_year: int
-    figures: list[str] = Field(min_length=1)
+    figures: list[Text] = Field(min_length=1)
 
 
 Expected = TurnExpected | RoutingExpected | RetrievalExpected
@@ -174,9 +178,12 @@ def score_turn(expected: TurnExpected, result: TurnResult) -> list[str]:
     return problems
 
 
+_TABLE_RULE = re.compile(r"^\s*\|\s*:?-{3,}", re.MULTILINE)
+
+
 def _has_table(text: str) -> bool:
-    return any(line.lstrip().startswith("|---") or line.startswith("|--") for line in
-               text.splitlines())  # fmt: skip
+    """A markdown table: a header rule row (`|---|`, `| :--- |`)."""
+    return _TABLE_RULE.search(text) is not None
 
 
 class RoutingOutcome(_Strict):
@@ -218,12 +225,18 @@ class Returned(Protocol):
     def text(self) -> str: ...
 
 
+def holds(text: str, figure: str) -> bool:
+    """`figure` in `text` as a whole number: "55,658" is not in "155,658" or "55,6581"."""
+    pattern = rf"(?<![\d.,]){re.escape(figure)}(?!\d|[.,]\d)"
+    return re.search(pattern, text) is not None
+
+
 def is_hit(expected: RetrievalExpected, chunk: Returned) -> bool:
     """A returned chunk of the expected company and year whose text holds a figure."""
     return (
         chunk.company == expected.company
         and chunk.fiscal_year == expected.fiscal_year
-        and any(figure in chunk.text for figure in expected.figures)
+        and any(holds(chunk.text, figure) for figure in expected.figures)
     )
 
 

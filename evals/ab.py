@@ -28,6 +28,11 @@ from evals.real import CUTOFF, Stack, retrieval_result, retrieve
 from evals.results import CaseResult
 
 RETRIES = 3
+RETRY_PAUSE = 1.0
+"""Seconds before asking a degraded search again (doubling each time)."""
+NO_RERANKER = "no reranker is configured"
+"""A degradation no wait can mend (the search's own wording): not asked again."""
+MEASURES = ("hit@5", "mrr@5", "mean_rank")
 Change = Literal["improved", "regressed", "new hit", "new miss", "same", "not scored"]
 
 
@@ -73,7 +78,8 @@ class ABReport(BaseModel):
     a: ConfigReport
     b: ConfigReport
     changes: list[CaseChange]
-    not_scored: list[str] = Field(default_factory=list)
+    not_scored: dict[str, str] = Field(default_factory=dict)
+    """Case id → why it was not scored (what the degraded search said)."""
 
     def count(self, change: Change) -> int:
         return sum(c.change == change for c in self.changes)
@@ -82,12 +88,19 @@ class ABReport(BaseModel):
 async def _scored(
     stack: Stack, case: EvalCase, config: RetrievalConfig, pause: float
 ) -> CaseResult:
+    """One case under one configuration; a degraded search is asked again after a pause
+    (at least RETRY_PAUSE, doubling), unless the reason cannot pass (no reranker)."""
+    result = None
     for attempt in range(RETRIES + 1):
-        if pause:
-            await asyncio.sleep(pause * (attempt + 1))
-        result = retrieval_result(case, await retrieve(stack, case, config, attempt), config.limit)
-        if not result.detail.get("degraded"):
+        if attempt:
+            await asyncio.sleep(max(pause, RETRY_PAUSE) * 2 ** (attempt - 1))
+        elif pause:
+            await asyncio.sleep(pause)
+        run = await retrieve(stack, case, config, attempt)
+        result = retrieval_result(case, run, config.limit)
+        if not run.degraded or any(NO_RERANKER in note for note in run.degraded):
             return result
+    assert result is not None
     return result
 
 
@@ -129,8 +142,11 @@ async def compare(
 
     runs_a = await asyncio.gather(*(one(c, a) for c in cases))
     runs_b = await asyncio.gather(*(one(c, b) for c in cases))
-    not_scored = [c.id for c, ra, rb in zip(cases, runs_a, runs_b, strict=True)
-                  if ra.detail.get("degraded") or rb.detail.get("degraded")]  # fmt: skip
+    not_scored = {
+        c.id: "; ".join(p.removeprefix("not scored: ") for p in r.problems)
+        for c, ra, rb in zip(cases, runs_a, runs_b, strict=True)
+        for r in (ra, rb) if r.detail.get("degraded")
+    }  # fmt: skip
     ranks_a: dict[str, int | None] = {}
     ranks_b: dict[str, int | None] = {}
     changes = []
@@ -158,9 +174,8 @@ async def compare(
 
 def render(report: ABReport) -> str:
     lines = [f"retrieval A/B on {report.cases} cases"]
-    names = sorted(
-        set(report.a.metrics) | set(report.b.metrics), key=lambda n: n.startswith("hit@5")
-    )
+    cutoffs = [n for n in {**report.a.metrics, **report.b.metrics} if n not in MEASURES]
+    names = [*cutoffs, *MEASURES] if cutoffs else []
     lines.append(
         f"  {'measure':22} {'A: ' + report.a.config.name:>24} {'B: ' + report.b.config.name:>24}"
     )
@@ -172,9 +187,11 @@ def render(report: ABReport) -> str:
     counts = ", ".join(f"{report.count(c)} {c}" for c in kinds)
     lines.append(f"  per case: {counts}")
     for change in report.changes:
-        if change.change not in ("same",):
+        if change.change not in ("same", "not scored"):
             lines.append(f"  {change.change:10} {change.id}: rank {change.rank_a or '-'} → "
                          f"{change.rank_b or '-'}  ({change.query})")  # fmt: skip
+    for case_id, why in report.not_scored.items():
+        lines.append(f"  not scored {case_id}: {why}")
     for name, side in (("A", report.a), ("B", report.b)):
         if side.misses:
             lines.append(f"  {name} misses within 5: {', '.join(side.misses)}")

@@ -13,7 +13,8 @@ JUDGE_SET = HOME / "judge.jsonl"
 BASELINE = HOME / "baseline.json"
 
 
-def _relative(path: Path) -> str:
+def relative(path: Path) -> str:
+    """`path` from the project root, as messages name files."""
     try:
         return str(path.resolve().relative_to(HOME.parent))
     except ValueError:
@@ -24,8 +25,8 @@ def load_file(path: Path, suite: str) -> list[EvalCase]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
-        raise CaseError(f"{_relative(path)}: cannot read ({err.strerror})") from None
-    return parse_cases(text, _relative(path), suite)
+        raise CaseError(f"{relative(path)}: cannot read ({err.strerror})") from None
+    return parse_cases(text, relative(path), suite)
 
 
 def load_suites(

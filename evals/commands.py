@@ -10,24 +10,30 @@ reachable.
 import argparse
 import asyncio
 import json
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
-from temporalio.client import Client
+from pydantic import ValidationError
+from temporalio.client import Client, WorkflowFailureError
 
 import payloads
-from domain.evaluation import CaseError, EvalCase, SliceRun
+from domain.evaluation import SLICES, CaseError, EvalCase, SliceRun
 from evals import ab, judge
-from evals.cases import BASELINE, load_probes, load_suites
+from evals.cases import BASELINE, JUDGE_SET, load_probes, load_suites
 from evals.mock import run_mock
 from evals.real import EvalError, Stack, run_real
 from evals.results import Baseline, CaseResult, SuiteRun, gate, merge_repeats
 from settings import Settings
 
 EXIT_FAILED, EXIT_BAD_INPUT, EXIT_UNREACHABLE = 1, 2, 3
+FLOORS = ("retrieval.hit@5", "retrieval.mrr@5")
+"""The measures a baseline keeps as floors (higher is better for both)."""
+PROBE_RUN_MINUTES = 30
 
 
 class CommandError(Exception):
@@ -36,56 +42,64 @@ class CommandError(Exception):
         self.code = code
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _common(parser: argparse.ArgumentParser, *, case: bool = True, sub: bool = False) -> None:
+    """--json, --limit and --case. A subcommand's copies default to "not given", so the
+    same flag given before the subcommand (`eval --json judge`) is kept, not reset."""
+    extra: dict[str, Any] = {"default": argparse.SUPPRESS} if sub else {}
+    parser.add_argument("--json", action="store_true", help="print machine-readable results",
+                        **extra)  # fmt: skip
+    parser.add_argument("--limit", type=_positive, metavar="N",
+                        help="at most N cases per suite (or slice, or pairs)", **extra)  # fmt: skip
+    if case:
+        parser.add_argument("--case", action="append", metavar="ID",
+                            help="only this case id (repeatable)", **extra)  # fmt: skip
+
+
 def add_parser(sub: Any, auth: Callable[[Settings], dict[str, str]]) -> None:
     """Register `eval` and its subcommands on the CLI's subparsers."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--json", action="store_true", help="print machine-readable results")
-    common.add_argument("--limit", type=int, help="at most this many cases per suite")
-    common.add_argument("--case", action="append", default=[], metavar="ID",
-                        help="only this case id (repeatable)")  # fmt: skip
-
     description = ("Run the evaluation suites (mock or real mode), the retrieval A/B "
                    "harness, the judge calibration or one golden-probe run.")  # fmt: skip
-    p = sub.add_parser("eval", parents=[common], help="run the evaluation suites",
-                       description=description)  # fmt: skip
+    p = sub.add_parser("eval", help="run the evaluation suites", description=description)
+    _common(p)
     p.add_argument("--mode", choices=["mock", "real"], default="mock",
                    help="mock: synthetic outcomes through the scorers (no stack); "
                         "real: the running stack (default mock)")  # fmt: skip
     p.add_argument(
         "--suite",
         action="append",
-        default=[],
         metavar="NAME",
         help="routing, retrieval, calculation or boundary (repeatable; default all)",
     )
-    p.add_argument("--repeat", type=int, default=1, help="run each case N times: k of N passed")
+    p.add_argument("--repeat", type=_positive, default=1, metavar="N",
+                   help="run each case N times and report k of N per case")  # fmt: skip
     p.add_argument(
         "--engine",
         choices=["offline", "openai"],
         help="real mode: the engine the stack must run (checked, never switched)",
     )
-    p.add_argument(
-        "--baseline",
-        nargs="?",
-        const=str(BASELINE),
-        metavar="PATH",
-        help="the release gate: fail only on a regression against the baseline",
-    )
-    p.add_argument(
-        "--write-baseline",
-        nargs="?",
-        const=str(BASELINE),
-        metavar="PATH",
-        help="write this run's failures and measures as the new baseline",
-    )
+    p.add_argument("--baseline", nargs="?", const=str(BASELINE), metavar="PATH",
+                   help="real mode, the release gate: exit 1 only on a regression against "
+                        "the baseline (default evals/baseline.json)")  # fmt: skip
+    p.add_argument("--write-baseline", metavar="PATH",
+                   help="real mode, every suite: write this run's failures and measures as "
+                        "a baseline (edit the reasons before committing it)")  # fmt: skip
     p.set_defaults(func=lambda args, settings: _run(suites_command, args, settings, auth))
     cmds = p.add_subparsers(dest="eval_command", metavar="{retrieval-ab,judge,probes}")
 
     r = cmds.add_parser(
-        "retrieval-ab",
-        parents=[common],
-        help="compare two retrieval configurations on the retrieval suite",
+        "retrieval-ab", help="compare two retrieval configurations on the retrieval suite"
     )
+    _common(r, sub=True)
     r.add_argument(
         "--a",
         required=True,
@@ -103,20 +117,22 @@ def add_parser(sub: Any, auth: Callable[[Settings], dict[str, str]]) -> None:
     r.set_defaults(func=lambda args, settings: _run(ab_command, args, settings, auth))
 
     j = cmds.add_parser(
-        "judge",
-        parents=[common],
-        help="agreement of the numeric check (and the judge) with labelled pairs",
+        "judge", help="agreement of the numeric check (and the judge) with labelled pairs"
     )
-    j.add_argument(
-        "--model",
-        action="store_true",
-        help="also run the judge step (the model judge with a model engine; the offline "
-        "engine's judge is the numeric check)",
-    )
+    _common(j, sub=True)
+    j.add_argument("--model", action="store_true",
+                   help="also run the judge step (the model judge with a model engine; the "
+                        "offline engine's judge is the numeric check)")  # fmt: skip
     j.set_defaults(func=lambda args, settings: _run(judge_command, args, settings, auth))
 
-    g = cmds.add_parser(
-        "probes", parents=[common], help="run the golden probes once now, as the schedule does"
+    g = cmds.add_parser("probes", help="run the golden probes once now (not recorded: the "
+                        "schedule's runs alone open incidents)")  # fmt: skip
+    _common(g, case=False, sub=True)
+    g.add_argument(
+        "--slice",
+        action="append",
+        metavar="NAME",
+        help="single_figure, comparison, follow_up or boundary (repeatable)",
     )
     g.set_defaults(func=lambda args, settings: _run(probes_command, args, settings, auth))
 
@@ -139,6 +155,14 @@ def _run(command: Callable[..., Any], args: argparse.Namespace, settings: Settin
         ) from None
 
 
+_CONNECTED: list[bool] = []
+
+
+def used_temporal() -> bool:
+    """Whether this process connected a Temporal client (see `cli.main.entry`)."""
+    return bool(_CONNECTED)
+
+
 @asynccontextmanager
 async def stack(
     settings: Settings, auth: Callable[[Settings], dict[str, str]]
@@ -148,6 +172,7 @@ async def stack(
         namespace=settings.temporal_namespace,
         data_converter=payloads.data_converter(settings),
     )
+    _CONNECTED.append(True)
     async with httpx.AsyncClient(base_url=settings.api_url, headers=auth(settings),
                                  timeout=httpx.Timeout(200.0)) as http:  # fmt: skip
         yield Stack(temporal=temporal, task_queue=settings.task_queue, http=http)
@@ -158,7 +183,14 @@ async def engine_of(http: httpx.AsyncClient) -> tuple[str, str | None]:
     return str(health.get("engine", {}).get("name", "unknown")), health.get("corpus_version")
 
 
-def narrow(cases: list[EvalCase], ids: list[str], limit: int | None) -> list[EvalCase]:
+def _opt(args: argparse.Namespace, name: str) -> Any:
+    """An option that a subcommand may leave unset (its default is "not given")."""
+    return getattr(args, name, None)
+
+
+def narrow(cases: list[EvalCase], ids: list[str] | None, limit: int | None) -> list[EvalCase]:
+    if ids and limit:
+        raise CaseError("give --case or --limit, not both")
     if ids:
         known = {c.id for c in cases}
         unknown = [i for i in ids if i not in known]
@@ -170,17 +202,42 @@ def narrow(cases: list[EvalCase], ids: list[str], limit: int | None) -> list[Eva
 
 def chosen_cases(args: argparse.Namespace) -> list[EvalCase]:
     suites = load_suites(args.suite or None)
+    if args.case and args.limit:
+        raise CaseError("give --case or --limit, not both")
     out: list[EvalCase] = []
     for cases in suites.values():
-        out += cases[: args.limit] if args.limit and not args.case else cases
+        out += narrow(cases, None, args.limit)
     return narrow(out, args.case, None)
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    if args.mode == "mock":
+        for given, flag in ((args.engine, "--engine"), (args.baseline, "--baseline"),
+                            (args.write_baseline, "--write-baseline")):  # fmt: skip
+            if given:
+                raise CaseError(f"{flag} needs --mode real (mock mode runs no stack)")
+    narrowed = bool(args.suite or args.case or args.limit)
+    if args.write_baseline and (narrowed or args.repeat > 1):
+        raise CaseError("--write-baseline writes the whole baseline: run every suite once, "
+                        "without --suite, --case, --limit or --repeat")  # fmt: skip
+
+
+def _read_baseline(text: str) -> Baseline:
+    try:
+        return Baseline.read(Path(text))
+    except OSError as err:
+        raise CaseError(f"{text}: cannot read the baseline ({err.strerror})") from None
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "the file"
+        raise CaseError(f"{text}: not a baseline: {where}: {first['msg']}") from None
 
 
 async def suites_command(args: argparse.Namespace, settings: Settings,
                          auth: Callable[[Settings], dict[str, str]]) -> int:  # fmt: skip
-    if args.repeat < 1:
-        raise CaseError("--repeat must be at least 1")
+    _check_options(args)
     cases = chosen_cases(args)
+    baseline = _read_baseline(args.baseline) if args.baseline else None
     runs: list[list[CaseResult]] = []
     metrics: dict[str, float] = {}
     engine, corpus = "none", None
@@ -198,11 +255,16 @@ async def suites_command(args: argparse.Namespace, settings: Settings,
     run = SuiteRun(mode=args.mode, engine=engine, corpus_version=corpus, repeat=args.repeat,
                    cases=merge_repeats(runs), metrics=metrics)  # fmt: skip
     verdict: list[str] | None = None
-    if args.baseline:
-        verdict = gate(run, Baseline.read(_path(args.baseline)))
+    if baseline is not None:
+        complete = not (args.suite or args.case or args.limit)
+        verdict = gate(run, baseline, complete=complete)
     if args.write_baseline:
         failures = {f"{c.suite}/{c.id}": "; ".join(c.problems) for c in run.cases if not c.passed}
-        Baseline(known_failures=failures, metrics=run.metrics).write(_path(args.write_baseline))
+        wanted = {k: v for k, v in metrics.items() if k in FLOORS}
+        try:
+            Baseline(known_failures=failures, metrics=wanted).write(Path(args.write_baseline))
+        except OSError as err:
+            raise CaseError(f"{args.write_baseline}: cannot write ({err.strerror})") from None
     if args.json:
         print(json.dumps({**run.model_dump(mode="json"), "gate": verdict}, ensure_ascii=False))
     else:
@@ -210,10 +272,6 @@ async def suites_command(args: argparse.Namespace, settings: Settings,
     if verdict is not None:
         return EXIT_FAILED if verdict else 0
     return 0 if all(c.passed for c in run.cases) else EXIT_FAILED
-
-
-def _path(text: str) -> Path:
-    return Path(text)
 
 
 def render_run(run: SuiteRun, verdict: list[str] | None) -> str:
@@ -245,23 +303,27 @@ def render_run(run: SuiteRun, verdict: list[str] | None) -> str:
 async def ab_command(args: argparse.Namespace, settings: Settings,
                      auth: Callable[[Settings], dict[str, str]]) -> int:  # fmt: skip
     a, b = ab.load_config(args.a), ab.load_config(args.b)
-    cases = narrow(load_suites(["retrieval"])["retrieval"], args.case, args.limit)
+    cases = narrow(load_suites(["retrieval"])["retrieval"], _opt(args, "case"), _opt(args, "limit"))
     async with stack(settings, auth) as target:
         report = await ab.compare(target, cases, a, b, pause=args.pause)
-    print(report.model_dump_json() if args.json else ab.render(report))
-    return 0
+    print(report.model_dump_json() if _opt(args, "json") else ab.render(report))
+    return EXIT_FAILED if report.not_scored else 0
 
 
 async def judge_command(args: argparse.Namespace, settings: Settings,
                         auth: Callable[[Settings], dict[str, str]]) -> int:  # fmt: skip
     pairs = judge.load_pairs()
-    if args.case:
-        pairs = [p for p in pairs if p.id in args.case]
-    pairs = pairs[: args.limit] if args.limit else pairs
+    ids, limit = _opt(args, "case"), _opt(args, "limit")
+    if ids:
+        unknown = [i for i in ids if i not in {p.id for p in pairs}]
+        if unknown:
+            raise CaseError(f"no pair {unknown[0]!r} in {JUDGE_SET.name}")
+        pairs = [p for p in pairs if p.id in ids]
+    pairs = pairs[:limit] if limit else pairs
     async with stack(settings, auth) as target:
         engine, _ = await engine_of(target.http)
         results = await judge.calibrate(target, pairs, args.model, engine)
-    if args.json:
+    if _opt(args, "json"):
         print(json.dumps([r.model_dump(mode="json") for r in results], ensure_ascii=False))
     else:
         print("\n".join(judge.render(r) for r in results))
@@ -272,15 +334,29 @@ async def probes_command(args: argparse.Namespace, settings: Settings,
                          auth: Callable[[Settings], dict[str, str]]) -> int:  # fmt: skip
     from workflows.probes import ProbeRequest, RunGoldenProbes, run_id
 
+    slices = _opt(args, "slice") or []
+    unknown = [s for s in slices if s not in SLICES]
+    if unknown:
+        raise CaseError(f"unknown slice {unknown[0]!r}: choose from {', '.join(SLICES)}")
     load_probes()  # a malformed probe file is named here, before anything starts
+    workflow_id = run_id(settings.task_queue, "manual")
     async with stack(settings, auth) as target:
-        result = await target.temporal.execute_workflow(
-            RunGoldenProbes.run,
-            ProbeRequest(limit=args.limit),
-            id=run_id(settings.task_queue, "manual"),
-            task_queue=settings.task_queue,
-        )
-    if args.json:
+        engine, _ = await engine_of(target.http)
+        print(f"running the golden probes as workflow {workflow_id} (the Temporal UI shows "
+              "each probe turn as its child) ...", file=sys.stderr, flush=True)  # fmt: skip
+        try:
+            result = await target.temporal.execute_workflow(
+                RunGoldenProbes.run,
+                ProbeRequest(slices=slices, limit=_opt(args, "limit"), record=False,
+                             engine_in_process=engine == "offline"),
+                id=workflow_id,
+                task_queue=settings.task_queue,
+                execution_timeout=timedelta(minutes=PROBE_RUN_MINUTES),
+                static_summary="golden probes, started by hand (not recorded)",
+            )  # fmt: skip
+        except WorkflowFailureError as err:
+            raise EvalError(f"the probe run {workflow_id} failed: {err.cause or err}") from None
+    if _opt(args, "json"):
         print(result.model_dump_json())
     else:
         print(render_probes(result.slices))

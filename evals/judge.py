@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from activities.contracts import ChunkLocator
 from domain.evaluation import CaseError
 from domain.models import UnsupportedClaim
-from evals.cases import JUDGE_SET
+from evals.cases import JUDGE_SET, relative
 from evals.real import CONCURRENCY, Stack, gathered
 from workflows.evaluation import EvaluateJudge, JudgeProbe, JudgeVerdict
 
@@ -44,6 +44,7 @@ class JudgePair(BaseModel):
 
 
 def load_pairs(path: Path = JUDGE_SET) -> list[JudgePair]:
+    name = relative(path)
     pairs: list[JudgePair] = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
@@ -51,11 +52,11 @@ def load_pairs(path: Path = JUDGE_SET) -> list[JudgePair]:
         try:
             pairs.append(JudgePair.model_validate(json.loads(line)))
         except json.JSONDecodeError as err:
-            raise CaseError(f"{path.name}:{number}: not JSON ({err.msg})") from None
+            raise CaseError(f"{name}:{number}: not JSON ({err.msg})") from None
         except ValidationError as err:
             first = err.errors()[0]
             at = ".".join(str(p) for p in first["loc"])
-            raise CaseError(f"{path.name}:{number}: {at}: {first['msg']}") from None
+            raise CaseError(f"{name}:{number}: {at}: {first['msg']}") from None
     return pairs
 
 
@@ -76,16 +77,20 @@ class Scores(BaseModel):
     judge: str
     pairs: int
     agreement: float
-    precision: float
-    """Of the pairs called unsupported, the share labelled unsupported."""
-    recall: float
-    """Of the pairs labelled unsupported, the share called unsupported."""
+    precision: float | None
+    """Of the pairs called unsupported, the share labelled unsupported (None: none called)."""
+    recall: float | None
+    """Of the pairs labelled unsupported, the share called unsupported (None: no such pair,
+    so the check was not measured on a wrong answer at all)."""
     recall_by_error: dict[str, float]
     disagreements: list[Verdict]
 
     @property
     def meets_target(self) -> bool:
-        return self.precision >= TARGET and self.recall >= TARGET
+        """Both measures at the target; never met by a set with no wrong pair."""
+        if self.recall is None:
+            return False
+        return (self.precision or 0.0) >= TARGET and self.recall >= TARGET
 
 
 def scores(judge: str, verdicts: list[Verdict]) -> Scores:
@@ -96,8 +101,8 @@ def scores(judge: str, verdicts: list[Verdict]) -> Scores:
     return Scores(
         judge=judge, pairs=len(verdicts),
         agreement=round(sum(v.got == v.expected for v in verdicts) / len(verdicts), 4),
-        precision=round(len(true_pos) / len(called), 4) if called else 1.0,
-        recall=round(len(true_pos) / len(wrong), 4) if wrong else 1.0,
+        precision=round(len(true_pos) / len(called), 4) if called else None,
+        recall=round(len(true_pos) / len(wrong), 4) if wrong else None,
         recall_by_error={
             k: round(sum(v.got == "unsupported" for v in wrong if v.error == k)
                      / sum(v.error == k for v in wrong), 4) for k in kinds
@@ -106,8 +111,14 @@ def scores(judge: str, verdicts: list[Verdict]) -> Scores:
     )  # fmt: skip
 
 
+def _measure(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
 async def calibrate(stack: Stack, pairs: list[JudgePair], model: bool, engine: str) -> list[Scores]:
     """Every pair through the stack: the numeric check's scores, and the judge's."""
+    if not pairs:
+        raise CaseError("no calibration pair chosen")
 
     async def one(pair: JudgePair) -> JudgeVerdict:
         return await stack.temporal.execute_workflow(
@@ -140,14 +151,18 @@ async def calibrate(stack: Stack, pairs: list[JudgePair], model: bool, engine: s
 
 
 def render(result: Scores) -> str:
+    target = "met" if result.meets_target else "NOT met"
+    if result.recall is None:
+        target = "not measured: no wrong pair in the set"
     lines = [
         f"{result.judge}: {result.pairs} pairs, agreement {result.agreement:.3f}, "
-        f"unsupported precision {result.precision:.3f} recall {result.recall:.3f} "
-        f"(target ≥ {TARGET}: {'met' if result.meets_target else 'NOT met'})",
-        "  recall by error: "
-        + ", ".join(f"{k} {v:.2f}" for k, v in result.recall_by_error.items()),
+        f"unsupported precision {_measure(result.precision)} recall {_measure(result.recall)} "
+        f"(target ≥ {TARGET}: {target})",
     ]
+    if result.recall_by_error:
+        by_error = ", ".join(f"{k} {v:.2f}" for k, v in result.recall_by_error.items())
+        lines.append(f"  recall by error: {by_error}")
     for v in result.disagreements:
-        lines.append(f"  {v.id}: labelled {v.expected}, called {v.got}"
-                     + (f" ({'; '.join(v.why)})" if v.why else ""))  # fmt: skip
+        why = f" ({'; '.join(v.why)})" if v.why else ""
+        lines.append(f"  {v.id}: labelled {v.expected}, called {v.got}{why}")
     return "\n".join(lines)

@@ -1,11 +1,13 @@
 """Mock mode: synthetic outcomes through the real scorers, with no stack.
 
-For every case two outcomes are made from its own expectation: one that a correct
-system would give, which the scorer must pass, and one broken in the way the case is
-about (the wrong status, route or ranking; a missing figure), which it must fail. A
-case whose correct outcome fails contradicts itself (a figure both present and absent,
-an opening the answer cannot have); a broken outcome that passes means the scorer
-cannot fail. Both are reported as the case failing. Free and fast: `make test` runs it.
+For every case, outcomes are made from its own expectation: one that a correct system
+would give, which the scorer must pass, and one per checked key wrong in that key alone
+(the status, each figure that must be present or absent, the not-found lines, the
+opening, groundedness, citations, derived figures, the table, the route and each slot,
+the ranking), each of which it must fail. A case whose correct outcome fails contradicts
+itself (a figure both present and absent, an opening the answer cannot have); a wrong
+outcome that passes means the scorer cannot fail on that key. Both fail the case.
+Free and fast: `make test` runs it.
 """
 
 import re
@@ -68,14 +70,40 @@ def good_turn(case: EvalCase, expected: TurnExpected) -> TurnResult:
     )  # fmt: skip
 
 
-def broken_turn(good: TurnResult, expected: TurnExpected) -> TurnResult:
-    answer = good.answer or ""
-    for figure in expected.present[:1]:
-        answer = answer.replace(figure, "")
-    return good.model_copy(update={"status": _OTHER_STATUS[expected.status], "answer": answer})
+def broken_turns(good: TurnResult, expected: TurnExpected) -> list[tuple[str, TurnResult]]:
+    """One outcome per checked key, each wrong in that key alone: the scorer must fail
+    every one, so no expectation of the case goes unchecked."""
+    answer = good.answer or good.clarifying_question or ""
+    text = "clarifying_question" if good.answer is None else "answer"
+
+    def said(new: str) -> dict[str, object]:
+        return {text: new}
+
+    broken = [("status", good.model_copy(update={"status": _OTHER_STATUS[expected.status]}))]
+    broken += [(f"present {p!r}", good.model_copy(update=said(answer.replace(p, ""))))
+               for p in expected.present]  # fmt: skip
+    broken += [(f"absent {a!r}", good.model_copy(update=said(f"{answer} {a}")))
+               for a in expected.absent]  # fmt: skip
+    if expected.not_found:
+        broken.append(("not_found", good.model_copy(update={"not_found": []})))
+    if expected.opens_with:
+        broken.append(("opens_with", good.model_copy(update=said(f"Well. {answer}"))))
+    if expected.grounded:
+        other = "no" if expected.grounded != "no" else "yes"
+        broken.append(("grounded", good.model_copy(update={"grounded": other})))
+    if expected.min_citations:
+        broken.append(("min_citations", good.model_copy(update={"citations": []})))
+    if expected.derived:
+        broken.append(("derived", good.model_copy(update={"derived": []})))
+    if expected.table is not None:
+        flipped = answer.replace("|---|", "") if expected.table else f"{answer}\n|a|\n|---|\n"
+        broken.append(("table", good.model_copy(update=said(flipped))))
+    if expected.refusal_reason:
+        broken.append(("refusal_reason", good.model_copy(update={"refusal_reason": "other"})))
+    return broken
 
 
-def _routing(expected: RoutingExpected, broken: bool) -> RoutingOutcome:
+def _routing(expected: RoutingExpected, broken: bool = False) -> RoutingOutcome:
     route = _OTHER_ROUTE[expected.route] if broken else expected.route
     return RoutingOutcome(
         route=route, by=expected.by or "classifier", reason="mock",
@@ -101,24 +129,46 @@ def _ranking(expected: RetrievalExpected, broken: bool) -> list[SearchHitWithTex
     return ranking
 
 
+def _routings(expected: RoutingExpected) -> list[tuple[str, RoutingOutcome]]:
+    good = _routing(expected, broken=False)
+    broken = [("route", good.model_copy(update={"route": _OTHER_ROUTE[expected.route]}))]
+    if expected.by:
+        other = "rules" if expected.by == "classifier" else "classifier"
+        broken.append(("by", good.model_copy(update={"by": other})))
+    if expected.companies is not None:
+        broken.append(
+            ("companies", good.model_copy(update={"companies": [*good.companies, "XYZ"]}))
+        )
+    if expected.fiscal_years is not None:
+        broken.append(
+            ("fiscal_years", good.model_copy(update={"fiscal_years": [*good.fiscal_years, 1999]}))
+        )
+    if expected.metrics is not None:
+        broken.append(("metrics", good.model_copy(update={"metrics": [*good.metrics, "other"]})))
+    if expected.declines is not None:
+        broken.append(("declines", good.model_copy(update={"declines": not expected.declines})))
+    return broken
+
+
 def score_case(case: EvalCase) -> CaseResult:
     expected = case.expected
     try:
         if isinstance(expected, TurnExpected):
             good = good_turn(case, expected)
             ok = score_turn(expected, good)
-            bad = score_turn(expected, broken_turn(good, expected))
+            bad = [(key, score_turn(expected, b)) for key, b in broken_turns(good, expected)]
         elif isinstance(expected, RoutingExpected):
             ok = score_routing(expected, _routing(expected, broken=False))
-            bad = score_routing(expected, _routing(expected, broken=True))
+            bad = [(key, score_routing(expected, b)) for key, b in _routings(expected)]
         else:
             ok = score_retrieval(expected, _ranking(expected, broken=False), CUTOFF)
-            bad = score_retrieval(expected, _ranking(expected, broken=True), CUTOFF)
+            wrong = _ranking(expected, broken=True)
+            bad = [("ranking", score_retrieval(expected, wrong, CUTOFF))]
     except ValueError as err:
         return CaseResult(suite=case.suite, id=case.id, passed=False, problems=[str(err)])
     problems = [f"a correct outcome fails: {p}" for p in ok]
-    if not bad:
-        problems.append("a broken outcome passes: the scorer cannot fail this case")
+    problems += [f"an outcome wrong in {key} passes: the scorer cannot fail it"
+                 for key, found in bad if not found]  # fmt: skip
     return CaseResult(suite=case.suite, id=case.id, passed=not problems, problems=problems,
                       passes=int(not problems))  # fmt: skip
 

@@ -33,6 +33,7 @@ with workflow.unsafe.imports_passed_through():
         AllocateProbeTurn,
         ProbeCasesRequest,
         ProbeIncident,
+        RecordedProbeRun,
         RecordProbeRun,
     )
     from domain.evaluation import (
@@ -67,6 +68,9 @@ class ProbeRequest(BaseModel):
     false_alarm_rate: float = Field(default=0.05, gt=0, lt=1)
     engine_in_process: bool = True
     clarification_timeout_seconds: float = Field(default=2.0, gt=0)
+    record: bool = True
+    """False for a run started by hand: it is neither stored nor counted, so it can
+    neither open an incident nor stand as "the run before" for the schedule's next one."""
 
 
 class ProbeRunResult(BaseModel):
@@ -115,13 +119,15 @@ class RunGoldenProbes:
                 failed=failed,
             ))  # fmt: skip
             categories[name] = incident_category([p for ps in found for p in ps])
-        recorded = await workflow.execute_activity(
-            steps.postgres_record_probe_run,
-            RecordProbeRun(run_id=self._run, corpus_version=probe_set.corpus_version,
-                           slices=slices, categories=categories),
-            summary="record the run; an incident after two breaches in a row",
-            **step_options(steps.postgres_record_probe_run),
-        )  # fmt: skip
+        recorded = RecordedProbeRun()
+        if request.record:
+            recorded = await workflow.execute_activity(
+                steps.postgres_record_probe_run,
+                RecordProbeRun(run_id=self._run, corpus_version=probe_set.corpus_version,
+                               slices=slices, categories=categories),
+                summary="record the run; an incident after two breaches in a row",
+                **step_options(steps.postgres_record_probe_run),
+            )  # fmt: skip
         workflow.set_current_details(
             "; ".join(f"{s.slice} {s.passed}/{s.cases}{' BREACH' if s.breached else ''}"
                       for s in slices)

@@ -329,7 +329,7 @@ def test_eval_in_mock_mode_needs_no_stack_and_prints_json(
     [
         (["eval", "--suite", "nope"], "unknown suite 'nope'"),
         (["eval", "--case", "no-such-case"], "no case 'no-such-case'"),
-        (["eval", "--repeat", "0"], "--repeat must be at least 1"),
+        (["eval", "--repeat", "0"], "must be at least 1, not 0"),
         (["eval", "retrieval-ab", "--a", "nope", "--b", "today"], "no retrieval configuration"),
     ],
 )
@@ -349,3 +349,109 @@ def test_mock_mode_repeats_report_k_of_n(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["eval", "--suite", "boundary", "--limit", "2", "--repeat", "3"]) == 0
     out = capsys.readouterr().out
     assert "(3 of 3)" in out and "flaky: 0 case(s)" in out
+
+
+def test_mock_mode_fails_a_scorer_that_checks_only_the_status(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import evals.mock
+
+    def status_only(expected: TurnExpected, result: TurnResult) -> list[str]:
+        return [] if result.status == expected.status else ["status"]
+
+    monkeypatch.setattr(evals.mock, "score_turn", status_only)
+    cases = [c for c in load_suites(["calculation"])["calculation"]]
+
+    results = run_mock(cases)
+
+    assert not any(r.passed for r in results)
+    assert "an outcome wrong in present" in results[0].problems[0]
+
+
+def test_mock_mode_fails_a_routing_scorer_that_checks_only_the_route(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import evals.mock
+
+    def route_only(expected: RoutingExpected, outcome: RoutingOutcome) -> list[str]:
+        return [] if outcome.route == expected.route else ["route"]
+
+    monkeypatch.setattr(evals.mock, "score_routing", route_only)
+    cases = [c for c in load_suites(["routing"])["routing"]
+             if isinstance(c.expected, RoutingExpected) and c.expected.companies]  # fmt: skip
+
+    assert cases and not any(r.passed for r in run_mock(cases))
+
+
+def test_an_empty_expectation_is_refused() -> None:
+    with pytest.raises(CaseError, match=r"x:1: expected.present.0"):
+        parse_cases(line(expected={"status": "answered", "present": [""]}), "x", "calculation")
+
+
+def test_a_figure_is_held_only_as_a_whole_number() -> None:
+    from domain.evaluation import holds
+
+    assert holds("| Revenue | 55,658 |", "55,658")
+    assert holds("a loss of (173).", "(173)")
+    assert not holds("155,658", "55,658")
+    assert not holds("55,6581", "55,658")
+    assert not holds("1.975", "1.97")
+
+
+def test_a_table_with_aligned_columns_is_a_table() -> None:
+    expected = TurnExpected(status="answered", table=True)
+
+    assert score_turn(expected, turn(answer="| a | b |\n| :--- | ---: |\n| 1 | 2 |")) == []
+    assert score_turn(expected, turn(answer="a | b")) == ["no table"]
+
+
+def test_a_narrowed_run_is_judged_case_by_case_only() -> None:
+    cases = [result("boundary", "c", False), result("retrieval", "r", True)]
+    run = SuiteRun(mode="real", engine="offline", metrics={"retrieval.hit@5": 0.5}, cases=cases)
+    baseline = Baseline(known_failures={"boundary/c": "known", "boundary/gone": "known"},
+                        metrics={"retrieval.hit@5": 0.98})  # fmt: skip
+
+    assert gate(run, baseline, complete=False) == []
+    assert len(gate(run, baseline)) == 2  # complete: boundary/gone, and hit@5 below its floor
+
+
+def test_a_calibration_without_a_wrong_pair_never_meets_its_target() -> None:
+    from evals.judge import Verdict, render, scores
+
+    right = [Verdict(id="a", expected="supported", error=None, got="supported")]
+    result = scores("numeric check", right)
+
+    assert result.recall is None and not result.meets_target
+    assert "not measured" in render(result)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["eval", "--engine", "openai"], "--engine needs --mode real"),
+        (["eval", "--baseline"], "--baseline needs --mode real"),
+        (
+            ["eval", "--mode", "real", "--suite", "routing", "--write-baseline", "/tmp/b.json"],
+            "--write-baseline writes the whole baseline",
+        ),
+        (["eval", "--case", "oos-joke", "--limit", "2"], "give --case or --limit, not both"),
+        (["eval", "--limit", "0"], "must be at least 1"),
+        (["eval", "probes", "--slice", "nope"], "unknown slice 'nope'"),
+    ],
+)
+def test_options_that_cannot_apply_are_refused_in_one_line(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli.main import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_a_flag_before_the_subcommand_is_kept() -> None:
+    from cli.main import build_parser
+
+    args = build_parser().parse_args(["eval", "--json", "--limit", "3", "judge"])
+
+    assert args.json is True and args.limit == 3

@@ -132,7 +132,7 @@ async def test_a_throttled_reranker_is_waited_for_never_scored_as_a_miss(
         report = await ab.compare(Stack(temporal_client, tq, http), cases, rerank, rerank,
                                   pause=0.05)  # fmt: skip
 
-    assert report.not_scored == []  # asked again after a pause, then scored
+    assert report.not_scored == {}  # asked again after a pause, then scored
     main = [r for r in fake_cohere.requests if r["top_n"] == 8]
     assert len(main) == 2 * len(cases) + 1  # the throttled one, asked again
 
@@ -143,8 +143,10 @@ async def test_a_rerank_config_without_a_reranker_is_not_scored(stack: Stack) ->
 
     report = await ab.compare(stack, cases, ab.load_config("today"), rerank)
 
-    assert report.not_scored == [cases[0].id]
+    assert list(report.not_scored) == [cases[0].id]
+    assert "no reranker is configured" in report.not_scored[cases[0].id]
     assert report.changes[0].change == "not scored"
+    assert f"not scored {cases[0].id}: " in ab.render(report)
 
 
 async def test_the_numeric_check_meets_its_calibration_target(stack: Stack) -> None:
@@ -160,6 +162,22 @@ async def test_the_numeric_check_meets_its_calibration_target(stack: Stack) -> N
 
 
 # ---- golden probes ---------------------------------------------------------------------
+
+
+async def test_a_probe_run_started_by_hand_is_not_recorded(
+    turn_worker: TurnWorker, temporal_client: Client, pool: AsyncConnectionPool
+) -> None:
+    request = ProbeRequest(slices=["boundary"], limit=1, record=False)
+    async with turn_worker() as tq:
+        result = await temporal_client.execute_workflow(
+            RunGoldenProbes.run, request, id=unique("probes"), task_queue=tq
+        )
+
+    assert [(s.slice, s.cases) for s in result.slices] == [("boundary", 1)]
+    async with pool.connection() as conn:
+        query = "SELECT count(*) FROM probe_runs WHERE run_id = %s"
+        rows = await (await conn.execute(query, (result.run_id,))).fetchone()
+    assert rows == (0,)
 
 
 async def test_a_probe_run_asks_every_slice_as_real_turns_and_records_it(
