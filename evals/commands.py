@@ -159,7 +159,7 @@ _CONNECTED: list[bool] = []
 
 
 def used_temporal() -> bool:
-    """Whether this process connected a Temporal client (see `cli.main.entry`)."""
+    """Whether this process started a Temporal client, or tried to (`cli.main.entry`)."""
     return bool(_CONNECTED)
 
 
@@ -167,12 +167,12 @@ def used_temporal() -> bool:
 async def stack(
     settings: Settings, auth: Callable[[Settings], dict[str, str]]
 ) -> AsyncIterator[Stack]:
+    _CONNECTED.append(True)  # even a failed attempt has started the SDK's runtime
     temporal = await Client.connect(
         settings.effective_temporal_address,
         namespace=settings.temporal_namespace,
         data_converter=payloads.data_converter(settings),
     )
-    _CONNECTED.append(True)
     async with httpx.AsyncClient(base_url=settings.api_url, headers=auth(settings),
                                  timeout=httpx.Timeout(200.0)) as http:  # fmt: skip
         yield Stack(temporal=temporal, task_queue=settings.task_queue, http=http)

@@ -455,3 +455,22 @@ def test_a_flag_before_the_subcommand_is_kept() -> None:
     args = build_parser().parse_args(["eval", "--json", "--limit", "3", "judge"])
 
     assert args.json is True and args.limit == 3
+
+
+def test_an_unreachable_stack_is_exit_3_in_one_line() -> None:
+    """Through the console script's own exit path, as a person runs it."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TURNSTILE_API_URL": "http://127.0.0.1:1", "TURNSTILE_TEMPORAL_PORT": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", "from cli.main import entry; entry()", "eval", "--mode", "real",
+         "--limit", "1"],
+        env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+    assert done.returncode == 3, done.stderr
+    assert (
+        done.stderr.startswith("turnstile: cannot reach the stack") and done.stderr.count("\n") == 1
+    )
