@@ -54,7 +54,12 @@ from workflows.chat_turn import ChatTurn
 from workflows.evaluation import EvaluateJudge, EvaluateRetrieval, EvaluateRouting
 from workflows.forget import ForgetUser
 from workflows.ingest import IngestDocuments
-from workflows.probes import ProbeRequest, RunGoldenProbes, ensure_probe_schedule
+from workflows.probes import (
+    ProbeRequest,
+    RunGoldenProbes,
+    ensure_probe_schedule,
+    remove_probe_schedule,
+)
 from workflows.retention import PurgeDecisionRecords, ensure_retention_schedule
 from workflows.search import SearchReports
 from workflows.sweep import SweepTurns, ensure_sweep_schedule
@@ -325,6 +330,8 @@ async def run_worker(settings: Settings) -> None:
                 engine_in_process=settings.engine == EngineName.OFFLINE,
             ),
         )  # fmt: skip
+    else:  # 0: no probes, and no schedule left from an earlier start either
+        await remove_probe_schedule(client, settings.task_queue)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

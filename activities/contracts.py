@@ -355,6 +355,9 @@ class ProbeTurn(_Frozen):
 
 
 class RecordProbeRun(_Frozen):
+    scope: str
+    """Whose runs these are (the schedule's task queue): "the run before" is looked up
+    within it."""
     run_id: str
     corpus_version: str | None = None
     slices: list[SliceRun]

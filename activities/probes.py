@@ -29,7 +29,7 @@ from activities.metrics import turn_metrics
 from activities.reports import ReportIndex
 from activities.steps import implements
 from db import probes, turns
-from domain.evaluation import SLICES, CaseError, parse_cases
+from domain.evaluation import SLICES, CaseError, incident_due, parse_cases
 
 SEVERITY = "S2"
 """A slice that breached twice in a row: a same-day ticket (docs/incidents.md)."""
@@ -72,29 +72,34 @@ class ProbeActivities:
 
     @implements(steps.postgres_record_probe_run)
     async def record_run(self, request: RecordProbeRun) -> RecordedProbeRun:
+        """Store each slice; open an incident when a slice's breach streak reaches two.
+        Retried until done: rows are idempotent, and a retry counts nothing twice."""
         opened: list[ProbeIncident] = []
         metrics = turn_metrics()
         async with self.pool.connection() as conn:
             for run in request.slices:
-                stored, previous = await probes.record_run(
-                    conn, request.run_id, run.slice, run.cases, run.passed, run.threshold,
-                    run.breached, run.failed, request.corpus_version,
+                recorded = await probes.record_run(
+                    conn, request.scope, request.run_id, run.slice, run.cases, run.passed,
+                    run.threshold, run.breached, run.failed, request.corpus_version,
                 )  # fmt: skip
-                if stored:  # a retried attempt counts nothing twice
+                if recorded.stored:
                     metrics.observe_probe(run.slice, run.cases, run.passed, run.breached)
-                if not (run.breached and previous and previous[1]):
+                before = [breached for _, breached in recorded.previous]
+                if not incident_due(run.breached, before):
                     continue
+                previous = recorded.previous[0][0]
                 category = request.categories.get(run.slice, "unsupported_claim_shown")
                 summary = (f"golden probes, slice {run.slice}: {run.passed}/{run.cases} passed "
                            f"(threshold {run.threshold}) in two consecutive runs")  # fmt: skip
-                incident = await probes.open_incident(
-                    conn, run.slice, request.run_id, previous[0], category, SEVERITY, summary
-                )
-                if stored:
+                incident, created = await probes.open_incident(
+                    conn, request.scope, run.slice, request.run_id, previous, category,
+                    SEVERITY, summary,
+                )  # fmt: skip
+                if created:  # counted once, even when an earlier attempt stored the run
                     activity.logger.error("probe incident %s: %s", incident, summary)
                     metrics.probe_incidents.labels(run.slice).inc()
                 opened.append(
                     ProbeIncident(slice=run.slice, incident_id=incident, category=category,
-                                  previous_run_id=previous[0])
+                                  previous_run_id=previous)
                 )  # fmt: skip
         return RecordedProbeRun(incidents=opened)

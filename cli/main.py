@@ -459,11 +459,14 @@ def entry() -> None:
     139) although the command finished and printed its results; leaving without that
     shutdown keeps the command's exit code.
     """
-    code = main()
-    if eval_commands.used_temporal():
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+    code = 1
+    try:
+        code = main()
+    finally:
+        if eval_commands.used_temporal():
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
     sys.exit(code)
 
 

@@ -3,57 +3,68 @@
 import json
 
 from psycopg import AsyncConnection
+from pydantic import BaseModel, ConfigDict
+
+
+class Recorded(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    stored: bool
+    """Whether this call stored the row (False: a retried write found it stored)."""
+    previous: list[tuple[str, bool]]
+    """The slice's runs before this one in the same scope, newest first, at most two:
+    (run id, breached)."""
 
 
 async def record_run(
-    conn: AsyncConnection, run_id: str, slice_: str, cases: int, passed: int, threshold: int,
-    breached: bool, failed: list[str], corpus_version: str | None,
-) -> tuple[bool, tuple[str, bool] | None]:  # fmt: skip
-    """Store one slice of a run (idempotent: a retried write changes nothing). Returns
-    whether this call stored it, and the previous run of the slice as (run id, breached),
-    None when this is the first."""
+    conn: AsyncConnection, scope: str, run_id: str, slice_: str, cases: int, passed: int,
+    threshold: int, breached: bool, failed: list[str], corpus_version: str | None,
+) -> Recorded:  # fmt: skip
+    """Store one slice of a run (idempotent: a retried write changes nothing) and read the
+    two runs of the slice before it, by sequence."""
     async with conn.transaction():
         inserted = await conn.execute(
-            "INSERT INTO probe_runs (run_id, slice, cases, passed, threshold, breached, failed,"
-            " corpus_version) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+            "INSERT INTO probe_runs (scope, run_id, slice, cases, passed, threshold, breached,"
+            " failed, corpus_version) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
             " ON CONFLICT (run_id, slice) DO NOTHING",
-            (run_id, slice_, cases, passed, threshold, breached, json.dumps(failed),
+            (scope, run_id, slice_, cases, passed, threshold, breached, json.dumps(failed),
              corpus_version),
         )  # fmt: skip
-        row = await (
+        rows = await (
             await conn.execute(
-                "SELECT run_id, breached FROM probe_runs WHERE slice = %s AND run_id <> %s"
-                " AND recorded_at <= (SELECT recorded_at FROM probe_runs"
-                "                     WHERE run_id = %s AND slice = %s)"
-                " ORDER BY recorded_at DESC, run_id DESC LIMIT 1",
-                (slice_, run_id, run_id, slice_),
+                "SELECT run_id, breached FROM probe_runs WHERE scope = %s AND slice = %s"
+                " AND seq < (SELECT seq FROM probe_runs WHERE run_id = %s AND slice = %s)"
+                " ORDER BY seq DESC LIMIT 2",
+                (scope, slice_, run_id, slice_),
             )
-        ).fetchone()
-    return inserted.rowcount == 1, (str(row[0]), bool(row[1])) if row else None
+        ).fetchall()
+    return Recorded(stored=inserted.rowcount == 1,
+                    previous=[(str(r[0]), bool(r[1])) for r in rows])  # fmt: skip
 
 
 async def open_incident(
-    conn: AsyncConnection, slice_: str, run_id: str, previous_run_id: str, category: str,
-    severity: str, summary: str,
-) -> int:  # fmt: skip
-    """Open an incident for a slice's second consecutive breach; idempotent per run."""
+    conn: AsyncConnection, scope: str, slice_: str, run_id: str, previous_run_id: str,
+    category: str, severity: str, summary: str,
+) -> tuple[int, bool]:  # fmt: skip
+    """Open an incident for a slice's second consecutive breach; idempotent per run.
+    Returns its id and whether this call created it (a retry finds it)."""
     row = await (
         await conn.execute(
-            "INSERT INTO probe_incidents (slice, run_id, previous_run_id, category, severity,"
-            " summary) VALUES (%s, %s, %s, %s, %s, %s)"
+            "INSERT INTO probe_incidents (scope, slice, run_id, previous_run_id, category,"
+            " severity, summary) VALUES (%s, %s, %s, %s, %s, %s, %s)"
             " ON CONFLICT (run_id, slice) DO UPDATE SET summary = probe_incidents.summary"
-            " RETURNING id",
-            (slice_, run_id, previous_run_id, category, severity, summary),
+            " RETURNING id, (xmax = 0)",
+            (scope, slice_, run_id, previous_run_id, category, severity, summary),
         )
     ).fetchone()
     assert row is not None
-    return int(row[0])
+    return int(row[0]), bool(row[1])
 
 
 async def incidents(conn: AsyncConnection) -> list[dict[str, object]]:
     cur = await conn.execute(
-        "SELECT id, slice, run_id, previous_run_id, category, severity, summary, opened_at"
-        " FROM probe_incidents ORDER BY id"
+        "SELECT id, scope, slice, run_id, previous_run_id, category, severity, summary,"
+        " opened_at FROM probe_incidents ORDER BY id"
     )
     names = [d.name for d in cur.description or []]
     return [dict(zip(names, row, strict=True)) for row in await cur.fetchall()]

@@ -301,9 +301,11 @@ class SliceRun(_Strict):
         return self.passed < self.threshold
 
 
-def incident_due(previous_breached: bool | None, breached: bool) -> bool:
-    """An incident only after two consecutive breaches (this run and the one before)."""
-    return breached and bool(previous_breached)
+def incident_due(breached: bool, before: Sequence[bool]) -> bool:
+    """Whether this run opens an incident: it breached and so did the run before, and the
+    run before that did not (one incident per streak of breaches, not one per run).
+    `before` holds the earlier runs' breaches, newest first."""
+    return breached and len(before) >= 1 and before[0] and not (len(before) >= 2 and before[1])
 
 
 def incident_category(problems: list[str]) -> str:

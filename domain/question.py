@@ -98,8 +98,6 @@ METRICS: dict[str, Metric] = {
             (
                 r"(?:total\s+|ordinary\s+)?dividends?(?:\s+per\s+share)?",
                 r"payouts?",
-                r"pa(?:y|id)\s+out",
-                r"hand(?:s|ed)?\s+(?:back|out)\s+to\s+(?:share|stock)holders",
                 r"distributions?\s+per\s+share",
                 r"dps",
             ),
@@ -133,15 +131,7 @@ METRICS: dict[str, Metric] = {
         Metric(
             "net_debt",
             "net debt",
-            (
-                r"net\s+debt(?:\s*/\s*\(?net\s+cash\)?)?",
-                r"net\s+cash",
-                r"debt",
-                r"borrowings?(?:\s+net\s+of\s+(?:its\s+)?cash)?",
-                r"owe[ds]?",
-                r"owing",
-                r"indebted(?:ness)?",
-            ),
+            (r"net\s+debt(?:\s*/\s*\(?net\s+cash\)?)?", r"net\s+cash", r"debt"),
             ("net debt", "net cash"),
         ),
         Metric(
@@ -168,7 +158,6 @@ METRICS: dict[str, Metric] = {
                 r"output",
                 r"shipments?",
                 r"shipped",
-                r"(?:sen[dt]|deliver(?:ed)?|sold)\s+to\s+customers",
             ),
             ("production", "shipments", "gold sold"),
         ),
@@ -403,6 +392,29 @@ def _one_slip(word: str, known: str) -> bool:
         )
         return len(diffs) == 1 or swapped
     return SequenceMatcher(None, word, known).ratio() >= 0.85
+
+
+# Informal phrasings of a metric, read as the report's own term. Like the typo reading,
+# only the routing step applies them (`read_metric_words`): the workflow's own rules
+# (scope, carry-forward) read questions as they always did, so in-flight turns replay.
+_INFORMAL_METRICS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), term)
+    for pattern, term in (
+        (r"\bborrowings?(?:\s+net\s+of\s+(?:its\s+)?cash)?\b", "net debt"),
+        (r"\b(?:owe[ds]?|owing|indebted(?:ness)?)\b", "net debt"),
+        (r"\b(?:sen[dt]|deliver(?:ed)?|sold)\s+to\s+customers\b", "shipments"),
+        (r"\bpa(?:y|id)\s+out\b", "payout"),
+        (r"\bhand(?:s|ed)?\s+(?:back|out)\s+to\s+(?:share|stock)holders\b", "payout"),
+    )
+)
+
+
+def read_metric_words(text: str) -> str:
+    """`text` as the routing step reads it: misspelt metric words corrected and informal
+    phrasings ("how much did BHP owe", "pay out") given the report's term."""
+    for pattern, term in _INFORMAL_METRICS:
+        text = pattern.sub(term, text)
+    return correct_metric_words(text)
 
 
 def correct_metric_words(text: str) -> str:

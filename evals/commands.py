@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 from temporalio.client import Client, WorkflowFailureError
+from temporalio.service import RPCError
 
 import payloads
 from domain.evaluation import SLICES, CaseError, EvalCase, SliceRun
@@ -143,8 +144,11 @@ def _run(command: Callable[..., Any], args: argparse.Namespace, settings: Settin
         return int(asyncio.run(command(args, settings, auth)))
     except CaseError as err:
         raise CommandError(str(err), EXIT_BAD_INPUT) from None
-    except EvalError as err:
-        raise CommandError(str(err), EXIT_FAILED) from None
+    except (EvalError, WorkflowFailureError) as err:
+        cause = getattr(err, "cause", None)
+        raise CommandError(f"{err}: {cause}" if cause else str(err), EXIT_FAILED) from None
+    except RPCError as err:
+        raise CommandError(f"Temporal refused the request: {err}", EXIT_FAILED) from None
     except (httpx.TransportError, RuntimeError) as err:
         if isinstance(err, RuntimeError) and "connect" not in str(err).lower():
             raise

@@ -92,7 +92,8 @@ def broken_turns(good: TurnResult, expected: TurnExpected) -> list[tuple[str, Tu
         other = "no" if expected.grounded != "no" else "yes"
         broken.append(("grounded", good.model_copy(update={"grounded": other})))
     if expected.min_citations:
-        broken.append(("min_citations", good.model_copy(update={"citations": []})))
+        fewer = good.citations[: expected.min_citations - 1]
+        broken.append(("min_citations", good.model_copy(update={"citations": fewer})))
     if expected.derived:
         broken.append(("derived", good.model_copy(update={"derived": []})))
     if expected.table is not None:
@@ -150,6 +151,24 @@ def _routings(expected: RoutingExpected) -> list[tuple[str, RoutingOutcome]]:
     return broken
 
 
+# What the scorer's problem says when it catches each key (the wording of
+# `domain.evaluation`): a wrong outcome must be failed for its own key, not for another
+# check it happens to trip as well.
+_SAYS = {
+    "status": "status ", "present": "missing ", "absent": "unexpected ",
+    "not_found": "not-found line", "opens_with": "does not open with", "grounded": "grounded ",
+    "min_citations": "citation(s), expected", "derived": "derived figure", "table": "table",
+    "refusal_reason": "refusal reason", "route": "route ", "by": "decided by",
+    "companies": "companies ", "fiscal_years": "fiscal_years ", "metrics": "metrics ",
+    "declines": "declin", "ranking": "",
+}  # fmt: skip
+
+
+def _names(key: str, problems: list[str]) -> bool:
+    said = _SAYS[key.split(" ", 1)[0]]
+    return any(said in p for p in problems)
+
+
 def score_case(case: EvalCase) -> CaseResult:
     expected = case.expected
     try:
@@ -168,7 +187,7 @@ def score_case(case: EvalCase) -> CaseResult:
         return CaseResult(suite=case.suite, id=case.id, passed=False, problems=[str(err)])
     problems = [f"a correct outcome fails: {p}" for p in ok]
     problems += [f"an outcome wrong in {key} passes: the scorer cannot fail it"
-                 for key, found in bad if not found]  # fmt: skip
+                 for key, found in bad if not _names(key, found)]  # fmt: skip
     return CaseResult(suite=case.suite, id=case.id, passed=not problems, problems=problems,
                       passes=int(not problems))  # fmt: skip
 

@@ -11,19 +11,27 @@ Temporal UI, case by case.
 
 from pydantic import BaseModel, ConfigDict, Field
 from temporalio import workflow
+from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from activities import steps
     from activities.contracts import (
         CheckRequest,
         ChunkLocator,
+        RewritePlan,
         RewriteRequest,
         RouteRequest,
         SearchRequest,
         SearchResult,
     )
     from domain.evaluation import RoutingOutcome
-    from domain.models import RetrievalConfig, SearchHitWithText, UnsupportedClaim, with_text
+    from domain.models import (
+        RetrievalConfig,
+        SearchHitWithText,
+        UnsupportedClaim,
+        with_text,
+    )
+    from domain.question import extract_slots
     from workflows.chat_turn import plan_for
     from workflows.policy import step_options
     from workflows.rules.scope import scope_rules_v2
@@ -89,25 +97,33 @@ class EvaluateRetrieval:
                 query=probe.question, company=probe.company, limit=config.limit, config=config
             )
         else:
-            decision = await workflow.execute_activity(
-                steps.llm_route_question,
-                RouteRequest(question=probe.question),
-                summary="slots for the query plan",
-                **step_options(steps.llm_route_question),
-            )
-            slots = decision.slots
+            # Both steps fail open as they do in a turn: the question's own slots, then
+            # one sub-query built from the question.
+            try:
+                decision = await workflow.execute_activity(
+                    steps.llm_route_question,
+                    RouteRequest(question=probe.question),
+                    summary="slots for the query plan",
+                    **step_options(steps.llm_route_question),
+                )
+                slots = decision.slots
+            except ActivityError:
+                slots = extract_slots(probe.question)
             if slots.companies and probe.company not in slots.companies:
                 return RetrievalRun(query="", planned=False)
-            plan = await workflow.execute_activity(
-                steps.llm_rewrite_query,
-                RewriteRequest(question=probe.question, slots=slots),
-                summary=f"sub-query for {probe.company}",
-                **step_options(steps.llm_rewrite_query),
-            )
+            try:
+                plan = await workflow.execute_activity(
+                    steps.llm_rewrite_query,
+                    RewriteRequest(question=probe.question, slots=slots),
+                    summary=f"sub-query for {probe.company}",
+                    **step_options(steps.llm_rewrite_query),
+                )
+            except ActivityError:
+                plan = RewritePlan(sub_queries=[])
             sub = plan_for(plan, probe.question, slots, [probe.company])[0]
             request = SearchRequest(
                 query=sub.query, company=probe.company, fiscal_years=sub.fiscal_years,
-                limit=config.limit, config=config,
+                limit=config.limit, later_years=sub.later_years, config=config,
             )  # fmt: skip
         result: SearchResult = await workflow.execute_activity(
             steps.qdrant_search_chunks,

@@ -25,7 +25,9 @@ from temporalio.client import (
     Client,
     Schedule,
 )
-from temporalio.exceptions import ChildWorkflowError
+from temporalio.exceptions import ActivityError, ChildWorkflowError
+from temporalio.service import RPCError, RPCStatusCode
+from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities import steps
@@ -123,8 +125,9 @@ class RunGoldenProbes:
         if request.record:
             recorded = await workflow.execute_activity(
                 steps.postgres_record_probe_run,
-                RecordProbeRun(run_id=self._run, corpus_version=probe_set.corpus_version,
-                               slices=slices, categories=categories),
+                RecordProbeRun(scope=workflow.info().task_queue, run_id=self._run,
+                               corpus_version=probe_set.corpus_version, slices=slices,
+                               categories=categories),
                 summary="record the run; an incident after two breaches in a row",
                 **step_options(steps.postgres_record_probe_run),
             )  # fmt: skip
@@ -144,7 +147,9 @@ class RunGoldenProbes:
             for number, question in enumerate([*case.before, case.query]):
                 try:
                     result = await self._turn(f"{case.id}/{number}", question, conversation)
-                except ChildWorkflowError as err:  # a turn that could not settle fails its probe
+                except (ChildWorkflowError, ActivityError) as err:
+                    # A turn that could not be allocated or settle fails its probe, never
+                    # the run: the other probes still finish and the run is recorded.
                     return [f"the turn did not settle: {err.cause or err}"]
                 conversation = result.conversation_id
         if result is None or not isinstance(case.expected, TurnExpected):
@@ -171,6 +176,9 @@ class RunGoldenProbes:
             ),
             id=turn.turn_id,
             execution_timeout=execution_timeout(timeout),
+            # A probe turn is an ordinary turn: it settles on its own even if its run
+            # ends first (failed, timed out), never terminated half-way.
+            parent_close_policy=ParentClosePolicy.ABANDON,
             search_attributes=attributes.at_start(turn.conversation_id, PROBE_TENANT),
             static_summary=f"probe {key}",
         )  # fmt: skip
@@ -191,3 +199,12 @@ async def ensure_probe_schedule(
     await ensure_schedule(
         client, f"{SCHEDULE_PREFIX}-{task_queue}", _schedule(task_queue, every, request)
     )
+
+
+async def remove_probe_schedule(client: Client, task_queue: str) -> None:
+    """Delete the probe schedule if there is one (probes turned off)."""
+    try:
+        await client.get_schedule_handle(f"{SCHEDULE_PREFIX}-{task_queue}").delete()
+    except RPCError as err:
+        if err.status != RPCStatusCode.NOT_FOUND:
+            raise

@@ -60,7 +60,6 @@ from domain.question import (
     METRICS,
     asks_change,
     asks_over_all_companies,
-    correct_metric_words,
     extract_slots,
     find_metrics,
     later_report_years,
@@ -68,6 +67,7 @@ from domain.question import (
     metric_display,
     metric_mentions,
     metric_of_row_label,
+    read_metric_words,
     requested_currency,
     requested_scale,
     superlative,
@@ -306,11 +306,11 @@ class OfflineEngine:
     async def route(self, question: str) -> RouteDecision:
         """Route by rules: the reason names the rule that fired.
 
-        Metric words are read through `correct_metric_words` first, so a typo ("revnue",
-        "net dett") does not lose the metric. Only here, in the step: the workflow's own
-        rules (carry-forward) read the question as written, so turns already in flight
-        replay unchanged."""
-        slots = extract_slots(correct_metric_words(question))
+        Metric words are read through `read_metric_words` first, so a typo ("revnue",
+        "net dett") or an informal phrasing ("how much did BHP owe") does not lose the
+        metric. Only here, in the step: the workflow's own rules (scope, carry-forward)
+        read the question as written, so turns already in flight replay unchanged."""
+        slots = extract_slots(read_metric_words(question))
         if not slots.companies and not slots.metrics and _ABOUT_ME.search(question):
             return RouteDecision(
                 route="direct_answer",

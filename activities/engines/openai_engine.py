@@ -56,7 +56,7 @@ from activities.errors import ErrorType
 from domain.companies import COMPANIES, FISCAL_YEARS, year_span
 from domain.evidence import fence
 from domain.memory import MemoryNote
-from domain.question import correct_metric_words, extract_slots, later_report_years, metric_display
+from domain.question import extract_slots, later_report_years, metric_display, read_metric_words
 
 log = logging.getLogger(__name__)
 
@@ -238,7 +238,7 @@ class OpenAIEngine:
     async def route(self, question: str) -> RouteDecision:
         """The model routes; the deterministic reader supplies the slots, and a question
         naming a company is never held for clarification."""
-        slots = extract_slots(correct_metric_words(question))
+        slots = extract_slots(read_metric_words(question))
         text = prompt("route").render(
             companies=_company_list(), years=year_span(" to "), question=question
         )

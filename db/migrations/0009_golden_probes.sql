@@ -1,7 +1,10 @@
--- Golden probes: one row per slice per scheduled run, and an incident only after two
--- consecutive breaches of a slice (DESIGN: calibrated on the binomial). Append-only in
--- practice: rows are written once by the probe workflow's recording step.
+-- Golden probes: one row per slice per recorded run, and an incident only after two
+-- consecutive breaches of a slice (calibrated on the binomial). Runs are ordered by
+-- `seq` (never by a clock) within their `scope` (the schedule's task queue), so two
+-- stacks sharing a database never read each other's runs as "the run before".
 CREATE TABLE probe_runs (
+    seq             bigserial   UNIQUE,
+    scope           text        NOT NULL,
     run_id          text        NOT NULL,
     slice           text        NOT NULL,
     cases           integer     NOT NULL,
@@ -13,10 +16,11 @@ CREATE TABLE probe_runs (
     recorded_at     timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (run_id, slice)
 );
-CREATE INDEX probe_runs_slice_time ON probe_runs (slice, recorded_at DESC);
+CREATE INDEX probe_runs_scope_slice_seq ON probe_runs (scope, slice, seq DESC);
 
 CREATE TABLE probe_incidents (
     id              bigserial   PRIMARY KEY,
+    scope           text        NOT NULL,
     slice           text        NOT NULL,
     run_id          text        NOT NULL,
     previous_run_id text        NOT NULL,

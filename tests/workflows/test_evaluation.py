@@ -14,6 +14,7 @@ import pytest
 from psycopg_pool import AsyncConnectionPool
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.service import RPCError
 
 from activities.engines.offline import OfflineEngine
 from activities.reports import ReportIndex
@@ -33,6 +34,7 @@ from workflows.probes import (
     ProbeRequest,
     RunGoldenProbes,
     ensure_probe_schedule,
+    remove_probe_schedule,
 )
 
 
@@ -107,11 +109,9 @@ async def test_the_ab_harness_compares_two_configurations_with_the_reranker(
     main = [r for r in fake_cohere.requests if r["top_n"] == 8]
     assert len(main) == len(cases)
     assert {len(r["documents"]) for r in main} == {20}
-    assert report.cases == len(cases) and len(report.changes) == len(cases)
     for side in (report.a, report.b):
         assert set(side.metrics) == {"hit@8 (cutoff)", "hit@5", "mrr@5", "mean_rank"}
-    kinds = ("improved", "regressed", "new hit", "new miss", "same", "not scored")
-    assert sum(report.count(c) for c in kinds) == len(cases)
+    assert report.not_scored == {}
     assert "per case:" in ab.render(report)
 
 
@@ -183,6 +183,9 @@ async def test_a_probe_run_started_by_hand_is_not_recorded(
 async def test_a_probe_run_asks_every_slice_as_real_turns_and_records_it(
     turn_worker: TurnWorker, temporal_client: Client, pool: AsyncConnectionPool
 ) -> None:
+    settled = "SELECT count(*) FROM turns WHERE tenant_id = 'probes' AND status <> 'running'"
+    async with pool.connection() as conn:
+        before = await (await conn.execute(settled)).fetchone()
     async with turn_worker() as tq:
         result = await temporal_client.execute_workflow(
             RunGoldenProbes.run, ProbeRequest(limit=2), id=unique("probes"), task_queue=tq
@@ -196,11 +199,10 @@ async def test_a_probe_run_asks_every_slice_as_real_turns_and_records_it(
         rows = await (await conn.execute(
             "SELECT slice, passed FROM probe_runs WHERE run_id = %s ORDER BY slice",
             (result.run_id,))).fetchall()  # fmt: skip
-        turns = await (await conn.execute(
-            "SELECT count(*) FROM turns WHERE tenant_id = 'probes' AND status <> 'running'"
-        )).fetchone()  # fmt: skip
+        after = await (await conn.execute(settled)).fetchone()
     assert rows == sorted((s, 2) for s in SLICES)
-    assert turns is not None and turns[0] >= 8
+    # Every probe was a real turn, settled (a follow-up probe asks two).
+    assert before is not None and after is not None and after[0] - before[0] >= 8
 
 
 def failing_probes(directory: Path, name: str, passing: int, failing: int) -> None:
@@ -232,19 +234,20 @@ async def test_an_incident_opens_only_after_two_consecutive_breaches(
             await temporal_client.execute_workflow(
                 RunGoldenProbes.run, request, id=unique("probes"), task_queue=tq
             )
-            for _ in range(2)
+            for _ in range(3)
         ]
         failing_probes(tmp_path, name, passing=3, failing=0)  # healthy again
         healed = await temporal_client.execute_workflow(
             RunGoldenProbes.run, request, id=unique("probes"), task_queue=tq
         )
 
-    first, second = runs
+    first, second, third = runs
     assert first.slices[0].breached and first.incidents == []
     assert second.slices[0].breached
     [incident] = second.incidents
     assert (incident.slice, incident.previous_run_id) == (name, first.run_id)
     assert incident.category == "unsupported_claim_shown"
+    assert third.slices[0].breached and third.incidents == []  # one incident per streak
     assert not healed.slices[0].breached and healed.incidents == []
     async with pool.connection() as conn:
         opened = [i for i in await probes.incidents(conn) if i["slice"] == name]
@@ -292,4 +295,7 @@ async def test_the_worker_keeps_one_probe_schedule(temporal_client: Client) -> N
         assert request.healthy_rate == 0.9
         assert described.schedule.spec.intervals[0].every == timedelta(hours=1)
     finally:
-        await handle.delete()
+        await remove_probe_schedule(temporal_client, tq)  # probes turned off
+        await remove_probe_schedule(temporal_client, tq)  # and again: nothing to remove
+    with pytest.raises(RPCError):
+        await handle.describe()
