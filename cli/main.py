@@ -1,4 +1,4 @@
-"""`turnstile`: run the embedded stack, ingest, search (and, later, chat).
+"""`turnstile`: run the embedded stack, then ask, chat, search, ingest, audit, evaluate.
 
 Exit codes: 0 ok, 1 failure, 2 bad input, 3 API unreachable, 4 timeout. Every error is
 one line on stderr, never a traceback.
@@ -80,22 +80,33 @@ def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         print(json.dumps(report))
     else:
-        processes = report["processes"]
-        assert isinstance(processes, dict)
-        for name, pid in processes.items():
-            _say(f"{name:9} {'running (pid ' + str(pid) + ')' if pid else 'stopped'}")
-        health = report.get("health") or {}
-        assert isinstance(health, dict)
-        for name, comp in (health.get("components") or {}).items():
-            _say(f"{name:9} {'ok' if comp.get('ok') else 'DOWN'} {comp}")
-        engine = health.get("engine") or {}
-        if engine:
-            models = ", ".join(
-                f"{step} {model}" for step, model in engine.get("models", {}).items()
-            )
-            _say(f"{'engine':9} {engine.get('name')}" + (f" ({models})" if models else ""))
-        _say("healthy" if report["healthy"] else "not healthy")
+        _say(status_table(report))
     return 0 if report["healthy"] else 1
+
+
+def status_table(report: dict[str, object]) -> str:
+    """`turnstile status` for people: one aligned row per process and per component the
+    API reports, then the engine and the verdict."""
+    rows: list[tuple[str, str, str]] = []
+    processes = report.get("processes") or {}
+    assert isinstance(processes, dict)
+    for name, pid in processes.items():
+        rows.append((f"{name} process", "running" if pid else "stopped",
+                     f"pid {pid}" if pid else ""))  # fmt: skip
+    health = report.get("health") or {}
+    assert isinstance(health, dict)
+    for name, comp in (health.get("components") or {}).items():
+        details = ", ".join(f"{k} {v}" for k, v in comp.items() if k != "ok" and v is not None)
+        rows.append((name, "ok" if comp.get("ok") else "DOWN", details))
+    engine = health.get("engine") or {}
+    if engine:
+        models = ", ".join(f"{step} {model}" for step, model in engine.get("models", {}).items())
+        rows.append(("engine", str(engine.get("name")), models))
+    width = max(len(r[0]) for r in rows) if rows else 0
+    state = max(len(r[1]) for r in rows) if rows else 0
+    lines = [f"{a:{width}}  {b:{state}}  {c}".rstrip() for a, b, c in rows]
+    lines.append("healthy" if report.get("healthy") else "not healthy")
+    return "\n".join(lines)
 
 
 def _api_up(settings: Settings) -> bool:
@@ -339,9 +350,19 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"turnstile: {message} (see {self.prog} --help)\n")
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("turnstile")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="turnstile", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"turnstile {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("up", help="start the embedded stack")
     p.add_argument("--detach", action="store_true", help="return once the stack is healthy")
@@ -349,19 +370,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("down", help="stop the embedded stack (data is kept)")
     p.set_defaults(func=cmd_down)
     p = sub.add_parser("status", help="show each component")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     p.set_defaults(func=cmd_status)
 
     p = sub.add_parser("search", help="hybrid search over the report chunks")
-    p.add_argument("query")
+    p.add_argument("query", help='words to search for, e.g. "Fortescue net debt"')
     p.add_argument("--company", help=f"ticker or name: {tickers()}")
     p.add_argument("--fy", type=int, help=f"fiscal year {year_range()}")
-    p.add_argument("--limit", type=int, default=8)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--limit", type=int, default=8, help="how many chunks (default 8)")
+    p.add_argument("--json", action="store_true", help="print the hits as JSON, text included")
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("ingest", help="ingest Markdown or PDF reports")
-    p.add_argument("paths", nargs="+")
+    p.add_argument("paths", nargs="+", help="report files or folders (.md, .pdf)")
     p.add_argument("--company", help="for PDFs: ticker or name")
     p.add_argument("--fy", type=int, help=f"for PDFs: fiscal year {year_range()}")
     p.add_argument(
@@ -372,7 +393,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("ask", help="ask one question and print the settled turn")
-    p.add_argument("question")
+    p.add_argument("question", help="the question, in quotes")
     p.add_argument("--conversation", help="conversation id (new when omitted)")
     p.add_argument("--user", help="user id")
     p.add_argument("--json", action="store_true", help="print exactly one JSON TurnResult")
@@ -383,10 +404,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser("reply", help="answer a turn's clarifying question")
-    p.add_argument("turn_id")
-    p.add_argument("text")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--timeout", type=float, default=120.0)
+    p.add_argument("turn_id", help="the waiting turn's id, e.g. turn-c123-1")
+    p.add_argument("text", help="the answer to its clarifying question, in quotes")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON TurnResult")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait (default 120)")
     p.set_defaults(func=cmd_reply)
 
     p = sub.add_parser(
@@ -416,7 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("chat", help="interactive chat")
     p.add_argument("--user", help="user id")
-    p.add_argument("--timeout", type=float, default=120.0)
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait per turn")
     p.set_defaults(func=cmd_chat)
     return parser
 
@@ -427,6 +448,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0) and EXIT_BAD_INPUT
+    if args.command is None:  # a bare `turnstile`: what it can do, not an error
+        parser.print_help()
+        return 0
     func: Callable[[argparse.Namespace, Settings], int] = args.func
     try:
         settings = get_settings()  # before any command, so `up` starts nothing on a bad one
