@@ -1,10 +1,14 @@
 """`turnstile ask / reply / chat`: talk to the API and render TurnResults for people."""
 
+import atexit
+import contextlib
 import json
 import sys
 import time
 import uuid
 from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -92,12 +96,17 @@ def cancel(
         return _settle(client, response, timeout)
 
 
-def render(result: TurnResult) -> str:
-    """A person-readable turn: answer, sources, confidence, warnings, or the question."""
+def render(result: TurnResult, in_chat: bool = False) -> str:
+    """A person-readable turn: answer, sources, confidence, warnings, or the question
+    (with how to answer it: in `chat` you just type; elsewhere `turnstile reply`)."""
     lines: list[str] = []
     if result.status == WAITING:
         lines.append(f"? {result.clarifying_question}")
-        lines.append(f'  (reply with: turnstile reply {result.turn_id} "...")')
+        if in_chat:
+            lines.append("  (type your answer, or /cancel to drop the question)")
+        else:
+            lines.append(f'  (reply with: turnstile reply {result.turn_id} "...", '
+                         f"or drop it: turnstile cancel {result.turn_id})")  # fmt: skip
         return "\n".join(lines)
     lines.append(result.answer or "")
     if result.citations:
@@ -146,13 +155,46 @@ def print_result(result: TurnResult, as_json: bool) -> None:
         print(render(result))
 
 
+HELP = (
+    "Type a question. When the assistant asks back, type your answer, or /cancel to drop "
+    "its question. /new starts a new conversation; an empty line, /quit or Ctrl-D leaves. "
+    "Arrow keys edit the line and walk the history."
+)
+
+
+def _history(path: Path | None) -> None:
+    """Line editing and history for `input()`, kept in `path` between sessions.
+
+    readline (the standard library's) is missing on some platforms: then input stays
+    plain, and the chat works the same."""
+    if path is None:
+        return
+    try:
+        import readline
+    except ImportError:  # pragma: no cover - not on this platform
+        return
+    readline.set_history_length(1000)
+    with contextlib.suppress(OSError):
+        readline.read_history_file(path)
+    atexit.register(lambda: _save_history(readline, path))
+
+
+def _save_history(readline: Any, path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        readline.write_history_file(path)
+
+
 def chat(
-    api_url: str, user: str | None, timeout: float, headers: Mapping[str, str] | None = None
-) -> int:
+    api_url: str, user: str | None, timeout: float, headers: Mapping[str, str] | None = None,
+    history: Path | None = None,
+) -> int:  # fmt: skip
     """Interactive chat; a reply to a clarifying question is sent as its answer."""
+    _history(history)
     conversation = f"c{uuid.uuid4().hex[:16]}"
     waiting: TurnResult | None = None
-    print(f"Turnstile chat (conversation {conversation}). Empty line or /quit to leave.")
+    print(f"Turnstile chat (conversation {conversation}). /help for commands; "
+          "an empty line or /quit leaves.")  # fmt: skip
     while True:
         try:
             text = input("> " if waiting is None else "reply> ").strip()
@@ -161,8 +203,20 @@ def chat(
             return 0
         if not text or text == "/quit":
             return 0
+        if text == "/help":
+            print(HELP)
+            continue
+        if text == "/new":
+            conversation, waiting = f"c{uuid.uuid4().hex[:16]}", None
+            print(f"(new conversation {conversation})")
+            continue
+        if text == "/cancel" and waiting is None:
+            print("(no question is waiting for an answer)")
+            continue
         try:
-            if waiting is not None:
+            if waiting is not None and text == "/cancel":
+                result = cancel(api_url, waiting.turn_id, timeout, headers)
+            elif waiting is not None:
                 result = reply(api_url, waiting.turn_id, text, timeout, headers)
             else:
                 result = ask(api_url, text, conversation, user, timeout, headers)
@@ -170,5 +224,5 @@ def chat(
             print(f"turnstile: {exc}", file=sys.stderr)
             waiting = None
             continue
-        print(render(result))
+        print(render(result, in_chat=True))
         waiting = result if result.status == WAITING else None

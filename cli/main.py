@@ -340,7 +340,8 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
 
     if not _api_up(settings):
         raise CliError(f"cannot reach the API at {settings.api_url}", EXIT_UNREACHABLE)
-    return chat.chat(settings.api_url, args.user, args.timeout, _auth(settings))
+    history = settings.home / "chat_history"
+    return chat.chat(settings.api_url, args.user, args.timeout, _auth(settings), history)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -337,6 +337,57 @@ def test_status_json_lists_every_process_and_a_healthy_stack(stack: Stack) -> No
     assert all(isinstance(pid, int) and pid_alive(pid) for pid in report["processes"].values())
 
 
+def test_status_prints_an_aligned_table_and_exits_0_when_healthy(stack: Stack) -> None:
+    done = turnstile(stack.env, "status")
+
+    assert done.returncode == 0, done.stderr
+    rows = done.stdout.splitlines()
+    assert rows[-1] == "healthy"
+    assert any(re.match(r"worker +ok +pollers \d+$", row) for row in rows), rows
+    states = {row.split("  ")[0].strip(): row for row in rows[:-1]}
+    assert {"temporal process", "postgres process", "worker process", "api process"} <= set(states)
+
+
+def test_chat_answers_asks_back_and_lets_you_drop_the_question(stack: Stack) -> None:
+    """`turnstile chat` in a terminal: a clarifying question is answered by typing, or
+    dropped with /cancel; the lines typed are kept as history for the next session."""
+    import pexpect
+
+    env = {**stack.env, "TERM": "dumb"}
+    child = pexpect.spawn(TURNSTILE, ["chat"], env=env, cwd=str(PROJECT_ROOT),
+                          encoding="utf-8", timeout=120)  # fmt: skip
+    try:
+        child.expect("/help for commands")
+        child.expect_exact("> ")
+        child.sendline("What was the revenue?")
+        child.expect_exact("type your answer, or /cancel to drop the question")
+        child.expect_exact("reply> ")
+        child.sendline("/cancel")
+        child.expect("cancelled before it was answered")
+        child.expect_exact("> ")
+        child.sendline("What was the revenue?")
+        child.expect_exact("reply> ")
+        child.sendline("BHP in FY2024")
+        child.expect("55,658")
+        child.expect_exact("> ")
+        child.sendline("/quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    history = (stack.home / "chat_history").read_text()
+    assert "BHP in FY2024" in history and "/cancel" in history
+
+
+def test_eval_real_mode_through_the_running_stack(stack: Stack) -> None:
+    done = turnstile(stack.env, "eval", "--mode", "real", "--suite", "routing", "--limit", "3",
+                     "--json", timeout=300)  # fmt: skip
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["mode"] == "real" and report["engine"] == "offline"
+    assert [c["passed"] for c in report["cases"]] == [True, True, True]
+
+
 def test_up_with_its_port_in_use_names_the_port_in_one_line(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
