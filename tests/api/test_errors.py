@@ -257,3 +257,19 @@ def test_openapi_documents_every_error_as_one_error_response(settings: Settings)
                 )
     error_type = schema["components"]["schemas"]["ErrorResponse"]["properties"]["error_type"]
     assert {"InvalidInput", "NotFound", "Unavailable", "InternalError"} <= set(error_type["enum"])
+
+
+def test_operation_ids_read_as_names_and_are_unique(settings: Settings) -> None:
+    """`start_turn`, not `start_turn_v1_turns_post`: generated clients get readable names."""
+    schema = create_app(settings).openapi()
+    ids = [
+        op["operationId"]
+        for path in schema["paths"].values()
+        for op in path.values()
+        if isinstance(op, dict) and "operationId" in op
+    ]
+
+    assert len(ids) == len(set(ids))
+    assert {"start_turn", "get_turn", "reply_to_clarification", "cancel_turn", "turn_events",
+            "search", "healthz"} <= set(ids)  # fmt: skip
+    assert not [i for i in ids if "_v1_" in i or i.endswith(("_get", "_post", "_delete"))]
