@@ -443,3 +443,36 @@ def test_cross_company_change_label_names_the_compared_company_first() -> None:
     report = check_numbers(answer, [bhp, rio])
     assert report.unsupported == []
     assert [d.label for d in report.derived] == ["BHP vs RIO revenue change FY2024"]
+
+
+def test_the_numeric_check_agrees_with_every_labelled_calibration_pair() -> None:
+    """evals/judge.jsonl in-process: the check fires on each deliberately wrong pair
+    (altered digits, swapped years, wrong company, unit slips, wrong percentages and
+    differences) and stays quiet on each correct one ("lifted … by 37.5%", a ratio stated
+    as a share, a figure "as restated in the FY2024 report")."""
+    from pathlib import Path
+
+    from activities.contracts import ChunkLocator
+    from domain.models import ChunkText
+    from evals.judge import load_pairs
+    from ingestion.documents import parse_document
+
+    corpus = Path(__file__).resolve().parents[2] / "corpus" / "reports"
+    chunks = {
+        (d.company, d.fiscal_year): [c.as_text() for c in d.chunks]
+        for d in map(parse_document, corpus.glob("*.md"))
+    }
+
+    def cited(ref: ChunkLocator) -> ChunkText:
+        on_page = chunks[(ref.company, ref.fiscal_year)]
+        [chunk] = [c for c in on_page if c.page == ref.page and ref.contains in c.text]
+        return chunk
+
+    wrong = []
+    for pair in load_pairs():
+        report = check_numbers(pair.answer, [cited(r) for r in pair.evidence])
+        called = "unsupported" if report.unsupported else "supported"
+        if called != pair.expected:
+            wrong.append(f"{pair.id}: labelled {pair.expected}, called {called}")
+
+    assert wrong == []
