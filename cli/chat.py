@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -18,9 +19,22 @@ EXIT_BAD_INPUT, EXIT_UNREACHABLE, EXIT_TIMEOUT = 2, 3, 4
 
 
 class ChatError(Exception):
-    def __init__(self, message: str, code: int) -> None:
+    """An error to show in one line. `error_type` and `turn_id` are the API's, when it
+    answered with its error body: a 409 `TurnInProgress` names the blocking turn."""
+
+    def __init__(
+        self, message: str, code: int, error_type: str | None = None, turn_id: str | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
+        self.error_type = error_type
+        self.turn_id = turn_id
+
+    @property
+    def blocking_turn(self) -> str | None:
+        """The turn that keeps the conversation busy, when the API refused a new turn
+        because of it (409 `TurnInProgress`)."""
+        return self.turn_id if self.error_type == "TurnInProgress" else None
 
 
 def _detail(response: httpx.Response) -> str:
@@ -31,10 +45,25 @@ def _detail(response: httpx.Response) -> str:
     return str(body.get("detail", body)) if isinstance(body, dict) else str(body)
 
 
+def _client_error(response: httpx.Response) -> ChatError:
+    """A 4xx as a ChatError: the API's `detail` as the message, its error type and turn."""
+    error_type = turn_id = None
+    with contextlib.suppress(ValueError):
+        body = response.json()
+        if isinstance(body, dict):
+            error_type = body.get("error_type")
+            turn_id = body.get("turn_id")
+    return ChatError(
+        _detail(response), EXIT_BAD_INPUT,
+        error_type if isinstance(error_type, str) else None,
+        turn_id if isinstance(turn_id, str) else None,
+    )  # fmt: skip
+
+
 def _settle(client: httpx.Client, response: httpx.Response, timeout: float) -> TurnResult:
     """Turn a 200/202 answer into a settled (or waiting) TurnResult, polling if needed."""
     if 400 <= response.status_code < 500:
-        raise ChatError(_detail(response), EXIT_BAD_INPUT)
+        raise _client_error(response)
     if response.status_code >= 500:
         raise ChatError(f"the API failed: {_detail(response)}", 1)
     result = TurnResult.model_validate(response.json())
@@ -94,6 +123,59 @@ def cancel(
     with httpx.Client(base_url=api_url, timeout=timeout + 5, headers=headers) as client:
         response = client.post(f"/v1/turns/{turn_id}/cancel")
         return _settle(client, response, timeout)
+
+
+def get_turn(
+    api_url: str, turn_id: str, headers: Mapping[str, str] | None = None
+) -> TurnResult | None:
+    """The turn as the API stores it (`GET /v1/turns/{id}`), or None when it cannot say
+    (not found, an error, not reachable): callers then fall back to what they knew."""
+    try:
+        response = httpx.get(
+            f"{api_url}/v1/turns/{quote(turn_id, safe='')}", timeout=10.0, headers=headers
+        )
+        if response.status_code != 200:
+            return None
+        return TurnResult.model_validate(response.json())
+    except (httpx.HTTPError, ValueError):
+        return None
+
+
+def _gist(question: str | None, limit: int = 100) -> str:
+    """A clarifying question's first sentence, on one line: the gist, for an error line."""
+    text = " ".join((question or "").split())
+    end = text.find("?")
+    if 0 <= end < limit:
+        return text[: end + 1]
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def blocked_line(blocking_id: str, blocking: TurnResult | None) -> str:
+    """What `turnstile ask` says when another turn holds its conversation (409
+    `TurnInProgress`): that the question was not asked, and the commands that free the
+    conversation, with the blocking turn's id filled in. `blocking` is that turn as
+    `get_turn` read it (None when it could not)."""
+    turn = f"turn {blocking_id} of this conversation"
+    ways_out = (
+        f'answer it with turnstile reply {blocking_id} "..." or drop it with turnstile cancel'
+        f" {blocking_id}"
+    )
+    if blocking is None:
+        return (
+            f"{turn} is still running or waits for a clarification, so your question was not"
+            f" asked: if it waits, {ways_out}, then ask again"
+        )
+    if blocking.status == WAITING:
+        return (
+            f'{turn} waits for an answer to "{_gist(blocking.clarifying_question)}", so your'
+            f" question was not asked: {ways_out}, then ask again"
+        )
+    if blocking.status in SETTLED:
+        return f"{turn} has just settled, so your question was not asked: ask again"
+    return (
+        f"{turn} is still running, so your question was not asked: ask again once it has"
+        f" settled (if it asks back, {ways_out})"
+    )
 
 
 def render(result: TurnResult, in_chat: bool = False) -> str:
@@ -157,8 +239,11 @@ def print_result(result: TurnResult, as_json: bool) -> None:
 
 HELP = (
     "Type a question. When the assistant asks back, type your answer, or /cancel to drop "
-    "its question. /new starts a new conversation; an empty line, /quit or Ctrl-D leaves. "
-    "Arrow keys edit the line and walk the history."
+    "its question. If the conversation already has a question waiting for an answer (asked "
+    "in another window, on the web page or through the API), your question is not asked "
+    "yet: that question is shown instead, and once you have answered it or dropped it "
+    "with /cancel, your question is asked. /new starts a new conversation; an empty line, "
+    "/quit or Ctrl-D leaves. Arrow keys edit the line and walk the history."
 )
 
 
@@ -185,34 +270,89 @@ def _save_history(readline: Any, path: Path) -> None:
         readline.write_history_file(path)
 
 
+def _new_conversation() -> str:
+    return f"c{uuid.uuid4().hex[:16]}"
+
+
+def _blocked(
+    api_url: str, exc: ChatError, blocking_id: str, question: str, resent: bool,
+    headers: Mapping[str, str] | None,
+) -> tuple[TurnResult | None, str | None]:  # fmt: skip
+    """The chat's answer to 409 `TurnInProgress` on `question`: the turn that holds the
+    conversation and the question to ask once it settles, each None when there is none.
+
+    A blocking turn that waits for a clarification is offered as the chat's own question
+    (answer it by typing, or /cancel), and `question` is asked after it; one still
+    running is said in a line, the question not asked. One that has settled in between
+    frees the conversation, so `question` is sent again (once: not when `resent`).
+    """
+    blocking = get_turn(api_url, blocking_id, headers)
+    if blocking is None:  # cannot tell what it is: the API's own sentence
+        print(f"turnstile: {exc}", file=sys.stderr)
+        return None, None
+    if blocking.status == WAITING:
+        print(
+            f"(turn {blocking_id} of this conversation waits for an answer, so your question"
+            " was not asked yet: answer this one, or /cancel it, and yours is asked next)"
+        )
+        print(render(blocking, in_chat=True))
+        return blocking, question
+    if blocking.status in SETTLED:
+        if not resent:
+            return None, question
+        print(
+            f"(turn {blocking_id} of this conversation has just settled, so your question"
+            " was not asked: ask it again)"
+        )
+        return None, None
+    print(
+        f"(turn {blocking_id} of this conversation is still running, so your question was"
+        " not asked: wait for it and ask again, or /new to start a new conversation)"
+    )
+    return None, None
+
+
 def chat(
     api_url: str, user: str | None, timeout: float, headers: Mapping[str, str] | None = None,
-    history: Path | None = None,
+    history: Path | None = None, conversation: str | None = None,
 ) -> int:  # fmt: skip
-    """Interactive chat; a reply to a clarifying question is sent as its answer."""
+    """Interactive chat; a reply to a clarifying question is sent as its answer.
+
+    `conversation` continues an existing conversation (a new one when None). A question
+    typed while another turn of the conversation waits for a clarification is kept in
+    `deferred` and asked once that turn has settled (answered or cancelled here)."""
     _history(history)
-    conversation = f"c{uuid.uuid4().hex[:16]}"
+    conversation = conversation or _new_conversation()
     waiting: TurnResult | None = None
+    deferred: str | None = None
     print(f"Turnstile chat (conversation {conversation}). /help for commands; "
           "an empty line or /quit leaves.")  # fmt: skip
     while True:
-        try:
-            text = input("> " if waiting is None else "reply> ").strip()
-        except (EOFError, KeyboardInterrupt):
-            print()
-            return 0
-        if not text or text == "/quit":
-            return 0
-        if text == "/help":
-            print(HELP)
-            continue
-        if text == "/new":
-            conversation, waiting = f"c{uuid.uuid4().hex[:16]}", None
-            print(f"(new conversation {conversation})")
-            continue
-        if text == "/cancel" and waiting is None:
-            print("(no question is waiting for an answer)")
-            continue
+        resent = waiting is None and deferred is not None
+        if resent:
+            assert deferred is not None
+            text, deferred = deferred, None
+            print(f"(now asking your question: {text})")
+        else:
+            try:
+                text = input("> " if waiting is None else "reply> ").strip()
+            except (EOFError, KeyboardInterrupt):
+                print()
+                return 0
+            if not text or text == "/quit":
+                return 0
+            if text == "/help":
+                print(HELP)
+                continue
+            if text == "/new":
+                if deferred is not None:
+                    print(f"(your question was not asked: {deferred})")
+                conversation, waiting, deferred = _new_conversation(), None, None
+                print(f"(new conversation {conversation})")
+                continue
+            if text == "/cancel" and waiting is None:
+                print("(no question is waiting for an answer)")
+                continue
         try:
             if waiting is not None and text == "/cancel":
                 result = cancel(api_url, waiting.turn_id, timeout, headers)
@@ -221,8 +361,14 @@ def chat(
             else:
                 result = ask(api_url, text, conversation, user, timeout, headers)
         except ChatError as exc:
+            blocking_id = exc.blocking_turn
+            if waiting is None and blocking_id is not None:
+                waiting, deferred = _blocked(api_url, exc, blocking_id, text, resent, headers)
+                continue
             print(f"turnstile: {exc}", file=sys.stderr)
-            waiting = None
+            if deferred is not None:
+                print(f"(your question was not asked: {deferred})")
+            waiting, deferred = None, None
             continue
         print(render(result, in_chat=True))
         waiting = result if result.status == WAITING else None

@@ -1,10 +1,12 @@
 """`turnstile`: run the embedded stack, then ask, chat, search, ingest, audit, evaluate.
 
-Exit codes: 0 ok, 1 failure, 2 bad input, 3 API unreachable, 4 timeout. Every error is
-one line on stderr, never a traceback.
+Exit codes: 0 ok, 1 failure, 2 bad input, 3 API unreachable, 4 timeout, 141 when
+stdout was closed before the output was written (`turnstile ask --json ... | head -c 10`).
+Every error is one line on stderr, never a traceback.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -25,6 +27,8 @@ from settings import Settings, SettingsError, get_settings
 from stack.processes import StackError
 
 EXIT_FAILURE, EXIT_BAD_INPUT, EXIT_UNREACHABLE, EXIT_TIMEOUT = 1, 2, 3, 4
+EXIT_CLOSED_STDOUT = 141
+"""128 + SIGPIPE, what a shell reports for a program SIGPIPE ended: its reader left."""
 
 
 class CliError(Exception):
@@ -247,7 +251,12 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
             _auth(settings), fresh=args.no_cache,
         )  # fmt: skip
     except chat.ChatError as exc:
-        raise CliError(str(exc), exc.code) from exc
+        blocking_id = exc.blocking_turn
+        if blocking_id is None:
+            raise CliError(str(exc), exc.code) from exc
+        # The conversation is busy: say which turn holds it and how to free it.
+        blocking = chat.get_turn(settings.api_url, blocking_id, _auth(settings))
+        raise CliError(chat.blocked_line(blocking_id, blocking), exc.code) from exc
     chat.print_result(result, args.json)
     return 0
 
@@ -341,7 +350,9 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
     if not _api_up(settings):
         raise CliError(f"cannot reach the API at {settings.api_url}", EXIT_UNREACHABLE)
     history = settings.home / "chat_history"
-    return chat.chat(settings.api_url, args.user, args.timeout, _auth(settings), history)
+    return chat.chat(
+        settings.api_url, args.user, args.timeout, _auth(settings), history, args.conversation
+    )
 
 
 class _Parser(argparse.ArgumentParser):
@@ -437,6 +448,9 @@ def build_parser() -> argparse.ArgumentParser:
     eval_commands.add_parser(sub, _auth)
 
     p = sub.add_parser("chat", help="interactive chat")
+    p.add_argument(
+        "--conversation", help="continue this conversation, e.g. one begun on the web page"
+    )
     p.add_argument("--user", help="user id")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait per turn")
     p.set_defaults(func=cmd_chat)
@@ -476,8 +490,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def _stdout_closed() -> int:
+    """Stdout's reader has gone (`| head -c 10`, a closed pipe): nothing more can be
+    shown. Point stdout at /dev/null, so that the interpreter's last flush of what is
+    still buffered does not fail again, and exit as a program SIGPIPE ended would."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_CLOSED_STDOUT
+
+
 def entry() -> None:
     """The `turnstile` console script: `main()`, then exit with its code.
+
+    Output is flushed here, so a reader that left early (`turnstile ask --json ... |
+    head -c 10`) ends the command quietly with exit 141 instead of a BrokenPipeError
+    traceback, whether the write failed inside the command or in this last flush.
 
     After `turnstile eval` has used a Temporal client, the interpreter's own shutdown can
     crash in the SDK's native runtime (a `PyGILState_Release` fatal error, exit 134 or
@@ -486,10 +514,15 @@ def entry() -> None:
     """
     code = 1
     try:
-        code = main()
+        try:
+            code = main()
+            sys.stdout.flush()
+        except BrokenPipeError:
+            code = _stdout_closed()
     finally:
         if eval_commands.used_temporal():
-            sys.stdout.flush()
+            with contextlib.suppress(BrokenPipeError):
+                sys.stdout.flush()
             sys.stderr.flush()
             os._exit(code)
     sys.exit(code)

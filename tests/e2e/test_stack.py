@@ -378,6 +378,120 @@ def test_chat_answers_asks_back_and_lets_you_drop_the_question(stack: Stack) -> 
     assert "BHP in FY2024" in history and "/cancel" in history
 
 
+def pending_clarification(stack: Stack, conversation: str) -> str:
+    """Start a vague question in `conversation` through the API, as another terminal or
+    the web page would; it waits for a clarification. Returns its turn id."""
+    response = httpx.post(
+        f"{stack.api_url}/v1/turns",
+        json={"question": "What was the revenue?", "conversation_id": conversation},
+        timeout=60,
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["status"] == "needs_clarification", response.text
+    return str(response.json()["turn_id"])
+
+
+def turn_status(stack: Stack, turn_id: str) -> str:
+    return str(httpx.get(f"{stack.api_url}/v1/turns/{turn_id}", timeout=10).json()["status"])
+
+
+@pytest.mark.parametrize("way_out", ["reply", "cancel"])
+def test_chat_in_a_conversation_with_a_pending_clarification_offers_it_then_asks(
+    stack: Stack, way_out: str
+) -> None:
+    """`turnstile chat --conversation ID` where a turn started elsewhere waits for a
+    clarification: the question typed is not asked yet; the waiting question is shown,
+    answered by typing (or dropped with /cancel), and then the typed question is asked."""
+    import pexpect
+
+    conversation = f"c-pending-{way_out}-{os.getpid()}"
+    blocking = pending_clarification(stack, conversation)
+    env = {**stack.env, "TERM": "dumb"}
+    child = pexpect.spawn(TURNSTILE, ["chat", "--conversation", conversation], env=env,
+                          cwd=str(PROJECT_ROOT), encoding="utf-8", timeout=120)  # fmt: skip
+    try:
+        child.expect_exact(f"Turnstile chat (conversation {conversation})")
+        child.expect_exact("> ")
+        child.sendline("What was BHP's net debt in FY2024?")
+        child.expect_exact(f"turn {blocking} of this conversation waits for an answer")
+        child.expect_exact("your question was not asked yet")
+        child.expect_exact("? Which company do you mean?")
+        child.expect_exact("type your answer, or /cancel to drop the question")
+        child.expect_exact("reply> ")
+        if way_out == "reply":
+            child.sendline("Rio Tinto in FY2024")
+            child.expect_exact("53,658")  # Rio Tinto's FY2024 revenue: the waiting turn's
+        else:
+            child.sendline("/cancel")
+            child.expect_exact("cancelled before it was answered")
+        child.expect_exact("(now asking your question: What was BHP's net debt in FY2024?)")
+        child.expect_exact("9.12")  # BHP's FY2024 net debt: the question typed first
+        child.expect_exact(f"turn-{conversation}-2")
+        child.expect_exact("> ")
+        child.sendline("/quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert turn_status(stack, blocking) == ("answered" if way_out == "reply" else "cancelled")
+    assert turn_status(stack, f"turn-{conversation}-2") == "answered"
+
+
+def test_ask_in_a_conversation_with_a_pending_clarification_names_reply_and_cancel(
+    stack: Stack,
+) -> None:
+    """`turnstile ask --conversation ID` while a turn there waits: one line naming the two
+    ways out, each of which works as written and frees the conversation."""
+    for way_out in ("reply", "cancel"):
+        conversation = f"c-ask-{way_out}-{os.getpid()}"
+        blocking = pending_clarification(stack, conversation)
+        question = "What was BHP's net debt in FY2024?"
+
+        refused = turnstile(stack.env, "ask", "--conversation", conversation, question)
+
+        line = assert_one_clean_error_line(refused)
+        assert refused.returncode == 2 and refused.stdout == ""
+        assert line == (
+            f'turnstile: turn {blocking} of this conversation waits for an answer to "Which'
+            f' company do you mean?", so your question was not asked: answer it with turnstile'
+            f' reply {blocking} "..." or drop it with turnstile cancel {blocking}, then ask again'
+        )
+        if way_out == "reply":
+            freed = turnstile(stack.env, "reply", blocking, "BHP in FY2024")
+            assert freed.returncode == 0 and "55,658" in freed.stdout, freed.stderr
+        else:
+            freed = turnstile(stack.env, "cancel", blocking)
+            assert freed.returncode == 0 and "cancelled" in freed.stdout, freed.stderr
+        again = turnstile(stack.env, "ask", "--conversation", conversation, question)
+        assert again.returncode == 0 and "9.12" in again.stdout, again.stderr
+
+
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+def test_ask_json_into_a_closed_pipe_exits_quietly(stack: Stack, buffered: bool) -> None:
+    """`turnstile ask --json ... | head -c 10`, and a reader gone before the answer came:
+    no BrokenPipeError traceback, exit 141 as for a program SIGPIPE ended."""
+    env = {k: v for k, v in stack.env.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    ask = [TURNSTILE, "ask", "--json", "What was BHP's revenue in FY2024?"]
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        gone = subprocess.run(
+            ask, env=env, cwd=PROJECT_ROOT, stdin=subprocess.DEVNULL, stdout=write_end,
+            stderr=subprocess.PIPE, text=True, timeout=120,
+        )  # fmt: skip
+    finally:
+        os.close(write_end)
+    assert (gone.returncode, gone.stderr) == (141, "")
+
+    head = subprocess.run(
+        ["bash", "-c", 'set -o pipefail; "$@" | head -c 10', "bash", *ask], env=env,
+        cwd=PROJECT_ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert head.stdout == '{"turn_id"' and head.stderr == ""
+    assert head.returncode in (0, 141)  # 141 when head left before the answer was written
+
+
 def test_eval_real_mode_through_the_running_stack(stack: Stack) -> None:
     done = turnstile(stack.env, "eval", "--mode", "real", "--suite", "routing", "--limit", "3",
                      "--json", timeout=300)  # fmt: skip
