@@ -16,7 +16,7 @@ import psycopg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -44,13 +44,35 @@ ErrorType = Literal[
 class ErrorResponse(BaseModel):
     """The body of every 4xx and 5xx the API answers (except /healthz's own report)."""
 
-    model_config = ConfigDict(use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        json_schema_extra={
+            "examples": [
+                {
+                    "detail": "turn turn-c35c244d68fec4309-1 is still running or waiting for a"
+                    " reply in this conversation; answer it, or cancel it (POST"
+                    " /v1/turns/turn-c35c244d68fec4309-1/cancel) if it waits for a"
+                    " clarification",
+                    "error_type": "TurnInProgress",
+                    "turn_id": "turn-c35c244d68fec4309-1",
+                },
+                {
+                    "detail": "question: question is longer than 4000 characters",
+                    "error_type": "InvalidInput",
+                },
+                {
+                    "detail": "the database is unavailable; retry shortly",
+                    "error_type": "Unavailable",
+                },
+            ]
+        },
+    )
 
-    detail: str
+    detail: str = Field(examples=["no turn turn-c35c244d68fec4309-9"])
     """One readable sentence; for invalid input, every problem joined with `; `."""
-    error_type: ErrorType
+    error_type: ErrorType = Field(examples=["NotFound"])
     """What kind of failure, from the one error table; clients branch on this."""
-    turn_id: str | None = None
+    turn_id: str | None = Field(default=None, examples=["turn-c35c244d68fec4309-9"])
     """The turn the error is about, where there is one (absent otherwise)."""
 
 
@@ -217,6 +239,12 @@ def _document_errors(schema: dict[str, Any]) -> None:
     for operations in schema.get("paths", {}).values():
         for operation in operations.values():
             responses = operation.setdefault("responses", {})
+            for status, response in responses.items():
+                # Errors are JSON even where the success is not: FastAPI gives a route's
+                # error models the route's own media type (an event stream's, say).
+                content = response.get("content", {})
+                if int(status) >= 400 and list(content) == ["text/event-stream"]:
+                    response["content"] = {"application/json": content["text/event-stream"]}
             if "422" in responses:
                 responses["422"] = {
                     "description": _DESCRIPTIONS[422],

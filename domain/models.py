@@ -30,11 +30,18 @@ class Frozen(BaseModel):
 class ChunkRef(Frozen):
     """Where a passage is: enough to find it again and to cite it."""
 
-    chunk_id: str
-    company: str
-    fiscal_year: int
-    page: int
-    document: str
+    chunk_id: str = Field(
+        description="The passage's id in the report index.",
+        examples=["3f171a5c-7083-5f6e-85ce-f24ea8385b62"],
+    )
+    company: str = Field(
+        description="The company's ASX ticker: BHP, RIO, FMG, S32 or NST.", examples=["BHP"]
+    )
+    fiscal_year: int = Field(
+        description="The fiscal year the report covers (2024 for FY2024).", examples=[2024]
+    )
+    page: int = Field(description="The report page the passage is on.", examples=[4])
+    document: str = Field(description="The report's title.", examples=["BHP Annual Report 2024"])
 
     @classmethod
     def narrowed(cls, other: "ChunkRef") -> Self:
@@ -46,14 +53,41 @@ class ChunkRef(Frozen):
 class Source(ChunkRef):
     """A passage an answer may cite, with the preview shown next to the citation."""
 
-    preview: str
+    preview: str = Field(
+        description="The start of the passage, shown next to the citation.",
+        examples=[
+            "Table (all figures in US$ millions): | US$M | FY2024 | |---|---| | Revenue |"
+            " 55,658 | | Underlying EBITDA | 29,016 | | Attributable profit | 7,897 |"
+        ],
+    )
 
 
 class Citation(Source):
     """A cited source as the user sees it: `n` is its marker in the answer."""
 
-    n: int
-    chunk_id: str = ""
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "chunk_id": "3f171a5c-7083-5f6e-85ce-f24ea8385b62",
+                    "company": "BHP",
+                    "fiscal_year": 2024,
+                    "page": 4,
+                    "document": "BHP Annual Report 2024",
+                    "preview": "Table (all figures in US$ millions): | US$M | FY2024 |"
+                    " |---|---| | Revenue | 55,658 | | Underlying EBITDA | 29,016 |",
+                    "n": 1,
+                }
+            ]
+        }
+    )
+
+    n: int = Field(description="The citation's marker: `[1]` in the answer is `n` 1.", examples=[1])
+    chunk_id: str = Field(
+        default="",
+        description="The passage's id in the report index.",
+        examples=["3f171a5c-7083-5f6e-85ce-f24ea8385b62"],
+    )
 
 
 class ChunkMeta(ChunkRef):
@@ -170,14 +204,39 @@ class RetrievalConfig(Frozen):
 
 
 class Derived(Frozen):
-    label: str
-    formula: str
+    """A figure the answer computed from cited ones; the numeric check recomputed it."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "label": "FMG revenue change FY2023–FY2024",
+                    "formula": "(18.22 − 16.87) / 16.87 = +8.0%",
+                }
+            ]
+        }
+    )
+
+    label: str = Field(
+        description="What was computed.", examples=["FMG revenue change FY2023–FY2024"]
+    )
+    formula: str = Field(
+        description="How, from the cited figures.", examples=["(18.22 − 16.87) / 16.87 = +8.0%"]
+    )
 
 
 class NotFound(Frozen):
-    company: str
-    fiscal_year: int
-    metric: str
+    """A requested figure the reports do not give; the answer has a line saying so."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"company": "BHP", "fiscal_year": 2024, "metric": "free cash flow"}]
+        }
+    )
+
+    company: str = Field(description="The company's ASX ticker.", examples=["BHP"])
+    fiscal_year: int = Field(description="The fiscal year asked about.", examples=[2024])
+    metric: str = Field(description="The measure asked for.", examples=["free cash flow"])
 
     def line(self) -> str:
         return (
@@ -187,19 +246,59 @@ class NotFound(Frozen):
 
 
 class UnsupportedClaim(Frozen):
-    label: str
-    reason: ClaimReason
+    """A claim in the answer that the cited evidence does not support."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"label": "RIO FY2025 revenue", "reason": "general_knowledge"}]
+        }
+    )
+
+    label: str = Field(
+        description="The metric and context the claim is about, never the number.",
+        examples=["RIO FY2025 revenue"],
+    )
+    reason: ClaimReason = Field(
+        description="`interpolation` (an estimate: about, roughly, ...), `calculation` (looks"
+        " computed from the cited numbers but does not recompute) or `general_knowledge`"
+        " (not in the cited sources).",
+        examples=["general_knowledge"],
+    )
 
 
 class ModelCall(Frozen):
     """One call to a model, as the turn's trace records it: never the prompt or the reply."""
 
-    step: str
-    model: str
-    prompt_sha: str
-    """The first 12 hex digits of the SHA-256 of the step's prompt template."""
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "step": "llm_synthesize_answer",
+                    "model": "gpt-4o-mini",
+                    "prompt_sha": "5d2c81f04a9e",
+                    "prompt_tokens": 1840,
+                    "completion_tokens": 96,
+                }
+            ]
+        }
+    )
+
+    step: str = Field(description="The step's activity name.", examples=["llm_synthesize_answer"])
+    model: str = Field(description="The model the step called.", examples=["gpt-4o-mini"])
+    prompt_sha: str = Field(
+        description="The first 12 hex digits of the SHA-256 of the step's prompt template.",
+        examples=["5d2c81f04a9e"],
+    )
+    prompt_tokens: int = Field(
+        default=0,
+        description="Tokens in the prompt, as the provider counted them.",
+        examples=[1840],
+    )
+    completion_tokens: int = Field(
+        default=0,
+        description="Tokens in the reply, as the provider counted them.",
+        examples=[96],
+    )
 
 
 class Draft(Frozen):

@@ -8,7 +8,8 @@ Frozen pydantic models; new fields only with defaults (histories replay old payl
 from datetime import datetime
 from typing import Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
+from pydantic.config import JsonDict, JsonValue
 
 from domain.models import Citation, Derived, Frozen, ModelCall, NotFound, UnsupportedClaim
 
@@ -40,63 +41,327 @@ class DocumentsUsed(Frozen):
     """Which chunks a turn's searches returned and which survived relevance grading
     (ids only: the text stays in Qdrant), in the order they first appeared."""
 
-    retrieved: list[str] = Field(default_factory=list)
-    kept: list[str] = Field(default_factory=list)
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "retrieved": [
+                        "3f171a5c-7083-5f6e-85ce-f24ea8385b62",
+                        "94749a73-d16f-5949-bab1-2f8da58f3a8d",
+                    ],
+                    "kept": ["3f171a5c-7083-5f6e-85ce-f24ea8385b62"],
+                }
+            ]
+        }
+    )
+
+    retrieved: list[str] = Field(
+        default_factory=list,
+        description="Every chunk the turn's searches returned.",
+        examples=[["3f171a5c-7083-5f6e-85ce-f24ea8385b62", "94749a73-d16f-5949-bab1-2f8da58f3a8d"]],
+    )
+    kept: list[str] = Field(
+        default_factory=list,
+        description="The chunks relevance grading kept: the evidence the answer was written from.",
+        examples=[["3f171a5c-7083-5f6e-85ce-f24ea8385b62"]],
+    )
 
 
 class Degradation(Frozen):
-    layer: str
-    reason: str
+    """A step that failed open: the turn went on without it (see docs/failure-policy.md)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "layer": "llm_summarize_history",
+                    "reason": "TimeoutError: activity StartToClose timeout",
+                }
+            ]
+        }
+    )
+
+    layer: str = Field(description="The step's activity name.", examples=["llm_summarize_history"])
+    reason: str = Field(
+        description="Why it failed: the error's type and message.",
+        examples=["TimeoutError: activity StartToClose timeout"],
+    )
 
 
 class Carried(Frozen):
-    company: str | None = None
-    fiscal_year: int | None = None
-    metric: str | None = None
-    """The measure carried into a follow-up ("and in FY2023?"), as answers name it."""
-    preferences: list[str] = Field(default_factory=list)
-    """The user's remembered preferences applied to the question ("figures in billions")."""
+    """What a follow-up took from earlier in the conversation, and the preferences applied."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"company": "BHP", "fiscal_year": 2024, "metric": None, "preferences": []},
+                {
+                    "company": None,
+                    "fiscal_year": None,
+                    "metric": None,
+                    "preferences": ["figures in billions"],
+                },
+            ]
+        }
+    )
+
+    company: str | None = Field(
+        default=None,
+        description="The company (ASX ticker) carried into a follow-up that named none.",
+        examples=["BHP"],
+    )
+    fiscal_year: int | None = Field(
+        default=None,
+        description="The fiscal year carried into a follow-up that named none.",
+        examples=[2024],
+    )
+    metric: str | None = Field(
+        default=None,
+        description='The measure carried into a follow-up ("and in FY2023?"), as answers name it.',
+        examples=["net debt"],
+    )
+    preferences: list[str] = Field(
+        default_factory=list,
+        description="The user's remembered preferences applied to the question.",
+        examples=[["figures in billions"]],
+    )
+
+
+# The OpenAPI document's examples: real results over the sample corpus (offline engine).
+_CITATION: JsonDict = {
+    "chunk_id": "3f171a5c-7083-5f6e-85ce-f24ea8385b62",
+    "company": "BHP",
+    "fiscal_year": 2024,
+    "page": 4,
+    "document": "BHP Annual Report 2024",
+    "preview": "Table (all figures in US$ millions): | US$M | FY2024 | |---|---| | Revenue |"
+    " 55,658 | | Underlying EBITDA | 29,016 | | Attributable profit | 7,897 |",
+    "n": 1,
+}
+_EXAMPLES: list[JsonValue] = [
+    {
+        "turn_id": "turn-c35c244d68fec4309-1",
+        "conversation_id": "c35c244d68fec4309",
+        "status": "answered",
+        "question": "What was BHP's revenue in FY2024?",
+        "resolved_question": "What was BHP's revenue in FY2024?",
+        "answer": "BHP Group's revenue for FY2024 (year ended 30 June 2024) was US$55,658"
+        " million [1].",
+        "citations": [_CITATION],
+        "grounded": "yes",
+        "confidence": "high",
+        "coverage": {"BHP": True},
+        "route": "needs_retrieval",
+        "model_calls": 5,
+        "documents": {
+            "retrieved": [
+                "3f171a5c-7083-5f6e-85ce-f24ea8385b62",
+                "94749a73-d16f-5949-bab1-2f8da58f3a8d",
+            ],
+            "kept": ["3f171a5c-7083-5f6e-85ce-f24ea8385b62"],
+        },
+    },
+    {
+        "turn_id": "turn-c9a41e07b2d5f3c18-1",
+        "conversation_id": "c9a41e07b2d5f3c18",
+        "status": "needs_clarification",
+        "question": "Tell me about this company",
+        "resolved_question": "Tell me about this company",
+        "clarifying_question": "Which company do you mean? I cover BHP Group (BHP), Rio Tinto"
+        " (RIO), Fortescue (FMG), South32 (S32) and Northern Star (NST), for FY2023 to FY2025."
+        ' For example: "What was Fortescue\'s net debt in FY2024?"',
+        "expires_at": "2025-03-02T02:28:19Z",
+        "route": "needs_clarification",
+        "clarification_round": 1,
+        "model_calls": 1,
+    },
+    {
+        "turn_id": "turn-c0d7be41f9a2c6e35-1",
+        "conversation_id": "c0d7be41f9a2c6e35",
+        "status": "refused",
+        "question": "Should I buy BHP shares?",
+        "resolved_question": "Should I buy BHP shares?",
+        "answer": "I can only answer questions about the annual reports of five ASX-listed"
+        " miners — BHP Group, Rio Tinto, Fortescue, South32 and Northern Star — for FY2023 to"
+        " FY2025: revenue, EBITDA, profit, dividends, net debt, capital expenditure and"
+        " production, with each figure cited to a report page. I do not give investment"
+        ' advice, predict share prices or write creative pieces. Try, for example: "What was'
+        " BHP's revenue in FY2024?\"",
+        "route": "scope_rules",
+        "refusal_reason": "investment_advice",
+    },
+]
 
 
 class TurnResult(Frozen):
-    turn_id: str
-    conversation_id: str
-    status: TurnStatus
-    question: str
-    resolved_question: str | None = None
-    answer: str | None = None
-    clarifying_question: str | None = None
-    expires_at: datetime | None = None
-    citations: list[Citation] = Field(default_factory=list)
-    derived: list[Derived] = Field(default_factory=list)
-    not_found: list[NotFound] = Field(default_factory=list)
-    grounded: Literal["yes", "partial", "no"] | None = None
-    confidence: Literal["high", "medium", "low"] | None = None
-    unsupported_claims: list[UnsupportedClaim] = Field(default_factory=list)
-    warnings: list[str] = Field(default_factory=list)
-    coverage: dict[str, bool] = Field(default_factory=dict)
-    carried: Carried = Field(default_factory=Carried)
-    route: str | None = None
-    retries: int = 0
-    degraded: list[Degradation] = Field(default_factory=list)
-    fallback_reason: str | None = None
-    clarification_round: int = 0
-    model_calls: int = 0
-    model_trace: list[ModelCall] = Field(default_factory=list)
-    documents: DocumentsUsed = Field(default_factory=DocumentsUsed)
-    """Each model call of the turn: step, model, prompt-template hash and token usage
-    (empty for the offline engine, which calls no model)."""
-    refusal_reason: str | None = None
-    retry_skipped: str | None = None
-    failure_reason: str | None = None
-    """Why a `failed` or `cancelled` turn stopped: an error type or who cancelled it,
-    never user text."""
-    cache: Literal["hit", "hint", "miss"] | None = None
-    """The semantic answer cache: `hit` (a stored answer reused, through the final gate),
-    `hint` (a stored answer handed to synthesis as a labelled claim), `miss`; None when
-    the cache was not asked (turns before it, refusals by rule, preference statements)."""
-    cache_turn_id: str | None = None
-    """On a hit or a hint: the earlier turn whose answer it was."""
-    cache_similarity: float | None = None
-    summarised: int = 0
-    """Messages this turn compressed into the conversation's summary."""
+    """A chat turn as every client reads it: its status, and the answer with its evidence.
+
+    Fields a turn did not reach keep their defaults (empty lists, null, 0).
+    """
+
+    model_config = ConfigDict(json_schema_extra={"examples": _EXAMPLES})
+
+    turn_id: str = Field(
+        description="The turn's id: `turn-{conversation_id}-{n}`, its n-th in the conversation.",
+        examples=["turn-c35c244d68fec4309-1"],
+    )
+    conversation_id: str = Field(
+        description="The conversation the turn belongs to (a new one when the request named none).",
+        examples=["c35c244d68fec4309"],
+    )
+    status: TurnStatus = Field(
+        description="`running` (poll `GET /v1/turns/{turn_id}`); `needs_clarification`"
+        " (reply to `clarifying_question` before `expires_at`); or settled: `answered`,"
+        " `refused` (out of scope: `refusal_reason`), `fallback` (no answer passed the"
+        " checks: `fallback_reason`), `expired` (the question went unanswered), `failed`"
+        " (stopped on an error: `failure_reason`) or `cancelled`.",
+        examples=["answered"],
+    )
+    question: str = Field(
+        description="The question as asked.", examples=["What was BHP's revenue in FY2024?"]
+    )
+    resolved_question: str | None = Field(
+        default=None,
+        description="The question the turn answered: with a clarification merged in, or what"
+        " a follow-up carried from the conversation (see `carried`).",
+        examples=["And its net debt? (BHP Group, FY2024)"],
+    )
+    answer: str | None = Field(
+        default=None,
+        description="The answer, released only after the final gate; each `[n]` cites the"
+        " citation numbered n. For `refused`, `fallback`, `expired` and `cancelled`, what the"
+        " user is told instead; null while the turn runs or waits.",
+        examples=[
+            "BHP Group's revenue for FY2024 (year ended 30 June 2024) was US$55,658 million [1]."
+        ],
+    )
+    clarifying_question: str | None = Field(
+        default=None,
+        description="What the turn needs to know before it can answer (`needs_clarification`,"
+        " and an `expired` turn shows what it asked).",
+        examples=["Which company do you mean?"],
+    )
+    expires_at: datetime | None = Field(
+        default=None,
+        description="When an unanswered clarifying question expires and the turn settles"
+        " `expired`.",
+    )
+    citations: list[Citation] = Field(
+        default_factory=list, description="The sources the answer cites, in marker order."
+    )
+    derived: list[Derived] = Field(
+        default_factory=list,
+        description="Figures the answer computed from cited ones (a change, a ratio), each with"
+        " its formula; the numeric check recomputed them.",
+    )
+    not_found: list[NotFound] = Field(
+        default_factory=list,
+        description="Figures asked for that the reports do not give; the answer says so for each.",
+    )
+    grounded: Literal["yes", "partial", "no"] | None = Field(
+        default=None,
+        description="Whether the evidence supports the answer: `yes` (every claim), `partial`"
+        " (one to three unsupported claims) or `no`; null when no answer was checked.",
+        examples=["yes"],
+    )
+    confidence: Literal["high", "medium", "low"] | None = Field(
+        default=None,
+        description="Derived from the unsupported claims and missing figures, never asked of"
+        " a model; null when no answer was checked.",
+        examples=["high"],
+    )
+    unsupported_claims: list[UnsupportedClaim] = Field(
+        default_factory=list, description="Claims in the answer the evidence does not support."
+    )
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="Notes for the reader, such as a fiscal year the reports do not cover.",
+        examples=[["FY2030 is not covered: the reports cover FY2023–FY2025."]],
+    )
+    coverage: dict[str, bool] = Field(
+        default_factory=dict,
+        description="For each company the question asks about (ASX ticker), whether evidence"
+        " for it was found.",
+        examples=[{"BHP": True}],
+    )
+    carried: Carried = Field(
+        default_factory=Carried,
+        description="What a follow-up took from earlier in the conversation.",
+    )
+    route: str | None = Field(
+        default=None,
+        description="The path the turn took: `needs_retrieval`, `direct_answer`,"
+        " `needs_clarification`, `out_of_scope`, `scope_rules` (refused by rule),"
+        " `answer_cache` or `remember` (a preference stated).",
+        examples=["needs_retrieval"],
+    )
+    retries: int = Field(
+        default=0, description="Retrieval passes retried after the first.", examples=[0]
+    )
+    degraded: list[Degradation] = Field(
+        default_factory=list,
+        description="Steps that failed open: the turn went on without them.",
+    )
+    fallback_reason: str | None = Field(
+        default=None,
+        description="Why the turn gave no answer (`fallback`, and `internal_error` for a"
+        " `failed` turn): `nothing_relevant`, `no_answer_composed`, `clarification_exhausted`.",
+        examples=["nothing_relevant"],
+    )
+    clarification_round: int = Field(
+        default=0,
+        description="How many clarifying questions the turn has asked.",
+        examples=[0],
+    )
+    model_calls: int = Field(
+        default=0, description="Model-engine calls the turn made (bounded per turn).", examples=[5]
+    )
+    model_trace: list[ModelCall] = Field(
+        default_factory=list,
+        description="Each model call of the turn: step, model, prompt-template hash and token"
+        " usage (empty for the offline engine, which calls no model).",
+    )
+    documents: DocumentsUsed = Field(
+        default_factory=DocumentsUsed,
+        description="The chunks the turn's searches returned and the ones grading kept (ids).",
+    )
+    refusal_reason: str | None = Field(
+        default=None,
+        description="Why a `refused` turn was refused: the scope rule's name, or the"
+        " classifier's reason.",
+        examples=["investment_advice"],
+    )
+    retry_skipped: str | None = Field(
+        default=None,
+        description="Why a retry was skipped: nothing it could search for differently.",
+        examples=["nothing in the sub-queries could change"],
+    )
+    failure_reason: str | None = Field(
+        default=None,
+        description="Why a `failed` or `cancelled` turn stopped: an error type or who"
+        " cancelled it, never user text.",
+        examples=["cancelled by the user"],
+    )
+    cache: Literal["hit", "hint", "miss"] | None = Field(
+        default=None,
+        description="The semantic answer cache: `hit` (a stored answer reused, through the"
+        " final gate), `hint` (a stored answer handed to synthesis as a labelled claim),"
+        " `miss`; null when the cache was not asked (turns from before it, refusals by rule,"
+        " preference statements).",
+        examples=["miss"],
+    )
+    cache_turn_id: str | None = Field(
+        default=None,
+        description="On a hit or a hint: the earlier turn whose answer it was.",
+        examples=["turn-c5e0a9d13b7f42c68-1"],
+    )
+    cache_similarity: float | None = Field(
+        default=None,
+        description="On a hit or a hint: the cosine similarity of the two questions.",
+        examples=[0.97],
+    )
+    summarised: int = Field(
+        default=0,
+        description="Messages this turn compressed into the conversation's summary.",
+        examples=[0],
+    )
