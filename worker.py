@@ -54,6 +54,7 @@ from workflows.chat_turn import ChatTurn
 from workflows.evaluation import EvaluateJudge, EvaluateRetrieval, EvaluateRouting
 from workflows.forget import ForgetUser
 from workflows.ingest import IngestDocuments
+from workflows.passages import LoadPassages
 from workflows.probes import (
     ProbeRequest,
     RunGoldenProbes,
@@ -79,7 +80,7 @@ _FORBIDDEN = (
 def workflows() -> Sequence[type]:
     return [
         ChatTurn, IngestDocuments, SearchReports, SweepTurns, PurgeDecisionRecords, ForgetUser,
-        EvaluateRouting, EvaluateRetrieval, EvaluateJudge, RunGoldenProbes,
+        EvaluateRouting, EvaluateRetrieval, EvaluateJudge, RunGoldenProbes, LoadPassages,
     ]  # fmt: skip
 
 

@@ -11,7 +11,19 @@ from temporalio.client import Client
 import payloads
 import tracing
 from api import errors, metrics
-from api.routes import audit, codec, events, health, ingest, page, search, turns, users
+from api.routes import (
+    audit,
+    codec,
+    docs,
+    events,
+    health,
+    ingest,
+    page,
+    search,
+    sources,
+    turns,
+    users,
+)
 from db.migrate import migrate
 from db.pool import make_pool
 from settings import DEV_API_KEY, DEV_PII_KEY, DEV_TENANT, Settings, load_settings
@@ -65,14 +77,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Operation ids that read as names (`start_turn`, not `start_turn_v1_turns_post`):
         # each route's function name, unique across the API (checked by a test).
         generate_unique_id_function=lambda route: route.name,
+        # FastAPI's own /docs and /redoc load their scripts from a CDN: `docs` serves
+        # the same pages from files installed with the package.
+        docs_url=None,
+        redoc_url=None,
     )
     errors.install(app)
     metrics.install(app)
+    docs.install(app)
     app.include_router(health.router)
     app.include_router(search.router)
     app.include_router(ingest.router)
     app.include_router(turns.router)
     app.include_router(events.router)
+    app.include_router(sources.router)
     app.include_router(audit.router)
     app.include_router(users.router)
     app.include_router(codec.router)

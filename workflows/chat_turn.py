@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal, TypedDict, TypeVar, Unpack
 
 from temporalio import workflow
+from temporalio.contrib.workflow_streams import WorkflowStream
 from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.exceptions import TimeoutError as StepTimeout
 
@@ -65,7 +66,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.pii import TOKEN
     from domain.question import coverage_notice, coverage_warning, extract_slots
     from domain.text import storable, unstorable
-    from workflows import attributes
+    from workflows import attributes, progress
     from workflows.contracts import (
         CancelRequest,
         Carried,
@@ -73,6 +74,7 @@ with workflow.unsafe.imports_passed_through():
         ClarificationReply,
         Degradation,
         DocumentsUsed,
+        TurnEvent,
         TurnInput,
         TurnResult,
         TurnStatus,
@@ -300,6 +302,12 @@ class ChatTurn:
         self._cache: CacheLookup | None = None
         self._corpus_version: str | None = None
         self._summarised = 0
+        # The turn's progress for watchers (the API's event stream): an offset-addressed
+        # log kept in the workflow and read with updates. Publishing issues no command,
+        # so turns that began before the stream replay unchanged.
+        self._stream = WorkflowStream()
+        self._events = self._stream.topic(progress.EVENTS_TOPIC, type=TurnEvent)
+        self._published = 0
 
     @workflow.run
     async def run(self, inp: TurnInput) -> TurnResult:
@@ -333,6 +341,10 @@ class ChatTurn:
             raise  # new code on an old history: fail the task visibly, settle nothing
         except Exception as err:  # the settle path: any failure still ends the turn
             result = await self._settle_after("failed", _cause(err), None)
+        # The stream's in-band end, then release its waiting subscribers: a poll still
+        # waiting would otherwise keep the handlers below from ever finishing.
+        self._publish(progress.settled(result.status))
+        self._stream.detach_pollers()
         await workflow.wait_condition(workflow.all_handlers_finished)
         return result
 
@@ -637,6 +649,7 @@ class ChatTurn:
         await self._save(waiting, final=False)
         self._result, self._asked_round = waiting, self._round
         self._note(f"asked clarification {self._round}")
+        self._publish(progress.waiting(self._round))
         try:
             await workflow.wait_condition(
                 lambda: self._reply is not None or self._cancel is not None,
@@ -702,7 +715,8 @@ class ChatTurn:
             sources = list(kept.values())
             coverage = company_status(requested, {h.company for h in sources})
             self._note(
-                f"pass {number}: {len(candidates)} new, {len(sources)} kept, coverage {coverage}"
+                f"pass {number}: {len(candidates)} new, {len(sources)} kept;"
+                f" {progress.covered(coverage)}"
             )
             current_pass = await self._draft_and_check(number, resolved, slots, sources)
             passes.append(current_pass)
@@ -794,6 +808,8 @@ class ChatTurn:
 
     async def _retrieve(self, sub_queries: list[SubQuery]) -> list[ChunkHit]:
         """Search every company in parallel; a failed branch counts as not found."""
+        for sq in sub_queries:
+            self._publish(progress.search_started(sq.company, sq.fiscal_years))
         results = await asyncio.gather(
             *(
                 workflow.execute_activity(
@@ -994,6 +1010,7 @@ class ChatTurn:
         history) keep running every step as a regular activity, so their replay and
         their continuation under this code issue exactly the commands they issued.
         """
+        self._publish(progress.step_started(step_name(step)))
         if self._lean and runs_local(step, self._inp.engine_in_process):
             result = await workflow.execute_local_activity(
                 step, arg, summary=summary, **local_step_options(step)
@@ -1068,3 +1085,11 @@ class ChatTurn:
     def _note(self, line: str) -> None:
         self._details.append(line)
         workflow.set_current_details("\n".join(self._details[-40:]))
+        self._publish(progress.decision(line))
+
+    def _publish(self, event: TurnEvent) -> None:
+        """Publish on the turn's stream, keeping at most the last MAX_RETAINED_EVENTS."""
+        self._events.publish(event)
+        self._published += 1
+        if self._published > progress.MAX_RETAINED_EVENTS:
+            self._stream.truncate(self._published - progress.MAX_RETAINED_EVENTS)

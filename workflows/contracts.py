@@ -64,3 +64,23 @@ class CancelRequest(_Frozen):
 
     round: int
     reason: str = "cancelled by the user"
+
+
+class TurnEvent(_Frozen):
+    """One line of a turn's progress, published on the turn's workflow stream.
+
+    The API's event stream forwards these as they happen; answer text is never one of
+    them (it is released only in the TurnResult, after the final gate).
+    """
+
+    kind: str
+    """`step` (a step starts), `decision` (what a step decided), `waiting` (the turn
+    asks a clarifying question and pauses) or `settled` (the last event of a turn)."""
+    text: str
+    """Plain English, for people: "Searching BHP's reports for FY2024"."""
+    step: str | None = None
+    """The step's activity name, for `step` events and decisions a step took."""
+    round: int | None = None
+    """The clarification round, for `waiting` events."""
+    status: str | None = None
+    """The turn's status, for `settled` events."""

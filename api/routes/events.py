@@ -1,70 +1,75 @@
 """GET /v1/turns/{turn_id}/events: a turn's progress as server-sent events.
 
-`step` events carry the decisions the workflow has taken (route, grading, retries, gate);
-one final `outcome` event carries the TurnResult. Answer text appears only in that
-outcome, which exists only after the final gate: unchecked text is never streamed. If
-PostgreSQL drops away mid-stream, one `error` event (an ErrorResponse) ends the stream:
-the 200 is already sent, so a status code can no longer say it.
+The turn publishes its progress on its own workflow stream (Temporal's Workflow Streams:
+an offset-addressed, de-duplicated log kept inside the workflow and read with updates).
+This route subscribes and forwards each event as a `step` whose SSE `id` is its offset in
+that log, so a client that drops resumes with `Last-Event-ID` (or `?after=`) and misses
+nothing. The stream ends with one `outcome` event carrying the TurnResult, read from
+PostgreSQL when the turn settles or pauses for a clarification: answer text exists only
+there, after the final gate, so unchecked text is never streamed. Keep-alive comments are
+FastAPI's own (every 15 s). If PostgreSQL drops away mid-stream, one `error` event (an
+ErrorResponse) ends the stream: the 200 is already sent, so a status code cannot say it.
+
+The table also watches: when the stream says nothing for a while (no worker to answer,
+a turn begun before the stream existed, a workflow closed by an operator), the stored
+turn decides, as it did before the stream.
 """
 
 import asyncio
-import json
-from collections.abc import AsyncIterator
+import contextlib
+from collections.abc import AsyncIterable
+from typing import Annotated
 
 import psycopg
-from fastapi import APIRouter
-from fastapi.responses import StreamingResponse
-from temporalio.client import WorkflowHandle, WorkflowQueryFailedError, WorkflowQueryRejectedError
+from fastapi import APIRouter, Depends, Header, Query
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+from psycopg_pool import PoolTimeout
+from temporalio.client import Client
+from temporalio.contrib.workflow_streams import WorkflowStreamClient, WorkflowStreamItem
 from temporalio.service import RPCError
 
 from api import redaction
-from api.auth import CallerDep
+from api.auth import Caller, CallerDep
 from api.deps import PoolDep, TemporalDep, TurnIdPath
 from api.errors import ApiError, ErrorResponse, error_responses
-from db import turns
-from workflows.chat_turn import ChatTurn
-from workflows.contracts import SETTLED, WAITING, TurnResult
+from db import reconcile, turns
+from workflows.contracts import OPEN, SETTLED, WAITING, TurnEvent, TurnResult
+from workflows.progress import EVENTS_TOPIC
 
 router = APIRouter(prefix="/v1", tags=["turns"])
-POLL_SECONDS = 0.25
+QUIET_SECONDS = 2.0
+"""After this long with no event, the stored turn is read: it may have settled without
+the stream saying so (no worker, an older turn, a workflow closed from outside)."""
+RESUBSCRIBE_SECONDS = 1.0
 MAX_STREAM_SECONDS = 600.0
 
 
-def _event(kind: str, data: object) -> str:
-    return f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
-
-
-def _event_doc(kind: str, data: dict[str, object]) -> dict[str, object]:
+def _event_doc(kind: str, data: dict[str, object], with_id: bool = False) -> dict[str, object]:
     """One kind of event: its name and its `data` line, a JSON document of schema `data`."""
-    return {
-        "type": "object",
-        "properties": {
-            "event": {"const": kind},
-            "data": {
-                "type": "string",
-                "contentMediaType": "application/json",
-                "contentSchema": data,
-            },
-        },
-        "required": ["event", "data"],
+    properties: dict[str, object] = {
+        "event": {"const": kind},
+        "data": {"type": "string", "contentMediaType": "application/json", "contentSchema": data},
     }
+    if with_id:
+        properties["id"] = {
+            "type": "string",
+            "description": "the event's offset in the turn's stream; send it back as "
+            "Last-Event-ID to resume after it",
+        }
+    return {"type": "object", "properties": properties, "required": ["event", "data"]}
 
 
-# Before OpenAPI 3.2's `itemSchema`, an event stream's `schema` describes one event.
+# OpenAPI 3.2's `itemSchema`: the schema of each event of the stream (FastAPI writes a
+# generic one for an EventSourceResponse; this one names each event and its data).
 _STREAM_DOC = {
-    "description": "`step` events, then one `outcome` (the TurnResult), `timeout` or `error`.",
+    "description": "`step` events (each a TurnEvent, with its offset as `id`), then one "
+    "`outcome` (the TurnResult), `timeout` or `error`. Comment lines (`: ping`) keep the "
+    "connection alive.",
     "content": {
         "text/event-stream": {
-            "schema": {
+            "itemSchema": {
                 "oneOf": [
-                    _event_doc(
-                        "step",
-                        {
-                            "type": "object",
-                            "properties": {"step": {"type": "string"}},
-                            "required": ["step"],
-                        },
-                    ),
+                    _event_doc("step", TurnEvent.model_json_schema(), with_id=True),
                     _event_doc("outcome", {"$ref": "#/components/schemas/TurnResult"}),
                     _event_doc(
                         "timeout",
@@ -76,58 +81,178 @@ _STREAM_DOC = {
                     ),
                     _event_doc("error", {"$ref": "#/components/schemas/ErrorResponse"}),
                 ]
-            }
+            },
+            "example": (
+                'id: 0\nevent: step\ndata: {"kind": "step", "text": "Reading the conversation'
+                ' so far", "step": "postgres_load_session", "round": null, "status": null}\n\n'
+                'id: 7\nevent: step\ndata: {"kind": "step", "text": "Searching BHP\'s reports'
+                ' for FY2024", "step": "qdrant_search_chunks", "round": null, "status": null}'
+                '\n\nevent: outcome\ndata: {"turn_id": "…", "status": "answered", …}\n\n'
+            ),
         }
     },
 }
 
 
-@router.get(
-    "/turns/{turn_id}/events",
-    response_class=StreamingResponse,
-    responses={200: _STREAM_DOC, **error_responses(401, 404, 503)},
-)
-async def turn_events(
-    turn_id: TurnIdPath, client: TemporalDep, pool: PoolDep, caller: CallerDep
-) -> StreamingResponse:
-    """Stream a turn's progress until it settles or waits for a reply (at most ten minutes)."""
+async def _owned(turn_id: TurnIdPath, pool: PoolDep, caller: CallerDep) -> tuple[str, list[str]]:
+    """The turn and its PII owners, or 404 when it is not the caller tenant's.
+
+    A dependency, so the 404 is sent before the stream starts.
+    """
     async with pool.connection() as conn:
         owner = await turns.turn_owner(conn, turn_id)
     if owner is None or owner[0] != caller.tenant_id:
         raise ApiError(404, "NotFound", f"no turn {turn_id}", turn_id)
-    owners = [redaction.owner_of(owner[1])]
-    handle: WorkflowHandle[ChatTurn, TurnResult] = client.get_workflow_handle_for(
-        ChatTurn.run, turn_id
-    )
+    return turn_id, [redaction.owner_of(owner[1])]
 
-    async def stream() -> AsyncIterator[str]:
-        sent = 0
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + MAX_STREAM_SECONDS
+
+def _start_offset(
+    last_event_id: Annotated[
+        str | None,
+        Header(
+            max_length=20,
+            description="Resume after this event id (the browser sends it on reconnect)",
+        ),
+    ] = None,
+    after: Annotated[
+        int | None,
+        Query(ge=-1, description="Resume after this event id, as Last-Event-ID does"),
+    ] = None,
+) -> int:
+    """The first offset to send: one past `Last-Event-ID` (or `after`), else 0.
+
+    A dependency, so a bad id is a 422 before the stream starts: inside the stream's
+    generator the 200 would already be on its way.
+    """
+    if last_event_id is not None and last_event_id.strip():
+        try:
+            seen = int(last_event_id)
+        except ValueError:
+            seen = -2
+        if seen < -1:
+            raise ApiError(
+                422, "InvalidInput", "Last-Event-ID must be an event id this stream sent"
+            )
+        return seen + 1
+    return 0 if after is None else after + 1
+
+
+class _Unavailable(Exception):
+    """PostgreSQL could not be read mid-stream."""
+
+
+@router.get(
+    "/turns/{turn_id}/events",
+    response_class=EventSourceResponse,
+    responses={200: _STREAM_DOC, **error_responses(401, 404, 422, 503)},
+)
+async def turn_events(
+    owned: Annotated[tuple[str, list[str]], Depends(_owned)],
+    client: TemporalDep,
+    pool: PoolDep,
+    caller: CallerDep,
+    start: Annotated[int, Depends(_start_offset)],
+) -> AsyncIterable[ServerSentEvent]:
+    """Stream a turn's progress until it settles or waits for a reply (at most ten minutes)."""
+    turn_id, owners = owned
+    try:
+        async for event in _events(turn_id, start, client, pool, caller, owners):
+            yield event
+    except _Unavailable:
+        error = ErrorResponse(
+            detail="the database is unavailable; reconnect shortly",
+            error_type="Unavailable",
+            turn_id=turn_id,
+        )
+        yield ServerSentEvent(event="error", data=error.model_dump(mode="json"))
+
+
+async def _events(
+    turn_id: str, start: int, client: Client, pool: PoolDep, caller: Caller, owners: list[str]
+) -> AsyncIterable[ServerSentEvent]:
+    queue: asyncio.Queue[WorkflowStreamItem[TurnEvent] | BaseException | None] = asyncio.Queue()
+    pump = asyncio.create_task(_pump(client, turn_id, start, queue))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + MAX_STREAM_SECONDS
+    try:
         while loop.time() < deadline:
             try:
-                steps = await handle.query(ChatTurn.progress)
-            except (RPCError, WorkflowQueryFailedError, WorkflowQueryRejectedError):
-                steps = []  # no worker to answer queries: the table still settles the turn
-            for step in steps[sent:]:
-                yield _event("step", {"step": step})
-            sent = max(sent, len(steps))
-            try:
-                async with pool.connection() as conn:
-                    stored = await turns.get_turn(conn, turn_id)
-            except (psycopg.OperationalError, psycopg.InterfaceError):
-                error = ErrorResponse(
-                    detail="the database is unavailable; reconnect shortly",
-                    error_type="Unavailable",
-                    turn_id=turn_id,
+                item = await asyncio.wait_for(queue.get(), QUIET_SECONDS)
+            except TimeoutError:
+                item = None
+            if isinstance(item, WorkflowStreamItem):
+                event: TurnEvent = item.data
+                yield ServerSentEvent(
+                    event="step", id=str(item.offset), data=event.model_dump(mode="json")
                 )
-                yield _event("error", error.model_dump(mode="json"))
-                return
+                if event.kind not in ("waiting", "settled"):
+                    continue
+                # The turn says it paused or ended: the stored turn (saved before the
+                # event was published) is the outcome, unless it has moved on since.
+                stored = await _stored(pool, client, turn_id, reconciling=False)
+                if stored is not None and (
+                    stored.status in SETTLED
+                    or (stored.status == WAITING and stored.clarification_round == event.round)
+                ):
+                    yield await _outcome(pool, caller, owners, stored)
+                    return
+                continue
+            # Quiet, the stream failed, or the workflow closed: the stored turn decides.
+            stored = await _stored(pool, client, turn_id, reconciling=item is not None)
             if stored is not None and (stored.status in SETTLED or stored.status == WAITING):
-                shown = await redaction.reveal(pool, caller.tenant_id, owners, stored)
-                yield _event("outcome", shown.model_dump(mode="json"))
+                yield await _outcome(pool, caller, owners, stored)
                 return
-            await asyncio.sleep(POLL_SECONDS)
-        yield _event("timeout", {"turn_id": turn_id})
+        yield ServerSentEvent(event="timeout", data={"turn_id": turn_id})
+    finally:
+        pump.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await pump
 
-    return StreamingResponse(stream(), media_type="text/event-stream")
+
+async def _pump(
+    client: Client,
+    turn_id: str,
+    start: int,
+    queue: asyncio.Queue[WorkflowStreamItem[TurnEvent] | BaseException | None],
+) -> None:
+    """Subscribe to the turn's stream and queue what arrives; resubscribe after a failure.
+
+    A failure (no worker, a turn older than the stream, Temporal unreachable) is queued
+    too, so the route reads the stored turn at once rather than after a quiet spell.
+    """
+    stream = WorkflowStreamClient.create(client, turn_id)
+    offset = start
+    while True:
+        try:
+            async for item in stream.subscribe(EVENTS_TOPIC, offset, result_type=TurnEvent):
+                await queue.put(item)
+                offset = item.offset + 1
+            await queue.put(None)  # the workflow closed and its retained events are read
+            return
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # any subscription failure: the table still settles it
+            await queue.put(exc)
+            await asyncio.sleep(RESUBSCRIBE_SECONDS)
+
+
+async def _stored(
+    pool: PoolDep, client: Client, turn_id: str, *, reconciling: bool
+) -> TurnResult | None:
+    """The stored turn; with `reconciling`, an open turn whose workflow closed is settled."""
+    try:
+        async with pool.connection() as conn:
+            stored = await turns.get_turn(conn, turn_id)
+            if reconciling and stored is not None and stored.status in OPEN:
+                with contextlib.suppress(RPCError):
+                    stored = await reconcile.reconcile_turn(client, conn, turn_id) or stored
+    except (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout) as exc:
+        raise _Unavailable from exc
+    return stored
+
+
+async def _outcome(
+    pool: PoolDep, caller: Caller, owners: list[str], stored: TurnResult
+) -> ServerSentEvent:
+    shown = await redaction.reveal(pool, caller.tenant_id, owners, stored)
+    return ServerSentEvent(event="outcome", data=shown.model_dump(mode="json"))

@@ -20,7 +20,7 @@ from datetime import timedelta
 from typing import Annotated
 
 import psycopg
-from fastapi import APIRouter, Header, Path, Response
+from fastapi import APIRouter, Header, Path, Query, Response
 from opentelemetry import trace
 from psycopg_pool import PoolTimeout
 from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
@@ -70,13 +70,47 @@ def _text(value: str, what: str) -> str:
 
 
 class TurnRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """A question that starts a turn: in a new conversation, or continuing a named one."""
 
-    question: Annotated[str, STORABLE]
-    conversation_id: str | None = Field(
-        default=None, json_schema_extra={"pattern": CONVERSATION_ID.pattern}
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"question": "What was BHP's revenue in FY2024?"},
+                {
+                    "question": "And its net debt?",
+                    "conversation_id": "c35c244d68fec4309",
+                    "user_id": "analyst-7",
+                },
+            ]
+        },
     )
-    user_id: Annotated[str, Field(max_length=128), ID_CHARS] | None = None
+
+    question: Annotated[
+        str,
+        Field(
+            description="The question, in plain English (at most 4000 characters once"
+            " trimmed). Personal data in it (email, phone, card, bank account, tax file"
+            " number) is replaced by tokens before anything is stored.",
+            examples=["What was BHP's revenue in FY2024?"],
+        ),
+        STORABLE,
+    ]
+    conversation_id: str | None = Field(
+        default=None,
+        description="The conversation to continue (a follow-up such as `And its net"
+        " debt?` carries the company and year from it), or a new id of your choosing."
+        " Omitted, the turn starts a new conversation and the result names its id.",
+        examples=["c35c244d68fec4309"],
+        json_schema_extra={"pattern": CONVERSATION_ID.pattern},
+    )
+    user_id: Annotated[str, Field(max_length=128), ID_CHARS] | None = Field(
+        default=None,
+        description="An opaque id for the person asking, never an email address or other"
+        " personal data. It scopes the rate limit, remembered preferences, and an"
+        " Idempotency-Key sent without a conversation.",
+        examples=["analyst-7"],
+    )
 
     @field_validator("question")
     @classmethod
@@ -101,9 +135,21 @@ class TurnRequest(BaseModel):
 
 
 class ClarificationRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """The answer to a turn's clarifying question (exactly one reply per question)."""
 
-    reply: Annotated[str, STORABLE]
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"reply": "Fortescue, FY2024"}]}
+    )
+
+    reply: Annotated[
+        str,
+        Field(
+            description="The reply, merged into the turn's question (at most 4000"
+            " characters once trimmed; personal data is tokenised as in a question).",
+            examples=["Fortescue, FY2024", "BHP"],
+        ),
+        STORABLE,
+    ]
 
     @field_validator("reply")
     @classmethod
@@ -112,22 +158,119 @@ class ClarificationRequest(BaseModel):
 
 
 class MessageOut(BaseModel):
-    turn_id: str
-    role: str
-    content: str
-    status: str
-    citations: list[dict[str, object]]
-    summarised: bool = False
-    """Covered by the conversation's summary (kept in full all the same)."""
+    """One message of a conversation: a user's question or the assistant's answer."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "turn_id": "turn-c35c244d68fec4309-1",
+                    "role": "user",
+                    "content": "What was BHP's revenue in FY2024?",
+                    "status": "answered",
+                    "citations": [],
+                    "summarised": False,
+                },
+                {
+                    "turn_id": "turn-c35c244d68fec4309-1",
+                    "role": "assistant",
+                    "content": "BHP Group's revenue for FY2024 (year ended 30 June 2024) was"
+                    " US$55,658 million [1].",
+                    "status": "answered",
+                    "citations": [
+                        {
+                            "n": 1,
+                            "chunk_id": "3f171a5c-7083-5f6e-85ce-f24ea8385b62",
+                            "company": "BHP",
+                            "fiscal_year": 2024,
+                            "page": 4,
+                            "document": "BHP Annual Report 2024",
+                            "preview": "Table (all figures in US$ millions): | US$M | FY2024 |"
+                            " |---|---| | Revenue | 55,658 | | Underlying EBITDA | 29,016 |",
+                        }
+                    ],
+                    "summarised": False,
+                },
+            ]
+        }
+    )
+
+    turn_id: str = Field(
+        description="The turn the message belongs to: each turn has one user and one"
+        " assistant message.",
+        examples=["turn-c35c244d68fec4309-1"],
+    )
+    role: str = Field(
+        description="`user` (the question, as stored) or `assistant` (the answer).",
+        examples=["assistant"],
+    )
+    content: str = Field(
+        description="The message text; an answer's `[n]` markers refer to its citations.",
+        examples=[
+            "BHP Group's revenue for FY2024 (year ended 30 June 2024) was US$55,658 million [1]."
+        ],
+    )
+    status: str = Field(
+        description="The turn's status (a TurnResult status: `answered`, `refused`, ...).",
+        examples=["answered"],
+    )
+    citations: list[dict[str, object]] = Field(
+        description="The answer's cited sources, shaped as TurnResult's `citations`"
+        " (empty for a user message).",
+    )
+    summarised: bool = Field(
+        default=False,
+        description="Covered by the conversation's summary (kept in full all the same).",
+        examples=[False],
+    )
 
 
 _STILL_RUNNING: dict[int | str, dict[str, object]] = {
     202: {
         "model": TurnResult,
-        "description": "Still running; poll Location.",
-        "headers": {"Location": {"description": "the turn's URL", "schema": {"type": "string"}}},
+        "description": "Accepted and still running (asked with `Prefer: respond-async` or"
+        " `wait=false`, or it took longer than the request timeout): poll Location, or"
+        " follow the turn's event stream (`Link`).",
+        "headers": {
+            "Location": {"description": "the turn's URL", "schema": {"type": "string"}},
+            "Link": {
+                "description": 'the turn\'s event stream, `rel="events"`',
+                "schema": {"type": "string"},
+            },
+            "Preference-Applied": {
+                "description": "`respond-async` when the request asked not to wait",
+                "schema": {"type": "string"},
+            },
+        },
     }
 }
+
+PreferHeader = Annotated[
+    str | None,
+    Header(
+        max_length=200,
+        description="`respond-async`: answer 202 at once with the turn's id and Location"
+        " instead of waiting for the outcome (RFC 7240)",
+    ),
+]
+WaitQuery = Annotated[
+    bool,
+    Query(description="`false` does what `Prefer: respond-async` does: 202 at once"),
+]
+
+
+def _no_wait(prefer: str | None, wait: bool) -> bool:
+    """Whether the caller asked not to wait (`Prefer: respond-async` or `wait=false`)."""
+    preferences = {p.split("=")[0].strip().lower() for p in (prefer or "").split(",")}
+    return not wait or "respond-async" in preferences
+
+
+def _accepted(response: Response, turn_id: str) -> None:
+    """Mark the response 202: the turn runs on; where to read it and follow it."""
+    response.status_code = 202
+    response.headers["Location"] = f"/v1/turns/{turn_id}"
+    response.headers["Link"] = f'</v1/turns/{turn_id}/events>; rel="events"'
+    response.headers["Preference-Applied"] = "respond-async"
 
 
 async def _wait(
@@ -173,6 +316,7 @@ async def _wait(
         return stored
     response.status_code = 202
     response.headers["Location"] = f"/v1/turns/{handle.id}"
+    response.headers["Link"] = f'</v1/turns/{handle.id}/events>; rel="events"'
     return pending
 
 
@@ -260,6 +404,8 @@ async def start_turn(
             "answer cache (a fresh answer, as when the cache is off)",
         ),
     ] = None,
+    prefer: PreferHeader = None,
+    wait: WaitQuery = True,
 ) -> TurnResult:
     """Start a turn and return its outcome: answered, refused, fallback, or a question.
 
@@ -268,6 +414,9 @@ async def start_turn(
     user when the request names no conversation. Personal data in the question (email,
     phone, card, bank account, tax file number) is replaced by tokens before anything is
     stored; the answer shows it back. Another tenant's conversation id is 404.
+
+    With `Prefer: respond-async` (or `wait=false`) the answer is 202 at once, with the
+    turn's id, `Location` and a `Link` to its event stream.
     """
     await limit(caller, body.user_id, pool, settings)
     owner = redaction.owner_of(body.user_id)
@@ -300,7 +449,12 @@ async def start_turn(
             status="running",
             question=body.question,
         )
-        result = await _wait(handle, 0, settings, pool, client, response, pending)
+        if _no_wait(prefer, wait):
+            _accepted(response, alloc.turn_id)
+            stored = await _stored_outcome(alloc.turn_id, -1, pool, client, reconciling=False)
+            result = stored if alloc.replayed and stored is not None else pending
+        else:
+            result = await _wait(handle, 0, settings, pool, client, response, pending)
     return await redaction.reveal(pool, caller.tenant_id, [owner], result)
 
 
@@ -425,11 +579,15 @@ async def reply_to_clarification(
     pool: PoolDep,
     settings: SettingsDep,
     caller: CallerDep,
+    prefer: PreferHeader = None,
+    wait: WaitQuery = True,
 ) -> TurnResult:
     """Answer a turn's clarifying question; the reply is merged into the question.
 
     Exactly one reply per question: a second reply, even sent at the same moment, gets
-    409 NotWaiting. Personal data in the reply is tokenised as in a question.
+    409 NotWaiting. Personal data in the reply is tokenised as in a question. With
+    `Prefer: respond-async` (or `wait=false`) the answer is 202 once the reply is
+    delivered; follow the turn's event stream from the last event seen.
     """
     user_id = await _owned(pool, turn_id, caller)
     await limit(caller, user_id, pool, settings)
@@ -442,6 +600,9 @@ async def reply_to_clarification(
     reply = ClarificationReply(round=round_, reply=text)
     await _signal_claimed(handle, "clarification_reply", reply, client, pool)
     pending = stored.model_copy(update={"status": "running"})
+    if _no_wait(prefer, wait):
+        _accepted(response, turn_id)
+        return await redaction.reveal(pool, caller.tenant_id, [owner], pending)
     result = await _wait(handle, round_, settings, pool, client, response, pending)
     return await redaction.reveal(pool, caller.tenant_id, [owner], result)
 

@@ -161,6 +161,21 @@ async def test_clarification_reply_sent_while_no_worker_runs_is_not_lost(
     assert polled["status"] == "answered" and "5,491" in polled["answer"]
 
 
+def _sse(text: str) -> list[dict[str, str]]:
+    """The events of an SSE body, each as its fields (comment lines dropped)."""
+    events = []
+    for block in text.strip().split("\n\n"):
+        fields: dict[str, str] = {}
+        for line in block.splitlines():
+            if line.startswith(":"):
+                continue
+            name, _, value = line.partition(":")
+            fields[name] = fields.get(name, "") + value.removeprefix(" ")
+        if fields:
+            events.append(fields)
+    return events
+
+
 async def test_progress_stream_sends_steps_then_one_outcome_with_the_answer(
     served: httpx.AsyncClient,
 ) -> None:
@@ -171,15 +186,99 @@ async def test_progress_stream_sends_steps_then_one_outcome_with_the_answer(
     response = await served.get(f"/v1/turns/{turn_id}/events")
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/event-stream")
-    events = [block.split("\n", 1) for block in response.text.strip().split("\n\n")]
-    kinds = [head.removeprefix("event: ") for head, _ in events]
+    events = _sse(response.text)
+    kinds = [e["event"] for e in events]
     assert kinds[-1] == "outcome" and kinds.count("outcome") == 1
-    assert "step" in kinds
-    steps = " ".join(body for head, body in events if head == "event: step")
-    assert "route: needs_retrieval" in steps
-    assert "12.92" not in steps, "answer text must only arrive in the outcome"
-    outcome = json.loads(events[-1][1].removeprefix("data: "))
+    steps = [json.loads(e["data"]) for e in events if e["event"] == "step"]
+    # Offsets in the turn's stream, in order from 0: the ids a client resumes from.
+    assert [int(e["id"]) for e in events if e["event"] == "step"] == list(range(len(steps)))
+    texts = [s["text"] for s in steps]
+    assert "Reading the question" in texts and "Searching BHP Group's reports for FY2025" in texts
+    assert "Checking every figure against its source" in texts
+    assert any(t.startswith("route: needs_retrieval") for t in texts)
+    assert steps[-1]["kind"] == "settled" and steps[-1]["status"] == "answered"
+    # Plain English: no Python reprs of dicts or lists.
+    assert not [t for t in texts if "{" in t or "[" in t or "True" in t], texts
+    assert "12.92" not in response.text.split("event: outcome")[0], "answer only in outcome"
+    outcome = json.loads(events[-1]["data"])
     assert outcome["status"] == "answered" and "12.92" in outcome["answer"]
+
+    # Resuming after an id sends only what came after it, then the outcome again.
+    last = len(steps) - 1
+    resumed = _sse((await served.get(
+        f"/v1/turns/{turn_id}/events", headers={"Last-Event-ID": str(last - 2)}
+    )).text)  # fmt: skip
+    assert [int(e["id"]) for e in resumed if e["event"] == "step"] == [last - 1, last]
+    assert resumed[-1]["event"] == "outcome"
+    by_query = _sse((await served.get(f"/v1/turns/{turn_id}/events?after={last}")).text)
+    assert [e["event"] for e in by_query] == ["outcome"]
+
+
+async def test_respond_async_answers_202_at_once_with_the_turn_to_follow(
+    served: httpx.AsyncClient,
+) -> None:
+    started = await served.post(
+        "/v1/turns",
+        json={"question": "What was Rio Tinto's revenue in FY2024?"},
+        headers={"Prefer": "respond-async"},
+    )
+    assert started.status_code == 202, started.text
+    body = started.json()
+    assert body["status"] == "running" and body["answer"] is None
+    turn_id = body["turn_id"]
+    assert started.headers["Location"] == f"/v1/turns/{turn_id}"
+    assert started.headers["Preference-Applied"] == "respond-async"
+    assert f"/v1/turns/{turn_id}/events" in started.headers["Link"]
+    # Read the stream as it arrives: the steps, in order, then the outcome.
+    kinds = []
+    async with served.stream("GET", f"/v1/turns/{turn_id}/events") as stream:
+        async for line in stream.aiter_lines():
+            if line.startswith("data: "):
+                kinds.append(json.loads(line.removeprefix("data: ")).get("kind", "outcome"))
+    assert kinds[0] == "step" and kinds[-2:] == ["settled", "outcome"], kinds
+    done = (await served.get(f"/v1/turns/{turn_id}")).json()
+    assert done["status"] == "answered"
+
+
+async def test_wait_false_is_respond_async_and_a_clarification_reply_can_be_async_too(
+    served: httpx.AsyncClient,
+) -> None:
+    started = await served.post(
+        "/v1/turns?wait=false", json={"question": "What was their revenue?"}
+    )
+    assert started.status_code == 202
+    turn_id = started.json()["turn_id"]
+    events = _sse((await served.get(f"/v1/turns/{turn_id}/events")).text)
+    waiting = json.loads(events[-1]["data"])
+    assert waiting["status"] == "needs_clarification" and waiting["clarifying_question"]
+    marker = [json.loads(e["data"]) for e in events if e["event"] == "step"][-1]
+    assert marker["kind"] == "waiting" and marker["round"] == 1
+    last_id = [e["id"] for e in events if e["event"] == "step"][-1]
+    replied = await served.post(
+        f"/v1/turns/{turn_id}/clarification",
+        json={"reply": "BHP in FY2024"},
+        headers={"Prefer": "respond-async"},
+    )
+    assert replied.status_code == 202 and replied.json()["status"] == "running"
+    rest = _sse((await served.get(
+        f"/v1/turns/{turn_id}/events", headers={"Last-Event-ID": last_id}
+    )).text)  # fmt: skip
+    assert all(int(e["id"]) > int(last_id) for e in rest if e["event"] == "step")
+    assert json.loads(rest[-1]["data"])["status"] == "answered"
+
+
+async def test_progress_stream_rejects_a_last_event_id_it_never_sent(
+    api_client: httpx.AsyncClient,
+) -> None:
+    started = await api_client.post(
+        "/v1/turns", json={"question": "What was BHP's revenue in FY2024?"},
+        headers={"Prefer": "respond-async"},
+    )  # fmt: skip
+    turn_id = started.json()["turn_id"]
+    response = await api_client.get(
+        f"/v1/turns/{turn_id}/events", headers={"Last-Event-ID": "not-an-id"}
+    )
+    assert response.status_code == 422 and response.json()["error_type"] == "InvalidInput"
 
 
 async def test_progress_stream_of_unknown_turn_is_404(api_client: httpx.AsyncClient) -> None:

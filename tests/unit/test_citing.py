@@ -1,0 +1,51 @@
+"""Which rows of a cited passage the page marks, and the plain-English progress events."""
+
+import re
+from pathlib import Path
+
+from domain.citing import cited_figures, cited_lines
+from workflows import chat_turn, progress
+
+BHP_TABLE = (
+    "Table (all figures in US$ millions):\n| US$M | FY2024 |\n|---|---|\n"
+    "| Revenue | 55,658 |\n| Underlying EBITDA | 29,016 |\n| Attributable profit | 7,897 |"
+)
+
+
+def test_the_row_holding_the_cited_figure_is_marked() -> None:
+    answer = "BHP Group's revenue for FY2024 (year ended 30 June 2024) was US$55,658 million [1]."
+    assert cited_lines(answer, 1, BHP_TABLE) == [3]
+
+
+def test_a_figure_restated_in_billions_still_finds_its_row() -> None:
+    answer = "| Revenue | FY2024 |\n|---|---|\n| BHP Group | US$55.658 billion [1] |"
+    assert cited_lines(answer, 1, BHP_TABLE) == [3]
+
+
+def test_a_marker_naming_two_sources_cites_the_figures_of_its_clause_to_both() -> None:
+    answer = "EBITDA was US$29,016 million for BHP and 23,314 for Rio Tinto [1, 2]."
+    assert cited_lines(answer, 1, BHP_TABLE) == [4]
+    assert cited_figures(answer, 2) == {"29016", "23314"}
+
+
+def test_years_percentages_and_other_sources_figures_mark_nothing() -> None:
+    # Quiet: the header names the year, the percentage is worked out, [2]'s figure is
+    # not [1]'s, and prose lines are never marked.
+    answer = "In FY2024 revenue rose 3.7% [1]. Rio Tinto's was 7,897 [2]."
+    assert cited_lines(answer, 1, BHP_TABLE) == []
+    assert cited_lines("No figures here [1].", 1, BHP_TABLE) == []
+    assert cited_lines("Revenue was 55,658 [1].", 1, "Revenue was 55,658 in the year.") == []
+
+
+def test_progress_events_are_plain_english() -> None:
+    assert progress.step_started("llm_route_question").text == "Reading the question"
+    search = progress.search_started("S32", [2024, 2023])
+    assert search.text == "Searching South32's reports for FY2023 and FY2024"
+    assert progress.covered({"BHP": True, "S32": False}) == "found BHP; nothing for S32"
+    degraded = progress.decision("DEGRADED llm_grade_answer: judge unavailable: timeout")
+    assert degraded.step == "llm_grade_answer" and "failed open" in degraded.text
+    assert progress.settled("needs_clarification").text == "Finished: needs clarification"
+    # Every step a turn runs has its own words.
+    source = Path(chat_turn.__file__).read_text(encoding="utf-8")
+    used = set(re.findall(r"\bsteps\.([a-z_]+)", source))
+    assert used and used <= set(progress.STEP_TEXT), used - set(progress.STEP_TEXT)
