@@ -17,8 +17,13 @@ _CLAUSE_END = re.compile(r"(?:[.;:!?](?:\s|$)|\n|\|)")
 
 
 def _digits(number: str) -> str:
-    """A number's significant digits: "55,658" and "55.658" are both "55658"."""
-    return re.sub(r"\D", "", number).lstrip("0").rstrip("0")
+    """A number's digits without separators: "55,658" and "55.658" are both "55658".
+
+    Trailing zeros are kept: "29.0" must not match "2,900". A figure restated with
+    fewer digits ("55.7 billion") therefore finds no row; no row is better than a
+    wrong one.
+    """
+    return re.sub(r"\D", "", number).lstrip("0")
 
 
 def _figures(text: str) -> set[str]:
@@ -35,13 +40,17 @@ def cited_figures(answer: str, n: int) -> set[str]:
     """The figures written just before each marker that names source `n`."""
     found: set[str] = set()
     start = 0
+    clause = ""
     for marker in _MARKER.finditer(answer):
         numbers = {int(part) for part in marker.group(1).split(",")}
-        before = answer[start : marker.start()]
-        if n in numbers:
-            # The clause the marker closes: from the last clause end before it.
-            ends = list(_CLAUSE_END.finditer(before.rstrip()))
+        # The clause the marker closes, from the last clause end before it; a full stop
+        # just before the marker ("million.[1]") ends nothing, and a marker right after
+        # another ("[1][2]") shares its clause.
+        before = answer[start : marker.start()].rstrip().rstrip(".;:")
+        if before.strip():
+            ends = list(_CLAUSE_END.finditer(before))
             clause = before[ends[-1].end() :] if ends else before
+        if n in numbers:
             found |= _figures(clause)
         start = marker.end()
     return found

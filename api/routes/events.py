@@ -16,16 +16,24 @@ turn decides, as it did before the stream.
 """
 
 import asyncio
+import base64
 import contextlib
 from collections.abc import AsyncIterable
+from datetime import timedelta
 from typing import Annotated
 
 import psycopg
 from fastapi import APIRouter, Depends, Header, Query
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from psycopg_pool import PoolTimeout
+from temporalio.api.common.v1 import Payload
 from temporalio.client import Client
-from temporalio.contrib.workflow_streams import WorkflowStreamClient, WorkflowStreamItem
+from temporalio.contrib.workflow_streams import (
+    PollInput,
+    PollResult,
+    WorkflowStreamClient,
+    WorkflowStreamItem,
+)
 from temporalio.service import RPCError
 
 from api import redaction
@@ -41,6 +49,9 @@ QUIET_SECONDS = 2.0
 """After this long with no event, the stored turn is read: it may have settled without
 the stream saying so (no worker, an older turn, a workflow closed from outside)."""
 RESUBSCRIBE_SECONDS = 1.0
+QUERY_SECONDS = 5.0
+POLL_QUERY = "__temporal_workflow_stream_poll"
+"""The stream's read-only query (see the workflow_streams README)."""
 MAX_STREAM_SECONDS = 600.0
 
 
@@ -167,13 +178,31 @@ async def turn_events(
         yield ServerSentEvent(event="error", data=error.model_dump(mode="json"))
 
 
+class _Closed:
+    """The subscription ended: the workflow closed and its retained events are read."""
+
+
+_CLOSED = _Closed()
+_Item = WorkflowStreamItem[TurnEvent] | BaseException | _Closed | None
+
+
 async def _events(
     turn_id: str, start: int, client: Client, pool: PoolDep, caller: Caller, owners: list[str]
 ) -> AsyncIterable[ServerSentEvent]:
-    queue: asyncio.Queue[WorkflowStreamItem[TurnEvent] | BaseException | None] = asyncio.Queue()
+    stored = await _stored(pool, client, turn_id, reconciling=True)
+    if stored is not None and stored.status != "running":
+        # Settled, or paused for a reply: nothing more will happen until someone acts,
+        # so the retained events are read with the stream's query (no long-poll update
+        # is left waiting in the workflow, nothing is written to its history).
+        for offset, retained in await _retained(client, turn_id, start):
+            yield _step(offset, retained)
+        yield await _outcome(pool, caller, owners, stored)
+        return
+    queue: asyncio.Queue[_Item] = asyncio.Queue()
     pump = asyncio.create_task(_pump(client, turn_id, start, queue))
     loop = asyncio.get_running_loop()
     deadline = loop.time() + MAX_STREAM_SECONDS
+    closed = False
     try:
         while loop.time() < deadline:
             try:
@@ -182,23 +211,23 @@ async def _events(
                 item = None
             if isinstance(item, WorkflowStreamItem):
                 event: TurnEvent = item.data
-                yield ServerSentEvent(
-                    event="step", id=str(item.offset), data=event.model_dump(mode="json")
-                )
+                yield _step(item.offset, event)
                 if event.kind not in ("waiting", "settled"):
                     continue
                 # The turn says it paused or ended: the stored turn (saved before the
-                # event was published) is the outcome, unless it has moved on since.
+                # event was published) is the outcome, if it still says the same.
                 stored = await _stored(pool, client, turn_id, reconciling=False)
                 if stored is not None and (
-                    stored.status in SETTLED
+                    (event.kind == "settled" and stored.status in SETTLED)
                     or (stored.status == WAITING and stored.clarification_round == event.round)
                 ):
                     yield await _outcome(pool, caller, owners, stored)
                     return
                 continue
-            # Quiet, the stream failed, or the workflow closed: the stored turn decides.
-            stored = await _stored(pool, client, turn_id, reconciling=item is not None)
+            closed = closed or isinstance(item, _Closed)
+            # Quiet, the stream failed, or the workflow closed: the stored turn decides
+            # (an open turn whose workflow has closed is settled from Temporal's record).
+            stored = await _stored(pool, client, turn_id, reconciling=item is not None or closed)
             if stored is not None and (stored.status in SETTLED or stored.status == WAITING):
                 yield await _outcome(pool, caller, owners, stored)
                 return
@@ -209,12 +238,40 @@ async def _events(
             await pump
 
 
-async def _pump(
-    client: Client,
-    turn_id: str,
-    start: int,
-    queue: asyncio.Queue[WorkflowStreamItem[TurnEvent] | BaseException | None],
-) -> None:
+def _step(offset: int, event: TurnEvent) -> ServerSentEvent:
+    return ServerSentEvent(event="step", id=str(offset), data=event.model_dump(mode="json"))
+
+
+async def _retained(client: Client, turn_id: str, start: int) -> list[tuple[int, TurnEvent]]:
+    """The events retained from `start` on, read with the stream's query; [] if it fails.
+
+    The query and its wire format (base64 of a serialised Payload per item) are the
+    library's documented read path for a closed or idle stream; its client only uses it
+    once a run has closed, so a paused turn is read here directly.
+    """
+    handle = client.get_workflow_handle(turn_id)
+    converter = client.data_converter.payload_converter
+    events: list[tuple[int, TurnEvent]] = []
+    offset = start
+    try:
+        while True:
+            result = await handle.query(
+                POLL_QUERY,
+                PollInput(topics=[EVENTS_TOPIC], from_offset=offset),
+                result_type=PollResult,
+                rpc_timeout=timedelta(seconds=QUERY_SECONDS),
+            )
+            for item in result.items:
+                payload = Payload.FromString(base64.b64decode(item.data))
+                events.append((item.offset, converter.from_payload(payload, TurnEvent)))
+            offset = result.next_offset
+            if not result.more_ready:
+                return events
+    except Exception:  # no worker, a turn older than the stream: the outcome still comes
+        return events
+
+
+async def _pump(client: Client, turn_id: str, start: int, queue: asyncio.Queue[_Item]) -> None:
     """Subscribe to the turn's stream and queue what arrives; resubscribe after a failure.
 
     A failure (no worker, a turn older than the stream, Temporal unreachable) is queued
@@ -227,7 +284,7 @@ async def _pump(
             async for item in stream.subscribe(EVENTS_TOPIC, offset, result_type=TurnEvent):
                 await queue.put(item)
                 offset = item.offset + 1
-            await queue.put(None)  # the workflow closed and its retained events are read
+            await queue.put(_CLOSED)
             return
         except asyncio.CancelledError:
             raise

@@ -14,7 +14,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from api import redaction
-from api.auth import CallerDep
+from api.auth import CallerDep, limit
 from api.bounded import require_worker, result_within
 from api.deps import PoolDep, SettingsDep, TemporalDep, TurnIdPath
 from api.errors import ApiError, error_responses
@@ -45,7 +45,7 @@ class CitedPassage(BaseModel):
     )
 
 
-@router.get("/turns/{turn_id}/sources", responses=error_responses(401, 404, 503))
+@router.get("/turns/{turn_id}/sources", responses=error_responses(401, 404, 429, 503))
 async def turn_sources(
     turn_id: TurnIdPath,
     client: TemporalDep,
@@ -64,6 +64,7 @@ async def turn_sources(
         raise ApiError(404, "NotFound", f"no turn {turn_id}", turn_id)
     if not stored.citations:
         return []
+    await limit(caller, owner[1], pool, settings)  # each read starts a workflow
     await require_worker(client, settings)
     timeout = timedelta(seconds=settings.search_timeout_seconds)
     handle = await client.start_workflow(

@@ -238,7 +238,7 @@ _STILL_RUNNING: dict[int | str, dict[str, object]] = {
                 "schema": {"type": "string"},
             },
             "Preference-Applied": {
-                "description": "`respond-async` when the request asked not to wait",
+                "description": "`respond-async` when a `Prefer` header asked for it",
                 "schema": {"type": "string"},
             },
         },
@@ -259,18 +259,20 @@ WaitQuery = Annotated[
 ]
 
 
-def _no_wait(prefer: str | None, wait: bool) -> bool:
-    """Whether the caller asked not to wait (`Prefer: respond-async` or `wait=false`)."""
-    preferences = {p.split("=")[0].strip().lower() for p in (prefer or "").split(",")}
-    return not wait or "respond-async" in preferences
+def _prefers_async(prefer: str | None) -> bool:
+    """Whether a Prefer header asks for `respond-async` (RFC 7240: a comma-separated
+    list of preferences, each a name with an optional value and parameters)."""
+    names = {p.split(";")[0].split("=")[0].strip().lower() for p in (prefer or "").split(",")}
+    return "respond-async" in names
 
 
-def _accepted(response: Response, turn_id: str) -> None:
+def _accepted(response: Response, turn_id: str, prefer: str | None) -> None:
     """Mark the response 202: the turn runs on; where to read it and follow it."""
     response.status_code = 202
     response.headers["Location"] = f"/v1/turns/{turn_id}"
     response.headers["Link"] = f'</v1/turns/{turn_id}/events>; rel="events"'
-    response.headers["Preference-Applied"] = "respond-async"
+    if _prefers_async(prefer):
+        response.headers["Preference-Applied"] = "respond-async"
 
 
 async def _wait(
@@ -449,10 +451,14 @@ async def start_turn(
             status="running",
             question=body.question,
         )
-        if _no_wait(prefer, wait):
-            _accepted(response, alloc.turn_id)
+        stored = None
+        if alloc.replayed:  # a retried request: the first request's turn, if it has an outcome
             stored = await _stored_outcome(alloc.turn_id, -1, pool, client, reconciling=False)
-            result = stored if alloc.replayed and stored is not None else pending
+        if stored is not None:
+            result = stored
+        elif not wait or _prefers_async(prefer):
+            _accepted(response, alloc.turn_id, prefer)
+            result = pending
         else:
             result = await _wait(handle, 0, settings, pool, client, response, pending)
     return await redaction.reveal(pool, caller.tenant_id, [owner], result)
@@ -600,8 +606,8 @@ async def reply_to_clarification(
     reply = ClarificationReply(round=round_, reply=text)
     await _signal_claimed(handle, "clarification_reply", reply, client, pool)
     pending = stored.model_copy(update={"status": "running"})
-    if _no_wait(prefer, wait):
-        _accepted(response, turn_id)
+    if not wait or _prefers_async(prefer):
+        _accepted(response, turn_id, prefer)
         return await redaction.reveal(pool, caller.tenant_id, [owner], pending)
     result = await _wait(handle, round_, settings, pool, client, response, pending)
     return await redaction.reveal(pool, caller.tenant_id, [owner], result)
@@ -618,6 +624,8 @@ async def cancel_turn(
     pool: PoolDep,
     settings: SettingsDep,
     caller: CallerDep,
+    prefer: PreferHeader = None,
+    wait: WaitQuery = True,
 ) -> TurnResult:
     """Cancel a turn that waits for a clarification; its conversation is free again.
 
@@ -631,6 +639,11 @@ async def cancel_turn(
     )
     await _signal_claimed(handle, "cancel_turn", CancelRequest(round=round_), client, pool)
     pending = stored.model_copy(update={"status": "running"})
+    if not wait or _prefers_async(prefer):
+        _accepted(response, turn_id, prefer)
+        return await redaction.reveal(
+            pool, caller.tenant_id, [redaction.owner_of(user_id)], pending
+        )
     result = await _wait(handle, round_, settings, pool, client, response, pending)
     return await redaction.reveal(pool, caller.tenant_id, [redaction.owner_of(user_id)], result)
 

@@ -8,7 +8,12 @@ async def test_chat_page_is_served_with_its_form(api_client: httpx.AsyncClient) 
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
     page = response.text
-    assert 'id="form"' in page and "/v1/turns" in page and "/clarification" in page
+    assert (
+        'id="ask"' in page
+        and 'for="question"' in page
+        and "/v1/turns" in page
+        and "/clarification" in page
+    )
 
 
 async def test_chat_page_never_injects_answer_text_as_html(api_client: httpx.AsyncClient) -> None:

@@ -284,3 +284,24 @@ async def test_progress_stream_rejects_a_last_event_id_it_never_sent(
 async def test_progress_stream_of_unknown_turn_is_404(api_client: httpx.AsyncClient) -> None:
     response = await api_client.get("/v1/turns/turn-nobody-9/events")
     assert response.status_code == 404 and response.json()["error_type"] == "NotFound"
+
+
+async def test_sources_give_each_cited_passage_in_full_with_the_cited_row(
+    served: httpx.AsyncClient,
+) -> None:
+    turn = (
+        await served.post("/v1/turns", json={"question": "What was BHP's revenue in FY2024?"})
+    ).json()
+    response = await served.get(f"/v1/turns/{turn['turn_id']}/sources")
+    assert response.status_code == 200, response.text
+    passages = response.json()
+    assert [p["n"] for p in passages] == [c["n"] for c in turn["citations"]]
+    first = passages[0]
+    assert first["company"] == "BHP" and first["fiscal_year"] == 2024
+    lines = first["text"].splitlines()
+    assert len(first["text"]) > len(turn["citations"][0]["preview"]) - 1
+    assert [lines[i] for i in first["cited_lines"]] == ["| Revenue | 55,658 |"]
+    # A refused turn cites nothing; an unknown turn is 404.
+    refused = (await served.post("/v1/turns", json={"question": "Should I buy BHP shares?"})).json()
+    assert (await served.get(f"/v1/turns/{refused['turn_id']}/sources")).json() == []
+    assert (await served.get("/v1/turns/turn-nobody-1/sources")).status_code == 404

@@ -28,6 +28,16 @@ def test_a_marker_naming_two_sources_cites_the_figures_of_its_clause_to_both() -
     assert cited_figures(answer, 2) == {"29016", "23314"}
 
 
+def test_a_full_stop_before_the_marker_and_a_second_marker_keep_their_clause() -> None:
+    assert cited_lines("Revenue was US$55,658 million.[1]", 1, BHP_TABLE) == [3]
+    assert cited_lines("EBITDA was US$29,016 million [1][2].", 2, BHP_TABLE) == [4]
+
+
+def test_a_rounded_figure_marks_no_row_rather_than_a_wrong_one() -> None:
+    table = BHP_TABLE + "\n| Capital expenditure | 2,900 |"
+    assert cited_lines("EBITDA was about US$29.0 billion [1].", 1, table) == []
+
+
 def test_years_percentages_and_other_sources_figures_mark_nothing() -> None:
     # Quiet: the header names the year, the percentage is worked out, [2]'s figure is
     # not [1]'s, and prose lines are never marked.

@@ -6,11 +6,14 @@ Checked once by hand: swapping the numeric check and the judge in
 
 from pathlib import Path
 
+import httpx
 import pytest
-from temporalio.client import WorkflowHistory
+from temporalio.client import Client, WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
+import payloads
+from settings import Settings
 from workflows.chat_turn import ChatTurn
 
 HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
@@ -26,4 +29,39 @@ def test_replay_fixtures_exist_from_before_and_after_the_lean_turn() -> None:
 async def test_recorded_history_replays_without_nondeterminism(path: Path) -> None:
     replayer = Replayer(workflows=[ChatTurn], data_converter=pydantic_data_converter)
     history = WorkflowHistory.from_json(path.stem, path.read_text())
+    await replayer.replay_workflow(history)
+
+
+async def test_a_turn_read_through_its_event_stream_replays(
+    served: httpx.AsyncClient, app_settings: Settings
+) -> None:
+    """A history with the stream's poll updates in it (a watcher subscribed while the turn
+    ran, paused for a clarification and settled) replays without nondeterminism."""
+    started = await served.post(
+        "/v1/turns",
+        json={"question": "What was their revenue?"},
+        headers={"Prefer": "respond-async"},
+    )
+    turn_id = started.json()["turn_id"]
+    first = (await served.get(f"/v1/turns/{turn_id}/events")).text
+    assert "needs_clarification" in first
+    last_id = [line for line in first.splitlines() if line.startswith("id: ")][-1][4:]
+    await served.post(f"/v1/turns/{turn_id}/clarification", json={"reply": "BHP in FY2024"},
+                      headers={"Prefer": "respond-async"})  # fmt: skip
+    rest = (await served.get(f"/v1/turns/{turn_id}/events?after={last_id}")).text
+    assert '"status":"answered"' in rest.replace(" ", "")
+
+    client = await Client.connect(
+        app_settings.effective_temporal_address,
+        namespace=app_settings.temporal_namespace,
+        data_converter=payloads.data_converter(app_settings),
+    )
+    history = await client.get_workflow_handle(turn_id).fetch_history()
+    updates = [
+        e
+        for e in history.events
+        if e.HasField("workflow_execution_update_accepted_event_attributes")
+    ]
+    assert updates, "the watcher's polls are in the history"
+    replayer = Replayer(workflows=[ChatTurn], data_converter=payloads.data_converter(app_settings))
     await replayer.replay_workflow(history)

@@ -1,0 +1,376 @@
+"""The chat page in a real browser: Debian's Chromium, headless, driven through chromedriver.
+
+Against a whole stack started as a user starts it (`turnstile up --detach`, the offline
+engine): ask and watch the steps arrive before the answer, open a citation's preview
+with its cited row marked, answer a clarification in the page, compare three
+companies as a table, click a refusal's suggestion, reload into the same conversation,
+do it all from the keyboard, check accessibility with axe-core, and read /docs and
+/redoc with every host but this one unreachable.
+
+Chromium and chromedriver are Debian's packages (`chromium`, `chromium-driver`; .ci/run
+installs them). Nothing is downloaded at run time: Selenium is given both paths, so its
+driver manager never runs. A screenshot of each state is written to
+`test-output/page/` (or `$TURNSTILE_TEST_OUTPUT/page/`) on every run.
+"""
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support.ui import WebDriverWait
+from selenium_axe_python import Axe
+
+from settings import PROJECT_ROOT
+from tests.e2e.test_stack import Stack, stack_env, turnstile
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+SHOTS = Path(os.environ.get("TURNSTILE_TEST_OUTPUT", PROJECT_ROOT / "test-output")) / "page"
+WAIT_SECONDS = 90
+# What the page must show: the corpus's figures (see corpus/README.md).
+BHP_REVENUE_FY2024 = "55,658"
+# A question that cites BHP's FY2024 table; a vague one that must be asked back.
+SINGLE = "What was BHP's revenue in FY2024?"
+VAGUE = "What was their revenue?"
+COMPARE = "Compare the revenue of BHP, Rio Tinto and Fortescue in FY2024"
+OUT_OF_SCOPE = "Should I buy BHP shares?"
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not shutil.which(p)]
+    assert not missing, (
+        f"{' and '.join(missing)} not found: install Debian's chromium and chromium-driver"
+        " (apt-get install chromium chromium-driver), as .ci/run does"
+    )
+    home = tmp_path_factory.mktemp("page-home")
+    env, ports = stack_env(home)
+    # Generous limits: this module asks more than the default burst allows.
+    env.update(TURNSTILE_RATE_LIMIT_PER_MINUTE="100000", TURNSTILE_RATE_LIMIT_BURST="10000")
+    try:
+        result = turnstile(env, "up", "--detach", timeout=300)
+        assert result.returncode == 0, result.stdout + result.stderr
+        yield Stack(home, env, ports[0], ports[2], ports, result.stdout)
+    finally:
+        turnstile(env, "down", timeout=120)
+
+
+def chromium(*extra: str, width: int = 1200, height: int = 900) -> WebDriver:
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                     f"--window-size={width},{height}", *extra):  # fmt: skip
+        options.add_argument(argument)
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+
+@pytest.fixture
+def browser() -> Iterator[WebDriver]:
+    driver = chromium()
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def shot(driver: WebDriver, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    assert driver.save_screenshot(str(SHOTS / f"{name}.png"))
+
+
+def until(driver: WebDriver, condition: Callable[[WebDriver], Any], what: str) -> Any:
+    return WebDriverWait(driver, WAIT_SECONDS).until(condition, f"waiting for {what}")
+
+
+def answers(driver: WebDriver) -> list[WebElement]:
+    return driver.find_elements(By.CSS_SELECTOR, ".msg.assistant .answer")
+
+
+def ask(driver: WebDriver, question: str) -> WebElement:
+    """Type a question, press Enter, and return the answer that arrives for it."""
+    before = len(answers(driver))
+    driver.find_element(By.ID, "question").send_keys(question, Keys.ENTER)
+    until(driver, lambda d: len(answers(d)) > before, f"the answer to {question!r}")
+    return answers(driver)[-1]
+
+
+def record_order(driver: WebDriver) -> None:
+    """Record, in the page, the order in which steps and answers appear."""
+    driver.execute_script("""
+        window.__order = [];
+        new MutationObserver((records) => {
+          for (const r of records) for (const n of r.addedNodes) {
+            if (!(n instanceof Element)) continue;
+            if (n.matches("li.step")) window.__order.push("step");
+            if (n.matches(".answer") || n.querySelector(".answer")) window.__order.push("answer");
+          }
+        }).observe(document.getElementById("log"), {childList: true, subtree: true});
+    """)
+
+
+def serious_violations(driver: WebDriver) -> list[str]:
+    axe = Axe(driver)
+    axe.inject()
+    results = axe.run()
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
+        for v in results["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+def test_a_question_shows_its_steps_live_then_the_cited_answer_with_a_row_preview(
+    stack: Stack, browser: WebDriver
+) -> None:
+    browser.get(stack.api_url + "/")
+    assert "sample excerpts" in browser.find_element(By.ID, "sample-note").text
+    examples = browser.find_elements(By.CSS_SELECTOR, "#examples button.example")
+    assert len(examples) >= 3
+    shot(browser, "01-empty-page")
+    assert not serious_violations(browser)
+
+    record_order(browser)
+    browser.find_element(By.ID, "question").send_keys(SINGLE, Keys.ENTER)
+    # The question is echoed at once, and steps appear while the turn runs.
+    until(browser, lambda d: SINGLE in d.find_element(By.CSS_SELECTOR, ".msg.user").text,
+          "the question echoed")  # fmt: skip
+    until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".steps li.step"), "a step")
+    shot(browser, "02-steps-then-answer")
+    answer = until(browser, lambda d: answers(d) and answers(d)[-1], "the answer")
+    order = browser.execute_script("return window.__order")
+    assert "step" in order and "answer" in order
+    assert order.index("step") < order.index("answer"), order
+    steps = browser.execute_script(
+        "return [...document.querySelectorAll('.steps li.step')].map(li => li.textContent)"
+    )
+    assert "Reading the question" in steps and any("Searching BHP" in s for s in steps), steps
+    assert BHP_REVENUE_FY2024 in answer.text
+
+    # The confidence badge says its level in words, not only in colour.
+    badge = browser.find_element(By.CSS_SELECTOR, ".msg.assistant .badge")
+    assert badge.text.startswith("Confidence: ")
+    # The reference list holds only the cited sources, and each marker is a link to one.
+    markers = answer.find_elements(By.CSS_SELECTOR, "a.cite")
+    references = browser.find_elements(By.CSS_SELECTOR, ".msg.assistant .sources li")
+    assert markers and len(references) == len({m.text for m in markers})
+    marker = markers[0]
+    assert marker.get_attribute("href").endswith(
+        "#" + references[0].get_attribute("id")
+    )  # fmt: skip
+
+    browser.execute_script("arguments[0].focus()", marker)
+    row = until(
+        browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".popover tr.cited"), "a cited row"
+    )[0]
+    popover = browser.find_element(By.CSS_SELECTOR, ".popover")
+    assert "BHP Group" in popover.text and "FY2024" in popover.text and "page 4" in popover.text
+    assert "Revenue" in row.text and BHP_REVENUE_FY2024 in row.text
+    assert popover.find_elements(By.CSS_SELECTOR, "table td"), "the passage is a table"
+    assert "|---" not in popover.text, "a table, not markdown pipes"
+    shot(browser, "03-answer-with-citation-preview")
+    assert not serious_violations(browser)
+    marker.send_keys(Keys.ESCAPE)
+    until(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, ".popover"), "preview closed")
+
+
+def test_a_vague_question_is_asked_back_and_answered_in_the_page(
+    stack: Stack, browser: WebDriver
+) -> None:
+    browser.get(stack.api_url + "/")
+    browser.find_element(By.ID, "question").send_keys(VAGUE, Keys.ENTER)
+    reply = until(
+        browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".reply input"), "the reply field"
+    )[0]
+    assert "Which company" in browser.find_element(By.CSS_SELECTOR, ".clarify").text
+    assert browser.switch_to.active_element == reply, "focus moves to the reply field"
+    shot(browser, "04-clarifying-question")
+    assert not serious_violations(browser)
+
+    reply.send_keys("BHP in FY2024", Keys.ENTER)
+    answer = until(browser, lambda d: answers(d) and answers(d)[-1], "the answer")
+    assert BHP_REVENUE_FY2024 in answer.text
+    assert not browser.find_elements(By.CSS_SELECTOR, ".reply"), "the reply form is gone"
+    shot(browser, "05-clarification-answered")
+
+    # The thread continues: a follow-up in the same conversation is answered too.
+    follow_up = ask(browser, "And in FY2025?")
+    assert follow_up.find_elements(By.CSS_SELECTOR, "a.cite")
+
+
+def test_a_clarification_can_be_cancelled_in_the_page(stack: Stack, browser: WebDriver) -> None:
+    browser.get(stack.api_url + "/")
+    browser.find_element(By.ID, "question").send_keys(VAGUE, Keys.ENTER)
+    until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".reply input"), "the reply field")
+    cancel = browser.find_element(By.XPATH, "//button[normalize-space()='Cancel question']")
+    cancel.click()
+    until(browser, lambda d: answers(d), "the cancelled turn's message")
+    assert "Cancelled" in browser.find_element(By.CSS_SELECTOR, ".msg.assistant .meta").text
+    # The conversation is free again.
+    assert BHP_REVENUE_FY2024 in ask(browser, SINGLE).text
+
+
+def test_a_comparison_of_three_companies_is_a_table(stack: Stack, browser: WebDriver) -> None:
+    browser.get(stack.api_url + "/")
+    answer = ask(browser, COMPARE)
+    table = answer.find_element(By.CSS_SELECTOR, "table")
+    rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
+    names = " ".join(r.text for r in rows)
+    assert len(rows) >= 3 and all(n in names for n in ("BHP", "Rio Tinto", "Fortescue"))
+    assert table.find_elements(By.CSS_SELECTOR, "a.cite"), "each figure keeps its citation"
+    shot(browser, "06-comparison-table")
+
+
+def test_a_refusal_offers_suggestions_that_ask_when_clicked(
+    stack: Stack, browser: WebDriver
+) -> None:
+    browser.get(stack.api_url + "/")
+    refused = ask(browser, OUT_OF_SCOPE)
+    message = browser.find_elements(By.CSS_SELECTOR, ".msg.assistant")[-1]
+    assert "Refused" in message.find_element(By.CSS_SELECTOR, ".badge").text
+    suggestion = message.find_element(By.CSS_SELECTOR, "button.suggestion")
+    suggested = suggestion.text
+    assert suggested.endswith("?") and "investment advice" in refused.text
+    shot(browser, "07-refusal-with-suggestions")
+    suggestion.click()
+    until(browser, lambda d: len(answers(d)) == 2, "the suggested question's answer")
+    users = [m.text for m in browser.find_elements(By.CSS_SELECTOR, ".msg.user p")]
+    assert users[-1] == suggested
+    assert answers(browser)[-1].find_elements(By.CSS_SELECTOR, "a.cite")
+
+
+def test_a_reload_keeps_the_conversation_and_new_conversation_starts_over(
+    stack: Stack, browser: WebDriver
+) -> None:
+    browser.get(stack.api_url + "/")
+    ask(browser, SINGLE)
+    ask(browser, COMPARE)
+    assert "?c=" in browser.current_url
+    conversation_url = browser.current_url
+    browser.refresh()
+    until(browser, lambda d: len(answers(d)) == 2, "the restored answers")
+    users = [m.text for m in browser.find_elements(By.CSS_SELECTOR, ".msg.user p")]
+    assert users == [SINGLE, COMPARE]
+    assert answers(browser)[1].find_elements(By.CSS_SELECTOR, "table")
+    # The restored answer's citations still open their previews.
+    marker = answers(browser)[0].find_element(By.CSS_SELECTOR, "a.cite")
+    browser.execute_script("arguments[0].focus()", marker)
+    until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".popover tr.cited"), "preview")
+    shot(browser, "08-after-reload")
+    assert browser.current_url == conversation_url
+
+    browser.find_element(By.ID, "new").click()
+    assert "?c=" not in browser.current_url
+    assert not answers(browser) and browser.find_element(By.ID, "examples").is_displayed()
+
+
+def test_the_whole_flow_works_from_the_keyboard_alone(stack: Stack, browser: WebDriver) -> None:
+    browser.get(stack.api_url + "/")
+
+    def tab_to(
+        predicate: Callable[[WebElement], bool], what: str, back: bool = False, limit: int = 60
+    ) -> WebElement:
+        for _ in range(limit):
+            key = Keys.SHIFT + Keys.TAB if back else Keys.TAB
+            browser.switch_to.active_element.send_keys(key)
+            active = browser.switch_to.active_element
+            if predicate(active):
+                return active
+        raise AssertionError(f"Tab never reached {what}")
+
+    def focus_visible(element: WebElement) -> bool:
+        style = browser.execute_script(
+            "const s = getComputedStyle(arguments[0]); return [s.outlineStyle, s.outlineWidth]",
+            element,
+        )
+        return bool(style[0] != "none" and style[1] != "0px")
+
+    # Tab to the question field and ask a vague question; the reply field takes focus.
+    field = tab_to(lambda e: e.get_attribute("id") == "question", "the question field")
+    assert focus_visible(field)
+    field.send_keys(VAGUE, Keys.ENTER)
+    until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".reply input")
+          and "reply" in (d.switch_to.active_element.get_attribute("id") or ""),
+          "the reply field focused")  # fmt: skip
+    browser.switch_to.active_element.send_keys("BHP in FY2024", Keys.ENTER)
+    until(browser, lambda d: answers(d), "the clarified answer")
+    # Focus returns to the question field; back up to a citation marker: its preview
+    # opens on focus and closes with Escape.
+    until(browser, lambda d: d.switch_to.active_element.get_attribute("id") == "question",
+          "focus back on the question field")  # fmt: skip
+    marker = tab_to(lambda e: "cite" in (e.get_attribute("class") or ""), "a citation", True)
+    assert focus_visible(marker)
+    until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".popover tr.cited"), "preview")
+    shot(browser, "09-keyboard-citation-preview")
+    marker.send_keys(Keys.ESCAPE)
+    until(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, ".popover"), "preview closed")
+    # A new conversation, then an example question, both from the keyboard.
+    new = tab_to(lambda e: e.get_attribute("id") == "new", "New conversation", back=True)
+    assert focus_visible(new)
+    new.send_keys(Keys.ENTER)
+    until(browser, lambda d: not answers(d), "an empty conversation")
+    example = tab_to(lambda e: "example" in (e.get_attribute("class") or ""), "an example")
+    assert focus_visible(example)
+    example.send_keys(Keys.ENTER)
+    until(browser, lambda d: answers(d), "the example's answer")
+
+
+def test_the_page_is_usable_390_px_wide(stack: Stack) -> None:
+    driver = chromium()
+    try:
+        # A phone's viewport (a headless window has a minimum width wider than this).
+        driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True},
+        )
+        driver.get(stack.api_url + "/")
+        assert driver.execute_script("return window.innerWidth") == 390
+        ask(driver, COMPARE)
+        overflow = driver.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        assert overflow <= 0, f"the page scrolls sideways by {overflow}px at 390 px"
+        send = driver.find_element(By.ID, "send")
+        assert send.is_displayed() and send.rect["x"] + send.rect["width"] <= 390
+        shot(driver, "10-narrow-390px")
+        assert not serious_violations(driver)
+    finally:
+        driver.quit()
+
+
+@pytest.mark.parametrize("path, rendered", [
+    ("/docs", ".opblock-summary-path"),
+    ("/redoc", "[data-section-id^='operation/']"),
+])  # fmt: skip
+def test_api_docs_render_with_the_network_blocked(stack: Stack, path: str, rendered: str) -> None:
+    # Every host but this machine's loopback is unreachable: no resolver, a dead proxy.
+    driver = chromium(
+        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+        "--proxy-server=http://127.0.0.1:9",
+    )
+    try:
+        driver.get(stack.api_url + path)
+        operations = until(
+            driver, lambda d: d.find_elements(By.CSS_SELECTOR, rendered), "the operations"
+        )
+        assert len(operations) >= 10
+        assert "/v1/turns" in driver.page_source
+        # Everything that loaded came from this server (an attempt elsewhere, such as
+        # ReDoc's vendor logo, is refused by the page's CSP and loads nothing).
+        loaded = driver.execute_script(
+            "return performance.getEntriesByType('resource')"
+            ".filter(e => e.responseStatus > 0).map(e => e.name)"
+        )
+        assert any("/static/docs/" in u for u in loaded), loaded
+        assert all(u.startswith(stack.api_url) for u in loaded), loaded
+        shot(driver, f"11-{path.strip('/')}-offline")
+    finally:
+        driver.quit()
