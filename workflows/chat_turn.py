@@ -304,7 +304,10 @@ class ChatTurn:
         self._summarised = 0
         # The turn's progress for watchers (the API's event stream): an offset-addressed
         # log kept in the workflow and read with updates. Publishing issues no command,
-        # so turns that began before the stream replay unchanged.
+        # so turns that began before the stream replay unchanged. But a watcher's poll
+        # completes in the workflow task whose publish satisfied it, and that completion
+        # is in the history: adding, moving or removing a publish point changes how a
+        # watched turn replays. Treat publish points like commands (workflow.patched).
         self._stream = WorkflowStream()
         self._events = self._stream.topic(progress.EVENTS_TOPIC, type=TurnEvent)
         self._published = 0

@@ -4,6 +4,8 @@ Checked once by hand: swapping the numeric check and the judge in
 `ChatTurn._draft_and_check` made these replays fail with a nondeterminism error.
 """
 
+import json
+import os
 from pathlib import Path
 
 import httpx
@@ -16,7 +18,8 @@ import payloads
 from settings import Settings
 from workflows.chat_turn import ChatTurn
 
-HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
+HISTORIES_DIR = Path(__file__).parent / "histories"
+HISTORIES = sorted(HISTORIES_DIR.glob("*.json"))
 
 
 def test_replay_fixtures_exist_from_before_and_after_the_lean_turn() -> None:
@@ -57,6 +60,9 @@ async def test_a_turn_read_through_its_event_stream_replays(
         data_converter=payloads.data_converter(app_settings),
     )
     history = await client.get_workflow_handle(turn_id).fetch_history()
+    if os.environ.get("TURNSTILE_RECORD_HISTORIES"):  # by hand: keep it as a fixture
+        text = json.dumps(json.loads(history.to_json()), indent=1)
+        (HISTORIES_DIR / "stream_clarified.json").write_text(text + "\n")
     updates = [
         e
         for e in history.events
