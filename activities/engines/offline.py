@@ -381,6 +381,10 @@ class OfflineEngine:
             if role := role_asked(question):
                 terms.append(f"{role}'s letter")
         fy_tokens = [f"FY{y}" for y in years]
+        if slots.intent == "narrative" and not slots.fiscal_years:
+            # No year asked: the filter already spans every year, and three year tokens
+            # in the text pull each year's figure tables above the passage that answers.
+            fy_tokens = []
         later = later_report_years(slots, years, len(slots.companies))
         sub_queries = []
         for ticker in slots.companies or list(COMPANIES):

@@ -453,7 +453,8 @@ async def start_turn(
         )
         stored = None
         if alloc.replayed:  # a retried request: the first request's turn, if it has an outcome
-            stored = await _stored_outcome(alloc.turn_id, -1, pool, client, reconciling=False)
+            # (reconciled: a turn whose workflow was closed from outside is settled first)
+            stored = await _stored_outcome(alloc.turn_id, -1, pool, client, reconciling=True)
         if stored is not None:
             result = stored
         elif not wait or _prefers_async(prefer):
