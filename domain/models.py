@@ -18,6 +18,7 @@ One chunk family, built by inheritance so no shape copies another's fields:
 from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.config import JsonDict
 
 
 class Frozen(BaseModel):
@@ -62,25 +63,23 @@ class Source(ChunkRef):
     )
 
 
+CITATION_EXAMPLE: JsonDict = {
+    "chunk_id": "3f171a5c-7083-5f6e-85ce-f24ea8385b62",
+    "company": "BHP",
+    "fiscal_year": 2024,
+    "page": 4,
+    "document": "BHP Annual Report 2024",
+    "preview": "Table (all figures in US$ millions): | US$M | FY2024 | |---|---| | Revenue |"
+    " 55,658 | | Underlying EBITDA | 29,016 | | Attributable profit | 7,897 |",
+    "n": 1,
+}
+"""A real citation over the sample corpus: the OpenAPI examples that show one use it."""
+
+
 class Citation(Source):
     """A cited source as the user sees it: `n` is its marker in the answer."""
 
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "chunk_id": "3f171a5c-7083-5f6e-85ce-f24ea8385b62",
-                    "company": "BHP",
-                    "fiscal_year": 2024,
-                    "page": 4,
-                    "document": "BHP Annual Report 2024",
-                    "preview": "Table (all figures in US$ millions): | US$M | FY2024 |"
-                    " |---|---| | Revenue | 55,658 | | Underlying EBITDA | 29,016 |",
-                    "n": 1,
-                }
-            ]
-        }
-    )
+    model_config = ConfigDict(json_schema_extra={"examples": [CITATION_EXAMPLE]})
 
     n: int = Field(description="The citation's marker: `[1]` in the answer is `n` 1.", examples=[1])
     chunk_id: str = Field(

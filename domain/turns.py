@@ -9,9 +9,17 @@ from datetime import datetime
 from typing import Literal
 
 from pydantic import ConfigDict, Field
-from pydantic.config import JsonDict, JsonValue
+from pydantic.config import JsonValue
 
-from domain.models import Citation, Derived, Frozen, ModelCall, NotFound, UnsupportedClaim
+from domain.models import (
+    CITATION_EXAMPLE,
+    Citation,
+    Derived,
+    Frozen,
+    ModelCall,
+    NotFound,
+    UnsupportedClaim,
+)
 
 __all__ = ["Citation"]
 
@@ -128,16 +136,6 @@ class Carried(Frozen):
 
 
 # The OpenAPI document's examples: real results over the sample corpus (offline engine).
-_CITATION: JsonDict = {
-    "chunk_id": "3f171a5c-7083-5f6e-85ce-f24ea8385b62",
-    "company": "BHP",
-    "fiscal_year": 2024,
-    "page": 4,
-    "document": "BHP Annual Report 2024",
-    "preview": "Table (all figures in US$ millions): | US$M | FY2024 | |---|---| | Revenue |"
-    " 55,658 | | Underlying EBITDA | 29,016 | | Attributable profit | 7,897 |",
-    "n": 1,
-}
 _EXAMPLES: list[JsonValue] = [
     {
         "turn_id": "turn-c35c244d68fec4309-1",
@@ -147,7 +145,7 @@ _EXAMPLES: list[JsonValue] = [
         "resolved_question": "What was BHP's revenue in FY2024?",
         "answer": "BHP Group's revenue for FY2024 (year ended 30 June 2024) was US$55,658"
         " million [1].",
-        "citations": [_CITATION],
+        "citations": [CITATION_EXAMPLE],
         "grounded": "yes",
         "confidence": "high",
         "coverage": {"BHP": True},

@@ -41,6 +41,7 @@ from api.metrics import TURNS_STARTED
 from api.text import ID_CHARS, STORABLE, check_user_id
 from db import reconcile, turns
 from domain import pii
+from domain.models import CITATION_EXAMPLE
 from settings import EngineName, Settings
 from workflows import attributes
 from workflows.chat_turn import TASK_TIMEOUT, ChatTurn, execution_timeout
@@ -177,18 +178,7 @@ class MessageOut(BaseModel):
                     "content": "BHP Group's revenue for FY2024 (year ended 30 June 2024) was"
                     " US$55,658 million [1].",
                     "status": "answered",
-                    "citations": [
-                        {
-                            "n": 1,
-                            "chunk_id": "3f171a5c-7083-5f6e-85ce-f24ea8385b62",
-                            "company": "BHP",
-                            "fiscal_year": 2024,
-                            "page": 4,
-                            "document": "BHP Annual Report 2024",
-                            "preview": "Table (all figures in US$ millions): | US$M | FY2024 |"
-                            " |---|---| | Revenue | 55,658 | | Underlying EBITDA | 29,016 |",
-                        }
-                    ],
+                    "citations": [CITATION_EXAMPLE],
                     "summarised": False,
                 },
             ]
