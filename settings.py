@@ -104,9 +104,22 @@ class Settings(BaseSettings):
     api_url: str = "http://127.0.0.1:8000"
     request_timeout_seconds: Seconds = 20.0
     # A PostgreSQL outage answers 503 within about this long instead of hanging requests.
-    database_pool_timeout_seconds: Seconds = 3.0
+    database_pool_timeout_seconds: Seconds = 2.5
     # libpq waits forever on 0 or less.
     database_connect_timeout_seconds: Annotated[int, Field(ge=1, le=_MAX_SECONDS)] = 3
+    # How long one statement may take, waited for by the client as well as the server:
+    # a PostgreSQL that is stalled (stopped, not gone) never answers, so only the
+    # client's own bound ends the wait. The API's statements are all small; the
+    # worker's (retention purges, ingestion) get longer.
+    database_query_timeout_seconds: Seconds = 2.0
+    worker_database_query_timeout_seconds: Seconds = 30.0
+    # Every call the API makes to Temporal gives up after this long (a stalled server
+    # never answers), and a server that refuses connections is retried for no longer.
+    temporal_rpc_timeout_seconds: Seconds = 2.0
+    # The largest request body the API reads (413 beyond it); the codec endpoint, which
+    # the Temporal UI sends whole workflow payloads to, may take more.
+    max_body_bytes: Annotated[int, Field(ge=1024)] = 64 * 1024
+    codec_max_body_bytes: Annotated[int, Field(ge=1024)] = 8 * 1024 * 1024
 
     corpus_dir: Path = Field(default=PROJECT_ROOT / "corpus" / "reports")
     embedding_model: Literal["all-MiniLM-L6-v2"] = "all-MiniLM-L6-v2"

@@ -221,8 +221,12 @@ async def register_search_attributes(client: Client, namespace: str) -> list[str
     return sorted(missing)
 
 
-async def _heartbeat(pool: AsyncConnectionPool, index: ReportIndex, worker_id: str) -> None:
-    """Report Qdrant's health and the corpus version to PostgreSQL every few seconds."""
+async def _heartbeat(
+    pool: AsyncConnectionPool, index: ReportIndex, worker_id: str, task_queue: str
+) -> None:
+    """Report this worker's task queue, Qdrant's health and the corpus version to
+    PostgreSQL every few seconds: /healthz counts a worker up only while its reports
+    are fresh."""
     while True:
         try:
             version = await asyncio.to_thread(index.corpus_version)
@@ -234,11 +238,12 @@ async def _heartbeat(pool: AsyncConnectionPool, index: ReportIndex, worker_id: s
         try:
             async with pool.connection(timeout=5) as conn:
                 await conn.execute(
-                    "INSERT INTO worker_heartbeats (worker_id, qdrant_ok, corpus_version, chunks,"
-                    " seen_at) VALUES (%s, %s, %s, %s, now()) ON CONFLICT (worker_id) DO UPDATE"
-                    " SET qdrant_ok = excluded.qdrant_ok, corpus_version = excluded.corpus_version,"
+                    "INSERT INTO worker_heartbeats (worker_id, task_queue, qdrant_ok,"
+                    " corpus_version, chunks, seen_at) VALUES (%s, %s, %s, %s, %s, now())"
+                    " ON CONFLICT (worker_id) DO UPDATE SET task_queue = excluded.task_queue,"
+                    " qdrant_ok = excluded.qdrant_ok, corpus_version = excluded.corpus_version,"
                     " chunks = excluded.chunks, seen_at = now()",
-                    (worker_id, ok, version, chunks),
+                    (worker_id, task_queue, ok, version, chunks),
                 )
         except (psycopg.Error, PoolTimeout):
             log.exception("heartbeat write failed")
@@ -295,6 +300,7 @@ async def run_worker(settings: Settings) -> None:
         settings.effective_database_url,
         timeout=10.0,
         connect_timeout=settings.database_connect_timeout_seconds,
+        query_timeout=settings.worker_database_query_timeout_seconds,
     )
     await pool.open()
     worker = Worker(
@@ -338,7 +344,7 @@ async def run_worker(settings: Settings) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     worker_id = f"{socket.gethostname()}:{os.getpid()}"
-    beat = asyncio.create_task(_heartbeat(pool, index, worker_id))
+    beat = asyncio.create_task(_heartbeat(pool, index, worker_id, settings.task_queue))
     async with worker:
         log.info("worker polling %s", settings.task_queue)
         await stop.wait()

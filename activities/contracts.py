@@ -307,6 +307,9 @@ class PurgeRequest(_Frozen):
     """Days a decision record is kept (fractions allowed: tests purge what is seconds old)."""
     pii_retention_days: float = Field(default=30, gt=0)
     """Days a personal value in the token map is kept after it was last used."""
+    rate_bucket_idle_days: float = Field(default=1, gt=0)
+    """Days a rate-limit bucket may stay untouched before it is removed: by then it has
+    refilled at any limit of one request a day or more, so removing it changes nothing."""
 
 
 class PurgeResult(_Frozen):
@@ -316,11 +319,18 @@ class PurgeResult(_Frozen):
     """The last removed row (the chain's new checkpoint); None when nothing was old enough."""
     pii_tokens: int = 0
     """Personal values erased from the token map by this purge."""
+    rate_buckets: int = 0
+    """Idle rate-limit buckets removed by this purge."""
 
 
 class PiiPurgeResult(_Frozen):
     erased: int
     """Personal values erased from the token map."""
+
+
+class RateBucketPurgeResult(_Frozen):
+    removed: int
+    """Rate-limit buckets removed (idle, so full)."""
 
 
 # ---- golden probes ------------------------------------------------------------------

@@ -41,6 +41,7 @@ from activities.contracts import (
     ProbeTurn,
     PurgeRequest,
     PurgeResult,
+    RateBucketPurgeResult,
     RecordedProbeRun,
     RecordProbeRun,
     RememberRequest,
@@ -190,6 +191,12 @@ async def postgres_purge_pii_tokens(request: PurgeRequest) -> PiiPurgeResult:
     return _declared()  # type: ignore[no-any-return]
 
 
+@activity.defn(name="postgres_purge_rate_buckets")
+async def postgres_purge_rate_buckets(request: PurgeRequest) -> RateBucketPurgeResult:
+    """Remove rate-limit buckets untouched for longer than their idle period."""
+    return _declared()  # type: ignore[no-any-return]
+
+
 @activity.defn(name="postgres_forget_user")
 async def postgres_forget_user(request: ForgetRequest) -> ForgetResult:
     """Erase a user's facts, the summaries of their conversations and their personal values."""
@@ -284,6 +291,7 @@ DECLARED: dict[str, Callable[..., Awaitable[Any]]] = {
         postgres_sweep_turns,
         postgres_purge_decisions,
         postgres_purge_pii_tokens,
+        postgres_purge_rate_buckets,
         postgres_forget_user,
         qdrant_forget_answers,
         probes_load_cases,

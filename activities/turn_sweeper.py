@@ -12,12 +12,13 @@ from activities.contracts import (
     PiiPurgeResult,
     PurgeRequest,
     PurgeResult,
+    RateBucketPurgeResult,
     SweepRequest,
     SweepResult,
 )
 from activities.metrics import turn_metrics
 from activities.steps import implements
-from db import audit, reconcile, turns
+from db import audit, ratelimit, reconcile, turns
 from db import pii as token_map
 from domain.turns import OPEN
 
@@ -28,7 +29,19 @@ class SweepActivities:
 
     def activities(self) -> list[Callable[..., Any]]:
         """This class's activities, bound, for the worker's registry."""
-        return [self.sweep_turns, self.purge_decisions, self.purge_pii_tokens]
+        return [
+            self.sweep_turns, self.purge_decisions, self.purge_pii_tokens,
+            self.purge_rate_buckets,
+        ]  # fmt: skip
+
+    @implements(steps.postgres_purge_rate_buckets)
+    async def purge_rate_buckets(self, request: PurgeRequest) -> RateBucketPurgeResult:
+        """Remove rate-limit buckets idle for `rate_bucket_idle_days`; idempotent."""
+        async with self.pool.connection() as conn:
+            removed = await ratelimit.purge_idle(
+                conn, timedelta(days=request.rate_bucket_idle_days)
+            )
+        return RateBucketPurgeResult(removed=removed)
 
     @implements(steps.postgres_purge_pii_tokens)
     async def purge_pii_tokens(self, request: PurgeRequest) -> PiiPurgeResult:

@@ -6,11 +6,8 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
-from temporalio.client import Client
 
-import payloads
-import tracing
-from api import errors, metrics
+from api import errors, guards, metrics, streams, temporal
 from api.routes import (
     audit,
     codec,
@@ -50,17 +47,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.pii_key.get_secret_value() == DEV_PII_KEY:
             logger.warning("TURNSTILE_PII_KEY is the development default; set your own")
         app.state.settings = settings
-        app.state.temporal = await Client.connect(
-            settings.effective_temporal_address,
-            namespace=settings.temporal_namespace,
-            data_converter=payloads.data_converter(settings),
-            interceptors=tracing.interceptors(settings, "api"),
-        )
-        # Bounded waits so a PostgreSQL outage is a quick 503, not a hung request.
+        app.state.temporal = await temporal.connect(settings)
+        app.state.streams = streams.TurnStreams(app.state.temporal)
+        # Bounded waits so a PostgreSQL outage or stall is a quick 503, not a hung request.
         pool = make_pool(
             settings.effective_database_url,
             timeout=settings.database_pool_timeout_seconds,
             connect_timeout=settings.database_connect_timeout_seconds,
+            query_timeout=settings.database_query_timeout_seconds,
         )
         await pool.open()
         app.state.pool = pool
@@ -96,14 +90,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(codec.router)
     if settings.payload_key is not None:
         # The Temporal UI calls the codec endpoint from the browser.
-        ui = settings.temporal_ui_port
         app.add_middleware(
             CORSMiddleware,
-            allow_origins=[*settings.codec_cors_origins, f"http://127.0.0.1:{ui}",
-                           f"http://localhost:{ui}"],
+            allow_origins=_codec_origins(settings),
             allow_methods=["POST"],
             allow_headers=["Content-Type", "X-Namespace", "Authorization", "X-API-Key"],
             allow_credentials=True,
         )  # fmt: skip
     app.include_router(page.router)
+    # Outermost last: every answer, errors included, gets the security headers.
+    app.add_middleware(guards.SameOriginWrites, allowed_origins=_codec_origins(settings))
+    app.add_middleware(
+        guards.BodyLimit,
+        limit=settings.max_body_bytes,
+        limits={"/codec/": settings.codec_max_body_bytes},
+    )
+    app.add_middleware(guards.SecurityHeaders)
     return app
+
+
+def _codec_origins(settings: Settings) -> list[str]:
+    """The Temporal UI's origins, which POST to the codec endpoint from the browser."""
+    if settings.payload_key is None:
+        return []
+    ui = settings.temporal_ui_port
+    return [*settings.codec_cors_origins, f"http://127.0.0.1:{ui}", f"http://localhost:{ui}"]

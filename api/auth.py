@@ -87,6 +87,18 @@ def require_operator(caller: CallerDep, settings: SettingsDep) -> Caller:
     return caller
 
 
+def operator_when_keyed(
+    settings: SettingsDep,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    header: Annotated[str | None, Depends(_header)],
+) -> None:
+    """An operator's key when API keys are configured (401/403 otherwise); nothing in
+    development mode. For what every tenant's traffic shows (the API's metrics)."""
+    if settings.dev_auth:
+        return
+    require_operator(authenticate(settings, bearer, header), settings)
+
+
 KEY_FACTOR = 10
 """A key's whole traffic may be this many users' worth: user ids are the caller's to
 choose, so without a bucket per key a new user id would be a new allowance."""

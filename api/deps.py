@@ -6,6 +6,7 @@ from fastapi import Depends, Path, Request
 from psycopg_pool import AsyncConnectionPool
 from temporalio.client import Client
 
+from api.streams import TurnStreams
 from api.text import ID_CHARS
 from settings import Settings
 
@@ -20,6 +21,11 @@ def _pool(request: Request) -> AsyncConnectionPool:
     return pool
 
 
+def _streams(request: Request) -> TurnStreams:
+    streams: TurnStreams = request.app.state.streams
+    return streams
+
+
 def _settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
@@ -27,6 +33,7 @@ def _settings(request: Request) -> Settings:
 
 TemporalDep = Annotated[Client, Depends(_client)]
 PoolDep = Annotated[AsyncConnectionPool, Depends(_pool)]
+StreamsDep = Annotated[TurnStreams, Depends(_streams)]
 SettingsDep = Annotated[Settings, Depends(_settings)]
 
 TurnIdPath = Annotated[str, Path(max_length=100), ID_CHARS]

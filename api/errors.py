@@ -34,6 +34,7 @@ ErrorType = Literal[
     "Forbidden",
     "MethodNotAllowed",
     "RateLimited",
+    "PayloadTooLarge",
     "Unavailable",
     "UpstreamRejected",
     "UpstreamUnavailable",
@@ -135,9 +136,16 @@ def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     }
 
 
+MAX_PROBLEMS = 10
+"""At most this many validation problems are named; the rest are counted. A body with
+10,000 unknown fields would otherwise answer with a 389 KB error."""
+MAX_PROBLEM_CHARS = 300
+
+
 def _readable(exc: RequestValidationError) -> str:
     parts = []
-    for err in exc.errors():
+    errors = exc.errors()
+    for err in errors[:MAX_PROBLEMS]:
         loc = ".".join(
             str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path", "header")
         )
@@ -145,7 +153,10 @@ def _readable(exc: RequestValidationError) -> str:
         if err.get("type") == "json_invalid":
             parts.append("request body is not valid JSON")
         else:
-            parts.append(f"{loc}: {msg}" if loc else msg)
+            part = f"{loc}: {msg}" if loc else msg
+            parts.append(part if len(part) <= MAX_PROBLEM_CHARS else part[:MAX_PROBLEM_CHARS] + "…")
+    if len(errors) > MAX_PROBLEMS:
+        parts.append(f"and {len(errors) - MAX_PROBLEMS} more problems")
     return "; ".join(parts) or "invalid request"
 
 
@@ -156,6 +167,7 @@ def _http_error_type(status_code: int) -> ErrorType:
         404: "NotFound",
         405: "MethodNotAllowed",
         409: "Conflict",
+        413: "PayloadTooLarge",
         429: "RateLimited",
         503: "Unavailable",
     }

@@ -8,11 +8,15 @@ metrics and the Python process collectors.
 
 import logging
 import time
+from typing import Annotated
 
-from fastapi import APIRouter, FastAPI, Response
+from fastapi import APIRouter, Depends, FastAPI, Response
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Histogram, generate_latest
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from api.auth import operator_when_keyed
+from api.errors import error_responses
 
 router = APIRouter(tags=["operations"])
 
@@ -101,8 +105,14 @@ def install(app: FastAPI) -> None:
     "/metrics",
     response_class=Response,
     responses={200: {"content": {CONTENT_TYPE_LATEST.split(";")[0]: {"schema": {"type": "string"}}},
-                     "description": "Prometheus text exposition format"}},
+                     "description": "Prometheus text exposition format"},
+               **error_responses(401, 403)},
 )  # fmt: skip
-async def metrics() -> Response:
-    """The API's metrics in Prometheus's text format (requests, latency, turns started)."""
+async def metrics(_: Annotated[None, Depends(operator_when_keyed)]) -> Response:
+    """The API's metrics in Prometheus's text format (requests, latency, turns started).
+
+    With API keys configured, only an operator's key may read them (their labels name
+    tenants): Prometheus sends it as `authorization: {type: Bearer, credentials_file:
+    ...}` (ops/prometheus/prometheus.yml). In development mode they are open.
+    """
     return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)

@@ -11,6 +11,7 @@ is refused with 503 and nothing is stored.
 best-effort (a token it cannot resolve is shown as the token).
 """
 
+import asyncio
 import json
 import logging
 import re
@@ -62,23 +63,42 @@ def owner_of(user_id: str | None) -> str:
     return user_id or ""
 
 
+MAX_CHARS = 10_000
+"""The longest text redaction reads: callers check their own, smaller limits first, so a
+longer text is a bug, refused before a character of it is read."""
+IN_LOOP_CHARS = 200
+"""Texts up to this long are read on the event loop (well under a millisecond); longer
+ones in a thread, so one long question never holds up another request."""
+
+
+async def _find(text: str) -> list[pii.Match]:
+    if len(text) <= IN_LOOP_CHARS:
+        return pii.find(text)
+    return await asyncio.to_thread(pii.find, text)
+
+
 async def redact(
     pool: AsyncConnectionPool, settings: Settings, tenant_id: str, owner: str, text: str
 ) -> str:
     """`text` with every personal value replaced by its token (stored first).
 
+    The detector's time is linear in the text's length, which is bounded here.
+
     Raises:
-        ApiError: 503 Unavailable when redaction cannot run; nothing was stored.
+        ApiError: 422 for a text over MAX_CHARS; 503 Unavailable when redaction cannot
+            run. Nothing was stored either way.
     """
+    if len(text) > MAX_CHARS:
+        raise ApiError(422, "InvalidInput", f"the text is longer than {MAX_CHARS} characters")
     try:
-        matches = pii.find(text)
+        matches = await _find(text)
         if not matches:
             return text
         key = settings.pii_key.get_secret_value().encode()
         async with pool.connection() as conn, conn.transaction():
             tokens = await token_map.tokens_for(conn, key, tenant_id, owner, matches)
         redacted = pii.replace(text, matches, tokens)
-        if pii.find(redacted):  # a value the replacement exposed: never store it
+        if await _find(redacted):  # a value the replacement exposed: never store it
             raise RuntimeError("redacted text still holds personal data")
     except Exception as exc:
         REDACTION_FAILED.inc()

@@ -24,6 +24,7 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
+from domain import pii
 from domain.text import unstorable
 
 
@@ -97,16 +98,31 @@ CleanId = Annotated[str, ID_CHARS]
 """An identifier or key from the client: storable, and no control characters."""
 
 
+def check_opaque(value: str) -> str:
+    """`value` unchanged unless it holds personal data: ids are stored and logged as they
+    are, so one carrying an email address or a phone number is refused (never tokenised:
+    an opaque id works as well), with the kind it looks like.
+
+    The same detector as the redaction of questions (`domain.pii.find`), so an id is
+    refused exactly when the same characters in a question would be tokenised.
+
+    Raises:
+        ValueError: naming what the id looks like.
+    """
+    found = pii.find(value)
+    if found:
+        raise ValueError(
+            f"must be an opaque id: this one looks like it holds {pii.describe(found)},"
+            " which is personal data, and ids are stored as they are"
+        )
+    return value
+
+
 def check_user_id(value: str) -> str:
     """A user id as every route takes it: not blank, no surrounding spaces ("hank " would
-    be another user than "hank"), and opaque — never an email address or other personal
-    data, because ids are stored and logged as they are."""
-    from domain import pii
-
+    be another user than "hank"), and opaque (`check_opaque`)."""
     if not value.strip():
         raise ValueError("user id must not be blank")
     if value != value.strip():
         raise ValueError("user id must not start or end with a space")
-    if pii.find(value):
-        raise ValueError("must be an opaque id, not an email address or other personal data")
-    return value
+    return check_opaque(value)

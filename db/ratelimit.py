@@ -6,6 +6,7 @@ here refills, checks and takes a token atomically, in the database the API alrea
 """
 
 import math
+from datetime import timedelta
 
 from psycopg import AsyncConnection
 
@@ -36,6 +37,14 @@ async def take(conn: AsyncConnection, bucket: str, rate_per_second: float, burst
     ).fetchone()
     have = float(left[0]) if left is not None else 0.0
     return max(0.001, (1 - have) / rate_per_second)
+
+
+async def purge_idle(conn: AsyncConnection, idle: timedelta) -> int:
+    """Remove buckets untouched for `idle`: a bucket that old is full, the same as none."""
+    cur = await conn.execute(
+        "DELETE FROM rate_buckets WHERE updated_at < clock_timestamp() - %s", (idle,)
+    )
+    return cur.rowcount
 
 
 def retry_after_header(seconds: float) -> str:

@@ -219,6 +219,8 @@ def up(settings: Settings, say: Callable[[str], None]) -> bool:
                     sys.executable, "-m", "uvicorn", "api.app:create_app", "--factory",
                     "--host", settings.api_host, "--port", str(settings.api_port),
                     "--log-level", "warning",
+                    # Malformed requests answered in the JSON error shape (api/protocol).
+                    "--http", "api.protocol:JsonErrorsH11Protocol",
                     # JSON lines; uvicorn's own access log is off (it writes query
                     # strings, which can hold user text): the API writes its own.
                     "--log-config", str(PROJECT_ROOT / "api" / "logging.json"),

@@ -89,6 +89,35 @@ def stop_pid(pid: int, timeout: float = 20.0, sig: signal.Signals = signal.SIGTE
         time.sleep(0.05)
 
 
+def process_tree(pid: int) -> list[int]:
+    """`pid` and every process descended from it (read from /proc), parents first."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry.name))
+    tree, todo = [], [pid]
+    while todo:
+        current = todo.pop(0)
+        tree.append(current)
+        todo.extend(children.get(current, []))
+    return tree
+
+
+def signal_tree(pid: int, sig: signal.Signals) -> list[int]:
+    """Send `sig` to `pid` and its descendants (SIGSTOP/SIGCONT: a stalled server whose
+    sockets stay open); return the pids signalled."""
+    pids = process_tree(pid)
+    for each in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(each, sig)
+    return pids
+
+
 def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -133,6 +133,12 @@ POLICY: dict[str, StepPolicy] = {
         start_to_close=timedelta(minutes=5), schedule_to_close=timedelta(minutes=20),
         heartbeat=None,
     ),
+    "postgres_purge_rate_buckets": StepPolicy(
+        "closed", "this purge fails visibly; tomorrow's run tries again",
+        "one DELETE of idle (full) buckets; one kept a day longer changes nothing",
+        start_to_close=timedelta(minutes=5), schedule_to_close=timedelta(minutes=20),
+        heartbeat=None,
+    ),
     "postgres_forget_user": StepPolicy(
         "closed", "retried until it succeeds; the erase request reports it pending",
         "an erasure request must complete, not be dropped",

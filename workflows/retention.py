@@ -26,6 +26,8 @@ with workflow.unsafe.imports_passed_through():
 SCHEDULE_PREFIX = "turnstile-purge-decisions"
 PII_PURGE = "purge-pii-tokens"
 """Patch: runs started before it purged decision records only."""
+RATE_BUCKET_PURGE = "purge-rate-buckets"
+"""Patch: runs started before it left idle rate-limit buckets in place."""
 EVERY = timedelta(days=1)
 
 
@@ -50,6 +52,15 @@ class PurgeDecisionRecords:
             )
             result = result.model_copy(update={"pii_tokens": erased.erased})
             details += f"; erased {erased.erased} personal value(s)"
+        if workflow.patched(RATE_BUCKET_PURGE):
+            buckets = await workflow.execute_activity(
+                steps.postgres_purge_rate_buckets,
+                request,
+                summary=f"rate-limit buckets idle for {request.rate_bucket_idle_days:g} days",
+                **step_options(steps.postgres_purge_rate_buckets),
+            )
+            result = result.model_copy(update={"rate_buckets": buckets.removed})
+            details += f"; removed {buckets.removed} idle rate-limit bucket(s)"
         workflow.set_current_details(details)
         return result
 

@@ -23,6 +23,8 @@ from fastapi.openapi.docs import (
 from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from api.guards import page_policy
+
 ASSETS = "/static/docs"
 """Where the Swagger UI and ReDoc bundles are served (a folder of `fastapi_offline`)."""
 DOCS = "/docs"
@@ -32,10 +34,15 @@ FAVICON = "/favicon.ico"
 
 router = APIRouter(include_in_schema=False)
 
-# Both pages may load images and data from this server only. ReDoc's bundle shows a
-# "powered by" logo fetched from its vendor's CDN; the browser now refuses to ask for it,
-# so reading the docs sends nothing off the machine (offline it was a failed request).
-_LOCAL_ONLY = {"Content-Security-Policy": "img-src 'self' data:; connect-src 'self'"}
+
+# Both pages may load scripts, images and data from this server only (`page_policy`:
+# their own inline script by its hash, no framing). ReDoc's bundle shows a "powered by"
+# logo fetched from its vendor's CDN; the browser now refuses to ask for it, so reading
+# the docs sends nothing off the machine (offline it was a failed request).
+def _local_only(page: HTMLResponse) -> HTMLResponse:
+    page.headers["Content-Security-Policy"] = page_policy(bytes(page.body).decode())
+    return page
+
 
 _FAVICON = (resources.files("api") / "static" / "favicon.ico").read_bytes()
 
@@ -57,13 +64,12 @@ async def swagger_ui(request: Request) -> HTMLResponse:
         oauth2_redirect_url=f"{root}{OAUTH2_REDIRECT}",
         swagger_ui_parameters=request.app.swagger_ui_parameters,
     )
-    page.headers.update(_LOCAL_ONLY)
-    return page
+    return _local_only(page)
 
 
 @router.get(OAUTH2_REDIRECT)
 async def swagger_ui_oauth2_redirect() -> HTMLResponse:
-    return get_swagger_ui_oauth2_redirect_html()
+    return _local_only(get_swagger_ui_oauth2_redirect_html())
 
 
 @router.get(REDOC)
@@ -76,8 +82,7 @@ async def redoc(request: Request) -> HTMLResponse:
         redoc_favicon_url=f"{root}{FAVICON}",
         with_google_fonts=False,  # ReDoc falls back to the system's fonts
     )
-    page.headers.update(_LOCAL_ONLY)
-    return page
+    return _local_only(page)
 
 
 @router.get(FAVICON)

@@ -28,18 +28,14 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 from psycopg_pool import PoolTimeout
 from temporalio.api.common.v1 import Payload
 from temporalio.client import Client
-from temporalio.contrib.workflow_streams import (
-    PollInput,
-    PollResult,
-    WorkflowStreamClient,
-    WorkflowStreamItem,
-)
+from temporalio.contrib.workflow_streams import PollInput, PollResult, WorkflowStreamItem
 from temporalio.service import RPCError
 
 from api import redaction
 from api.auth import Caller, CallerDep
-from api.deps import PoolDep, TemporalDep, TurnIdPath
+from api.deps import PoolDep, StreamsDep, TemporalDep, TurnIdPath
 from api.errors import ApiError, ErrorResponse, error_responses
+from api.streams import Closed, TurnStreams
 from db import reconcile, turns
 from workflows.contracts import OPEN, SETTLED, WAITING, TurnEvent, TurnResult
 from workflows.progress import EVENTS_TOPIC
@@ -48,7 +44,6 @@ router = APIRouter(prefix="/v1", tags=["turns"])
 QUIET_SECONDS = 2.0
 """After this long with no event, the stored turn is read: it may have settled without
 the stream saying so (no worker, an older turn, a workflow closed from outside)."""
-RESUBSCRIBE_SECONDS = 1.0
 QUERY_SECONDS = 5.0
 POLL_QUERY = "__temporal_workflow_stream_poll"
 """The stream's read-only query (see the workflow_streams README)."""
@@ -160,6 +155,7 @@ class _Unavailable(Exception):
 async def turn_events(
     owned: Annotated[tuple[str, list[str]], Depends(_owned)],
     client: TemporalDep,
+    streams: StreamsDep,
     pool: PoolDep,
     caller: CallerDep,
     start: Annotated[int, Depends(_start_offset)],
@@ -167,7 +163,7 @@ async def turn_events(
     """Stream a turn's progress until it settles or waits for a reply (at most ten minutes)."""
     turn_id, owners = owned
     try:
-        async for event in _events(turn_id, start, client, pool, caller, owners):
+        async for event in _events(turn_id, start, client, streams, pool, caller, owners):
             yield event
     except _Unavailable:
         error = ErrorResponse(
@@ -178,16 +174,14 @@ async def turn_events(
         yield ServerSentEvent(event="error", data=error.model_dump(mode="json"))
 
 
-class _Closed:
-    """The subscription ended: the workflow closed and its retained events are read."""
-
-
-_CLOSED = _Closed()
-_Item = WorkflowStreamItem[TurnEvent] | BaseException | _Closed | None
-
-
 async def _events(
-    turn_id: str, start: int, client: Client, pool: PoolDep, caller: Caller, owners: list[str]
+    turn_id: str,
+    start: int,
+    client: Client,
+    streams: TurnStreams,
+    pool: PoolDep,
+    caller: Caller,
+    owners: list[str],
 ) -> AsyncIterable[ServerSentEvent]:
     stored = await _stored(pool, client, turn_id, reconciling=True)
     if stored is not None and stored.status != "running":
@@ -198,12 +192,10 @@ async def _events(
             yield _step(offset, retained)
         yield await _outcome(pool, caller, owners, stored)
         return
-    queue: asyncio.Queue[_Item] = asyncio.Queue()
-    pump = asyncio.create_task(_pump(client, turn_id, start, queue))
     loop = asyncio.get_running_loop()
     deadline = loop.time() + MAX_STREAM_SECONDS
     closed = False
-    try:
+    async with streams.watch(turn_id, start) as queue:
         while loop.time() < deadline:
             try:
                 item = await asyncio.wait_for(queue.get(), QUIET_SECONDS)
@@ -224,7 +216,7 @@ async def _events(
                     yield await _outcome(pool, caller, owners, stored)
                     return
                 continue
-            closed = closed or isinstance(item, _Closed)
+            closed = closed or isinstance(item, Closed)
             # Quiet, the stream failed, or the workflow closed: the stored turn decides
             # (an open turn whose workflow has closed is settled from Temporal's record).
             stored = await _stored(pool, client, turn_id, reconciling=item is not None or closed)
@@ -232,10 +224,6 @@ async def _events(
                 yield await _outcome(pool, caller, owners, stored)
                 return
         yield ServerSentEvent(event="timeout", data={"turn_id": turn_id})
-    finally:
-        pump.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await pump
 
 
 def _step(offset: int, event: TurnEvent) -> ServerSentEvent:
@@ -269,28 +257,6 @@ async def _retained(client: Client, turn_id: str, start: int) -> list[tuple[int,
                 return events
     except Exception:  # no worker, a turn older than the stream: the outcome still comes
         return events
-
-
-async def _pump(client: Client, turn_id: str, start: int, queue: asyncio.Queue[_Item]) -> None:
-    """Subscribe to the turn's stream and queue what arrives; resubscribe after a failure.
-
-    A failure (no worker, a turn older than the stream, Temporal unreachable) is queued
-    too, so the route reads the stored turn at once rather than after a quiet spell.
-    """
-    stream = WorkflowStreamClient.create(client, turn_id)
-    offset = start
-    while True:
-        try:
-            async for item in stream.subscribe(EVENTS_TOPIC, offset, result_type=TurnEvent):
-                await queue.put(item)
-                offset = item.offset + 1
-            await queue.put(_CLOSED)
-            return
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # any subscription failure: the table still settles it
-            await queue.put(exc)
-            await asyncio.sleep(RESUBSCRIBE_SECONDS)
 
 
 async def _stored(

@@ -1,21 +1,25 @@
 """GET /healthz: each component's state; 503 when any is down."""
 
 import asyncio
+from collections.abc import Coroutine
 from datetime import timedelta
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
+from psycopg_pool import AsyncConnectionPool
 from pydantic import BaseModel, ConfigDict
 from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
+from temporalio.client import Client
 
 from api.deps import PoolDep, SettingsDep, TemporalDep
 from settings import EngineName, Settings
 
 router = APIRouter(tags=["health"])
-HEARTBEAT_FRESH = timedelta(seconds=15)
+HEARTBEAT_FRESH = timedelta(seconds=10)
+T = TypeVar("T")
 
 
 class ComponentState(BaseModel):
@@ -78,49 +82,85 @@ def engine_info(settings: Settings) -> EngineInfo:
 _REPORT = {"model": HealthReport, "description": "Some component is down; see `components`."}
 
 
+PROBE_SECONDS = 3.0
+"""Each probe's bound; they run side by side, so /healthz answers within about this long
+whatever is down or stalled."""
+
+
+async def _within(work: Coroutine[Any, Any, T], seconds: float) -> T:
+    """`work`'s result, or TimeoutError after `seconds`, without waiting for its
+    cancellation to finish (a stalled server can hold a cancelled call for seconds)."""
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait({task}, timeout=seconds)
+    if not done:
+        task.cancel()
+        raise TimeoutError(f"no answer within {seconds:g} s")
+    return task.result()
+
+
+async def _temporal(client: Client, settings: Settings) -> tuple[ComponentState, int]:
+    response = await client.workflow_service.describe_task_queue(
+        DescribeTaskQueueRequest(
+            namespace=settings.temporal_namespace,
+            task_queue=TaskQueue(name=settings.task_queue),
+            task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+        ),
+        timeout=timedelta(seconds=PROBE_SECONDS),
+    )
+    return ComponentState(ok=True), len(response.pollers)
+
+
+async def _postgres(pool: AsyncConnectionPool, settings: Settings) -> tuple[Any, ...] | None:
+    async with pool.connection(timeout=PROBE_SECONDS) as conn:
+        cursor = await conn.execute(
+            "SELECT qdrant_ok, corpus_version, chunks, now() - seen_at FROM worker_heartbeats"
+            " WHERE task_queue = %s ORDER BY seen_at DESC LIMIT 1",
+            (settings.task_queue,),
+        )
+        return await cursor.fetchone()
+
+
 @router.get("/healthz", response_model=HealthReport, responses={503: _REPORT})
 async def healthz(client: TemporalDep, pool: PoolDep, settings: SettingsDep) -> JSONResponse:
     """Report every component; 200 when all are up, 503 (same body) when any is down.
 
-    Never raises: a dependency's failure is what this route reports, so each probe is
-    bounded (three seconds) and its error recorded by class name.
+    Never raises, and answers within `PROBE_SECONDS` (and a moment): a dependency's
+    failure or stall is what this route reports, by the error's class name. The worker
+    is up while it polls the task queue AND its own heartbeat (every 3 s, in PostgreSQL)
+    is fresh: Temporal keeps listing a killed worker's pollers for minutes.
     """
     components: dict[str, ComponentState] = {}
-    try:
-        response = await asyncio.wait_for(
-            client.workflow_service.describe_task_queue(
-                DescribeTaskQueueRequest(
-                    namespace=settings.temporal_namespace,
-                    task_queue=TaskQueue(name=settings.task_queue),
-                    task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-                )
-            ),
-            timeout=3,
-        )
-        components["temporal"] = ComponentState(ok=True)
-        pollers = len(response.pollers)
-        components["worker"] = ComponentState(ok=pollers > 0, pollers=pollers)
-    except Exception as exc:  # health must report a down server, whatever the error
-        components["temporal"] = ComponentState(ok=False, error=exc.__class__.__name__)
-        components["worker"] = ComponentState(ok=False, error="temporal unreachable")
-    corpus_version = None
-    try:
-        async with pool.connection(timeout=3) as conn:
-            row = await (
-                await conn.execute(
-                    "SELECT qdrant_ok, corpus_version, chunks, now() - seen_at FROM"
-                    " worker_heartbeats ORDER BY seen_at DESC LIMIT 1"
-                )
-            ).fetchone()
+    probes: tuple[
+        tuple[ComponentState, int] | BaseException, tuple[Any, ...] | BaseException | None
+    ] = await asyncio.gather(
+        _within(_temporal(client, settings), PROBE_SECONDS),
+        _within(_postgres(pool, settings), PROBE_SECONDS),
+        return_exceptions=True,
+    )
+    temporal, postgres = probes
+    if isinstance(postgres, BaseException):
+        components["postgres"] = ComponentState(ok=False, error=postgres.__class__.__name__)
+        components["qdrant"] = ComponentState(ok=False, error="postgres unreachable")
+        beat = None
+    else:
         components["postgres"] = ComponentState(ok=True)
-        if row is None or row[3] > HEARTBEAT_FRESH:
+        fresh = postgres is not None and postgres[3] <= HEARTBEAT_FRESH
+        beat = postgres if fresh else None
+        if beat is None:
             components["qdrant"] = ComponentState(ok=False, error="no recent worker report")
         else:
-            components["qdrant"] = ComponentState(ok=bool(row[0]), chunks=row[2])
-            corpus_version = str(row[1])
-    except Exception as exc:  # as above: report, do not raise
-        components["postgres"] = ComponentState(ok=False, error=exc.__class__.__name__)
-        components["qdrant"] = ComponentState(ok=False, error="postgres unreachable")
+            components["qdrant"] = ComponentState(ok=bool(beat[0]), chunks=beat[2])
+    if isinstance(temporal, BaseException):
+        components["temporal"] = ComponentState(ok=False, error=temporal.__class__.__name__)
+        components["worker"] = ComponentState(ok=False, error="temporal unreachable")
+    else:
+        components["temporal"], pollers = temporal
+        if pollers and beat is None and not isinstance(postgres, BaseException):
+            worker = ComponentState(ok=False, pollers=pollers, error="no recent heartbeat")
+        else:
+            worker = ComponentState(ok=pollers > 0, pollers=pollers)
+        components["worker"] = worker
+    corpus_version = None if beat is None else str(beat[1])
     components["corpus"] = ComponentState(
         ok=corpus_version not in (None, "empty", "unknown"), version=corpus_version
     )

@@ -28,7 +28,9 @@ router = APIRouter(prefix="/v1", tags=["ingest"])
 class IngestBody(IngestRequest):
     """The request: files by path (absolute, or relative to the ingest directory)."""
 
-    paths: list[Annotated[str, STORABLE]] = Field(min_length=1)
+    paths: list[Annotated[str, Field(min_length=1, max_length=4096), STORABLE]] = Field(
+        min_length=1, max_length=1000
+    )
 
 
 def _loopback_only(request: Request) -> None:

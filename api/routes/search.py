@@ -19,6 +19,8 @@ from domain.companies import year_range
 from workflows.search import SearchReports
 
 router = APIRouter(prefix="/v1", tags=["search"])
+MAX_QUERY_CHARS = 1000
+"""Checked while the query string is parsed, before redaction reads the text."""
 
 
 def _one_line(exc: ValidationError) -> str:
@@ -34,10 +36,14 @@ async def search(
     settings: SettingsDep,
     pool: PoolDep,
     caller: CallerDep,
-    q: Annotated[str, Query(description="the search text"), STORABLE],
-    company: Annotated[str | None, Query(), STORABLE] = None,
+    q: Annotated[
+        str,
+        Query(min_length=1, max_length=MAX_QUERY_CHARS, description="the search text"),
+        STORABLE,
+    ],
+    company: Annotated[str | None, Query(min_length=1, max_length=64), STORABLE] = None,
     fy: Annotated[int | None, Query(description=f"fiscal year, {year_range()}")] = None,
-    limit: Annotated[int, Query()] = 8,
+    limit: Annotated[int, Query(ge=1, le=50)] = 8,
 ) -> list[SearchHitWithText]:
     """Search the report chunks; 503 `Unavailable` when no worker runs or it takes too long.
 

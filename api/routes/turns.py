@@ -31,6 +31,7 @@ from temporalio.client import (
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
 from temporalio.common import WorkflowIDReusePolicy
+from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from api import redaction
@@ -38,9 +39,8 @@ from api.auth import Caller, CallerDep, limit
 from api.deps import PoolDep, SettingsDep, TemporalDep, TurnIdPath
 from api.errors import ApiError, error_responses
 from api.metrics import TURNS_STARTED
-from api.text import ID_CHARS, STORABLE, check_user_id
+from api.text import ID_CHARS, STORABLE, check_opaque, check_user_id
 from db import reconcile, turns
-from domain import pii
 from domain.models import CITATION_EXAMPLE
 from settings import EngineName, Settings
 from workflows import attributes
@@ -59,6 +59,10 @@ router = APIRouter(prefix="/v1", tags=["turns"])
 
 CONVERSATION_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_QUESTION_CHARS = 4000
+MAX_RAW_CHARS = 8000
+"""The longest question or reply accepted as sent, surrounding white space included; it
+must be at most MAX_QUESTION_CHARS once trimmed. Both are checked while the body is
+parsed, before redaction reads a character of it."""
 
 
 def _text(value: str, what: str) -> str:
@@ -90,6 +94,8 @@ class TurnRequest(BaseModel):
     question: Annotated[
         str,
         Field(
+            min_length=1,
+            max_length=MAX_RAW_CHARS,
             description="The question, in plain English (at most 4000 characters once"
             " trimmed). Personal data in it (email, phone, card, bank account, tax file"
             " number) is replaced by tokens before anything is stored.",
@@ -105,7 +111,7 @@ class TurnRequest(BaseModel):
         examples=["c35c244d68fec4309"],
         json_schema_extra={"pattern": CONVERSATION_ID.pattern},
     )
-    user_id: Annotated[str, Field(max_length=128), ID_CHARS] | None = Field(
+    user_id: Annotated[str, Field(min_length=1, max_length=128), ID_CHARS] | None = Field(
         default=None,
         description="An opaque id for the person asking, never an email address or other"
         " personal data. It scopes the rate limit, remembered preferences, and an"
@@ -123,15 +129,11 @@ class TurnRequest(BaseModel):
     def _conversation(cls, value: str | None) -> str | None:
         if value is not None and not CONVERSATION_ID.fullmatch(value):
             raise ValueError("conversation_id must be 1-64 characters of A-Z a-z 0-9 _ -")
-        if value is not None and pii.find(value):  # ids are stored and logged as they are
-            raise ValueError("must be an opaque id, not a phone number or other personal data")
-        return value
+        return None if value is None else check_opaque(value)
 
     @field_validator("user_id")
     @classmethod
     def _user(cls, value: str | None) -> str | None:
-        # Ids are stored and logged as they are, so personal data is refused, not
-        # tokenised: an opaque id works as well and keeps the user's address out.
         return None if value is None else check_user_id(value)
 
 
@@ -145,6 +147,8 @@ class ClarificationRequest(BaseModel):
     reply: Annotated[
         str,
         Field(
+            min_length=1,
+            max_length=MAX_RAW_CHARS,
             description="The reply, merged into the turn's question (at most 4000"
             " characters once trimmed; personal data is tokenised as in a question).",
             examples=["Fortescue, FY2024", "BHP"],
@@ -410,14 +414,15 @@ async def start_turn(
     With `Prefer: respond-async` (or `wait=false`) the answer is 202 at once, with the
     turn's id, `Location` and a `Link` to its event stream.
     """
+    if idempotency_key is not None:
+        try:
+            check_opaque(idempotency_key)
+        except ValueError as exc:
+            raise ApiError(422, "InvalidInput", f"Idempotency-Key {exc}") from None
     await limit(caller, body.user_id, pool, settings)
     owner = redaction.owner_of(body.user_id)
     question = await redaction.redact(pool, settings, caller.tenant_id, owner, body.question)
     body = body.model_copy(update={"question": question})
-    if idempotency_key is not None and pii.find(idempotency_key):
-        raise ApiError(
-            422, "InvalidInput", "Idempotency-Key must be an opaque value, not personal data"
-        )
     idem = (idempotency_key, _request_hash(body)) if idempotency_key else None
     alloc = await _allocate(body, idem, client, pool, caller.tenant_id)
     handle: WorkflowHandle[ChatTurn, TurnResult] = client.get_workflow_handle_for(
@@ -430,21 +435,35 @@ async def start_turn(
         "turnstile.tenant_id": caller.tenant_id,
     }
     with trace.get_tracer(__name__).start_as_current_span("turn request", attributes=span_ids):
+        directives = {d.strip() for d in (cache_control or "").lower().split(",")}
+        fresh = bool({"no-cache", "no-store"} & directives)
+        stored = None
         if not alloc.replayed:
-            directives = {d.strip() for d in (cache_control or "").lower().split(",")}
-            fresh = bool({"no-cache", "no-store"} & directives)
             handle = await _start(client, pool, settings, caller, alloc, body, fresh)
             TURNS_STARTED.inc()
+        else:  # a retried request: the first request's turn, if it has an outcome
+            stored = await _stored_outcome(alloc.turn_id, -1, pool, client, reconciling=False)
+            started = True if stored is not None else await _started(client, alloc.turn_id)
+            if started is None:  # Temporal still does not answer: retry again
+                raise ApiError(
+                    503, "Unavailable",
+                    "Temporal is not answering, so this turn may not have started yet;"
+                    " retry with the same Idempotency-Key",
+                    alloc.turn_id,
+                )  # fmt: skip
+            if not started:
+                # The first request's start went unanswered (Temporal down or stalled)
+                # and its caller was told to retry with this key: start it now.
+                handle = await _start(client, pool, settings, caller, alloc, body, fresh)
+            elif stored is None or stored.status in OPEN:
+                # Reconciled: a turn whose workflow was closed from outside is settled.
+                stored = await _stored_outcome(alloc.turn_id, -1, pool, client, reconciling=True)
         pending = TurnResult(
             turn_id=alloc.turn_id,
             conversation_id=alloc.conversation_id,
             status="running",
             question=body.question,
         )
-        stored = None
-        if alloc.replayed:  # a retried request: the first request's turn, if it has an outcome
-            # (reconciled: a turn whose workflow was closed from outside is settled first)
-            stored = await _stored_outcome(alloc.turn_id, -1, pool, client, reconciling=True)
         if stored is not None:
             result = stored
         elif not wait or _prefers_async(prefer):
@@ -464,12 +483,17 @@ async def _start(
     body: TurnRequest,
     fresh: bool = False,
 ) -> WorkflowHandle[ChatTurn, TurnResult]:
-    """Start the allocated turn's workflow; undo the allocation if Temporal refuses.
+    """Start the allocated turn's workflow; 503 if Temporal cannot be reached.
 
-    An id that already exists (a replayed request racing the first) is not an error.
+    An id that already exists (a replayed request racing the first) is not an error. A
+    start Temporal refused (the server down) is asked after: if no such workflow exists,
+    the allocation is undone (nothing half-written). A start that went unanswered (a
+    stalled server may still act on a request it holds) keeps the allocation, and the
+    503 names the turn: a retry with the same Idempotency-Key starts it, and the
+    reconciler settles a turn that never started (`db.reconcile`).
     """
     try:
-        return await client.start_workflow(
+        await client.start_workflow(
             ChatTurn.run,
             TurnInput(
                 turn_id=alloc.turn_id,
@@ -496,12 +520,36 @@ async def _start(
             memo={"question": body.question, "tenant": caller.tenant_id},
             search_attributes=attributes.at_start(alloc.conversation_id, caller.tenant_id),
         )
+    except WorkflowAlreadyStartedError:
+        pass
     except RPCError as exc:
-        if exc.status != RPCStatusCode.ALREADY_EXISTS:
+        if exc.status == RPCStatusCode.ALREADY_EXISTS:
+            pass
+        elif (
+            exc.status == RPCStatusCode.UNAVAILABLE
+            and (await _started(client, alloc.turn_id)) is False
+        ):
+            # Refused (the server down): it never started, so nothing is left behind.
             async with pool.connection() as conn:
                 await turns.forget_turn(conn, alloc.turn_id)
             raise ApiError(503, "Unavailable", "Temporal is not reachable") from exc
+        else:  # no answer in time (a stalled server may still act on the start)
+            raise ApiError(
+                503, "Unavailable",
+                "Temporal did not answer in time, so this turn may or may not have"
+                " started; retry with the same Idempotency-Key, or read the turn",
+                alloc.turn_id,
+            ) from exc  # fmt: skip
     return client.get_workflow_handle_for(ChatTurn.run, alloc.turn_id)
+
+
+async def _started(client: Client, turn_id: str) -> bool | None:
+    """Whether Temporal has a workflow of this id; None when it cannot say."""
+    try:
+        await client.get_workflow_handle(turn_id).describe()
+    except RPCError as exc:
+        return False if exc.status == RPCStatusCode.NOT_FOUND else None
+    return True
 
 
 def _summary(question: str, limit: int = 120) -> str:

@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -33,10 +34,12 @@ ERROR_KEYS = {"detail", "error_type"}
 
 
 @contextlib.contextmanager
-def under_uvicorn(app: FastAPI) -> Iterator[str]:
-    """Serve `app` with a real uvicorn (lifespan and all) in a thread; yield its base URL."""
+def under_uvicorn(app: FastAPI, **options: Any) -> Iterator[str]:
+    """Serve `app` with a real uvicorn (lifespan and all) in a thread; yield its base URL.
+
+    `options` are uvicorn's own (`http="api.protocol:JsonErrorsH11Protocol"`)."""
     port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -21,7 +21,7 @@ async def heartbeating(
 ) -> AsyncIterator[str]:
     """Run the worker's real heartbeat loop until its first report is in PostgreSQL."""
     worker_id = unique("test-worker")
-    task = asyncio.create_task(_heartbeat(pool, index, worker_id))
+    task = asyncio.create_task(_heartbeat(pool, index, worker_id, settings.task_queue))
     try:
         for _ in range(100):
             async with await psycopg.AsyncConnection.connect(
@@ -87,7 +87,7 @@ async def test_healthz_is_503_naming_the_worker_when_none_polls(
 @pytest.mark.parametrize(
     ("params", "detail"),
     [
-        ({"q": ""}, "query must not be empty"),
+        ({"q": ""}, "q: String should have at least 1 character"),
         ({"q": "   "}, "query must not be empty"),
         ({"q": "revenue", "company": "ACME"}, "unknown company 'ACME'"),
         ({"q": "revenue", "fy": 2021}, "fiscal year 2021 is outside 2023-2025"),

@@ -125,6 +125,7 @@ async def test_another_users_token_stays_a_token(
     assert token is not None
     pasted = f"What is {token.group()}? And BHP revenue FY2024?"
     second = await served.post("/v1/turns", json={"question": pasted, "user_id": unique("u")})
+    assert second.status_code == 200, second.text
     assert second.json()["question"] == pasted and EMAIL not in second.text
 
 

@@ -80,6 +80,7 @@ async def api_server(settings: Settings, workdir: Path) -> AsyncIterator[str]:
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "uvicorn", "--factory", "api.app:create_app",
             "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
+            "--http", "api.protocol:JsonErrorsH11Protocol",
             cwd=PROJECT_ROOT, env=env, stdout=out, stderr=out,
         )  # fmt: skip
         url = f"http://127.0.0.1:{port}"

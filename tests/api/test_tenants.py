@@ -103,8 +103,9 @@ async def test_a_user_over_the_rate_limit_gets_429_with_retry_after(
     keyed_settings: Settings, turn_worker: TurnWorker
 ) -> None:
     settings = keyed_settings.model_copy(
-        update={"rate_limit_burst": 2, "rate_limit_per_minute": 1.0}
-    )
+        update={"rate_limit_burst": 2, "rate_limit_per_minute": 1.0,
+                "operator_tenants": [keyed_settings.tenant_by_key[KEY_A]]}
+    )  # fmt: skip
     user = unique("u")
     async with turn_worker(task_queue=settings.task_queue), client_for(settings) as client:
         for _ in range(2):
@@ -124,7 +125,7 @@ async def test_a_user_over_the_rate_limit_gets_429_with_retry_after(
             headers=A,
         )  # fmt: skip
         assert other.status_code == 200
-        metrics = (await client.get("/metrics")).text
+        metrics = (await client.get("/metrics", headers=A)).text  # an operator's key
         assert "turnstile_rate_limited_total{tenant=" in metrics
 
 

@@ -43,6 +43,9 @@ SINGLE = "What was BHP's revenue in FY2024?"
 VAGUE = "What was their revenue?"
 COMPARE = "Compare the revenue of BHP, Rio Tinto and Fortescue in FY2024"
 OUT_OF_SCOPE = "Should I buy BHP shares?"
+# The stack runs with API keys, as a deployment would: the page must send one.
+PAGE_KEY = "page-test-key-0123456789"
+KEY_STORE = "turnstile.apiKey"
 
 
 @pytest.fixture(scope="module")
@@ -54,8 +57,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     )
     home = tmp_path_factory.mktemp("page-home")
     env, ports = stack_env(home)
-    # Generous limits: this module asks more than the default burst allows.
-    env.update(TURNSTILE_RATE_LIMIT_PER_MINUTE="100000", TURNSTILE_RATE_LIMIT_BURST="10000")
+    # API keys configured (the CLI sends its own to ingest), so every request the page
+    # makes must carry the key the person entered.
+    env.update(TURNSTILE_API_KEYS=f'{{"{PAGE_KEY}": "default"}}', TURNSTILE_API_KEY=PAGE_KEY)
     try:
         result = turnstile(env, "up", "--detach", timeout=300)
         assert result.returncode == 0, result.stdout + result.stderr
@@ -73,11 +77,19 @@ def chromium(*extra: str, width: int = 1200, height: int = 900) -> WebDriver:
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
 
 
+def with_key(driver: WebDriver, url: str) -> WebDriver:
+    """The page's origin with the API key already kept in the browser, as after a person
+    entered it once (`test_the_page_asks_for_the_api_key_once_and_keeps_it`)."""
+    driver.get(url + "/")
+    driver.execute_script("localStorage.setItem(arguments[0], arguments[1])", KEY_STORE, PAGE_KEY)
+    return driver
+
+
 @pytest.fixture
-def browser() -> Iterator[WebDriver]:
+def browser(stack: Stack) -> Iterator[WebDriver]:
     driver = chromium()
     try:
-        yield driver
+        yield with_key(driver, stack.api_url)
     finally:
         driver.quit()
 
@@ -331,7 +343,7 @@ def test_the_page_is_usable_390_px_wide(stack: Stack) -> None:
             "Emulation.setDeviceMetricsOverride",
             {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True},
         )
-        driver.get(stack.api_url + "/")
+        with_key(driver, stack.api_url)
         assert driver.execute_script("return window.innerWidth") == 390
         ask(driver, COMPARE)
         overflow = driver.execute_script(
@@ -374,3 +386,53 @@ def test_api_docs_render_with_the_network_blocked(stack: Stack, path: str, rende
         shot(driver, f"11-{path.strip('/')}-offline")
     finally:
         driver.quit()
+
+
+def test_the_page_asks_for_the_api_key_once_and_keeps_it(stack: Stack) -> None:
+    """Against a stack with API keys: a question asked without a key opens the key form;
+    a wrong key is refused in words; the right one lets the same question through
+    (steps from the event stream and the answer, so both carry the key), and after a
+    reload the kept key is used without asking."""
+    driver = chromium()
+    try:
+        driver.get(stack.api_url + "/")
+        form = driver.find_element(By.ID, "key-form")
+        assert not form.is_displayed()
+        driver.find_element(By.ID, "question").send_keys(SINGLE, Keys.ENTER)
+        until(driver, lambda d: d.find_element(By.ID, "key-form").is_displayed(), "the key form")
+        assert driver.switch_to.active_element.get_attribute("id") == "api-key"
+        shot(driver, "12-api-key-asked")
+        assert not serious_violations(driver)
+
+        driver.switch_to.active_element.send_keys("not-the-key-0123456789", Keys.ENTER)
+        until(driver, lambda d: "not accepted" in d.find_element(By.ID, "key-error").text,
+              "the wrong key refused")  # fmt: skip
+        key = driver.find_element(By.ID, "api-key")
+        key.clear()
+        key.send_keys(PAGE_KEY, Keys.ENTER)
+        answer = until(driver, lambda d: answers(d) and answers(d)[-1], "the answer")
+        assert BHP_REVENUE_FY2024 in answer.text
+        assert driver.find_elements(By.CSS_SELECTOR, ".steps li.step"), "steps arrived"
+        assert driver.execute_script("return localStorage.getItem(arguments[0])", KEY_STORE) == (
+            PAGE_KEY
+        )
+
+        driver.refresh()
+        until(driver, lambda d: len(answers(d)) == 1, "the restored answer")
+        ask(driver, "And its net debt?")
+        assert not driver.find_element(By.ID, "key-form").is_displayed()
+        shot(driver, "13-api-key-kept")
+    finally:
+        driver.quit()
+
+
+def test_the_page_and_the_docs_send_security_headers(stack: Stack) -> None:
+    import httpx
+
+    for path in ("/", "/docs", "/redoc"):
+        headers = httpx.get(stack.api_url + path, timeout=10).headers
+        policy = headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in policy and "script-src 'self'" in policy, path
+        assert "unsafe-inline" not in policy.split("script-src")[1].split(";")[0], path
+        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["x-frame-options"] == "DENY"

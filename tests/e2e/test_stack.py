@@ -58,6 +58,10 @@ def stack_env(home: Path, api_port: int | None = None) -> tuple[dict[str, str], 
         # starts, possibly one of the above.
         TURNSTILE_TEMPORAL_HTTP_PORT=str(ports[6]),
         TURNSTILE_TEMPORAL_DEV_METRICS_PORT=str(ports[7]),
+        # These tests ask dozens of turns as one anonymous caller, as fast as the machine
+        # runs them: the rate limit has its own tests (tests/api/test_tenants.py).
+        TURNSTILE_RATE_LIMIT_PER_MINUTE="100000",
+        TURNSTILE_RATE_LIMIT_BURST="10000",
     )
     return env, ports
 
