@@ -64,7 +64,7 @@ import payloads
 from bench import isolated
 from settings import Settings
 from stack import embedded, postgres
-from stack.processes import StackError, pid_alive, read_pid, stop_pid
+from stack.processes import StackError, pid_alive, read_pid, signal_tree, stop_pid
 from workflows.contracts import SETTLED, WAITING
 
 # "failed" and "cancelled" are listed here as well so that the benchmark counts them as
@@ -147,6 +147,8 @@ class HttpEvent:
     turn_index: int
     turn_id: str | None
     detail: str
+    seconds: float | None = None
+    """How long the API took to give this answer (None for a transport error)."""
 
 
 def _done(data: dict[str, Any], after_round: int) -> bool:
@@ -184,9 +186,13 @@ class Driver:
             return False
         return now > max(self.last_fault_end, turn.sent_at or 0.0) + self.settle_timeout
 
-    def _event(self, turn: Turn, route: str, code: str, detail: str) -> None:
+    def _event(
+        self, turn: Turn, route: str, code: str, detail: str, seconds: float | None = None
+    ) -> None:
         turn.http[f"{route} {code}"] += 1
-        self.events.append(HttpEvent(self.now(), route, code, turn.index, turn.turn_id, detail))
+        self.events.append(
+            HttpEvent(self.now(), route, code, turn.index, turn.turn_id, detail, seconds)
+        )
 
     async def _call(
         self, turn: Turn, method: str, url: str, route: str, **kwargs: Any
@@ -198,6 +204,7 @@ class Driver:
         """
         backoff = 0.25
         while not self._expired(turn):
+            sent = time.monotonic()
             try:
                 response = await self.http.request(method, url, **kwargs)
             except httpx.TransportError as exc:
@@ -205,7 +212,10 @@ class Driver:
             else:
                 if response.status_code < 500:
                     return response
-                self._event(turn, route, str(response.status_code), response.text[:300])
+                self._event(
+                    turn, route, str(response.status_code), response.text[:300],
+                    round(time.monotonic() - sent, 3),
+                )  # fmt: skip
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, 2.0)
         return None
@@ -487,6 +497,22 @@ class Injector:
             await asyncio.sleep(hold)
             await asyncio.to_thread(embedded.start_postgres, self.settings, self.paths)
             fault.held_seconds = self.driver.now() - (fault.at or 0.0)
+        elif fault.kind in ("postgres_stall", "temporal_stall"):
+            # Stopped, not gone: the processes keep their sockets open and answer
+            # nothing, so only the API's own bounds end a request's wait.
+            if fault.kind == "postgres_stall":
+                pid = postgres.pid(self.paths.pgdata)
+            else:
+                pid = read_pid(self.paths.pid_file("temporal"))
+            if pid is None:
+                raise StackError(f"no pid to stall for {fault.kind}")
+            await asyncio.to_thread(signal_tree, pid, signal.SIGSTOP)
+            try:
+                self._arrive(fault)
+                await asyncio.sleep(self.rng.uniform(8.0, 15.0))
+            finally:
+                await asyncio.to_thread(signal_tree, pid, signal.SIGCONT)
+            fault.held_seconds = self.driver.now() - (fault.at or 0.0)
         elif fault.kind == "temporal_restart":
             pid = read_pid(self.paths.pid_file("temporal"))
             if pid is None:
@@ -557,7 +583,9 @@ def plan_faults(turns: int, kills: int, rng: random.Random) -> list[Fault]:
     it caught settled. So every fault finds turns in flight, however fast the turns are,
     and the last segment runs against a recovered stack.
     """
-    kinds = ["worker_kill"] * kills + ["postgres_outage", "temporal_restart"]
+    kinds = ["worker_kill"] * kills + [
+        "postgres_outage", "postgres_stall", "temporal_restart", "temporal_stall",
+    ]  # fmt: skip
     rng.shuffle(kinds)
     size = turns / (len(kinds) + 1)
     faults = []
@@ -671,6 +699,10 @@ async def check_temporal(settings: Settings, caught: list[str]) -> dict[str, Any
     not_completed: list[dict[str, str]] = []
     async for wf in client.list_workflows("WorkflowType = 'ChatTurn'"):
         name = wf.status.name if wf.status is not None else "UNKNOWN"
+        if name == "RUNNING":
+            # The list is read from visibility, which lags: a turn that settled a moment
+            # ago may still be listed as running. Its own description is current.
+            name = await _current_status(client, wf.id)
         by_status[name] += 1
         if name != "COMPLETED":
             not_completed.append({"workflow_id": wf.id, "status": name})
@@ -679,6 +711,18 @@ async def check_temporal(settings: Settings, caught: list[str]) -> dict[str, Any
         with contextlib.suppress(RPCError):
             delays[workflow_id] = await _delays(client, workflow_id)
     return {"by_status": dict(by_status), "not_completed": not_completed, "delays": delays}
+
+
+async def _current_status(client: Client, workflow_id: str, wait: float = 10.0) -> str:
+    """The workflow's status from its own description, given `wait` seconds to finish."""
+    deadline = time.monotonic() + wait
+    while True:
+        description = await client.get_workflow_handle(workflow_id).describe()
+        status = description.status
+        name = status.name if status is not None else "UNKNOWN"
+        if name != "RUNNING" or time.monotonic() > deadline:
+            return name
+        await asyncio.sleep(0.5)
 
 
 def _timeout(failure: Any) -> str:
@@ -933,6 +977,7 @@ def summarise(
         "faults": [asdict(f) for f in faults],
         "delays_after_faults": {k: dict(v.most_common()) for k, v in causes.items()},
         "http_errors": dict(http_errors),
+        "error_answers": _error_answers(driver.events, faults),
         "lost_turns": [
             {
                 "index": t.index,
@@ -978,8 +1023,29 @@ def summarise(
         or report["duplicated"]
         or report["missing"]
         or report["differing"]
+        or report["error_answers"]["over_limit"]
     )
     return report
+
+
+ERROR_ANSWER_LIMIT = 5.0
+"""Every 5xx the API gives, stalled dependency or not, comes within this many seconds."""
+
+
+def _error_answers(events: list[HttpEvent], faults: list[Fault]) -> dict[str, Any]:
+    """How long the API took to answer each 5xx, by the fault it came during."""
+    timed = [e for e in events if e.seconds is not None]
+    by_fault: dict[str, list[float]] = {}
+    for e in timed:
+        by_fault.setdefault(_fault_window(faults, e.at), []).append(e.seconds or 0.0)
+    return {
+        "n": len(timed),
+        "max": max((e.seconds or 0.0 for e in timed), default=None),
+        "by_fault": {
+            k: {"n": len(v), "p50": percentile(v, 0.5), "max": max(v)} for k, v in by_fault.items()
+        },
+        "over_limit": [asdict(e) for e in timed if (e.seconds or 0.0) > ERROR_ANSWER_LIMIT],
+    }
 
 
 def _s(value: float | None) -> str:
@@ -1053,6 +1119,16 @@ def render(report: dict[str, Any]) -> str:
                 f"  slowest after #{n}: {slow['turn_id']} {slow['seconds']} s:"
                 f" {history or 'no timeout or failure in its history'}"
             )
+    answers = report["error_answers"]
+    lines += [
+        "",
+        f"5xx answers (n={answers['n']}): slowest {_s(answers['max'])} s (limit"
+        f" {ERROR_ANSWER_LIMIT:g} s), over the limit: {len(answers['over_limit'])}",
+    ]
+    lines += [
+        f"  {window}: n={v['n']}, p50 {_s(v['p50'])} s, max {_s(v['max'])} s"
+        for window, v in sorted(answers["by_fault"].items())
+    ]
     if report["http_errors"]:
         lines += ["", "responses retried or refused (route, code, during which fault):"]
         lines += [f"  {n:>4} × {key}" for key, n in sorted(report["http_errors"].items())]
