@@ -21,6 +21,7 @@ from api.routes import (
     turns,
     users,
 )
+from api.routes.ingest import INGEST_MAX_BODY_BYTES
 from db.migrate import migrate
 from db.pool import make_pool
 from settings import DEV_API_KEY, DEV_PII_KEY, DEV_TENANT, Settings, load_settings
@@ -103,7 +104,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(
         guards.BodyLimit,
         limit=settings.max_body_bytes,
-        limits={"/codec/": settings.codec_max_body_bytes},
+        limits={"/codec/": settings.codec_max_body_bytes, "/v1/ingest": INGEST_MAX_BODY_BYTES},
     )
     app.add_middleware(guards.SecurityHeaders)
     return app

@@ -115,7 +115,7 @@ _DESCRIPTIONS = {
     403: "The request is not allowed.",
     404: "The turn or conversation does not exist.",
     409: "The conversation or turn is not in a state that allows this.",
-    413: "The request body is too large.",
+    413: "The request body is larger than this operation accepts (`PayloadTooLarge`).",
     429: "Too many requests for this user; `Retry-After` says when to retry.",
     422: "The request is invalid; `detail` says what, in one line.",
     500: "An unexpected error; it is logged. The connection is closed.",
@@ -257,6 +257,14 @@ def _document_errors(schema: dict[str, Any]) -> None:
                 content = response.get("content", {})
                 if int(status) >= 400 and list(content) == ["text/event-stream"]:
                     response["content"] = {"application/json": content["text/event-stream"]}
+            if "requestBody" in operation:  # the body limit (api/guards.BodyLimit)
+                responses.setdefault(
+                    "413",
+                    {
+                        "description": _DESCRIPTIONS[413],
+                        "content": {"application/json": {"schema": ref}},
+                    },
+                )
             if "422" in responses:
                 responses["422"] = {
                     "description": _DESCRIPTIONS[422],

@@ -15,6 +15,7 @@ import asyncio
 import json
 import logging
 import re
+from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 import psycopg
@@ -69,12 +70,16 @@ longer text is a bug, refused before a character of it is read."""
 IN_LOOP_CHARS = 200
 """Texts up to this long are read on the event loop (well under a millisecond); longer
 ones in a thread, so one long question never holds up another request."""
+_READER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="redaction")
+"""One thread: the detector is pure Python and holds the GIL while it runs, so several
+long texts read at once would each take a share of the event loop's time; in one
+thread they queue, and the loop keeps about half."""
 
 
 async def _find(text: str) -> list[pii.Match]:
     if len(text) <= IN_LOOP_CHARS:
         return pii.find(text)
-    return await asyncio.to_thread(pii.find, text)
+    return await asyncio.get_running_loop().run_in_executor(_READER, pii.find, text)
 
 
 async def redact(

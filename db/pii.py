@@ -30,26 +30,31 @@ async def tokens_for(
 ) -> list[str]:
     """The token text for each match, storing the new values (idempotent per value).
 
-    Raises psycopg errors as they come: the caller must not store the text then.
+    One statement for all of them, so a text holding hundreds of values costs one round
+    trip, not hundreds (holding a pooled connection meanwhile). Raises psycopg errors as
+    they come: the caller must not store the text then.
     """
-    out: list[str] = []
-    for match in matches:
-        row = await (
-            await conn.execute(
-                "INSERT INTO pii_tokens AS t (token, tenant_id, owner, kind, digest, value)"
-                " VALUES (%s, %s, %s, %s, %s, %s)"
-                " ON CONFLICT (tenant_id, owner, digest) DO UPDATE SET last_used_at = now()"
-                " RETURNING t.token",
-                (
-                    token_text(match.kind, _new_id()), tenant_id, owner, match.kind.value,
-                    digest(key, tenant_id, owner, match), match.value,
-                ),
-            )
-        ).fetchone()  # fmt: skip
-        if row is None:
-            raise RuntimeError("the token map returned no token")
-        out.append(str(row[0]))
-    return out
+    rows: dict[str, tuple[str, str, str, str, str, str]] = {}
+    digests = [digest(key, tenant_id, owner, match) for match in matches]
+    for match, value_digest in zip(matches, digests, strict=True):
+        rows.setdefault(
+            value_digest,
+            (token_text(match.kind, _new_id()), tenant_id, owner, match.kind.value,
+             value_digest, match.value),
+        )  # fmt: skip
+    placeholders = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(rows))
+    cursor = await conn.execute(
+        "INSERT INTO pii_tokens AS t (token, tenant_id, owner, kind, digest, value)"
+        f" VALUES {placeholders}"
+        " ON CONFLICT (tenant_id, owner, digest) DO UPDATE SET last_used_at = now()"
+        " RETURNING t.digest, t.token",
+        [field for row in rows.values() for field in row],
+    )
+    token_of = {str(d): str(t) for d, t in await cursor.fetchall()}
+    missing = set(digests) - set(token_of)
+    if missing:
+        raise RuntimeError("the token map returned no token for a value")
+    return [token_of[d] for d in digests]
 
 
 async def values_for(

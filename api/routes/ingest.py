@@ -23,14 +23,17 @@ from api.text import STORABLE
 from workflows.ingest import IngestDocuments
 
 router = APIRouter(prefix="/v1", tags=["ingest"])
+INGEST_MAX_BODY_BYTES = 1024 * 1024
 
 
 class IngestBody(IngestRequest):
     """The request: files by path (absolute, or relative to the ingest directory)."""
 
-    paths: list[Annotated[str, Field(min_length=1, max_length=4096), STORABLE]] = Field(
-        min_length=1, max_length=1000
+    paths: list[Annotated[str, Field(min_length=1, max_length=1024), STORABLE]] = Field(
+        min_length=1, max_length=100
     )
+    """At most 100 paths of 1,024 characters: a body within the route's own limit
+    (`INGEST_MAX_BODY_BYTES`) whatever characters they hold."""
 
 
 def _loopback_only(request: Request) -> None:
