@@ -13,17 +13,31 @@ subscription per iterator), and this is a few dozen lines over asyncio queues.
 """
 
 import asyncio
+import base64
 import contextlib
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 
+from temporalio.api.common.v1 import Payload
 from temporalio.client import Client
-from temporalio.contrib.workflow_streams import WorkflowStreamClient, WorkflowStreamItem
+from temporalio.contrib.workflow_streams import (
+    PollInput,
+    PollResult,
+    WorkflowStreamClient,
+    WorkflowStreamItem,
+)
 
 from workflows.contracts import TurnEvent
 from workflows.progress import EVENTS_TOPIC
 
 RESUBSCRIBE_SECONDS = 1.0
+POLL_QUERY = "__temporal_workflow_stream_poll"
+"""The stream's read-only query (see the workflow_streams README)."""
+QUERY_SECONDS = 5.0
+RETAINED_FRESH_SECONDS = 2.0
+"""How long one read of a turn's retained events serves every watcher asking for it."""
 
 
 class Closed:
@@ -76,6 +90,7 @@ class TurnStreams:
     def __init__(self, client: Client) -> None:
         self._client = client
         self._feeds: dict[str, _Feed] = {}
+        self._retained: dict[str, tuple[float, asyncio.Task[list[tuple[int, TurnEvent]]]]] = {}
 
     def feeds(self) -> int:
         """How many turns this process reads now (one subscription each)."""
@@ -101,6 +116,51 @@ class TurnStreams:
                     feed.pump.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
                         await feed.pump
+
+    async def retained(self, turn_id: str, start: int) -> list[tuple[int, TurnEvent]]:
+        """The turn's retained events from offset `start` on, read with the stream's query.
+
+        For a turn that settled or waits for a reply (nothing more will be published
+        until someone acts): no long-poll update is left waiting, nothing is written to
+        its history. A query of a closed workflow is answered by a worker replaying it,
+        so one read (for `RETAINED_FRESH_SECONDS`) serves every watcher of the turn in
+        this process: a hundred watchers are one query, not a hundred. [] if it fails.
+        """
+        now = time.monotonic()
+        cached = self._retained.get(turn_id)
+        if cached is None or now - cached[0] > RETAINED_FRESH_SECONDS:
+            for stale in [t for t, (at, _) in self._retained.items() if now - at > 60]:
+                del self._retained[stale]
+            cached = (now, asyncio.create_task(self._read_retained(turn_id)))
+            self._retained[turn_id] = cached
+        events = await asyncio.shield(cached[1])
+        return [(offset, event) for offset, event in events if offset >= start]
+
+    async def _read_retained(self, turn_id: str) -> list[tuple[int, TurnEvent]]:
+        """Every retained event of the turn. The query and its wire format (base64 of a
+        serialised Payload per item) are the library's documented read path for a closed
+        or idle stream; its client only uses it once a run has closed, so a paused turn
+        is read here directly."""
+        handle = self._client.get_workflow_handle(turn_id)
+        converter = self._client.data_converter.payload_converter
+        events: list[tuple[int, TurnEvent]] = []
+        offset = 0
+        try:
+            while True:
+                result = await handle.query(
+                    POLL_QUERY,
+                    PollInput(topics=[EVENTS_TOPIC], from_offset=offset),
+                    result_type=PollResult,
+                    rpc_timeout=timedelta(seconds=QUERY_SECONDS),
+                )
+                for item in result.items:
+                    payload = Payload.FromString(base64.b64decode(item.data))
+                    events.append((item.offset, converter.from_payload(payload, TurnEvent)))
+                offset = result.next_offset
+                if not result.more_ready:
+                    return events
+        except Exception:  # no worker, a turn older than the stream: the outcome still comes
+            return events
 
     async def _pump(self, feed: _Feed) -> None:
         """Subscribe from offset 0 and publish what arrives; resubscribe after a failure

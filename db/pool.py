@@ -73,7 +73,7 @@ def _install_ceiling() -> None:
 def make_pool(
     url: str,
     *,
-    max_size: int = 8,
+    max_size: int = 16,
     timeout: float = 3.0,
     connect_timeout: int = 3,
     query_timeout: float | None = None,

@@ -16,19 +16,16 @@ turn decides, as it did before the stream.
 """
 
 import asyncio
-import base64
 import contextlib
 from collections.abc import AsyncIterable
-from datetime import timedelta
 from typing import Annotated
 
 import psycopg
 from fastapi import APIRouter, Depends, Header, Query
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from psycopg_pool import PoolTimeout
-from temporalio.api.common.v1 import Payload
 from temporalio.client import Client
-from temporalio.contrib.workflow_streams import PollInput, PollResult, WorkflowStreamItem
+from temporalio.contrib.workflow_streams import WorkflowStreamItem
 from temporalio.service import RPCError
 
 from api import redaction
@@ -38,15 +35,11 @@ from api.errors import ApiError, ErrorResponse, error_responses
 from api.streams import Closed, TurnStreams
 from db import reconcile, turns
 from workflows.contracts import OPEN, SETTLED, WAITING, TurnEvent, TurnResult
-from workflows.progress import EVENTS_TOPIC
 
 router = APIRouter(prefix="/v1", tags=["turns"])
 QUIET_SECONDS = 2.0
 """After this long with no event, the stored turn is read: it may have settled without
 the stream saying so (no worker, an older turn, a workflow closed from outside)."""
-QUERY_SECONDS = 5.0
-POLL_QUERY = "__temporal_workflow_stream_poll"
-"""The stream's read-only query (see the workflow_streams README)."""
 MAX_STREAM_SECONDS = 600.0
 
 
@@ -183,18 +176,22 @@ async def _events(
     caller: Caller,
     owners: list[str],
 ) -> AsyncIterable[ServerSentEvent]:
-    stored = await _stored(pool, client, turn_id, reconciling=True)
+    # Not reconciled here: a running turn's watchers would each ask Temporal about it
+    # while holding a pooled connection. A turn whose workflow closed without saying so
+    # is reconciled below, when its stream fails or stays quiet.
+    stored = await _stored(pool, client, turn_id, reconciling=False)
     if stored is not None and stored.status != "running":
         # Settled, or paused for a reply: nothing more will happen until someone acts,
         # so the retained events are read with the stream's query (no long-poll update
         # is left waiting in the workflow, nothing is written to its history).
-        for offset, retained in await _retained(client, turn_id, start):
+        for offset, retained in await streams.retained(turn_id, start):
             yield _step(offset, retained)
         yield await _outcome(pool, caller, owners, stored)
         return
     loop = asyncio.get_running_loop()
     deadline = loop.time() + MAX_STREAM_SECONDS
     closed = False
+    next_offset = start
     async with streams.watch(turn_id, start) as queue:
         while loop.time() < deadline:
             try:
@@ -202,7 +199,10 @@ async def _events(
             except TimeoutError:
                 item = None
             if isinstance(item, WorkflowStreamItem):
+                if item.offset < next_offset:
+                    continue  # already sent (read from the retained log below)
                 event: TurnEvent = item.data
+                next_offset = item.offset + 1
                 yield _step(item.offset, event)
                 if event.kind not in ("waiting", "settled"):
                     continue
@@ -221,6 +221,10 @@ async def _events(
             # (an open turn whose workflow has closed is settled from Temporal's record).
             stored = await _stored(pool, client, turn_id, reconciling=item is not None or closed)
             if stored is not None and (stored.status in SETTLED or stored.status == WAITING):
+                # The turn moved on while its events were on their way (a busy process,
+                # a subscription being renewed): the steps not yet sent come first.
+                for offset, retained in await streams.retained(turn_id, next_offset):
+                    yield _step(offset, retained)
                 yield await _outcome(pool, caller, owners, stored)
                 return
         yield ServerSentEvent(event="timeout", data={"turn_id": turn_id})
@@ -228,35 +232,6 @@ async def _events(
 
 def _step(offset: int, event: TurnEvent) -> ServerSentEvent:
     return ServerSentEvent(event="step", id=str(offset), data=event.model_dump(mode="json"))
-
-
-async def _retained(client: Client, turn_id: str, start: int) -> list[tuple[int, TurnEvent]]:
-    """The events retained from `start` on, read with the stream's query; [] if it fails.
-
-    The query and its wire format (base64 of a serialised Payload per item) are the
-    library's documented read path for a closed or idle stream; its client only uses it
-    once a run has closed, so a paused turn is read here directly.
-    """
-    handle = client.get_workflow_handle(turn_id)
-    converter = client.data_converter.payload_converter
-    events: list[tuple[int, TurnEvent]] = []
-    offset = start
-    try:
-        while True:
-            result = await handle.query(
-                POLL_QUERY,
-                PollInput(topics=[EVENTS_TOPIC], from_offset=offset),
-                result_type=PollResult,
-                rpc_timeout=timedelta(seconds=QUERY_SECONDS),
-            )
-            for item in result.items:
-                payload = Payload.FromString(base64.b64decode(item.data))
-                events.append((item.offset, converter.from_payload(payload, TurnEvent)))
-            offset = result.next_offset
-            if not result.more_ready:
-                return events
-    except Exception:  # no worker, a turn older than the stream: the outcome still comes
-        return events
 
 
 async def _stored(

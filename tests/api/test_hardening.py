@@ -463,7 +463,7 @@ async def test_a_hundred_watchers_of_one_turn_each_get_every_step_and_the_outcom
     assert len(everything) >= 5
     for response in watched:
         events = _sse(response.text)
-        assert [e["id"] for e in events if e["event"] == "step"] == everything
+        assert [e["id"] for e in events if e["event"] == "step"] == everything, events[-2:]
         assert events[-1]["event"] == "outcome"
         assert json.loads(events[-1]["data"])["status"] == "answered"
 
