@@ -124,6 +124,9 @@ class Settings(BaseSettings):
     corpus_dir: Path = Field(default=PROJECT_ROOT / "corpus" / "reports")
     embedding_model: Literal["all-MiniLM-L6-v2"] = "all-MiniLM-L6-v2"
     """The local embedder (offline, the default)."""
+    embedding_cache_dir: Path | None = None
+    """Where document vectors are kept so a text is embedded once (`VectorCache`); unset,
+    `home/embedding-cache`."""
     embedding_provider: Literal["local", "openai"] = "local"
     """`openai`: embed through an OpenAI-compatible endpoint instead of the local model."""
     embedding_base_url: str | None = None

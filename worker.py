@@ -34,7 +34,13 @@ import logsetup
 import payloads
 import tracing
 from activities.answer_cache import AnswerCache
-from activities.embeddings import Embedder, LocalEmbedder, OpenAIEmbedder
+from activities.embeddings import (
+    CachedEmbedder,
+    Embedder,
+    LocalEmbedder,
+    OpenAIEmbedder,
+    VectorCache,
+)
 from activities.engines.protocol import Engine
 from activities.memory import CacheActivities, MemoryActivities
 from activities.model_steps import GroundingActivities, ModelActivities
@@ -110,17 +116,22 @@ def activities(
 
 
 def make_embedder(settings: Settings) -> Embedder:
-    """The local model (default, offline) or an OpenAI-compatible embeddings endpoint."""
+    """The local model (default, offline) or an OpenAI-compatible embeddings endpoint,
+    its document vectors kept in `embedding_cache_dir` (a text is embedded once)."""
+    inner: Embedder
     if settings.embedding_provider == "local":
-        return LocalEmbedder()
-    key = settings.embedding_api_key or settings.openai_api_key
-    return OpenAIEmbedder(
-        base_url=settings.embedding_base_url or settings.openai_base_url or "",
-        api_key=key.get_secret_value() if key else "",
-        model=settings.openai_embedding_model,
-        dimensions=settings.openai_embedding_dimensions,
-        timeout_seconds=settings.model_timeout_seconds,
-    )
+        inner = LocalEmbedder()
+    else:
+        key = settings.embedding_api_key or settings.openai_api_key
+        inner = OpenAIEmbedder(
+            base_url=settings.embedding_base_url or settings.openai_base_url or "",
+            api_key=key.get_secret_value() if key else "",
+            model=settings.openai_embedding_model,
+            dimensions=settings.openai_embedding_dimensions,
+            timeout_seconds=settings.model_timeout_seconds,
+        )
+    directory = settings.embedding_cache_dir or settings.home / "embedding-cache"
+    return CachedEmbedder(inner, VectorCache(directory, inner.name, inner.dimension))
 
 
 def make_cache(settings: Settings, index: ReportIndex) -> AnswerCache:

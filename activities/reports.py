@@ -20,7 +20,7 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.conversions.common_types import PointId
 
 from activities.contracts import ChunkHit, ChunkText, IngestFileResult, RetrievalConfig
-from activities.embeddings import Embedder, collection_name
+from activities.embeddings import Embedder, collection_name, embed_documents
 from activities.rerank import RERANK_POOL, CohereReranker, RerankUnavailable
 from ingestion import bm25
 from ingestion.documents import (
@@ -201,7 +201,7 @@ class ReportIndex:
                     status="unchanged",
                     chunks=len(doc.chunks),
                 )
-        vectors = self.embedder.embed([c.text for c in doc.chunks])
+        vectors = embed_documents(self.embedder, [c.text for c in doc.chunks])
         points = []
         for chunk, dense in zip(doc.chunks, vectors, strict=True):
             indices, values = bm25.document_vector(chunk.text)

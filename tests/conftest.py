@@ -18,7 +18,9 @@ sample corpus) are started once per session; each test gets a fresh task queue.
 
 import contextlib
 import os
+import shutil
 import sys
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from datetime import timedelta
@@ -37,7 +39,7 @@ from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from activities.embeddings import LocalEmbedder
+from activities.embeddings import CachedEmbedder, LocalEmbedder, VectorCache
 from activities.engines.offline import OfflineEngine
 from activities.engines.protocol import Engine
 from activities.report_activities import ReportActivities
@@ -136,10 +138,34 @@ def temporal_client(temporal_env: WorkflowEnvironment) -> Client:
     return temporal_env.client
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """One vector cache for the whole run, shared by every stack the tests start
+    (`tests/e2e` passes it on): the sample corpus is embedded once, not once a stack."""
+    if "TURNSTILE_EMBEDDING_CACHE_DIR" not in os.environ:
+        directory = tempfile.mkdtemp(prefix="turnstile-vectors-")
+        os.environ["TURNSTILE_EMBEDDING_CACHE_DIR"] = directory
+        config.stash[_OWN_VECTORS] = directory
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    directory = config.stash.get(_OWN_VECTORS, None)
+    if directory is not None:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+_OWN_VECTORS = pytest.StashKey[str]()
+
+
 @pytest.fixture(scope="session")
 def embedder() -> LocalEmbedder:
     """The local all-MiniLM-L6-v2, loaded once (about six seconds)."""
     return LocalEmbedder()
+
+
+def cached(embedder: LocalEmbedder) -> CachedEmbedder:
+    """`embedder` with the run's vector cache, as the worker runs it."""
+    directory = Path(os.environ["TURNSTILE_EMBEDDING_CACHE_DIR"])
+    return CachedEmbedder(embedder, VectorCache(directory, embedder.name, embedder.dimension))
 
 
 @pytest.fixture(scope="session")
@@ -148,7 +174,7 @@ def report_index(
 ) -> Iterator[ReportIndex]:
     """The whole sample corpus ingested once into Qdrant local mode. Treat it as read-only."""
     client = QdrantClient(path=str(tmp_path_factory.mktemp("qdrant-corpus")))
-    index = ReportIndex(client, embedder)
+    index = ReportIndex(client, cached(embedder))
     index.ensure_collection()
     for path in corpus_files():
         result = index.ingest_file(path)
@@ -167,7 +193,7 @@ def make_report_index(
     def make() -> ReportIndex:
         client = QdrantClient(path=str(tmp_path_factory.mktemp("qdrant")))
         clients.append(client)
-        index = ReportIndex(client, embedder)
+        index = ReportIndex(client, cached(embedder))
         index.ensure_collection()
         return index
 

@@ -1,11 +1,13 @@
-"""The local embedder batches concurrent callers without mixing up their vectors."""
+"""The local embedder batches concurrent callers without mixing up their vectors, and
+document vectors are kept on disk by model and text."""
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
-from activities.embeddings import LocalEmbedder
+from activities.embeddings import CachedEmbedder, LocalEmbedder, VectorCache
 
 QUESTIONS = [
     f"What was {company}'s {metric} in FY{year}?"
@@ -52,3 +54,31 @@ def test_a_failed_batch_fails_its_callers_and_the_embedder_recovers(
     with pytest.raises(Exception):  # noqa: B017 - the tokenizer's own error type
         embedder.embed([None])  # type: ignore[list-item]
     assert len(embedder.embed(["BHP revenue"])[0]) == embedder.dimension
+
+
+def test_document_vectors_are_cached_by_text_and_equal_to_a_fresh_encoding(
+    embedder: LocalEmbedder, tmp_path: Path
+) -> None:
+    texts = [f"{q} The report says so on page {i}." for i, q in enumerate(QUESTIONS * 5)]
+    fresh = [embedder.embed([t])[0] for t in texts[:3]]
+    cache = VectorCache(tmp_path, embedder.name, embedder.dimension)
+    first = CachedEmbedder(embedder, cache).embed_documents(texts)  # 40: on every core
+    assert all(close(a, b) for a, b in zip(first[:3], fresh, strict=True))
+    before = embedder.batches
+    # Another process (a new cache object on the same file) finds them: nothing encoded.
+    again = CachedEmbedder(embedder, VectorCache(tmp_path, embedder.name, embedder.dimension))
+    assert again.embed_documents(texts) == first
+    assert embedder.batches == before
+    # One new text among known ones: only it is encoded, and its vector is its own.
+    mixed = again.embed_documents([texts[0], "Net debt fell to US$9.12 billion."])
+    alone = embedder.embed(["Net debt fell to US$9.12 billion."])[0]
+    assert mixed[0] == first[0] and close(mixed[1], alone)
+    # Another model's vectors are never served for the same text.
+    other = VectorCache(tmp_path, "another-model", embedder.dimension)
+    assert other.get(texts[:2]) == [None, None]
+
+
+def test_queries_are_not_cached(embedder: LocalEmbedder, tmp_path: Path) -> None:
+    cache = VectorCache(tmp_path, embedder.name, embedder.dimension)
+    CachedEmbedder(embedder, cache).embed(["What was BHP's revenue in FY2024?"])
+    assert cache.get(["What was BHP's revenue in FY2024?"]) == [None]

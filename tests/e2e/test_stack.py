@@ -45,6 +45,9 @@ def stack_env(home: Path, api_port: int | None = None) -> tuple[dict[str, str], 
     """Environment for a `turnstile` process: its own home and free ports, nothing inherited."""
     ports = [api_port or free_port(), *(free_port() for _ in range(7))]
     env = {k: v for k, v in os.environ.items() if not k.startswith("TURNSTILE_")}
+    # The run's vector cache (tests/conftest.py): every stack embeds the corpus once.
+    if cache := os.environ.get("TURNSTILE_EMBEDDING_CACHE_DIR"):
+        env["TURNSTILE_EMBEDDING_CACHE_DIR"] = cache
     env.update(
         TURNSTILE_HOME=str(home),
         TURNSTILE_API_PORT=str(ports[0]),
