@@ -25,7 +25,8 @@ from activities.contracts import (
 from activities.heartbeat import heartbeating
 from activities.reports import ReportIndex
 from activities.steps import implements
-from db import documents
+from db import documents, facts
+from domain.facts import report_facts
 from ingestion.documents import DocumentError, parse_document
 from ingestion.registry import admit, refusal
 
@@ -124,6 +125,14 @@ class ReportActivities:
                 await documents.record(
                     conn, corpus, doc, result.chunks, current, forced=admission == "replace"
                 )
+                # The document's facts change with its chunks, in this transaction.
+                if not await facts.current(conn, corpus, doc.document_id, doc.content_hash):
+                    found = [f for chunk in doc.chunks for f in report_facts(chunk)]
+                    stored = await facts.replace(
+                        conn, corpus, doc.document_id, doc.content_hash, found
+                    )
+                    await facts.forget_unregistered(conn, corpus)
+                    result = result.model_copy(update={"facts": stored})
             return result
 
     @implements(steps.qdrant_read_corpus_version)

@@ -11,6 +11,7 @@ never combined: `to_base` puts US$bn and US$M on one scale, never US$ and A$.
 import math
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -82,6 +83,31 @@ _UNIT_ALIASES: dict[str, str] = {
 }
 
 
+OPEN = "~"
+"""The prefix of an open unit: the unit words a report writes that no key above names
+("~per million hours worked", "~employees and contractors"; "~" alone is a bare count or
+ratio). Each open unit is its own base: figures in it compare only with each other."""
+
+
+def open_unit(words: str) -> str:
+    """The open unit key of unit words as written (white space folded; compared without
+    regard to case: "Mt CO2-e" and "mt co2-e" are one unit)."""
+    return OPEN + " ".join(words.split())
+
+
+def unit_spec(unit: str) -> Unit:
+    """The unit of a key, known or open."""
+    known = UNITS.get(unit)
+    if known is not None:
+        return known
+    return Unit(unit, "other", None, 1.0, unit.lower())
+
+
+def unit_words(unit: str) -> str:
+    """How a figure's unit reads after its number ("per million hours worked")."""
+    return unit[len(OPEN) :] if unit.startswith(OPEN) else unit
+
+
 def unit_key(cell: str) -> str | None:
     """Return the canonical unit key of a header cell ("US$M" → "us$m"), else None."""
     key = " ".join(cell.strip().lower().split())
@@ -108,7 +134,11 @@ class Fact(BaseModel):
     value: float
     raw: str
     unit: str
+    """A key of `UNITS`, or an open unit (`open_unit`)."""
     decimals: int
+    context: str = ""
+    """The row (table header, label, column and cell) or the sentence the figure is in."""
+    source: Literal["table", "prose"] = "table"
 
     @property
     def is_net_cash(self) -> bool:
@@ -239,7 +269,7 @@ def metric_fits_unit(metric: str | None, unit: str) -> bool:
     """A metric read from a label must fit the table's kind of unit (no revenue in Mt)."""
     if metric is None:
         return True
-    kind = UNITS[unit].kind
+    kind = unit_spec(unit).kind
     if metric == "production":
         return kind in ("mass", "gold")
     if metric.startswith("dividends_per_share"):
@@ -263,7 +293,7 @@ def format_value(
     needs. A negative amount reads "a loss of US$173 million", or "net cash of …" for a
     net-debt metric.
     """
-    spec = UNITS[unit]
+    spec = unit_spec(unit)
     number = _digits(abs(value), decimals)
     if unit in ("us$m", "a$m"):
         text = f"{spec.currency}{number} million"
@@ -283,8 +313,11 @@ def format_value(
         text = f"{number} koz"
     elif unit == "moz":
         text = f"{number} Moz"
-    else:
+    elif unit == "%":
         text = f"{number}%"
+    else:
+        words = unit_words(unit)
+        text = f"{number} {words}" if words else number
     if value < 0:
         if metric == "net_debt":
             return f"net cash of {text}"
@@ -308,7 +341,7 @@ class Quantity:
 
 def to_base(value: float, unit: str) -> Quantity:
     """Normalise a figure to its base unit: US$53.82bn → Quantity(53820.0, "us$m")."""
-    spec = UNITS[unit]
+    spec = unit_spec(unit)
     return Quantity(round(value * spec.factor, 9), spec.base)
 
 
@@ -338,7 +371,7 @@ def format_base(value: float, base: str, decimals: int | None = None) -> str:
 
 def currency_of(unit: str) -> str | None:
     """Return the currency of a unit key ("a$bn" → "A$"), None for volumes."""
-    return UNITS[unit].currency
+    return unit_spec(unit).currency
 
 
 def common_unit(units: list[str]) -> str | None:
@@ -346,15 +379,15 @@ def common_unit(units: list[str]) -> str | None:
     (US$bn over US$M, A$ over A cents, Mt over kt), so no figure gains false precision.
     None when they are on different bases (US$ and A$, Mt and koz): those never share one.
     """
-    if not units or len({UNITS[u].base for u in units}) != 1:
+    if not units or len({unit_spec(u).base for u in units}) != 1:
         return None
-    return max(units, key=lambda u: UNITS[u].factor)
+    return max(units, key=lambda u: unit_spec(u).factor)
 
 
 def rescale(value: float, unit: str, decimals: int, target: str) -> tuple[float, int]:
     """Express a figure in another unit on the same base, keeping its precision:
     5,491 (US$M, 0 dp) → 5.491 (US$bn, 3 dp); 9.12 (US$bn, 2 dp) → 9,120 (US$M, 0 dp)."""
-    source, goal = UNITS[unit], UNITS[target]
+    source, goal = unit_spec(unit), unit_spec(target)
     if source.base != goal.base:
         raise IncompatibleUnits(f"cannot write {unit} in {target}")
     ratio = source.factor / goal.factor
@@ -365,7 +398,7 @@ def rescale(value: float, unit: str, decimals: int, target: str) -> tuple[float,
 def unit_in_scale(unit: str, scale: str) -> str | None:
     """The unit of `unit`'s currency and kind at a scale a question asks for
     ("us$m", "bn" → "us$bn"); None when the scale does not apply (cents, tonnes)."""
-    spec = UNITS[unit]
+    spec = unit_spec(unit)
     if spec.kind != "money":
         return None
     return next(

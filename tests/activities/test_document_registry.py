@@ -12,6 +12,8 @@ from temporalio.testing import ActivityEnvironment
 from activities.contracts import IngestFileRequest, IngestFileResult
 from activities.report_activities import ReportActivities
 from activities.reports import ReportIndex
+from db import facts
+from domain.figures import Fact
 from tests.conftest import CORPUS_DIR
 
 BHP_FY2024 = CORPUS_DIR / "BHP_FY2024.md"
@@ -190,3 +192,31 @@ async def test_the_replacement_log_is_append_only(
         ):
             with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
                 conn.execute(statement + " WHERE corpus = %s", (registry.index.corpus_id,))
+
+
+async def test_ingestion_stores_the_reports_facts_and_rebuilds_them_on_replacement(
+    registry: Registry, tmp_path: Path
+) -> None:
+    """Every figure becomes a fact row in PostgreSQL, in the ingestion's transaction; a
+    replacement's facts replace the old ones, and an unchanged re-ingest stores none."""
+    first = await registry.ingest(BHP_FY2024)
+    corpus = registry.index.corpus_id
+    async with registry.pool.connection() as conn:
+        stored = await facts.of_company(conn, corpus, "BHP", [2024])
+    assert first.facts == len(await _all_facts(registry)) > 20
+    revenue = [f for f in stored if f.value == 55658 and f.source == "table"]
+    assert revenue and revenue[0].fiscal_year == 2024 and revenue[0].unit == "us$m"
+    assert {f.source for f in stored} == {"table", "prose"}
+    assert all(f.page >= 1 and f.chunk_id and f.context for f in stored)
+
+    again = await registry.ingest(BHP_FY2024)
+    assert again.status == "unchanged" and not again.facts  # nothing rewritten
+
+    await registry.ingest(planted_copy(tmp_path / "inbox"), replace=True)
+    values = {f.value for f in await _all_facts(registry)}
+    assert 955658 in values and 55658 not in values
+
+
+async def _all_facts(registry: Registry) -> list[Fact]:
+    async with registry.pool.connection() as conn:
+        return await facts.of_company(conn, registry.index.corpus_id, "BHP")

@@ -1,0 +1,198 @@
+"""Facts extracted at ingestion (`domain.facts.report_facts`), measured on the sample corpus.
+
+Two oracles that do not use the extractor's code: every numeric cell of every markdown
+table, read here with its column's year and its header's unit; and the prose figures of
+`tests/answers/prose_figures.jsonl`, annotated by hand (file, page, figure, value, unit,
+period and sentence). Tables must be covered completely, prose at 95% or more, each with
+the right period and unit.
+"""
+
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from domain.facts import EXTRACTOR_VERSION, report_facts
+from domain.figures import Fact, unit_spec
+from domain.models import ChunkText
+from ingestion.documents import parse_document
+
+ROOT = Path(__file__).resolve().parents[2]
+REPORTS = sorted((ROOT / "corpus" / "reports").glob("*.md"))
+ANNOTATED = ROOT / "tests" / "answers" / "prose_figures.jsonl"
+
+# The header units of the sample tables, as the annotation names them, and the unit
+# key a fact of that column must carry.
+HEADER_UNITS = {
+    "us$m": "us$m", "us$ million": "us$m", "us$ millions": "us$m", "us$bn": "us$bn",
+    "a$m": "a$m", "a$ million": "a$m", "a$ millions": "a$m", "us cents": "us cents",
+    "a cents": "a cents", "australian cents": "a cents", "a$": "a$", "a$ per share": "a$",
+    "%": "%", "mt": "mt", "kt": "kt", "koz": "koz", "moz": "moz",
+}  # fmt: skip
+PROSE_UNITS = {
+    "US$ million": "us$m", "US$ billion": "us$bn", "A$ million": "a$m", "A$ billion": "a$bn",
+    "US cents per share": "us cents", "Australian cents per share": "a cents",
+    "A$ per share": "a$", "%": "%", "Mt": "mt", "kt": "kt", "koz": "koz", "Moz": "moz",
+}  # fmt: skip
+_CELL = re.compile(r"^\(?-?\d[\d,]*(?:\.\d+)?\)?$")
+_YEAR = re.compile(r"(?:FY|CY)?\s?((?:19|20)\d{2})")
+
+
+def _facts_by_file() -> dict[str, list[Fact]]:
+    out: dict[str, list[Fact]] = {}
+    for path in REPORTS:
+        out[path.name] = [f for c in parse_document(path).chunks for f in report_facts(c)]
+    return out
+
+
+FACTS = _facts_by_file()
+
+
+def _tables(text: str) -> list[list[list[str]]]:
+    """The markdown tables of `text`, as rows of stripped cells (separator rows dropped)."""
+    tables: list[list[list[str]]] = []
+    current: list[list[str]] = []
+    for line in [*text.splitlines(), ""]:
+        if line.lstrip().startswith("|"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if not all(re.fullmatch(r":?-{3,}:?", c) for c in cells):
+                current.append(cells)
+        elif current:
+            tables.append(current)
+            current = []
+    return tables
+
+
+def _expected_cells() -> list[tuple[str, str, int, float, str]]:
+    """(file, row label, column year, value, header unit) of every numeric cell."""
+    out = []
+    for path in REPORTS:
+        report_year = int(re.search(r"FY(\d{4})", path.name).group(1))  # type: ignore[union-attr]
+        for table in _tables(path.read_text(encoding="utf-8")):
+            header, *rows = table
+            unit = header[0].lower()
+            years = [int(m.group(1)) if (m := _YEAR.search(h)) else report_year
+                     for h in header]  # fmt: skip
+            for row in rows:
+                for col, cell in enumerate(row[1:], start=1):
+                    if not _CELL.match(cell.replace(" ", "")):
+                        continue
+                    value = float(cell.strip("()").replace(",", ""))
+                    if cell.startswith("(") or cell.startswith("-"):
+                        value = -abs(value)
+                    out.append((path.name, row[0], years[col], value, unit))
+    return out
+
+
+def test_every_table_cell_is_a_fact_with_its_column_year_and_unit() -> None:
+    cells = _expected_cells()
+    assert len(cells) > 50  # the corpus has tables: the oracle read them
+    problems = []
+    for file, label, year, value, unit in cells:
+        facts = [f for f in FACTS[file] if f.source == "table" and f.label == label
+                 and abs(f.value - value) < 1e-9]  # fmt: skip
+        if not facts:
+            problems.append(f"{file}: {label} {value} is no fact")
+            continue
+        if not any(f.fiscal_year == year for f in facts):
+            problems.append(f"{file}: {label} {value} dated {[f.fiscal_year for f in facts]}, "
+                            f"expected {year}")  # fmt: skip
+        want = HEADER_UNITS.get(unit)
+        if want is not None and not any(f.unit == want for f in facts):
+            problems.append(f"{file}: {label} {value} unit {facts[0].unit}, expected {want}")
+    assert not problems, "\n".join(problems)
+
+
+def _unit_ok(expected: str, got: str) -> bool:
+    if expected in PROSE_UNITS:
+        return PROSE_UNITS[expected] == got
+    squash = lambda u: re.sub(r"[\s-]", "", u.lower().lstrip("~"))  # noqa: E731
+    return got.startswith("~") and squash(expected) == squash(got)
+
+
+def test_prose_figures_are_facts_with_their_period_and_unit_at_95_percent() -> None:
+    rows = [json.loads(line) for line in ANNOTATED.read_text().splitlines() if line.strip()]
+    assert len(rows) >= 250
+    by_page: dict[tuple[str, int], list[Fact]] = defaultdict(list)
+    for file, facts in FACTS.items():
+        for f in facts:
+            if f.source == "prose":
+                by_page[(file, f.page)].append(f)
+    used: set[int] = set()
+    right, wrong = 0, []
+    for row in rows:
+        near = [f for f in by_page[(row["file"], row["page"])]
+                if abs(abs(f.value) - abs(row["value"])) < 1e-9 and id(f) not in used]  # fmt: skip
+        same = [f for f in near if f.context.strip() == row["sentence"].strip()]
+        fact = (same or near or [None])[0]
+        if fact is None:
+            wrong.append(f"missing: {row['file']} p{row['page']} {row['figure']}")
+            continue
+        used.add(id(fact))
+        period_ok = row["period"] is None or fact.fiscal_year == row["period"]
+        if period_ok and _unit_ok(row["unit"], fact.unit):
+            right += 1
+        else:
+            wrong.append(f"{row['file']} {row['figure']}: FY{fact.fiscal_year} {fact.unit}, "
+                         f"expected {row['period']} {row['unit']}")  # fmt: skip
+    assert right / len(rows) >= 0.95, "\n".join(wrong)
+    # and nothing but figures: no fact of the prose the annotation does not hold
+    extra = [f for facts in by_page.values() for f in facts if id(f) not in used]
+    assert len(extra) <= 0.05 * len(rows), [(f.document, f.raw, f.label) for f in extra]
+
+
+def _chunk(text: str, section: str = "Sustainability") -> ChunkText:
+    return ChunkText(
+        chunk_id="c1", company="ZZZ", fiscal_year=2026, document="ZZZ_FY2026.md", page=7,
+        section=section, text=text, is_table="|" in text, unit=None,
+    )  # fmt: skip
+
+
+def test_a_new_measure_in_a_table_with_a_prior_year_column_and_a_row_unit() -> None:
+    """Words no code names: a row's own unit, the comparative column's year, the sign."""
+    text = (
+        "| Environment | FY2026 | FY2025 |\n|---|---|---|\n"
+        "| Water withdrawn (GL) | 412.5 | 398.1 |\n"
+        "| Tailings storage facilities (number) | 17 | 19 |\n"
+        "| Land rehabilitated (hectares) | (12) | 40 |\n"
+    )
+    facts = {(f.label, f.fiscal_year): f for f in report_facts(_chunk(text))}
+    water = facts[("Water withdrawn (GL)", 2025)]
+    assert (water.value, water.report_fiscal_year, water.unit) == (398.1, 2026, "~GL")
+    assert facts[("Tailings storage facilities (number)", 2026)].value == 17
+    assert facts[("Land rehabilitated (hectares)", 2026)].value == -12
+    assert all(f.chunk_id == "c1" and f.page == 7 and f.source == "table" for f in facts.values())
+
+
+def test_a_prose_figure_takes_the_period_its_sentence_names() -> None:
+    text = (
+        "Water withdrawn across our operations was 412.5 GL in FY2026, compared with "
+        "398.1 GL in FY2025. We operated 17 tailings storage facilities at year end."
+    )
+    facts = report_facts(_chunk(text))
+    by_value = {f.value: f for f in facts}
+    assert by_value[412.5].fiscal_year == 2026 and by_value[398.1].fiscal_year == 2025
+    assert by_value[412.5].unit == by_value[398.1].unit == "~GL"
+    assert "water withdrawn" in by_value[412.5].label.lower()
+    assert by_value[17].fiscal_year == 2026 and "tailings" in by_value[17].unit.lower()
+    assert all(f.context and f.source == "prose" for f in facts)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "BHP was added to the FTSE 100 in 2001.",
+        "The results were released on 24 August 2023.",
+        "See note 12 on page 44.",
+        "Our 2030 goal is set out in Section 3.",
+    ],
+)
+def test_names_dates_and_references_are_not_facts(sentence: str) -> None:
+    assert report_facts(_chunk(sentence)) == []
+
+
+def test_the_extractor_has_a_version_to_rebuild_stored_facts_by() -> None:
+    assert isinstance(EXTRACTOR_VERSION, int) and EXTRACTOR_VERSION >= 1
+    assert unit_spec("~GL").base == "~gl"
