@@ -155,13 +155,14 @@ def make_reranker(settings: Settings) -> CohereReranker | None:
     )
 
 
-def make_engine(settings: Settings) -> Engine:
-    """Build the engine `settings.engine` names (Settings already refused any other)."""
+def make_engine(settings: Settings, embedder: Embedder | None = None) -> Engine:
+    """Build the engine `settings.engine` names (Settings already refused any other); the
+    offline engine reads measures by meaning too with the worker's `embedder`."""
     match settings.engine:
         case EngineName.OFFLINE:
             from activities.engines.offline import OfflineEngine
 
-            return OfflineEngine()
+            return OfflineEngine(embedder)
         case EngineName.OPENAI:
             from activities.engines.openai_engine import ModelConfig, OpenAIEngine
 
@@ -321,7 +322,7 @@ async def run_worker(settings: Settings) -> None:
         activities=activities(
             index,
             pool,
-            make_engine(settings),
+            make_engine(settings, index.embedder),
             {m: Price(input=i, output=o) for m, (i, o) in settings.prices.items()},
             make_cache(settings, index),
             settings.context_budget,

@@ -110,6 +110,8 @@ class IngestFileResult(_Frozen):
     status: str  # "ingested" | "unchanged" | "failed" | "refused"
     chunks: int = 0
     error: str | None = None
+    facts: int | None = None
+    """Facts (re)stored for the document by this ingestion; None when none changed."""
 
 
 class IngestRequest(_Frozen):
@@ -179,6 +181,16 @@ class CheckRequest(_Frozen):
     question: str
     answer: str
     chunk_ids: list[str]
+
+
+class RelevanceRequest(_Frozen):
+    """A draft to check against its question: does it address what was asked?"""
+
+    question: str
+    answer: str
+    chunk_ids: list[str]
+    derived: list[str] = Field(default_factory=list)
+    """Labels of the figures the numeric check recomputed from cited inputs."""
 
 
 class AnswerGrade(_Frozen):

@@ -9,6 +9,7 @@ import re
 import sqlite3
 import threading
 from array import array
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -96,6 +97,26 @@ class CachedEmbedder:
             fresh = dict(zip(missing, encoded, strict=True))
             cached = [v if v is not None else fresh[t] for t, v in zip(texts, cached, strict=True)]
         return [v for v in cached if v is not None]
+
+
+def similarity_of(embedder: Embedder) -> Callable[[str, Sequence[str]], list[float]]:
+    """Cosine similarity of a phrase to texts by `embedder` (vectors are normalised): the
+    texts' vectors through its document path (cached on disk for a `CachedEmbedder`),
+    the phrases' kept in memory for the process."""
+    phrases: dict[str, list[float]] = {}
+
+    def cosine(text: str, others: Sequence[str]) -> list[float]:
+        if not others:
+            return []
+        if text not in phrases:
+            if len(phrases) > 4096:
+                phrases.clear()
+            phrases[text] = embedder.embed([text])[0]
+        vector = phrases[text]
+        vectors = embed_documents(embedder, list(others))
+        return [sum(a * b for a, b in zip(vector, v, strict=True)) for v in vectors]
+
+    return cosine
 
 
 def embed_documents(embedder: Embedder, texts: list[str]) -> list[list[float]]:

@@ -102,6 +102,12 @@ class TurnMetrics:
         self.summarised = Counter(
             "turnstile_messages_summarised", "Messages compressed into summaries", registry=r
         )
+        self.relevance = Counter(
+            "turnstile_relevance",
+            "Answered turns by what the relevance control found (addressed, partial: some"
+            " part not covered, off_point: none covered)",
+            ["result"], registry=r,
+        )  # fmt: skip
         self.confidence = Counter(
             "turnstile_confidence", "Answered turns by confidence band", ["band"], registry=r
         )
@@ -158,6 +164,11 @@ class TurnMetrics:
             self.unsupported.observe(len(result.unsupported_claims))
             self.citations.observe(len(result.citations))
             self.confidence.labels(result.confidence or "none").inc()
+            if result.relevance is not None:
+                self.relevance.labels(
+                    "off_point" if result.relevance.off_point
+                    else "addressed" if result.relevance.addressed else "partial"
+                ).inc()  # fmt: skip
         self.model_calls.observe(result.model_calls)
         tokens = 0
         for call in result.model_trace:

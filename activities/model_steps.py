@@ -22,11 +22,13 @@ from activities.contracts import (
     Draft,
     EvidenceRequest,
     GroundingReport,
+    RelevanceRequest,
     RewritePlan,
     RewriteRequest,
     RouteDecision,
     RouteRequest,
 )
+from activities.embeddings import similarity_of
 from activities.engines.calls import recording
 from activities.engines.protocol import Engine
 from activities.errors import invalid_input
@@ -36,6 +38,8 @@ from activities.steps import implements
 from domain.evidence import strip_instructions
 from domain.grounding import check_numbers
 from domain.memory import assemble_context
+from domain.models import Relevance
+from domain.relevance import check_relevance
 
 
 async def load_evidence(index: ReportIndex, chunk_ids: list[str]) -> list[ChunkText]:
@@ -119,7 +123,20 @@ class GroundingActivities:
 
     def activities(self) -> list[Callable[..., Any]]:
         """This class's activities, bound, for the worker's registry."""
-        return [self.check_numbers]
+        return [self.check_numbers, self.check_relevance]
+
+    @implements(steps.grounding_check_relevance)
+    async def check_relevance(self, request: RelevanceRequest) -> Relevance:
+        """The relevance control: deterministic, the same for every engine's draft (it reads
+        the question, the answer and the cited chunks, never the draft's own gap list);
+        meaning by the worker's embedder. An activity because it needs chunk text."""
+        async with heartbeating():
+            sources = await load_evidence(self.index, request.chunk_ids)
+            similarity = similarity_of(self.index.embedder)
+            return await asyncio.to_thread(
+                check_relevance, request.question, request.answer, sources, request.derived,
+                similarity,
+            )  # fmt: skip
 
     @implements(steps.grounding_check_numbers)
     async def check_numbers(self, request: CheckRequest) -> GroundingReport:

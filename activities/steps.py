@@ -44,6 +44,7 @@ from activities.contracts import (
     RateBucketPurgeResult,
     RecordedProbeRun,
     RecordProbeRun,
+    RelevanceRequest,
     RememberRequest,
     RewritePlan,
     RewriteRequest,
@@ -58,7 +59,7 @@ from activities.contracts import (
     SweepRequest,
     SweepResult,
 )
-from domain.models import ChunkText
+from domain.models import ChunkText, Relevance
 
 
 def _declared() -> Any:
@@ -125,6 +126,12 @@ async def llm_synthesize_answer(request: EvidenceRequest) -> Draft:
 @activity.defn(name="grounding_check_numbers")
 async def grounding_check_numbers(request: CheckRequest) -> GroundingReport:
     """Check every figure of a draft against the chunks it cites."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="grounding_check_relevance")
+async def grounding_check_relevance(request: RelevanceRequest) -> Relevance:
+    """Check that a draft addresses every measure or topic its question asks about."""
     return _declared()  # type: ignore[no-any-return]
 
 
@@ -281,6 +288,7 @@ DECLARED: dict[str, Callable[..., Awaitable[Any]]] = {
         llm_grade_documents,
         llm_synthesize_answer,
         grounding_check_numbers,
+        grounding_check_relevance,
         llm_grade_answer,
         qdrant_save_answer,
         postgres_save_turn,

@@ -58,6 +58,18 @@ def incident_category(result: TurnResult) -> str | None:
     return None
 
 
+def _relevance_result(result: TurnResult) -> str:
+    """What the relevance control decided: every part covered, or which parts were not."""
+    relevance = result.relevance
+    if relevance is None:
+        return "not run"
+    if relevance.off_point:
+        return "off point: " + "; ".join(relevance.missing())
+    if not relevance.addressed:
+        return "partly addressed, missing: " + "; ".join(relevance.missing())
+    return f"addressed ({len(relevance.items)} part{'s' if len(relevance.items) != 1 else ''})"
+
+
 def check_results(result: TurnResult) -> list[dict[str, str]]:
     """Each control the turn went through and what it decided, in the turn's order."""
     docs = result.documents
@@ -77,6 +89,7 @@ def check_results(result: TurnResult) -> list[dict[str, str]]:
          f"kept {len(docs.kept)} of {len(docs.retrieved)}"
          + (" (grader unavailable: kept all)" if grading_down else "")),
         ("numeric_grounding", reused or result.grounded or "not run"),
+        ("answer_relevance", reused or _relevance_result(result)),
         ("answer_judge", reused or ("unavailable: passed with 0 unsupported, confidence capped"
          if judge_down else ("ran" if result.grounded is not None else "not run"))),
         ("final_gate", f"fallback: {result.fallback_reason}" if result.fallback_reason
@@ -110,6 +123,7 @@ def build_record(
             "grounded": result.grounded,
             "unsupported_claims": [c.model_dump(mode="json") for c in result.unsupported_claims],
             "derived": [d.model_dump(mode="json") for d in result.derived],
+            "relevance": result.relevance.model_dump(mode="json") if result.relevance else None,
             "warnings": result.warnings,
         },
         "confidence": result.confidence,

@@ -342,6 +342,13 @@ class AliasIndex:
             ambiguous=list(dict.fromkeys(f for _, f in ambiguous)),
         )
 
+    def mention_spans(self, text: str) -> list[tuple[int, int]]:
+        """Where `text` (folded) names a company, exactly or as a close misspelling."""
+        folded = _fold(text)
+        spans = [m.span() for m in self._pattern.finditer(folded) if self.exact(m[0])]
+        spans += [(h.start, h.start + len(h.fragment)) for h in self._fuzzy_hits(folded, spans)]
+        return sorted(spans)
+
     def _fuzzy_hits(self, text: str, spans: list[tuple[int, int]]) -> list[_Hit]:
         """Close misspellings among the words the exact aliases left: the exact matches
         are blanked out (offsets kept), then each run of ASCII words separated only by
@@ -478,6 +485,18 @@ def _resolve(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     several times (slots, grounding, citations, summaries)."""
     found = _INDEX.resolve(text)
     return tuple(found.tickers), tuple(found.ambiguous)
+
+
+def without_companies(text: str) -> str:
+    """`text` (folded: full-width to ASCII, accents dropped) with every company it names
+    blanked out: what is left is what the text says about them."""
+    folded = _fold(text)
+    parts, last = [], 0
+    for start, end in _INDEX.mention_spans(text):
+        parts += [folded[last:start], " "]
+        last = max(last, end)
+    parts.append(folded[last:])
+    return "".join(parts)
 
 
 def normalise_ticker(value: str) -> str | None:

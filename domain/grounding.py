@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from domain.companies import COMPANIES, FISCAL_YEARS, find_companies, normalise_ticker
-from domain.figures import UNITS, column_year, parse_number, table_blocks, unit_key
+from domain.figures import column_year, parse_number, table_blocks, unit_key, unit_spec
 from domain.models import ChunkText, ClaimReason, Derived, GroundingReport, UnsupportedClaim
 from domain.question import (
     DIVIDEND_COMPONENT,
@@ -352,6 +352,17 @@ def _clauses(text: str, amounts: list[Amount]) -> list[tuple[int, int]]:
     return list(zip(leads, tails, strict=True))
 
 
+def figure_clauses(text: str, amounts: list[Amount]) -> list[tuple[int, int]]:
+    """Each amount's clause in `text`, (lead start, tail end), as binding reads it."""
+    return _clauses(text, amounts)
+
+
+def unit_after(text: str) -> "re.Match[str] | None":
+    """The unit words right after a number ("%", " million", " Mt", " US cents"), as the
+    numeric check reads them; None when there are none."""
+    return _UNIT.match(text)
+
+
 def _postmodifies(gap: str) -> bool:
     """Is a mention after this gap stated for the figure before it, past the figure's unit?"""
     unit = _UNIT.match(gap)
@@ -471,7 +482,7 @@ def _table_numbers(rows: list[list[str]], chunk: ChunkText, index: int) -> list[
     found: list[SourceNumber] = []
     header, body = rows[0], rows[1:]
     unit = unit_key(header[0]) or (unit_key(chunk.unit) if chunk.unit else None)
-    spec = UNITS[unit] if unit else None
+    spec = unit_spec(unit) if unit else None
     columns = [(i, column_year(cell)) for i, cell in enumerate(header[1:], start=1)]
     all_years = frozenset(y for _, y in columns if y is not None) or frozenset({chunk.fiscal_year})
     for row in body:
@@ -718,6 +729,19 @@ def _recompute(
                         formula = f"{_fmt(vo)} / {_fmt(vn)} = {ratio:.1f}%"
                         return Derived(
                             label=_derived_label("ratio", [old, new], metrics), formula=formula
+                        )
+                continue
+            if claim.kind == "bare" and claim.factor is None:
+                # A quotient of two figures of one kind ("net debt to EBITDA, 0.24
+                # times"): either way round, within the claim's own rounding.
+                for top, bottom in ((a, b), (b, a)):
+                    vt, vb_ = _base(top.amount), _base(bottom.amount)
+                    if vt is None or not vb_:
+                        continue
+                    if abs(vt / vb_ - claim.value) <= tol:
+                        formula = f"{_fmt(vt)} / {_fmt(vb_)} = {vt / vb_:.{claim.decimals}f}"
+                        return Derived(
+                            label=_derived_label("ratio", [top, bottom], metrics), formula=formula
                         )
                 continue
             if claim.factor is None or not _same_kind(claim, a.amount):

@@ -309,6 +309,40 @@ class Draft(Frozen):
     model_calls: list[ModelCall] = Field(default_factory=list)
 
 
+class RelevanceItem(Frozen):
+    """One measure or topic the question asks about, and whether the answer covers it."""
+
+    focus: str = Field(description="The part of the question, as asked.", examples=["TRIF"])
+    status: Literal["answered", "not_found", "missing"] = Field(
+        description="`answered`: a cited figure or sentence answers it; `not_found`: the"
+        " answer has its data-not-found line; `missing`: the answer does not cover it.",
+        examples=["answered"],
+    )
+    evidence: str | None = Field(
+        default=None,
+        description="The report label (or sentence) that answers it.",
+        examples=["Total recordable injury frequency (TRIF)"],
+    )
+    score: float = Field(default=0.0, description="How well that evidence matches (0-1.5).")
+
+
+class Relevance(Frozen):
+    """The relevance control: does the answer address what the question asks?"""
+
+    items: list[RelevanceItem] = Field(default_factory=list)
+    addressed: bool = Field(
+        default=True, description="Every item is answered or has its not-found line."
+    )
+    off_point: bool = Field(
+        default=False,
+        description="No item is answered and some are not covered: the answer is about"
+        " something else.",
+    )
+
+    def missing(self) -> list[str]:
+        return [i.focus for i in self.items if i.status == "missing"]
+
+
 class GroundingReport(Frozen):
     """Deterministic numeric grounding of an answer against its cited chunks."""
 

@@ -18,6 +18,7 @@ from domain.models import (
     Frozen,
     ModelCall,
     NotFound,
+    Relevance,
     UnsupportedClaim,
 )
 
@@ -281,6 +282,12 @@ class TurnResult(Frozen):
         description="For each company the question asks about (ASX ticker), whether evidence"
         " for it was found.",
         examples=[{"BHP": True}],
+    )
+    relevance: Relevance | None = Field(
+        default=None,
+        description="The relevance control: each measure or topic the question asks about,"
+        " and whether the answer answers it, says it is not in the reports, or misses it"
+        " (none when the turn was not answered from the reports).",
     )
     carried: Carried = Field(
         default_factory=Carried,

@@ -340,7 +340,9 @@ def turn_worker(
 
         return worker(
             task_queue=task_queue,
-            activities=registry.activities(report_index, pool, engine or OfflineEngine()),
+            activities=registry.activities(
+                report_index, pool, engine or OfflineEngine(report_index.embedder)
+            ),
         )
 
     return run

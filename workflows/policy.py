@@ -99,6 +99,11 @@ POLICY: dict[str, StepPolicy] = {
         "closed", "every figure counts as unverified (grounded no, confidence low)",
         "an unverifiable figure must not be shown as verified", kind="local", heartbeat=_BEAT,
     ),
+    "grounding_check_relevance": StepPolicy(
+        "closed", "the answer counts as not shown to address the question (confidence low)",
+        "an answer not checked against its question must not be shown as if it were",
+        kind="local", heartbeat=_BEAT,
+    ),
     "llm_grade_answer": StepPolicy(
         "open", "pass with 0 unsupported, marked judge_unavailable, confidence capped at medium",
         "the numeric check still ran; configurable to closed for regulated use",

@@ -28,6 +28,7 @@ STEP_TEXT = {
     "llm_grade_documents": "Grading the passages found",
     "llm_synthesize_answer": "Writing the answer from the evidence",
     "grounding_check_numbers": "Checking every figure against its source",
+    "grounding_check_relevance": "Checking the answer covers what was asked",
     "llm_grade_answer": "Checking that the answer answers the question",
     "qdrant_save_answer": "Keeping the checked answer for similar questions",
     "postgres_save_turn": "Saving the turn",

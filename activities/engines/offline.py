@@ -25,6 +25,7 @@ from activities.contracts import (
     Slots,
     SubQuery,
 )
+from activities.embeddings import Embedder, similarity_of
 from domain.companies import (
     COMPANIES,
     FISCAL_YEARS,
@@ -36,6 +37,7 @@ from domain.companies import (
     how_many,
     year_span,
 )
+from domain.facts import report_facts
 from domain.figures import (
     UNITS,
     Fact,
@@ -49,9 +51,33 @@ from domain.figures import (
     rescale,
     to_base,
     unit_in_scale,
+    unit_spec,
 )
 from domain.grounding import check_numbers, find_amounts, split_sentences
+from domain.measures import (
+    Focus,
+    asks_overview,
+    focus_parts,
+    open_parts,
+    read_focus,
+    search_words,
+)
 from domain.memory import MemoryNote
+from domain.open_answers import (
+    CLOSE,
+    Candidate,
+    Similarity,
+    best,
+    closest,
+    derive,
+    match,
+    phrase,
+    shares_most,
+    shares_terms,
+    single_figure,
+    value_text,
+    verb,
+)
 from domain.passages import find_passages, role_asked, topic_terms
 from domain.question import (
     DIVIDEND_COMPONENT,
@@ -62,6 +88,7 @@ from domain.question import (
     asks_over_all_companies,
     extract_slots,
     find_metrics,
+    find_other_measures,
     later_report_years,
     mentioned_years,
     metric_display,
@@ -160,12 +187,15 @@ def _best_per_company(chunks: list[ChunkText], companies: list[str], years: set[
     return keep
 
 
-def requested_metrics(slots: Slots) -> list[str]:
-    """The metrics an answer gives: those asked for; the headline figures only when the
-    question names no measure at all (an overview), never in place of one it has no
-    rule for."""
+def requested_metrics(slots: Slots, question: str = "") -> list[str]:
+    """The metrics of the vocabulary an answer gives: those asked for; the headline
+    figures only when the question asks how a company did overall ("results", "how did
+    X do": `asks_overview`), never in place of a measure it names in other words."""
     if slots.metrics or slots.other_measures or slots.intent == "narrative":
         return list(slots.metrics)
+    if question and not asks_overview(question):
+        # A metric its words name only once read ("make money" is a profit)
+        return list(dict.fromkeys(m for p in focus_parts(question) for m in p.metrics))
     return list(HEADLINE_METRICS)
 
 
@@ -185,6 +215,8 @@ def answer_years(slots: Slots, question: str = "") -> list[int]:
         if slots.intent == "narrative":
             return list(FISCAL_YEARS)
         overview = slots.intent == "overview" or not (slots.metrics or slots.other_measures)
+        if question and overview:
+            overview = asks_overview(question)  # a measure in other words: every year
         return [LATEST_FISCAL_YEAR] if overview else list(FISCAL_YEARS)
     years = sorted(set(slots.fiscal_years))
     # "Why did EBITDA fall in FY2025?" shows the change it explains: the year before too;
@@ -299,9 +331,21 @@ def _fmt_number(value: float) -> str:
 
 
 class OfflineEngine:
-    """Deterministic, rule-based engine; see the module docstring."""
+    """Deterministic, rule-based engine; see the module docstring.
+
+    With an `embedder` (the worker's), a measure asked in words the reports do not use
+    ("how often were workers hurt") also meets a report's label by meaning; without one,
+    by its stemmed words only.
+    """
 
     name = ENGINE_NAME
+
+    def __init__(self, embedder: "Embedder | None" = None) -> None:
+        self._similarity = similarity_of(embedder) if embedder is not None else None
+
+    def similarity(self) -> Similarity | None:
+        """Cosine similarity by the embedder (see `similarity_of`), or None without one."""
+        return self._similarity
 
     async def route(self, question: str) -> RouteDecision:
         """Route by rules: the reason names the rule that fired.
@@ -365,9 +409,14 @@ class OfflineEngine:
 
     async def rewrite(self, question: str, slots: Slots) -> RewritePlan:
         """One sub-query per company: name, metric names and report wordings, FY tokens."""
-        metrics = requested_metrics(slots)
+        metrics = requested_metrics(slots, question)
         years = answer_years(slots, question)
         terms: list[str] = list(slots.other_measures)
+        if slots.intent != "narrative":  # a measure in the reports' words: those words
+            for part in open_parts(question):
+                for word in search_words(part):
+                    if word.lower() not in (t.lower() for t in terms):
+                        terms.append(word)
         # A line item's total is searched for too: when the report has no row for the
         # item, the answer labels the total as the nearest figure available.
         parents = [LINE_ITEM_OF[m] for m in metrics if m in LINE_ITEM_OF]
@@ -410,15 +459,26 @@ class OfflineEngine:
         when years are given, other years (a later report's table is kept when it holds a
         restated comparative for a requested year).
         """
-        metrics = requested_metrics(slots)
+        metrics = requested_metrics(slots, question)
         wanted = set(metrics) | {LINE_ITEM_OF[m] for m in metrics if m in LINE_ITEM_OF}
         years = set(answer_years(slots, question))
         boilerplate_ok = bool(_BOILERPLATE_TOPIC.search(question))
+        parts = [] if slots.intent == "narrative" else open_parts(question)
         company_words = {w.lower() for t in COMPANIES for w in _name(t).split()}
         question_words = _words(question) - company_words
         keep: list[int] = []
         for i, chunk in enumerate(chunks):
             if slots.companies and chunk.company not in slots.companies:
+                continue
+            # A section a part of the question asks about by its words is not
+            # boilerplate for it ("TRIF" is in the sustainability section).
+            asked_here = any(shares_terms(p, chunk.text) for p in parts) or any(
+                c.score >= CLOSE
+                for p in parts
+                for c in match(p, [(f, 0) for f in report_facts(chunk)], self.similarity())
+            )
+            if asked_here and (not years or chunk.fiscal_year in years or chunk.is_table):
+                keep.append(i)
                 continue
             if _BOILERPLATE_SECTION.search(chunk.section) and not boilerplate_ok:
                 continue
@@ -459,7 +519,7 @@ class OfflineEngine:
         if not sources:
             return Draft(answer="")
         companies = slots.companies or list(COMPANIES)
-        metrics = requested_metrics(slots)
+        metrics = requested_metrics(slots, question)
         years = answer_years(slots, question)
         facts: list[_Sourced] = []
         for n, chunk in enumerate(sources, start=1):
@@ -473,6 +533,11 @@ class OfflineEngine:
                 )
                 if not covered:
                     facts.append(_Sourced(f, n))
+        parts = [] if slots.intent == "narrative" else open_parts(question)
+        # The measures a margin, share or ratio joins are its inputs, stated in its
+        # working, not answers of their own.
+        inputs = {m for p in parts if p.derived is not None for m in p.metrics}
+        metrics = [m for m in metrics if m not in inputs]
         composer = _Composer(facts, requested_scale(question))
         paragraphs: list[str] = []
         not_found: list[NotFound] = []
@@ -524,13 +589,25 @@ class OfflineEngine:
                     )  # fmt: skip
                     if line:
                         paragraphs.append(line)
-        # A measure the engine has no rule for is never substituted: its own line says so.
-        not_found.extend(
-            NotFound(company=ticker, fiscal_year=year, metric=measure)
-            for ticker in companies
-            for measure in slots.other_measures
-            for year in years
-        )
+        if parts:
+            # Measures in the reports' own words: answered from the facts that match
+            # them, else the reports' closest sentences or the exact not-found line.
+            opened = _OpenAnswers(sources, self.similarity(), composer.scale)
+            for part in opened.joined(parts):
+                for ticker in companies:
+                    lines, gaps = opened.answer(part, ticker, years)
+                    if lines:
+                        paragraphs.append(" ".join(lines))
+                    not_found.extend(gaps)
+            composer.derived.extend(opened.derived)
+        else:
+            # A measure the engine has no rule for is never substituted: its own line says so.
+            not_found.extend(
+                NotFound(company=ticker, fiscal_year=year, metric=measure)
+                for ticker in companies
+                for measure in slots.other_measures
+                for year in years
+            )
         if slots.intent == "narrative":
             paragraphs.extend(_narrative(question, sources, companies, years, metrics))
         if notice := _currency_notice(requested_currency(question), chosen):
@@ -910,10 +987,139 @@ class _Composer:
         """Express a − b in `unit` (default: the coarser of the two), at the precision
         the two figures allow in it."""
         qa, qb = to_base(a.value, a.unit), to_base(b.value, b.unit)
-        unit = unit or (a.unit if UNITS[a.unit].factor >= UNITS[b.unit].factor else b.unit)
-        factor = UNITS[unit].factor
+        unit = unit or (a.unit if unit_spec(a.unit).factor >= unit_spec(b.unit).factor else b.unit)
+        factor = unit_spec(unit).factor
         decimals = max(rescale(f.value, f.unit, f.decimals, unit)[1] for f in (a, b))
         return round((qa.value - qb.value) / factor, decimals), decimals, unit
+
+
+class _OpenAnswers:
+    """Answers for the parts of a question no metric of the vocabulary names (see
+    `domain.open_answers`): one sentence per company and year from the fact that
+    answers the part, its working for a margin, share or ratio, else the reports'
+    closest sentences, and the exact not-found line for each year without a figure."""
+
+    def __init__(
+        self, sources: list[ChunkText], similarity: Similarity | None, scale: str | None
+    ) -> None:
+        self.sources = sources
+        self.similarity = similarity
+        self.scale = scale
+        self.sourced = [
+            (f, n) for n, chunk in enumerate(sources, start=1) for f in report_facts(chunk)
+        ]
+        self.derived: list[Derived] = []
+        self._matched: dict[str, list[Candidate]] = {}
+
+    def joined(self, parts: list[Focus]) -> list[Focus]:
+        """Parts the reports name together taken as one ("employees and contractors",
+        "capital and exploration expenditure"): two neighbours become one when a label
+        holds the words of both."""
+        out: list[Focus] = []
+        for part in parts:
+            if out:
+                both = Focus(
+                    phrase=f"{out[-1].phrase} and {part.phrase}",
+                    terms=out[-1].terms | part.terms,
+                )
+                if any(c.lexical >= 0.99 for c in self.candidates(both)):
+                    out[-1] = both
+                    continue
+            out.append(part)
+        return out
+
+    def candidates(self, focus: Focus) -> list[Candidate]:
+        if focus.phrase not in self._matched:
+            self._matched[focus.phrase] = match(focus, self.sourced, self.similarity)
+        return self._matched[focus.phrase]
+
+    def answer(
+        self, part: Focus, ticker: str, years: list[int]
+    ) -> tuple[list[str], list[NotFound]]:
+        lines: list[str] = []
+        gaps: list[NotFound] = []
+        # The gap is named as the vocabulary names the measure, where it does ("C1 unit
+        # costs" for "C1 costs per tonne"), else in the question's own words (always
+        # when a number names its kind: "Scope 3 emissions", not "emissions").
+        named = [] if part.qualifiers else find_other_measures(part.text or part.phrase)
+        measure = part.derived.name if part.derived else (named[0] if named else part.phrase)
+        for year in years:
+            line = self._figure(part, ticker, year)
+            if line is None:
+                gaps.append(NotFound(company=ticker, fiscal_year=year, metric=measure))
+            else:
+                lines.append(line)
+        if gaps and not lines:
+            near = closest(self.candidates(part), ticker, years)
+            if near is not None:
+                f = near.fact
+                lines.append(
+                    f'The reports give no figure of {_possessive(ticker)} for "{part.phrase}" '
+                    f"for {year_span_of(years)}; the closest figure they report is its "
+                    f"{phrase(f)} for FY{f.fiscal_year}: {value_text(f)} [{near.n}]."
+                )
+            else:
+                lines.extend(self._closest(part, ticker, years))
+        return lines, gaps
+
+    def _figure(self, part: Focus, ticker: str, year: int) -> str | None:
+        pick = best(self.candidates(part), ticker, year)
+        if part.derived is not None and (pick is None or pick.fact.unit != "%"):
+            worked = self._derived(part, ticker, year)
+            if worked is not None:
+                return worked
+        if pick is None:
+            return None
+        return self._sentence(pick, ticker, year)
+
+    def _sentence(self, pick: Candidate, ticker: str, year: int) -> str:
+        f = pick.fact
+        if f.source == "prose" and single_figure(f.context):
+            section = self.sources[pick.n - 1].section.split(" — ")[0]
+            return (
+                f"{_possessive(ticker)} FY{f.report_fiscal_year} report ({section}, page "
+                f'{f.page}) says: "{f.context}" [{pick.n}]'
+            )
+        when = _year_phrase(ticker, year)
+        return f"{_possessive(ticker)} {phrase(f)} for {when} {verb(f)} {value_text(f)} [{pick.n}]."
+
+    def _derived(self, part: Focus, ticker: str, year: int) -> str | None:
+        """A margin, share or ratio computed from the two facts it joins, with its working."""
+        assert part.derived is not None
+        spec = part.derived
+        num = best(self.candidates(read_focus(spec.numerator)), ticker, year)
+        den = best(self.candidates(read_focus(spec.denominator)), ticker, year)
+        if num is None or den is None or num.fact == den.fact:
+            return None
+        worked = derive(spec.kind, num, den)
+        if worked is None:
+            return None
+        self.derived.append(Derived(label=f"{ticker} {spec.name} FY{year}", formula=worked.formula))
+        return (
+            f"{_possessive(ticker)} {spec.name} for {_year_phrase(ticker, year)} was "
+            f"{worked.text}, worked out from the reported figures: {phrase(num.fact)} of "
+            f"{value_text(num.fact)} [{num.n}] divided by {phrase(den.fact)} of "
+            f"{value_text(den.fact)} [{den.n}]."
+        )
+
+    def _closest(self, part: Focus, ticker: str, years: list[int]) -> list[str]:
+        """The sentences of the company's reports that speak to the part, offered as what
+        the reports do say (closest available), or nothing."""
+        found = find_passages(part.phrase, self.sources, ticker, years, [], limit=2)
+        found = [p for p in found if shares_most(part, p.sentence)]
+        if not found:
+            return []
+        lines = [
+            f'The reports give no figure of {_possessive(ticker)} for "{part.phrase}" for '
+            f"{year_span_of(years)}; the closest they say:"
+        ]
+        for p in found:
+            where = f"{p.chunk.section.split(' — ')[0]}, page {p.chunk.page}"
+            lines.append(
+                f"{_possessive(ticker)} FY{p.chunk.fiscal_year} report ({where}): "
+                f'"{p.sentence}" [{p.n}]'
+            )
+        return lines
 
 
 def _narrative(
@@ -968,7 +1174,7 @@ def _currency_notice(asked: str | None, chosen: dict[tuple[str, int, str], _Sour
         return None
     by_currency: dict[str, list[str]] = {}
     for (ticker, _, _), s in chosen.items():
-        currency = UNITS[s.fact.unit].currency
+        currency = unit_spec(s.fact.unit).currency
         if currency and currency != asked:
             names = by_currency.setdefault(currency, [])
             if _name(ticker) not in names:
@@ -993,7 +1199,7 @@ def _basis(label: str) -> str:
 
 
 def _currency_words(unit: str) -> str:
-    spec = UNITS[unit]
+    spec = unit_spec(unit)
     if spec.kind == "per_share":
         return "US cents" if spec.currency == "US$" else "Australian dollars/cents"
     return spec.currency or {"mass": "Mt", "gold": "koz"}.get(spec.kind, unit)

@@ -19,7 +19,7 @@ from domain.turns import TurnResult
 from workflows.rules.scope import DECLINE_LINE
 
 CATEGORIES: dict[int, str] = {
-    1: "a measure the engine has no rule for gets its not-found line, not a bundle",
+    1: "a measure the reports do not print gets its not-found line, not a bundle",
     2: "a line item (interim/final, underlying/statutory) is answered, not the total",
     3: "a year outside coverage is said first, in the answer text",
     4: "follow-ups keep the metric and the comparison intent",
@@ -30,6 +30,9 @@ CATEGORIES: dict[int, str] = {
     9: "a restated figure mentions the restatement",
     10: "comparisons of three or more companies read as a table",
     11: "questions that are not about a figure are answered from the text",
+    12: "a measure the reports print outside the headline tables is answered, cited",
+    13: "a margin, share or ratio is worked out from its two cited figures",
+    14: "the closest available, said as such, when the reports lack the exact measure",
 }
 
 Status = Literal["answered", "needs_clarification", "refused", "fallback"]
@@ -72,9 +75,8 @@ CASES: tuple[Case, ...] = (
     Case("aisc-nst", 1, "What was Northern Star's all-in sustaining cost in FY2025?",
          not_found=("NST FY2025 all-in sustaining costs: data not found",),
          absent=("6.4", "3.5", "55"), confidence_not=("high",)),
-    Case("margin-s32", 1, "What was South32's EBITDA margin in FY2025?",
-         not_found=("S32 FY2025 margin: data not found",),
-         absent=("1,928", "5,780"), confidence_not=("high",)),
+    Case("margin-s32", 13, "What was South32's EBITDA margin in FY2025?",
+         present=("33.4%", "1,928", "5,780", "divided by")),
     Case("eps-bhp", 1, "BHP earnings per share FY2024",
          not_found=("BHP FY2024 earnings per share: data not found",),
          absent=("7,897", "55,658"), confidence_not=("high",)),
@@ -256,6 +258,23 @@ CASES: tuple[Case, ...] = (
          absent=("16.87", "rose", "FY2023 report")),
     Case("figure-question-quiet", 11, "What was BHP's net debt in FY2024?",
          present=("US$9.12 billion",), absent=("report (",), tags=("quiet",)),
+    # 12 — figures the reports print outside the headline tables
+    Case("workforce-bhp", 12, "How many employees and contractors does BHP have in FY2024?",
+         present=("80,000", "[1]"), absent=("data not found", "55,658")),
+    Case("emissions-fmg", 12, "What were Fortescue's Scope 1 and 2 emissions in FY2023?",
+         present=("2.3 Mt CO2-e", "[1]"), absent=("data not found", "16.87")),
+    Case("directors-bhp", 12, "How many directors did BHP have in FY2023?",
+         present=("11 directors", "[1]"), absent=("data not found", "53.82")),
+    Case("emissions-bhp-2025", 12, "What were BHP's operational emissions in FY2025?",
+         present=("8.9 Mt CO2-e",), absent=("9.4 Mt", "data not found")),
+    Case("headline-quiet", 12, "What was Rio Tinto's underlying EBITDA in FY2024?",
+         present=("23,314",), absent=("data not found",), tags=("quiet",)),
+    # 14 — the closest available, said as such
+    Case("scope3-bhp", 14, "What were BHP's Scope 3 emissions in FY2025?",
+         present=("no figure", "closest", "8.9 Mt CO2-e"),
+         not_found=("BHP FY2025 Scope 3 emissions",), confidence_not=("high", "medium")),
+    Case("exact-measure-quiet", 14, "What were BHP's Scope 1 and 2 emissions in FY2025?",
+         present=("8.9 Mt CO2-e",), absent=("closest", "data not found"), tags=("quiet",)),
     # more of each category, phrased the way people ask
     Case("royalties-rio", 1, "How much did Rio Tinto pay in royalties in FY2024?",
          not_found=("RIO FY2024 royalties: data not found",), absent=("53,658", "23,314"),

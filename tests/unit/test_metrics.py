@@ -7,7 +7,7 @@ import yaml
 from prometheus_client import CollectorRegistry
 
 from activities.metrics import TurnMetrics, reason_class
-from domain.models import Citation, ModelCall, UnsupportedClaim
+from domain.models import Citation, ModelCall, Relevance, RelevanceItem, UnsupportedClaim
 from domain.turns import Degradation, TurnResult
 
 RULES = Path(__file__).resolve().parents[2] / "ops" / "prometheus" / "alerts.yml"
@@ -127,3 +127,21 @@ def test_the_alert_rules_are_prometheus_rules_over_exported_metrics() -> None:
 
 def test_the_rule_check_catches_a_metric_that_does_not_exist() -> None:
     assert "turnstile_not_a_metric_total" not in exported_names()
+
+
+def test_the_relevance_control_is_counted_for_answered_turns() -> None:
+    registry = CollectorRegistry()
+    metrics = TurnMetrics(registry)
+    off = Relevance(items=[RelevanceItem(focus="net debt", status="missing")],
+                    addressed=False, off_point=True)  # fmt: skip
+    partial = Relevance(items=[RelevanceItem(focus="revenue", status="answered"),
+                               RelevanceItem(focus="net debt", status="missing")],
+                        addressed=False)  # fmt: skip
+    good = Relevance(items=[RelevanceItem(focus="revenue", status="answered")])
+    for relevance in (off, partial, good, good):
+        metrics.observe_turn(result(status="answered", relevance=relevance), seconds=1.0)
+    metrics.observe_turn(result(status="refused", relevance=off), seconds=0.1)
+
+    assert sample(registry, "turnstile_relevance_total", result="off_point") == 1
+    assert sample(registry, "turnstile_relevance_total", result="partial") == 1
+    assert sample(registry, "turnstile_relevance_total", result="addressed") == 2

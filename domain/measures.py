@@ -1,0 +1,415 @@
+"""What a question asks about, in its own words, and how well a report's label answers it.
+
+Pure. The measure a question asks for is not looked up in a list: `read_focus` takes the
+question's own content words (without the companies it names, its years, its question
+words and what it asks to do with the figures) as the focus, and `label_match` scores a
+report's label and sentence against it, lexically with stemming. The metric vocabulary
+(`domain.question`) is one signal among several (`Focus.metrics`); meaning, by the local
+embedder over label text, is another, added where an embedder is at hand (the offline
+engine's steps). Chinese measure words read through the same alias data as English ones
+(`CHINESE_MEASURES`), as Chinese company names do (`domain.companies`).
+"""
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import snowballstemmer
+
+from domain.companies import without_companies
+from domain.question import find_metrics, mentioned_years
+
+# Alias data: the measure words of a question asked in Chinese, read as the English
+# words reports use. Synonyms, not a gate: a measure missing here is still read from the
+# question's other words, and an English question never needs it.
+CHINESE_MEASURES: dict[str, str] = {
+    "营业收入": "revenue", "销售收入": "sales revenue", "营收": "revenue", "收入": "revenue",
+    "息税折旧摊销前利润": "EBITDA", "基础息税折旧摊销前利润": "underlying EBITDA",
+    "基础利润": "underlying profit", "基本利润": "underlying profit",
+    "净利润": "net profit after tax", "税后利润": "profit after tax", "净利": "net profit",
+    "利润": "profit", "亏损": "loss",
+    "每股股息": "dividends per share", "中期股息": "interim dividend",
+    "末期股息": "final dividend", "股息": "dividends", "分红": "dividends", "派息": "dividends",
+    "净债务": "net debt", "净负债": "net debt", "债务": "debt", "净现金": "net cash",
+    "资本支出": "capital expenditure", "资本开支": "capital expenditure",
+    "自由现金流": "free cash flow", "经营现金流": "operating cash flow", "现金流": "cash flow",
+    "产量": "production", "产出": "output", "销量": "sales volumes", "出货量": "shipments",
+    "员工人数": "number of employees", "员工": "employees", "雇员": "employees",
+    "承包商": "contractors",
+    "温室气体排放": "greenhouse gas emissions", "碳排放": "carbon emissions",
+    "排放量": "emissions", "排放": "emissions",
+    "可记录伤害频率": "total recordable injury frequency", "伤害频率": "injury frequency",
+    "工伤": "injury", "受伤": "injury", "安全": "safety", "死亡": "fatalities",
+    "取水量": "water withdrawn", "取水": "water withdrawn", "用水": "water use",
+    "尾矿设施": "tailings storage facilities", "尾矿": "tailings",
+    "利润率": "margin", "毛利率": "gross margin", "占比": "share", "比率": "ratio",
+    "董事会": "board", "董事": "directors", "女性": "women", "席位": "seats",
+    "铁矿石": "iron ore", "黄金": "gold", "铜": "copper", "铝": "aluminium", "锂": "lithium",
+    "镍": "nickel", "煤": "coal", "锰": "manganese", "钾肥": "potash",
+    "铁路": "railway", "公里": "kilometres",
+}  # fmt: skip
+# An idiom that names a measure in other words: "make money" is a profit ("did South32
+# make money", "how much money did BHP make").
+_IDIOM_MONEY = re.compile(
+    r"\b(?:mak(?:e|es|ing)|made)\s+(?:any\s+|a\s+lot\s+of\s+)?money\b"
+    r"|\bmoney\b(?=(?:\s+\w+){0,4}?\s+(?:mak(?:e|es|ing)|made)\b)",
+    re.IGNORECASE,
+)
+_CHINESE = re.compile("|".join(sorted(map(re.escape, CHINESE_MEASURES), key=len, reverse=True)))
+
+# The words of a question that say how it asks, not what about: question words,
+# function words, what to do with the figures (compare, change, rank), scale and
+# currency, and the words every question about a report shares.
+_SCAFFOLD = frozenset(
+    {
+        "a", "an", "the", "of", "in", "on", "for", "to", "at", "by", "from", "with", "as",
+        "and", "or", "but", "if", "than", "then", "so", "what", "which", "who", "whom", "whose",
+        "when", "where", "why", "how", "much", "many", "was", "were", "is", "are", "be", "been",
+        "being", "am", "do", "does", "did", "done", "has", "have", "had", "having", "can",
+        "could", "would", "should", "will", "shall", "may", "might", "must", "please", "tell",
+        "me", "give", "show", "list", "find", "get", "say", "said", "says", "report", "reports",
+        "reported", "reporting", "annual", "year", "years", "fiscal", "financial", "fy", "cy",
+        "company", "companies", "company's", "group", "limited", "ltd", "its", "it", "it's",
+        "their", "they", "them", "this", "that", "these", "those", "there", "here", "each",
+        "every", "all", "both", "any", "some", "about", "around", "approximately", "roughly",
+        "figure", "figures", "number", "value", "amount", "level", "compare", "compared",
+        "comparing",
+        "comparison", "versus", "vs", "between", "against", "change", "changed", "changes",
+        "changing", "grow", "grew", "grown", "growth", "rise", "rose", "risen", "rising", "fall",
+        "fell", "fallen", "falling", "increase", "increased", "increasing", "decrease", "decreased",
+        "decreasing", "trend", "trends", "over", "time", "across", "among", "rank", "ranked",
+        "ranking", "highest", "lowest", "largest", "smallest", "biggest", "most", "least",
+        "top", "bottom", "more", "less", "higher", "lower", "better", "worse", "difference",
+        "differ", "million", "millions", "billion", "billions", "thousand", "us", "usd", "aud",
+        "dollar", "dollars", "australian", "cents", "percent", "percentage", "latest", "recent",
+        "current", "previous", "prior", "last", "next", "first", "second", "full", "half",
+        "whole", "i", "my", "we", "our", "you", "your", "end", "ended", "ending", "period",
+        "calendar", "june", "december", "march", "september", "s", "per", "big", "large",
+        "small", "size", "sized", "huge", "during", "throughout", "within",
+        # "how much did X make / bring in": money in, no measure named
+        # (a question of these words alone asks for the headline figures: revenue and
+        # profit both answer it); "earn" is not here: it is "earnings"
+        "make", "made", "makes", "money", "bring", "brought", "brings", "generate",
+        "generated", "generates", "pull", "pulled", "take", "took", "actually", "really",
+        "exactly", "just", "overall",
+    }
+)  # fmt: skip
+_INTENT_ONLY = frozenset({"margin", "ratio", "share", "proportion"})
+"""Words that make a focus a derived measure when they join two measures (see `derived`)."""
+# Words people and reports use for the same measure, as groups: a question's word meets
+# a label's word of its group. Synonyms, not a gate: a word in no group still meets
+# itself, and meaning (the embedder) reads what neither shares.
+SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("revenue", "revenues", "sales", "turnover", "takings", "top-line", "sell", "sells",
+     "selling"),
+    ("profit", "profits", "earnings", "income", "npat", "bottom-line"),
+    ("debt", "borrowings", "borrowing", "owe", "owed", "owes", "owing", "indebtedness", "leverage"),
+    ("dividend", "dividends", "payout", "payouts", "distribution", "distributions",
+     "shareholders", "shareholder"),
+    ("capex", "expenditure", "spend", "spending", "spent", "investment", "invested"),
+    ("production", "output", "produced", "produce", "mined", "volumes", "sold", "shipments",
+     "shipped"),
+    ("employees", "employee", "workforce", "staff", "headcount", "personnel", "people",
+     "workers", "employ", "employs", "employed", "jobs"),
+    ("injury", "injuries", "injured", "hurt", "harm", "harmed", "accidents", "accident"),
+    ("fatalities", "fatality", "deaths", "died", "killed", "fatal"),
+    ("emissions", "emission", "emitted", "emit", "carbon", "greenhouse", "ghg", "co2",
+     "co2-e", "co2e", "pollution", "footprint"),
+    ("water", "withdrawn", "withdrawal", "withdraw", "withdrew", "consumption", "consumed"),
+    ("energy", "electricity", "power"),
+    ("women", "woman", "female", "gender"),
+    ("board", "directors", "director"),
+    ("tailings", "tsf", "dams"),
+    ("railway", "rail", "railroad", "track"),
+    ("frequency", "often", "frequently", "rate"),
+    ("length", "long", "kilometres", "km", "distance"),
+    ("costs", "cost", "expense", "expenses", "spend"),
+    ("cash", "liquidity"),
+    ("underlying", "adjusted", "one-off", "one-offs", "exceptional", "exceptionals",
+     "non-recurring"),
+    ("royalties", "royalty"),
+    ("tax", "taxes", "taxation"),
+)  # fmt: skip
+_STEMMER = snowballstemmer.stemmer("english")
+_SCAFFOLD_STEMS = frozenset(str(_STEMMER.stemWord(w)) for w in _SCAFFOLD)
+_IRREGULAR = {"withdrawn": "withdraw", "withdrew": "withdraw", "women": "woman", "men": "man",
+              "people": "person", "employed": "employe", "employment": "employe"}  # fmt: skip
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9&'-]*|\d+(?:\.\d+)?")
+
+
+@lru_cache(maxsize=8192)
+def stem(word: str) -> str:
+    """A word's stem ("emissions" → "emiss"), irregular forms folded first."""
+    lower = word.lower().strip("'-")
+    lower = lower.removesuffix("'s")
+    return str(_STEMMER.stemWord(_IRREGULAR.get(lower, lower)))
+
+
+# A small number right after a word names a kind of that word ("Scope 3", "Tier 1",
+# "Level 2"), and "Scope 1 and 2" names two; years, amounts and counts are not.
+_QUALIFIER = re.compile(
+    r"\b(?P<word>[A-Za-z]{3,})\s+(?P<n>\d{1,2})(?:\s*(?:,|and|&|\+|/)\s*(?P<m>\d{1,2}))?"
+    r"(?![\d.,%])(?!\s*(?:per\s?cent|percent|million|billion|thousand|years?|months?|days?))",
+)
+
+
+def qualifiers(text: str) -> frozenset[str]:
+    """The kind-naming numbers of `text` ("Scope 1 and 2 emissions" → {"scope 1",
+    "scope 2"}), each with the word it qualifies."""
+    found: set[str] = set()
+    for m in _QUALIFIER.finditer(text):
+        word = stem(m.group("word"))
+        if word in _SCAFFOLD_STEMS:
+            continue
+        found.update(f"{word} {n}" for n in (m.group("n"), m.group("m")) if n)
+    return frozenset(found)
+
+
+def content_words(text: str, numbers: bool = False) -> list[str]:
+    """The words of `text` that say what it is about, in order (scaffolding dropped);
+    with `numbers`, a kind-naming number stays after its word ("Scope 3")."""
+    words: list[str] = []
+    kinds = {m.start("n") for m in _QUALIFIER.finditer(text)} if numbers else set()
+    seconds = {m.start("m") for m in _QUALIFIER.finditer(text) if numbers and m.group("m")}
+    for match in _WORD.finditer(text):
+        word = match.group(0)
+        if match.start() in kinds | seconds and words:
+            words.extend(["and", word] if match.start() in seconds else [word])
+            continue
+        if word.lower().removesuffix("'s") in _SCAFFOLD or word.isdigit() or len(word) < 2:
+            continue
+        if re.fullmatch(r"(?:FY|CY)\d{2,4}", word, re.IGNORECASE):
+            continue
+        words.append(word)
+    return words
+
+
+def terms(text: str) -> frozenset[str]:
+    """The stems of `text`'s content words."""
+    return frozenset(stem(w) for w in content_words(text))
+
+
+@lru_cache(maxsize=1)
+def _groups() -> dict[str, frozenset[str]]:
+    by_stem: dict[str, set[str]] = {}
+    for group in SYNONYM_GROUPS:
+        stems = {stem(w) for w in group}
+        for s in stems:
+            by_stem.setdefault(s, set()).update(stems)
+    return {k: frozenset(v) for k, v in by_stem.items()}
+
+
+def related(term: str) -> frozenset[str]:
+    """A stem and the stems of its synonyms."""
+    return _groups().get(term, frozenset({term}))
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A measure computed from two the reports print: `numerator` / `denominator`."""
+
+    kind: str  # "margin" | "share" | "ratio"
+    numerator: str
+    denominator: str
+
+    @property
+    def name(self) -> str:
+        """How an answer names it: "EBITDA margin", "net debt as a share of revenue"."""
+        if self.kind == "margin":
+            return f"{self.numerator} margin"
+        if self.kind == "share":
+            return f"{self.numerator} as a share of {self.denominator}"
+        return f"ratio of {self.numerator} to {self.denominator}"
+
+
+@dataclass(frozen=True)
+class Focus:
+    """What a question asks about: its own words, their stems, the metrics they name."""
+
+    phrase: str
+    """The question's content words, in order ("total recordable injury frequency")."""
+    text: str = ""
+    """The part of the question it was read from, as written ("earnings per share")."""
+    terms: frozenset[str] = field(default_factory=frozenset)
+    metrics: tuple[str, ...] = ()
+    """Metrics of the vocabulary the question names (one signal, never the gate)."""
+    derived: Derived | None = None
+    qualifiers: frozenset[str] = field(default_factory=frozenset)
+    """Numbers that name which of a measure is meant ("Scope 3", "Tier 1"): a label
+    with other such numbers is another measure (see `qualifiers`)."""
+
+    @property
+    def empty(self) -> bool:
+        return not self.terms
+
+
+_MARGIN = re.compile(
+    r"\b(?P<num>(?:underlying\s+|gross\s+|operating\s+|net\s+)?(?:ebitda|ebit|profit|earnings|"
+    r"npat|income))\s+margins?\b",
+    re.IGNORECASE,
+)
+_SHARE_OF = re.compile(
+    r"\b(?P<num>[\w\s'-]{3,60}?)\s+(?:as\s+(?:a\s+)?(?:share|percentage|proportion|per\s?cent|"
+    r"%)\s+of|(?:share|percentage|proportion)\s+of)\s+(?P<den>[\w\s'-]{3,60}?)(?=[?.!,]|$|\s+(?:in|for|at|during)\b)",
+    re.IGNORECASE,
+)
+_RATIO = re.compile(
+    r"\bratio\s+of\s+(?P<num>[\w\s'-]{3,60}?)\s+to\s+(?P<den>[\w\s'-]{3,60}?)(?=[?.!,]|$|\s+(?:in|for|at|during)\b)"
+    r"|\b(?P<num2>[\w'-]+(?:\s+[\w'-]+){0,3})[\s-]+to[\s-]+(?P<den2>[\w'-]+(?:\s+[\w'-]+){0,3})\s+ratio\b",
+    re.IGNORECASE,
+)
+
+
+def _measure_words(text: str) -> str:
+    return " ".join(content_words(text))
+
+
+def derived(question: str) -> Derived | None:
+    """A margin, share or ratio the question asks for, with the two measures it joins.
+
+    "EBITDA margin" is EBITDA over revenue (what a margin is); "net debt as a share of
+    revenue", "the ratio of net debt to EBITDA", "net debt to EBITDA ratio" name both.
+    """
+    text = read_chinese(question)
+    if m := _MARGIN.search(text):
+        return Derived("margin", _measure_words(m.group("num")), "revenue")
+    if m := _SHARE_OF.search(text):
+        num, den = _measure_words(m.group("num")), _measure_words(m.group("den"))
+        if num and den:
+            return Derived("share", num, den)
+    if m := _RATIO.search(text):
+        num = _measure_words(m.group("num") or m.group("num2") or "")
+        den = _measure_words(m.group("den") or m.group("den2") or "")
+        if num and den:
+            return Derived("ratio", num, den)
+    return None
+
+
+def read_chinese(text: str) -> str:
+    """`text` with Chinese measure words and English idioms for a measure replaced by the
+    words reports use."""
+    text = _IDIOM_MONEY.sub(" profit ", text)
+    return _CHINESE.sub(lambda m: f" {CHINESE_MEASURES[m.group(0)]} ", text)
+
+
+def read_focus(question: str) -> Focus:
+    """The focus of a question: its content words once the companies, years, question
+    words and the asking about figures are taken out."""
+    text = read_chinese(without_companies(question))
+    for year in mentioned_years(text):
+        text = re.sub(rf"\b(?:FY|CY)?\s?'?{year}\b|\b(?:FY|CY)\s?'?{year % 100:02d}\b", " ", text)
+    words = content_words(text)
+    return Focus(
+        phrase=" ".join(content_words(text, numbers=True)),
+        terms=frozenset(stem(w) for w in words),
+        metrics=tuple(find_metrics(text)),
+        derived=derived(question),
+        qualifiers=qualifiers(text),
+    )
+
+
+def label_match(
+    focus: Focus, label: str, context: str = "", weight: Callable[[str], float] | None = None
+) -> float:
+    """How well a report's label (and the row or sentence it is in) answers the focus,
+    lexically: the weighted share of the focus's stems (or their synonyms) the label
+    holds, plus a little for those only its context holds. 0 when the label shares no
+    stem with the focus.
+
+    `weight` gives each stem its weight (by default 1): the offline engine weighs a stem
+    by how rare it is among the labels of the evidence, so "share" in "earnings per
+    share" counts for little where every dividend row says "per share".
+    """
+    if focus.empty:
+        return 0.0
+    weigh = weight or (lambda _: 1.0)
+    label_terms, context_terms = terms(label), terms(context)
+    in_label = {t for t in focus.terms if related(t) & label_terms}
+    if not in_label:
+        return 0.0
+    in_context = {t for t in focus.terms - in_label if related(t) & context_terms}
+    total = sum(weigh(t) for t in focus.terms) or 1.0
+    score = (sum(weigh(t) for t in in_label) + 0.3 * sum(weigh(t) for t in in_context)) / total
+    # A label that says more than was asked is a narrower measure ("interim dividend"
+    # for "dividend"): it matches, a little less than the label that says just that.
+    asked = {r for t in focus.terms for r in related(t)}
+    extra = len(label_terms - asked)
+    return score - 0.03 * min(extra, 4)
+
+
+_PARTS = re.compile(
+    r"(?<!\d)\s*[,;&+]\s*(?!\d)|(?<!\d)\s*[,;&+]\s*(?=\d{3,})|(?<=\d{3})\s*[,;&+]"
+    r"|(?<!\d\s)\b(?:and|as\s+well\s+as|plus|along\s+with|together\s+with)\b(?!\s+\d{1,2}\b)",
+    re.I,
+)
+"""Where a question joins two asks: "and", a comma, "as well as" — not inside "Scope 1
+and 2" or "1,000"."""
+_OVERVIEW = re.compile(
+    r"\b(?:results?|performance|perform(?:ed)?|overview|summary|summari[sz]e|highlights?|"
+    r"financials?|headlines?|key\s+(?:figures|numbers|metrics)|numbers|doing|do|did|go|went|"
+    r"year|fare[ds]?)\b",
+    re.IGNORECASE,
+)
+
+
+def _prepared(question: str) -> str:
+    text = read_chinese(without_companies(question))
+    for year in mentioned_years(text):
+        text = re.sub(rf"\b(?:FY|CY)?\s?'?{year}\b|\b(?:FY|CY)\s?'?{year % 100:02d}\b", " ", text)
+    return text
+
+
+def focus_parts(question: str) -> list[Focus]:
+    """The measures a question asks for, one Focus each: its parts joined by "and", a
+    comma or "as well as" ("revenue and the number of employees" is two), each with the
+    metrics of the vocabulary it names."""
+    parts: list[Focus] = []
+    for piece in _PARTS.split(_prepared(question)):
+        words = content_words(piece)
+        if not words:
+            continue
+        parts.append(
+            Focus(
+                phrase=" ".join(content_words(piece, numbers=True)),
+                text=" ".join(piece.split()),
+                terms=frozenset(stem(w) for w in words),
+                metrics=tuple(find_metrics(piece)),
+                derived=derived(piece),
+                qualifiers=qualifiers(piece),
+            )
+        )
+    return parts
+
+
+def open_parts(question: str) -> list[Focus]:
+    """The parts of a question that name no metric of the vocabulary, and are not only
+    the words of asking for an overview ("how did BHP do?", "BHP's results")."""
+    return [
+        p for p in focus_parts(question)
+        if p.derived is not None
+        or (not p.metrics and not all(_OVERVIEW.fullmatch(w) for w in p.phrase.split()))
+    ]  # fmt: skip
+
+
+def search_words(focus: Focus) -> list[str]:
+    """Words to search the reports with for a focus: its own, and for each of its words
+    the first of its synonym group ("hurt" → "injury", "workforce" → "employees")."""
+    words = focus.phrase.split()
+    extra = []
+    for word in words:
+        for group in SYNONYM_GROUPS:
+            if stem(word) in {stem(w) for w in group} and group[0] not in words:
+                extra.append(group[0])
+                break
+    return list(dict.fromkeys([*words, *extra]))
+
+
+def asks_overview(question: str) -> bool:
+    """Whether a question asks how a company did overall ("results", "how did X do",
+    "performance") rather than for a measure: the one case for the headline figures."""
+    parts = focus_parts(question)
+    if not parts:
+        return True
+    words = [w for p in parts for w in p.phrase.split()]
+    return all(_OVERVIEW.fullmatch(w) for w in words) and not any(p.metrics for p in parts)

@@ -1,0 +1,231 @@
+"""Answer a measure by the reports' own words: which fact answers a focus, and how to say it.
+
+Pure (the embedder's similarity is passed in). The offline engine uses it for every part
+of a question that names no metric of the vocabulary ("water withdrawn", "how many
+people", "the injury rate"): each fact of the evidence is scored against the part's
+focus (`match`), the best fact per company and year above `ANSWERS` answers it, and a
+margin, share or ratio is computed from the two facts it joins (`derive`), its working
+shown. A part no fact answers gets the sentences of the reports that speak to it
+(closest available) or its exact not-found line, never another measure's figure.
+"""
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from domain.figures import Fact, format_value, to_base, unit_spec
+from domain.measures import Focus, label_match, qualifiers, read_focus, related, terms
+
+Similarity = Callable[[str, Sequence[str]], list[float]]
+"""Cosine similarity of a phrase to each of several texts (the local embedder)."""
+
+ANSWERS = 0.6
+"""The score from which a fact answers a focus (lexical share of its stems, or meaning)."""
+CLOSE = 0.3
+"""The score from which a fact is close enough to offer as the closest the reports give
+(with the words that the figure asked for is not there)."""
+_SEMANTIC_FLOOR = 0.45
+_SEMANTIC_FULL = 0.8
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A fact of source `n` and how well it answers the focus (0: not at all)."""
+
+    fact: Fact
+    n: int
+    score: float
+    lexical: float
+    semantic: float
+
+
+def _semantic(cosine: float) -> float:
+    """A cosine as a score: unrelated short labels sit at 0.1-0.4, related but different
+    measures near 0.5-0.6 ("earnings" and "dividends per share"), the same measure in
+    other words from 0.6 to 0.85 (all-MiniLM-L6-v2, measured on the sample reports'
+    labels): only the top of that range reaches `ANSWERS` on its own."""
+    return max(0.0, min(1.0, (cosine - _SEMANTIC_FLOOR) / (_SEMANTIC_FULL - _SEMANTIC_FLOOR)))
+
+
+def match(
+    focus: Focus, sourced: Sequence[tuple[Fact, int]], similarity: Similarity | None = None
+) -> list[Candidate]:
+    """Every fact scored against `focus`, best first.
+
+    The score is the better of the lexical match (stems of the label, a little for its
+    row or sentence) and the meaning of the label and its sentence (when `similarity` is
+    given); a fact whose metric is one the focus names gains, one of another metric loses.
+    """
+    if focus.empty or not sourced:
+        return []
+    labels = [f.label for f, _ in sourced]
+    # A stem's weight: how rare it is among the evidence's labels (smoothed inverse
+    # document frequency), so the words that tell measures apart count most.
+    label_terms = [terms(label) for label in set(labels)]
+    count = len(label_terms)
+
+    contexts = [f.context or f.label for f, _ in sourced]
+    context_terms = frozenset().union(*(terms(c) for c in set(contexts)))
+
+    def weight(term: str) -> float:
+        seen = sum(1 for t in label_terms if related(term) & t)
+        if not seen and not related(term) & context_terms:
+            # A word the evidence never uses ("sat" in "how many directors sat on the
+            # board") cannot tell its measures apart: it counts for little either way.
+            return 0.25
+        return math.log(1.0 + (count + 1) / (seen + 1))
+
+    by_label = similarity(focus.phrase, labels) if similarity else [0.0] * len(labels)
+    by_context = similarity(focus.phrase, contexts) if similarity else [0.0] * len(labels)
+    out: list[Candidate] = []
+    for (fact, n), a, b in zip(sourced, by_label, by_context, strict=True):
+        lexical = label_match(focus, fact.label, fact.context, weight)
+        semantic = max(_semantic(a), 0.9 * _semantic(b))
+        score = max(lexical, semantic)
+        if focus.metrics and fact.metric is not None:
+            score += 0.5 if fact.metric in focus.metrics else -0.3
+        if focus.qualifiers and not focus.qualifiers <= qualifiers(
+            f"{fact.label} {fact.context}"
+        ):  # "Scope 3 emissions" asked, "Scope 1 and 2" printed: another measure
+            score = min(score, ANSWERS - 0.1)
+        out.append(Candidate(fact, n, score, lexical, semantic))
+    out.sort(key=lambda c: -c.score)
+    return out
+
+
+def best(candidates: Sequence[Candidate], company: str, year: int) -> Candidate | None:
+    """The fact answering the focus for one company and year, if any does.
+
+    Of those that answer (`ANSWERS`), the best score; on a tie a table's figure over a
+    sentence's, the year's own report over a later one's comparative, a figure as first
+    reported over a restatement.
+    """
+    fit = [
+        c
+        for c in candidates
+        if c.fact.company == company and c.fact.fiscal_year == year and c.score >= ANSWERS
+    ]
+    if not fit:
+        return None
+    top = max(c.score for c in fit)
+    near = [c for c in fit if c.score >= top - 0.05]
+    near.sort(
+        key=lambda c: (
+            c.fact.report_fiscal_year != year,
+            c.fact.restated,
+            c.fact.source != "table",
+            -c.score,
+        )
+    )
+    return near[0]
+
+
+def closest(
+    candidates: Sequence[Candidate], company: str, years: Sequence[int]
+) -> Candidate | None:
+    """The nearest fact below `ANSWERS` for a company and any of `years` (at least
+    `CLOSE`), to offer as what the reports give instead."""
+    near = [
+        c
+        for c in candidates
+        if c.fact.company == company
+        and c.fact.fiscal_year in years
+        and c.score >= CLOSE
+        and (c.lexical >= CLOSE or c.semantic >= 0.5)  # a shared word, or close meaning
+    ]
+    return max(near, key=lambda c: (c.score, c.fact.fiscal_year)) if near else None
+
+
+_AMOUNT = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def single_figure(sentence: str) -> bool:
+    """Whether a sentence states one figure only (dates and years aside), so quoting it
+    says nothing the question did not ask."""
+    body = re.sub(r"\b(?:FY|CY)?(?:19|20)\d{2}\b|\b\d{1,2}\s+[A-Z][a-z]+\b", " ", sentence)
+    return len(_AMOUNT.findall(body)) == 1
+
+
+def phrase(fact: Fact) -> str:
+    """A fact's label as it reads inside a sentence ("total recordable injury frequency")."""
+    label = fact.label.strip()
+    if len(label) > 1 and not label[:2].isupper():
+        label = label[0].lower() + label[1:]
+    return label
+
+
+def value_text(fact: Fact) -> str:
+    """A fact's figure as an answer writes it; a unit in the report's own words keeps
+    the report's spelling ("19.6 Mt CO2-e")."""
+    return format_value(fact.value, fact.unit, fact.decimals)
+
+
+def verb(fact: Fact) -> str:
+    """ "were" for a plural measure ("emissions", "dividends"), else "was"."""
+    last = re.sub(r"\([^)]*\)", "", fact.label).split()
+    word = last[-1].lower() if last else ""
+    plural = word.endswith("s") and not word.endswith(("ss", "us", "is", "ics"))
+    return "were" if plural else "was"
+
+
+@dataclass(frozen=True)
+class Working:
+    """A derived figure and how it was computed from two cited facts."""
+
+    value: float
+    text: str
+    """The figure as written ("52.9%", "0.42 times")."""
+    formula: str
+    numerator: Candidate
+    denominator: Candidate
+
+
+def derive(kind: str, numerator: Candidate, denominator: Candidate) -> Working | None:
+    """A margin or share (a percentage) or a ratio of two facts of one currency or unit.
+
+    None when they cannot be divided: different currencies or kinds (cents per share over
+    US$ millions), or a zero or negative base.
+    """
+    a = to_base(numerator.fact.value, numerator.fact.unit)
+    b = to_base(denominator.fact.value, denominator.fact.unit)
+    if a.base != b.base or b.value <= 0:
+        return None
+    ratio = a.value / b.value
+    if kind in ("margin", "share"):
+        pct = ratio * 100.0
+        text = f"{pct:.1f}%"
+        formula = f"{_num(a.value)} / {_num(b.value)} × 100 = {pct:.1f}%"
+        return Working(pct, text, formula, numerator, denominator)
+    text = f"{ratio:.2f} times"
+    formula = f"{_num(a.value)} / {_num(b.value)} = {ratio:.2f}"
+    return Working(ratio, text, formula, numerator, denominator)
+
+
+def _num(value: float) -> str:
+    text = f"{abs(value):,.3f}".rstrip("0").rstrip(".")
+    return f"−{text}" if value < 0 else text
+
+
+def same_kind(a: Fact, b: Fact) -> bool:
+    """Whether two facts are figures of one kind (both money, both %): comparable."""
+    return unit_spec(a.unit).base == unit_spec(b.unit).base
+
+
+def focus_of(text: str) -> Focus:
+    """The focus of a measure named in words (a derived measure's two parts)."""
+    return read_focus(text)
+
+
+def shares_most(focus: Focus, text: str) -> bool:
+    """Whether `text` uses at least half of the focus's words (or their synonyms): a
+    sentence sharing only "operating" with "operating cash flow" is not about it."""
+    found = terms(text)
+    shared = sum(1 for t in focus.terms if related(t) & found)
+    return shared > 0 and 2 * shared >= len(focus.terms)
+
+
+def shares_terms(focus: Focus, text: str) -> bool:
+    """Whether `text` uses any of the focus's words or their synonyms (stemmed)."""
+    found = terms(text)
+    return any(related(t) & found for t in focus.terms)

@@ -1,0 +1,140 @@
+"""Does an answer address its question? The relevance control, for any engine's draft.
+
+Pure (the embedder's similarity is passed in). The question's focus is read from the
+question alone (`focus_parts`: each measure or topic it asks about), never from what
+the draft says it answered. Each part is then one of:
+
+- **answered**: a sentence of the answer cites a source, states a figure, and the source
+  holds that figure as a fact whose label answers the part (`open_answers.match`: its
+  words or synonyms, its metric, or its meaning); or the sentence's figure is in no
+  cited source (the numeric check flags it) but the sentence names the part; or, for a
+  part asking for no figure, a sentence that cites a source and shares the part's words
+  with what it quotes;
+- **not_found**: the answer has the part's exact "data not found" line;
+- **missing**: neither. The answer does not cover it.
+
+An answer whose parts are all missing is off the point (`off_point`): whatever it says,
+it says about something else. `workflows/rules/gate.py` decides what is shown from this.
+"""
+
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+from domain.facts import report_facts
+from domain.figures import Fact
+from domain.grounding import cited_sources, find_amounts, split_sentences, value_matches
+from domain.measures import Focus, asks_overview, focus_parts, terms
+from domain.models import ChunkText, Relevance, RelevanceItem
+from domain.open_answers import ANSWERS, Similarity, match, shares_most
+from domain.question import asks_narrative
+
+UNMATCHED_FIGURE = "the answer's own words (its figure is not in the cited source)"
+_NOT_FOUND_LINE = re.compile(r"^\s*(?:[-*•]\s*)?[A-Z0-9]{2,4}\s+FY\d{4}\s+(?P<m>[^:\n]+):\s*data "
+                             r"not found in provided documents", re.MULTILINE)  # fmt: skip
+
+
+def _fact_amount_matches(fact: Fact, sentence: str) -> bool:
+    """Whether `sentence` states `fact`'s figure (within the rounding it is written at)."""
+    wanted = find_amounts(fact.raw if fact.source == "prose" else fact.raw + " ")
+    claims = find_amounts(sentence)
+    if not wanted and re.fullmatch(r"\d{1,2}", f"{fact.value:g}"):
+        # A small count ("11 directors"), which amounts skip as a list number: the
+        # sentence states it when it has that number as a word of its own.
+        return re.search(rf"(?<![\d.,]){fact.value:g}(?![\d.,%])", sentence) is not None
+    if not claims:
+        return False
+    if not wanted:  # a bare table cell: compare the number itself
+        return any(abs(c.value - abs(fact.value)) < 10 ** (-max(c.decimals, 0)) for c in claims)
+    return any(value_matches(c, w) for c in claims for w in wanted) or any(
+        abs(c.value - abs(fact.value)) <= 0.5 * 10 ** (-c.decimals) for c in claims
+    )
+
+
+def _answered_by_figure(
+    part: Focus,
+    sentences: list[str],
+    sources: Sequence[ChunkText],
+    similarity: Similarity | None,
+) -> tuple[str, float] | None:
+    """The evidence label and score that make a sentence of the answer state a figure
+    answering `part`, if any does."""
+    for sentence in sentences:
+        cited = cited_sources(sentence, len(sources))
+        if not cited:
+            continue
+        sourced = [(f, i) for i in cited for f in report_facts(sources[i])]
+        stated = [(f, i) for f, i in sourced if _fact_amount_matches(f, sentence)]
+        for candidate in match(part, stated, similarity):
+            if candidate.score >= ANSWERS:
+                return candidate.fact.label, candidate.score
+            break
+        if not stated and find_amounts(sentence) and shares_most(part, sentence):
+            # Its figure is in no cited source: the numeric check flags that figure; the
+            # sentence still names what was asked, so the answer is on the point.
+            return UNMATCHED_FIGURE, 0.5
+    return None
+
+
+def _answered_by_text(
+    part: Focus, sentences: list[str], sources: Sequence[ChunkText]
+) -> str | None:
+    """A sentence that cites a source and shares the part's words with it."""
+    for sentence in sentences:
+        for i in cited_sources(sentence, len(sources)):
+            if shares_most(part, sentence) and shares_most(part, sources[i].text):
+                return sentence[:160]
+    return None
+
+
+def _derived_answered(part: Focus, sentences: list[str], derived_labels: Sequence[str]) -> bool:
+    """A margin, share or ratio is answered when the answer lists it as derived (the
+    numeric check recomputed it from its cited inputs) and names it."""
+    return any(terms(label) & part.terms for label in derived_labels) and any(
+        shares_most(part, s) for s in sentences
+    )
+
+
+def check_relevance(
+    question: str,
+    answer: str,
+    sources: Sequence[ChunkText],
+    derived_labels: Sequence[str] = (),
+    similarity: Similarity | None = None,
+) -> Relevance:
+    """Whether `answer` addresses every measure or topic `question` asks about.
+
+    `derived_labels` are the figures the numeric check recomputed from cited inputs
+    (the answer's margins, shares, ratios and changes).
+    """
+    if asks_overview(question):
+        return Relevance(items=[], addressed=True, off_point=False)
+    parts = focus_parts(question)
+    narrative = asks_narrative(question)
+    gaps = [m.group("m").strip() for m in _NOT_FOUND_LINE.finditer(answer)]
+    sentences = [s for s in split_sentences(answer) if "data not found" not in s]
+    items: list[RelevanceItem] = []
+    for part in parts:
+        status: Literal["answered", "not_found", "missing"] = "missing"
+        evidence: str | None = None
+        score = 0.0
+        if part.derived is not None and _derived_answered(part, sentences, derived_labels):
+            status, evidence, score = "answered", part.derived.name, 1.0
+        elif not narrative and (hit := _answered_by_figure(part, sentences, sources, similarity)):
+            status, (evidence, score) = "answered", hit
+        elif narrative and (text := _answered_by_text(part, sentences, sources)):
+            status, evidence, score = "answered", text, 1.0
+        elif any(shares_most(part, gap) or shares_most(Focus(gap, terms=terms(gap)), part.phrase)
+                 for gap in gaps):  # fmt: skip
+            status = "not_found"
+        focus = part.phrase
+        items.append(
+            RelevanceItem(focus=focus, status=status, evidence=evidence, score=round(score, 3))
+        )
+    answered = sum(i.status == "answered" for i in items)
+    missing = any(i.status == "missing" for i in items)
+    return Relevance(
+        items=items,
+        addressed=not missing,
+        off_point=bool(items) and answered == 0 and missing,
+    )

@@ -1,0 +1,54 @@
+"""The relevance control (`domain.relevance.check_relevance`), on the sample corpus: it
+fires on answers about something else and is quiet on answers to the question."""
+
+from domain.relevance import check_relevance
+from tests.unit.corpus_chunks import report
+from workflows.rules.relevance import OFF_POINT_LEAD, relevance_verdict
+
+BHP_2024 = report("BHP", 2024)
+REVENUE = "BHP Group's revenue for FY2024 was US$55,658 million [1]."
+NET_DEBT_GAP = "BHP FY2024 net debt: data not found in provided documents"
+
+
+def test_an_answer_with_the_asked_figure_is_addressed() -> None:
+    relevance = check_relevance("What was BHP's revenue in FY2024?", REVENUE, BHP_2024)
+    assert relevance.addressed and not relevance.off_point
+    assert [i.status for i in relevance.items] == ["answered"]
+
+
+def test_an_answer_about_another_measure_is_off_point() -> None:
+    relevance = check_relevance("What was BHP's net debt in FY2024?", REVENUE, BHP_2024)
+    assert relevance.off_point and not relevance.addressed
+    assert relevance.missing() == ["net debt"]
+
+
+def test_a_measure_with_its_not_found_line_is_covered_but_not_answered() -> None:
+    answer = f"{REVENUE}\n\n{NET_DEBT_GAP}"
+    relevance = check_relevance("What were BHP's revenue and net debt in FY2024?", answer,
+                                BHP_2024)  # fmt: skip
+    assert relevance.addressed
+    assert sorted(i.status for i in relevance.items) == ["answered", "not_found"]
+
+
+def test_a_measure_in_no_vocabulary_is_matched_by_the_report_sentence() -> None:
+    answer = ("BHP Group's FY2024 report says: \"Finally, thank you to the more than 80,000 "
+              "employees and contractors who make BHP what it is\" [1]")  # fmt: skip
+    relevance = check_relevance("How many employees and contractors does BHP have in FY2024?",
+                                answer, BHP_2024)  # fmt: skip
+    assert relevance.addressed, relevance
+
+
+def test_the_verdict_leads_an_off_point_answer_and_caps_its_confidence() -> None:
+    relevance = check_relevance("What was BHP's net debt in FY2024?", REVENUE, BHP_2024)
+    verdict = relevance_verdict(relevance, ["BHP"], [2024])
+    assert verdict.lead == OFF_POINT_LEAD and verdict.low
+    assert [g.line() for g in verdict.gaps] == [NET_DEBT_GAP]
+    quiet = relevance_verdict(
+        check_relevance("What was BHP's revenue in FY2024?", REVENUE, BHP_2024), ["BHP"], [2024]
+    )
+    assert quiet.lead is None and not quiet.low and quiet.gaps == ()
+
+
+def test_an_unchecked_answer_is_low_and_says_so() -> None:
+    verdict = relevance_verdict(None, ["BHP"], [2024], checked=False)
+    assert verdict.low and verdict.warning
