@@ -35,8 +35,10 @@ from activities.errors import invalid_input
 from activities.heartbeat import heartbeating
 from activities.reports import ReportIndex
 from activities.steps import implements
+from domain.companies import COMPANIES, proper_names
 from domain.evidence import strip_instructions
 from domain.grounding import check_numbers
+from domain.measures import asks_topic
 from domain.memory import assemble_context
 from domain.models import Relevance
 from domain.relevance import check_relevance
@@ -56,6 +58,14 @@ async def load_evidence(index: ReportIndex, chunk_ids: list[str]) -> list[ChunkT
     return [c.model_copy(update={"text": strip_instructions(c.text)[0]}) for c in chunks]
 
 
+MAX_OWNERS = 2
+"""A name in at most this many companies' reports points at them; more is a common word."""
+
+
+def _name(ticker: str) -> str:
+    return COMPANIES[ticker].name
+
+
 class ModelActivities:
     def __init__(self, engine: Engine, index: ReportIndex, context_budget: int = 16_000) -> None:
         self.engine = engine
@@ -72,7 +82,39 @@ class ModelActivities:
         async with heartbeating():
             with recording() as calls:
                 decision = await self.engine.route(request.question)
+            if decision.route != "direct_answer" and not decision.slots.companies:
+                decision = await asyncio.to_thread(self._owner_of_names, request.question,
+                                                   decision)  # fmt: skip
         return decision.model_copy(update={"model_calls": calls})
+
+    def _owner_of_names(self, question: str, decision: RouteDecision) -> RouteDecision:
+        """A question naming no company but a name only some companies' reports use
+        ("When did the Oyu Tolgoi underground mine start producing?") is about those
+        companies: the reports say whose the name is, so no list of assets is needed.
+        A name every company's reports use (a city, "Board") says nothing."""
+        owners: set[str] = set()
+        for name in proper_names(question):
+            found = self.index.companies_naming(name)
+            if found and len(found) <= MAX_OWNERS:
+                owners |= found
+        if not owners or len(owners) > MAX_OWNERS:
+            return decision
+        companies = [t for t in COMPANIES if t in owners]
+        intent = decision.slots.intent
+        slots = decision.slots
+        if (
+            intent != "narrative"
+            and not (slots.metrics or slots.other_measures)
+            and asks_topic(question)
+        ):
+            intent = "narrative"
+        names = ", ".join(_name(t) for t in companies)
+        return decision.model_copy(update={
+            "route": "needs_retrieval",
+            "reason": f"names what {names}'s reports name ({decision.reason} otherwise)",
+            "slots": decision.slots.model_copy(update={"companies": companies, "intent": intent}),
+            "clarifying_question": None,
+        })  # fmt: skip
 
     @implements(steps.llm_rewrite_query)
     async def rewrite(self, request: RewriteRequest) -> RewritePlan:

@@ -343,6 +343,19 @@ class ReportIndex:
             )
         return [str(r.id) for r in records if r.payload and contains in str(r.payload["text"])]
 
+    def companies_naming(self, name: str, limit: int = 64) -> set[str]:
+        """The companies whose reports' text holds every word of `name` in one chunk
+        (Qdrant's full-text match, which needs no text index)."""
+        flt = models.Filter(
+            must=[models.FieldCondition(key="text", match=models.MatchText(text=name))]
+        )
+        with self._lock:
+            self.ensure_collection()
+            records, _ = self.client.scroll(
+                self.collection, scroll_filter=flt, limit=limit, with_payload=["company"]
+            )
+        return {str(r.payload["company"]) for r in records if r.payload}
+
     def get_chunks(self, chunk_ids: list[str]) -> list[ChunkText]:
         """Load full chunk text by id (claim check); missing ids are simply absent."""
         if not chunk_ids:

@@ -2,6 +2,13 @@
 
     .venv/bin/turnstile up --detach
     .venv/bin/python -m bench.answers [--api-url URL] [--category N ...] [--json]
+    .venv/bin/python -m bench.answers --suites [--suite open_vocabulary ...] [--json]
+
+With `--suites` it asks the cases of the open-world suites instead (`open_vocabulary`,
+`narrative`, `over_refusal`, `under_refusal`; `evals/suites/`), every one as a whole turn
+through the API: a scope case passes when the turn is refused or declines the part
+(over-refusal: when it is neither). It prints each suite's pass rate and the off-point
+count: answers shown at confidence high or medium that lack what the case asks for.
 
 Each case is asked through the HTTP API as a person would (earlier questions of the same
 conversation first), one turn at a time, and checked exactly as the test suite checks it.
@@ -22,9 +29,15 @@ from typing import Any
 
 import httpx
 
+from domain.evaluation import ScopeExpected, TurnExpected, score_turn
 from domain.turns import TurnResult
+from evals.cases import load_suites
 from settings import get_settings
 from tests.answers.cases import CASES, CATEGORIES, Case, check
+from workflows.rules.scope import DECLINE_LINE, OTHER_COMPANY_LINE
+
+OPEN_SUITES = ("open_vocabulary", "narrative", "over_refusal", "under_refusal")
+_DECLINES = (DECLINE_LINE, OTHER_COMPANY_LINE.split("{", 1)[0])
 
 WAITING = {"running"}
 POLL_SECONDS = 0.2
@@ -66,6 +79,57 @@ async def run(api_url: str, cases: list[Case]) -> dict[str, Any]:
     return {"api_url": api_url, "cases": results}
 
 
+def refused_or_declined(result: TurnResult) -> bool:
+    answer = result.answer or ""
+    return result.status == "refused" or any(answer.startswith(d) for d in _DECLINES)
+
+
+async def run_suites(api_url: str, names: list[str]) -> dict[str, Any]:
+    suites = load_suites(names)
+    results: list[dict[str, Any]] = []
+    async with httpx.AsyncClient(base_url=api_url, timeout=60.0) as http:
+        for name in names:
+            for case in suites[name]:
+                conversation = f"answers{uuid.uuid4().hex[:16]}"
+                try:
+                    result = await ask(http, case.query, conversation)
+                except httpx.HTTPError as exc:
+                    results.append({"suite": name, "id": case.id, "passed": False,
+                                    "problems": [f"http: {type(exc).__name__}"],
+                                    "off_point": False})  # fmt: skip
+                    continue
+                expected = case.expected
+                if isinstance(expected, ScopeExpected):
+                    refused = refused_or_declined(result)
+                    problems = (
+                        []
+                        if refused != expected.in_scope
+                        else ["refused or declined" if refused else "answered, nothing declined"]
+                    )
+                    off_point = False
+                else:
+                    assert isinstance(expected, TurnExpected)
+                    problems = score_turn(expected, result)
+                    lacking = any(p not in (result.answer or "") for p in expected.present)
+                    off_point = result.confidence in ("high", "medium") and lacking
+                results.append({"suite": name, "id": case.id, "passed": not problems,
+                                "problems": problems, "off_point": off_point})  # fmt: skip
+    return {"api_url": api_url, "suites": results}
+
+
+def render_suites(report: dict[str, Any]) -> str:
+    by_suite: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in report["suites"]:
+        by_suite[r["suite"]].append(r)
+    lines = [f"open-world suites against {report['api_url']} (whole turns)", ""]
+    for name, rows in by_suite.items():
+        passed = sum(r["passed"] for r in rows)
+        off = sum(r["off_point"] for r in rows)
+        lines.append(f"{name:>16}  {passed}/{len(rows)} ({passed / len(rows):.1%})  "
+                     f"off-point at high/medium: {off}")  # fmt: skip
+    return "\n".join(lines)
+
+
 def render(report: dict[str, Any]) -> str:
     by_category: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for r in report["cases"]:
@@ -95,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--api-url", default=None, help="default: the configured API")
     parser.add_argument("--category", type=int, action="append", help="only these categories")
     parser.add_argument("--json", action="store_true", help="print one JSON report")
+    parser.add_argument("--suites", action="store_true", help="the open-world suites instead")
+    parser.add_argument("--suite", action="append", choices=OPEN_SUITES, help="only these")
     args = parser.parse_args(argv)
     api_url = args.api_url or get_settings().api_url
     cases = [c for c in CASES if not args.category or c.category in args.category]
@@ -105,6 +171,10 @@ def main(argv: list[str] | None = None) -> int:
             f"the API at {api_url} does not answer; start the stack: turnstile up", file=sys.stderr
         )
         return 2
+    if args.suites or args.suite:
+        suites = asyncio.run(run_suites(api_url, args.suite or list(OPEN_SUITES)))
+        print(json.dumps(suites) if args.json else render_suites(suites))
+        return 0
     report = asyncio.run(run(api_url, cases))
     print(json.dumps(report) if args.json else render(report))
     return 0

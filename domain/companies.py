@@ -592,3 +592,25 @@ def calendars() -> str:
 
 def _and(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+_NAME_RUN = re.compile(r"(?<![\w'’])[A-Z][\w&’'.\-]*(?:\s+(?:of\s+|de\s+)?[A-Z][\w&’'.\-]*)*")
+
+
+def proper_names(text: str) -> list[str]:
+    """Runs of capitalised words in `text` that name no covered company ("Oyu Tolgoi",
+    "Samarco", "Iron Bridge"): the names a question may ask about without its owner. A
+    question's first word is dropped (it is capitalised as a sentence's start); a
+    possessive's "'s" is dropped; acronyms of two letters and FY tokens are not names."""
+    names: list[str] = []
+    for match in _NAME_RUN.finditer(text):
+        words = match.group(0).split()
+        if match.start() == 0 or text[: match.start()].rstrip().endswith((".", "?", "!", "-")):
+            words = words[1:]
+        words = [w.removesuffix("'s").removesuffix("’s").rstrip(".'’") for w in words]
+        name = " ".join(w for w in words if w)
+        if len(name) < 3 or re.fullmatch(r"(?:FY|CY)\d*", name) or find_companies(name):
+            continue
+        if name not in names:
+            names.append(name)
+    return names

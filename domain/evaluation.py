@@ -24,7 +24,13 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from domain.turns import TurnResult
 
-SUITES = ("routing", "retrieval", "calculation", "boundary")
+SUITES = (
+    "routing", "retrieval", "calculation", "boundary",
+    "over_refusal", "under_refusal", "open_vocabulary", "narrative",
+)  # fmt: skip
+SAMPLED = ("open_vocabulary", "narrative")
+"""Suites of whole turns too long for every test run: `make test` runs a fixed sample
+(`sample`), `turnstile eval --mode real` and `bench/answers.py` run all of them."""
 SLICES = ("single_figure", "comparison", "follow_up", "boundary")
 REQUIRED = ("id", "query", "expected", "why_it_matters")
 TurnStatusExpected = Literal["answered", "refused", "needs_clarification", "fallback"]
@@ -55,6 +61,10 @@ class TurnExpected(_Strict):
     derived: list[Text] = Field(default_factory=list)
     table: bool | None = None
     refusal_reason: Text | None = None
+    status_in: list[TurnStatusExpected] = Field(default_factory=list)
+    """Statuses that also pass ("fallback" or an honest "answered" for a topic the
+    reports never mention); `status` is the one a correct system most likely gives."""
+    confidence_not: list[Literal["high", "medium", "low"]] = Field(default_factory=list)
 
 
 class RoutingExpected(_Strict):
@@ -72,12 +82,23 @@ class RetrievalExpected(_Strict):
     figures: list[Text] = Field(min_length=1)
 
 
-Expected = TurnExpected | RoutingExpected | RetrievalExpected
+class ScopeExpected(_Strict):
+    """Whether the routing steps keep a question in scope: refused means routed out of
+    scope or a part declined (the scope rules' line); in scope means neither."""
+
+    in_scope: bool
+
+
+Expected = TurnExpected | RoutingExpected | RetrievalExpected | ScopeExpected
 _SHAPES: dict[str, type[BaseModel]] = {
     "routing": RoutingExpected,
     "retrieval": RetrievalExpected,
     "calculation": TurnExpected,
     "boundary": TurnExpected,
+    "over_refusal": ScopeExpected,
+    "under_refusal": ScopeExpected,
+    "open_vocabulary": TurnExpected,
+    "narrative": TurnExpected,
     "probe": TurnExpected,
 }
 
@@ -86,7 +107,7 @@ class EvalCase(_Strict):
     suite: str
     id: str = Field(min_length=1)
     query: str = Field(min_length=1)
-    expected: TurnExpected | RoutingExpected | RetrievalExpected
+    expected: TurnExpected | RoutingExpected | RetrievalExpected | ScopeExpected
     why_it_matters: str = Field(min_length=1)
     before: list[str] = Field(default_factory=list)
     """Earlier questions of the same conversation, asked first in order."""
@@ -146,8 +167,12 @@ def score_turn(expected: TurnExpected, result: TurnResult) -> list[str]:
     """What is wrong with a settled turn for `expected` (empty: it passes)."""
     problems: list[str] = []
     answer = result.answer or result.clarifying_question or ""
-    if result.status != expected.status:
-        problems.append(f"status {result.status}, expected {expected.status}")
+    allowed = {expected.status, *expected.status_in}
+    if result.status not in allowed:
+        problems.append(f"status {result.status}, expected {' or '.join(sorted(allowed))}")
+    if result.confidence in expected.confidence_not:
+        problems.append(f"confidence {result.confidence}, expected none of "
+                        f"{', '.join(expected.confidence_not)}")  # fmt: skip
     problems += [f"missing {p!r}" for p in expected.present if p not in answer]
     problems += [f"unexpected {a!r}" for a in expected.absent if a in answer]
     lines = [nf.line() for nf in result.not_found]
@@ -212,6 +237,21 @@ def score_routing(expected: RoutingExpected, outcome: RoutingOutcome) -> list[st
     if expected.declines is not None and outcome.declines != expected.declines:
         problems.append("declines the advice" if outcome.declines else "does not decline")
     return problems
+
+
+def score_scope(expected: ScopeExpected, outcome: RoutingOutcome) -> list[str]:
+    refused = outcome.route == "out_of_scope" or outcome.declines
+    if expected.in_scope and refused:
+        how = "declined in part" if outcome.declines else "refused"
+        return [f"in scope but {how} ({outcome.reason})"]
+    if not expected.in_scope and not refused:
+        return [f"out of scope but routed {outcome.route} ({outcome.reason}), nothing declined"]
+    return []
+
+
+def sample(cases: Sequence[EvalCase], every: int) -> list[EvalCase]:
+    """Every `every`-th case, from the first: a fixed sample, the same on every run."""
+    return list(cases[::every])
 
 
 class Returned(Protocol):

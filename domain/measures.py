@@ -18,7 +18,7 @@ from functools import lru_cache
 import snowballstemmer
 
 from domain.companies import without_companies
-from domain.question import find_metrics, mentioned_years
+from domain.question import find_metrics, find_other_measures, mentioned_years
 
 # Alias data: the measure words of a question asked in Chinese, read as the English
 # words reports use. Synonyms, not a gate: a measure missing here is still read from the
@@ -129,12 +129,35 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("underlying", "adjusted", "one-off", "one-offs", "exceptional", "exceptionals",
      "non-recurring"),
     ("royalties", "royalty"),
+    # Reporting terms of art: the half a dividend or a result belongs to.
+    ("interim", "first-half", "half-year", "half-yearly", "1h"),
+    ("final", "second-half", "year-end", "2h"),
     ("tax", "taxes", "taxation"),
 )  # fmt: skip
 _STEMMER = snowballstemmer.stemmer("english")
 _SCAFFOLD_STEMS = frozenset(str(_STEMMER.stemWord(w)) for w in _SCAFFOLD)
 _IRREGULAR = {"withdrawn": "withdraw", "withdrew": "withdraw", "women": "woman", "men": "man",
               "people": "person", "employed": "employe", "employment": "employe"}  # fmt: skip
+# English irregular verbs: a question's "sell" meets a report's "sold" (grammar, not a
+# list of measures).
+_IRREGULAR_VERBS = {
+    "sold": "sell", "bought": "buy", "paid": "pay", "built": "build", "held": "hold",
+    "kept": "keep", "led": "lead", "lost": "lose", "sent": "send", "spent": "spend",
+    "took": "take", "taken": "take", "wrote": "write", "written": "write", "began": "begin",
+    "begun": "begin", "chose": "choose", "chosen": "choose", "won": "win", "gave": "give",
+    "given": "give", "brought": "bring", "made": "make", "grew": "grow", "grown": "grow",
+    "rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall",
+    "struck": "strike", "sought": "seek", "thought": "think", "told": "tell", "left": "leave",
+}  # fmt: skip
+_IRREGULAR.update(_IRREGULAR_VERBS)
+
+
+def base_form(word: str) -> str:
+    """An irregular form's base ("sold" → "sell"), else the word (lower case)."""
+    lower = word.lower()
+    return _IRREGULAR_VERBS.get(lower, lower)
+
+
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9&'-]*|\d+(?:\.\d+)?")
 
 
@@ -353,8 +376,21 @@ _OVERVIEW = re.compile(
 )
 
 
+# A personal value's token (`domain.pii`) and the words that announce it ("my card",
+# "TFN is") are the asker's data, not what the question asks about.
+_PERSONAL = re.compile(
+    r"(?:\b(?:my\s+)?(?:credit\s+)?(?:card|tfn|phone|mobile|email|e-mail|account)"
+    r"(?:\s+(?:number|no\.?))?\s*(?:is\s*)?)?⟦[^⟧]*⟧",
+    re.IGNORECASE,
+)
+
+
+def without_personal(text: str) -> str:
+    return _PERSONAL.sub(" ", text)
+
+
 def _prepared(question: str) -> str:
-    text = read_chinese(without_companies(question))
+    text = read_chinese(without_companies(without_personal(question)))
     for year in mentioned_years(text):
         text = re.sub(rf"\b(?:FY|CY)?\s?'?{year}\b|\b(?:FY|CY)\s?'?{year % 100:02d}\b", " ", text)
     return text
@@ -413,3 +449,46 @@ def asks_overview(question: str) -> bool:
         return True
     words = [w for p in parts for w in p.phrase.split()]
     return all(_OVERVIEW.fullmatch(w) for w in words) and not any(p.metrics for p in parts)
+
+
+# Words that ask for a quantity, whatever is measured: the grammar of a figure question,
+# not a list of measures ("how many", "what percentage", "the rate", a unit or a scale).
+_FIGURE_CUE = re.compile(
+    r"\bhow\s+(?:much|many|big|large|high|low|long|far|often|fast|strong|well)\b"
+    r"|\bwhat\s+(?:percentage|proportion|share|portion|fraction|amount|number|level|rate|"
+    r"ratio|total|figure|value|size|margin|price)\b"
+    r"|\b(?:figures?|numbers?|amounts?|totals?|percent(?:age)?s?|per\s*cent|rates?|ratios?|"
+    r"margins?|per\s+share|per\s+tonne|tonnes?|ounces?|dollars?|cents|millions?|billions?|"
+    r"counts?|quantity|volumes?|frequency)\b|%|\bUS\$|\bA\$"
+    r"|\b(?:rank|ranked|ranking|compare[sd]?|comparison|versus|vs|highest|lowest|largest|"
+    r"smallest|biggest|most|least|money)\b",
+    re.IGNORECASE,
+)
+# A question's own form: keywords alone ("BHP net proft 2025") are a figure lookup.
+_QUESTION_FORM = re.compile(
+    r"^\W*(?:what|what's|whats|which|who|whom|whose|when|where|why|how|did|does|do|is|are|"
+    r"was|were|has|have|had|can|could|will|would|should|tell|describe|explain|summari[sz]e|"
+    r"list|give|show|according|in|during|after|over|for|with|from|at)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_figure(question: str) -> bool:
+    """Whether a question's own words ask for a quantity (see `_FIGURE_CUE`)."""
+    return bool(_FIGURE_CUE.search(question))
+
+
+def asks_topic(question: str) -> bool:
+    """Whether a question asks about a topic, not a figure: nothing in it asks for a
+    quantity, names a measure of the vocabulary, or asks for an overview ("What hurt
+    BHP's coal operations?", "Which mines did BHP sell?"). Its answer is what the
+    reports say, quoted; a figure the reports print under the same words still answers
+    it (the quoted sentence holds it). Keywords without a question's form ("BHP net proft
+    2025") are a lookup."""
+    question = without_personal(question)
+    return bool(_QUESTION_FORM.search(question)) and not (
+        asks_for_figure(question)
+        or find_metrics(question, commodity_means_production=False)
+        or find_other_measures(question)
+        or asks_overview(question)
+    )

@@ -338,6 +338,11 @@ class Relevance(Frozen):
         description="No item is answered and some are not covered: the answer is about"
         " something else.",
     )
+    topic: bool = Field(
+        default=False,
+        description="The question asks about a topic, not a figure: a missed item has no"
+        " data-not-found line (there is no figure to be missing).",
+    )
 
     def missing(self) -> list[str]:
         return [i.focus for i in self.items if i.status == "missing"]

@@ -15,7 +15,8 @@ Words are compared by a crude stem (their first five letters) so that "acquire",
 import re
 from dataclasses import dataclass
 
-from domain.companies import COMPANIES
+from domain.companies import COMPANIES, proper_names
+from domain.measures import base_form
 from domain.models import ChunkText
 from domain.question import find_metrics
 
@@ -106,7 +107,9 @@ def _words(text: str) -> list[str]:
         for w in re.findall(r"[A-Za-z][\w'’-]+", text)
     )
     return [
-        w for w in words if len(w) >= 4 and not re.search(r"\d", w) and w not in _QUESTION_WORDS
+        base_form(w)
+        for w in words
+        if len(w) >= 4 and not re.search(r"\d", w) and w not in _QUESTION_WORDS
     ]
 
 
@@ -208,15 +211,23 @@ def find_passages(
     vocabulary: set[str] = set()
     for _, chunk in own:
         vocabulary |= _stems(chunk.text) | _stems(chunk.section)
-    if strong - vocabulary:
+    # Most of the question's topic words, its only one, and every name it asks about
+    # ("Mars") must be the reports' own:
+    # "bitcoin" alone, or "hurt ... bring together" with nothing else the reports use,
+    # is not addressed; a verb the reports do not use ("what hurt BHP's coal
+    # operations?") does not hide the sentences on the rest.
+    missing = strong - vocabulary
+    named = {w[:5] for name in proper_names(question) for w in _words(name)}
+    if missing and (len(missing) * 2 > len(strong) or len(strong) == 1 or missing & named):
         return []
     found: list[Passage] = []
+    with_figures: list[Passage] = []
     seen: set[str] = set()
     for n, chunk in own:
         section = _stems(chunk.section)
         in_role = bool(role and role.search(chunk.section))
         for sentence in _prose_sentences(chunk):
-            if sentence in seen or carries_other_figure(sentence, metrics):
+            if sentence in seen:
                 continue
             words = _stems(sentence)
             shared = topic & words
@@ -226,7 +237,13 @@ def find_passages(
             if why and _CAUSE.search(sentence):
                 score += 2.0
             seen.add(sentence)
-            found.append(Passage(n, chunk, sentence, score, in_role))
+            passage = Passage(n, chunk, sentence, score, in_role)
+            # A sentence with a figure not asked for is kept apart: it is the answer only
+            # when no figure-free sentence speaks to the topic ("TRIF" is only ever
+            # printed with its figure).
+            (with_figures if carries_other_figure(sentence, metrics) else found).append(passage)
+    if not found and strong:
+        found = with_figures
     if why and any(_CAUSE.search(p.sentence) for p in found):
         found = [p for p in found if _CAUSE.search(p.sentence)]
     found.sort(key=lambda p: (-p.score, -p.chunk.fiscal_year, p.n))

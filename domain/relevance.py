@@ -24,7 +24,7 @@ from typing import Literal
 from domain.facts import report_facts
 from domain.figures import Fact
 from domain.grounding import cited_sources, find_amounts, split_sentences, value_matches
-from domain.measures import Focus, asks_overview, focus_parts, terms
+from domain.measures import Focus, asks_overview, asks_topic, focus_parts, related, terms
 from domain.models import ChunkText, Relevance, RelevanceItem
 from domain.open_answers import ANSWERS, Similarity, match, shares_most
 from domain.question import asks_narrative
@@ -51,6 +51,21 @@ def _fact_amount_matches(fact: Fact, sentence: str) -> bool:
     )
 
 
+def _tells_apart(part: Focus, fact: Fact, sources: Sequence[ChunkText]) -> bool:
+    """Whether the part asks for something the stated fact is not: a word of the part
+    ("first-half" in "first-half payout") that the evidence uses for other figures but
+    this fact's label and row do not. A word the evidence never uses tells nothing."""
+    own = terms(f"{fact.label} {fact.context}")
+    others = frozenset().union(
+        *(terms(f"{f.label} {f.context}") for chunk in sources for f in report_facts(chunk))
+    )
+    for term in part.terms:
+        family = related(term)
+        if not family & own and family & others:
+            return True
+    return False
+
+
 def _answered_by_figure(
     part: Focus,
     sentences: list[str],
@@ -66,7 +81,7 @@ def _answered_by_figure(
         sourced = [(f, i) for i in cited for f in report_facts(sources[i])]
         stated = [(f, i) for f, i in sourced if _fact_amount_matches(f, sentence)]
         for candidate in match(part, stated, similarity):
-            if candidate.score >= ANSWERS:
+            if candidate.score >= ANSWERS and not _tells_apart(part, candidate.fact, sources):
                 return candidate.fact.label, candidate.score
             break
         if not stated and find_amounts(sentence) and shares_most(part, sentence):
@@ -79,12 +94,23 @@ def _answered_by_figure(
 def _answered_by_text(
     part: Focus, sentences: list[str], sources: Sequence[ChunkText]
 ) -> str | None:
-    """A sentence that cites a source and shares the part's words with it."""
+    """A sentence that cites a source and shares most of the part's words with it. Words
+    of one family meet by their first five letters too ("hedging", "hedges"): a quoted
+    sentence is the report's, so a loose match cannot pass an invented one."""
     for sentence in sentences:
         for i in cited_sources(sentence, len(sources)):
-            if shares_most(part, sentence) and shares_most(part, sources[i].text):
+            if _shares_family(part, sentence) and _shares_family(part, sources[i].text):
                 return sentence[:160]
     return None
+
+
+def _shares_family(part: Focus, text: str) -> bool:
+    if shares_most(part, text):
+        return True
+    found = terms(text)
+    prefixes = {t[:5] for t in found if len(t) >= 5}
+    shared = sum(1 for t in part.terms if len(t) >= 5 and t[:5] in prefixes)
+    return shared > 0 and 2 * shared >= len(part.terms)
 
 
 def _derived_answered(part: Focus, sentences: list[str], derived_labels: Sequence[str]) -> bool:
@@ -111,6 +137,7 @@ def check_relevance(
         return Relevance(items=[], addressed=True, off_point=False)
     parts = focus_parts(question)
     narrative = asks_narrative(question)
+    topic = asks_topic(question)  # a topic: a quoted sentence or a figure answers it
     gaps = [m.group("m").strip() for m in _NOT_FOUND_LINE.finditer(answer)]
     sentences = [s for s in split_sentences(answer) if "data not found" not in s]
     items: list[RelevanceItem] = []
@@ -122,7 +149,7 @@ def check_relevance(
             status, evidence, score = "answered", part.derived.name, 1.0
         elif not narrative and (hit := _answered_by_figure(part, sentences, sources, similarity)):
             status, (evidence, score) = "answered", hit
-        elif narrative and (text := _answered_by_text(part, sentences, sources)):
+        elif (narrative or topic) and (text := _answered_by_text(part, sentences, sources)):
             status, evidence, score = "answered", text, 1.0
         elif any(shares_most(part, gap) or shares_most(Focus(gap, terms=terms(gap)), part.phrase)
                  for gap in gaps):  # fmt: skip
@@ -137,4 +164,5 @@ def check_relevance(
         items=items,
         addressed=not missing,
         off_point=bool(items) and answered == 0 and missing,
+        topic=(narrative or topic) and not any(p.metrics for p in parts),
     )

@@ -23,7 +23,7 @@ from temporalio.client import Client, WorkflowFailureError
 from temporalio.service import RPCError
 
 import payloads
-from domain.evaluation import SLICES, CaseError, EvalCase, SliceRun
+from domain.evaluation import SLICES, SUITES, CaseError, EvalCase, SliceRun
 from evals import ab, judge
 from evals.cases import BASELINE, JUDGE_SET, load_probes, load_suites
 from evals.mock import run_mock
@@ -79,7 +79,7 @@ def add_parser(sub: Any, auth: Callable[[Settings], dict[str, str]]) -> None:
         "--suite",
         action="append",
         metavar="NAME",
-        help="routing, retrieval, calculation or boundary (repeatable; default all)",
+        help=", ".join(SUITES) + " (repeatable; default all)",
     )
     p.add_argument("--repeat", type=_positive, default=1, metavar="N",
                    help="run each case N times and report k of N per case")  # fmt: skip

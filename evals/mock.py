@@ -18,10 +18,12 @@ from domain.evaluation import (
     Route,
     RoutingExpected,
     RoutingOutcome,
+    ScopeExpected,
     TurnExpected,
     TurnStatusExpected,
     score_retrieval,
     score_routing,
+    score_scope,
     score_turn,
 )
 from domain.models import Citation, Derived, NotFound, SearchHitWithText
@@ -79,7 +81,12 @@ def broken_turns(good: TurnResult, expected: TurnExpected) -> list[tuple[str, Tu
     def said(new: str) -> dict[str, object]:
         return {text: new}
 
-    broken = [("status", good.model_copy(update={"status": _OTHER_STATUS[expected.status]}))]
+    allowed = {expected.status, *expected.status_in}
+    other = next(s for s in (_OTHER_STATUS[expected.status], *_OTHER_STATUS) if s not in allowed)
+    broken = [("status", good.model_copy(update={"status": other}))]
+    if expected.confidence_not:
+        band = expected.confidence_not[0]
+        broken.append(("confidence_not", good.model_copy(update={"confidence": band})))
     broken += [(f"present {p!r}", good.model_copy(update=said(answer.replace(p, ""))))
                for p in expected.present]  # fmt: skip
     broken += [(f"absent {a!r}", good.model_copy(update=said(f"{answer} {a}")))
@@ -111,6 +118,11 @@ def _routing(expected: RoutingExpected, broken: bool = False) -> RoutingOutcome:
         declines=bool(expected.declines), companies=expected.companies or [],
         fiscal_years=expected.fiscal_years or [], metrics=expected.metrics or [],
     )  # fmt: skip
+
+
+def _scoped(in_scope: bool) -> RoutingOutcome:
+    route: Route = "needs_retrieval" if in_scope else "out_of_scope"
+    return RoutingOutcome(route=route, by="rules", reason="mock")
 
 
 def _ranking(expected: RetrievalExpected, broken: bool) -> list[SearchHitWithText]:
@@ -160,7 +172,7 @@ _SAYS = {
     "min_citations": "citation(s), expected", "derived": "derived figure", "table": "table",
     "refusal_reason": "refusal reason", "route": "route ", "by": "decided by",
     "companies": "companies ", "fiscal_years": "fiscal_years ", "metrics": "metrics ",
-    "declines": "declin", "ranking": "",
+    "declines": "declin", "ranking": "", "in_scope": "scope", "confidence_not": "confidence ",
 }  # fmt: skip
 
 
@@ -176,6 +188,9 @@ def score_case(case: EvalCase) -> CaseResult:
             good = good_turn(case, expected)
             ok = score_turn(expected, good)
             bad = [(key, score_turn(expected, b)) for key, b in broken_turns(good, expected)]
+        elif isinstance(expected, ScopeExpected):
+            ok = score_scope(expected, _scoped(expected.in_scope))
+            bad = [("in_scope", score_scope(expected, _scoped(not expected.in_scope)))]
         elif isinstance(expected, RoutingExpected):
             ok = score_routing(expected, _routing(expected, broken=False))
             bad = [(key, score_routing(expected, b)) for key, b in _routings(expected)]

@@ -26,10 +26,12 @@ from domain.evaluation import (
     EvalCase,
     RetrievalExpected,
     RoutingExpected,
+    ScopeExpected,
     TurnExpected,
     first_hit_rank,
     score_retrieval,
     score_routing,
+    score_scope,
     score_turn,
 )
 from domain.models import RetrievalConfig
@@ -100,7 +102,7 @@ def retrieval_result(case: EvalCase, run: RetrievalRun, cutoff: int = CUTOFF) ->
 
 
 async def _routing(stack: Stack, case: EvalCase) -> CaseResult:
-    assert isinstance(case.expected, RoutingExpected)
+    assert isinstance(case.expected, RoutingExpected | ScopeExpected)
     outcome = await stack.temporal.execute_workflow(
         EvaluateRouting.run,
         case.query,
@@ -109,7 +111,10 @@ async def _routing(stack: Stack, case: EvalCase) -> CaseResult:
         execution_timeout=timedelta(minutes=2),
         static_summary=f"routing case {case.id}: {case.query[:80]}",
     )
-    problems = score_routing(case.expected, outcome)
+    if isinstance(case.expected, ScopeExpected):
+        problems = score_scope(case.expected, outcome)
+    else:
+        problems = score_routing(case.expected, outcome)
     return CaseResult(suite=case.suite, id=case.id, passed=not problems, problems=problems,
                       passes=int(not problems), detail={"route": outcome.route,
                       "reason": outcome.reason})  # fmt: skip
@@ -180,7 +185,7 @@ async def run_case(stack: Stack, case: EvalCase) -> CaseResult:
 
 
 async def _run_case(stack: Stack, case: EvalCase) -> CaseResult:
-    if isinstance(case.expected, RoutingExpected):
+    if isinstance(case.expected, RoutingExpected | ScopeExpected):
         return await _routing(stack, case)
     if isinstance(case.expected, RetrievalExpected):
         return retrieval_result(case, await retrieve(stack, case, RetrievalConfig()))

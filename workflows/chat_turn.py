@@ -37,6 +37,7 @@ with workflow.unsafe.imports_passed_through():
         LoadSessionRequest,
         ModelCall,
         NotFound,
+        RelevanceRequest,
         RememberRequest,
         RewritePlan,
         RewriteRequest,
@@ -62,7 +63,7 @@ with workflow.unsafe.imports_passed_through():
         read_preference,
         without_markers,
     )
-    from domain.models import Source
+    from domain.models import Relevance, Source
     from domain.pii import TOKEN
     from domain.question import coverage_notice, coverage_warning, extract_slots
     from domain.text import storable, unstorable
@@ -92,6 +93,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.rules.citations import bind_citations
     from workflows.rules.confidence import shape_answer
     from workflows.rules.coverage import company_status, ensure_gap_lines, gaps_to_retry
+    from workflows.rules.relevance import RelevanceVerdict, relevance_verdict
     from workflows.rules.retry import (
         MAX_RETRIES,
         Attempt,
@@ -102,7 +104,13 @@ with workflow.unsafe.imports_passed_through():
         retryable,
         should_retry,
     )
-    from workflows.rules.scope import REFUSAL_TEXT, scope_rules, scope_rules_v2
+    from workflows.rules.scope import (
+        REFUSAL_TEXT,
+        ScopeDecision,
+        scope_rules,
+        scope_rules_v2,
+        scope_rules_v3,
+    )
 
 MAX_CLARIFICATIONS = 2
 MODEL_STEPS_PER_PASS = 3  # grade documents, synthesize, grade answer
@@ -154,6 +162,14 @@ MEMORY = "memory-v1"
 user's preferences apply, a preference statement is stored, and the semantic answer
 cache is looked up (after the scope rules) and written (after the checks). One patch
 for all of it: each patch costs two history events."""
+OPEN_ANSWERS = "open-answers-v1"
+"""Patch id: from here on each draft is checked against its question
+(`grounding_check_relevance`) and the final gate acts on the result: a missed measure
+gets its not-found line, an answer that answers nothing asked is the closest available,
+confidence low; and scope rules version 3 refuse only unambiguous phrasings (advice to
+the user's own decision, share-price futures, creative writing, another company's
+figures), not keywords. Turns started before it keep the rules and the gate they started
+with. One patch for both: each patch costs two history events."""
 NO_USER_TEXT = (
     "I can only remember preferences for a known user (send a user id with your "
     "questions), so nothing was stored."
@@ -197,6 +213,7 @@ class Shown(TypedDict, total=False):
     unsupported_claims: list[UnsupportedClaim]
     warnings: list[str]
     coverage: dict[str, bool]
+    relevance: Relevance | None
     route: str | None
     fallback_reason: str | None
     refusal_reason: str | None
@@ -234,6 +251,8 @@ class _Outcome:
     to_cache: CachedAnswer | None = None
     """The clean answer (no notice, decline, warning or disclaimer) the cache may keep:
     set only for an answer composed from the reports this turn whose quality passed."""
+    relevance: Relevance | None = None
+    verdict: RelevanceVerdict = field(default_factory=RelevanceVerdict)
 
 
 @dataclass
@@ -247,6 +266,9 @@ class _Pass:
     judge_unavailable: bool = False
     numbers_unverified: bool = False
     checked_numbers: int = 0
+    relevance: Relevance | None = None
+    relevance_checked: bool = True
+    """False when the relevance control was due and could not run (fail-closed)."""
 
     @property
     def gaps(self) -> list[NotFound]:
@@ -294,6 +316,7 @@ class ChatTurn:
         self._details: list[str] = []
         self._decline: str | None = None
         self._memory = False
+        self._open = False
         self._notes: list[MemoryNote] = []
         """The conversation's summary for synthesis, labelled a claim."""
         self._preference_notes: list[MemoryNote] = []
@@ -318,6 +341,7 @@ class ChatTurn:
         self._lean = workflow.patched(LEAN_TURN)
         self._v2 = workflow.patched(ANSWERS_V2)
         self._memory = workflow.patched(MEMORY)
+        self._open = workflow.patched(OPEN_ANSWERS)
         self._result = TurnResult(
             turn_id=inp.turn_id,
             conversation_id=inp.conversation_id,
@@ -409,12 +433,18 @@ class ChatTurn:
 
     # ---- the turn -------------------------------------------------------------------
 
+    def _scope_rules(self, question: str) -> ScopeDecision:
+        """The scope rules this turn started with (see the patch ids above)."""
+        if self._open:
+            return scope_rules_v3(question)
+        return scope_rules_v2(question) if self._v2 else scope_rules(question)
+
     async def _turn(self, inp: TurnInput) -> TurnResult:
         session = await self._load_session(inp)
         if self._memory:
             await self._summarise(inp, session)
             remembering = read_preference(inp.question)
-            rules = scope_rules_v2(inp.question)
+            rules = self._scope_rules(inp.question)
             # A statement wrapped around something the scope rules refuse or decline
             # ("I only follow iron-ore miners: should I buy BHP?") goes the normal way.
             if remembering is not None and not (rules.refuse or rules.decline):
@@ -438,7 +468,7 @@ class ChatTurn:
                 if applied:
                     carried = carried.model_copy(update={"preferences": applied})
                     self._note(f"preferences applied: {'; '.join(applied)}")
-            scope = scope_rules_v2(resolved) if self._v2 else scope_rules(resolved)
+            scope = self._scope_rules(resolved)
             self._decline = scope.decline
             if scope.decline:
                 self._note(f"scope rules: answering the facts, declining the rest ({scope.reason})")
@@ -767,9 +797,21 @@ class ChatTurn:
         warning = coverage_warning(resolved)
         if warning:
             bound.warnings.append(warning)
-        text, added = ensure_gap_lines(bound.answer, best.draft.not_found)
+        # A draft the final gate will refuse gets no relevance lines: they must not turn
+        # an empty answer into one that passes.
+        verdict = relevance_verdict(
+            best.relevance, list(coverage),
+            decision.slots.fiscal_years or [LATEST_FISCAL_YEAR], best.relevance_checked,
+        ) if self._open and gate.final_gate(bound.answer) else RelevanceVerdict()  # fmt: skip
+        lines = {g.line().lower() for g in best.draft.not_found}
+        gaps = [*best.draft.not_found, *(g for g in verdict.gaps if g.line().lower() not in lines)]
+        text, added = ensure_gap_lines(bound.answer, gaps)
         if added:
             self._note(f"coverage post-check added {len(added)} line(s)")
+        if verdict.lead:
+            text = f"{verdict.lead}\n\n{text}"
+        if verdict.warning:
+            bound.warnings.append(verdict.warning)
         bound_text = text
         if remembered := preference_notice(carried.preferences):
             text = f"{remembered}\n\n{text}"
@@ -788,12 +830,13 @@ class ChatTurn:
         )  # fmt: skip
         return _Outcome(
             "answered", text, decision.route, resolved, carried,
-            citations=citations, derived=best.derived, not_found=best.draft.not_found,
+            citations=citations, derived=best.derived, not_found=gaps,
             unsupported=best.unsupported, warnings=bound.warnings, coverage=coverage,
             had_evidence=True, judge_unavailable=best.judge_unavailable,
             numbers_unverified=best.numbers_unverified,
             figures_given=best.checked_numbers > 0 or best.numbers_unverified,
-            to_cache=clean if best.quality_passed else None,
+            to_cache=clean if best.quality_passed and not verdict.low else None,
+            relevance=best.relevance, verdict=verdict,
         )  # fmt: skip
 
     async def _rewrite(self, question: str, slots: Slots, requested: list[str]) -> RewritePlan:
@@ -891,6 +934,11 @@ class ChatTurn:
         except STEP_FAILED as err:
             self._note(f"numeric check failed (closed): {_cause(err)}")
             report, numbers_unverified = GroundingReport(), True
+        relevance, relevance_checked = None, True
+        if self._open:
+            relevance, relevance_checked = await self._check_relevance(
+                question, draft.answer, ids, [d.label for d in report.derived + draft.derived]
+            )
         judge_unavailable = False
         self._count_model_call()
         try:
@@ -908,8 +956,28 @@ class ChatTurn:
         return _Pass(
             number, draft, sources, unsupported, report.derived or draft.derived,
             grade.quality_passed, judge_unavailable, numbers_unverified,
-            report.checked_numbers,
+            report.checked_numbers, relevance, relevance_checked,
         )  # fmt: skip
+
+    async def _check_relevance(
+        self, question: str, answer: str, ids: list[str], derived: list[str]
+    ) -> tuple[Relevance | None, bool]:
+        """The relevance control (fail-closed: unchecked, the answer is shown low)."""
+        try:
+            relevance = await self._exec(
+                steps.grounding_check_relevance,
+                RelevanceRequest(question=question, answer=answer, chunk_ids=ids, derived=derived),
+                summary="does the answer address the question",
+            )
+        except STEP_FAILED as err:
+            self._note(f"relevance check failed (closed): {_cause(err)}")
+            return None, False
+        missing = relevance.missing()
+        self._note(
+            "relevance: " + ("addressed" if relevance.addressed else f"missing {missing}")
+            + (" (off the point)" if relevance.off_point else "")
+        )  # fmt: skip
+        return relevance, True
 
     def _memory_notes(self) -> list[MemoryNote]:
         """What synthesis may be reminded of, in budget order: summary, then hints."""
@@ -942,6 +1010,8 @@ class ChatTurn:
                 missing=len(o.not_found), figures_given=o.figures_given,
             )  # fmt: skip
             grounded, confidence = shape.grounded, shape.confidence
+            if o.verdict.low:  # the answer answers nothing it was asked
+                confidence = "low"
             if status == "answered" and fallback_reason is None:
                 # Before any disclaimer is added: the cache keeps the clean answer.
                 await self._save_to_cache(o, grounded)
@@ -959,6 +1029,7 @@ class ChatTurn:
             unsupported_claims=unsupported or [],
             warnings=warnings,
             coverage=o.coverage,
+            relevance=o.relevance if status == "answered" else None,
             route=o.route,
             fallback_reason=fallback_reason,
             refusal_reason=o.refusal_reason,

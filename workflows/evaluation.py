@@ -34,7 +34,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.question import extract_slots
     from workflows.chat_turn import plan_for
     from workflows.policy import step_options
-    from workflows.rules.scope import scope_rules_v2
+    from workflows.rules.scope import scope_rules_v2, scope_rules_v3
 
 
 class RetrievalProbe(BaseModel):
@@ -65,7 +65,9 @@ class RetrievalRun(BaseModel):
 class EvaluateRouting:
     @workflow.run
     async def run(self, question: str) -> RoutingOutcome:
-        rules = scope_rules_v2(question)
+        # The turn's own scope rules: version 3 from the open-answers patch on.
+        v3 = workflow.patched("open-answers-v1")
+        rules = scope_rules_v3(question) if v3 else scope_rules_v2(question)
         if rules.refuse:
             return RoutingOutcome(
                 route="out_of_scope", by="rules", reason=rules.reason or "scope rules"

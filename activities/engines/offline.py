@@ -57,6 +57,7 @@ from domain.grounding import check_numbers, find_amounts, split_sentences
 from domain.measures import (
     Focus,
     asks_overview,
+    asks_topic,
     focus_parts,
     open_parts,
     read_focus,
@@ -85,6 +86,7 @@ from domain.question import (
     LINE_ITEM_OF,
     METRICS,
     asks_change,
+    asks_narrative,
     asks_over_all_companies,
     extract_slots,
     find_metrics,
@@ -355,6 +357,14 @@ class OfflineEngine:
         metric. Only here, in the step: the workflow's own rules (scope, carry-forward)
         read the question as written, so turns already in flight replay unchanged."""
         slots = extract_slots(read_metric_words(question))
+        if (
+            slots.companies
+            and slots.intent != "narrative"
+            and not (slots.metrics or slots.other_measures)
+            and asks_topic(read_metric_words(question))
+        ):
+            # Nothing asks for a quantity: the answer is what the reports say about it.
+            slots = slots.model_copy(update={"intent": "narrative", "metrics": []})
         if not slots.companies and not slots.metrics and _ABOUT_ME.search(question):
             return RouteDecision(
                 route="direct_answer",
@@ -463,7 +473,8 @@ class OfflineEngine:
         wanted = set(metrics) | {LINE_ITEM_OF[m] for m in metrics if m in LINE_ITEM_OF}
         years = set(answer_years(slots, question))
         boilerplate_ok = bool(_BOILERPLATE_TOPIC.search(question))
-        parts = [] if slots.intent == "narrative" else open_parts(question)
+        # A narrative question's topic words keep the sections that hold them too.
+        parts = open_parts(question)
         company_words = {w.lower() for t in COMPANIES for w in _name(t).split()}
         question_words = _words(question) - company_words
         keep: list[int] = []
@@ -609,7 +620,21 @@ class OfflineEngine:
                 for year in years
             )
         if slots.intent == "narrative":
-            paragraphs.extend(_narrative(question, sources, companies, years, metrics))
+            if not asks_narrative(question):
+                # A topic question ("What was BHP's TRIF?") whose words a report's own
+                # figure answers: that figure, then what the reports say.
+                opened = _OpenAnswers(sources, self.similarity(), composer.scale)
+                for part in opened.joined(open_parts(question)):
+                    for ticker in companies:
+                        lines = [ln for y in years if (ln := opened.figure(part, ticker, y))]
+                        if lines:
+                            paragraphs.append(" ".join(lines))
+            said = "\n".join(paragraphs)
+            for paragraph in _narrative(question, sources, companies, years, metrics):
+                lines = paragraph.split("\n")
+                kept = [ln for ln in lines if not _quoted(ln) or _quoted(ln) not in said]
+                if any(_quoted(ln) for ln in kept) or not any(_quoted(ln) for ln in lines):
+                    paragraphs.append("\n".join(kept))
         if notice := _currency_notice(requested_currency(question), chosen):
             paragraphs.insert(0, notice)
         answered = [t for t, _, _ in chosen if t in companies]
@@ -1044,7 +1069,7 @@ class _OpenAnswers:
         named = [] if part.qualifiers else find_other_measures(part.text or part.phrase)
         measure = part.derived.name if part.derived else (named[0] if named else part.phrase)
         for year in years:
-            line = self._figure(part, ticker, year)
+            line = self.figure(part, ticker, year)
             if line is None:
                 gaps.append(NotFound(company=ticker, fiscal_year=year, metric=measure))
             else:
@@ -1062,7 +1087,7 @@ class _OpenAnswers:
                 lines.extend(self._closest(part, ticker, years))
         return lines, gaps
 
-    def _figure(self, part: Focus, ticker: str, year: int) -> str | None:
+    def figure(self, part: Focus, ticker: str, year: int) -> str | None:
         pick = best(self.candidates(part), ticker, year)
         if part.derived is not None and (pick is None or pick.fact.unit != "%"):
             worked = self._derived(part, ticker, year)
@@ -1156,6 +1181,12 @@ def _narrative(
             )
         paragraphs.append("\n".join(lines))
     return paragraphs
+
+
+def _quoted(line: str) -> str:
+    """The quoted sentence of a passage line ("" for a line without one)."""
+    match = re.search(r'"(.+)"', line)
+    return match.group(1) if match else ""
 
 
 def year_span_of(years: list[int]) -> str:

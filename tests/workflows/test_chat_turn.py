@@ -13,13 +13,16 @@ from temporalio.exceptions import ApplicationError
 
 from activities.contracts import AnswerGrade, DocumentGrades, Draft, RouteDecision, Slots
 from activities.reports import ReportIndex
+from db import audit
 from db import turns as turn_store
+from domain.facts import report_facts
 from tests.conftest import Turns, TurnWorker, activity_inputs, outcome, unique
 from tests.workflows.scripted_engine import ScriptedEngine
 from workflows import attributes
 from workflows.chat_turn import MAX_MODEL_CALLS, ChatTurn
 from workflows.contracts import ClarificationReply, TurnResult
 from workflows.rules.gate import CLARIFICATION_EXHAUSTED, NO_ANSWER_COMPOSED
+from workflows.rules.relevance import OFF_POINT_LEAD
 from workflows.rules.scope import REFUSAL_TEXT
 
 
@@ -527,3 +530,70 @@ async def test_coverage_post_check_adds_a_gap_line_the_draft_left_out(
     line = "NST FY2023 underlying EBITDA: data not found in provided documents"
     assert [g.line() for g in result.not_found] == [line]
     assert line in (result.answer or "")
+
+
+# ---- the relevance control --------------------------------------------------------------
+
+
+async def test_a_cited_draft_about_another_measure_is_shown_as_the_closest_confidence_low(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns], pool: AsyncConnectionPool
+) -> None:
+    """Fires: the draft's figure is real and cited (so numeric grounding passes), but it
+    is revenue, and the question asked for net debt."""
+
+    def another_measure(_: Draft) -> Draft:
+        """A real, cited figure of the evidence that is not net debt."""
+        for n, chunk in enumerate(engine.last_sources, 1):
+            for fact in report_facts(chunk):
+                if fact.fiscal_year == 2024 and "debt" not in fact.context.lower():
+                    return Draft(
+                        answer=f"BHP Group's {fact.label} for FY2024 was {fact.raw} [{n}]."
+                    )
+        raise AssertionError("the evidence holds no other figure")
+
+    engine = ScriptedEngine().always("synthesize", another_measure)
+    async with turn_worker(engine) as tq:
+        result = await turns_on(tq).ask("What was BHP's net debt in FY2024?")
+    assert result.status == "answered"
+    assert result.relevance is not None and result.relevance.off_point
+    assert result.confidence == "low", "an answer about something else is never high/medium"
+    assert (result.answer or "").startswith(OFF_POINT_LEAD)
+    assert "BHP FY2024 net debt: data not found" in (result.answer or "")
+    async with pool.connection() as conn:
+        shown = await audit.show(conn, result.turn_id)
+    assert shown is not None
+    checks = {c["check"]: c["result"] for c in shown["record"]["check_results"]}
+    assert checks["numeric_grounding"].startswith("yes")
+    assert checks["answer_relevance"] == "off point: net debt"
+
+
+async def test_an_answer_that_covers_only_one_of_two_measures_is_at_most_medium(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """Fires, partly: revenue answered, net debt neither answered nor said missing."""
+    engine = ScriptedEngine().always(
+        "synthesize",
+        Draft(answer="BHP Group's revenue for FY2024 was US$55,658 million [1]."),
+    )
+    async with turn_worker(engine) as tq:
+        result = await turns_on(tq).ask("What were BHP's revenue and net debt in FY2024?")
+    assert result.relevance is not None and not result.relevance.addressed
+    assert not result.relevance.off_point
+    assert result.confidence in ("medium", "low")
+    assert "BHP FY2024 net debt: data not found" in (result.answer or "")
+
+
+async def test_the_relevance_control_is_quiet_on_an_answer_to_the_question(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns], pool: AsyncConnectionPool
+) -> None:
+    async with turn_worker() as tq:
+        result = await turns_on(tq).ask("What was BHP's net debt in FY2024?")
+    assert result.relevance is not None and result.relevance.addressed
+    assert not result.relevance.off_point
+    assert result.confidence == "high"
+    assert not (result.answer or "").startswith(OFF_POINT_LEAD)
+    async with pool.connection() as conn:
+        shown = await audit.show(conn, result.turn_id)
+    assert shown is not None
+    checks = {c["check"]: c["result"] for c in shown["record"]["check_results"]}
+    assert checks["answer_relevance"].startswith("addressed")

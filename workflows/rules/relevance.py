@@ -7,7 +7,9 @@ evidence, never from the draft's own gap list) says, for each measure or topic a
 whether the answer answers it, says it is not in the reports, or misses it:
 
 - a missed item gets its exact "data not found" line, per company and year asked (the
-  coverage the question asked for, not the draft's);
+  coverage the question asked for, not the draft's) — unless the question asks about a
+  topic, not a figure: there is no figure to be missing, and the answer says the reports
+  do not say it in so many words;
 - an answer that answers nothing it was asked (only not-found lines, a closest figure,
   or another measure's figures) is shown as the closest available, confidence low;
 - one that answers some items and misses others is at most medium (the missing
@@ -21,6 +23,7 @@ from domain.models import NotFound, Relevance
 OFF_POINT_LEAD = (
     "The reports do not give what this question asks for; this is the closest they give:"
 )
+TOPIC_LEAD = "The reports do not say this in so many words; this is the closest they say:"
 UNCHECKED_WARNING = "The answer could not be checked against the question."
 
 
@@ -54,12 +57,13 @@ def relevance_verdict(
     answered = sum(1 for i in relevance.items if i.status == "answered")
     gaps = tuple(
         NotFound(company=company, fiscal_year=year, metric=item)
-        for item in missing
+        for item in ([] if relevance.topic else missing)
         for company in companies
         for year in years
     )
+    lead = TOPIC_LEAD if relevance.topic else OFF_POINT_LEAD
     return RelevanceVerdict(
-        lead=OFF_POINT_LEAD if relevance.off_point else None,
+        lead=lead if relevance.off_point else None,
         warning=missing_warning(missing) if missing else None,
         low=answered == 0,
         gaps=gaps,

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from domain.companies import company_names, find_companies, how_many, year_span
-from domain.question import find_metrics
+from domain.question import find_metrics, find_other_measures
 
 REFUSAL_TEXT = (
     f"I can only answer questions about the annual reports of {how_many()} ASX-listed "
@@ -124,3 +124,149 @@ def scope_rules(question: str) -> ScopeDecision:
 
 
 _RULES_BY_REASON = dict(_RULES)
+
+
+# ---- version 3: refuse only what is unambiguous, whatever the words around it -------
+# Version 2 refused by keyword ("invest in", "project", "is it worth", a list of other
+# companies), so questions about a company's own investments, projects or outlook were
+# refused. Version 3 refuses a phrasing addressed to the user's own decision or to the
+# future of a share price, creative writing, and another company's figures; anything
+# else goes to the classifier.
+_ANALYSIS_VERBS = r"(?:use|read|look|compare|cite|trust|quote|believe|check|start|ask)"
+_ADVICE_V3 = re.compile(
+    r"\bsh(?:ou|u)l?d\s+(?:i|we)\s+(?:(?:still|just|now|really)\s+)?(?:buy|sell|invest|hold(?!\s+off)|"
+    r"short|keep|dump|avoid|load\s+up|average\s+down|get\s+(?:in|into|out)|switch|add|top\s+up|"
+    r"own|take|exit|trim|move|put|join|steer\s+clear)\b"
+    r"|\bshould\s+(?:i|we)\s+be\s+(?:buying|selling|investing|holding)\b"
+    r"|\b(?:i|we)\s+should\s+(?:buy|sell|invest|hold|keep|dump|switch|own|get\s+out)\b"
+    r"|\bif\s+you\s+were\s+me\b|\b(?:better|worse)\s+off\s+(?:holding|buying|selling|investing)\b"
+    r"|\bfor\s+me\s+to\s+(?:buy|sell|hold|invest|switch|own|keep|dump)\b"
+    r"|\bwould\s+you\s+(?:hang\s+on|hold|keep|dump|switch|sell|buy|own)\b"
+    r"|\b(?:best|worst)\b.{0,30}\bto\s+(?:own|buy|hold)\b"
+    r"|\b(?:would|will|do|could|can)\s+you\s+(?:buy|sell|invest|put\s+(?:your|my)\s+(?:money|super)|"
+    r"recommend\s+(?:buying|selling|investing|the\s+(?:stock|shares?)|[A-Z]\w*\s+shares?))\b"
+    r"|\b(?:is|are|makes?|making)\b.{0,50}\b(?:a|an)\s+(?:(?:good|great|safe|strong|better|bad|smart|"
+    r"solid|sound)\s+(?:buy|sell|investment|stock|share|dividend\s+stock)|buy|sell|steal|bargain)\b"
+    r"|\b(?:better|best|worst|safest)\s+(?:buy|investment|stock|share|place\s+for\s+my\s+money)\b"
+    r"|\b(?:good|bad|right)\s+time\s+to\s+(?:buy|sell|invest|get\s+in)"
+    r"|\bbuy\s+or\s+sell\b|\bhold\s+or\s+(?:sell|fold)\b|\bkeep\s+it\s+or\b"
+    r"|\b(?:worth|time\s+to)\s+(?:buying|selling|investing\s+in|sell\s+my|buy\s+more)\b"
+    r"|\bwhich\b.{0,40}\b(?:should\s+(?:i|we)\s+(?!"
+    + _ANALYSIS_VERBS
+    + r"\b)|to\s+buy\b|to\s+own\b|"
+    r"do\s+you\s+recommend\b|would\s+you\b)"
+    r"|\b(?:put|invest)\s+(?:my|our)\s+(?:money|savings|super|\$)"
+    r"|\bmy\s+(?:(?:whole|entire|own)\s+)?(?:savings|super|superannuation|retirement|portfolio|money|nest\s+egg|smsf)\b"
+    r"|\b(?:undervalued|overvalued)\b|\bbuy\s+the\s+dip\b",
+    re.I,
+)
+_FORECAST_V3 = re.compile(
+    r"\b(?:share|stock)s?(?:\s+price)?\b.{0,60}\b(?:go(?:ing)?\s+(?:up|down)|rise|fall|climb|drop|"
+    r"crash|double|moon|hit|be\s+(?:worth|at)|trade|outperform|next\s+(?:year|month|week|"
+    r"quarter)|in\s+12\s+months|tomorrow|from\s+here|after\s+the\s+next)\b"
+    r"|\bwill\b.{0,60}\b(?:share|stock)s?(?:\s+price)?\b"
+    r"|\b(?:price\s+targe?t|target\s+price)\b"
+    r"|\b(?:predict|forecast|project)\b.{0,40}\b(?:share|stock)s?(?:\s+price)?\b"
+    r"|\bwill\b.{0,30}\b(?:moon|outperform|trade\s+(?:at|by)|go\s+ex-dividend)\b"
+    r"|\bwhere\s+will\b.{0,30}\btrade\b|\breckon\b.{0,40}\b(?:moon|rise|fall|go\s+up)\b"
+    r"|\bshares?\b.{0,30}\b(?:fall|rise|drop)\b.{0,30}\bwhen\b"
+    r"|\byou\s+(?:reckon|think|expect|guess|see)\b.{0,40}\b(?:share|stock)s?\b",
+    re.I,
+)
+_CREATIVE_V3 = re.compile(
+    r"\b(?:write|compose|create|make\s+up|drop|give\s+me|turn\s+it\s+into|as)\b.{0,40}"
+    r"\b(?:poem|story|song|haiku|joke|limerick|rap|sonnet|verse|ballad|rhyme|rhyming)\b"
+    r"|(?:^|\ban?\s+)(?:short\s+)?(?:poem|haiku|limerick|song|sonnet|rap|joke|story)s?\s+"
+    r"(?:about|on|for)\b"
+    r"|\btell\s+me\s+a\s+joke\b|\brhyming\b"
+    r"|\b(?:into|as)\s+an?\s+(?:\w+\s+)?(?:poem|story|song|haiku|joke|limerick|rap|sonnet|verse|"
+    r"ballad)\b",
+    re.I,
+)
+# A name written as an owner of something ("Newmont's revenue", "Mineral Resources'
+# capex"): capitalised words, not a contraction ("What's").
+_POSSESSOR = re.compile(
+    r"(?<![\w'’])((?:[A-Z][\w&.\-]*)(?:\s+[A-Z][\w&.\-]*){0,2})(?:['’]s\b|(?<=s)['’](?=\s|$|[?,.]))"
+)
+# "did Vale produce", "Evolution Mining AISC": a name as the subject of a figure verb, or
+# two or more capitalised words opening the question before a measure.
+_SUBJECT = re.compile(
+    r"\b(?:did|does|has|had|will|was)\s+((?:[A-Z][\w&.\-]*)(?:\s+[A-Z][\w&.\-]*){0,2})\s+"
+    r"(?:produce|pay|earn|make|report|sell|mine|ship|spend|post|deliver|record|generate|owe|"
+    r"declare|announce|book|achieve)\b"
+    r"|^((?:[A-Z][\w&.\-]*)(?:\s+[A-Z][\w&.\-]*){1,2})\s+(?=[a-zA-Z])"
+)
+_CONTRACTION = re.compile(
+    r"^(?:what|it|that|here|there|who|how|where|when|let|he|she|everyone|everybody|nobody|"
+    r"someone|today|this|year)$",
+    re.I,
+)
+
+
+def other_companies(question: str) -> list[str]:
+    """Names written as owners that are no covered company: "Newmont" in "compare
+    Northern Star's revenue with Newmont's". No list of other companies: any name not in
+    the registry is another company's when the question owns a figure by it."""
+    names: list[str] = []
+    for match in _POSSESSOR.finditer(question):
+        if re.search(r"\bthe\s+$", question[: match.start(1)], re.I):
+            continue  # "the Group's revenue": a noun, not a name
+        words = match.group(1).split()
+        if match.start(1) == 0 or question[: match.start(1)].rstrip().endswith((".", "?", "!")):
+            words = words[1:] if len(words) > 1 and find_companies(words[0]) == [] else words
+        name = " ".join(words)
+        if not name or _CONTRACTION.match(name) or find_companies(name):
+            continue
+        names.append(name)
+    for match in _SUBJECT.finditer(question):
+        name = match.group(1) or match.group(2)
+        rest = question[match.end() :]
+        if match.group(2) and not (find_metrics(rest) or find_other_measures(rest)):
+            continue
+        if match.group(2) and find_companies(question):
+            continue  # "Could Hemi become ... for Northern Star": about a covered company
+        if name and not find_companies(name) and name not in names:
+            names.append(name)
+    return names
+
+
+OTHER_COMPANY_LINE = (
+    "I only cover the annual reports of {covered}, so the figures asked for {names} are "
+    "left unanswered; here is what the reports say."
+)
+
+
+def scope_rules_v3(question: str) -> ScopeDecision:
+    """Version 3: refuse only unambiguous, high-consequence phrasings — advice to the
+    user's own decision, the future of a share price, creative writing, another
+    company's figures — and an instruction override. Wrapped around a covered company's
+    figures, advice or a forecast is declined in a line and the figures answered."""
+    override = _RULES_BY_REASON["instruction_override"]
+    if override.search(question):
+        return ScopeDecision(True, "instruction_override")
+
+    def asks_figures(text: str) -> bool:
+        figure_verb = any(m.group(1) for m in _SUBJECT.finditer(text))
+        return bool(find_metrics(text) or find_other_measures(text) or figure_verb)
+
+    for reason, pattern in (
+        ("creative", _CREATIVE_V3),
+        ("investment_advice", _ADVICE_V3),
+        ("forecast", _FORECAST_V3),
+    ):
+        if pattern.search(question):
+            factual = pattern.sub(" ", question)
+            if reason != "creative" and find_companies(factual) and asks_figures(factual):
+                return ScopeDecision(False, reason, decline=DECLINE_LINE)
+            return ScopeDecision(True, reason)
+    others = other_companies(question)
+    if others and asks_figures(question):
+        if find_companies(question):
+            names = " and ".join(others)
+            return ScopeDecision(
+                False,
+                "other_company",
+                decline=OTHER_COMPANY_LINE.format(covered=company_names(), names=names),
+            )
+        return ScopeDecision(True, "other_company")
+    return ScopeDecision(False)
