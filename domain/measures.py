@@ -18,7 +18,7 @@ from functools import lru_cache
 import snowballstemmer
 
 from domain.companies import without_companies
-from domain.question import find_metrics, find_other_measures, mentioned_years
+from domain.question import find_metrics, find_other_measures, mentioned_years, read_definitions
 
 # Alias data: the measure words of a question asked in Chinese, read as the English
 # words reports use. Synonyms, not a gate: a measure missing here is still read from the
@@ -390,7 +390,7 @@ def without_personal(text: str) -> str:
 
 
 def _prepared(question: str) -> str:
-    text = read_chinese(without_companies(without_personal(question)))
+    text = read_chinese(without_companies(read_definitions(without_personal(question))))
     for year in mentioned_years(text):
         text = re.sub(rf"\b(?:FY|CY)?\s?'?{year}\b|\b(?:FY|CY)\s?'?{year % 100:02d}\b", " ", text)
     return text

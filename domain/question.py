@@ -409,9 +409,36 @@ _INFORMAL_METRICS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 
+# An acronym spelt out ("earnings before interest, tax, depreciation and amortisation",
+# "before D&A, interest and tax"): the words of its definition in any order. A standard
+# accounting definition, not a phrasing of one question.
+_SPELT_OUT = re.compile(
+    r"\b(?:(?:operating|adjusted|underlying)\s+)?(?:(?:earnings|profits?)\s+)?before\s+"
+    r"(?:(?:interest|tax(?:es|ation)?|depreciation|amorti[sz]ation|d\s?&\s?a)"
+    r"(?:\s*,\s*|\s+and\s+|,?\s+and\s+|\s+)?){2,}",
+    re.IGNORECASE,
+)
+
+
+def read_definitions(text: str) -> str:
+    """`text` with a spelt-out EBITDA or EBIT given its acronym."""
+
+    def acronym(match: re.Match[str]) -> str:
+        words = match.group(0).lower()
+        if not ("interest" in words and "tax" in words):
+            return match.group(0)
+        lead = "underlying " if re.search(r"adjusted|underlying", words) else ""
+        full = re.search(r"depreciation|amorti|d\s?&\s?a", words)
+        return f"{lead}{'EBITDA' if full else 'EBIT'} "
+
+    return _SPELT_OUT.sub(acronym, text)
+
+
 def read_metric_words(text: str) -> str:
-    """`text` as the routing step reads it: misspelt metric words corrected and informal
-    phrasings ("how much did BHP owe", "pay out") given the report's term."""
+    """`text` as the routing step reads it: misspelt metric words corrected, informal
+    phrasings ("how much did BHP owe", "pay out") and spelt-out acronyms given the
+    report's term."""
+    text = read_definitions(text)
     for pattern, term in _INFORMAL_METRICS:
         text = pattern.sub(term, text)
     return correct_metric_words(text)

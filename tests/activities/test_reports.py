@@ -193,3 +193,11 @@ def test_reingesting_a_file_under_corrected_metadata_retags_its_chunks(
 
     assert result.status == "ingested"
     assert [h.fiscal_year for h in index.search("revenue", "BHP", (), 5)] == [2024]
+
+
+def test_the_companies_naming_a_name_are_read_from_the_reports_text(
+    report_index: ReportIndex,
+) -> None:
+    assert report_index.companies_naming("Oyu Tolgoi") == {"RIO"}
+    assert report_index.companies_naming("Hemi") == {"NST"}
+    assert report_index.companies_naming("Quokka Ridge") == set()

@@ -597,3 +597,13 @@ async def test_the_relevance_control_is_quiet_on_an_answer_to_the_question(
     assert shown is not None
     checks = {c["check"]: c["result"] for c in shown["record"]["check_results"]}
     assert checks["answer_relevance"].startswith("addressed")
+
+
+async def test_a_name_with_no_company_is_asked_of_the_company_whose_reports_use_it(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    async with turn_worker() as tq:
+        result = await turns_on(tq).ask("When did the Oyu Tolgoi underground mine start producing?")
+    assert result.status == "answered", result
+    assert result.citations and {c.company for c in result.citations} == {"RIO"}
+    assert "Oyu Tolgoi" in (result.answer or "")
