@@ -1116,6 +1116,15 @@ class _OpenAnswers:
         den = best(self.candidates(read_focus(spec.denominator)), ticker, year)
         if num is None or den is None or num.fact == den.fact:
             return None
+        # Both on one basis: an underlying (adjusted) figure is divided by the report's
+        # underlying denominator when it prints one (South32's underlying EBITDA over its
+        # underlying revenue, which includes the same equity-accounted share).
+        basis = _BASIS.search(num.fact.label)
+        if basis and not _BASIS.search(den.fact.label):
+            same = best(self.candidates(read_focus(f"{basis.group(0)} {spec.denominator}")),
+                        ticker, year)  # fmt: skip
+            if same is not None and _BASIS.search(same.fact.label) and same.fact != num.fact:
+                den = same
         worked = derive(spec.kind, num, den)
         if worked is None:
             return None
@@ -1181,6 +1190,9 @@ def _narrative(
             )
         paragraphs.append("\n".join(lines))
     return paragraphs
+
+
+_BASIS = re.compile(r"\b(?:underlying|adjusted)\b", re.IGNORECASE)
 
 
 def _quoted(line: str) -> str:

@@ -76,7 +76,7 @@ CASES: tuple[Case, ...] = (
          not_found=("NST FY2025 all-in sustaining costs: data not found",),
          absent=("6.4", "3.5", "55"), confidence_not=("high",)),
     Case("margin-s32", 13, "What was South32's EBITDA margin in FY2025?",
-         present=("33.4%", "1,928", "5,780", "divided by")),
+         present=("25.3%", "1,928", "7,610", "divided by"), absent=("33.4%",)),
     Case("eps-bhp", 1, "BHP earnings per share FY2024",
          not_found=("BHP FY2024 earnings per share: data not found",),
          absent=("7,897", "55,658"), confidence_not=("high",)),
