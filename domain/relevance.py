@@ -51,17 +51,15 @@ def _fact_amount_matches(fact: Fact, sentence: str) -> bool:
     )
 
 
-def _tells_apart(part: Focus, fact: Fact, sources: Sequence[ChunkText]) -> bool:
+def _tells_apart(part: Focus, fact: Fact, vocabulary: frozenset[str]) -> bool:
     """Whether the part asks for something the stated fact is not: a word of the part
-    ("first-half" in "first-half payout") that the evidence uses for other figures but
-    this fact's label and row do not. A word the evidence never uses tells nothing."""
+    ("first-half" in "first-half payout") that the evidence's `vocabulary` (the terms of
+    every fact's label and row) uses but this fact's label and row do not. A word the
+    evidence never uses tells nothing."""
     own = terms(f"{fact.label} {fact.context}")
-    others = frozenset().union(
-        *(terms(f"{f.label} {f.context}") for chunk in sources for f in report_facts(chunk))
-    )
     for term in part.terms:
         family = related(term)
-        if not family & own and family & others:
+        if not family & own and family & vocabulary:
             return True
     return False
 
@@ -69,19 +67,20 @@ def _tells_apart(part: Focus, fact: Fact, sources: Sequence[ChunkText]) -> bool:
 def _answered_by_figure(
     part: Focus,
     sentences: list[str],
-    sources: Sequence[ChunkText],
+    facts: Sequence[list[Fact]],
+    vocabulary: frozenset[str],
     similarity: Similarity | None,
 ) -> tuple[str, float] | None:
     """The evidence label and score that make a sentence of the answer state a figure
-    answering `part`, if any does."""
+    answering `part`, if any does. `facts` are each source's, in source order."""
     for sentence in sentences:
-        cited = cited_sources(sentence, len(sources))
+        cited = cited_sources(sentence, len(facts))
         if not cited:
             continue
-        sourced = [(f, i) for i in cited for f in report_facts(sources[i])]
+        sourced = [(f, i) for i in cited for f in facts[i]]
         stated = [(f, i) for f, i in sourced if _fact_amount_matches(f, sentence)]
         for candidate in match(part, stated, similarity):
-            if candidate.score >= ANSWERS and not _tells_apart(part, candidate.fact, sources):
+            if candidate.score >= ANSWERS and not _tells_apart(part, candidate.fact, vocabulary):
                 return candidate.fact.label, candidate.score
             break
         if not stated and find_amounts(sentence) and shares_most(part, sentence):
@@ -140,6 +139,8 @@ def check_relevance(
     topic = asks_topic(question)  # a topic: a quoted sentence or a figure answers it
     gaps = [m.group("m").strip() for m in _NOT_FOUND_LINE.finditer(answer)]
     sentences = [s for s in split_sentences(answer) if "data not found" not in s]
+    facts = [report_facts(chunk) for chunk in sources]  # read once for every part
+    vocabulary = frozenset().union(*(terms(f"{f.label} {f.context}") for fs in facts for f in fs))
     items: list[RelevanceItem] = []
     for part in parts:
         status: Literal["answered", "not_found", "missing"] = "missing"
@@ -147,7 +148,9 @@ def check_relevance(
         score = 0.0
         if part.derived is not None and _derived_answered(part, sentences, derived_labels):
             status, evidence, score = "answered", part.derived.name, 1.0
-        elif not narrative and (hit := _answered_by_figure(part, sentences, sources, similarity)):
+        elif not narrative and (
+            hit := _answered_by_figure(part, sentences, facts, vocabulary, similarity)
+        ):
             status, (evidence, score) = "answered", hit
         elif (narrative or topic) and (text := _answered_by_text(part, sentences, sources)):
             status, evidence, score = "answered", text, 1.0
