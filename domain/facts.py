@@ -36,8 +36,8 @@ from domain.grounding import (
     split_sentences,
     unit_after,
 )
+from domain.metrics import metric_of_row_label
 from domain.models import ChunkText
-from domain.question import metric_of_row_label
 
 EXTRACTOR_VERSION = 1
 """Bumped when the reading changes: stored facts of an older version are rebuilt."""

@@ -15,8 +15,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from domain.metrics import metric_of_row_label
 from domain.models import ChunkText
-from domain.question import metric_of_row_label
 
 
 @dataclass(frozen=True)

@@ -42,15 +42,15 @@ from typing import TypeVar
 
 from domain.companies import COMPANIES, FISCAL_YEARS, find_companies, normalise_ticker
 from domain.figures import column_year, parse_number, table_blocks, unit_key, unit_spec
-from domain.models import ChunkText, ClaimReason, Derived, GroundingReport, UnsupportedClaim
-from domain.question import (
+from domain.metrics import (
     DIVIDEND_COMPONENT,
     find_metrics,
-    mentioned_years,
     metric_display,
     metric_mentions,
     metric_of_row_label,
 )
+from domain.models import ChunkText, ClaimReason, Derived, GroundingReport, UnsupportedClaim
+from domain.years import mentioned_years
 
 _MONTHS = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"

@@ -18,7 +18,8 @@ from functools import lru_cache
 import snowballstemmer
 
 from domain.companies import without_companies
-from domain.question import find_metrics, find_other_measures, mentioned_years, read_definitions
+from domain.metrics import find_metrics, find_other_measures, read_definitions
+from domain.years import mentioned_years
 
 # Alias data: the measure words of a question asked in Chinese, read as the English
 # words reports use. Synonyms, not a gate: a measure missing here is still read from the

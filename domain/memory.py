@@ -13,17 +13,12 @@ from typing import Literal
 from pydantic import Field
 
 from domain.companies import COMPANIES, find_companies
+from domain.intent import asks_over_all_companies
+from domain.metrics import metric_mentions, other_measure_mentions
 from domain.models import Frozen
-from domain.question import (
-    asks_over_all_companies,
-    extract_slots,
-    mentioned_years,
-    mentioned_years_outside,
-    metric_mentions,
-    other_measure_mentions,
-    requested_currency,
-    requested_scale,
-)
+from domain.question import extract_slots
+from domain.units import requested_currency, requested_scale
+from domain.years import mentioned_years, mentioned_years_outside
 
 # ---- the answer cache's slot guard ----------------------------------------------------
 

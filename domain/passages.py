@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from domain.companies import COMPANIES, proper_names
 from domain.measures import base_form
+from domain.metrics import find_metrics
 from domain.models import ChunkText
-from domain.question import find_metrics
 
 _QUESTION_WORDS = frozenset(
     {

@@ -24,10 +24,10 @@ from typing import Literal
 from domain.facts import report_facts
 from domain.figures import Fact
 from domain.grounding import cited_sources, find_amounts, split_sentences, value_matches
+from domain.intent import asks_narrative
 from domain.measures import Focus, asks_overview, asks_topic, focus_parts, related, terms
 from domain.models import ChunkText, Relevance, RelevanceItem
 from domain.open_answers import ANSWERS, Similarity, match, shares_most
-from domain.question import asks_narrative
 
 UNMATCHED_FIGURE = "the answer's own words (its figure is not in the cited source)"
 _NOT_FOUND_LINE = re.compile(r"^\s*(?:[-*•]\s*)?[A-Z0-9]{2,4}\s+FY\d{4}\s+(?P<m>[^:\n]+):\s*data "

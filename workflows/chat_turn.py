@@ -65,8 +65,9 @@ with workflow.unsafe.imports_passed_through():
     )
     from domain.models import Relevance, Source
     from domain.pii import TOKEN
-    from domain.question import coverage_notice, coverage_warning, extract_slots
+    from domain.question import extract_slots
     from domain.text import storable, unstorable
+    from domain.years import coverage_notice, coverage_warning
     from workflows import attributes, progress
     from workflows.contracts import (
         CancelRequest,

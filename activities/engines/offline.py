@@ -54,6 +54,7 @@ from domain.figures import (
     unit_spec,
 )
 from domain.grounding import check_numbers, find_amounts, split_sentences
+from domain.intent import asks_change, asks_narrative, asks_over_all_companies, superlative
 from domain.measures import (
     Focus,
     asks_overview,
@@ -64,6 +65,18 @@ from domain.measures import (
     search_words,
 )
 from domain.memory import MemoryNote
+from domain.metrics import (
+    DIVIDEND_COMPONENT,
+    HEADLINE_METRICS,
+    LINE_ITEM_OF,
+    METRICS,
+    find_metrics,
+    find_other_measures,
+    metric_display,
+    metric_mentions,
+    metric_of_row_label,
+    read_metric_words,
+)
 from domain.open_answers import (
     CLOSE,
     Candidate,
@@ -80,27 +93,9 @@ from domain.open_answers import (
     verb,
 )
 from domain.passages import find_passages, role_asked, topic_terms
-from domain.question import (
-    DIVIDEND_COMPONENT,
-    HEADLINE_METRICS,
-    LINE_ITEM_OF,
-    METRICS,
-    asks_change,
-    asks_narrative,
-    asks_over_all_companies,
-    extract_slots,
-    find_metrics,
-    find_other_measures,
-    later_report_years,
-    mentioned_years,
-    metric_display,
-    metric_mentions,
-    metric_of_row_label,
-    read_metric_words,
-    requested_currency,
-    requested_scale,
-    superlative,
-)
+from domain.question import extract_slots
+from domain.units import requested_currency, requested_scale
+from domain.years import later_report_years, mentioned_years
 
 ENGINE_NAME = "offline-1"
 

@@ -56,7 +56,9 @@ from activities.errors import ErrorType
 from domain.companies import COMPANIES, FISCAL_YEARS, year_span
 from domain.evidence import fence
 from domain.memory import MemoryNote
-from domain.question import extract_slots, later_report_years, metric_display, read_metric_words
+from domain.metrics import metric_display, read_metric_words
+from domain.question import extract_slots
+from domain.years import later_report_years
 
 log = logging.getLogger(__name__)
 

@@ -2,9 +2,11 @@
 
 import pytest
 
+from domain.metrics import find_metrics, find_other_measures
 from domain.models import NotFound
-from domain.question import coverage_notice, extract_slots, find_metrics, find_other_measures
+from domain.question import extract_slots
 from domain.turns import Carried
+from domain.years import coverage_notice
 from workflows.rules.carry import carry_entities, carry_entities_v2
 from workflows.rules.confidence import MISSING_FIGURES_WARNING, shape_answer
 from workflows.rules.retry import retryable

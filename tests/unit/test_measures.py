@@ -5,7 +5,7 @@ import pytest
 
 from domain.companies import proper_names
 from domain.measures import asks_topic, base_form, focus_parts, without_personal
-from domain.question import find_metrics, read_definitions, read_metric_words
+from domain.metrics import find_metrics, read_definitions, read_metric_words
 
 
 @pytest.mark.parametrize(

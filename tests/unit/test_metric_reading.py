@@ -4,7 +4,8 @@ the report's terms (firing), and a question written plainly is left exactly as i
 
 import pytest
 
-from domain.question import extract_slots, read_metric_words
+from domain.metrics import read_metric_words
+from domain.question import extract_slots
 from tests.answers.cases import CASES
 
 

@@ -2,20 +2,18 @@
 
 import pytest
 
-from domain.question import (
+from domain.metrics import (
     DIVIDEND_COMPONENT,
     HEADLINE_METRICS,
     LINE_ITEM_OF,
     METRICS,
-    extract_slots,
-    find_fiscal_years,
     find_metrics,
-    mentioned_years_outside,
     metric_display,
     metric_of_row_label,
-    requested_currency,
-    requested_scale,
 )
+from domain.question import extract_slots
+from domain.units import requested_currency, requested_scale
+from domain.years import find_fiscal_years, mentioned_years_outside
 
 
 @pytest.mark.parametrize(
@@ -251,7 +249,7 @@ def test_the_scale_and_currency_a_question_asks_for(
 
 
 def test_the_next_years_report_is_searched_for_a_named_year_and_few_companies() -> None:
-    from domain.question import later_report_years
+    from domain.years import later_report_years
 
     named = extract_slots("What was BHP's revenue in FY2024?")
     assert later_report_years(named, [2024], 1) == [2025]

@@ -3,7 +3,7 @@ claim merging and the shape of a graded answer."""
 
 from activities.contracts import NotFound, Slots, UnsupportedClaim
 from domain.grounding import merge_claims
-from domain.question import coverage_warning
+from domain.years import coverage_warning
 from workflows.rules.confidence import (
     CHECK_REPORT_WARNING,
     JUDGE_UNAVAILABLE_WARNING,

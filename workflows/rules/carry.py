@@ -8,7 +8,9 @@ and if recent messages name nothing, the question is returned unchanged.
 import re
 
 from domain.companies import COMPANIES
-from domain.question import asks_over_all_companies, extract_slots, metric_display
+from domain.intent import asks_over_all_companies
+from domain.metrics import metric_display
+from domain.question import extract_slots
 from workflows.contracts import Carried
 
 _FOLLOW_UP = re.compile(

@@ -3,8 +3,8 @@
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from domain.metrics import METRICS
 from domain.models import NotFound, SubQuery, UnsupportedClaim
-from domain.question import METRICS
 
 MAX_RETRIES = 2
 

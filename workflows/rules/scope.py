@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from domain.companies import company_names, find_companies, how_many, year_span
-from domain.question import find_metrics, find_other_measures
+from domain.metrics import find_metrics, find_other_measures
 
 REFUSAL_TEXT = (
     f"I can only answer questions about the annual reports of {how_many()} ASX-listed "
