@@ -134,6 +134,8 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("interim", "first-half", "half-year", "half-yearly", "1h"),
     ("final", "second-half", "year-end", "2h"),
     ("tax", "taxes", "taxation"),
+    ("paused", "pause", "hold", "suspend", "suspended", "halt", "halted", "defer", "deferred",
+     "mothballed"),
 )  # fmt: skip
 _STEMMER = snowballstemmer.stemmer("english")
 _SCAFFOLD_STEMS = frozenset(str(_STEMMER.stemWord(w)) for w in _SCAFFOLD)
@@ -222,6 +224,14 @@ def _groups() -> dict[str, frozenset[str]]:
         for s in stems:
             by_stem.setdefault(s, set()).update(stems)
     return {k: frozenset(v) for k, v in by_stem.items()}
+
+
+def synonyms(word: str) -> tuple[str, ...]:
+    """The other words of `word`'s synonym group, as written ("hold" → "paused", ...)."""
+    own = stem(word.lower())
+    return tuple(
+        w for g in SYNONYM_GROUPS if own in {stem(x) for x in g} for w in g if stem(w) != own
+    )
 
 
 def related(term: str) -> frozenset[str]:
@@ -390,8 +400,52 @@ def without_personal(text: str) -> str:
     return _PERSONAL.sub(" ", text)
 
 
+# The unit or scale a question asks its figure in ("in US cents per share", "in US$
+# millions", "in Mt CO2-e", "as a percentage"): how to write the answer, not what it is
+# about. Units are a standard vocabulary (SI and currency), not a list of measures.
+_UNIT_WORD = (
+    r"(?:(?:US|A|AU)\s*\$\s*|USD\s*|AUD\s*|US\s+|A\s+|Australian\s+|US\s+dollars?\s*)?"
+    r"(?:cents?|dollars?|\$|millions?|billions?|thousands?|bn|mn|m|b|"
+    r"(?:kilo|mega|giga)?tonnes?|[kKmMgG]?t|Mtpa|wmt|dmt|(?:thousand|million)\s+(?:tonnes|ounces)|"
+    r"[kKmM]?oz|ounces?|[kKmMgGtT]?Wh|[kKmMgGtT]?L|[kKmMgGtTpP]J|hectares?|ha|"
+    r"(?:giga|mega|kilo)?lit(?:re|er)s?|(?:kilo)?met(?:re|er)s?|km|hours|days|"
+    r"(?:giga|mega|kilo|tera|peta)?(?:watt[\s-]?hours|joules)|"
+    r"per\s*cent|percent(?:age)?s?|%)"
+    r"(?:\s*CO2-?e|\s*CO₂-?e)?(?:\s+(?:of\s+)?(?:US|A|AU)?\s*(?:dollars?|\$))?"
+    r"(?:\s+per\s+(?:share|tonne|ounce|hour))?"
+)
+ASKED_UNIT = re.compile(rf"\b(?:in|as|into)\s+(?:a\s+|an\s+)?{_UNIT_WORD}(?![\w$])", re.IGNORECASE)
+# Where the asker says the figure is to come from ("per the Chair's letter", "according
+# to its FY2023 report", "as set out in", "in line with guidance"): the source, not the
+# measure. English grammar of attribution, up to the clause's end.
+_ATTRIBUTION = re.compile(
+    r"\b(?:according\s+to|per\s+(?=(?:the|its|their|his|her|[A-Z])\b)|as\s+(?:set\s+out|stated|"
+    r"reported|given|shown|disclosed|described|printed|published)\s+in|in\s+line\s+with|"
+    r"as\s+per)\b[^,;?.!]*",
+    re.IGNORECASE,
+)
+
+
+# "including one-offs", "after exceptional items": the statutory figure, the opposite of
+# the underlying one those words otherwise ask for (their synonym group above).
+_ONE_OFFS = tuple(w for g in SYNONYM_GROUPS if "underlying" in g for w in g[2:])
+_INCLUDING_ONE_OFFS = re.compile(
+    rf"\b(?:including|incl\.?|after|with)\s+(?:all\s+|the\s+|any\s+)?"
+    rf"(?:{'|'.join(map(re.escape, _ONE_OFFS))})(?:\s+(?:and\s+\S+\s+)?items)?\b",
+    re.IGNORECASE,
+)
+
+
+_DAY_MONTH = re.compile(
+    r"\b\d{1,2}\s+(?=(?:January|February|March|April|May|June|July|August|September|"
+    r"October|November|December)\b)",
+    re.IGNORECASE,
+)
+
+
 def _prepared(question: str) -> str:
     text = read_chinese(without_companies(read_definitions(without_personal(question))))
+    text = _DAY_MONTH.sub(" ", _INCLUDING_ONE_OFFS.sub(" ", _ATTRIBUTION.sub(" ", text)))
     for year in mentioned_years(text):
         text = re.sub(rf"\b(?:FY|CY)?\s?'?{year}\b|\b(?:FY|CY)\s?'?{year % 100:02d}\b", " ", text)
     return text
@@ -402,7 +456,15 @@ def focus_parts(question: str) -> list[Focus]:
     comma or "as well as" ("revenue and the number of employees" is two), each with the
     metrics of the vocabulary it names."""
     parts: list[Focus] = []
+    pieces: list[str] = []
     for piece in _PARTS.split(_prepared(question)):
+        if pieces and ASKED_UNIT.sub(" ", piece).strip(" ?.!") == "":
+            # "..., in US cents per share?": the unit the figure is asked in belongs to
+            # the ask before it; alone it asks for nothing.
+            pieces[-1] = f"{pieces[-1]} {piece}"
+        else:
+            pieces.append(piece)
+    for piece in pieces:
         words = content_words(piece)
         if not words:
             continue
@@ -460,7 +522,7 @@ _FIGURE_CUE = re.compile(
     r"ratio|total|figure|value|size|margin|price)\b"
     r"|\b(?:figures?|numbers?|amounts?|totals?|percent(?:age)?s?|per\s*cent|rates?|ratios?|"
     r"margins?|per\s+share|per\s+tonne|tonnes?|ounces?|dollars?|cents|millions?|billions?|"
-    r"counts?|quantity|volumes?|frequency)\b|%|\bUS\$|\bA\$"
+    r"counts?|quantity|quantities|volumes?|tonnage|frequency|earn|earned|spend|spent|owe|owed)\b|%|\bUS\$|\bA\$"
     r"|\b(?:rank|ranked|ranking|compare[sd]?|comparison|versus|vs|highest|lowest|largest|"
     r"smallest|biggest|most|least|money)\b",
     re.IGNORECASE,
@@ -475,8 +537,9 @@ _QUESTION_FORM = re.compile(
 
 
 def asks_for_figure(question: str) -> bool:
-    """Whether a question's own words ask for a quantity (see `_FIGURE_CUE`)."""
-    return bool(_FIGURE_CUE.search(question))
+    """Whether a question's own words ask for a quantity (see `_FIGURE_CUE`), or the unit
+    it is to be given in ("..., in Mt CO2-e?")."""
+    return bool(_FIGURE_CUE.search(question) or ASKED_UNIT.search(question))
 
 
 def asks_topic(question: str) -> bool:

@@ -12,11 +12,12 @@ Words are compared by a crude stem (their first five letters) so that "acquire",
 "acquired" and "acquisition" meet; a real stemmer would be a dependency for one line.
 """
 
+import math
 import re
 from dataclasses import dataclass
 
 from domain.companies import COMPANIES, proper_names
-from domain.measures import base_form
+from domain.measures import base_form, synonyms
 from domain.metrics import find_metrics
 from domain.models import ChunkText
 
@@ -127,9 +128,12 @@ def topic_stems(question: str) -> set[str]:
     the words reports use for a frame word the question asks about ("outlook" → "ahead",
     "expect")."""
     names = _names()
-    stems = {w[:5] for w in _words(question) if w not in names}
+    words = [w for w in _words(question) if w not in names]
+    stems = {w[:5] for w in words}
     for stem in list(stems):
         stems.update(_FRAME_SYNONYMS.get(stem, ()))
+    # A word's synonyms are the report's words for it ("put on hold" → "paused").
+    stems.update(s[:5] for w in words if len(w) >= 4 for s in synonyms(w))
     return stems
 
 
@@ -145,6 +149,10 @@ def role_asked(question: str) -> str | None:
 
 def _role_section(role: str | None) -> re.Pattern[str] | None:
     return next((section for _, section, name in _ROLES if name == role), None)
+
+
+# A number written into a name is not a figure: "PEM50", "FAST-41", "A350", "G7".
+_CODES = re.compile(r"\b[A-Za-z]+-?\d+[A-Za-z]*\b")
 
 
 @dataclass(frozen=True)
@@ -174,7 +182,7 @@ def _prose_sentences(chunk: ChunkText) -> list[str]:
 def carries_other_figure(sentence: str, metrics: list[str]) -> bool:
     """Whether a sentence carries a number (not a date or year) the question did not ask
     for: any number when no metric was asked; otherwise a number beside another metric."""
-    if not re.search(r"\d", _DATES.sub(" ", sentence)):
+    if not re.search(r"\d", _CODES.sub(" ", _DATES.sub(" ", sentence))):
         return False
     named = find_metrics(sentence)
     return not (metrics and named and set(named) <= set(metrics))
@@ -223,25 +231,39 @@ def find_passages(
     found: list[Passage] = []
     with_figures: list[Passage] = []
     seen: set[str] = set()
-    for n, chunk in own:
+    # A topic word weighs by how rare it is among the company's sentences (inverse
+    # document frequency): in "which green energy projects were put on hold?" the
+    # sentence that says "paused" is the answer, not the three that say "green energy
+    # projects". Our own few lines: a ranking library would need an index per question.
+    candidates = [(n, chunk, s) for n, chunk in own for s in _prose_sentences(chunk)]
+    stems_of = {s: _stems(s) for _, _, s in candidates}
+    weight = {
+        stem: math.log(len(stems_of) / df)
+        for stem in topic
+        if (df := sum(1 for words in stems_of.values() if stem in words))
+    }
+    for n, chunk, sentence in candidates:
         section = _stems(chunk.section)
         in_role = bool(role and role.search(chunk.section))
-        for sentence in _prose_sentences(chunk):
-            if sentence in seen:
-                continue
-            words = _stems(sentence)
-            shared = topic & words
-            if not shared or (strong and not strong & words):
-                continue
-            score = 2.0 * len(shared) + len(topic & section) + (3.0 if in_role else 0.0)
-            if why and _CAUSE.search(sentence):
-                score += 2.0
-            seen.add(sentence)
-            passage = Passage(n, chunk, sentence, score, in_role)
-            # A sentence with a figure not asked for is kept apart: it is the answer only
-            # when no figure-free sentence speaks to the topic ("TRIF" is only ever
-            # printed with its figure).
-            (with_figures if carries_other_figure(sentence, metrics) else found).append(passage)
+        if sentence in seen:
+            continue
+        words = stems_of[sentence]
+        shared = topic & words
+        if not shared or (strong and not strong & words):
+            continue
+        score = (
+            2.0 * sum(weight.get(s, 1.0) for s in shared)
+            + len(topic & section)
+            + (3.0 if in_role else 0.0)
+        )
+        if why and _CAUSE.search(sentence):
+            score += 2.0
+        seen.add(sentence)
+        passage = Passage(n, chunk, sentence, score, in_role)
+        # A sentence with a figure not asked for is kept apart: it is the answer only
+        # when no figure-free sentence speaks to the topic ("TRIF" is only ever
+        # printed with its figure).
+        (with_figures if carries_other_figure(sentence, metrics) else found).append(passage)
     if not found and strong:
         found = with_figures
     if why and any(_CAUSE.search(p.sentence) for p in found):

@@ -17,6 +17,7 @@ An answer whose parts are all missing is off the point (`off_point`): whatever i
 it says about something else. `workflows/rules/gate.py` decides what is shown from this.
 """
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Literal
@@ -93,14 +94,54 @@ def _answered_by_figure(
 def _answered_by_text(
     part: Focus, sentences: list[str], sources: Sequence[ChunkText]
 ) -> str | None:
-    """A sentence that cites a source and shares most of the part's words with it. Words
-    of one family meet by their first five letters too ("hedging", "hedges"): a quoted
-    sentence is the report's, so a loose match cannot pass an invented one."""
+    """A sentence that cites a source and quotes what most of the part's weight asks.
+
+    Each of the part's words weighs by how rare it is among the evidence's sentences (its
+    synonyms included): "green energy projects put on hold" is about "hold" (and the
+    "paused" the reports write for it) more than about "green", "energy" and "projects",
+    which half the evidence uses. The quote holds the rarest word and half the weight.
+    A word the evidence never uses tells nothing and weighs nothing. Only the quoted
+    words count, not the company, report and section the answer names before the quote.
+    With no word of the part in the evidence, words of one family meet by their first
+    five letters ("acqusition", "acquired")."""
+    weights = _evidence_weights(part, sources)
+    total = sum(weights.values())
+    rarest = max(weights, key=lambda term: (weights[term], term), default=None)
     for sentence in sentences:
+        quote = _quoted(sentence)
         for i in cited_sources(sentence, len(sources)):
-            if _shares_family(part, sentence) and _shares_family(part, sources[i].text):
+            if not _shares_family(part, sources[i].text):
+                continue
+            if total == 0:
+                if _shares_family(part, quote):
+                    return sentence[:160]
+                continue
+            found = terms(quote)
+            held = {term for term in weights if related(term) & found}
+            weight = sum(weights[term] for term in held)
+            if rarest in held and 2 * weight >= total:
                 return sentence[:160]
     return None
+
+
+def _quoted(sentence: str) -> str:
+    """The words an answer sentence quotes (`... (Section, page 2): "..." [1]`), or the
+    sentence itself when it quotes nothing."""
+    found = re.search(r'"(.+)"', sentence)
+    return found.group(1) if found else sentence
+
+
+def _evidence_weights(part: Focus, sources: Sequence[ChunkText]) -> dict[str, float]:
+    """Each of the part's terms that the evidence uses, weighted by its rarity among the
+    evidence's sentences (inverse document frequency, smoothed)."""
+    evidence = [terms(s) for chunk in sources for s in split_sentences(chunk.text)]
+    weights: dict[str, float] = {}
+    for term in part.terms:
+        family = related(term)
+        df = sum(1 for found in evidence if family & found)
+        if df:
+            weights[term] = math.log(len(evidence) / df) or 0.01
+    return weights
 
 
 def _shares_family(part: Focus, text: str) -> bool:

@@ -60,3 +60,32 @@ def test_personal_tokens_and_their_keywords_are_not_what_is_asked() -> None:
 
 def test_irregular_verbs_meet_their_base() -> None:
     assert base_form("sold") == "sell" and base_form("revenue") == "revenue"
+
+
+def test_the_unit_a_figure_is_asked_in_is_part_of_its_ask_and_asks_for_a_figure() -> None:
+    question = "What were Example Mining's water withdrawals in FY2024, in gigalitres?"
+    assert [p.phrase for p in focus_parts("What did it pay out in FY2024, in US cents per share?")
+            ] == ["pay out share"]  # fmt: skip
+    assert not asks_topic("What were Example Mining's land disturbances in 2024, in hectares?")
+    assert not asks_topic("What did Example Mining's plants release in 2024, in kt CO2-e?")
+    assert asks_topic("What did Example Mining's plants release into the river in 2024?")
+    assert len(focus_parts(question)) == 1
+
+
+def test_where_the_figure_is_to_come_from_is_not_what_is_asked() -> None:
+    for question in (
+        "What was the tailings storage count, per the Chair's letter?",
+        "According to the FY2024 report, what was the tailings storage count?",
+        "What was the tailings storage count, as set out in its sustainability report?",
+        "What was the tailings storage count in FY2024, in line with guidance?",
+    ):
+        assert [p.phrase for p in focus_parts(question)] == ["tailings storage count"], question
+
+
+def test_including_one_offs_is_not_the_underlying_figure_and_a_day_is_not_a_word() -> None:
+    including = focus_parts("What did it earn in FY2025 including one-offs?")
+    excluding = focus_parts("What did it earn in FY2025 excluding one-offs?")
+    assert "one-off" not in including[0].terms
+    assert "one-off" in excluding[0].terms
+    dated = focus_parts("What did it pay shareholders for the year ended 30 June 2024?")
+    assert "30" not in dated[0].phrase.split()

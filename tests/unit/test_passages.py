@@ -1,5 +1,6 @@
 """Extractive passages for questions that are not about a figure (pure, on the corpus)."""
 
+from domain.models import ChunkText
 from domain.passages import carries_other_figure, find_passages, role_asked, topic_terms
 from tests.unit.corpus_chunks import corpus, report
 
@@ -50,3 +51,38 @@ def test_frame_words_search_with_the_words_reports_use() -> None:
     assert role_asked("What did the CEO say?") == "chief executive"
     assert role_asked("What did the executive chairman say?") == "chair"
     assert role_asked("What did BHP say?") is None
+
+
+def test_a_number_written_into_a_name_is_not_a_figure() -> None:
+    assert not carries_other_figure("We paused the PEM50 electrolyser facility.", [])
+    assert not carries_other_figure("Hermosa was accepted to the FAST-41 process.", [])
+    assert carries_other_figure("We shipped 50 cargoes.", [])
+
+
+def _chunk(sentences: list[str]) -> ChunkText:
+    text = "[Example Mining FY2025, Operations review, page 3]\n" + " ".join(sentences)
+    return ChunkText(chunk_id="c1", company="FMG", fiscal_year=2025, document="Example",
+                     section="Operations review", page=3, text=text, is_table=False,
+                     unit=None)  # fmt: skip
+
+
+def test_the_rare_word_of_a_question_outweighs_the_common_ones() -> None:
+    # A third of the sentences say "green energy projects"; one says the word asked
+    # about, by its synonym ("put on hold" / "deferred"). The rare word decides.
+    common = [
+        "Our green energy projects advanced in several regions this year.",
+        "We will only fund green energy projects with acceptable returns.",
+        "Green energy projects remain central to the future of the company.",
+        "The board reviewed each of the green energy projects twice during the year.",
+        "Green energy projects in Africa moved to the feasibility stage.",
+    ]
+    other = [f"The {w} operations ran safely and met their plans this year." for w in
+             ("Pilbara", "Solomon", "Chichester", "Eliwana", "Cloudbreak", "Christmas Creek",
+              "Iron Bridge", "Port Hedland", "Herb Elliott", "Kings Valley")]  # fmt: skip
+    rare = "We deferred two green hydrogen plants until costs fall."
+    chunk = _chunk([*common, *other, rare])
+    passages = find_passages("Which green energy projects were put on hold?", [chunk], "FMG",
+                             [2025], [])  # fmt: skip
+    assert passages and passages[0].sentence == rare, passages
+    quiet = find_passages("Which green energy projects advanced?", [chunk], "FMG", [2025], [])
+    assert quiet and quiet[0].sentence == common[0]

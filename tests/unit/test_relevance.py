@@ -52,3 +52,35 @@ def test_the_verdict_leads_an_off_point_answer_and_caps_its_confidence() -> None
 def test_an_unchecked_answer_is_low_and_says_so() -> None:
     verdict = relevance_verdict(None, ["BHP"], [2024], checked=False)
     assert verdict.low and verdict.warning
+
+
+# The operations review first: the answers below cite it as [1].
+FMG_2025 = sorted(report("FMG", 2025), key=lambda c: "We paused the Arizona" not in c.text)
+
+
+def _quote(sentence: str, section: str = "Operations review", page: int = 3) -> str:
+    return f'Fortescue\'s FY2025 report ({section}, page {page}): "{sentence}" [1]'
+
+
+def test_a_quote_sharing_only_the_common_words_of_a_topic_does_not_answer_it() -> None:
+    question = "Which of its green energy projects did Fortescue halt in FY2025?"
+    loose = _quote(
+        "We have been clear that we will not invest in green energy projects that "
+        "cannot deliver acceptable returns.",
+        section="Chair's letter",
+        page=1,
+    )
+    relevance = check_relevance(question, loose, FMG_2025)
+    assert not relevance.addressed, relevance
+    on_point = _quote("We paused the Arizona hydrogen project and the PEM50 electrolyser facility "
+                      "in Gladstone, and focused on projects where there is a clear route to "
+                      "commercial returns, as well as on the technology required to decarbonise "
+                      "our own fleet.")  # fmt: skip
+    assert check_relevance(question, on_point, FMG_2025).addressed
+
+
+def test_the_section_an_answer_names_before_its_quote_is_not_what_it_says() -> None:
+    question = "What does Fortescue say about cyber security in its FY2025 risk factors?"
+    other = _quote("Fortescue Energy concentrated on a smaller set of projects and technologies.",
+                   section="Risk factors", page=11)  # fmt: skip
+    assert not check_relevance(question, other, FMG_2025).addressed
