@@ -185,4 +185,4 @@ class GroundingActivities:
         """Deterministic numeric grounding; an activity only because it needs chunk text."""
         async with heartbeating():
             sources = await load_evidence(self.index, request.chunk_ids)
-        return check_numbers(request.answer, sources)
+        return check_numbers(request.answer, sources, request.question)

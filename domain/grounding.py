@@ -50,7 +50,7 @@ from domain.metrics import (
     metric_of_row_label,
 )
 from domain.models import ChunkText, ClaimReason, Derived, GroundingReport, UnsupportedClaim
-from domain.years import mentioned_years
+from domain.years import find_fiscal_years, mentioned_years
 
 _MONTHS = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
@@ -847,13 +847,33 @@ def _cell_context(cell: str) -> Binding:
     )
 
 
-def check_numbers(answer: str, sources: list[ChunkText]) -> GroundingReport:
+def _asked(question: str | None) -> _Context:
+    """What a question asks for: its companies, covered fiscal years and metrics (each
+    empty when it names none: then a sentence's own words are all that bind)."""
+    if not question:
+        return _Context([], [], [])
+    return _Context(
+        find_companies(question),
+        find_fiscal_years(question),
+        find_metrics(question, commodity_means_production=False),
+    )
+
+
+def check_numbers(
+    answer: str, sources: list[ChunkText], question: str | None = None
+) -> GroundingReport:
     """Check every number the answer claims against the sources its sentences cite.
 
     Returns the unsupported claims (label and reason), the derived figures that
     recomputed (label and formula), and how many numbers were checked. Exact "not found"
     lines are not claims. A sentence with numbers and no marker is unsupported.
+
+    With `question`, a sentence that names no company, no fiscal year or no metric is
+    bound to the question's: "BHP's revenue was US$51.26 billion [1]" in answer to an
+    FY2024 question states the FY2024 figure, so the FY2025 one in its source does not
+    back it; in answer to a net debt question an unlabelled figure must be net debt's.
     """
+    asked = _asked(question)
     per_source: dict[int, list[SourceNumber]] = {}
     headers = _answer_table_headers(answer)
     unsupported: list[UnsupportedClaim] = []
@@ -867,7 +887,11 @@ def check_numbers(answer: str, sources: list[ChunkText]) -> GroundingReport:
         claims = find_amounts(text)
         if not claims:
             continue
-        ctx = _Context(find_companies(text), mentioned_years(text), find_metrics(text))
+        ctx = _Context(
+            find_companies(text) or asked.companies,
+            mentioned_years(text) or asked.years,
+            find_metrics(text) or asked.metrics,
+        )
         for i in cited:
             if i not in per_source:
                 per_source[i] = source_numbers(sources[i], i)

@@ -647,7 +647,7 @@ class OfflineEngine:
         sentences = split_sentences(answer)
         substantive = [s for s in sentences if not _DISCLAIMER.search(s)]
         quality = bool(answer.strip()) and bool(substantive)
-        report = check_numbers(answer, sources)
+        report = check_numbers(answer, sources, question)
         notes = (
             f"quality {'passed' if quality else 'failed: empty or only disclaimers'}; "
             f"{report.checked_numbers} number(s) checked, {len(report.derived)} derived, "

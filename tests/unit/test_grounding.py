@@ -476,3 +476,45 @@ def test_the_numeric_check_agrees_with_every_labelled_calibration_pair() -> None
             wrong.append(f"{pair.id}: labelled {pair.expected}, called {called}")
 
     assert wrong == []
+
+
+BHP25 = tables("BHP", 2025)[1]  # US$bn, FY2025 only: Revenue 51.26 / Net debt 12.92
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "sources"),
+    [
+        # the FY2025 figure for an FY2024 question, in a sentence that names no year
+        ("What was BHP's revenue in FY2024?", "BHP's revenue was US$51.26 billion [2].",
+         [BHP24, BHP25]),
+        # another metric's value, in a sentence that names no metric
+        ("What was BHP's net debt in FY2025?", "BHP's figure for FY2025 was US$51.26 billion "
+         "[1].", [BHP25]),
+        # another company's figure, in a sentence that names no company
+        ("What was Rio Tinto's revenue in FY2025?", "Revenue for FY2025 was US$51.26 billion "
+         "[1].", [BHP25]),
+    ],
+)  # fmt: skip
+def test_a_figure_that_names_nothing_is_bound_to_what_the_question_asked(
+    question: str, answer: str, sources: list[ChunkText]
+) -> None:
+    assert check_numbers(answer, sources).unsupported == []  # alone, the sentence binds nothing
+    assert check_numbers(answer, sources, question).unsupported != []
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "sources"),
+    [
+        ("What was BHP's revenue in FY2024?", "BHP's revenue was US$55,658 million [1].",
+         [BHP24, BHP25]),
+        ("What was BHP's net debt in FY2025?", "BHP's figure was US$12.92 billion [1].", [BHP25]),
+        ("What was BHP's revenue in FY2025?", "It was US$51.26 billion [1].", [BHP25]),
+        # a sentence naming its own year and metric keeps them
+        ("What was BHP's revenue in FY2024?", "BHP's FY2025 revenue was US$51.26 billion [2].",
+         [BHP24, BHP25]),
+    ],
+)  # fmt: skip
+def test_a_figure_of_what_the_question_asked_stays_supported(
+    question: str, answer: str, sources: list[ChunkText]
+) -> None:
+    assert check_numbers(answer, sources, question).unsupported == []

@@ -197,6 +197,46 @@ async def test_a_bad_draft_is_caught_by_the_numeric_check(
     assert result.confidence == "medium" and result.grounded == "partial", why
 
 
+def unlabelled(body: Body, needle: str, amount: str) -> str:
+    """A sentence that names neither year nor metric, citing the block that holds
+    `needle` (a figure of another year or another metric, as an adversarial model writes
+    it)."""
+    return f"For BHP Group the figure was {amount} [{block_with(body, needle)}]."
+
+
+@pytest.mark.parametrize(
+    ("question", "needle", "amount", "why"),
+    [
+        ("What was BHP's revenue in FY2024?", "51.26", "US$51.26 billion",
+         "the FY2025 figure (from the later report searched beside FY2024) for FY2024"),
+        ("What was BHP's underlying EBITDA in FY2024?", "55,658", "US$55,658 million",
+         "the revenue figure for an EBITDA question"),
+    ],
+)  # fmt: skip
+async def test_a_figure_that_names_nothing_is_checked_against_what_was_asked(
+    brain: Brain,
+    fake: FakeOpenAI,
+    turn_worker: TurnWorker,
+    turns_on: Callable[[str], Turns],
+    question: str,
+    needle: str,
+    amount: str,
+    why: str,
+) -> None:
+    brain.writes(lambda body: unlabelled(body, needle, amount))
+    result = await ask(turn_worker, turns_on, fake, question)
+    assert result.unsupported_claims, why
+    assert result.confidence != "high" and result.grounded != "yes", why
+
+
+async def test_a_figure_of_what_was_asked_that_names_nothing_stays_grounded(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    brain.writes(lambda body: unlabelled(body, "55,658", "US$55,658 million"))
+    result = await ask(turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?")
+    assert result.unsupported_claims == [] and result.grounded == "yes", result
+
+
 async def test_a_clarification_is_answered_by_a_signal(
     brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
