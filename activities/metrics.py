@@ -22,27 +22,29 @@ _COUNTS = (0, 1, 2, 3, 5, 8, 13)
 _SECONDS = (0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120)
 _TOKENS = (100, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000)
 # A degradation's reason is free text ("BHP: UpstreamUnavailable: ..."); its label is the
-# first error class it names, or "other": the label set stays bounded.
-_REASON_CLASSES = (
-    "judge_unavailable",
-    "reranker unavailable",
-    "UpstreamUnavailable",
-    "UpstreamRejected",
-    "ModelRefused",
-    "ModelOutputInvalid",
-    "InvalidInput",
-    "NotFound",
-    "timeout",
-    "cancelled",
+# first kind it names, or "other": the label set stays bounded. A model step's failure
+# is one of malformed output, refusal, timeout, rate limit or another upstream error.
+_REASON_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (label, re.compile(pattern, re.IGNORECASE))
+    for label, pattern in (
+        ("judge_unavailable", r"judge_unavailable"),
+        ("reranker_unavailable", r"reranker unavailable"),
+        ("malformed_output", r"ModelOutputInvalid"),
+        ("refusal", r"ModelRefused"),
+        ("rate_limit", r"\banswered 429\b|rate.?limit"),
+        ("timeout", r"timed? ?out|TimeoutError|timeout"),
+        ("upstreamunavailable", r"UpstreamUnavailable"),
+        ("upstreamrejected", r"UpstreamRejected"),
+        ("invalidinput", r"InvalidInput"),
+        ("notfound", r"NotFound"),
+        ("cancelled", r"cancelled"),
+    )
 )
 
 
 def reason_class(reason: str) -> str:
     """The bounded label for a free-text degradation or fallback reason."""
-    for known in _REASON_CLASSES:
-        if known.lower() in reason.lower():
-            return re.sub(r"\W+", "_", known.lower())
-    return "other"
+    return next((label for label, pattern in _REASON_CLASSES if pattern.search(reason)), "other")
 
 
 @dataclass

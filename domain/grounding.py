@@ -878,6 +878,7 @@ def check_numbers(
     headers = _answer_table_headers(answer)
     unsupported: list[UnsupportedClaim] = []
     derived: list[Derived] = []
+    sentences: dict[str, str] = {}
     checked = 0
     for sentence in split_sentences(answer):
         if _NOT_FOUND.match(sentence):
@@ -936,7 +937,10 @@ def check_numbers(
             if label not in seen:
                 seen.add(label)
                 unsupported.append(UnsupportedClaim(label=label, reason=reason))
-    return GroundingReport(unsupported=unsupported, derived=derived, checked_numbers=checked)
+                sentences.setdefault(label, sentence)
+    return GroundingReport(
+        unsupported=unsupported, derived=derived, checked_numbers=checked, sentences=sentences
+    )
 
 
 def merge_claims(*found: list[UnsupportedClaim]) -> list[UnsupportedClaim]:

@@ -399,7 +399,7 @@ def without_markers(text: str) -> str:
 
 # ---- the context budget ---------------------------------------------------------------
 
-NoteKind = Literal["summary", "preference", "cached_answer"]
+NoteKind = Literal["summary", "preference", "cached_answer", "refuted"]
 CLAIM_LABEL = "REMEMBERED (a claim from earlier, not evidence: check it against the excerpts)"
 
 
@@ -414,6 +414,8 @@ class MemoryNote(Frozen):
             "summary": "summary of the earlier conversation",
             "preference": "what the user told us about themselves",
             "cached_answer": "an earlier answer to a similar question",
+            "refuted": "figures an earlier draft stated that the cited evidence does not back"
+            " (state a figure only as the evidence gives it, or say it is not found)",
         }[self.kind]
         return f"{CLAIM_LABEL} — {what}: {self.text}"
 

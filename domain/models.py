@@ -324,6 +324,12 @@ class RelevanceItem(Frozen):
         examples=["Total recordable injury frequency (TRIF)"],
     )
     score: float = Field(default=0.0, description="How well that evidence matches (0-1.5).")
+    company: str | None = Field(
+        default=None,
+        description="Set when the item is one company's part of a question about several:"
+        " the answer never names that company.",
+        examples=["RIO"],
+    )
 
 
 class Relevance(Frozen):
@@ -345,7 +351,11 @@ class Relevance(Frozen):
     )
 
     def missing(self) -> list[str]:
-        return [i.focus for i in self.items if i.status == "missing"]
+        return [
+            f"{i.company} {i.focus}" if i.company else i.focus
+            for i in self.items
+            if i.status == "missing"
+        ]
 
 
 class GroundingReport(Frozen):
@@ -354,3 +364,6 @@ class GroundingReport(Frozen):
     unsupported: list[UnsupportedClaim] = Field(default_factory=list)
     derived: list[Derived] = Field(default_factory=list)
     checked_numbers: int = 0
+    sentences: dict[str, str] = Field(default_factory=dict)
+    """Each unsupported claim's answer sentence, by its label: what the final gate takes
+    out of the answer when the claim stays refuted (never shown or stored as a result)."""

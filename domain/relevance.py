@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+from domain.companies import find_companies
 from domain.facts import report_facts
 from domain.figures import Fact
 from domain.grounding import cited_sources, find_amounts, split_sentences, value_matches
@@ -161,6 +162,22 @@ def _derived_answered(part: Focus, sentences: list[str], derived_labels: Sequenc
     )
 
 
+def _companies_unnamed(question: str, answer: str, parts: list[Focus]) -> list[RelevanceItem]:
+    """For a question about several companies, each asked measure of a company the answer
+    never names, in a sentence or a not-found line: that company's part is missing."""
+    asked = find_companies(question)
+    if len(asked) < 2:
+        return []
+    named = set(find_companies(answer))
+    focuses = [part.phrase for part in parts if part.phrase] or ["figures asked"]
+    return [
+        RelevanceItem(focus=focus, status="missing", company=ticker)
+        for ticker in asked
+        if ticker not in named
+        for focus in focuses
+    ]
+
+
 def check_relevance(
     question: str,
     answer: str,
@@ -202,6 +219,7 @@ def check_relevance(
         items.append(
             RelevanceItem(focus=focus, status=status, evidence=evidence, score=round(score, 3))
         )
+    items += _companies_unnamed(question, answer, parts)
     answered = sum(i.status == "answered" for i in items)
     missing = any(i.status == "missing" for i in items)
     return Relevance(

@@ -94,6 +94,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.rules.citations import bind_citations
     from workflows.rules.confidence import shape_answer
     from workflows.rules.coverage import company_status, ensure_gap_lines, gaps_to_retry
+    from workflows.rules.refuted import remove_refuted, substance_left
     from workflows.rules.relevance import RelevanceVerdict, relevance_verdict
     from workflows.rules.retry import (
         MAX_RETRIES,
@@ -115,10 +116,14 @@ with workflow.unsafe.imports_passed_through():
 
 MAX_CLARIFICATIONS = 2
 MODEL_STEPS_PER_PASS = 3  # grade documents, synthesize, grade answer
-MAX_MODEL_CALLS = 1 + (MAX_CLARIFICATIONS + 1) + 1 + (MAX_RETRIES + 1) * MODEL_STEPS_PER_PASS
+REDRAFT_MODEL_STEPS = 2  # synthesize and grade the answer again, naming the refuted claims
+MAX_MODEL_CALLS = (
+    1 + (MAX_CLARIFICATIONS + 1) + 1 + (MAX_RETRIES + 1) * MODEL_STEPS_PER_PASS
+    + REDRAFT_MODEL_STEPS
+)  # fmt: skip
 """Summarise the conversation at most once, route once per clarification round, rewrite
-once (retries reuse its sub-queries), then three model steps per retrieval pass:
-1 + 3 + 1 + 3 * 3 = 14."""
+once (retries reuse its sub-queries), then three model steps per retrieval pass, and one
+redraft: 1 + 3 + 1 + 3 * 3 + 2 = 16."""
 RETRIEVAL_LIMIT = 8
 EXPIRED_TEXT = (
     "This question waited for a clarification that did not arrive in time, so it was "
@@ -171,6 +176,12 @@ confidence low; and scope rules version 3 refuse only unambiguous phrasings (adv
 the user's own decision, share-price futures, creative writing, another company's
 figures), not keywords. Turns started before it keep the rules and the gate they started
 with. One patch for both: each patch costs two history events."""
+CHECKED_DRAFTS = "checked-drafts-v1"
+"""Patch id: from here on a draft whose figures the checks refute is drafted once more on
+the same evidence, its input naming the refuted claims; a claim still refuted has its
+sentence taken out of the answer, with an exact line naming it (every figure refuted: the
+turn falls back), and confidence counts it as a missing figure, not a shown one. Turns
+started before it keep the gate they started with."""
 NO_USER_TEXT = (
     "I can only remember preferences for a known user (send a user id with your "
     "questions), so nothing was stored."
@@ -222,9 +233,12 @@ class Shown(TypedDict, total=False):
 
 
 def _cause(err: BaseException) -> str:
+    """The root error, named by its error type (`ModelOutputInvalid`, ...) when it has one,
+    else by its class: what the decision record and the degradation metric say failed."""
     while err.__cause__ is not None:
         err = err.__cause__
-    return type(err).__name__ if not str(err) else f"{type(err).__name__}: {str(err)[:120]}"
+    name = getattr(err, "type", None) or type(err).__name__
+    return name if not str(err) else f"{name}: {str(err)[:120]}"
 
 
 @dataclass
@@ -254,6 +268,8 @@ class _Outcome:
     set only for an answer composed from the reports this turn whose quality passed."""
     relevance: Relevance | None = None
     verdict: RelevanceVerdict = field(default_factory=RelevanceVerdict)
+    removed: int = 0
+    """Refuted figures taken out of the answer (they count as missing, not as shown)."""
 
 
 @dataclass
@@ -270,6 +286,8 @@ class _Pass:
     relevance: Relevance | None = None
     relevance_checked: bool = True
     """False when the relevance control was due and could not run (fail-closed)."""
+    sentences: dict[str, str] = field(default_factory=dict)
+    """Each unsupported claim's sentence in the draft, by label (the numeric check's)."""
 
     @property
     def gaps(self) -> list[NotFound]:
@@ -318,6 +336,8 @@ class ChatTurn:
         self._decline: str | None = None
         self._memory = False
         self._open = False
+        self._checked = False
+        self._redrafted = False
         self._notes: list[MemoryNote] = []
         """The conversation's summary for synthesis, labelled a claim."""
         self._preference_notes: list[MemoryNote] = []
@@ -343,6 +363,7 @@ class ChatTurn:
         self._v2 = workflow.patched(ANSWERS_V2)
         self._memory = workflow.patched(MEMORY)
         self._open = workflow.patched(OPEN_ANSWERS)
+        self._checked = workflow.patched(CHECKED_DRAFTS)
         self._result = TurnResult(
             turn_id=inp.turn_id,
             conversation_id=inp.conversation_id,
@@ -753,6 +774,8 @@ class ChatTurn:
                 f" {progress.covered(coverage)}"
             )
             current_pass = await self._draft_and_check(number, resolved, slots, sources)
+            if self._checked and current_pass.unsupported and not self._redrafted:
+                current_pass = await self._redraft(current_pass, resolved, slots, sources)
             passes.append(current_pass)
             unsupported = len(current_pass.unsupported)
             gaps = retryable(current_pass.gaps, slots.other_measures)
@@ -764,6 +787,20 @@ class ChatTurn:
             for sq in retry:
                 current[sq.company] = sq
             to_search = retry
+
+    async def _redraft(
+        self, last: _Pass, question: str, slots: Slots, sources: list[ChunkHit]
+    ) -> _Pass:
+        """Once per turn: the same evidence drafted again, its input naming the claims the
+        checks refuted (a retry changes its input); the draft with fewer refuted claims
+        is kept."""
+        self._redrafted = True
+        labels = [c.label for c in last.unsupported]
+        self._note(f"redraft {last.number}: naming {len(labels)} refuted claim(s)")
+        again = await self._draft_and_check(last.number, question, slots, sources, labels)
+        if again.draft is None or len(again.unsupported) > len(last.unsupported):
+            return last
+        return again
 
     def _next_queries(
         self, last: _Pass, current: list[SubQuery], coverage: dict[str, bool], slots: Slots
@@ -793,7 +830,19 @@ class ChatTurn:
         """The best pass's draft, bound to its citations, with every gap line present."""
         if best.draft is None:  # only drafted passes are chosen
             raise TurnError("the chosen pass has no draft", "NoDraft")
-        bound = bind_citations(best.draft.answer, [Source.narrowed(h) for h in best.sources])
+        answer, removed = best.draft.answer, list[str]()
+        if self._checked and best.unsupported and gate.final_gate(answer):
+            # A figure still refuted is never shown (a draft the gate refuses anyway is
+            # left to it).
+            answer, removed = remove_refuted(answer, best.unsupported, best.sentences)
+            if removed:
+                self._note(f"final gate: {len(removed)} refuted figure(s) taken out")
+            if removed and not substance_left(answer, removed):
+                return _Outcome(
+                    "answered", None, decision.route, resolved, carried, coverage=coverage,
+                    had_evidence=True, fallback_reason=gate.UNVERIFIED,
+                )  # fmt: skip
+        bound = bind_citations(answer, [Source.narrowed(h) for h in best.sources])
         citation_warnings = list(bound.warnings)
         warning = coverage_warning(resolved)
         if warning:
@@ -836,8 +885,8 @@ class ChatTurn:
             had_evidence=True, judge_unavailable=best.judge_unavailable,
             numbers_unverified=best.numbers_unverified,
             figures_given=best.checked_numbers > 0 or best.numbers_unverified,
-            to_cache=clean if best.quality_passed and not verdict.low else None,
-            relevance=best.relevance, verdict=verdict,
+            to_cache=clean if best.quality_passed and not verdict.low and not removed else None,
+            relevance=best.relevance, verdict=verdict, removed=len(removed),
         )  # fmt: skip
 
     async def _rewrite(self, question: str, slots: Slots, requested: list[str]) -> RewritePlan:
@@ -909,18 +958,21 @@ class ChatTurn:
         return kept
 
     async def _draft_and_check(
-        self, number: int, question: str, slots: Slots, sources: list[ChunkHit]
-    ) -> _Pass:
+        self, number: int, question: str, slots: Slots, sources: list[ChunkHit],
+        refuted: list[str] | None = None,
+    ) -> _Pass:  # fmt: skip
         if not sources:
             return _Pass(number, None, [], [], [], quality_passed=False)
         ids = [h.chunk_id for h in sources]
+        memory = self._memory_notes()
+        if refuted:  # after the summary, before the hints: dropped after them
+            at = sum(1 for n in memory if n.kind == "summary")
+            memory.insert(at, MemoryNote(kind="refuted", text="; ".join(refuted)))
         self._count_model_call()
         try:
             draft = await self._exec(
                 steps.llm_synthesize_answer,
-                EvidenceRequest(
-                    question=question, slots=slots, chunk_ids=ids, memory=self._memory_notes()
-                ),
+                EvidenceRequest(question=question, slots=slots, chunk_ids=ids, memory=memory),
                 summary=f"answer from {len(ids)} sources",
             )
         except STEP_FAILED as err:
@@ -957,7 +1009,7 @@ class ChatTurn:
         return _Pass(
             number, draft, sources, unsupported, report.derived or draft.derived,
             grade.quality_passed, judge_unavailable, numbers_unverified,
-            report.checked_numbers, relevance, relevance_checked,
+            report.checked_numbers, relevance, relevance_checked, report.sentences,
         )  # fmt: skip
 
     async def _check_relevance(
@@ -1006,9 +1058,10 @@ class ChatTurn:
         warnings = list(o.warnings)
         grounded = confidence = None
         if unsupported is not None:
+            # A refuted figure taken out is not shown: it counts as a missing figure.
             shape = shape_answer(
-                len(unsupported), o.judge_unavailable, o.numbers_unverified,
-                missing=len(o.not_found), figures_given=o.figures_given,
+                len(unsupported) - o.removed, o.judge_unavailable, o.numbers_unverified,
+                missing=len(o.not_found) + o.removed, figures_given=o.figures_given,
             )  # fmt: skip
             grounded, confidence = shape.grounded, shape.confidence
             if o.verdict.low:  # the answer answers nothing it was asked

@@ -53,6 +53,7 @@ from activities.engines.offline import (
 from activities.engines.prompts import prompt
 from activities.engines.provider_errors import classify_openai
 from activities.errors import ErrorType
+from domain.clarification import unshowable
 from domain.companies import COMPANIES, FISCAL_YEARS, year_span
 from domain.evidence import fence
 from domain.memory import MemoryNote
@@ -255,12 +256,16 @@ class OpenAIEngine:
         if out.out_of_scope and not out.needs_retrieval and not slots.companies:
             return RouteDecision(route="out_of_scope", reason="model: out of scope", slots=slots)
         if out.needs_clarification and not out.needs_retrieval and not slots.companies:
+            # The model's question is shown with no citation or check of its own: one
+            # that could need them is replaced by the fixed text, and the reason said.
             asked = (out.clarifying_question or "").strip()
+            why = unshowable(asked)
+            reason = "model: no company can be identified"
             return RouteDecision(
                 route="needs_clarification",
-                reason="model: no company can be identified",
+                reason=f"{reason} (its clarifying question replaced: {why})" if why else reason,
                 slots=slots,
-                clarifying_question=asked if len(asked) >= 10 else CLARIFYING_QUESTION,
+                clarifying_question=CLARIFYING_QUESTION if why else asked,
             )
         return RouteDecision(route="needs_retrieval", reason="model: answerable", slots=slots)
 

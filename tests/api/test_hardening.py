@@ -57,7 +57,14 @@ async def _healthz_latencies(client: httpx.AsyncClient, until: asyncio.Event) ->
     return latencies
 
 
-async def test_healthz_answers_within_100_ms_while_the_worst_inputs_are_redacted(
+STALL_SECONDS = 1.0
+"""A health probe waiting this long means the event loop was held: the old detector held
+it for seconds per worst input. Scheduling on a busy two-core machine delays a probe by
+tens of milliseconds, once 130 ms (seen in a clean-clone run beside another test
+process), so a tighter bound fails on load, not on a stall."""
+
+
+async def test_healthz_answers_while_the_worst_inputs_are_redacted(
     api_client: httpx.AsyncClient,
 ) -> None:
     await api_client.get("/healthz")  # the pool and the Temporal channel are warm
@@ -81,7 +88,7 @@ async def test_healthz_answers_within_100_ms_while_the_worst_inputs_are_redacted
         r.text for r in responses
     ]
     assert len(latencies) >= 3
-    assert max(latencies) < 0.1, sorted(latencies)[-5:]
+    assert max(latencies) < STALL_SECONDS, sorted(latencies)[-5:]
 
 
 async def test_an_oversized_search_query_is_refused_before_it_is_read(

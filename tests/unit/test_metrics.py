@@ -3,6 +3,7 @@
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 from prometheus_client import CollectorRegistry
 
@@ -76,6 +77,23 @@ def test_reason_classes_are_a_bounded_set() -> None:
     )
     assert reason_class("judge_unavailable: ModelRefused") == "judge_unavailable"
     assert reason_class("What was BHP's revenue? some user text") == "other"
+
+
+@pytest.mark.parametrize(
+    ("reason", "label"),
+    [
+        ("ModelOutputInvalid: synthesize: the model's reply is not the SynthesisOut schema",
+         "malformed_output"),
+        ("ModelRefused: route: the model refused: I can't help", "refusal"),
+        ("UpstreamUnavailable: the model endpoint answered 429: slow down", "rate_limit"),
+        ("UpstreamUnavailable: synthesize: the model timed out", "timeout"),
+        ("TimeoutError: activity StartToClose timeout", "timeout"),
+        ("UpstreamUnavailable: the model endpoint answered 503: unavailable",
+         "upstreamunavailable"),
+    ],
+)  # fmt: skip
+def test_a_model_steps_failure_is_told_apart_by_kind(reason: str, label: str) -> None:
+    assert reason_class(reason) == label
 
 
 def exported_names() -> set[str]:

@@ -84,3 +84,15 @@ def test_the_section_an_answer_names_before_its_quote_is_not_what_it_says() -> N
     other = _quote("Fortescue Energy concentrated on a smaller set of projects and technologies.",
                    section="Risk factors", page=11)  # fmt: skip
     assert not check_relevance(question, other, FMG_2025).addressed
+
+
+def test_a_comparison_that_never_names_a_company_misses_that_companys_part() -> None:
+    question = "Compare BHP and Rio Tinto revenue in FY2024"
+    one_sided = check_relevance(question, REVENUE, BHP_2024)
+    assert not one_sided.addressed and one_sided.missing() == ["RIO revenue"]
+    verdict = relevance_verdict(one_sided, ["BHP", "RIO"], [2024])
+    assert [g.line() for g in verdict.gaps] == [
+        "RIO FY2024 revenue: data not found in provided documents"
+    ]
+    said = f"{REVENUE}\n\nRIO FY2024 revenue: data not found in provided documents"
+    assert check_relevance(question, said, BHP_2024).addressed

@@ -14,6 +14,8 @@ NOTHING_RELEVANT = "nothing_relevant"
 NO_ANSWER_COMPOSED = "no_answer_composed"
 CLARIFICATION_EXHAUSTED = "clarification_exhausted"
 INTERNAL_ERROR = "internal_error"
+UNVERIFIED = "unverified"
+"""Every figure the draft gave was refuted and taken out (`workflows/rules/refuted.py`)."""
 
 EXAMPLE_QUESTIONS = (
     "What was BHP's revenue in FY2024?",
@@ -35,6 +37,11 @@ def fallback_answer(reason: str, coverage: Mapping[str, bool]) -> str:
         )
     elif reason == CLARIFICATION_EXHAUSTED:
         head = "I still could not tell which company or figure you mean after two questions."
+    elif reason == UNVERIFIED:
+        head = (
+            "The figures I drafted for this question could not be verified against the "
+            "reports, so none is shown."
+        )
     elif reason == INTERNAL_ERROR:
         head = "Something went wrong while answering this question, so no answer was given."
     else:

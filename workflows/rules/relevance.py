@@ -55,10 +55,13 @@ def relevance_verdict(
         return RelevanceVerdict()
     missing = relevance.missing()
     answered = sum(1 for i in relevance.items if i.status == "answered")
+    # An item of one company (a company a comparison never names) gets its line for that
+    # company only; any other missed item, for every company asked.
     gaps = tuple(
-        NotFound(company=company, fiscal_year=year, metric=item)
-        for item in ([] if relevance.topic else missing)
-        for company in companies
+        NotFound(company=company, fiscal_year=year, metric=item.focus)
+        for item in ([] if relevance.topic else relevance.items)
+        if item.status == "missing"
+        for company in ([item.company] if item.company else companies)
         for year in years
     )
     lead = TOPIC_LEAD if relevance.topic else OFF_POINT_LEAD
