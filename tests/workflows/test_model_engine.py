@@ -144,17 +144,19 @@ async def test_a_figure_question_is_answered_cited_and_checked(
     assert all(c.prompt_tokens > 0 and c.completion_tokens > 0 for c in result.model_trace)
 
 
+def compare(body: Body, rio_revenue: str) -> str:
+    """BHP's FY2024 revenue and `rio_revenue` as Rio Tinto's, each citing its block."""
+    bhp, rio = block_with(body, "55,658"), block_with(body, "53,658")
+    return (
+        f"BHP Group's revenue for FY2024 was US$55,658 million [{bhp}]. Rio Tinto's "
+        f"consolidated sales revenue for FY2024 was {rio_revenue} [{rio}]."
+    )
+
+
 async def test_a_comparison_cites_both_companies(
     brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
-    def compare(body: Body) -> str:
-        bhp, rio = block_with(body, "55,658"), block_with(body, "53,658")
-        return (
-            f"BHP Group's revenue for FY2024 was US$55,658 million [{bhp}]. Rio Tinto's "
-            f"consolidated sales revenue for FY2024 was US$53,658 million [{rio}]."
-        )
-
-    brain.writes(compare)
+    brain.writes(lambda body: compare(body, "US$53,658 million"))
     result = await ask(turn_worker, turns_on, fake, "Compare BHP and Rio Tinto revenue in FY2024")
     assert result.status == "answered", result
     assert {c.company for c in result.citations} == {"BHP", "RIO"}
@@ -222,14 +224,7 @@ async def test_a_redraft_that_corrects_a_refuted_figure_is_shown_grounded(
 async def test_a_figure_still_refuted_is_taken_out_and_named(
     brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
-    def one_wrong(body: Body) -> str:
-        bhp, rio = block_with(body, "55,658"), block_with(body, "53,658")
-        return (
-            f"BHP Group's revenue for FY2024 was US$55,658 million [{bhp}]. Rio Tinto's "
-            f"consolidated sales revenue for FY2024 was US$99,999 million [{rio}]."
-        )
-
-    brain.writes(one_wrong)
+    brain.writes(lambda body: compare(body, "US$99,999 million"))  # Rio's figure is wrong
     result = await ask(turn_worker, turns_on, fake, "Compare BHP and Rio Tinto revenue in FY2024")
     answer = result.answer or ""
     assert result.status == "answered" and "US$55,658 million" in answer, result
