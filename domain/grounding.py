@@ -301,12 +301,24 @@ class Binding:
 
 
 _NAMES_A_REPORT = re.compile(r"\s+(?:annual\s+)?(?:report|results|accounts)\b", re.IGNORECASE)
+# A target's date or a baseline's year is not the period a figure describes: "cut
+# emissions by 15% by 2025", "relative to our 2018 baseline" state the report year's plan.
+_TARGET_OR_BASELINE = re.compile(
+    r"\b(?:by|until|before)\s+(?:the\s+end\s+of\s+)?(?:FY|CY)?\s?'?(?:19|20)\d{2}\b"
+    r"|\b(?:FY|CY)?\s?'?(?:19|20)\d{2}\s+(?:baseline|base\s+year|levels?)\b",
+    re.IGNORECASE,
+)
+
+
+def _without_targets(text: str) -> str:
+    """`text` with its target dates and baseline years blanked (same length)."""
+    return _TARGET_OR_BASELINE.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def _year_mentions(text: str, amounts: list[Amount]) -> list[tuple[int, int, tuple[int, ...]]]:
     spans = [(a.start, a.end) for a in amounts]
     found: list[tuple[int, int, tuple[int, ...]]] = []
-    for match in _YEAR_MENTION.finditer(text):
+    for match in _YEAR_MENTION.finditer(_without_targets(text)):
         if any(s < match.end() and match.start() < e for s, e in spans):
             continue  # "US$2024 million" is an amount, not a year
         if _NAMES_A_REPORT.match(text, match.end()):
@@ -890,7 +902,7 @@ def check_numbers(
             continue
         ctx = _Context(
             find_companies(text) or asked.companies,
-            mentioned_years(text) or asked.years,
+            mentioned_years(_without_targets(text)) or asked.years,
             find_metrics(text) or asked.metrics,
         )
         for i in cited:

@@ -518,3 +518,16 @@ def test_a_figure_of_what_the_question_asked_stays_supported(
     question: str, answer: str, sources: list[ChunkText]
 ) -> None:
     assert check_numbers(answer, sources, question).unsupported == []
+
+
+def test_a_target_date_or_baseline_year_is_not_the_figures_period() -> None:
+    rio23 = [c for c in report("RIO", 2023) if "15% by 2025" in c.text]
+    target = ('Rio Tinto\'s FY2023 report (Sustainability, page 10): "Our targets are to reduce '
+              'Scope 1 and 2 emissions by 15% by 2025 and by 50% by 2030, relative to our 2018 '
+              'baseline." [1]')  # fmt: skip
+    assert (
+        check_numbers(target, rio23, "Rio Tinto's climate targets in its 2023 report").unsupported
+        == []
+    )
+    stated_for = "Rio Tinto cut Scope 1 and 2 emissions by 15% in FY2025 [1]."
+    assert check_numbers(stated_for, rio23).unsupported != []  # a period, not a target
