@@ -82,3 +82,33 @@ async def test_record_memory_histories(
         summarised = await t.ask("What was Northern Star's revenue in FY2024?", conversation)
         assert summarised.summarised == 8
         await _save_as(t, "mem_summarised", summarised.turn_id)
+
+
+@pytest.mark.record_histories
+async def test_record_checked_draft_histories(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """The `checked-drafts-v1` paths (`checked_` prefix), recorded with every patch up to
+    it: an answer checked clean, a refuted figure drafted again and taken out beside a
+    verified one, and a turn whose only figure stays refuted (fallback `unverified`)."""
+    async with turn_worker() as tq:
+        clean = await turns_on(tq).ask("What was BHP's revenue in FY2024?")
+        await _save_as(turns_on(tq), "checked_answered", clean.turn_id)
+    one_wrong = ScriptedEngine().always(
+        "synthesize",
+        lambda d: Draft(answer=d.answer + " Its net debt was US$1,234 million [1].",
+                        derived=d.derived),
+    )  # fmt: skip
+    async with turn_worker(one_wrong) as tq:
+        t = turns_on(tq)
+        removed = await t.ask("What was BHP's revenue in FY2024?")
+        assert "was removed" in (removed.answer or ""), removed
+        await _save_as(t, "checked_refuted_removed", removed.turn_id)
+    altered = ScriptedEngine().always(
+        "synthesize", lambda d: Draft(answer=d.answer.replace("55,658", "55,668"))
+    )
+    async with turn_worker(altered) as tq:
+        t = turns_on(tq)
+        fallback = await t.ask("What was BHP's revenue in FY2024?")
+        assert fallback.fallback_reason == "unverified", fallback
+        await _save_as(t, "checked_refuted_fallback", fallback.turn_id)
