@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from domain.text import blank
+
 
 @dataclass(frozen=True)
 class Metric:
@@ -311,10 +313,6 @@ _OTHER_PATTERN = re.compile(
 )
 
 
-def _blank(text: str, start: int, end: int) -> str:
-    return text[:start] + " " * (end - start) + text[end:]
-
-
 def other_measure_mentions(text: str) -> list[tuple[int, int, str]]:
     """Return (start, end, display) for each measure the engine has no rule for."""
     return [
@@ -335,7 +333,7 @@ def metric_mentions(text: str) -> list[tuple[int, int, str]]:
     "earnings per share" names no net profit, "net cash flow" no net debt.
     """
     for start, end, _ in other_measure_mentions(text):
-        text = _blank(text, start, end)
+        text = blank(text, start, end)
     mentions: list[tuple[int, int, str]] = []
     for match in _METRIC_PATTERN.finditer(text):
         index = int((match.lastgroup or "m0")[1:])

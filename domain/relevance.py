@@ -93,7 +93,10 @@ def _answered_by_figure(
 
 
 def _answered_by_text(
-    part: Focus, sentences: list[str], sources: Sequence[ChunkText]
+    part: Focus,
+    sentences: list[str],
+    sources: Sequence[ChunkText],
+    evidence: Sequence[frozenset[str]],
 ) -> str | None:
     """A sentence that cites a source and quotes what most of the part's weight asks.
 
@@ -105,7 +108,7 @@ def _answered_by_text(
     words count, not the company, report and section the answer names before the quote.
     With no word of the part in the evidence, words of one family meet by their first
     five letters ("acqusition", "acquired")."""
-    weights = _evidence_weights(part, sources)
+    weights = _evidence_weights(part, evidence)
     total = sum(weights.values())
     rarest = max(weights, key=lambda term: (weights[term], term), default=None)
     for sentence in sentences:
@@ -132,10 +135,9 @@ def _quoted(sentence: str) -> str:
     return found.group(1) if found else sentence
 
 
-def _evidence_weights(part: Focus, sources: Sequence[ChunkText]) -> dict[str, float]:
+def _evidence_weights(part: Focus, evidence: Sequence[frozenset[str]]) -> dict[str, float]:
     """Each of the part's terms that the evidence uses, weighted by its rarity among the
-    evidence's sentences (inverse document frequency, smoothed)."""
-    evidence = [terms(s) for chunk in sources for s in split_sentences(chunk.text)]
+    evidence's sentences (`evidence`: each sentence's terms; inverse document frequency)."""
     weights: dict[str, float] = {}
     for term in part.terms:
         family = related(term)
@@ -198,6 +200,7 @@ def check_relevance(
     gaps = [m.group("m").strip() for m in _NOT_FOUND_LINE.finditer(answer)]
     sentences = [s for s in split_sentences(answer) if "data not found" not in s]
     facts = [report_facts(chunk) for chunk in sources]  # read once for every part
+    sentence_terms = [terms(s) for chunk in sources for s in split_sentences(chunk.text)]
     vocabulary = frozenset().union(*(terms(f"{f.label} {f.context}") for fs in facts for f in fs))
     items: list[RelevanceItem] = []
     for part in parts:
@@ -210,7 +213,9 @@ def check_relevance(
             hit := _answered_by_figure(part, sentences, facts, vocabulary, similarity)
         ):
             status, (evidence, score) = "answered", hit
-        elif (narrative or topic) and (text := _answered_by_text(part, sentences, sources)):
+        elif (narrative or topic) and (
+            text := _answered_by_text(part, sentences, sources, sentence_terms)
+        ):
             status, evidence, score = "answered", text, 1.0
         elif any(shares_most(part, gap) or shares_most(Focus(gap, terms=terms(gap)), part.phrase)
                  for gap in gaps):  # fmt: skip

@@ -26,3 +26,8 @@ def storable(text: str) -> str:
     return "".join(
         REPLACEMENT if ord(ch) == 0 or 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text
     )
+
+
+def blank(text: str, start: int, end: int) -> str:
+    """`text` with `start:end` replaced by spaces: the same length, so positions hold."""
+    return text[:start] + " " * (end - start) + text[end:]

@@ -5,6 +5,7 @@ import re
 
 from domain.companies import FISCAL_YEARS, LATEST_FISCAL_YEAR, year_span
 from domain.models import Slots
+from domain.text import blank
 
 _ALL_YEARS = re.compile(
     r"\b(?:all|each|every)\s+(?:of\s+the\s+)?(?:three\s+|3\s+)?"
@@ -28,10 +29,6 @@ _SPLIT_YEAR = re.compile(
 )
 _FY = re.compile(r"(?<![A-Za-z0-9])(?:FY|CY)\s?'?(?P<y>\d{4}|\d{2})(?![0-9])", re.IGNORECASE)
 _BARE_YEAR = re.compile(r"(?<![A-Za-z0-9$,.])(?P<y>(?:19|20)\d{2})(?![0-9,]|\.\d)")
-
-
-def _blank(text: str, start: int, end: int) -> str:
-    return text[:start] + " " * (end - start) + text[end:]
 
 
 def _year_of(token: str) -> int:
@@ -66,12 +63,12 @@ def mentioned_years(text: str) -> list[int]:
             years.update(range(a, b + 1))
         else:
             continue
-        masked = _blank(masked, match.start(), match.end())
+        masked = blank(masked, match.start(), match.end())
     for match in _SPLIT_YEAR.finditer(masked):
         a, b = int(match.group("a")), int(match.group("b"))
         if b == (a + 1) % 100:
             years.add(a + 1)
-            masked = _blank(masked, match.start(), match.end())
+            masked = blank(masked, match.start(), match.end())
     for pattern in (_FY, _BARE_YEAR):
         for match in pattern.finditer(masked):
             years.add(_year_of(match.group("y")))
