@@ -16,6 +16,8 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from domain.budget import MAX_MODEL_TIMEOUT_SECONDS, TURN_BUDGET_SECONDS
+
 PROJECT_ROOT = Path(__file__).resolve().parent
 ENV_PREFIX = "TURNSTILE_"
 EXIT_BAD_SETTINGS = 2
@@ -158,7 +160,14 @@ class Settings(BaseSettings):
     model_synthesize: NonEmpty = "gpt-4o"
     model_judge: NonEmpty = "gpt-4.1-mini"
     model_summarize: NonEmpty = "gpt-4o-mini"
-    model_timeout_seconds: Seconds = 60.0
+    model_timeout_seconds: Annotated[
+        float, Field(gt=0, le=MAX_MODEL_TIMEOUT_SECONDS, allow_inf_nan=False)
+    ] = 60.0
+    """One model call's timeout; at most a model step's start-to-close less its margin
+    (`domain/budget.py`), so no attempt is cut off while the provider still works."""
+    turn_budget_seconds: Seconds = TURN_BUDGET_SECONDS
+    """How long a turn's answering work may take (clarification waits not counted); past
+    it the turn settles saying the model provider did not answer in time."""
     model_temperature: Annotated[float, Field(ge=0, le=2)] | None = 0.0
     """Set it empty for reasoning models (o-series, gpt-5), which accept only their default."""
 

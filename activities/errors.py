@@ -11,6 +11,8 @@ class ErrorType:
     UPSTREAM_UNAVAILABLE = "UpstreamUnavailable"
     MODEL_REFUSED = "ModelRefused"
     """The model declined (a refusal field, a content filter): non-retryable."""
+    MODEL_TIMEOUT = "ModelTimeout"
+    """The model did not answer within the model timeout: retryable, within the budget."""
     MODEL_OUTPUT_INVALID = "ModelOutputInvalid"
     """Malformed JSON, a schema mismatch or a truncated completion: non-retryable."""
 

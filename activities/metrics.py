@@ -10,41 +10,17 @@ to start, failures) are exported by the worker's runtime on its own port; per-st
 latency comes from there.
 """
 
-import re
 from dataclasses import dataclass, field
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
 
+from domain.failures import error_class
 from domain.turns import TurnResult
 from domain.usage import Usage
 
 _COUNTS = (0, 1, 2, 3, 5, 8, 13)
 _SECONDS = (0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120)
 _TOKENS = (100, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000)
-# A degradation's reason is free text ("BHP: UpstreamUnavailable: ..."); its label is the
-# first kind it names, or "other": the label set stays bounded. A model step's failure
-# is one of malformed output, refusal, timeout, rate limit or another upstream error.
-_REASON_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (label, re.compile(pattern, re.IGNORECASE))
-    for label, pattern in (
-        ("judge_unavailable", r"judge_unavailable"),
-        ("reranker_unavailable", r"reranker unavailable"),
-        ("malformed_output", r"ModelOutputInvalid"),
-        ("refusal", r"ModelRefused"),
-        ("rate_limit", r"\banswered 429\b|rate.?limit"),
-        ("timeout", r"timed? ?out|TimeoutError|timeout"),
-        ("upstreamunavailable", r"UpstreamUnavailable"),
-        ("upstreamrejected", r"UpstreamRejected"),
-        ("invalidinput", r"InvalidInput"),
-        ("notfound", r"NotFound"),
-        ("cancelled", r"cancelled"),
-    )
-)
-
-
-def reason_class(reason: str) -> str:
-    """The bounded label for a free-text degradation or fallback reason."""
-    return next((label for label, pattern in _REASON_CLASSES if pattern.search(reason)), "other")
 
 
 @dataclass
@@ -154,14 +130,14 @@ class TurnMetrics:
         if result.status == "refused":
             self.refusals.labels(result.refusal_reason or "other").inc()
         if result.status == "fallback":
-            self.fallbacks.labels(reason_class(result.fallback_reason or "")).inc()
+            self.fallbacks.labels(error_class(result.fallback_reason or "")).inc()
         self.clarifications.inc(result.clarification_round)
         if result.cache is not None:
             self.cache.labels(result.cache).inc()
         self.summarised.inc(result.summarised)
         self.retries.inc(result.retries)
         for degradation in result.degraded:
-            self.degraded.labels(degradation.layer, reason_class(degradation.reason)).inc()
+            self.degraded.labels(degradation.layer, error_class(degradation.reason)).inc()
         if result.status == "answered":
             self.unsupported.observe(len(result.unsupported_claims))
             self.citations.observe(len(result.citations))

@@ -70,6 +70,15 @@ def _relevance_result(result: TurnResult) -> str:
     return f"addressed ({len(relevance.items)} part{'s' if len(relevance.items) != 1 else ''})"
 
 
+def _numeric_result(result: TurnResult) -> str:
+    """What the numeric check decided, and whether it had any figure to check."""
+    if result.grounded is None:
+        return "not run"
+    if result.figures_checked == 0:
+        return f"{result.grounded}: no figure in the answer to check"
+    return f"{result.grounded} ({result.figures_checked} checked)"
+
+
 def check_results(result: TurnResult) -> list[dict[str, str]]:
     """Each control the turn went through and what it decided, in the turn's order."""
     docs = result.documents
@@ -88,7 +97,7 @@ def check_results(result: TurnResult) -> list[dict[str, str]]:
         ("relevance_grading", "not run" if not docs.retrieved else
          f"kept {len(docs.kept)} of {len(docs.retrieved)}"
          + (" (grader unavailable: kept all)" if grading_down else "")),
-        ("numeric_grounding", reused or result.grounded or "not run"),
+        ("numeric_grounding", reused or _numeric_result(result)),
         ("answer_relevance", reused or _relevance_result(result)),
         ("answer_judge", reused or ("unavailable: passed with 0 unsupported, confidence capped"
          if judge_down else ("ran" if result.grounded is not None else "not run"))),
@@ -146,6 +155,7 @@ def build_record(
             for c in result.citations
         ],
         "degradations": [d.model_dump(mode="json") for d in result.degraded],
+        "step_failures": [f.model_dump(mode="json") for f in result.step_failures],
         "retries": result.retries,
         "retry_skipped": result.retry_skipped,
         "model_calls": result.model_calls,

@@ -26,3 +26,8 @@ def extract_slots(text: str) -> Slots:
         other_measures=other,
         intent=find_intent(text, companies, metrics, tuple(other)),
     )
+
+
+def asks_figures(slots: Slots) -> bool:
+    """Whether a question asks for figures: a measure, and not what the reports say."""
+    return slots.intent != "narrative" and bool(slots.metrics or slots.other_measures)

@@ -97,6 +97,27 @@ class Degradation(Frozen):
     )
 
 
+class StepFailure(Frozen):
+    """A step that failed, open or closed, and the class of its error (the decision
+    record names every one; `degraded` lists only those the turn went on without)."""
+
+    step: str = Field(description="The step's activity name.", examples=["llm_synthesize_answer"])
+    direction: Literal["open", "closed"] = Field(
+        description="`open`: the turn went on without it; `closed`: its part was refused "
+        "(no draft, or a check that counts as failed).",
+        examples=["closed"],
+    )
+    error_class: str = Field(
+        description="`timeout`, `rate_limit`, `malformed_output`, `refusal`, "
+        "`upstreamunavailable`, `upstreamrejected`, ... or `other`.",
+        examples=["timeout"],
+    )
+    reason: str = Field(
+        description="The error's type and message.",
+        examples=["ModelTimeout: synthesize: the model timed out"],
+    )
+
+
 class Carried(Frozen):
     """What a follow-up took from earlier in the conversation, and the preferences applied."""
 
@@ -307,10 +328,22 @@ class TurnResult(Frozen):
         default_factory=list,
         description="Steps that failed open: the turn went on without them.",
     )
+    figures_checked: int = Field(
+        default=0,
+        description="How many figures the numeric check checked in the answer shown"
+        " (0: it stated none, or was not checked).",
+        examples=[1],
+    )
+    step_failures: list[StepFailure] = Field(
+        default_factory=list,
+        description="Every step that failed, open or closed, with its error class.",
+    )
     fallback_reason: str | None = Field(
         default=None,
         description="Why the turn gave no answer (`fallback`, and `internal_error` for a"
-        " `failed` turn): `nothing_relevant`, `no_answer_composed`, `clarification_exhausted`.",
+        " `failed` turn): `nothing_relevant`, `no_answer_composed`, `clarification_exhausted`,"
+        " `unverified` (every figure drafted was refuted), `model_timeout` (the model"
+        " provider did not answer within the turn's budget).",
         examples=["nothing_relevant"],
     )
     clarification_round: int = Field(

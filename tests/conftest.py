@@ -47,6 +47,7 @@ from activities.reports import ReportIndex
 from api.app import create_app
 from db import turns
 from db.migrate import migrate
+from domain.budget import TURN_BUDGET_SECONDS
 from settings import PROJECT_ROOT, Settings
 from stack import postgres
 from stack.processes import free_port
@@ -387,6 +388,8 @@ class Turns:
         self.tenant_id = tenant_id
         self.user_id = user_id
         self.answer_cache = answer_cache
+        self.turn_budget = TURN_BUDGET_SECONDS
+        """The turn's budget (`domain/budget.py`); a test of running out sets it short."""
 
     async def start(
         self,
@@ -411,6 +414,7 @@ class Turns:
                 tenant_id=self.tenant_id,
                 user_id=self.user_id,
                 answer_cache=self.answer_cache,
+                turn_budget_seconds=self.turn_budget,
             ),
             id=alloc.turn_id,
             task_queue=self.task_queue,

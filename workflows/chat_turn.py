@@ -10,7 +10,7 @@ there, so no path can reach the user without passing it.
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, TypedDict, TypeVar, Unpack
 
 from temporalio import workflow
@@ -52,7 +52,9 @@ with workflow.unsafe.imports_passed_through():
         SummarizeRequest,
         UnsupportedClaim,
     )
+    from domain.budget import MIN_STEP_SECONDS
     from domain.companies import COMPANIES, LATEST_FISCAL_YEAR
+    from domain.failures import error_class
     from domain.grounding import merge_claims
     from domain.memory import (
         MemoryNote,
@@ -65,7 +67,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from domain.models import Relevance, Source
     from domain.pii import TOKEN
-    from domain.question import extract_slots
+    from domain.question import asks_figures, extract_slots
     from domain.text import storable, unstorable
     from domain.years import coverage_notice, coverage_warning
     from workflows import attributes, progress
@@ -76,6 +78,7 @@ with workflow.unsafe.imports_passed_through():
         ClarificationReply,
         Degradation,
         DocumentsUsed,
+        StepFailure,
         TurnEvent,
         TurnInput,
         TurnResult,
@@ -84,6 +87,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.policy import (
         JUDGE_UNAVAILABLE,
         POLICY,
+        ActivityOptions,
         local_step_options,
         runs_local,
         step_name,
@@ -149,9 +153,14 @@ def execution_timeout(clarification_timeout_seconds: float) -> timedelta:
     )
 
 
-STEP_FAILED = (ActivityError, ApplicationError, StepTimeout)
+class TurnBudgetSpent(Exception):
+    """A budgeted step not started: what is left of the turn's budget could not hold it."""
+
+
+STEP_FAILED = (ActivityError, ApplicationError, StepTimeout, TurnBudgetSpent)
 """What a failed step raises: a regular activity's failure arrives as ActivityError, a
-local activity's as the failure itself (ApplicationError, or TimeoutError)."""
+local activity's as the failure itself (ApplicationError, or TimeoutError); a step the
+turn's budget could not hold, as TurnBudgetSpent."""
 LEAN_TURN = "lean-turn-local-steps"
 """Patch id: from here on short steps on this machine run as local activities."""
 FALLBACK_ATTRIBUTE = "fallback-attribute"
@@ -182,6 +191,13 @@ the same evidence, its input naming the refuted claims; a claim still refuted ha
 sentence taken out of the answer, with an exact line naming it (every figure refuted: the
 turn falls back), and confidence counts it as a missing figure, not a shown one. Turns
 started before it keep the gate they started with."""
+CHECKED_DRAFTS_V2 = "checked-drafts-v2"
+"""Patch id: from here on a turn's answering work has a budget (`TurnInput.
+turn_budget_seconds`): no budgeted step (`StepPolicy.budgeted`) is given longer than what
+is left of it or started once it is spent, no retry pass or redraft starts without time
+for it, and a turn out of time before a draft settles with the `model_timeout` fallback.
+Time spent waiting for a clarification reply is not counted. Turns started before it
+keep the unbounded turn they started with."""
 NO_USER_TEXT = (
     "I can only remember preferences for a known user (send a user id with your "
     "questions), so nothing was stored."
@@ -223,6 +239,7 @@ class Shown(TypedDict, total=False):
     grounded: Literal["yes", "partial", "no"] | None
     confidence: Literal["high", "medium", "low"] | None
     unsupported_claims: list[UnsupportedClaim]
+    figures_checked: int
     warnings: list[str]
     coverage: dict[str, bool]
     relevance: Relevance | None
@@ -263,6 +280,10 @@ class _Outcome:
     numbers_unverified: bool = False
     figures_given: bool = True
     """Whether the answer states any figure (the numeric check found one to check)."""
+    figures_asked: bool = False
+    """Whether the question asks for figures (a measure, and not what the reports say)."""
+    figures_checked: int = 0
+    """How many figures the numeric check checked in the answer shown."""
     to_cache: CachedAnswer | None = None
     """The clean answer (no notice, decline, warning or disclaimer) the cache may keep:
     set only for an answer composed from the reports this turn whose quality passed."""
@@ -338,6 +359,11 @@ class ChatTurn:
         self._open = False
         self._checked = False
         self._redrafted = False
+        self._checked_v2 = False
+        self._deadline = datetime.max.replace(tzinfo=UTC)  # set at the start of run
+        self._out_of_time = False
+        """The budget was spent before a step, or the draft's model call timed out."""
+        self._failures: list[StepFailure] = []
         self._notes: list[MemoryNote] = []
         """The conversation's summary for synthesis, labelled a claim."""
         self._preference_notes: list[MemoryNote] = []
@@ -364,6 +390,8 @@ class ChatTurn:
         self._memory = workflow.patched(MEMORY)
         self._open = workflow.patched(OPEN_ANSWERS)
         self._checked = workflow.patched(CHECKED_DRAFTS)
+        self._checked_v2 = workflow.patched(CHECKED_DRAFTS_V2)
+        self._deadline = workflow.now() + timedelta(seconds=inp.turn_budget_seconds)
         self._result = TurnResult(
             turn_id=inp.turn_id,
             conversation_id=inp.conversation_id,
@@ -589,7 +617,7 @@ class ChatTurn:
                 )  # fmt: skip
                 self._note(f"remembered {remembering.preference.describe()}")
             except STEP_FAILED as err:
-                self._note(f"remembering failed (closed): {_cause(err)}")
+                self._fail_closed(steps.postgres_remember_fact, "remembering", err)
                 text = REMEMBER_FAILED_TEXT
         else:
             self._note("a request to remember something the turn cannot act on")
@@ -705,6 +733,7 @@ class ChatTurn:
         self._result, self._asked_round = waiting, self._round
         self._note(f"asked clarification {self._round}")
         self._publish(progress.waiting(self._round))
+        asked_at = workflow.now()
         try:
             await workflow.wait_condition(
                 lambda: self._reply is not None or self._cancel is not None,
@@ -719,6 +748,8 @@ class ChatTurn:
             self._waiting_round = None
             self._note(f"clarification {self._round} cancelled")
             return _Cancelled(self._cancel.reason)
+        if self._checked_v2:  # time spent waiting for the person is not the turn's work
+            self._deadline += workflow.now() - asked_at
         reply, self._reply, self._waiting_round = self._reply, None, None
         if reply is None:  # the wait condition guarantees a reply or a cancel
             raise TurnError("clarification wait ended without a reply", "NoReply")
@@ -738,7 +769,8 @@ class ChatTurn:
         if not drafted:
             return await self._finish(
                 _Outcome("fallback", None, decision.route, resolved, carried, coverage=coverage,
-                         had_evidence=bool(kept))
+                         had_evidence=bool(kept),
+                         fallback_reason=gate.MODEL_TIMEOUT if self._out_of_time else None)
             )  # fmt: skip
         attempts = [Attempt(p.number, len(p.unsupported), len(p.gaps)) for p in drafted.values()]
         best = drafted[best_attempt(attempts).pass_number]
@@ -774,12 +806,17 @@ class ChatTurn:
                 f" {progress.covered(coverage)}"
             )
             current_pass = await self._draft_and_check(number, resolved, slots, sources)
-            if self._checked and current_pass.unsupported and not self._redrafted:
+            if (
+                self._checked and current_pass.unsupported and not self._redrafted
+                and self._time_for("redraft")
+            ):  # fmt: skip
                 current_pass = await self._redraft(current_pass, resolved, slots, sources)
             passes.append(current_pass)
             unsupported = len(current_pass.unsupported)
             gaps = retryable(current_pass.gaps, slots.other_measures)
             if not should_retry(current_pass.quality_passed, len(gaps), unsupported, number - 1):
+                return passes, kept, coverage
+            if not self._time_for(f"retry {number}"):
                 return passes, kept, coverage
             retry = self._next_queries(current_pass, list(current.values()), coverage, slots)
             if retry is None:
@@ -885,6 +922,7 @@ class ChatTurn:
             had_evidence=True, judge_unavailable=best.judge_unavailable,
             numbers_unverified=best.numbers_unverified,
             figures_given=best.checked_numbers > 0 or best.numbers_unverified,
+            figures_asked=asks_figures(decision.slots), figures_checked=best.checked_numbers,
             to_cache=clean if best.quality_passed and not verdict.low and not removed else None,
             relevance=best.relevance, verdict=verdict, removed=len(removed),
         )  # fmt: skip
@@ -904,6 +942,12 @@ class ChatTurn:
 
     async def _retrieve(self, sub_queries: list[SubQuery]) -> list[ChunkHit]:
         """Search every company in parallel; a failed branch counts as not found."""
+        try:
+            self._options(steps.qdrant_search_chunks)  # raises when the budget is spent
+        except TurnBudgetSpent as err:
+            for sq in sub_queries:
+                self._degrade(steps.qdrant_search_chunks, f"{sq.company}: {_cause(err)}")
+            return []
         for sq in sub_queries:
             self._publish(progress.search_started(sq.company, sq.fiscal_years))
         results = await asyncio.gather(
@@ -918,7 +962,7 @@ class ChatTurn:
                         later_years=sq.later_years,
                     ),
                     summary=f"{sq.company} fy={sq.fiscal_years or 'any'}",
-                    **step_options(steps.qdrant_search_chunks),
+                    **self._options(steps.qdrant_search_chunks),
                 )
                 for sq in sub_queries
             ),
@@ -976,7 +1020,9 @@ class ChatTurn:
                 summary=f"answer from {len(ids)} sources",
             )
         except STEP_FAILED as err:
-            self._note(f"synthesis failed (closed): {_cause(err)}")
+            self._fail_closed(steps.llm_synthesize_answer, "synthesis", err)
+            if error_class(_cause(err)) == "timeout":
+                self._out_of_time = True
             return _Pass(number, None, sources, [], [], quality_passed=False)
         check = CheckRequest(question=question, answer=draft.answer, chunk_ids=ids)
         numbers_unverified = False
@@ -985,7 +1031,7 @@ class ChatTurn:
                 steps.grounding_check_numbers, check, summary="numeric grounding",
             )  # fmt: skip
         except STEP_FAILED as err:
-            self._note(f"numeric check failed (closed): {_cause(err)}")
+            self._fail_closed(steps.grounding_check_numbers, "numeric check", err)
             report, numbers_unverified = GroundingReport(), True
         relevance, relevance_checked = None, True
         if self._open:
@@ -1023,7 +1069,7 @@ class ChatTurn:
                 summary="does the answer address the question",
             )
         except STEP_FAILED as err:
-            self._note(f"relevance check failed (closed): {_cause(err)}")
+            self._fail_closed(steps.grounding_check_relevance, "relevance check", err)
             return None, False
         missing = relevance.missing()
         self._note(
@@ -1062,6 +1108,7 @@ class ChatTurn:
             shape = shape_answer(
                 len(unsupported) - o.removed, o.judge_unavailable, o.numbers_unverified,
                 missing=len(o.not_found) + o.removed, figures_given=o.figures_given,
+                figures_asked=self._checked_v2 and o.figures_asked,
             )  # fmt: skip
             grounded, confidence = shape.grounded, shape.confidence
             if o.verdict.low:  # the answer answers nothing it was asked
@@ -1081,6 +1128,7 @@ class ChatTurn:
             grounded=grounded,
             confidence=confidence,
             unsupported_claims=unsupported or [],
+            figures_checked=o.figures_checked if unsupported is not None else 0,
             warnings=warnings,
             coverage=o.coverage,
             relevance=o.relevance if status == "answered" else None,
@@ -1138,18 +1186,49 @@ class ChatTurn:
         history) keep running every step as a regular activity, so their replay and
         their continuation under this code issue exactly the commands they issued.
         """
+        options = self._options(step)  # before the step's progress line: it may not start
         self._publish(progress.step_started(step_name(step)))
         if self._lean and runs_local(step, self._inp.engine_in_process):
-            result = await workflow.execute_local_activity(
-                step, arg, summary=summary, **local_step_options(step)
-            )
+            local = local_step_options(step)
+            local["start_to_close_timeout"] = options["start_to_close_timeout"]
+            local["schedule_to_close_timeout"] = options["schedule_to_close_timeout"]
+            result = await workflow.execute_local_activity(step, arg, summary=summary, **local)
         else:
             result = await workflow.execute_activity(
-                step, arg, summary=summary, **step_options(step)
+                step, arg, summary=summary, **self._options(step)
             )
         # A model step's result names the calls behind it (model, prompt hash, tokens).
         self._trace.extend(getattr(result, "model_calls", None) or [])
         return result
+
+    def _options(self, step: Callable[..., Any]) -> ActivityOptions:
+        """`step`'s options from the policy table; a budgeted step's bounded by what is
+        left of the turn's budget (TurnBudgetSpent, recorded, when too little is left)."""
+        options = step_options(step)
+        if not (self._checked_v2 and POLICY[step_name(step)].budgeted):
+            return options
+        left = self._left()
+        if left < timedelta(seconds=MIN_STEP_SECONDS):
+            self._out_of_time = True
+            raise TurnBudgetSpent(
+                f"the turn's {self._inp.turn_budget_seconds:g} s budget was spent before "
+                f"{step_name(step)} could start"
+            )
+        options["start_to_close_timeout"] = min(options["start_to_close_timeout"], left)
+        total = options["schedule_to_close_timeout"]
+        options["schedule_to_close_timeout"] = left if total is None else min(total, left)
+        return options
+
+    def _left(self) -> timedelta:
+        return self._deadline - workflow.now()
+
+    def _time_for(self, what: str) -> bool:
+        """Whether a budgeted turn has time left to start `what` (noted when not)."""
+        if not self._checked_v2 or self._left() >= timedelta(seconds=MIN_STEP_SECONDS):
+            return True
+        self._out_of_time = True
+        self._note(f"{what} skipped: the turn's budget is spent")
+        return False
 
     async def _save(self, result: TurnResult, final: bool) -> None:
         await self._exec(
@@ -1179,6 +1258,7 @@ class ChatTurn:
             question=storable(self._inp.question),
             retries=self._retries,
             degraded=list(self._degraded),
+            step_failures=list(self._failures),
             clarification_round=self._round,
             model_calls=self._model_calls,
             model_trace=list(self._trace),
@@ -1207,8 +1287,24 @@ class ChatTurn:
         if POLICY[layer].direction != "open":
             raise TurnError(f"{layer} is not a fail-open layer", "PolicyViolation")
         self._degraded.append(Degradation(layer=layer, reason=reason))
+        self._failures.append(
+            StepFailure(
+                step=layer, direction="open", error_class=error_class(reason), reason=reason
+            )
+        )
         workflow.logger.warning("degraded %s: %s", layer, reason)
         self._note(f"DEGRADED {layer}: {reason}")
+
+    def _fail_closed(self, step: Callable[..., Any], what: str, err: BaseException) -> None:
+        """Record a fail-closed step's failure: its part counts as refused."""
+        cause = _cause(err)
+        self._failures.append(
+            StepFailure(
+                step=step_name(step), direction="closed", error_class=error_class(cause),
+                reason=cause,
+            )
+        )  # fmt: skip
+        self._note(f"{what} failed (closed): {cause}")
 
     def _note(self, line: str) -> None:
         self._details.append(line)

@@ -8,6 +8,7 @@ Frozen pydantic models; new fields only with defaults (histories replay old payl
 
 from pydantic import BaseModel, ConfigDict
 
+from domain.budget import TURN_BUDGET_SECONDS
 from domain.turns import (
     OPEN,
     SETTLED,
@@ -16,6 +17,7 @@ from domain.turns import (
     Citation,
     Degradation,
     DocumentsUsed,
+    StepFailure,
     TurnResult,
     TurnStatus,
 )
@@ -28,6 +30,7 @@ __all__ = [
     "Citation",
     "Degradation",
     "DocumentsUsed",
+    "StepFailure",
     "TurnResult",
     "TurnStatus",
 ]
@@ -49,6 +52,9 @@ class TurnInput(_Frozen):
     as local activities. False for a remote model, and for turns started before this."""
     tenant_id: str = "default"
     """The API key's tenant (turns started before tenants: the development tenant)."""
+    turn_budget_seconds: float = TURN_BUDGET_SECONDS
+    """How long the turn's answering work may take (clarification waits not counted):
+    the API passes TURNSTILE_TURN_BUDGET_SECONDS; see `domain/budget.py`."""
     answer_cache: bool = False
     """Whether this turn may use the semantic answer cache: the starter opts in (the API
     does, per TURNSTILE_ANSWER_CACHE); a starter that does not say gets a fresh answer."""

@@ -14,12 +14,20 @@ from temporalio.common import RetryPolicy
 
 from activities.errors import ErrorType
 from activities.steps import declared_name
+from domain.budget import MODEL_STEP_ATTEMPTS, MODEL_STEP_SECONDS, MODEL_STEP_TOTAL_SECONDS
 
 _BOUNDED = RetryPolicy(
     initial_interval=timedelta(milliseconds=200),
     maximum_interval=timedelta(seconds=5),
     maximum_attempts=3,
     non_retryable_error_types=[ErrorType.INVALID_INPUT, ErrorType.UPSTREAM_REJECTED],
+)
+# A model step's attempts (one model call each): MODEL_STEP_ATTEMPTS, named in one place.
+_MODEL_RETRY = RetryPolicy(
+    initial_interval=_BOUNDED.initial_interval,
+    maximum_interval=_BOUNDED.maximum_interval,
+    maximum_attempts=MODEL_STEP_ATTEMPTS,
+    non_retryable_error_types=_BOUNDED.non_retryable_error_types,
 )
 # Writes whose loss would lose the turn: retried until they succeed.
 _UNTIL_DONE = RetryPolicy(
@@ -49,6 +57,20 @@ class StepPolicy:
     schedule_to_close: timedelta | None = timedelta(seconds=90)
     retry: RetryPolicy = field(default_factory=lambda: _BOUNDED)
     heartbeat: timedelta | None = None
+    budgeted: bool = False
+    """Part of a turn's answering work: never given longer than what is left of the
+    turn's budget, and not started once it is spent (`domain/budget.py`)."""
+
+
+def _model_step(direction: Literal["open", "closed"], on_error: str, why: str) -> StepPolicy:
+    """A model step: one model call per attempt, so its timeouts hold the longest model
+    timeout the settings accept, for every attempt; and it counts against the budget."""
+    return StepPolicy(
+        direction, on_error, why, kind="engine", heartbeat=_BEAT, budgeted=True,
+        start_to_close=timedelta(seconds=MODEL_STEP_SECONDS),
+        schedule_to_close=timedelta(seconds=MODEL_STEP_TOTAL_SECONDS),
+        retry=_MODEL_RETRY,
+    )  # fmt: skip
 
 
 POLICY: dict[str, StepPolicy] = {
@@ -57,10 +79,9 @@ POLICY: dict[str, StepPolicy] = {
         "a turn without history can still answer or ask; blocking it helps nobody",
         kind="local", heartbeat=_BEAT,
     ),
-    "llm_summarize_history": StepPolicy(
+    "llm_summarize_history": _model_step(
         "open", "keep the history as it is (no summary this turn)",
         "a summary only saves context; the messages are never deleted, so nothing is lost",
-        kind="engine", heartbeat=_BEAT,
     ),
     "qdrant_lookup_answer": StepPolicy(
         "open", "a miss: the turn answers from the reports",
@@ -72,28 +93,25 @@ POLICY: dict[str, StepPolicy] = {
         "telling a user a preference was kept when it was not is a broken promise",
         kind="local", heartbeat=_BEAT,
     ),
-    "llm_route_question": StepPolicy(
+    "llm_route_question": _model_step(
         "open", "default to retrieval, never block on clarification",
         "retrieval is the safe default: its answer is still graded and gated",
-        kind="engine", heartbeat=_BEAT,
     ),
-    "llm_rewrite_query": StepPolicy(
+    "llm_rewrite_query": _model_step(
         "open", "one sub-query per company built from the question",
-        "the question itself is a usable query", kind="engine", heartbeat=_BEAT,
+        "the question itself is a usable query",
     ),
     "qdrant_search_chunks": StepPolicy(
         "open", "that company counts as not found (gap line, retry)",
         "one company's outage must not sink the others; the gap is stated in the answer",
-        heartbeat=_BEAT,
+        heartbeat=_BEAT, budgeted=True,
     ),
-    "llm_grade_documents": StepPolicy(
-        "open", "keep all documents", "noisy evidence beats none", kind="engine", heartbeat=_BEAT,
+    "llm_grade_documents": _model_step(
+        "open", "keep all documents", "noisy evidence beats none",
     ),
-    "llm_synthesize_answer": StepPolicy(
-        "closed", "diagnostic fallback (no_answer_composed)",
+    "llm_synthesize_answer": _model_step(
+        "closed", "diagnostic fallback (no_answer_composed; model_timeout when out of time)",
         "no text is better than unchecked text",
-        start_to_close=timedelta(seconds=60), schedule_to_close=timedelta(seconds=180),
-        kind="engine", heartbeat=_BEAT,
     ),
     "grounding_check_numbers": StepPolicy(
         "closed", "every figure counts as unverified (grounded no, confidence low)",
@@ -104,11 +122,9 @@ POLICY: dict[str, StepPolicy] = {
         "an answer not checked against its question must not be shown as if it were",
         kind="local", heartbeat=_BEAT,
     ),
-    "llm_grade_answer": StepPolicy(
+    "llm_grade_answer": _model_step(
         "open", "pass with 0 unsupported, marked judge_unavailable, confidence capped at medium",
         "the numeric check still ran; configurable to closed for regulated use",
-        start_to_close=timedelta(seconds=60), schedule_to_close=timedelta(seconds=180),
-        kind="engine", heartbeat=_BEAT,
     ),
     "qdrant_save_answer": StepPolicy(
         "open", "the answer is not cached (the next such question is answered afresh)",

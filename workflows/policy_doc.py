@@ -81,6 +81,7 @@ def activity_row(step: str, p: StepPolicy) -> str:
     timeouts = (
         f"start-to-close {duration(p.start_to_close)}, "
         f"schedule-to-close {duration(p.schedule_to_close)}"
+        + (", at most what is left of the turn's budget" if p.budgeted else "")
     )
     return _row(
         [

@@ -74,7 +74,7 @@ def classify_openai(err: Exception, step: str) -> ApplicationError:
             non_retryable=True,
         )
     if isinstance(err, openai.APITimeoutError):
-        return ApplicationError(f"{step}: the model timed out", type=ErrorType.UPSTREAM_UNAVAILABLE)
+        return ApplicationError(f"{step}: the model timed out", type=ErrorType.MODEL_TIMEOUT)
     if isinstance(err, openai.APIConnectionError):
         return ApplicationError(
             f"{step}: cannot reach the model endpoint: {err}", type=ErrorType.UPSTREAM_UNAVAILABLE

@@ -505,6 +505,7 @@ async def _start(
                 engine_in_process=settings.engine == EngineName.OFFLINE,
                 answer_cache=settings.answer_cache and not fresh,
                 tenant_id=caller.tenant_id,
+                turn_budget_seconds=settings.turn_budget_seconds,
             ),
             id=alloc.turn_id,
             task_queue=settings.task_queue,

@@ -15,7 +15,7 @@ from psycopg import AsyncConnection
 from db import audit, turns
 from db.audit import incident_category
 from domain.models import ModelCall, UnsupportedClaim
-from domain.turns import Degradation, TurnResult
+from domain.turns import Degradation, StepFailure, TurnResult
 from domain.usage import Price
 
 
@@ -33,10 +33,13 @@ async def settle(conn: AsyncConnection, n: int) -> list[str]:
         result = TurnResult(
             turn_id=alloc.turn_id, conversation_id=alloc.conversation_id, status="answered",
             question=f"question {i}", route="needs_retrieval", answer="An answer [1].",
-            confidence="medium", grounded="partial", retries=1,
+            confidence="medium", grounded="partial", retries=1, figures_checked=2,
             unsupported_claims=[UnsupportedClaim(label="BHP FY2024 revenue",
                                                  reason="calculation")],
             degraded=[Degradation(layer="llm_grade_answer", reason="judge_unavailable")],
+            step_failures=[StepFailure(step="llm_grade_answer", direction="open",
+                                       error_class="timeout",
+                                       reason="ModelTimeout: grade_answer: the model timed out")],
             model_trace=[ModelCall(step="synthesize", model="m", prompt_sha="abc123def456",
                                    prompt_tokens=1000, completion_tokens=100)],
         )  # fmt: skip
@@ -65,7 +68,12 @@ async def test_each_settled_turn_gets_one_chained_record(conn: AsyncConnection) 
     assert record["tenant_id"] == "default"
     checks = {c["check"]: c["result"] for c in record["check_results"]}
     assert checks["answer_judge"].startswith("unavailable")  # the degradation above
-    assert checks["final_gate"] == "passed" and checks["numeric_grounding"] == "partial"
+    assert checks["final_gate"] == "passed" and checks["numeric_grounding"] == "partial (2 checked)"
+    # Each failed step named, with its direction and error class.
+    assert record["step_failures"] == [{
+        "step": "llm_grade_answer", "direction": "open", "error_class": "timeout",
+        "reason": "ModelTimeout: grade_answer: the model timed out",
+    }]  # fmt: skip
     assert record["seconds"] is not None
     assert record["incident"] == "unsupported_claim_shown"  # docs/incidents.md
     first = await audit.show(conn, ids[0])

@@ -173,7 +173,7 @@ async def test_every_call_records_model_prompt_hash_and_usage(fake: FakeOpenAI) 
         ("429", ErrorType.UPSTREAM_UNAVAILABLE, False, timedelta(seconds=1)),
         ("503", ErrorType.UPSTREAM_UNAVAILABLE, False, timedelta(seconds=1)),
         ("500", ErrorType.UPSTREAM_UNAVAILABLE, False, None),
-        ("timeout", ErrorType.UPSTREAM_UNAVAILABLE, False, None),
+        ("timeout", ErrorType.MODEL_TIMEOUT, False, None),
         ("malformed", ErrorType.MODEL_OUTPUT_INVALID, True, None),
         ("schema", ErrorType.MODEL_OUTPUT_INVALID, True, None),
         ("truncated", ErrorType.MODEL_OUTPUT_INVALID, True, None),

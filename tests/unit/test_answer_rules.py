@@ -50,7 +50,13 @@ def test_confidence_is_never_high_while_a_requested_figure_is_missing() -> None:
     partial = shape_answer(0, False, False, missing=1, figures_given=True)
     assert partial.confidence == "medium" and MISSING_FIGURES_WARNING in partial.warnings
     none_given = shape_answer(0, False, False, missing=2, figures_given=False)
-    assert none_given.confidence == "low"
+    assert none_given.confidence == "low" and none_given.grounded == "yes"
+    # Firing: a figure question answered with no figure at all is not grounded.
+    asked = shape_answer(0, False, False, missing=1, figures_given=False, figures_asked=True)
+    assert asked.grounded == "no" and asked.confidence == "low"
+    # Quiet: a figure question whose figure is given, or a question for no figure.
+    assert shape_answer(0, False, False, figures_given=True, figures_asked=True).grounded == "yes"
+    assert shape_answer(0, False, False, figures_given=False).grounded == "yes"
     assert shape_answer(2, False, False, missing=1).confidence == "medium"
 
 

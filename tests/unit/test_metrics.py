@@ -7,7 +7,8 @@ import pytest
 import yaml
 from prometheus_client import CollectorRegistry
 
-from activities.metrics import TurnMetrics, reason_class
+from activities.metrics import TurnMetrics
+from domain.failures import error_class
 from domain.models import Citation, ModelCall, Relevance, RelevanceItem, UnsupportedClaim
 from domain.turns import Degradation, TurnResult
 
@@ -72,11 +73,11 @@ def test_cache_outcomes_and_summaries_are_counted() -> None:
 
 
 def test_reason_classes_are_a_bounded_set() -> None:
-    assert reason_class("BHP: UpstreamUnavailable: the reranker answered 503") == (
+    assert error_class("BHP: UpstreamUnavailable: the reranker answered 503") == (
         "upstreamunavailable"
     )
-    assert reason_class("judge_unavailable: ModelRefused") == "judge_unavailable"
-    assert reason_class("What was BHP's revenue? some user text") == "other"
+    assert error_class("judge_unavailable: ModelRefused") == "judge_unavailable"
+    assert error_class("What was BHP's revenue? some user text") == "other"
 
 
 @pytest.mark.parametrize(
@@ -86,14 +87,15 @@ def test_reason_classes_are_a_bounded_set() -> None:
          "malformed_output"),
         ("ModelRefused: route: the model refused: I can't help", "refusal"),
         ("UpstreamUnavailable: the model endpoint answered 429: slow down", "rate_limit"),
-        ("UpstreamUnavailable: synthesize: the model timed out", "timeout"),
+        ("ModelTimeout: synthesize: the model timed out", "timeout"),
+        ("TurnBudgetSpent: the turn's 90 s budget was spent", "timeout"),
         ("TimeoutError: activity StartToClose timeout", "timeout"),
         ("UpstreamUnavailable: the model endpoint answered 503: unavailable",
          "upstreamunavailable"),
     ],
 )  # fmt: skip
 def test_a_model_steps_failure_is_told_apart_by_kind(reason: str, label: str) -> None:
-    assert reason_class(reason) == label
+    assert error_class(reason) == label
 
 
 def exported_names() -> set[str]:

@@ -4,6 +4,7 @@ from datetime import timedelta
 
 import pytest
 
+from domain.budget import MAX_MODEL_TIMEOUT_SECONDS, MODEL_STEP_ATTEMPTS, TURN_BUDGET_SECONDS
 from workflows.policy import POLICY, PURE_LAYERS, activity_options
 
 SAVE = "postgres_save_turn"
@@ -101,3 +102,34 @@ def test_long_running_steps_have_a_heartbeat_timeout_of_a_few_seconds(name: str)
 def test_unknown_activity_has_no_options() -> None:
     with pytest.raises(KeyError):
         activity_options("no_such_activity")
+
+
+MODEL_STEPS = sorted(name for name, p in POLICY.items() if p.kind == "engine")
+
+
+@pytest.mark.parametrize("name", MODEL_STEPS)
+def test_a_model_steps_timeouts_hold_the_longest_model_timeout_for_every_attempt(
+    name: str,
+) -> None:
+    """One model call per attempt (the client's retries are off): start-to-close holds
+    the longest model timeout the settings accept, schedule-to-close every attempt."""
+    options = activity_options(name)
+    longest = timedelta(seconds=MAX_MODEL_TIMEOUT_SECONDS)
+    attempts = options["retry_policy"].maximum_attempts
+    total = options["schedule_to_close_timeout"]
+    assert attempts == MODEL_STEP_ATTEMPTS
+    assert options["start_to_close_timeout"] > longest
+    assert total is not None and total >= attempts * options["start_to_close_timeout"]
+    assert POLICY[name].budgeted, "a model step counts against the turn's budget"
+
+
+def test_the_turn_budget_holds_at_least_one_call_at_the_default_model_timeout() -> None:
+    from settings import Settings
+
+    assert Settings().model_timeout_seconds < TURN_BUDGET_SECONDS
+
+
+@pytest.mark.parametrize("name", ["postgres_save_turn", "grounding_check_numbers",
+                                  "grounding_check_relevance"])  # fmt: skip
+def test_the_save_and_the_checks_run_whatever_is_left_of_the_budget(name: str) -> None:
+    assert not POLICY[name].budgeted

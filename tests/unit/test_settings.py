@@ -100,6 +100,9 @@ def test_a_judge_on_the_generators_model_is_flagged() -> None:
         ("TURNSTILE_OPENAI_BASE_URL", "localhost:11434", "must start with http:// or https://"),
         ("TURNSTILE_MODEL_JUDGE", "", "at least 1 character"),
         ("TURNSTILE_MODEL_TIMEOUT_SECONDS", "0", "greater than 0"),
+        # Longer than a model step's start-to-close holds: every attempt would be cut off.
+        ("TURNSTILE_MODEL_TIMEOUT_SECONDS", "71", "less than or equal to 70"),
+        ("TURNSTILE_TURN_BUDGET_SECONDS", "0", "greater than 0"),
         ("TURNSTILE_OPENAI_STRUCTURED_OUTPUT", "xml", "'json_schema' or 'json_object'"),
     ],
 )
@@ -122,6 +125,7 @@ def test_each_bound_refuses_a_nonsense_value_naming_its_variable(
         ("TURNSTILE_DATABASE_CONNECT_TIMEOUT_SECONDS", "1"),
         ("TURNSTILE_API_URL", "https://turnstile.example"),
         ("TURNSTILE_ENGINE", "offline"),
+        ("TURNSTILE_MODEL_TIMEOUT_SECONDS", "70"),
     ],
 )
 def test_values_at_the_bounds_are_accepted(

@@ -6,6 +6,7 @@ from workflows.contracts import TurnResult
 BOOKKEEPING = {
     "turn_id", "conversation_id", "question", "retries", "degraded",
     "clarification_round", "model_calls", "model_trace", "retry_skipped", "documents",
+    "step_failures", "figures_checked",
     "status", "resolved_question", "carried", "cache", "cache_turn_id", "cache_similarity",
     "summarised",
 }  # fmt: skip

@@ -11,8 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from temporalio.exceptions import ApplicationError
 
 from activities.contracts import Draft
+from activities.errors import ErrorType
 from tests.conftest import Turns, TurnWorker, outcome
 from tests.workflows.scripted_engine import ScriptedEngine
 
@@ -112,3 +114,26 @@ async def test_record_checked_draft_histories(
         fallback = await t.ask("What was BHP's revenue in FY2024?")
         assert fallback.fallback_reason == "unverified", fallback
         await _save_as(t, "checked_refuted_fallback", fallback.turn_id)
+
+
+@pytest.mark.record_histories
+async def test_record_budgeted_histories(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """The `checked-drafts-v2` paths (`budget_` prefix): a turn whose budget is spent
+    before its first model step (every budgeted step skipped), and one whose draft timed
+    out (fallback `model_timeout` both)."""
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        t.turn_budget = 0.5  # less than a step needs: nothing budgeted starts
+        spent = await t.ask("What was BHP's revenue in FY2024?")
+        assert spent.fallback_reason == "model_timeout", spent
+        await _save_as(t, "budget_spent", spent.turn_id)
+    timed_out = ApplicationError(
+        "synthesize: the model timed out", type=ErrorType.MODEL_TIMEOUT, non_retryable=True
+    )
+    async with turn_worker(ScriptedEngine().always("synthesize", timed_out)) as tq:
+        t = turns_on(tq)
+        late = await t.ask("What was BHP's revenue in FY2024?")
+        assert late.fallback_reason == "model_timeout", late
+        await _save_as(t, "budget_draft_timed_out", late.turn_id)

@@ -11,9 +11,11 @@ the path the failure-policy table declares for its step.
 import json
 import re
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from temporalio.api.enums.v1 import EventType
 
 from activities.engines.offline import CLARIFYING_QUESTION
 from activities.engines.openai_engine import ModelConfig, OpenAIEngine
@@ -21,6 +23,7 @@ from activities.engines.prompts import prompt
 from domain.turns import TurnResult
 from tests.conftest import Turns, TurnWorker, activity_inputs, outcome
 from tests.fakes.servers import FakeOpenAI
+from workflows.policy import POLICY
 
 Body = dict[str, Any]
 
@@ -285,6 +288,8 @@ async def test_a_figure_free_answer_about_something_else_is_not_shown_with_confi
     result = await ask(turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?")
     assert result.confidence not in ("high", "medium"), result
     assert "BHP FY2024 revenue: data not found" in (result.answer or ""), result.answer
+    # Zero figures checked backs nothing a figure question asked: not grounded.
+    assert result.grounded == "no" and result.figures_checked == 0, result
 
 
 async def test_a_comparison_that_skips_a_company_says_what_it_lacks(
@@ -453,3 +458,97 @@ async def test_a_model_turns_history_holds_no_prompt_or_evidence(
     history = "".join(text)
     assert "<<<EVIDENCE" not in history and "You route questions" not in history
     assert size < 64_000, size  # ids, previews and parsed results only
+
+
+# ---- the turn's budget: a slow provider ends the turn on time, saying why ---------------
+
+
+async def ask_within(
+    turn_worker: TurnWorker,
+    turns_on: Callable[[str], Turns],
+    fake: FakeOpenAI,
+    question: str,
+    budget: float,
+) -> tuple[TurnResult, list[Any]]:
+    """A turn with a `budget`-second budget, and its history's events."""
+    async with turn_worker(model_engine(fake)) as tq:
+        turns = turns_on(tq)
+        turns.in_process, turns.turn_budget = False, budget
+        handle = await turns.start(question)
+        result = await outcome(handle, 0)
+        events = [e async for e in handle.fetch_history_events()]
+    return result, events
+
+
+def never_past_the_budget(events: list[Any], budget: float) -> list[str]:
+    """Each budgeted step the history shows given time past the turn's budget.
+
+    A step's options are set in the workflow task that schedules it, at that task's
+    time (`workflow.now()`): that time plus its schedule-to-close is where Temporal ends
+    it. The budget runs from the first workflow task.
+    """
+    started = [e for e in events if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED]
+    deadline = started[0].event_time.ToDatetime() + timedelta(seconds=budget)
+    past, task_time = [], started[0].event_time.ToDatetime()
+    for e in events:
+        if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED:
+            task_time = e.event_time.ToDatetime()
+        if e.event_type != EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+            continue
+        scheduled = e.activity_task_scheduled_event_attributes
+        name = scheduled.activity_type.name
+        if not POLICY[name].budgeted:
+            continue
+        ends = task_time + scheduled.schedule_to_close_timeout.ToTimedelta()
+        if ends > deadline + timedelta(milliseconds=1):
+            past.append(f"{name} ends {(ends - deadline).total_seconds():.3f} s past")
+    return past
+
+
+async def test_a_provider_too_slow_to_draft_settles_the_turn_on_budget_saying_so(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    brain.writes(revenue_sentence)
+    fake.hang_seconds = 7.0  # past the engine's 5 s model timeout
+    fake.step_faults["SynthesisOut"] = "timeout"
+    result, events = await ask_within(
+        turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?", budget=8.0
+    )
+    assert result.status == "fallback" and result.fallback_reason == "model_timeout", result
+    assert "did not answer in time" in (result.answer or "")
+    assert "55,658" not in (result.answer or "")
+    failed = {(f.step, f.direction, f.error_class) for f in result.step_failures}
+    assert failed == {("llm_synthesize_answer", "closed", "timeout")}, result.step_failures
+    # Its attempts together are given only what is left of the budget: none outlasts it.
+    assert never_past_the_budget(events, 8.0) == []
+
+
+async def test_a_budget_spent_before_a_step_skips_it_and_records_why(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    brain.writes(revenue_sentence)
+    fake.hang_seconds = 7.0
+    fake.step_faults["RouteOut"] = "timeout"  # the router eats the whole budget
+    result, events = await ask_within(
+        turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?", budget=6.0
+    )
+    assert result.status == "fallback" and result.fallback_reason == "model_timeout", result
+    # Routing timed out (open); nothing after it was started, each skip recorded.
+    assert set(fake.steps_called()) == {"RouteOut"}, fake.steps_called()
+    failed = [(f.step, f.direction, f.error_class) for f in result.step_failures]
+    assert failed[0] == ("llm_route_question", "open", "timeout"), failed
+    assert ("llm_rewrite_query", "open", "timeout") in failed
+    assert ("qdrant_search_chunks", "open", "timeout") in failed
+    assert never_past_the_budget(events, 6.0) == []
+
+
+async def test_a_turn_with_time_to_spare_is_not_touched_by_its_budget(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    brain.writes(revenue_sentence)
+    result, events = await ask_within(
+        turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?", budget=90.0
+    )
+    assert result.status == "answered" and result.confidence == "high", result
+    assert result.step_failures == [] and result.degraded == []
+    assert never_past_the_budget(events, 90.0) == []

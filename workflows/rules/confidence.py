@@ -38,6 +38,7 @@ def confidence_band(unsupported: int, judge_unavailable: bool = False) -> Band:
 
 
 NUMBERS_UNVERIFIED_WARNING = "The figures could not be checked against the reports."
+NO_FIGURE_GIVEN_WARNING = "The answer gives none of the figures asked for."
 MISSING_FIGURES_WARNING = (
     "Not every figure asked for is in the reports; the answer says which are missing."
 )
@@ -60,13 +61,16 @@ def shape_answer(
     numbers_unverified: bool,
     missing: int = 0,
     figures_given: bool = True,
+    figures_asked: bool = False,
 ) -> Shape:
     """Confidence from the unsupported count; an unchecked figure forces no / low.
 
     When the numeric check could not run (fail-closed), no figure counts as verified,
     whatever the judge said. Coverage counts per requested figure, not per company: with
     `missing` figures asked for and not found, confidence is at most medium, and low when
-    the answer gives none of the figures asked for (only its not-found lines).
+    the answer gives none of the figures asked for (only its not-found lines). An answer
+    to a question that asks for figures (`figures_asked`) that gives none is not
+    grounded, whatever else it says: zero figures checked backs nothing that was asked.
     """
     band = confidence_band(unsupported, judge_unavailable)
     grounded, confidence = band.grounded, band.confidence
@@ -76,6 +80,9 @@ def shape_answer(
             "low" if not figures_given else ("medium" if confidence == "high" else confidence)
         )
         warnings = (MISSING_FIGURES_WARNING,)
+    if figures_asked and not figures_given:
+        grounded, confidence = "no", "low"
+        warnings = (*warnings, NO_FIGURE_GIVEN_WARNING)
     if numbers_unverified:
         grounded, confidence = "no", "low"
         warnings = (*warnings, NUMBERS_UNVERIFIED_WARNING)

@@ -16,6 +16,8 @@ CLARIFICATION_EXHAUSTED = "clarification_exhausted"
 INTERNAL_ERROR = "internal_error"
 UNVERIFIED = "unverified"
 """Every figure the draft gave was refuted and taken out (`workflows/rules/refuted.py`)."""
+MODEL_TIMEOUT = "model_timeout"
+"""The model provider did not answer before the turn's budget was spent."""
 
 EXAMPLE_QUESTIONS = (
     "What was BHP's revenue in FY2024?",
@@ -41,6 +43,11 @@ def fallback_answer(reason: str, coverage: Mapping[str, bool]) -> str:
         head = (
             "The figures I drafted for this question could not be verified against the "
             "reports, so none is shown."
+        )
+    elif reason == MODEL_TIMEOUT:
+        head = (
+            "The model provider did not answer in time, so no answer was composed. "
+            "Please ask again in a moment."
         )
     elif reason == INTERNAL_ERROR:
         head = "Something went wrong while answering this question, so no answer was given."
