@@ -200,6 +200,8 @@ def render(result: TurnResult, in_chat: bool = False) -> str:
         lines.append("Calculated:")
         for d in result.derived:
             lines.append(f"  {d.label}: {d.formula}")
+    for claim in result.unsupported_claims:  # each claim the checks could not back
+        lines.append(f"! could not verify: {claim.label} ({claim.reason.replace('_', ' ')})")
     for warning in result.warnings:
         lines.append(f"! {warning}")
     meta = [f"status {result.status}"]

@@ -9,10 +9,14 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from selenium.webdriver.common.by import By
 
+from tests.e2e.test_page import ask, chromium
 from tests.e2e.test_stack import stack_env, turnstile
 from tests.fakes.servers import FakeOpenAI
-from tests.workflows.test_model_engine import Brain, revenue_sentence
+from tests.workflows.test_model_engine import Brain, compare, revenue_sentence
+
+COMPARISON = "Compare BHP and Rio Tinto revenue in FY2024"
 
 
 @pytest.fixture(scope="module")
@@ -49,5 +53,21 @@ def test_a_stack_configured_for_a_model_answers_through_it(
             "route", "rewrite", "grade_documents", "synthesize", "grade_answer"
         ]  # fmt: skip
         assert fake.steps_called()[-1] == "JudgeOut"
+        # A claim the checks refuted is named where people read the answer: the CLI and
+        # the page each say which figure could not be verified.
+        Brain(fake).writes(lambda body: compare(body, "US$99,999 million"))
+        asked = turnstile(env, "ask", COMPARISON, timeout=120)
+        assert asked.returncode == 0, asked.stdout + asked.stderr
+        assert "! could not verify: RIO FY2024 revenue" in asked.stdout, asked.stdout
+        assert "99,999" not in asked.stdout
+        driver = chromium()
+        try:
+            driver.get(api + "/")
+            ask(driver, COMPARISON)
+            flags = [f.text for f in driver.find_elements(By.CSS_SELECTOR, ".msg.assistant .flag")]
+            assert any(f.startswith("Could not verify:") and "RIO FY2024 revenue" in f
+                       for f in flags), flags  # fmt: skip
+        finally:
+            driver.quit()
     finally:
         turnstile(env, "down", timeout=120)

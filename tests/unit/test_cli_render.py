@@ -1,6 +1,6 @@
 """The CLI's rendering of a turn for people: answer, sources, warnings, meta line."""
 
-from activities.contracts import Derived
+from activities.contracts import Derived, UnsupportedClaim
 from cli.chat import render
 from workflows.contracts import Citation, TurnResult
 
@@ -19,6 +19,22 @@ def test_render_shows_citations_calculations_warnings_and_confidence() -> None:
     assert "[1] BHP FY2024, BHP Annual Report 2024, p.4" in text
     assert "! FY2021 is not covered" in text
     assert "confidence high" in text and "BHP revenue change" in text
+
+
+def test_render_names_each_claim_the_checks_could_not_back() -> None:
+    result = TurnResult(
+        turn_id="turn-c1-1", conversation_id="c1", status="answered", question="q",
+        answer="BHP's revenue for FY2024 was US$55,658 million [1].\n"
+        "RIO FY2024 revenue: a figure the draft gave could not be verified and was removed",
+        unsupported_claims=[UnsupportedClaim(label="RIO FY2024 revenue", reason="calculation"),
+                            UnsupportedClaim(label="BHP outlook", reason="general_knowledge")],
+        grounded="partial", confidence="medium",
+    )  # fmt: skip
+    text = render(result)
+    assert "! could not verify: RIO FY2024 revenue (calculation)" in text
+    assert "! could not verify: BHP outlook (general knowledge)" in text
+    clean = render(result.model_copy(update={"unsupported_claims": []}))
+    assert "could not verify:" not in clean  # quiet: nothing unbacked, nothing named
 
 
 def test_render_shows_a_clarifying_question_with_how_to_reply() -> None:
