@@ -10,18 +10,14 @@ replaced by the fixed clarification text, and the reason is recorded.
 import re
 
 from domain.grounding import find_amounts
+from domain.injection import speaks_to_the_reader
 
 MIN_CHARS, MAX_CHARS = 10, 400
 
-# Words about the assistant's own instructions or about verification: a clarifying
-# question has no business with either ("ignore previous instructions", "this answer is
-# fully verified", "system prompt", "as an AI").
-_INSTRUCTIONS = re.compile(
-    r"\b(?:ignore|disregard|forget|override|bypass)\b.{0,40}\b(?:instructions?|rules?|prompts?|"
-    r"guidelines|above|previous|prior)\b"
-    r"|\bsystem\s+prompt\b|\bdeveloper\s+(?:message|mode)\b|\bjailbreak\b|\bas\s+an\s+ai\b"
-    r"|\b(?:fully|independently|officially)?\s*(?:verified|guaranteed|certified|audited)\b"
-    r"|\b(?:no\s+need\s+to|don't|do\s+not)\s+(?:check|verify)\b",
+# Verification words: a clarifying question has no business with any claim about
+# quality ("fully verified", "audited"); an answer may quote a report's "audited".
+_VERIFIED = re.compile(
+    r"\b(?:fully|independently|officially)?\s*(?:verified|guaranteed|certified|audited)\b",
     re.IGNORECASE,
 )
 _LINK = re.compile(r"https?://|www\.|\]\(|<\s*a\s", re.IGNORECASE)
@@ -41,7 +37,7 @@ def unshowable(text: str) -> str | None:
         return "it asks nothing"
     if _LINK.search(stripped):
         return "it carries a link"
-    if _INSTRUCTIONS.search(stripped):
+    if speaks_to_the_reader(stripped) or _VERIFIED.search(stripped):
         return "it speaks of instructions or verification"
     rest = _NOT_FIGURES.sub(" ", stripped)
     if find_amounts(rest) or re.search(r"\d", rest):

@@ -56,6 +56,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.companies import COMPANIES, LATEST_FISCAL_YEAR
     from domain.failures import error_class
     from domain.grounding import merge_claims
+    from domain.injection import without_instructions
     from domain.memory import (
         MemoryNote,
         Remembering,
@@ -196,8 +197,14 @@ CHECKED_DRAFTS_V2 = "checked-drafts-v2"
 turn_budget_seconds`): no budgeted step (`StepPolicy.budgeted`) is given longer than what
 is left of it or started once it is spent, no retry pass or redraft starts without time
 for it, and a turn out of time before a draft settles with the `model_timeout` fallback.
-Time spent waiting for a clarification reply is not counted. Turns started before it
-keep the unbounded turn they started with."""
+Time spent waiting for a clarification reply is not counted. Also from here on a draft's
+sentences that speak to the reader (an instruction, a claim of being verified) are taken
+out before the checks, and a figure question answered with no figure is not grounded.
+Turns started before it keep the unbounded turn and the gate they started with."""
+SPOKE_TO_READER_WARNING = (
+    "A sentence of the drafted answer spoke of instructions or called itself verified; it "
+    "was taken out (only the checks say what is verified)."
+)
 NO_USER_TEXT = (
     "I can only remember preferences for a known user (send a user id with your "
     "questions), so nothing was stored."
@@ -309,6 +316,8 @@ class _Pass:
     """False when the relevance control was due and could not run (fail-closed)."""
     sentences: dict[str, str] = field(default_factory=dict)
     """Each unsupported claim's sentence in the draft, by label (the numeric check's)."""
+    spoke_to_reader: int = 0
+    """Sentences of the draft taken out for instructions or a claim of being verified."""
 
     @property
     def gaps(self) -> list[NotFound]:
@@ -899,6 +908,8 @@ class ChatTurn:
             text = f"{verdict.lead}\n\n{text}"
         if verdict.warning:
             bound.warnings.append(verdict.warning)
+        if best.spoke_to_reader:
+            bound.warnings.append(SPOKE_TO_READER_WARNING)
         bound_text = text
         if remembered := preference_notice(carried.preferences):
             text = f"{remembered}\n\n{text}"
@@ -923,7 +934,10 @@ class ChatTurn:
             numbers_unverified=best.numbers_unverified,
             figures_given=best.checked_numbers > 0 or best.numbers_unverified,
             figures_asked=asks_figures(decision.slots), figures_checked=best.checked_numbers,
-            to_cache=clean if best.quality_passed and not verdict.low and not removed else None,
+            to_cache=clean if (
+                best.quality_passed and not verdict.low and not removed
+                and not best.spoke_to_reader
+            ) else None,
             relevance=best.relevance, verdict=verdict, removed=len(removed),
         )  # fmt: skip
 
@@ -1024,6 +1038,12 @@ class ChatTurn:
             if error_class(_cause(err)) == "timeout":
                 self._out_of_time = True
             return _Pass(number, None, sources, [], [], quality_passed=False)
+        spoken: list[str] = []
+        if self._checked_v2:  # before the checks: they check what would be shown
+            answer, spoken = without_instructions(draft.answer)
+            if spoken:
+                self._note(f"draft: {len(spoken)} sentence(s) speaking to the reader taken out")
+                draft = draft.model_copy(update={"answer": answer})
         check = CheckRequest(question=question, answer=draft.answer, chunk_ids=ids)
         numbers_unverified = False
         try:
@@ -1056,6 +1076,7 @@ class ChatTurn:
             number, draft, sources, unsupported, report.derived or draft.derived,
             grade.quality_passed, judge_unavailable, numbers_unverified,
             report.checked_numbers, relevance, relevance_checked, report.sentences,
+            len(spoken),
         )  # fmt: skip
 
     async def _check_relevance(

@@ -1,11 +1,14 @@
 """Whole turns through the real workflow with the model engine (TURNSTILE_ENGINE=openai).
 
 The real `openai` client talks to the fake server of tests/fakes/servers.py; what the
-"model" answers is a small brain written here from the prompt the engine really sent
-(the question, the fenced evidence). Every other part is real: the dev server,
-PostgreSQL, the Qdrant index, the numeric check, the gate. A bad draft (an altered digit,
-a wrong year, a wrong company) is caught by the numeric check; each provider fault takes
-the path the failure-policy table declares for its step.
+"model" answers is a small brain (`Brain`, tests/fakes/servers.py) reading the prompt
+the engine really sent (the question, the fenced evidence). Every other part is real:
+the dev server, PostgreSQL, the Qdrant index, the numeric check, the gate. Each kind of
+bad draft (`Adversary`'s modes: another year's, metric's or company's figure unlabelled,
+an invented one, an off-topic answer, injected instructions, a skipped company) has a
+whole turn showing the control that stops it, and the honest mode the controls quiet;
+each provider fault takes the path the failure-policy table declares for its step, and
+a slow provider ends the turn within its budget.
 """
 
 import json
@@ -22,69 +25,20 @@ from activities.engines.openai_engine import ModelConfig, OpenAIEngine
 from activities.engines.prompts import prompt
 from domain.turns import TurnResult
 from tests.conftest import Turns, TurnWorker, activity_inputs, outcome
-from tests.fakes.servers import FakeOpenAI
+from tests.fakes.servers import (
+    ADVERSARIAL_MODES,
+    INVENTED,
+    Adversary,
+    Body,
+    Brain,
+    FakeOpenAI,
+    Figure,
+    Truth,
+    block_with,
+    evidence_of,
+    user_text,
+)
 from workflows.policy import POLICY
-
-Body = dict[str, Any]
-
-
-def user_text(body: Body) -> str:
-    return str(next(m["content"] for m in body["messages"] if m["role"] == "user"))
-
-
-def question_of(body: Body) -> str:
-    match = re.search(r"^Question: (.*)$", user_text(body), re.MULTILINE)
-    return match.group(1) if match else ""
-
-
-def evidence_of(body: Body) -> dict[int, str]:
-    """The fenced evidence blocks the engine sent, by their number."""
-    text = user_text(body)
-    fenced = text[text.index("<<<EVIDENCE") : text.index("EVIDENCE>>>")]
-    parts = re.split(r"\n\[(\d+)\]\n", fenced)
-    return {int(parts[i]): parts[i + 1] for i in range(1, len(parts) - 1, 2)}
-
-
-def block_with(body: Body, needle: str) -> int:
-    return next(n for n, text in evidence_of(body).items() if needle in text)
-
-
-class Brain:
-    """A deterministic stand-in for a model, reading the prompts the engine sends."""
-
-    def __init__(self, fake: FakeOpenAI) -> None:
-        self.fake = fake
-        fake.respond("RouteOut", self.route)
-        fake.respond("RewriteOut", self.rewrite)
-        fake.respond("GradeOut", self.grade)
-        fake.respond("JudgeOut", {"quality_passed": True, "unsupported": []})
-        fake.respond("SummaryOut", {"summary": "none"})
-
-    def route(self, body: Body) -> Body:
-        vague = not re.search(r"BHP|Rio|Fortescue|South32|Northern", question_of(body))
-        return {
-            "out_of_scope": False, "needs_retrieval": not vague, "needs_clarification": vague,
-            "clarifying_question": "Which company do you mean: BHP, Rio Tinto, Fortescue, "
-            "South32 or Northern Star?" if vague else None, "direct_answer": None,
-        }  # fmt: skip
-
-    def rewrite(self, body: Body) -> Body:
-        tickers = re.search(r"using these tickers: ([A-Z0-9, ]+)\.", user_text(body))
-        assert tickers
-        return {"sub_queries": [
-            {"company": t, "query": f"{t} {question_of(body)}"}
-            for t in tickers.group(1).split(", ")
-        ]}  # fmt: skip
-
-    def grade(self, body: Body) -> Body:
-        def stems(text: str) -> set[str]:
-            return {w[:5] for w in re.findall(r"[a-z]{5,}", text.lower())} - {"compa", "which"}
-
-        asked = stems(question_of(body))
-        return {"relevant": [n for n, text in evidence_of(body).items() if asked & stems(text)]}
-
-    def writes(self, answer: Callable[[Body], str]) -> None:
-        self.fake.respond("SynthesisOut", lambda body: {"answer": answer(body), "not_found": []})
 
 
 @pytest.fixture(scope="module")
@@ -234,75 +188,6 @@ async def test_a_figure_still_refuted_is_taken_out_and_named(
     assert "99,999" not in answer
     assert "RIO FY2024 revenue: a figure the draft gave could not be verified" in answer
     assert result.confidence == "medium", result
-
-
-def unlabelled(body: Body, needle: str, amount: str) -> str:
-    """A sentence that names neither year nor metric, citing the block that holds
-    `needle` (a figure of another year or another metric, as an adversarial model writes
-    it)."""
-    return f"For BHP Group the figure was {amount} [{block_with(body, needle)}]."
-
-
-@pytest.mark.parametrize(
-    ("question", "needle", "amount", "why"),
-    [
-        ("What was BHP's revenue in FY2024?", "51.26", "US$51.26 billion",
-         "the FY2025 figure (from the later report searched beside FY2024) for FY2024"),
-        ("What was BHP's underlying EBITDA in FY2024?", "55,658", "US$55,658 million",
-         "the revenue figure for an EBITDA question"),
-    ],
-)  # fmt: skip
-async def test_a_figure_that_names_nothing_is_checked_against_what_was_asked(
-    brain: Brain,
-    fake: FakeOpenAI,
-    turn_worker: TurnWorker,
-    turns_on: Callable[[str], Turns],
-    question: str,
-    needle: str,
-    amount: str,
-    why: str,
-) -> None:
-    brain.writes(lambda body: unlabelled(body, needle, amount))
-    result = await ask(turn_worker, turns_on, fake, question)
-    # Refuted twice, the only figure is taken out: the turn falls back, nothing shown.
-    assert result.status == "fallback" and result.fallback_reason == "unverified", why
-    assert amount not in (result.answer or ""), why
-
-
-async def test_a_figure_of_what_was_asked_that_names_nothing_stays_grounded(
-    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
-) -> None:
-    brain.writes(lambda body: unlabelled(body, "55,658", "US$55,658 million"))
-    result = await ask(turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?")
-    assert result.unsupported_claims == [] and result.grounded == "yes", result
-
-
-async def test_a_figure_free_answer_about_something_else_is_not_shown_with_confidence(
-    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
-) -> None:
-    def elsewhere(body: Body) -> str:
-        n = block_with(body, "55,658")
-        return f"BHP Group is committed to safety, to its people and to its communities [{n}]."
-
-    brain.writes(elsewhere)
-    result = await ask(turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?")
-    assert result.confidence not in ("high", "medium"), result
-    assert "BHP FY2024 revenue: data not found" in (result.answer or ""), result.answer
-    # Zero figures checked backs nothing a figure question asked: not grounded.
-    assert result.grounded == "no" and result.figures_checked == 0, result
-
-
-async def test_a_comparison_that_skips_a_company_says_what_it_lacks(
-    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
-) -> None:
-    def one_sided(body: Body) -> str:
-        n = block_with(body, "55,658")
-        return f"BHP Group's revenue for FY2024 was US$55,658 million [{n}]."
-
-    brain.writes(one_sided)
-    result = await ask(turn_worker, turns_on, fake, "Compare BHP and Rio Tinto revenue in FY2024")
-    assert result.confidence != "high", result
-    assert "RIO FY2024 revenue: data not found" in (result.answer or ""), result.answer
 
 
 async def test_a_clarification_is_answered_by_a_signal(
@@ -552,3 +437,93 @@ async def test_a_turn_with_time_to_spare_is_not_touched_by_its_budget(
     assert result.status == "answered" and result.confidence == "high", result
     assert result.step_failures == [] and result.degraded == []
     assert never_past_the_budget(events, 90.0) == []
+
+
+# ---- the adversary: one whole turn per kind of bad draft, and the control that stops it --
+
+BHP_REVENUE = Truth(
+    company="BHP Group", says="revenue for FY2024",
+    asked=Figure("US$55,658 million", "55,658"),
+    other_year=Figure("US$51.26 billion", "51.26"),  # FY2025's, from the later report
+    other_metric=Figure("US$29,016 million", "29,016"),  # underlying EBITDA
+    other_company=Figure("US$53,658 million", "53,658"),  # Rio Tinto's revenue
+)  # fmt: skip
+RIO_REVENUE = Truth(
+    company="Rio Tinto", says="consolidated sales revenue for FY2024",
+    asked=Figure("US$53,658 million", "53,658"),
+    other_year=Figure("US$53,658 million", "53,658"),
+    other_metric=Figure("US$53,658 million", "53,658"),
+    other_company=Figure("US$55,658 million", "55,658"),  # BHP's revenue
+)  # fmt: skip
+SINGLE = "What was BHP's revenue in FY2024?"
+COMPARISON = "Compare BHP and Rio Tinto revenue in FY2024"
+WRONG = ("US$51.26 billion", "US$29,016 million", INVENTED, "US$99 billion")
+"""Every figure an adversary states that answers nothing asked (another year's, another
+metric's, an invented one, the injected one)."""
+
+
+def shown_for(mode: str) -> tuple[str, tuple[Truth, ...]]:
+    if mode in ("other_company", "skips_company"):
+        return COMPARISON, (BHP_REVENUE, RIO_REVENUE)
+    if mode == "injected_clarification":
+        return "What was the revenue in FY2024?", (BHP_REVENUE,)
+    return SINGLE, (BHP_REVENUE,)
+
+
+def control_for(mode: str, result: TurnResult) -> None:
+    """The control that stops `mode`'s bad draft, seen in the settled turn."""
+    answer = result.answer or ""
+    if mode == "honest":  # quiet: every control passes a true, cited answer
+        assert result.status == "answered" and result.confidence == "high", result
+        assert "US$55,658 million" in answer and result.unsupported_claims == []
+        assert result.step_failures == [] and not result.warnings, result
+    elif mode in ("other_year", "other_metric", "invented"):
+        # Bound to the question's company, year and metric, refuted, drafted again
+        # naming it, still refuted: taken out, nothing left, the turn falls back.
+        assert result.status == "fallback" and result.fallback_reason == "unverified", result
+    elif mode == "other_company":
+        # Each company's sentence carries the other's figure: both refuted and removed.
+        assert result.status == "fallback" and result.fallback_reason == "unverified", result
+        assert "55,658" not in answer and "53,658" not in answer
+    elif mode == "off_topic":
+        # The relevance control: nothing asked is answered; no figure backs it.
+        assert result.confidence == "low" and result.grounded == "no", result
+        assert "BHP FY2024 revenue: data not found" in answer
+    elif mode == "injected_answer":
+        # The instruction is taken out before the checks; the true figure stays.
+        assert result.status == "answered" and "US$55,658 million" in answer, result
+        assert "Ignore previous instructions" not in answer and "fully verified" not in answer
+        assert any("spoke of instructions" in w for w in result.warnings), result.warnings
+    elif mode == "injected_clarification":
+        assert result.status == "needs_clarification", result
+        assert result.clarifying_question == CLARIFYING_QUESTION
+    elif mode == "skips_company":
+        # Coverage from the question's companies, not the draft's own list.
+        assert result.confidence != "high", result
+        assert "RIO FY2024 revenue: data not found" in answer
+    else:
+        raise AssertionError(f"no control named for mode {mode!r}")
+
+
+@pytest.mark.parametrize("mode", ADVERSARIAL_MODES)
+async def test_each_kind_of_bad_draft_is_stopped_and_the_honest_one_passes(
+    fake: FakeOpenAI,
+    brain: Brain,
+    turn_worker: TurnWorker,
+    turns_on: Callable[[str], Turns],
+    mode: str,
+) -> None:
+    question, truths = shown_for(mode)
+    Adversary(fake, mode, *truths)
+    async with turn_worker(model_engine(fake)) as tq:
+        turns = turns_on(tq)
+        turns.in_process = False
+        handle = await turns.start(question)
+        result = await outcome(handle, 0)
+        events = [e async for e in handle.fetch_history_events()]
+    control_for(mode, result)
+    shown = f"{result.answer or ''} {result.clarifying_question or ''}"
+    # No figure that answers nothing asked is ever shown, at any confidence.
+    assert not [w for w in WRONG if w in shown], (mode, shown)
+    if mode != "injected_clarification":  # a waiting turn has not settled yet
+        assert never_past_the_budget(events, turns.turn_budget) == []
