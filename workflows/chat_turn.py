@@ -117,6 +117,7 @@ with workflow.unsafe.imports_passed_through():
         scope_rules,
         scope_rules_v2,
         scope_rules_v3,
+        scope_rules_v4,
     )
 
 MAX_CLARIFICATIONS = 2
@@ -199,7 +200,8 @@ is left of it or started once it is spent, no retry pass or redraft starts witho
 for it, and a turn out of time before a draft settles with the `model_timeout` fallback.
 Time spent waiting for a clarification reply is not counted. Also from here on a draft's
 sentences that speak to the reader (an instruction, a claim of being verified) are taken
-out before the checks, and a figure question answered with no figure is not grounded.
+out before the checks, a figure question answered with no figure is not grounded, and
+scope rules version 4 read another company however it is written (`scope_rules_v4`).
 Turns started before it keep the unbounded turn and the gate they started with."""
 SPOKE_TO_READER_WARNING = (
     "A sentence of the drafted answer spoke of instructions or called itself verified; it "
@@ -494,6 +496,8 @@ class ChatTurn:
 
     def _scope_rules(self, question: str) -> ScopeDecision:
         """The scope rules this turn started with (see the patch ids above)."""
+        if self._checked_v2:
+            return scope_rules_v4(question)
         if self._open:
             return scope_rules_v3(question)
         return scope_rules_v2(question) if self._v2 else scope_rules(question)

@@ -149,3 +149,72 @@ def test_other_companies_are_found_without_a_list_of_them() -> None:
     ]
     assert other_companies("What was BHP's revenue in FY2024?") == []
     assert other_companies("What's Rio Tinto's dividend policy?") == []
+
+
+# ---- version 4: another company however it is written; advice as an allocation -------
+# Names, forms and phrasings none of the suites or issues use: the rules read how a
+# company's name is written, not which companies exist.
+
+from workflows.rules.scope import other_companies_v4, scope_rules_v4  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        ("How much copper did Sandfire Resources' mines produce in FY2024?", "other_company"),
+        ("what is chalice mining's cash balance at 30 June 2024", "other_company"),
+        ("Give me Sims Ltd's FY23 EBITDA", "other_company"),
+        ("Liontown Resources LTIFR FY2025?", "other_company"),
+        ("How should I split my super between South32 and Fortescue?", "investment_advice"),
+        ("What proportion of my portfolio should go to BHP?", "investment_advice"),
+    ],
+)
+def test_version_4_refuses_another_companys_figures_and_allocation_advice(
+    question: str, reason: str
+) -> None:
+    decision = scope_rules_v4(question)
+    assert decision.refuse and decision.reason == reason, decision
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("BHP revenue vs Glencore revenue FY24", "Glencore"),
+        ("BHP net debt compared with Vale (VALE3) net debt in FY2024", "Vale"),
+        ("Northern Star AISC versus Ramelius (RMS) AISC in FY2024", "Ramelius"),
+        ("Compare Northern Star's AISC with Ramelius Resources' AISC", "Ramelius Resources"),
+        ("Rio's TRIFR in FY2024, and what was Newmont's lost-time injury rate?", "Newmont"),
+    ],
+)
+def test_version_4_declines_another_company_set_beside_a_covered_one(
+    question: str, named: str
+) -> None:
+    decision = scope_rules_v4(question)
+    assert not decision.refuse and decision.reason == "other_company", decision
+    assert decision.decline and named in decision.decline
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "BHP revenue FY24 vs FY23",
+        "Rio Tinto's iron ore EBITDA compared with its aluminium EBITDA",
+        "What were Northern Star's KCGM ounces in FY2024?",
+        "Fortescue Metals' revenue in FY2024",
+        "Northern Star Resources' gold sold in FY2024?",
+        "South32 Worsley Alumina EBITDA FY2024",
+        "Compare BHP vs Rio Tinto vs Fortescue net debt FY2024",
+        "How did Rio Tinto's Pilbara iron ore shipments compare with FY2023?",
+        "What share of BHP revenue came from copper in FY2024?",
+        "Northern Star's FY23 report said a final investment decision on the KCGM mill "
+        "expansion was coming. Did the board approve it the following year?",
+    ],
+)
+def test_version_4_leaves_covered_questions_alone(question: str) -> None:
+    decision = scope_rules_v4(question)
+    assert not decision.refuse and decision.decline is None, decision
+
+
+def test_a_fragment_of_a_covered_name_is_that_company_not_another() -> None:
+    assert other_companies_v4("Northern Star Resources' gold sold in FY2024?") == []
+    assert other_companies_v4("Westgold Resources' gold sold in FY2024?") == ["Westgold Resources"]

@@ -7,7 +7,7 @@ never generated text.
 import re
 from dataclasses import dataclass
 
-from domain.companies import company_names, find_companies, how_many, year_span
+from domain.companies import COMPANIES, company_names, find_companies, how_many, year_span
 from domain.metrics import find_metrics, find_other_measures
 
 REFUSAL_TEXT = (
@@ -230,6 +230,12 @@ def other_companies(question: str) -> list[str]:
     return names
 
 
+def _asks_figures(text: str) -> bool:
+    """A measure of the vocabulary, or a name as the subject of a figure verb."""
+    figure_verb = any(m.group(1) for m in _SUBJECT.finditer(text))
+    return bool(find_metrics(text) or find_other_measures(text) or figure_verb)
+
+
 OTHER_COMPANY_LINE = (
     "I only cover the annual reports of {covered}, so the figures asked for {names} are "
     "left unanswered; here is what the reports say."
@@ -245,10 +251,6 @@ def scope_rules_v3(question: str) -> ScopeDecision:
     if override.search(question):
         return ScopeDecision(True, "instruction_override")
 
-    def asks_figures(text: str) -> bool:
-        figure_verb = any(m.group(1) for m in _SUBJECT.finditer(text))
-        return bool(find_metrics(text) or find_other_measures(text) or figure_verb)
-
     for reason, pattern in (
         ("creative", _CREATIVE_V3),
         ("investment_advice", _ADVICE_V3),
@@ -256,11 +258,11 @@ def scope_rules_v3(question: str) -> ScopeDecision:
     ):
         if pattern.search(question):
             factual = pattern.sub(" ", question)
-            if reason != "creative" and find_companies(factual) and asks_figures(factual):
+            if reason != "creative" and find_companies(factual) and _asks_figures(factual):
                 return ScopeDecision(False, reason, decline=DECLINE_LINE)
             return ScopeDecision(True, reason)
     others = other_companies(question)
-    if others and asks_figures(question):
+    if others and _asks_figures(question):
         if find_companies(question):
             names = " and ".join(others)
             return ScopeDecision(
@@ -270,3 +272,122 @@ def scope_rules_v3(question: str) -> ScopeDecision:
             )
         return ScopeDecision(True, "other_company")
     return ScopeDecision(False)
+
+
+# ---- version 4: other companies however they are written; advice as an allocation -----
+
+# Words that make a phrase a company's name whatever its case: legal forms and the
+# industry words listed companies carry ("evolution mining's", "Antofagasta plc's").
+# Not a list of companies: any name formed with them is read, known or new.
+_COMPANY_FORM = (
+    r"(?:mining|minerals|resources|metals|plc|ltd|limited|inc|corp|corporation|holdings|nl)"
+)
+_FORMED_POSSESSOR = re.compile(
+    r"((?:[A-Za-z][\w&.\-]*\s+){0,2}[A-Za-z][\w&.\-]*\s+" + _COMPANY_FORM
+    + r")(?:['’]s\b|(?<=s)['’](?=\s|$|[?,.]))",
+    re.I,
+)  # fmt: skip
+# Words a name never starts with: the question's own words before it.
+_LEAD = re.compile(
+    r"^(?:what'?s?|whats|the|is|was|were|are|give|me|tell|show|of|for|and|or|about|did|does|"
+    r"how|much|many|so|then|also|and|but|get|find|list|compare|with|to|in|on|at|its|their|"
+    r"our|this|that|which|who)$",
+    re.I,
+)
+# A name set against a covered one: "vs MinRes", "compared with Newmont", then a measure
+# or the name's expansion in brackets.
+_VERSUS = re.compile(
+    r"\b(?:vs\.?|versus|against|compared\s+(?:to|with)|relative\s+to)\s+"
+    r"((?:[A-Z][\w&.\-]*)(?:\s+[A-Z][\w&.\-]*){0,2})(?=\s*(?:\(|['’]s?\b|[\w\s]{0,3}"
+    r"[a-z]))"
+)
+# A measure named by its kind rather than by the metric vocabulary: an injury rate, a
+# margin, "how many", or an acronym (AIFR, TRIF, AISC). With another company's name, a
+# question for any of these asks for that company's figures.
+_MEASURE_KIND = re.compile(
+    r"\b(?:rate|ratio|margin|percentage|per\s*cent|how\s+(?:many|much)|number\s+of|total|"
+    r"costs?|volumes?|tonnes|ounces|guidance|output|production|earnings|profit|revenue)\b"
+    r"|\b[A-Z]{3,6}\b",
+)
+_ALLOCATION = re.compile(
+    r"\b(?:weightings?|allocations?|allocate|split\s+my|proportions?)\b.{0,40}"
+    r"\b(?:across|between|among|over)\b"
+    r"|\b(?:income|money|savings)\s+(?:in|for)\s+(?:my\s+)?retirement\b"
+    r"|\bwhat\s+(?:percentage|share|proportion)\s+of\s+(?:my|our)\b",
+    re.I,
+)
+
+
+def _named(words: str) -> str:
+    """A name without the question's own words that run into it ("whats evolution
+    mining" → "evolution mining")."""
+    kept = words.split()
+    while kept and _LEAD.match(kept[0]):
+        kept = kept[1:]
+    return " ".join(kept)
+
+
+def other_companies_v4(question: str) -> list[str]:
+    """Version 3's readers, and: a name formed as a company's in any case ("evolution
+    mining's", "Antofagasta plc's"), a name set against another with "vs" ("vs MinRes
+    (Mineral Resources) net debt"), and an opening name whose last word is the measure's
+    acronym ("Evolution Mining AISC for FY2025"). Still no list of companies: a name the
+    registry does not hold is another company's."""
+    names = other_companies(question)
+    found: list[str] = []
+    for match in _FORMED_POSSESSOR.finditer(question):
+        found.append(_named(match.group(1)))
+    for match in _VERSUS.finditer(question):
+        name = match.group(1)
+        if re.fullmatch(r"(?:FY|CY|H[12])?\s?'?\d+\w*", name, re.I):
+            continue  # "vs FY23": a year, not a name
+        found.append(name)
+    opening = re.match(r"((?:[A-Z][\w&.\-]*)(?:\s+[A-Z][\w&.\-]*){1,2})\s+([A-Z]{3,6})\b", question)
+    if opening:
+        found.append(opening.group(1))
+    for name in found:
+        if not name or find_companies(name) or find_metrics(name) or find_other_measures(name):
+            continue
+        if _CONTRACTION.match(name) or name in names:
+            continue
+        names.append(name)
+    # A fragment of a covered company's name ("Star" of "Northern Star's" opening a
+    # sentence) is that company, not another.
+    return [n for n in names if not _part_of_covered(n, question)]
+
+
+def _part_of_covered(name: str, question: str) -> bool:
+    """Whether `name` is part of a covered company's name: inside one of its aliases, or
+    a covered company once the one or two words before it in the question are added."""
+    text = f" {' '.join(name.lower().split())} "
+    if any(text in f" {alias} " for c in COMPANIES.values() for alias in c.aliases):
+        return True
+    at = question.find(name)
+    before = question[:at].split()[-2:] if at > 0 else []
+    return any(find_companies(" ".join([*before[i:], name])) for i in range(len(before)))
+
+
+def scope_rules_v4(question: str) -> ScopeDecision:
+    """Version 4: version 3, with other companies read however they are written (see
+    `other_companies_v4`), a figure of another company asked by its kind (a rate, a
+    margin, an acronym) as well as by the metric vocabulary, and advice phrased as an
+    allocation ("give me percentage weightings across BHP, Rio and Northern Star")."""
+    decided = scope_rules_v3(question)
+    if (decided.refuse or decided.decline) and decided.reason != "other_company":
+        return decided
+    if _ALLOCATION.search(question):
+        return ScopeDecision(True, "investment_advice")
+    others = other_companies_v4(question)
+    asks = _asks_figures(question) or any(
+        m.group(0) not in others for m in _MEASURE_KIND.finditer(question)
+    )
+    if not (others and asks):
+        return ScopeDecision(False)  # version 3's other company may be a covered one's part
+    if find_companies(question):
+        names = " and ".join(others)
+        return ScopeDecision(
+            False,
+            "other_company",
+            decline=OTHER_COMPANY_LINE.format(covered=company_names(), names=names),
+        )
+    return ScopeDecision(True, "other_company")
