@@ -49,7 +49,14 @@ from domain.metrics import (
     metric_mentions,
     metric_of_row_label,
 )
-from domain.models import ChunkText, ClaimReason, Derived, GroundingReport, UnsupportedClaim
+from domain.models import (
+    CheckedFigure,
+    ChunkText,
+    ClaimReason,
+    Derived,
+    GroundingReport,
+    UnsupportedClaim,
+)
 from domain.years import find_fiscal_years, mentioned_years
 
 _MONTHS = (
@@ -891,6 +898,7 @@ def check_numbers(
     unsupported: list[UnsupportedClaim] = []
     derived: list[Derived] = []
     sentences: dict[str, str] = {}
+    verified: list[CheckedFigure] = []
     checked = 0
     for sentence in split_sentences(answer):
         if _NOT_FOUND.match(sentence):
@@ -920,13 +928,22 @@ def check_numbers(
             checked += 1
             own = ctx.narrowed(binding)
             marked = set(_bound_sources(sentence, claim.end, len(sources)))
-            if any(
-                n.source in marked
-                and own.allows(n)
-                and value_matches(claim, n.amount)
-                and _sign_ok(claim, n)
-                for n in cited_numbers
-            ):
+            backing = next(
+                (
+                    n for n in cited_numbers
+                    if n.source in marked and own.allows(n) and value_matches(claim, n.amount)
+                    and _sign_ok(claim, n)
+                ),
+                None,
+            )  # fmt: skip
+            if backing is not None:
+                years = sorted(backing.years & set(own.years)) or sorted(backing.years)
+                for year in years:
+                    figure = CheckedFigure(
+                        company=backing.company, fiscal_year=year, metric=backing.metric
+                    )
+                    if figure not in verified:
+                        verified.append(figure)
                 continue
             found = _recompute(claim, text, candidates, ctx.metrics)
             if found is not None:
@@ -951,7 +968,11 @@ def check_numbers(
                 unsupported.append(UnsupportedClaim(label=label, reason=reason))
                 sentences.setdefault(label, sentence)
     return GroundingReport(
-        unsupported=unsupported, derived=derived, checked_numbers=checked, sentences=sentences
+        unsupported=unsupported,
+        derived=derived,
+        checked_numbers=checked,
+        sentences=sentences,
+        verified=verified,
     )
 
 

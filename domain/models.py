@@ -358,10 +358,22 @@ class Relevance(Frozen):
         ]
 
 
+class CheckedFigure(Frozen):
+    """A figure of the answer the numeric check found backed: whose, which year, what."""
+
+    company: str
+    fiscal_year: int
+    metric: str | None = None
+    """The vocabulary metric of the figure that backs it (None: a figure outside it)."""
+
+
 class GroundingReport(Frozen):
     """Deterministic numeric grounding of an answer against its cited chunks."""
 
     unsupported: list[UnsupportedClaim] = Field(default_factory=list)
+    verified: list[CheckedFigure] = Field(default_factory=list)
+    """The figures backed by a cited chunk, by the company, year and metric of the chunk's
+    figure: what the answer gives, for coverage of what was asked."""
     derived: list[Derived] = Field(default_factory=list)
     checked_numbers: int = 0
     sentences: dict[str, str] = Field(default_factory=dict)

@@ -66,7 +66,7 @@ with workflow.unsafe.imports_passed_through():
         read_preference,
         without_markers,
     )
-    from domain.models import Relevance, Source
+    from domain.models import CheckedFigure, Relevance, Source
     from domain.pii import TOKEN
     from domain.question import asks_figures, extract_slots
     from domain.text import storable, unstorable
@@ -98,7 +98,12 @@ with workflow.unsafe.imports_passed_through():
     from workflows.rules.carry import carry_entities, carry_entities_v2, merge_reply
     from workflows.rules.citations import bind_citations
     from workflows.rules.confidence import shape_answer
-    from workflows.rules.coverage import company_status, ensure_gap_lines, gaps_to_retry
+    from workflows.rules.coverage import (
+        company_status,
+        ensure_gap_lines,
+        gaps_to_retry,
+        unanswered,
+    )
     from workflows.rules.refuted import remove_refuted, substance_left
     from workflows.rules.relevance import RelevanceVerdict, relevance_verdict
     from workflows.rules.retry import (
@@ -259,11 +264,14 @@ class Shown(TypedDict, total=False):
 
 
 def _cause(err: BaseException) -> str:
-    """The root error, named by its error type (`ModelOutputInvalid`, ...) when it has one,
-    else by its class: what the decision record and the degradation metric say failed."""
-    while err.__cause__ is not None:
+    """The first error of the chain with an error type of ours (`ModelOutputInvalid`,
+    `ModelTimeout`, ...), else the root error, by its class: what the decision record and
+    the degradation metric say failed. The classified error is the one to name: below it
+    are the library's own (a JSON or validation error), which say less."""
+    while not isinstance(getattr(err, "type", None), str) and err.__cause__ is not None:
         err = err.__cause__
-    name = getattr(err, "type", None) or type(err).__name__
+    typed = getattr(err, "type", None)
+    name = typed if isinstance(typed, str) and typed else type(err).__name__
     return name if not str(err) else f"{name}: {str(err)[:120]}"
 
 
@@ -320,6 +328,8 @@ class _Pass:
     """Each unsupported claim's sentence in the draft, by label (the numeric check's)."""
     spoke_to_reader: int = 0
     """Sentences of the draft taken out for instructions or a claim of being verified."""
+    verified: list[CheckedFigure] = field(default_factory=list)
+    """The answer's figures the numeric check found backed (company, year, metric)."""
 
     @property
     def gaps(self) -> list[NotFound]:
@@ -905,6 +915,14 @@ class ChatTurn:
         ) if self._open and gate.final_gate(bound.answer) else RelevanceVerdict()  # fmt: skip
         lines = {g.line().lower() for g in best.draft.not_found}
         gaps = [*best.draft.not_found, *(g for g in verdict.gaps if g.line().lower() not in lines)]
+        if self._checked_v2 and not best.numbers_unverified and gate.final_gate(bound.answer):
+            # What was asked and no backed figure gives: its line, whatever the draft lists.
+            lines |= {g.line().lower() for g in gaps}
+            missed = unanswered(list(coverage), decision.slots, best.verified, best.derived)
+            asked = [g for g in missed if g.line().lower() not in lines]
+            if asked:
+                self._note(f"coverage: {len(asked)} asked item(s) no backed figure gives")
+                gaps.extend(asked)
         text, added = ensure_gap_lines(bound.answer, gaps)
         if added:
             self._note(f"coverage post-check added {len(added)} line(s)")
@@ -1080,7 +1098,7 @@ class ChatTurn:
             number, draft, sources, unsupported, report.derived or draft.derived,
             grade.quality_passed, judge_unavailable, numbers_unverified,
             report.checked_numbers, relevance, relevance_checked, report.sentences,
-            len(spoken),
+            len(spoken), report.verified,
         )  # fmt: skip
 
     async def _check_relevance(

@@ -56,3 +56,39 @@ def test_company_status_marks_a_company_not_found_when_nothing_survived_grading(
 
 def test_company_status_ignores_survivors_from_companies_not_requested() -> None:
     assert company_status(["FMG"], {"BHP", "FMG"}) == {"FMG": True}
+
+
+# ---- coverage from what was asked and what the numeric check backed ------------------
+
+from domain.models import CheckedFigure, Derived, Slots  # noqa: E402
+from workflows.rules.coverage import unanswered  # noqa: E402
+
+ASKED = Slots(companies=["BHP", "RIO"], fiscal_years=[2023, 2024], metrics=["net_debt"])
+
+
+def test_an_asked_item_no_backed_figure_gives_gets_its_line() -> None:
+    verified = [CheckedFigure(company="BHP", fiscal_year=2024, metric="net_debt"),
+                CheckedFigure(company="RIO", fiscal_year=2023, metric="net_debt"),
+                CheckedFigure(company="RIO", fiscal_year=2024, metric="revenue")]  # fmt: skip
+    missed = unanswered(["BHP", "RIO"], ASKED, verified, [])
+    assert [g.line() for g in missed] == [
+        "BHP FY2023 net debt: data not found in provided documents",
+        "RIO FY2024 net debt: data not found in provided documents",
+    ]
+
+
+def test_every_asked_item_given_or_nothing_named_adds_no_line() -> None:
+    verified = [CheckedFigure(company=c, fiscal_year=y, metric="net_debt")
+                for c in ("BHP", "RIO") for y in (2023, 2024)]  # fmt: skip
+    assert unanswered(["BHP", "RIO"], ASKED, verified, []) == []
+    # A question naming no year, or asking what the reports say, is left alone.
+    assert unanswered(["BHP"], Slots(companies=["BHP"], metrics=["revenue"]), [], []) == []
+    narrative = Slots(companies=["BHP"], fiscal_years=[2024], metrics=["revenue"],
+                      intent="narrative")  # fmt: skip
+    assert unanswered(["BHP"], narrative, [], []) == []
+    # A figure outside the vocabulary, or a recomputed one, for that company and year.
+    outside = [CheckedFigure(company="BHP", fiscal_year=2023, metric=None)]
+    one = Slots(companies=["BHP"], fiscal_years=[2023], metrics=["net_debt"])
+    assert unanswered(["BHP"], one, outside, []) == []
+    change = [Derived(label="BHP net debt change FY2022–FY2023", formula="a − b")]
+    assert unanswered(["BHP"], one, [], change) == []

@@ -10,6 +10,7 @@ from activities.contracts import ChunkText, Slots
 from activities.engines.offline import OfflineEngine
 from domain.grounding import check_numbers, cited_sources, find_amounts
 from domain.metrics import METRICS
+from domain.models import CheckedFigure
 from tests.unit.corpus_chunks import corpus, report, tables
 
 BHP24 = tables("BHP", 2024)[0]  # US$M: Revenue 55,658 / Underlying EBITDA 29,016 / ...
@@ -531,3 +532,11 @@ def test_a_target_date_or_baseline_year_is_not_the_figures_period() -> None:
     )
     stated_for = "Rio Tinto cut Scope 1 and 2 emissions by 15% in FY2025 [1]."
     assert check_numbers(stated_for, rio23).unsupported != []  # a period, not a target
+
+
+def test_the_check_names_each_backed_figure_by_its_sources_company_year_and_metric() -> None:
+    report_ = check_numbers("BHP's revenue for FY2024 was US$55,658 million [1].", [BHP24])
+    assert report_.unsupported == []
+    assert report_.verified == [CheckedFigure(company="BHP", fiscal_year=2024, metric="revenue")]
+    wrong = check_numbers("BHP's revenue for FY2024 was US$55,685 million [1].", [BHP24])
+    assert wrong.verified == [] and wrong.unsupported  # quiet: nothing refuted is backed

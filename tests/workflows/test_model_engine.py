@@ -294,6 +294,10 @@ async def test_a_grader_with_malformed_output_keeps_every_document(
     result = await ask(turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?")
     assert result.status == "answered", result
     assert any(d.layer == "llm_grade_documents" for d in result.degraded), result.degraded
+    # Named by its kind, not "other": what the metric and the decision record say.
+    assert [(f.step, f.error_class) for f in result.step_failures] == [
+        ("llm_grade_documents", "malformed_output")
+    ]
 
 
 async def test_a_router_outage_defaults_to_retrieval(
@@ -314,6 +318,9 @@ async def test_a_synthesiser_that_refuses_fails_closed_to_the_diagnostic_fallbac
     result = await ask(turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?")
     assert result.status == "fallback", result
     assert "55,658" not in (result.answer or "")
+    assert [(f.step, f.direction, f.error_class) for f in result.step_failures] == [
+        ("llm_synthesize_answer", "closed", "refusal")
+    ]  # the decision record names the synthesis failure
 
 
 async def test_throttling_is_retried_after_retry_after_and_the_turn_completes(
@@ -527,3 +534,32 @@ async def test_each_kind_of_bad_draft_is_stopped_and_the_honest_one_passes(
     assert not [w for w in WRONG if w in shown], (mode, shown)
     if mode != "injected_clarification":  # a waiting turn has not settled yet
         assert never_past_the_budget(events, turns.turn_budget) == []
+
+
+async def test_a_draft_that_skips_a_requested_year_gets_that_years_line(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """Coverage from the question's (company, year, metric) items and the backed figures,
+    not from the draft's own (empty) not-found list."""
+    brain.writes(revenue_sentence)  # FY2024 only
+    result = await ask(
+        turn_worker, turns_on, fake, "What was BHP's revenue in FY2023 and in FY2024?"
+    )
+    answer = result.answer or ""
+    assert "US$55,658 million" in answer and "BHP FY2023 revenue: data not found" in answer
+    assert result.confidence == "medium", result
+
+
+async def test_a_draft_that_gives_every_requested_year_gets_no_line(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    def both_years(body: Body) -> str:
+        earlier = block_with(body, "53.82")
+        return f"{revenue_sentence(body)} In FY2023 it was US$53.82 billion [{earlier}]."
+
+    brain.writes(both_years)
+    result = await ask(
+        turn_worker, turns_on, fake, "What was BHP's revenue in FY2023 and in FY2024?"
+    )
+    assert "data not found" not in (result.answer or ""), result.answer
+    assert result.confidence == "high", result

@@ -1,6 +1,7 @@
 """Coverage post-check: every requested-but-missing figure has its exact line."""
 
-from domain.models import NotFound, Slots
+from domain.metrics import metric_display
+from domain.models import CheckedFigure, Derived, NotFound, Slots
 
 
 def ensure_gap_lines(answer: str, gaps: list[NotFound]) -> tuple[str, list[str]]:
@@ -36,4 +37,37 @@ def gaps_to_retry(
         if not found
         for metric in slots.metrics
         for year in slots.fiscal_years or [default_year]
+    ]
+
+
+def unanswered(
+    companies: list[str], slots: Slots, verified: list[CheckedFigure], derived: list[Derived]
+) -> list[NotFound]:
+    """The asked (company, year, metric) items no backed figure of the answer gives.
+
+    Coverage from what the question asks and what the numeric check found backed, never
+    from the draft's own not-found list: a draft that gives FY2024 for "FY2023 and
+    FY2024" misses FY2023, whatever it lists. Only what the question names is counted —
+    its vocabulary metrics in the years it names (a question naming no year, or asking
+    what the reports say, is left to the relevance control). A backed figure of the
+    company and year whose metric is outside the vocabulary, or a recomputed figure
+    naming them, counts as an answer (the check cannot tell its metric apart).
+    """
+    if slots.intent == "narrative" or not (slots.fiscal_years and slots.metrics):
+        return []
+
+    def given(company: str, year: int, metric: str) -> bool:
+        if any(
+            f.company == company and f.fiscal_year == year and f.metric in (metric, None)
+            for f in verified
+        ):
+            return True
+        return any(company in d.label and f"FY{year}" in d.label for d in derived)
+
+    return [
+        NotFound(company=company, fiscal_year=year, metric=metric_display(metric))
+        for company in companies
+        for year in slots.fiscal_years
+        for metric in slots.metrics
+        if not given(company, year, metric)
     ]
