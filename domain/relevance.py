@@ -103,7 +103,10 @@ def _answered_by_text(
     Each of the part's words weighs by how rare it is among the evidence's sentences (its
     synonyms included): "green energy projects put on hold" is about "hold" (and the
     "paused" the reports write for it) more than about "green", "energy" and "projects",
-    which half the evidence uses. The quote holds the rarest word and half the weight.
+    which half the evidence uses. The quote holds the rarest word, half the weight, and,
+    when the part has more than one word the evidence uses, another of them: one rare word
+    alone does not make a quote about the part ("a background in industrial automation"
+    of some director does not give the Chair's background).
     A word the evidence never uses tells nothing and weighs nothing. Only the quoted
     words count, not the company, report and section the answer names before the quote.
     With no word of the part in the evidence, words of one family meet by their first
@@ -123,7 +126,7 @@ def _answered_by_text(
             found = terms(quote)
             held = {term for term in weights if related(term) & found}
             weight = sum(weights[term] for term in held)
-            if rarest in held and 2 * weight >= total:
+            if rarest in held and 2 * weight >= total and (len(held) > 1 or len(weights) == 1):
                 return sentence[:160]
     return None
 

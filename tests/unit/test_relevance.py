@@ -96,3 +96,22 @@ def test_a_comparison_that_never_names_a_company_misses_that_companys_part() -> 
     ]
     said = f"{REVENUE}\n\nRIO FY2024 revenue: data not found in provided documents"
     assert check_relevance(question, said, BHP_2024).addressed
+
+
+BHP_2025_BOARD = sorted(report("BHP", 2025), key=lambda c: "industrial automation" not in c.text)
+
+
+def test_one_rare_word_alone_does_not_make_a_quote_about_the_part() -> None:
+    question = "According to the FY2025 report, what is the background of BHP's Chair?"
+
+    def quote(sentence: str) -> str:
+        return f'BHP Group\'s FY2025 report (Board of directors, page 8): "{sentence}" [1]'
+
+    # Firing: another director's "background", never the Chair.
+    other = quote("Technology executive with a background in industrial automation and data; "
+                  "member of the Risk and Audit Committee.")  # fmt: skip
+    assert not check_relevance(question, other, BHP_2025_BOARD).addressed
+    # Quiet: a quote holding the rare word and another of the part's words.
+    both = quote("Technology executive with a background in industrial automation; Chair of "
+                 "the Sustainability Committee.")  # fmt: skip
+    assert check_relevance(question, both, BHP_2025_BOARD).addressed
