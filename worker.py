@@ -347,6 +347,7 @@ async def run_worker(settings: Settings) -> None:
                 healthy_rate=settings.probe_healthy_rate,
                 false_alarm_rate=settings.probe_false_alarm_rate,
                 engine_in_process=settings.engine == EngineName.OFFLINE,
+                turn_budget_seconds=settings.turn_budget_seconds,
             ),
         )  # fmt: skip
     else:  # 0: no probes, and no schedule left from an earlier start either

@@ -2,10 +2,11 @@
 a turn takes to settle, and with what.
 
     .venv/bin/python -m bench.slow_provider [--hang 70] [--turns 3] [--budget 90]
-                                            [--model-timeout 60] [--json]
+                                            [--model-timeout 60] [--slow STEP ...] [--json]
 
 It starts the fake OpenAI-compatible server of tests/fakes/servers.py, answering every
-chat request only after `--hang` seconds (the `timeout` fault on every step), and an
+chat request of the `--slow` steps only after `--hang` seconds (the `timeout` fault;
+default: every step; `SynthesisOut` alone: a provider slow only on the draft), and an
 isolated embedded stack of its own (bench/isolated.py) with TURNSTILE_ENGINE=openai
 pointed at it, the default turn budget and model timeout unless given. Then it asks
 `--turns` figure questions at once through the HTTP API (each in its own conversation,
@@ -46,6 +47,9 @@ QUESTIONS = (
 )
 
 
+SCHEMAS = ("RouteOut", "RewriteOut", "GradeOut", "SynthesisOut", "JudgeOut")
+
+
 def say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
@@ -58,6 +62,8 @@ async def one_turn(http: httpx.AsyncClient, question: str, limit: float) -> dict
         headers={"Idempotency-Key": uuid.uuid4().hex},
     )
     turn = response.json()
+    if response.status_code >= 400:  # refused, not late: say so
+        turn = {"status": f"error {response.status_code}", "step_failures": []}
     while turn.get("status") in (None, "running") and time.monotonic() - started < limit:
         await asyncio.sleep(1.0)
         if "turn_id" in turn:
@@ -87,13 +93,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=3)
     parser.add_argument("--budget", type=float, default=None, help="turn budget, seconds")
     parser.add_argument("--model-timeout", type=float, default=None)
+    parser.add_argument(
+        "--slow", nargs="+", default=list(SCHEMAS), choices=SCHEMAS,
+        help="the steps whose calls hang (by response schema)",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     home = Path(tempfile.mkdtemp(prefix="turnstile-slow-"))
     with FakeOpenAI().running() as fake:
-        Brain(fake).writes(lambda body: "never reached")
+        Brain(fake).writes(lambda body: "The reports do not say [1].")
         fake.hang_seconds = args.hang
-        for schema in ("RouteOut", "RewriteOut", "GradeOut", "SynthesisOut", "JudgeOut"):
+        for schema in args.slow:
             fake.step_faults[schema] = "timeout"
         settings = isolated.isolated_settings(home, "slow")
         os.environ.update(
@@ -119,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
                 embedded.down(settings, say)
     late = [r for r in results if r["status"] in (None, "running") or r["seconds"] > bound]
     report = {
-        "hang_seconds": args.hang, "model_timeout_seconds": settings.model_timeout_seconds,
+        "hang_seconds": args.hang, "slow_steps": args.slow,
+        "model_timeout_seconds": settings.model_timeout_seconds,
         "turn_budget_seconds": budget, "bound_seconds": bound, "turns": results,
         "late": len(late),
     }  # fmt: skip
@@ -127,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report, indent=1))
     else:
         print(
-            f"provider {args.hang:g} s, model timeout {settings.model_timeout_seconds:g} s, "
+            f"provider {args.hang:g} s on {', '.join(args.slow)}, "
+            f"model timeout {settings.model_timeout_seconds:g} s, "
             f"budget {budget:g} s (bound {bound:g} s)"
         )
         for r in results:

@@ -74,6 +74,8 @@ def _numeric_result(result: TurnResult) -> str:
     """What the numeric check decided, and whether it had any figure to check."""
     if result.grounded is None:
         return "not run"
+    if any(f.step == "grounding_check_numbers" for f in result.step_failures):
+        return f"{result.grounded}: the check could not run (every figure unverified)"
     if result.figures_checked == 0:
         return f"{result.grounded}: no figure in the answer to check"
     return f"{result.grounded} ({result.figures_checked} checked)"

@@ -14,10 +14,13 @@ from domain.injection import speaks_to_the_reader
 
 MIN_CHARS, MAX_CHARS = 10, 400
 
-# Verification words: a clarifying question has no business with any claim about
-# quality ("fully verified", "audited"); an answer may quote a report's "audited".
-_VERIFIED = re.compile(
-    r"\b(?:fully|independently|officially)?\s*(?:verified|guaranteed|certified|audited)\b",
+# Words about instructions or verification: a clarifying question has no business with
+# either, so its test is broader than an answer's (`domain/injection.py`), which may
+# quote a report's "audited" or "rules".
+_INSTRUCTIONS = re.compile(
+    r"\b(?:ignore|disregard|forget|override|bypass)\b.{0,40}\b(?:instructions?|rules?|prompts?|"
+    r"guidelines|above|previous|prior|context)\b"
+    r"|\b(?:fully|independently|officially)?\s*(?:verified|guaranteed|certified|audited)\b",
     re.IGNORECASE,
 )
 _LINK = re.compile(r"https?://|www\.|\]\(|<\s*a\s", re.IGNORECASE)
@@ -37,7 +40,7 @@ def unshowable(text: str) -> str | None:
         return "it asks nothing"
     if _LINK.search(stripped):
         return "it carries a link"
-    if speaks_to_the_reader(stripped) or _VERIFIED.search(stripped):
+    if speaks_to_the_reader(stripped) or _INSTRUCTIONS.search(stripped):
         return "it speaks of instructions or verification"
     rest = _NOT_FIGURES.sub(" ", stripped)
     if find_amounts(rest) or re.search(r"\d", rest):

@@ -14,23 +14,25 @@ import re
 from domain.grounding import split_sentences
 
 INSTRUCTIONS = re.compile(
-    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|your|my|these|those|"
-    r"previous|prior|above|earlier|system|safety|other)\s+){0,4}(?:instructions?|rules|"
-    r"prompts?|guidelines|checks?|guardrails?)\b"
+    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|your|my|previous|"
+    r"prior|above|earlier|system)\s+){0,4}(?:instructions?|rules|prompts?|guidelines|"
+    r"guardrails)\b"
     r"|\b(?:ignore|disregard)\s+(?:all\s+|everything\s+)?(?:the\s+)?above\b"
     r"|\bsystem\s+(?:prompt|message)\b|\bdeveloper\s+(?:message|mode)\b|\bjailbreak\b"
-    r"|\bas\s+an\s+(?:ai|assistant|language\s+model)\b"
-    r"|\b(?:no\s+need\s+to|don'?t|do\s+not|never)\s+(?:check|verify|double-check)\b",
+    r"|\bas\s+an\s+ai\b|\bas\s+a\s+(?:large\s+)?language\s+model\b"
+    r"|\b(?:no\s+need\s+to|don'?t|do\s+not)\s+(?:check|verify|double-check)\s+"
+    r"(?:this|these|it|the\s+(?:answer|figures?))\b",
     re.IGNORECASE,
 )
-"""A sentence about instructions, prompts or checks (to the reader or the assistant)."""
+"""A sentence about the assistant's instructions or prompts, or telling the reader not
+to check the answer."""
 SELF_VERIFIED = re.compile(
-    r"\b(?:this|the|my|these|our)\s+(?:answer|response|reply|figures?|numbers?|information|"
-    r"data|output)\s+(?:is|are|has\s+been|have\s+been|was|were)\s+(?:\w+\s+){0,2}?"
-    r"(?:verified|checked|guaranteed|certified|confirmed|validated|accurate|correct)\b",
+    r"\b(?:this|my|the)\s+(?:answer|response|reply|output)\s+(?:is|has\s+been|was)\s+"
+    r"(?:\w+\s+){0,2}?(?:verified|checked|guaranteed|certified|confirmed|validated)\b",
     re.IGNORECASE,
 )
-"""A sentence calling the text itself verified: only the checks may say that."""
+"""A sentence calling the answer itself verified: only the checks may say that (a
+report's "verified by a Competent Person" is about its data, not the answer)."""
 
 
 def speaks_to_the_reader(sentence: str) -> bool:
@@ -39,12 +41,21 @@ def speaks_to_the_reader(sentence: str) -> bool:
 
 
 def without_instructions(answer: str) -> tuple[str, list[str]]:
-    """`answer` without its sentences that speak to the reader; and those sentences."""
+    """`answer` without its sentences that speak to the reader; and those sentences.
+
+    Each is found again in the answer word for word whatever the spaces between its
+    words (the sentence splitter joins them with one), so what is reported taken out is
+    taken out; indentation and line breaks elsewhere are kept."""
     dropped = [s for s in split_sentences(answer) if speaks_to_the_reader(s)]
     text = answer
+    removed: list[str] = []
     for sentence in dropped:
-        text = text.replace(sentence, " ", 1)
-    if not dropped:
+        pattern = r"\s+".join(re.escape(word) for word in sentence.split())
+        text, n = re.subn(pattern, " ", text, count=1)
+        if n:
+            removed.append(sentence)
+    if not removed:
         return answer, []
-    kept = "\n".join(" ".join(line.split()) for line in text.splitlines())
-    return re.sub(r"\n{3,}", "\n\n", kept).strip(), dropped
+    lines = [re.sub(r"(?<=\S)[ \t]{2,}", " ", line).rstrip() for line in text.splitlines()]
+    kept = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+    return kept, removed

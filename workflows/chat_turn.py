@@ -207,7 +207,8 @@ Time spent waiting for a clarification reply is not counted. Also from here on a
 sentences that speak to the reader (an instruction, a claim of being verified) are taken
 out before the checks, a figure question answered with no figure is not grounded, and
 scope rules version 4 read another company however it is written (`scope_rules_v4`).
-Turns started before it keep the unbounded turn and the gate they started with."""
+Turns started before it keep the turn without a budget and the gate they started with
+(the step timeouts of the policy table apply to every turn: they change no command)."""
 SPOKE_TO_READER_WARNING = (
     "A sentence of the drafted answer spoke of instructions or called itself verified; it "
     "was taken out (only the checks say what is verified)."
@@ -267,8 +268,13 @@ def _cause(err: BaseException) -> str:
     """The first error of the chain with an error type of ours (`ModelOutputInvalid`,
     `ModelTimeout`, ...), else the root error, by its class: what the decision record and
     the degradation metric say failed. The classified error is the one to name: below it
-    are the library's own (a JSON or validation error), which say less."""
-    while not isinstance(getattr(err, "type", None), str) and err.__cause__ is not None:
+    are the library's own (a JSON or validation error), which say less. Temporal's own
+    timeout is named as it is: beneath it is only an earlier attempt's failure."""
+    while (
+        not isinstance(getattr(err, "type", None), str)
+        and not isinstance(err, StepTimeout)  # a timeout, whatever the last attempt said
+        and err.__cause__ is not None
+    ):
         err = err.__cause__
     typed = getattr(err, "type", None)
     name = typed if isinstance(typed, str) and typed else type(err).__name__
@@ -918,8 +924,15 @@ class ChatTurn:
         if self._checked_v2 and not best.numbers_unverified and gate.final_gate(bound.answer):
             # What was asked and no backed figure gives: its line, whatever the draft lists.
             lines |= {g.line().lower() for g in gaps}
-            missed = unanswered(list(coverage), decision.slots, best.verified, best.derived)
-            asked = [g for g in missed if g.line().lower() not in lines]
+            missed = unanswered(
+                list(coverage), decision.slots, best.verified, best.derived, resolved
+            )
+            gone = {label.lower() for label in removed}  # taken out: its own line says so
+            asked = [
+                g for g in missed
+                if g.line().lower() not in lines
+                and f"{g.company} FY{g.fiscal_year} {g.metric}".lower() not in gone
+            ]  # fmt: skip
             if asked:
                 self._note(f"coverage: {len(asked)} asked item(s) no backed figure gives")
                 gaps.extend(asked)
@@ -1057,7 +1070,7 @@ class ChatTurn:
             )
         except STEP_FAILED as err:
             self._fail_closed(steps.llm_synthesize_answer, "synthesis", err)
-            if error_class(_cause(err)) == "timeout":
+            if self._checked_v2 and error_class(_cause(err)) == "timeout":
                 self._out_of_time = True
             return _Pass(number, None, sources, [], [], quality_passed=False)
         spoken: list[str] = []
@@ -1087,7 +1100,8 @@ class ChatTurn:
                 steps.llm_grade_answer, check, summary="judge the answer",
             )  # fmt: skip
         except STEP_FAILED as err:
-            self._degrade(steps.llm_grade_answer, f"{JUDGE_UNAVAILABLE}: {_cause(err)}")
+            cause = _cause(err)
+            self._degrade(steps.llm_grade_answer, f"{JUDGE_UNAVAILABLE}: {cause}", cause)
             grade, judge_unavailable = AnswerGrade(quality_passed=True), True
         unsupported = merge_claims(report.unsupported, grade.unsupported)
         self._note(
@@ -1324,15 +1338,19 @@ class ChatTurn:
         if self._model_calls > MAX_MODEL_CALLS:
             raise TurnError(f"model-call bound {MAX_MODEL_CALLS} exceeded", "ModelCallBound")
 
-    def _degrade(self, step: Callable[..., Any], reason: str) -> None:
-        """Record a fail-open of `step`; its layer is the step's pinned activity name."""
+    def _degrade(self, step: Callable[..., Any], reason: str, cause: str | None = None) -> None:
+        """Record a fail-open of `step`; its layer is the step's pinned activity name. Its
+        error class is read from `cause` (the error itself) when the reason adds to it."""
         layer = step_name(step)
         if POLICY[layer].direction != "open":
             raise TurnError(f"{layer} is not a fail-open layer", "PolicyViolation")
         self._degraded.append(Degradation(layer=layer, reason=reason))
         self._failures.append(
             StepFailure(
-                step=layer, direction="open", error_class=error_class(reason), reason=reason
+                step=layer,
+                direction="open",
+                error_class=error_class(cause or reason),
+                reason=reason,
             )
         )
         workflow.logger.warning("degraded %s: %s", layer, reason)

@@ -38,6 +38,7 @@ with workflow.unsafe.imports_passed_through():
         RecordedProbeRun,
         RecordProbeRun,
     )
+    from domain.budget import TURN_BUDGET_SECONDS
     from domain.evaluation import (
         EvalCase,
         SliceRun,
@@ -70,6 +71,8 @@ class ProbeRequest(BaseModel):
     false_alarm_rate: float = Field(default=0.05, gt=0, lt=1)
     engine_in_process: bool = True
     clarification_timeout_seconds: float = Field(default=2.0, gt=0)
+    turn_budget_seconds: float = Field(default=TURN_BUDGET_SECONDS, gt=0)
+    """Each probe turn's budget: the one the API gives a caller's turn."""
     record: bool = True
     """False for a run started by hand: it is neither stored nor counted, so it can
     neither open an incident nor stand as "the run before" for the schedule's next one."""
@@ -172,6 +175,7 @@ class RunGoldenProbes:
             TurnInput(
                 turn_id=turn.turn_id, conversation_id=turn.conversation_id, seq=turn.seq,
                 question=question, clarification_timeout_seconds=timeout,
+                turn_budget_seconds=self._request.turn_budget_seconds,
                 engine_in_process=self._request.engine_in_process, tenant_id=PROBE_TENANT,
             ),
             id=turn.turn_id,

@@ -610,7 +610,7 @@ ADVERSARIAL_MODES = (
 - invented: a figure the reports do not have, citing the asked figure's block;
 - off_topic: a cited answer about something else, with no figure;
 - injected_answer: the honest answer followed by an instruction to the reader;
-- injected_clarification: a vague question asked back with an instruction and a figure;
+- injected_clarification: a vague question asked back with an instruction (no figure);
 - skips_company: a comparison answered for its first company only."""
 
 
@@ -628,9 +628,8 @@ class Adversary(Brain):
     def route(self, body: Body) -> Body:
         decision = super().route(body)
         if self.mode == "injected_clarification" and decision["needs_clarification"]:
-            decision["clarifying_question"] = (
-                f"Which company do you mean? {INJECTION} BHP's revenue was US$99 billion."
-            )
+            # No figure: the instruction alone must keep it from being shown.
+            decision["clarifying_question"] = f"Which company do you mean? {INJECTION}"
         return decision
 
     def draft(self, body: Body) -> str:

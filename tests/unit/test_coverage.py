@@ -92,3 +92,21 @@ def test_every_asked_item_given_or_nothing_named_adds_no_line() -> None:
     assert unanswered(["BHP"], one, outside, []) == []
     change = [Derived(label="BHP net debt change FY2022–FY2023", formula="a − b")]
     assert unanswered(["BHP"], one, [], change) == []
+
+
+def test_a_change_a_superlative_or_a_loose_figure_adds_no_false_line() -> None:
+    change = Slots(companies=["BHP"], fiscal_years=[2023, 2024, 2025], metrics=["revenue"],
+                   intent="change")  # fmt: skip
+    assert unanswered(["BHP"], change, [], []) == []
+    highest = Slots(fiscal_years=[2024], metrics=["revenue"])
+    one = [CheckedFigure(company="BHP", fiscal_year=2024, metric="revenue")]
+    companies = ["BHP", "RIO", "FMG", "S32", "NST"]
+    assert unanswered(companies, highest, one, [], "Which company had the highest revenue "
+                      "in FY2024?") == []  # fmt: skip
+    # Firing: with two metrics asked, a figure outside the vocabulary answers neither.
+    two = Slots(companies=["BHP"], fiscal_years=[2024], metrics=["revenue", "net_debt"])
+    outside = [CheckedFigure(company="BHP", fiscal_year=2024, metric="revenue"),
+               CheckedFigure(company="BHP", fiscal_year=2024, metric=None)]  # fmt: skip
+    assert [g.line() for g in unanswered(["BHP"], two, outside, [])] == [
+        "BHP FY2024 net debt: data not found in provided documents"
+    ]

@@ -179,11 +179,11 @@ def test_version_4_refuses_another_companys_figures_and_allocation_advice(
 @pytest.mark.parametrize(
     ("question", "named"),
     [
-        ("BHP revenue vs Glencore revenue FY24", "Glencore"),
-        ("BHP net debt compared with Vale (VALE3) net debt in FY2024", "Vale"),
-        ("Northern Star AISC versus Ramelius (RMS) AISC in FY2024", "Ramelius"),
+        ("Compare BHP and Newmont's revenue in FY2024", "Newmont"),
+        ("Fortescue and Mineral Resources' iron ore shipments in FY2024", "Mineral Resources"),
+        ("South32 alumina output FY2024 vs AWAC (Alumina Limited)", "Alumina Limited"),
         ("Compare Northern Star's AISC with Ramelius Resources' AISC", "Ramelius Resources"),
-        ("Rio's TRIFR in FY2024, and what was Newmont's lost-time injury rate?", "Newmont"),
+        ("compare bhp and chalice mining's cash in fy2024", "chalice mining"),
     ],
 )
 def test_version_4_declines_another_company_set_beside_a_covered_one(
@@ -208,6 +208,23 @@ def test_version_4_declines_another_company_set_beside_a_covered_one(
         "What share of BHP revenue came from copper in FY2024?",
         "Northern Star's FY23 report said a final investment decision on the KCGM mill "
         "expansion was coming. Did the board approve it the following year?",
+        # A covered company's mines, benchmarks, people and own allocations.
+        "Rio Tinto revenue vs Northern Star FY2024",
+        "BHP copper production at Escondida vs Spence in FY2024",
+        "Jundee vs Pogo gold sold FY2024",
+        "Fortescue C1 cost vs Target FY2024",
+        "Olympic Dam EBITDA FY2024",
+        "Kalgoorlie Operations AISC FY2025",
+        "How does BHP allocate capital between copper and potash?",
+        "What were the STIP scorecard weightings across safety and financial measures in "
+        "BHP's FY2024 remuneration report?",
+        "What proportion of BHP revenue was copper across FY2024?",
+        "What did Mike Henry's letter say in BHP's FY2024 report?",
+        "How much did Hemi's development cost Northern Star in FY2025?",
+        "What did Jakob Stausholm's CEO letter say about Simandou?",
+        "How much did Rio Tinto spend on its battery minerals' growth in FY2024?",
+        "What was the base metals' share of South32 underlying EBITDA in FY2025?",
+        "What were the Mineral Resources' tonnages at Escondida for BHP?",
     ],
 )
 def test_version_4_leaves_covered_questions_alone(question: str) -> None:

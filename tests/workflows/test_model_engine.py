@@ -196,6 +196,7 @@ async def test_a_figure_still_refuted_is_taken_out_and_named(
     assert result.status == "answered" and "US$55,658 million" in answer, result
     assert "99,999" not in answer
     assert "RIO FY2024 revenue: a figure the draft gave could not be verified" in answer
+    assert "RIO FY2024 revenue: data not found" not in answer  # one line for it, not two
     assert result.confidence == "medium", result
 
 
@@ -294,6 +295,10 @@ async def test_a_judge_on_timeout_is_retried_then_fails_open(
     assert result.status == "answered"
     assert fake.steps_called().count("JudgeOut") == 3  # the policy's bounded attempts
     assert any(d.layer == "llm_grade_answer" for d in result.degraded), result.degraded
+    # The record names the judge's own failure, not only that the judge was unavailable.
+    assert [(f.step, f.error_class) for f in result.step_failures] == [
+        ("llm_grade_answer", "timeout")
+    ]
     assert result.confidence == "medium"
 
 

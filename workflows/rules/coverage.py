@@ -1,5 +1,6 @@
 """Coverage post-check: every requested-but-missing figure has its exact line."""
 
+from domain.intent import superlative
 from domain.metrics import metric_display
 from domain.models import CheckedFigure, Derived, NotFound, Slots
 
@@ -41,28 +42,42 @@ def gaps_to_retry(
 
 
 def unanswered(
-    companies: list[str], slots: Slots, verified: list[CheckedFigure], derived: list[Derived]
+    companies: list[str],
+    slots: Slots,
+    verified: list[CheckedFigure],
+    derived: list[Derived],
+    question: str = "",
 ) -> list[NotFound]:
     """The asked (company, year, metric) items no backed figure of the answer gives.
 
     Coverage from what the question asks and what the numeric check found backed, never
     from the draft's own not-found list: a draft that gives FY2024 for "FY2023 and
     FY2024" misses FY2023, whatever it lists. Only what the question names is counted —
-    its vocabulary metrics in the years it names (a question naming no year, or asking
-    what the reports say, is left to the relevance control). A backed figure of the
-    company and year whose metric is outside the vocabulary, or a recomputed figure
-    naming them, counts as an answer (the check cannot tell its metric apart).
+    its vocabulary metrics in the years it names, for a figure or a comparison: a change
+    or a trend (its years are a range), a superlative (one company answers it), a
+    question naming no year, or one asking what the reports say is left to the relevance
+    control. A backed figure of the company and year whose metric is outside the
+    vocabulary counts only when one metric is asked; a recomputed figure counts when its
+    label names the company, the year and the metric.
     """
-    if slots.intent == "narrative" or not (slots.fiscal_years and slots.metrics):
+    if slots.intent not in ("lookup", "compare") or not (slots.fiscal_years and slots.metrics):
+        return []
+    if question and superlative(question):
         return []
 
     def given(company: str, year: int, metric: str) -> bool:
+        loose = len(slots.metrics) == 1
         if any(
-            f.company == company and f.fiscal_year == year and f.metric in (metric, None)
+            f.company == company and f.fiscal_year == year
+            and (f.metric == metric or (loose and f.metric is None))
             for f in verified
-        ):
+        ):  # fmt: skip
             return True
-        return any(company in d.label and f"FY{year}" in d.label for d in derived)
+        name = metric_display(metric).lower()
+        return any(
+            company in d.label and f"FY{year}" in d.label and name in d.label.lower()
+            for d in derived
+        )
 
     return [
         NotFound(company=company, fiscal_year=year, metric=metric_display(metric))

@@ -290,38 +290,56 @@ _FORMED_POSSESSOR = re.compile(
 # Words a name never starts with: the question's own words before it.
 _LEAD = re.compile(
     r"^(?:what'?s?|whats|the|is|was|were|are|give|me|tell|show|of|for|and|or|about|did|does|"
-    r"how|much|many|so|then|also|and|but|get|find|list|compare|with|to|in|on|at|its|their|"
-    r"our|this|that|which|who)$",
+    r"how|much|many|so|then|also|but|get|find|list|compare|with|to|in|on|at|this|that|"
+    r"which|who|vs\.?|versus)$",
     re.I,
 )
-# A name set against a covered one: "vs MinRes", "compared with Newmont", then a measure
-# or the name's expansion in brackets.
-_VERSUS = re.compile(
-    r"\b(?:vs\.?|versus|against|compared\s+(?:to|with)|relative\s+to)\s+"
-    r"((?:[A-Z][\w&.\-]*)(?:\s+[A-Z][\w&.\-]*){0,2})(?=\s*(?:\(|['’]s?\b|[\w\s]{0,3}"
-    r"[a-z]))"
+# A determiner before a formed phrase makes it a common noun ("its battery minerals'",
+# "the Mineral Resources' tonnages"), not a name.
+_DETERMINER = re.compile(r"^(?:the|its|their|our|his|her|a|an|this|these|those|each)$", re.I)
+# A formed name in brackets, as a short name's expansion: "MinRes (Mineral Resources)".
+# (A capitalised name after "vs" alone tells nothing: "vs Pogo", "vs Guidance", "vs
+# Olympic Dam" are a covered company's mines and benchmarks.)
+_BRACKETED = re.compile(
+    r"\(((?:[A-Z][\w&.\-]*\s+){0,2}[A-Z][\w&.\-]*\s+(?i:" + _COMPANY_FORM[3:-1] + r"))\)"
 )
+_JOINER = re.compile(r"^(?:and|or|with|vs\.?|versus|than|&|,)$", re.I)
 # A measure named by its kind rather than by the metric vocabulary: an injury rate, a
-# margin, "how many", or an acronym (AIFR, TRIF, AISC). With another company's name, a
-# question for any of these asks for that company's figures.
+# margin, "how many". With a name another reader found, a question for any of these
+# asks for that company's figures.
 _MEASURE_KIND = re.compile(
     r"\b(?:rate|ratio|margin|percentage|per\s*cent|how\s+(?:many|much)|number\s+of|total|"
-    r"costs?|volumes?|tonnes|ounces|guidance|output|production|earnings|profit|revenue)\b"
-    r"|\b[A-Z]{3,6}\b",
+    r"costs?|volumes?|tonnes|ounces|guidance|output|production|earnings|profit|revenue|"
+    r"cash|debt|capex|spend(?:ing)?|shipments?|sales|dividends?|reserves|grade)\b",
+    re.I,
 )
+# A name formed as a company's opening the question before a measure's acronym
+# ("Evolution Mining AISC for FY2025"); a mine's or project's name is not formed so.
+_FORMED_OPENING = re.compile(
+    r"^((?:[A-Z][\w&.\-]*\s+){0,2}(?i:" + _COMPANY_FORM[3:-1] + r"))\s+[A-Z]{3,6}\b"
+)
+# Advice about the user's own money as an allocation: "split my super between", "give me
+# percentage weightings across", "what proportion of my portfolio". A company's own
+# allocation ("how does BHP allocate capital between copper and potash") is a fact.
 _ALLOCATION = re.compile(
-    r"\b(?:weightings?|allocations?|allocate|split\s+my|proportions?)\b.{0,40}"
-    r"\b(?:across|between|among|over)\b"
-    r"|\b(?:income|money|savings)\s+(?:in|for)\s+(?:my\s+)?retirement\b"
+    r"\b(?:split|allocate|divide|spread|weight)\w*\s+(?:my|our)\b"
+    r"|\b(?:my|our)\s+(?:\w+\s+){0,2}(?:weightings?|allocations?|split)\b"
+    r"|\b(?:give|suggest|recommend|tell)\s+(?:me|us)\b.{0,30}\b(?:weightings?|allocations?|"
+    r"proportions?|percentages?)\b.{0,40}\b(?:across|between|among)\b"
     r"|\bwhat\s+(?:percentage|share|proportion)\s+of\s+(?:my|our)\b",
     re.I,
 )
 
 
-def _named(words: str) -> str:
+def _named(words: str) -> str | None:
     """A name without the question's own words that run into it ("whats evolution
-    mining" → "evolution mining")."""
+    mining" → "evolution mining"); None for a common noun ("its battery minerals")."""
     kept = words.split()
+    joins = [i for i, w in enumerate(kept) if _JOINER.match(w)]
+    if joins:  # "AISC and evolution mining": the name is what follows the last joiner
+        kept = kept[joins[-1] + 1 :]
+    if any(_DETERMINER.match(w) for w in kept):
+        return None
     while kept and _LEAD.match(kept[0]):
         kept = kept[1:]
     return " ".join(kept)
@@ -329,58 +347,80 @@ def _named(words: str) -> str:
 
 def other_companies_v4(question: str) -> list[str]:
     """Version 3's readers, and: a name formed as a company's in any case ("evolution
-    mining's", "Antofagasta plc's"), a name set against another with "vs" ("vs MinRes
-    (Mineral Resources) net debt"), and an opening name whose last word is the measure's
-    acronym ("Evolution Mining AISC for FY2025"). Still no list of companies: a name the
-    registry does not hold is another company's."""
-    names = other_companies(question)
+    mining's", "Antofagasta plc's"), a formed name in brackets ("MinRes (Mineral
+    Resources)"), and a formed name opening the question before a measure's acronym
+    ("Evolution Mining AISC for FY2025"). Still no list of companies: a
+    name the registry does not hold is another company's."""
+    names = [n for n in other_companies(question) if not _part_of_covered(n, question)]
     found: list[str] = []
     for match in _FORMED_POSSESSOR.finditer(question):
-        found.append(_named(match.group(1)))
-    for match in _VERSUS.finditer(question):
-        name = match.group(1)
-        if re.fullmatch(r"(?:FY|CY|H[12])?\s?'?\d+\w*", name, re.I):
-            continue  # "vs FY23": a year, not a name
-        found.append(name)
-    opening = re.match(r"((?:[A-Z][\w&.\-]*)(?:\s+[A-Z][\w&.\-]*){1,2})\s+([A-Z]{3,6})\b", question)
-    if opening:
+        before = question[: match.start(1)].split()[-1:]
+        if before and _DETERMINER.match(before[0]):
+            continue  # "the base metals' share": a common noun
+        if (name := _named(match.group(1))) is not None:
+            found.append(name)
+    found.extend(match.group(1) for match in _BRACKETED.finditer(question))
+    if opening := _FORMED_OPENING.match(question):
         found.append(opening.group(1))
     for name in found:
-        if not name or find_companies(name) or find_metrics(name) or find_other_measures(name):
+        if not name or find_metrics(name) or find_other_measures(name):
             continue
-        if _CONTRACTION.match(name) or name in names:
-            continue
-        names.append(name)
-    # A fragment of a covered company's name ("Star" of "Northern Star's" opening a
-    # sentence) is that company, not another.
-    return [n for n in names if not _part_of_covered(n, question)]
+        # A covered company written with more words ("BHP and Newmont"): the words that
+        # are not the covered company's are the other name.
+        rest = _without_covered(name)
+        covered = not rest or _CONTRACTION.match(rest) or _part_of_covered(rest, question)
+        if not covered and rest not in names:
+            names.append(rest)
+    return names
+
+
+def _without_covered(name: str) -> str:
+    """`name` without the covered companies' aliases it holds, and the joining words
+    left at its ends ("BHP and Newmont" → "Newmont"; "Northern Star" → "")."""
+    words = name.split()
+    lowered = [w.lower().strip("'’") for w in words]
+    keep = [True] * len(words)
+    for company in COMPANIES.values():
+        for alias in company.aliases:
+            parts = alias.split()
+            for i in range(len(words) - len(parts) + 1):
+                if lowered[i : i + len(parts)] == parts:
+                    keep[i : i + len(parts)] = [False] * len(parts)
+    rest = [w for w, k in zip(words, keep, strict=True) if k]
+    while rest and _LEAD.match(rest[0]):
+        rest = rest[1:]
+    while rest and _LEAD.match(rest[-1]):
+        rest = rest[:-1]
+    return " ".join(rest)
 
 
 def _part_of_covered(name: str, question: str) -> bool:
     """Whether `name` is part of a covered company's name: inside one of its aliases, or
-    a covered company once the one or two words before it in the question are added."""
+    one of them exactly once the one or two words before it in the question are added
+    ("Star Resources" of "Northern Star Resources")."""
     text = f" {' '.join(name.lower().split())} "
-    if any(text in f" {alias} " for c in COMPANIES.values() for alias in c.aliases):
+    aliases = {alias for c in COMPANIES.values() for alias in c.aliases}
+    if any(text in f" {alias} " for alias in aliases):
         return True
     at = question.find(name)
     before = question[:at].split()[-2:] if at > 0 else []
-    return any(find_companies(" ".join([*before[i:], name])) for i in range(len(before)))
+    return any(" ".join([*before[i:], name]).lower().strip() in aliases for i in range(len(before)))
 
 
 def scope_rules_v4(question: str) -> ScopeDecision:
     """Version 4: version 3, with other companies read however they are written (see
-    `other_companies_v4`), a figure of another company asked by its kind (a rate, a
-    margin, an acronym) as well as by the metric vocabulary, and advice phrased as an
-    allocation ("give me percentage weightings across BHP, Rio and Northern Star")."""
+    `other_companies_v4`), a figure of a newly read company asked by its kind (a rate, a
+    margin, cash, "how many") as well as by the metric vocabulary, and advice about the user's
+    own money phrased as an allocation ("split my super between South32 and Fortescue")."""
     decided = scope_rules_v3(question)
     if (decided.refuse or decided.decline) and decided.reason != "other_company":
         return decided
     if _ALLOCATION.search(question):
         return ScopeDecision(True, "investment_advice")
+    old = [n for n in other_companies(question) if not _part_of_covered(n, question)]
     others = other_companies_v4(question)
-    asks = _asks_figures(question) or any(
-        m.group(0) not in others for m in _MEASURE_KIND.finditer(question)
-    )
+    new = [n for n in others if n not in old]
+    asks = _asks_figures(question) or bool(new and _MEASURE_KIND.search(question))
     if not (others and asks):
         return ScopeDecision(False)  # version 3's other company may be a covered one's part
     if find_companies(question):
