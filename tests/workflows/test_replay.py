@@ -28,6 +28,11 @@ def test_replay_fixtures_exist_from_before_and_after_the_lean_turn() -> None:
     assert len([n for n in names if n.startswith("lean_")]) >= 4, names
 
 
+def test_no_fixture_names_a_path_of_the_machine_that_recorded_it() -> None:
+    """Stack traces are left out when recording (`record_histories._portable`)."""
+    assert [p.name for p in HISTORIES if '"stackTrace"' in p.read_text()] == []
+
+
 @pytest.mark.parametrize("path", HISTORIES, ids=lambda p: p.stem)
 async def test_recorded_history_replays_without_nondeterminism(path: Path) -> None:
     replayer = Replayer(workflows=[ChatTurn], data_converter=pydantic_data_converter)
