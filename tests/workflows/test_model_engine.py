@@ -421,8 +421,8 @@ async def test_a_provider_too_slow_to_draft_settles_the_turn_on_budget_saying_so
     fake.hang_seconds = SHORT_TIMEOUT + 1.0  # past the engine's model timeout
     fake.step_faults["SynthesisOut"] = "timeout"
     result, events = await ask_within(
-        turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?", budget=4.0
-    )
+        turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?", budget=6.0
+    )  # room for the steps before the draft however busy the machine: the draft eats it
     assert result.status == "fallback" and result.fallback_reason == "model_timeout", result
     assert "did not answer in time" in (result.answer or "")
     assert "55,658" not in (result.answer or "")
@@ -431,7 +431,7 @@ async def test_a_provider_too_slow_to_draft_settles_the_turn_on_budget_saying_so
     assert ("llm_synthesize_answer", "closed", "timeout") in failed, result.step_failures
     assert {f.error_class for f in result.step_failures} == {"timeout"}
     # Its attempts together are given only what is left of the budget: none outlasts it.
-    assert never_past_the_budget(events, 4.0) == []
+    assert never_past_the_budget(events, 6.0) == []
 
 
 async def test_a_budget_spent_before_a_step_skips_it_and_records_why(

@@ -263,15 +263,21 @@ def scope_rules_v3(question: str) -> ScopeDecision:
             return ScopeDecision(True, reason)
     others = other_companies(question)
     if others and _asks_figures(question):
-        if find_companies(question):
-            names = " and ".join(others)
-            return ScopeDecision(
-                False,
-                "other_company",
-                decline=OTHER_COMPANY_LINE.format(covered=company_names(), names=names),
-            )
-        return ScopeDecision(True, "other_company")
+        return _other_company(question, others)
     return ScopeDecision(False)
+
+
+def _other_company(question: str, others: list[str]) -> ScopeDecision:
+    """Another company's figures: declined in a line beside a covered company's (whose
+    figures are answered), refused on their own."""
+    if find_companies(question):
+        names = " and ".join(others)
+        return ScopeDecision(
+            False,
+            "other_company",
+            decline=OTHER_COMPANY_LINE.format(covered=company_names(), names=names),
+        )
+    return ScopeDecision(True, "other_company")
 
 
 # ---- version 4: other companies however they are written; advice as an allocation -----
@@ -351,7 +357,7 @@ def other_companies_v4(question: str) -> list[str]:
     Resources)"), and a formed name opening the question before a measure's acronym
     ("Evolution Mining AISC for FY2025"). Still no list of companies: a
     name the registry does not hold is another company's."""
-    names = [n for n in other_companies(question) if not _part_of_covered(n, question)]
+    names = _owners(question)
     found: list[str] = []
     for match in _FORMED_POSSESSOR.finditer(question):
         before = question[: match.start(1)].split()[-1:]
@@ -372,6 +378,11 @@ def other_companies_v4(question: str) -> list[str]:
         if not covered and rest not in names:
             names.append(rest)
     return names
+
+
+def _owners(question: str) -> list[str]:
+    """Version 3's names written as owners, less the fragments of a covered name."""
+    return [n for n in other_companies(question) if not _part_of_covered(n, question)]
 
 
 def _without_covered(name: str) -> str:
@@ -417,17 +428,10 @@ def scope_rules_v4(question: str) -> ScopeDecision:
         return decided
     if _ALLOCATION.search(question):
         return ScopeDecision(True, "investment_advice")
-    old = [n for n in other_companies(question) if not _part_of_covered(n, question)]
+    old = _owners(question)
     others = other_companies_v4(question)
     new = [n for n in others if n not in old]
     asks = _asks_figures(question) or bool(new and _MEASURE_KIND.search(question))
     if not (others and asks):
         return ScopeDecision(False)  # version 3's other company may be a covered one's part
-    if find_companies(question):
-        names = " and ".join(others)
-        return ScopeDecision(
-            False,
-            "other_company",
-            decline=OTHER_COMPANY_LINE.format(covered=company_names(), names=names),
-        )
-    return ScopeDecision(True, "other_company")
+    return _other_company(question, others)
