@@ -12,6 +12,7 @@ calls the answer itself verified), not on any one phrasing of a company or a fig
 import re
 
 from domain.grounding import split_sentences
+from domain.text import without_sentence
 
 INSTRUCTIONS = re.compile(
     r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|your|my|previous|"
@@ -50,9 +51,8 @@ def without_instructions(answer: str) -> tuple[str, list[str]]:
     text = answer
     removed: list[str] = []
     for sentence in dropped:
-        pattern = r"\s+".join(re.escape(word) for word in sentence.split())
-        text, n = re.subn(pattern, " ", text, count=1)
-        if n:
+        text, found = without_sentence(text, sentence)
+        if found:
             removed.append(sentence)
     if not removed:
         return answer, []

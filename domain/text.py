@@ -3,7 +3,11 @@
 PostgreSQL `text`/`jsonb` reject NUL, and UTF-8 cannot encode a lone surrogate (JSON
 `"\\ud800"` decodes to one). Nothing else in valid Unicode is refused, so the rule is
 these two classes; no library states exactly "storable by PostgreSQL", hence our own.
+Also: taking a sentence out of a text whatever its spacing (the refuted-figure and
+injected-instruction removals share it).
 """
+
+import re
 
 REPLACEMENT = "\ufffd"
 
@@ -31,3 +35,15 @@ def storable(text: str) -> str:
 def blank(text: str, start: int, end: int) -> str:
     """`text` with `start:end` replaced by spaces: the same length, so positions hold."""
     return text[:start] + " " * (end - start) + text[end:]
+
+
+def without_sentence(text: str, sentence: str) -> tuple[str, bool]:
+    """`text` with `sentence` taken out, found word for word whatever the spaces and line
+    breaks between its words (`split_sentences` joins them with one space); and whether
+    it was there."""
+    words = sentence.split()
+    if not words:
+        return text, False
+    pattern = r"\s+".join(re.escape(word) for word in words)
+    out, n = re.subn(pattern, " ", text, count=1)
+    return out, bool(n)

@@ -29,3 +29,10 @@ def test_a_claim_without_its_sentence_or_a_clean_answer_is_left_alone() -> None:
     judged = UnsupportedClaim(label="BHP FY2024 outlook", reason="interpolation")
     assert remove_refuted(BHP, [judged], {}) == (BHP, [])
     assert remove_refuted(BHP, [], {}) == (BHP, [])
+
+
+def test_a_refuted_sentence_is_found_whatever_its_spacing_in_the_draft() -> None:
+    """The numeric check's sentence joins words with one space; the draft may not."""
+    draft = f"{BHP}  Rio Tinto's revenue for FY2024 was\nUS$99,999  million [2]."
+    text, removed = remove_refuted(draft, [CLAIM], {CLAIM.label: RIO})
+    assert removed == [CLAIM.label] and "99,999" not in text and BHP in text

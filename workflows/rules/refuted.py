@@ -8,6 +8,7 @@ the turn falls back (`gate.UNVERIFIED`).
 """
 
 from domain.models import UnsupportedClaim
+from domain.text import without_sentence
 
 REMOVED_LINE = (
     "{label}: a figure the draft gave could not be verified against the cited report and "
@@ -24,9 +25,10 @@ def remove_refuted(
     text = answer
     for claim in claims:
         sentence = sentences.get(claim.label)
-        if sentence and sentence in text:
-            text = text.replace(sentence, " ", 1)
-            removed.append(claim.label)
+        if sentence:
+            text, found = without_sentence(text, sentence)
+            if found:
+                removed.append(claim.label)
     if not removed:
         return answer, []
     lines = [REMOVED_LINE.format(label=label) for label in removed]
