@@ -3,7 +3,13 @@
     .venv/bin/python -m bench.load [--levels 1,10,25,50] [--duration 60] [--warmup 10]
                                    [--mix figure | --mix figure,comparison,refusal]
                                    [--turn-timeout 120] [--json] [--home DIR]
-                                   [--api-url URL]
+                                   [--api-url URL] [--cache]
+
+It measures the full path by default: every turn is sent with `Cache-Control: no-cache`,
+so it neither reads nor writes the semantic answer cache (the questions repeat, and with
+the cache about four turns in five would be hits: a figure of the cache, not of the
+turn). `--cache` sends no such header and reports how many turns were cache hits, so
+cache-hit throughput is measured apart; the README states both.
 
 Unless `--api-url` is given it starts its own embedded stack (a temporary TURNSTILE_HOME,
 free loopback ports, its own task queue, as bench/chaos.py does), so it never touches a
@@ -171,6 +177,7 @@ class TurnRecord:
     status: str | None = None
     polls: int = 0
     error: str | None = None  # None when it settled as expected
+    cache: str | None = None  # the turn's `cache` field: hit, hint, miss or None
 
     @property
     def latency(self) -> float | None:
@@ -199,13 +206,16 @@ async def run_turn(
     expected: str,
     t0: float,
     turn_timeout: float,
+    cache: bool = False,
 ) -> TurnRecord:
-    """Send one turn in a new conversation and follow it until it settles."""
+    """Send one turn in a new conversation and follow it until it settles (past the
+    answer cache unless `cache`)."""
     record = TurnRecord(kind, question, expected, time.monotonic() - t0)
     deadline = time.monotonic() + turn_timeout
     body = {"question": question, "conversation_id": f"load{uuid.uuid4().hex[:16]}"}
+    headers = {} if cache else {"Cache-Control": "no-cache"}
     try:
-        response = await http.post("/v1/turns", json=body)
+        response = await http.post("/v1/turns", json=body, headers=headers)
         record.first_code = response.status_code
         if response.status_code not in (200, 202):
             record.error = f"http {response.status_code}: {response.text[:200]}"
@@ -227,6 +237,7 @@ async def run_turn(
                 return record
             data = response.json()
         record.status = str(data["status"])
+        record.cache = data.get("cache")
         if record.status != expected:
             record.error = f"settled {record.status}, expected {expected}"
     except httpx.TimeoutException as exc:
@@ -252,6 +263,7 @@ async def run_level(
     mix: Mix,
     turn_timeout: float,
     pids: dict[str, int],
+    cache: bool = False,
 ) -> dict[str, Any]:
     """N closed-loop clients for `duration` seconds; then wait for the turns in flight."""
     records: list[TurnRecord] = []
@@ -261,7 +273,7 @@ async def run_level(
     async def client() -> None:
         while time.monotonic() - t0 < duration:
             kind, question, expected = mix.next()
-            records.append(await run_turn(http, kind, question, expected, t0, turn_timeout))
+            records.append(await run_turn(http, kind, question, expected, t0, turn_timeout, cache))
 
     await asyncio.gather(*(client() for _ in range(concurrency)))
     elapsed = time.monotonic() - t0
@@ -313,6 +325,7 @@ def summarise_level(
         "by_kind": by_kind,
         "post_codes": dict(Counter(str(r.first_code) for r in records)),
         "polled_202": sum(1 for r in records if r.first_code == 202),
+        "cache_hits": sum(1 for r in ok if r.cache == "hit"),
         "errors": len(errors),
         "error_kinds": dict(Counter(_error_kind(r.error) for r in errors if r.error)),
         "error_turns": [
@@ -344,6 +357,7 @@ async def sweep(
     turn_timeout: float,
     pids: dict[str, int],
     say: Callable[[str], None],
+    cache: bool = False,
 ) -> dict[str, Any]:
     limits = httpx.Limits(max_connections=max(levels) + 10, max_keepalive_connections=max(levels))
     async with httpx.AsyncClient(
@@ -359,11 +373,11 @@ async def sweep(
             t0 = time.monotonic()
             for _ in range(warmup):
                 kind, question, expected = mix.next()
-                warm.append(await run_turn(http, kind, question, expected, t0, turn_timeout))
+                warm.append(await run_turn(http, kind, question, expected, t0, turn_timeout, cache))
         results = []
         for level in levels:
             say(f"level {level}: {level} clients for {duration:.0f}s")
-            result = await run_level(http, level, duration, mix, turn_timeout, pids)
+            result = await run_level(http, level, duration, mix, turn_timeout, pids, cache)
             say(
                 f"level {level}: {result['turns_per_s']:.2f} turns/s, "
                 f"p50 {_s(result['p50'])}, p95 {_s(result['p95'])}, errors {result['errors']}"
@@ -448,8 +462,8 @@ def calibration() -> float:
 
 def render(report: dict[str, Any]) -> str:
     lines = [
-        f"load benchmark: mix {','.join(report['mix'])}, {report['duration']:.0f}s per level, "
-        f"{report['cpus']} CPUs, API {report['api_url']}",
+        f"load benchmark: mix {','.join(report['mix'])}, answer cache {report['cache']}, "
+        f"{report['duration']:.0f}s per level, {report['cpus']} CPUs, API {report['api_url']}",
         f"machine speed: a 10M-step Python loop takes {report['calibration_s']:.3f} CPU s "
         "(compare runs only at similar speeds)",
     ]
@@ -462,7 +476,7 @@ def render(report: dict[str, Any]) -> str:
     lines += [
         "",
         f"{'clients':>7} {'turns':>6} {'turns/s':>8} {'p50':>9} {'p95':>9} {'max':>9} "
-        f"{'errors':>6} {'202s':>5} | CPU s/turn: "
+        f"{'errors':>6} {'202s':>5} {'hits':>5} | CPU s/turn: "
         + " ".join(f"{p:>8}" for p in PROCESSES)
         + f" {'bench':>7} | other CPU s",
     ]
@@ -471,7 +485,7 @@ def render(report: dict[str, Any]) -> str:
         lines.append(
             f"{lv['concurrency']:>7} {lv['settled_ok']:>6} {lv['turns_per_s']:>8.2f} "
             f"{_s(lv['p50']):>9} {_s(lv['p95']):>9} {_s(lv['max']):>9} {lv['errors']:>6} "
-            f"{lv['polled_202']:>5} |             "
+            f"{lv['polled_202']:>5} {lv['cache_hits']:>5} |             "
             + " ".join(f"{_c(per.get(p)):>8}" for p in PROCESSES)
             + f" {_c(lv['cpu_client_per_turn']):>7} | {lv['cpu_other_seconds']}"
         )
@@ -536,6 +550,11 @@ def main(argv: list[str] | None = None) -> int:
         "read the pids for the CPU figures",
     )
     parser.add_argument("--api-url", help="use this running API instead of starting a stack")
+    parser.add_argument(
+        "--cache",
+        action="store_true",
+        help="let turns use the answer cache (default: every turn sent with no-cache)",
+    )
     args = parser.parse_args(argv)
     if args.duration <= 0 or args.warmup < 0 or args.turn_timeout <= 0:
         parser.error("--duration and --turn-timeout must be positive, --warmup not negative")
@@ -577,12 +596,14 @@ def main(argv: list[str] | None = None) -> int:
                 args.turn_timeout,
                 pids,
                 say,
+                args.cache,
             )
         )
         report = {
             "api_url": api_url,
             "own_stack": own_stack,
             "mix": args.mix,
+            "cache": "on" if args.cache else "off (Cache-Control: no-cache)",
             "duration": args.duration,
             "cpus": psutil.cpu_count(),
             "calibration_s": calibration(),

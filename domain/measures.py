@@ -272,6 +272,10 @@ class Focus:
     qualifiers: frozenset[str] = field(default_factory=frozenset)
     """Numbers that name which of a measure is meant ("Scope 3", "Tier 1"): a label
     with other such numbers is another measure (see `qualifiers`)."""
+    condition: frozenset[str] = field(default_factory=frozenset)
+    """The stems of a clause that narrows the measure ("excluding one-off items",
+    "counting its share of joint ventures"; see `_CONDITION`): a figure answers the
+    focus only when its label meets them (`meets_condition`)."""
 
     @property
     def empty(self) -> bool:
@@ -430,7 +434,7 @@ _ATTRIBUTION = re.compile(
 # the underlying one those words otherwise ask for (their synonym group above).
 _ONE_OFFS = tuple(w for g in SYNONYM_GROUPS if "underlying" in g for w in g[2:])
 _INCLUDING_ONE_OFFS = re.compile(
-    rf"\b(?:including|incl\.?|after|with)\s+(?:all\s+|the\s+|any\s+)?"
+    rf"\b(?:including|incl\.?|after|with|counting)\s+(?:all\s+|the\s+|any\s+)?"
     rf"(?:{'|'.join(map(re.escape, _ONE_OFFS))})(?:\s+(?:and\s+\S+\s+)?items)?\b",
     re.IGNORECASE,
 )
@@ -451,20 +455,85 @@ def _prepared(question: str) -> str:
     return text
 
 
+# A clause that narrows the measure asked ("excluding one-off and non-cash items",
+# "counting its portion of joint ventures", "net of royalties"): part of that ask, never
+# an ask of its own, and its "and" joins nothing. English grammar, not a list of measures.
+_CONDITION = re.compile(
+    r"\b(?:excluding|excl\.|exclusive\s+of|not\s+counting|counting|including|inclusive\s+of|"
+    r"net\s+of|other\s+than|apart\s+from|leaving\s+out|stripping\s+out|setting\s+aside|"
+    r"stripped\s+of|adjusted\s+for|ignoring|without)\s+(?P<body>[^,;?!.]*?)"
+    r"(?=\s*(?:[,;?!.]|$)|\s+(?:for|in|during|over|across|at|what|how|which|from|by)\b)",
+    re.IGNORECASE,
+)
+# A clause that only sets the scene: a concession ("despite record volumes") or examples
+# ("such as Simandou construction", "like Sierra Gorda"). Not an ask, and not a condition.
+_SCENE = re.compile(
+    r"\b(?:despite|notwithstanding|even\s+though|although|such\s+as|like(?![-\w])|"
+    r"e\.g\.|for\s+(?:example|instance))\b[^,;?!.]*",
+    re.IGNORECASE,
+)
+_JOINED = "\u204a"  # "⁊": an "and" inside a condition, which `_PARTS` does not split at
+
+
+def _conditions_kept(text: str) -> str:
+    """`text` with its scene-setting clauses out and each condition's "and" and commas
+    kept from splitting it into asks of their own."""
+    text = _SCENE.sub(" ", text)
+    return _CONDITION.sub(
+        lambda m: m.group(0).replace(" and ", f" {_JOINED} ").replace("&", _JOINED), text
+    )
+
+
+# Words of a condition that say which adjustments in general, not which ones: a label
+# that has them ("Other income", "Significant items") is not the narrowed measure.
+_GENERIC = frozenset(
+    stem(w) for w in ("other", "items", "certain", "all", "any", "some", "such", "various")
+)
+
+
+def _condition_stems(piece: str) -> frozenset[str]:
+    return frozenset(
+        stem(w) for m in _CONDITION.finditer(piece.replace(_JOINED, "and"))
+        for w in content_words(m.group("body"))
+    ) - _GENERIC  # fmt: skip
+
+
+def meets_condition(focus: Focus, label: str) -> bool:
+    """Whether a label is the measure a focus's condition narrows to: it names a word of
+    the condition or its synonym ("Underlying earnings" for "excluding one-off items")."""
+    if not focus.condition:
+        return True
+    found = terms(label)
+    return any(related(t) & found for t in focus.condition)
+
+
 def focus_parts(question: str) -> list[Focus]:
     """The measures a question asks for, one Focus each: its parts joined by "and", a
     comma or "as well as" ("revenue and the number of employees" is two), each with the
-    metrics of the vocabulary it names."""
+    metrics of the vocabulary it names. A condition ("excluding one-off items") is part
+    of the ask it narrows, whether it comes before or after it; a scene-setting clause
+    ("despite record volumes") asks nothing."""
     parts: list[Focus] = []
     pieces: list[str] = []
-    for piece in _PARTS.split(_prepared(question)):
+    carried = ""  # a condition that opens the question, before the ask it narrows
+    for piece in _PARTS.split(_conditions_kept(_prepared(question))):
         if pieces and ASKED_UNIT.sub(" ", piece).strip(" ?.!") == "":
             # "..., in US cents per share?": the unit the figure is asked in belongs to
             # the ask before it; alone it asks for nothing.
             pieces[-1] = f"{pieces[-1]} {piece}"
+        elif _CONDITION.sub(" ", piece).strip(" ?.!") == "" and piece.strip():
+            if pieces:
+                pieces[-1] = f"{pieces[-1]} {piece}"
+            else:
+                carried = f"{carried} {piece}"
         else:
-            pieces.append(piece)
+            pieces.append(f"{carried} {piece}" if carried else piece)
+            carried = ""
+    if carried and not pieces:
+        pieces.append(carried)
     for piece in pieces:
+        piece = piece.replace(_JOINED, "and")
+        condition = _condition_stems(piece)
         words = content_words(piece)
         if not words:
             continue
@@ -476,6 +545,7 @@ def focus_parts(question: str) -> list[Focus]:
                 metrics=tuple(find_metrics(piece)),
                 derived=derived(piece),
                 qualifiers=qualifiers(piece),
+                condition=condition,
             )
         )
     return parts
@@ -483,10 +553,12 @@ def focus_parts(question: str) -> list[Focus]:
 
 def open_parts(question: str) -> list[Focus]:
     """The parts of a question that name no metric of the vocabulary, and are not only
-    the words of asking for an overview ("how did BHP do?", "BHP's results")."""
+    the words of asking for an overview ("how did BHP do?", "BHP's results"); and those
+    that name one with a condition ("profit excluding one-off items"), which the
+    reports' labels answer, not the vocabulary."""
     return [
         p for p in focus_parts(question)
-        if p.derived is not None
+        if p.derived is not None or p.condition
         or (not p.metrics and not all(_OVERVIEW.fullmatch(w) for w in p.phrase.split()))
     ]  # fmt: skip
 

@@ -15,7 +15,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from domain.figures import Fact, format_value, to_base, unit_spec
-from domain.measures import Focus, label_match, qualifiers, read_focus, related, terms
+from domain.measures import (
+    Focus,
+    label_match,
+    meets_condition,
+    qualifiers,
+    read_focus,
+    related,
+    terms,
+)
 
 Similarity = Callable[[str, Sequence[str]], list[float]]
 """Cosine similarity of a phrase to each of several texts (the local embedder)."""
@@ -83,12 +91,19 @@ def match(
         lexical = label_match(focus, fact.label, fact.context, weight)
         semantic = max(_semantic(a), 0.9 * _semantic(b))
         score = max(lexical, semantic)
-        if focus.metrics and fact.metric is not None:
+        if focus.metrics and fact.metric is not None and not focus.condition:
+            # (With a condition the condition tells the measures apart, below.)
             score += 0.5 if fact.metric in focus.metrics else -0.3
         if focus.qualifiers and not focus.qualifiers <= qualifiers(
             f"{fact.label} {fact.context}"
         ):  # "Scope 3 emissions" asked, "Scope 1 and 2" printed: another measure
             score = min(score, ANSWERS - 0.1)
+        if not meets_condition(focus, fact.label):
+            # "profit excluding one-off items" asked, statutory profit printed: the
+            # closest figure, not the answer ("Underlying earnings" meets it).
+            score = min(score, ANSWERS - 0.1)
+        elif focus.condition:
+            score += 0.2
         out.append(Candidate(fact, n, score, lexical, semantic))
     out.sort(key=lambda c: -c.score)
     return out

@@ -57,6 +57,17 @@ _CAUSE = re.compile(
 _ASKS_WHY = re.compile(
     r"\b(?:why|reasons?|what\s+(?:drove|caused|explains?)|explain\w*)\b", re.IGNORECASE
 )
+# A question that asks when: its answer says a time ("in March 2023", "by the end of the
+# decade", "in the second half").
+ASKS_WHEN = re.compile(
+    r"^\W*(?:since\s+)?when\b|\bwhat\s+(?:year|month|date|day|time|quarter)\b|"
+    r"\bhow\s+(?:soon|long\s+ago)\b",
+    re.IGNORECASE,
+)
+TIME = re.compile(
+    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December|(?i:quarter|half|decade|since|until)|Q[1-4]|[12]H|H[12])\b|\b(?:19|20)\d{2}\b"
+)
 # Dates and years are not figures: "in October 2024", "30 June 2025", "FY2024".
 _DATES = re.compile(
     r"\b\d{1,2}\s+(?:January|February|March|April|May|June|July|August|September|October|"
@@ -200,12 +211,13 @@ def find_passages(
 
     A sentence must share a topic word with the question; it scores by the topic words
     it and its section share, by being in the section of the person asked about, and,
-    for a "why" question, by giving a cause.
+    for a "why" question, by giving a cause, and for a "when" question, by saying a time.
     """
     topic = topic_stems(question)
     strong = _strong_stems(question)
     role = _role_section(role_asked(question))
     why = bool(_ASKS_WHY.search(question))
+    when = bool(ASKS_WHEN.search(question))
     own = [
         (n, chunk)
         for n, chunk in enumerate(sources, start=1)
@@ -258,6 +270,8 @@ def find_passages(
         )
         if why and _CAUSE.search(sentence):
             score += 2.0
+        if when and TIME.search(sentence):
+            score += 2.0
         seen.add(sentence)
         passage = Passage(n, chunk, sentence, score, in_role)
         # A sentence with a figure not asked for is kept apart: it is the answer only
@@ -268,5 +282,7 @@ def find_passages(
         found = with_figures
     if why and any(_CAUSE.search(p.sentence) for p in found):
         found = [p for p in found if _CAUSE.search(p.sentence)]
+    if when and any(TIME.search(p.sentence) for p in found):
+        found = [p for p in found if TIME.search(p.sentence)]
     found.sort(key=lambda p: (-p.score, -p.chunk.fiscal_year, p.n))
     return found[:limit]

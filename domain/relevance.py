@@ -20,6 +20,7 @@ it says about something else. `workflows/rules/gate.py` decides what is shown fr
 import math
 import re
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 from typing import Literal
 
 from domain.companies import find_companies
@@ -27,9 +28,19 @@ from domain.facts import report_facts
 from domain.figures import Fact
 from domain.grounding import cited_sources, find_amounts, split_sentences, value_matches
 from domain.intent import asks_narrative
-from domain.measures import Focus, asks_overview, asks_topic, focus_parts, related, terms
+from domain.measures import (
+    Focus,
+    asks_overview,
+    asks_topic,
+    focus_parts,
+    meets_condition,
+    related,
+    terms,
+)
 from domain.models import ChunkText, Relevance, RelevanceItem
 from domain.open_answers import ANSWERS, Similarity, match, shares_most
+from domain.passages import ASKS_WHEN, TIME
+from domain.years import mentioned_years
 
 UNMATCHED_FIGURE = "the answer's own words (its figure is not in the cited source)"
 _NOT_FOUND_LINE = re.compile(r"^\s*(?:[-*•]\s*)?[A-Z0-9]{2,4}\s+FY\d{4}\s+(?P<m>[^:\n]+):\s*data "
@@ -72,20 +83,43 @@ def _answered_by_figure(
     facts: Sequence[list[Fact]],
     vocabulary: frozenset[str],
     similarity: Similarity | None,
+    topic: bool = False,
+    years: Sequence[int] = (),
 ) -> tuple[str, float] | None:
     """The evidence label and score that make a sentence of the answer state a figure
-    answering `part`, if any does. `facts` are each source's, in source order."""
+    answering `part`, if any does. `facts` are each source's, in source order.
+
+    For a `topic` question (one that asks for no quantity) a figure answers only when
+    its label and row hold most of the part's words, or mean it: one shared word ("mine"
+    of "ambition for its copper mine" in "iron ore mined") is another subject's figure.
+    A figure of a year the question does not ask for (`years`, when it names any) does
+    not answer it, however well its label fits."""
     for sentence in sentences:
         cited = cited_sources(sentence, len(facts))
         if not cited:
             continue
         sourced = [(f, i) for i in cited for f in facts[i]]
-        stated = [(f, i) for f, i in sourced if _fact_amount_matches(f, sentence)]
+        amounts = [(f, i) for f, i in sourced if _fact_amount_matches(f, sentence)]
+        stated = [(f, i) for f, i in amounts if not years or f.fiscal_year in years]
         for candidate in match(part, stated, similarity):
-            if candidate.score >= ANSWERS and not _tells_apart(part, candidate.fact, vocabulary):
-                return candidate.fact.label, candidate.score
+            fact = candidate.fact
+            if (
+                candidate.score >= ANSWERS
+                and not _tells_apart(part, fact, vocabulary)
+                and (
+                    not topic
+                    or candidate.semantic >= ANSWERS
+                    or shares_most(part, f"{fact.label} {fact.context}")
+                )
+            ):
+                return fact.label, candidate.score
             break
-        if not stated and find_amounts(sentence) and shares_most(part, sentence):
+        if (
+            not amounts
+            and find_amounts(sentence)
+            and shares_most(part, sentence)
+            and meets_condition(part, sentence)
+        ):
             # Its figure is in no cited source: the numeric check flags that figure; the
             # sentence still names what was asked, so the answer is on the point.
             return UNMATCHED_FIGURE, 0.5
@@ -97,8 +131,10 @@ def _answered_by_text(
     sentences: list[str],
     sources: Sequence[ChunkText],
     evidence: Sequence[frozenset[str]],
+    when: bool = False,
 ) -> str | None:
-    """A sentence that cites a source and quotes what most of the part's weight asks.
+    """A sentence that cites a source and quotes what most of the part's weight asks
+    (and, when the question asks `when`, says a time: "in March 2023").
 
     Each of the part's words weighs by how rare it is among the evidence's sentences (its
     synonyms included): "green energy projects put on hold" is about "hold" (and the
@@ -111,20 +147,23 @@ def _answered_by_text(
     words count, not the company, report and section the answer names before the quote.
     With no word of the part in the evidence, words of one family meet by their first
     five letters ("acqusition", "acquired")."""
-    weights = _evidence_weights(part, evidence)
+    families = _families(part, evidence)
+    weights = _evidence_weights(families, evidence)
     total = sum(weights.values())
     rarest = max(weights, key=lambda term: (weights[term], term), default=None)
     for sentence in sentences:
         quote = _quoted(sentence)
+        if when and not TIME.search(quote):
+            continue
         for i in cited_sources(sentence, len(sources)):
-            if not _shares_family(part, sources[i].text):
+            if not _shares_family(part, sources[i].text, families):
                 continue
             if total == 0:
                 if _shares_family(part, quote):
                     return sentence[:160]
                 continue
             found = terms(quote)
-            held = {term for term in weights if related(term) & found}
+            held = {term for term in weights if families[term] & found}
             weight = sum(weights[term] for term in held)
             if rarest in held and 2 * weight >= total and (len(held) > 1 or len(weights) == 1):
                 return sentence[:160]
@@ -138,22 +177,49 @@ def _quoted(sentence: str) -> str:
     return found.group(1) if found else sentence
 
 
-def _evidence_weights(part: Focus, evidence: Sequence[frozenset[str]]) -> dict[str, float]:
-    """Each of the part's terms that the evidence uses, weighted by its rarity among the
-    evidence's sentences (`evidence`: each sentence's terms; inverse document frequency)."""
-    weights: dict[str, float] = {}
+def _families(part: Focus, evidence: Sequence[frozenset[str]]) -> dict[str, frozenset[str]]:
+    """Each of the part's terms with its synonyms and, when the evidence uses none of
+    them, the evidence's word spelt nearly the same ("centerpiece" for the reports'
+    "centrepiece", "organization" for "organisation"): difflib's ratio, not a list of
+    spellings, on words long enough for a near spelling to be the same word."""
+    vocabulary = frozenset().union(*evidence) if evidence else frozenset()
+    families: dict[str, frozenset[str]] = {}
     for term in part.terms:
         family = related(term)
+        if len(term) >= 7 and not family & vocabulary:
+            family |= {
+                word for word in vocabulary
+                if word[:3] == term[:3] and abs(len(word) - len(term)) <= 2
+                and SequenceMatcher(None, word, term).ratio() >= 0.85
+            }  # fmt: skip
+        families[term] = family
+    return families
+
+
+def _evidence_weights(
+    families: dict[str, frozenset[str]], evidence: Sequence[frozenset[str]]
+) -> dict[str, float]:
+    """Each of the part's terms that the evidence uses (`families`: each term with its
+    synonyms and spellings), weighted by its rarity among the evidence's sentences
+    (`evidence`: each sentence's terms; inverse document frequency)."""
+    weights: dict[str, float] = {}
+    for term, family in families.items():
         df = sum(1 for found in evidence if family & found)
         if df:
             weights[term] = math.log(len(evidence) / df) or 0.01
     return weights
 
 
-def _shares_family(part: Focus, text: str) -> bool:
+def _shares_family(
+    part: Focus, text: str, families: dict[str, frozenset[str]] | None = None
+) -> bool:
+    """Whether `text` uses half the part's words: their synonyms and near spellings
+    (`families`), or words of one family by their first five letters."""
+    found = terms(text)
+    if families and 2 * sum(1 for t in part.terms if families[t] & found) >= len(part.terms):
+        return True
     if shares_most(part, text):
         return True
-    found = terms(text)
     prefixes = {t[:5] for t in found if len(t) >= 5}
     shared = sum(1 for t in part.terms if len(t) >= 5 and t[:5] in prefixes)
     return shared > 0 and 2 * shared >= len(part.terms)
@@ -200,6 +266,8 @@ def check_relevance(
     parts = focus_parts(question)
     narrative = asks_narrative(question)
     topic = asks_topic(question)  # a topic: a quoted sentence or a figure answers it
+    when = bool(ASKS_WHEN.search(question))
+    asked_years = mentioned_years(question)
     gaps = [m.group("m").strip() for m in _NOT_FOUND_LINE.finditer(answer)]
     sentences = [s for s in split_sentences(answer) if "data not found" not in s]
     facts = [report_facts(chunk) for chunk in sources]  # read once for every part
@@ -213,11 +281,13 @@ def check_relevance(
         if part.derived is not None and _derived_answered(part, sentences, derived_labels):
             status, evidence, score = "answered", part.derived.name, 1.0
         elif not narrative and (
-            hit := _answered_by_figure(part, sentences, facts, vocabulary, similarity)
+            hit := _answered_by_figure(
+                part, sentences, facts, vocabulary, similarity, topic, asked_years
+            )
         ):
             status, (evidence, score) = "answered", hit
         elif (narrative or topic) and (
-            text := _answered_by_text(part, sentences, sources, sentence_terms)
+            text := _answered_by_text(part, sentences, sources, sentence_terms, when)
         ):
             status, evidence, score = "answered", text, 1.0
         elif any(shares_most(part, gap) or shares_most(Focus(gap, terms=terms(gap)), part.phrase)

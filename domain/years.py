@@ -28,7 +28,8 @@ _SPLIT_YEAR = re.compile(
     r"(?<![A-Za-z0-9$,.])(?P<a>(?:19|20)\d{2})\s?[/-]\s?(?P<b>\d{2})(?![0-9%])"
 )
 _FY = re.compile(r"(?<![A-Za-z0-9])(?:FY|CY)\s?'?(?P<y>\d{4}|\d{2})(?![0-9])", re.IGNORECASE)
-_BARE_YEAR = re.compile(r"(?<![A-Za-z0-9$,.])(?P<y>(?:19|20)\d{2})(?![0-9,]|\.\d)")
+# A year may end a clause ("30 June 2024, in US$ millions"); "2024,5" is a number.
+_BARE_YEAR = re.compile(r"(?<![A-Za-z0-9$,.])(?P<y>(?:19|20)\d{2})(?![0-9]|[,.]\d)")
 
 
 def _year_of(token: str) -> int:

@@ -543,7 +543,10 @@ class OfflineEngine:
         # The measures a margin, share or ratio joins are its inputs, stated in its
         # working, not answers of their own.
         inputs = {m for p in parts if p.derived is not None for m in p.metrics}
-        metrics = [m for m in metrics if m not in inputs]
+        # A measure asked with a condition ("profit excluding one-off items") is answered
+        # by the fact the condition narrows to, not by the vocabulary's metric.
+        narrowed = {m for p in parts if p.condition for m in p.metrics}
+        metrics = [m for m in metrics if m not in inputs | narrowed]
         composer = _Composer(facts, requested_scale(question))
         paragraphs: list[str] = []
         not_found: list[NotFound] = []

@@ -4,7 +4,7 @@ about is read from its own words, with no list of measures to gate it."""
 import pytest
 
 from domain.companies import proper_names
-from domain.measures import asks_topic, base_form, focus_parts, without_personal
+from domain.measures import asks_topic, base_form, focus_parts, meets_condition, without_personal
 from domain.metrics import find_metrics, read_definitions, read_metric_words
 
 
@@ -86,6 +86,29 @@ def test_including_one_offs_is_not_the_underlying_figure_and_a_day_is_not_a_word
     including = focus_parts("What did it earn in FY2025 including one-offs?")
     excluding = focus_parts("What did it earn in FY2025 excluding one-offs?")
     assert "one-off" not in including[0].terms
-    assert "one-off" in excluding[0].terms
+    assert "one-off" in excluding[0].condition  # a condition of the ask, not its measure
     dated = focus_parts("What did it pay shareholders for the year ended 30 June 2024?")
     assert "30" not in dated[0].phrase.split()
+
+
+def test_a_condition_narrows_its_ask_and_a_scene_setting_clause_asks_nothing() -> None:
+    leading = focus_parts("Excluding one-off and non-cash items, what were its earnings in 2023?")
+    assert len(leading) == 1 and {"earn", "one-off"} <= leading[0].terms
+    assert leading[0].condition == {"one-off", "non-cash"}
+    trailing = focus_parts("What was its profit excluding impairments and other one-off items?")
+    assert len(trailing) == 1 and trailing[0].condition == {"impair", "one-off"}
+    scene = focus_parts("How much did it sell in FY2025, despite record volumes?")
+    assert [p.phrase for p in scene] == ["sell"]
+    examples = focus_parts("What did it spend on projects such as Simandou and Oyu Tolgoi?")
+    assert [p.phrase for p in examples] == ["spend projects"]
+    # Quiet: two asks joined by "and" stay two, and a label is untouched by conditions.
+    both = focus_parts("What were its revenue and net debt in FY2024?")
+    assert [p.phrase for p in both] == ["revenue", "net debt"] and not both[0].condition
+    assert meets_condition(trailing[0], "Underlying earnings")
+    assert not meets_condition(trailing[0], "Profit after tax attributable to members")
+    assert meets_condition(both[0], "Revenue")
+
+
+def test_counting_one_offs_in_asks_for_the_statutory_figure() -> None:
+    counting = focus_parts("What was its bottom-line result in FY2024, counting exceptional items?")
+    assert "exception" not in " ".join(counting[0].terms) and not counting[0].condition

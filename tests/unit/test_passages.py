@@ -1,7 +1,7 @@
 """Extractive passages for questions that are not about a figure (pure, on the corpus)."""
 
 from domain.models import ChunkText
-from domain.passages import carries_other_figure, find_passages, role_asked, topic_terms
+from domain.passages import TIME, carries_other_figure, find_passages, role_asked, topic_terms
 from tests.unit.corpus_chunks import corpus, report
 
 
@@ -86,3 +86,14 @@ def test_the_rare_word_of_a_question_outweighs_the_common_ones() -> None:
     assert passages and passages[0].sentence == rare, passages
     quiet = find_passages("Which green energy projects advanced?", [chunk], "FMG", [2025], [])
     assert quiet and quiet[0].sentence == common[0]
+
+
+def test_a_when_question_prefers_sentences_that_say_a_time() -> None:
+    question = "When did the Oyu Tolgoi underground mine start producing?"
+    passages = find_passages(question, corpus(), "RIO", [], [])
+    assert passages and all(TIME.search(p.sentence) for p in passages)
+    assert any("March 2023" in p.sentence for p in passages)
+    # Quiet: a question that does not ask when keeps the timeless sentences too.
+    around = find_passages("What did Rio say about the Oyu Tolgoi underground mine?", corpus(),
+                           "RIO", [], [])  # fmt: skip
+    assert any(not TIME.search(p.sentence) for p in around)

@@ -60,6 +60,9 @@ def test_companies_are_found_by_name_ticker_or_alias_in_any_casing(
         ("BHP revenue in FY2023 and FY2025", [2023, 2025]),
         ("BHP revenue", []),
         ("BHP revenue of US$55,658 million", []),
+        ("BHP revenue for the year ended 30 June 2024, in US$ millions", [2024]),
+        ("BHP revenue in 2024. And in 2025?", [2024, 2025]),
+        ("BHP revenue of 2024,5 million", []),
     ],
 )
 def test_fiscal_year_forms_are_understood(text: str, years: list[int]) -> None:

@@ -115,3 +115,75 @@ def test_one_rare_word_alone_does_not_make_a_quote_about_the_part() -> None:
     both = quote("Technology executive with a background in industrial automation; Chair of "
                  "the Sustainability Committee.")  # fmt: skip
     assert check_relevance(question, both, BHP_2025_BOARD).addressed
+
+
+# A condition narrows the measure; the figure it does not narrow to is not the answer.
+FMG_2023 = report("FMG", 2023)
+
+
+def test_a_figure_the_questions_condition_rules_out_does_not_answer_it() -> None:
+    question = ("Excluding one-off and non-cash items, what were Fortescue's bottom-line "
+                "earnings in the 2023 financial year?")  # fmt: skip
+    statutory = ("Fortescue's net profit after tax (reported as Net profit after tax (NPAT)) "
+                 "for FY2023 (year ended 30 June 2023) was US$4.80 billion [1].")  # fmt: skip
+    sources = sorted(FMG_2023, key=lambda c: "US$4.80 billion" not in c.text)
+    relevance = check_relevance(question, statutory, sources)
+    assert relevance.off_point, relevance
+    assert [i.focus for i in relevance.items] == [
+        "Excluding one-off non-cash items bottom-line earnings"
+    ]  # one ask: the condition is not an ask of its own, its "and" joins nothing
+    underlying = next(c for c in FMG_2023 if "5.52" in c.text)
+    answer = "Fortescue's underlying NPAT for FY2023 was US$5.52 billion [1]."
+    assert check_relevance(question, answer, [underlying]).addressed
+
+
+def test_a_topic_is_not_answered_by_a_figure_sharing_one_of_its_words() -> None:
+    rio = report("RIO", 2024)
+    production = sorted(rio, key=lambda c: "328" not in c.text)
+    question = "What's Rio's ambition for its big Mongolian copper mine, per the FY24 report?"
+    figure = ("Rio Tinto's production (reported as Pilbara iron ore production (100%)) for FY2024 "
+              "was 328 Mt [1].")  # fmt: skip
+    assert check_relevance(question, figure, production).off_point
+    board = sorted(BHP_2024, key=lambda c: "Board seats" not in c.text)
+    women = "What did BHP report about women's Board seats in FY2024?"
+    held = "In FY2024, women held 45% of BHP's Board seats [1]."
+    assert check_relevance(women, held, board).addressed  # its label holds the words
+
+
+def test_a_when_question_is_answered_by_a_quote_that_says_a_time() -> None:
+    rio = report("RIO", 2023) + report("RIO", 2024)
+    sources = sorted(rio, key=lambda c: "began sustainable production" not in c.text)
+    question = "When did the Oyu Tolgoi underground mine start producing?"
+    timeless = ('Rio Tinto\'s FY2024 report (Chair\'s letter, page 1): "Construction at Simandou '
+                "in Guinea advanced rapidly toward first shipments, and the Oyu Tolgoi "
+                'underground mine continued its ramp-up." [1]')  # fmt: skip
+    assert check_relevance(question, timeless, sources).off_point
+    dated = ('Rio Tinto\'s FY2023 report (Operations review, page 3): "At Oyu Tolgoi, the '
+             'underground mine began sustainable production in March 2023." [1]')  # fmt: skip
+    assert check_relevance(question, dated, sources).addressed
+
+
+def test_a_word_spelt_the_other_way_is_still_the_questions_point() -> None:
+    nst = report("NST", 2023) + report("NST", 2024)
+    sources = sorted(nst, key=lambda c: "centrepiece" not in c.text)
+    question = "What's the centerpiece of Northern Star's five-year growth plan?"
+    around = (
+        "Northern Star's FY2023 report (Chair's letter, page 1): \"We are in the middle "
+        'of a five-year plan to grow production, lower costs and lift margins." [1]'
+    )
+    assert not check_relevance(question, around, sources).addressed
+    point = ("Northern Star's FY2024 report (Chair's letter, page 1): \"The Board approved the "
+             "expansion of the Fimiston mill at KCGM, the centrepiece of our plan to lift "
+             'production." [1]')  # fmt: skip
+    assert check_relevance(question, point, sources).addressed
+
+
+def test_a_figure_of_a_year_the_question_does_not_ask_for_does_not_answer_it() -> None:
+    s32 = report("S32", 2025)
+    sources = sorted(s32, key=lambda c: "US$666 million exclude" not in c.text)
+    quote = ('South32\'s FY2025 report (Financial review, page 5) says: "Underlying earnings of '
+             'US$666 million exclude items such as impairment charges." [1]')  # fmt: skip
+    asked_2024 = "What was South32's profit excluding one-off items for the year to 30 June 2024?"
+    assert not check_relevance(asked_2024, quote, sources).addressed
+    asked_2025 = "What was South32's profit excluding one-off items for the year to 30 June 2025?"
+    assert check_relevance(asked_2025, quote, sources).addressed
