@@ -18,7 +18,7 @@ from functools import lru_cache
 import snowballstemmer
 
 from domain.companies import without_companies
-from domain.metrics import find_metrics, find_other_measures, read_definitions
+from domain.metrics import find_metrics, find_other_measures, metric_display, read_definitions
 from domain.years import mentioned_years
 
 # Alias data: the measure words of a question asked in Chinese, read as the English
@@ -476,8 +476,8 @@ _JOINED = "\u204a"  # "⁊": an "and" inside a condition, which `_PARTS` does no
 
 
 def _conditions_kept(text: str) -> str:
-    """`text` with its scene-setting clauses out and each condition's "and" and commas
-    kept from splitting it into asks of their own."""
+    """`text` with its scene-setting clauses out and each condition's "and" (or "&")
+    kept from splitting it into asks of their own (a comma ends a condition)."""
     text = _SCENE.sub(" ", text)
     return _CONDITION.sub(
         lambda m: m.group(0).replace(" and ", f" {_JOINED} ").replace("&", _JOINED), text
@@ -551,6 +551,15 @@ def focus_parts(question: str) -> list[Focus]:
     return parts
 
 
+def narrowed_metrics(part: Focus) -> list[str]:
+    """The part's metrics of the vocabulary that its condition narrows to another measure
+    ("profit excluding one-off items": net profit); not one whose own name meets it
+    ("profit including non-controlling interests" is that metric)."""
+    if not part.condition:
+        return []
+    return [m for m in part.metrics if not meets_condition(part, metric_display(m))]
+
+
 def open_parts(question: str) -> list[Focus]:
     """The parts of a question that name no metric of the vocabulary, and are not only
     the words of asking for an overview ("how did BHP do?", "BHP's results"); and those
@@ -558,7 +567,7 @@ def open_parts(question: str) -> list[Focus]:
     reports' labels answer, not the vocabulary."""
     return [
         p for p in focus_parts(question)
-        if p.derived is not None or p.condition
+        if p.derived is not None or narrowed_metrics(p)
         or (not p.metrics and not all(_OVERVIEW.fullmatch(w) for w in p.phrase.split()))
     ]  # fmt: skip
 

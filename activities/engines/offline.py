@@ -60,6 +60,7 @@ from domain.measures import (
     asks_overview,
     asks_topic,
     focus_parts,
+    narrowed_metrics,
     open_parts,
     read_focus,
     search_words,
@@ -545,7 +546,7 @@ class OfflineEngine:
         inputs = {m for p in parts if p.derived is not None for m in p.metrics}
         # A measure asked with a condition ("profit excluding one-off items") is answered
         # by the fact the condition narrows to, not by the vocabulary's metric.
-        narrowed = {m for p in parts if p.condition for m in p.metrics}
+        narrowed = {m for p in parts for m in narrowed_metrics(p)}
         metrics = [m for m in metrics if m not in inputs | narrowed]
         composer = _Composer(facts, requested_scale(question))
         paragraphs: list[str] = []
