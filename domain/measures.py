@@ -276,6 +276,10 @@ class Focus:
     """The stems of a clause that narrows the measure ("excluding one-off items",
     "counting its share of joint ventures"; see `_CONDITION`): a figure answers the
     focus only when its label meets them (`meets_condition`)."""
+    money: bool = False
+    """The part asks for an amount of money without naming the measure ("how much did it
+    bring in from selling its product", "how much did it spend"; see `asks_money`): a
+    figure in tonnes or ounces does not answer it, however its label fits."""
 
     @property
     def empty(self) -> bool:
@@ -455,6 +459,25 @@ def _prepared(question: str) -> str:
     return text
 
 
+# "How much" straight before its verb asks for the amount itself, and these verbs move
+# money: "how much did Fortescue bring in from selling its product" asks for dollars, where
+# "how much iron ore did it ship" names its quantity. English grammar of money verbs, not
+# names of measures: the measure is still read from the reports' labels.
+_ASKS_MONEY = re.compile(
+    r"\bhow\s+much(?:\s+(?:money|cash))?\s+(?:did|does|do|has|have|had|will|would|is|was|"
+    r"were)\b[^?.!;]{0,60}?\b(?:bring|brought|earn|make|made|spend|spent|pay|paid|cost|"
+    r"receive|raise|rake|take|took|pocket|collect|lose|lost|return|invest)\w*\b"
+    r"|\bhow\s+many\s+(?:US\s+|Australian\s+)?dollars\b",
+    re.IGNORECASE,
+)
+
+
+def asks_money(text: str) -> bool:
+    """Whether a question (or one of its parts) asks for an amount of money in words that
+    name no measure ("how much did it bring in", "how many dollars did it spend")."""
+    return _ASKS_MONEY.search(text) is not None
+
+
 # A clause that narrows the measure asked ("excluding one-off and non-cash items",
 # "counting its portion of joint ventures", "net of royalties"): part of that ask, never
 # an ask of its own, and its "and" joins nothing. English grammar, not a list of measures.
@@ -546,6 +569,7 @@ def focus_parts(question: str) -> list[Focus]:
                 derived=derived(piece),
                 qualifiers=qualifiers(piece),
                 condition=condition,
+                money=asks_money(piece),
             )
         )
     return parts

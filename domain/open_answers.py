@@ -64,6 +64,8 @@ def match(
     The score is the better of the lexical match (stems of the label, a little for its
     row or sentence) and the meaning of the label and its sentence (when `similarity` is
     given); a fact whose metric is one the focus names gains, one of another metric loses.
+    When the focus asks for money ("how much did it bring in"), an amount of money gains
+    and a quantity of another kind (tonnes, ounces) cannot answer.
     """
     if focus.empty or not sourced:
         return []
@@ -98,6 +100,13 @@ def match(
             f"{fact.label} {fact.context}"
         ):  # "Scope 3 emissions" asked, "Scope 1 and 2" printed: another measure
             score = min(score, ANSWERS - 0.1)
+        if focus.money and not _is_money(fact):
+            # "how much did it bring in from selling its product" asked, shipments in Mt
+            # printed: a quantity of another kind cannot be the amount asked.
+            score = min(score, ANSWERS - 0.1)
+        elif focus.money and score > 0:
+            # The kind asked for is one more signal for an amount of money that fits.
+            score += 0.1
         if not meets_condition(focus, fact.label):
             # "profit excluding one-off items" asked, statutory profit printed: the
             # closest figure, not the answer ("Underlying earnings" meets it).
@@ -107,6 +116,13 @@ def match(
         out.append(Candidate(fact, n, score, lexical, semantic))
     out.sort(key=lambda c: -c.score)
     return out
+
+
+def _is_money(fact: Fact) -> bool:
+    """Whether a fact is an amount of money: a currency unit, or per share, or a report's
+    own unit words with a currency sign."""
+    spec = unit_spec(fact.unit)
+    return spec.kind in ("money", "per_share") or bool(re.search(r"\$|¢|dollar|cent", fact.unit))
 
 
 def best(candidates: Sequence[Candidate], company: str, year: int) -> Candidate | None:

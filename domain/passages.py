@@ -14,6 +14,7 @@ Words are compared by a crude stem (their first five letters) so that "acquire",
 
 import math
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from domain.companies import COMPANIES, proper_names
@@ -190,6 +191,74 @@ def _prose_sentences(chunk: ChunkText) -> list[str]:
     return [s for s in sentences if len(s.split()) >= 6 and s.endswith((".", "!", "?"))]
 
 
+# A sentence that refers back to the one before it ("The key project in that plan is the
+# expansion of the Fimiston mill", after "We are in the middle of a five-year plan"): a
+# demonstrative before a word the sentence before it used. English grammar of reference,
+# not a list of topics.
+_BACK_REFERENCE = re.compile(r"\b(?:this|that|these|those|such)\s+([A-Za-z][\w-]+)", re.IGNORECASE)
+
+
+def _continued(sentence: str, chunk: ChunkText) -> str:
+    """`sentence` with the sentence after it in the same paragraph when that one refers
+    back to it: a quote that ends before "that plan" is named leaves its point out."""
+    sentences = _prose_sentences(chunk)
+    if sentence not in sentences:
+        return sentence
+    at = sentences.index(sentence)
+    if at + 1 >= len(sentences):
+        return sentence
+    following = sentences[at + 1]
+    own = _stems(sentence)
+    if not any(_stems(m.group(1)) & own for m in _BACK_REFERENCE.finditer(following)):
+        return sentence
+    joined = f"{sentence} {following}"
+    # Only when the two stand side by side in the report: the quote stays verbatim.
+    body = " ".join(chunk.text.replace("**", "").split())
+    return joined if joined in body else sentence
+
+
+def _with_closest_in_meaning(
+    question: str,
+    found: list[Passage],
+    candidates: list[tuple[int, ChunkText, str]],
+    similarity: Callable[[str, Sequence[str]], list[float]],
+    metrics: list[str],
+    limit: int,
+    why: bool,
+    when: bool,
+) -> list[Passage]:
+    """`found` with the candidate closest in meaning to the question, when it is closer
+    than every sentence in `found` and says what a "why" or "when" question needs; it
+    takes the last place when `found` is full."""
+    # The company's names say nothing of the point and pull every sentence that names
+    # the company closer: they are left out of the compared question.
+    names = _names()
+    asked = " ".join(w for w in re.findall(r"[\w'’-]+", question) if w.lower() not in names)
+    sentences = list(dict.fromkeys(s for _, _, s in candidates))
+    if not asked or not sentences:
+        return found
+    cosine = dict(zip(sentences, similarity(asked, sentences), strict=True))
+    have = {p.sentence for p in found}
+    bar = max(cosine.get(p.sentence, 0.0) for p in found)
+    closest = max(
+        (
+            (cosine[s], n, chunk, s)
+            for n, chunk, s in candidates
+            if s not in have
+            and not carries_other_figure(s, metrics)
+            and (not why or _CAUSE.search(s))
+            and (not when or TIME.search(s))
+        ),
+        key=lambda c: c[0],
+        default=None,
+    )
+    if closest is None or closest[0] <= bar:
+        return found
+    score, n, chunk, sentence = closest
+    kept = found if len(found) < limit else found[: limit - 1]
+    return [*kept, Passage(n, chunk, sentence, score, False)]
+
+
 def carries_other_figure(sentence: str, metrics: list[str]) -> bool:
     """Whether a sentence carries a number (not a date or year) the question did not ask
     for: any number when no metric was asked; otherwise a number beside another metric."""
@@ -206,12 +275,19 @@ def find_passages(
     years: list[int],
     metrics: list[str],
     limit: int = 3,
+    similarity: Callable[[str, Sequence[str]], list[float]] | None = None,
 ) -> list[Passage]:
     """The best sentences of `company`'s prose sources for the question, best first.
 
     A sentence must share a topic word with the question; it scores by the topic words
     it and its section share, by being in the section of the person asked about, and,
     for a "why" question, by giving a cause, and for a "when" question, by saying a time.
+
+    With `similarity` (the embedder's cosine), the sentence closest in meaning to the
+    question joins them when it is closer than every sentence the words found: "how did
+    Fortescue restructure itself?" is answered by "we reorganised the company into two
+    businesses", which shares none of its words. Only when the words found something:
+    meaning alone never makes a question the reports do not address answered.
     """
     topic = topic_stems(question)
     strong = _strong_stems(question)
@@ -285,4 +361,12 @@ def find_passages(
     if when and any(TIME.search(p.sentence) for p in found):
         found = [p for p in found if TIME.search(p.sentence)]
     found.sort(key=lambda p: (-p.score, -p.chunk.fiscal_year, p.n))
-    return found[:limit]
+    found = found[:limit]
+    if similarity is not None and found:
+        found = _with_closest_in_meaning(
+            question, found, candidates, similarity, metrics, limit, why, when
+        )
+    return [
+        Passage(p.n, p.chunk, _continued(p.sentence, p.chunk), p.score, p.from_role)
+        for p in found[:limit]
+    ]

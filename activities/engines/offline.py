@@ -458,7 +458,8 @@ class OfflineEngine:
     async def grade_documents(
         self, question: str, slots: Slots, chunks: list[ChunkText]
     ) -> DocumentGrades:
-        """Keep chunks that hold a requested metric (tables) or share its vocabulary (prose).
+        """Keep chunks that hold a requested metric (tables) or share its vocabulary (prose),
+        and, for a narrative question, the chunk of the sentence closest in meaning to it.
 
         Governance, board, remuneration, sustainability, risk and auditor sections are
         dropped unless the question is about those topics; so are other companies and,
@@ -474,6 +475,7 @@ class OfflineEngine:
         company_words = {w.lower() for t in COMPANIES for w in _name(t).split()}
         question_words = _words(question) - company_words
         keep: list[int] = []
+        prose: dict[str, list[int]] = {}  # each company's prose chunks a narrative may quote
         for i, chunk in enumerate(chunks):
             if slots.companies and chunk.company not in slots.companies:
                 continue
@@ -484,6 +486,13 @@ class OfflineEngine:
                 for p in parts
                 for c in match(p, [(f, 0) for f in report_facts(chunk)], self.similarity())
             )
+            if (
+                slots.intent == "narrative"
+                and not chunk.is_table
+                and (not years or chunk.fiscal_year in years)
+                and (asked_here or boilerplate_ok or not _BOILERPLATE_SECTION.search(chunk.section))
+            ):
+                prose.setdefault(chunk.company, []).append(i)
             if asked_here and (not years or chunk.fiscal_year in years or chunk.is_table):
                 keep.append(i)
                 continue
@@ -505,6 +514,18 @@ class OfflineEngine:
             body = chunk.text.split("\n", 1)[-1]
             if set(find_metrics(body)) & wanted or (question_words & _words(body)):
                 keep.append(i)
+        if self.similarity() is not None:
+            # The sentence closest in meaning to the question is kept beside those its
+            # words found ("restructure" answered by "we reorganised the company"): the
+            # passage search over each company's prose, as the synthesis will run it.
+            for company, indices in prose.items():
+                pool = [chunks[i] for i in indices]
+                for p in find_passages(
+                    question, pool, company, sorted(years), metrics, similarity=self.similarity()
+                ):
+                    if indices[p.n - 1] not in keep:
+                        keep.append(indices[p.n - 1])
+            keep.sort()
         if not keep and slots.other_measures and not slots.metrics:
             keep = _best_per_company(chunks, slots.companies, years)
         return DocumentGrades(keep=keep)
@@ -629,7 +650,9 @@ class OfflineEngine:
                         if lines:
                             paragraphs.append(" ".join(lines))
             said = "\n".join(paragraphs)
-            for paragraph in _narrative(question, sources, companies, years, metrics):
+            for paragraph in _narrative(
+                question, sources, companies, years, metrics, self.similarity()
+            ):
                 lines = paragraph.split("\n")
                 kept = [ln for ln in lines if not _quoted(ln) or _quoted(ln) not in said]
                 if any(_quoted(ln) for ln in kept) or not any(_quoted(ln) for ln in lines):
@@ -1161,6 +1184,7 @@ def _narrative(
     companies: list[str],
     years: list[int],
     metrics: list[str],
+    similarity: Similarity | None = None,
 ) -> list[str]:
     """The sentences of each company's reports that answer a question that is not about a
     figure, quoted and cited to their page; or a plain line that the reports do not
@@ -1168,7 +1192,7 @@ def _narrative(
     role = role_asked(question)
     paragraphs: list[str] = []
     for ticker in companies:
-        passages = find_passages(question, sources, ticker, years, metrics)
+        passages = find_passages(question, sources, ticker, years, metrics, similarity=similarity)
         if not passages:
             paragraphs.append(
                 f"I found nothing in {_possessive(ticker)} reports for {year_span_of(years)} "

@@ -112,3 +112,20 @@ def test_a_condition_narrows_its_ask_and_a_scene_setting_clause_asks_nothing() -
 def test_counting_one_offs_in_asks_for_the_statutory_figure() -> None:
     counting = focus_parts("What was its bottom-line result in FY2024, counting exceptional items?")
     assert "exception" not in " ".join(counting[0].terms) and not counting[0].condition
+
+
+@pytest.mark.parametrize(
+    ("question", "money"),
+    [
+        ("How much did Fortescue bring in from selling its product in FY2025?", True),
+        ("How much did BHP spend on exploration?", True),
+        ("How much money did Rio Tinto return to shareholders in 2024?", True),
+        ("How many dollars did South32 pay in tax?", True),
+        ("How much iron ore did Fortescue ship in FY2025?", False),
+        ("How much gold did Northern Star sell?", False),
+        ("What was BHP's revenue?", False),
+        ("How much did copper production rise at BHP?", False),
+    ],
+)
+def test_a_question_asks_for_money_by_its_verb_not_by_a_measure(question: str, money: bool) -> None:
+    assert [p.money for p in focus_parts(question)] == [money]

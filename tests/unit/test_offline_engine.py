@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from activities.contracts import ChunkText, Draft, NotFound, Slots
+from activities.embeddings import LocalEmbedder
 from activities.engines.offline import CLARIFYING_QUESTION, DIRECT_ANSWER, OfflineEngine
 from domain.grounding import check_numbers
 from tests.unit.corpus_chunks import CORPUS_DIR, chunks_of, corpus, report
@@ -475,3 +476,22 @@ def test_a_narrative_question_with_a_figure_but_no_change_gets_only_its_year() -
     assert "US$18.22 billion" in draft.answer and "16.87" not in draft.answer
     assert "FY2023" not in draft.answer
     assert check_numbers(draft.answer, kept).unsupported == []
+
+
+def test_the_sentence_closest_in_meaning_is_kept_and_quoted(embedder: LocalEmbedder) -> None:
+    # "restructure" is not a word of the chair's sentence that says how Fortescue was
+    # reorganised: without the embedder the grade drops its chunk, with it the chunk is
+    # kept and the sentence quoted beside the ones that share the question's words.
+    question = "How did Fortescue restructure itself in FY2024?"
+
+    async def go(engine: OfflineEngine) -> str:
+        pool = corpus()
+        decision = await engine.route(question)
+        grades = await engine.grade_documents(question, decision.slots, pool)
+        kept = [pool[i] for i in grades.keep]
+        return (await engine.synthesize(question, decision.slots, kept)).answer
+
+    assert "two businesses" not in asyncio.run(go(ENGINE))
+    answer = asyncio.run(go(OfflineEngine(embedder)))
+    assert "reorganised the company into two businesses" in answer
+    assert "Following the restructure" in answer

@@ -1,5 +1,6 @@
 """Extractive passages for questions that are not about a figure (pure, on the corpus)."""
 
+from activities.embeddings import LocalEmbedder, similarity_of
 from domain.models import ChunkText
 from domain.passages import TIME, carries_other_figure, find_passages, role_asked, topic_terms
 from tests.unit.corpus_chunks import corpus, report
@@ -97,3 +98,66 @@ def test_a_when_question_prefers_sentences_that_say_a_time() -> None:
     around = find_passages("What did Rio say about the Oyu Tolgoi underground mine?", corpus(),
                            "RIO", [], [])  # fmt: skip
     assert any(not TIME.search(p.sentence) for p in around)
+
+
+def test_a_sentence_that_refers_back_completes_the_quote() -> None:
+    # "The key project in that plan is ..." says what the plan's centrepiece is; the
+    # sentence before it, alone, does not.
+    passages = find_passages(
+        "What's the centerpiece of Northern Star's five-year growth plan?",
+        list(report("NST", 2023)), "NST", [2023], [],
+    )  # fmt: skip
+    quoted = next(p.sentence for p in passages if "five-year plan to grow" in p.sentence)
+    assert quoted.endswith("Thunderbox and Pogo.")
+    assert "The key project in that plan" in quoted
+
+
+def test_a_sentence_that_does_not_refer_back_stays_alone() -> None:
+    passages = find_passages("What did Rio Tinto acquire?", corpus(), "RIO", [2025], [])
+    chunk_texts = {p.chunk.chunk_id: " ".join(p.chunk.text.split()) for p in passages}
+    for p in passages:
+        # One sentence each, verbatim in its source.
+        assert p.sentence in chunk_texts[p.chunk.chunk_id].replace("**", "")
+        assert not any(
+            f"{p.sentence} {word}" in chunk_texts[p.chunk.chunk_id]
+            for word in ("That", "This", "These", "Those")
+        )
+
+
+def test_the_sentence_closest_in_meaning_joins_what_the_words_found(
+    embedder: LocalEmbedder,
+) -> None:
+    # "restructure" and "reorganised" share no letters' stem: the words find the
+    # governance sentence that says "restructure"; meaning finds the one that says how.
+    question = "How did Fortescue restructure itself in FY2024?"
+    sources = list(report("FMG", 2024))
+    by_words = find_passages(question, sources, "FMG", [2024], [])
+    assert not any("two businesses" in p.sentence for p in by_words)
+    by_meaning = find_passages(
+        question, sources, "FMG", [2024], [], similarity=similarity_of(embedder)
+    )
+    assert any("two businesses" in p.sentence for p in by_meaning)
+    assert len(by_meaning) <= 3
+
+
+def test_meaning_alone_never_answers_what_the_reports_do_not_address(
+    embedder: LocalEmbedder,
+) -> None:
+    similarity = similarity_of(embedder)
+    for question in (
+        "What did BHP say about bitcoin?",
+        "What did BHP say about the weather on Mars?",
+    ):
+        assert find_passages(question, corpus(), "BHP", [], [], similarity=similarity) == []
+
+
+def test_meaning_adds_nothing_when_the_words_found_the_closest(embedder: LocalEmbedder) -> None:
+    # The sentence the words rank second ("We are in the middle of a five-year plan")
+    # is also the closest in meaning: nothing joins.
+    question = "What's the centerpiece of Northern Star's five-year growth plan?"
+    sources = list(report("NST", 2023))
+    by_words = find_passages(question, sources, "NST", [2023], [])
+    by_meaning = find_passages(
+        question, sources, "NST", [2023], [], similarity=similarity_of(embedder)
+    )
+    assert [p.sentence for p in by_meaning] == [p.sentence for p in by_words]

@@ -187,3 +187,23 @@ def test_a_figure_of_a_year_the_question_does_not_ask_for_does_not_answer_it() -
     assert not check_relevance(asked_2024, quote, sources).addressed
     asked_2025 = "What was South32's profit excluding one-off items for the year to 30 June 2025?"
     assert check_relevance(asked_2025, quote, sources).addressed
+
+
+def test_a_quantity_of_another_kind_does_not_answer_a_question_that_asks_for_money() -> None:
+    fmg = report("FMG", 2025)
+    asked = "How much did Fortescue bring in from selling its product in FY2025?"
+    shipments = "Fortescue's iron ore shipments for FY2025 were 198.4 Mt [1]."
+    sources = sorted(fmg, key=lambda c: "| Iron ore shipments | 198.4 |" not in c.text)
+    assert not check_relevance(asked, shipments, sources).addressed
+    revenue = "Fortescue's revenue for FY2025 was US$15.54 billion [1]."
+    sources = sorted(fmg, key=lambda c: "Revenue of US$15.54 billion was lower" not in c.text)
+    assert check_relevance(asked, revenue, sources).addressed
+
+
+def test_a_question_naming_its_quantity_is_answered_by_a_figure_in_it() -> None:
+    asked = "How much iron ore did Fortescue ship in FY2025?"
+    shipments = "Fortescue's iron ore shipments for FY2025 were 198.4 Mt [1]."
+    sources = sorted(
+        report("FMG", 2025), key=lambda c: "| Iron ore shipments | 198.4 |" not in c.text
+    )
+    assert check_relevance(asked, shipments, sources).addressed
