@@ -112,6 +112,8 @@ class IngestFileResult(_Frozen):
     error: str | None = None
     facts: int | None = None
     """Facts (re)stored for the document by this ingestion; None when none changed."""
+    problems: list[str] = Field(default_factory=list)
+    """Pages read but not indexed, each with why ("page 5: no text layer ...")."""
 
 
 class IngestRequest(_Frozen):

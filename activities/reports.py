@@ -200,6 +200,7 @@ class ReportIndex:
                     document_id=doc.document_id,
                     status="unchanged",
                     chunks=len(doc.chunks),
+                    problems=doc.problems,
                 )
         vectors = embed_documents(self.embedder, [c.text for c in doc.chunks])
         points = []
@@ -239,7 +240,11 @@ class ReportIndex:
             self.client.upsert(self.collection, points=points)
             self._version = None
         return IngestFileResult(
-            path=path, document_id=doc.document_id, status="ingested", chunks=len(points)
+            path=path,
+            document_id=doc.document_id,
+            status="ingested",
+            chunks=len(points),
+            problems=doc.problems,
         )
 
     def search(

@@ -236,6 +236,8 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
             print(f"{r['status']}: {r['error']}", file=sys.stderr)
         else:
             _say(f"{r['status']}: {r['path']} ({r['chunks']} chunks)")
+            for problem in r.get("problems", []):
+                print(f"  {r['path']}: {problem}", file=sys.stderr)
     _say(f"corpus version {body['corpus_version']}")
     return EXIT_FAILURE if failed else 0
 

@@ -43,6 +43,8 @@ class Company:
     name: str
     aliases: tuple[str, ...]
     calendar_year: bool = False
+    currency: str = "US$"
+    """The reporting currency: what a bare "$'m" column of its statements means."""
 
     def period_end(self, fiscal_year: int) -> date:
         """Return the last day of the fiscal year (Rio Tinto reports calendar years)."""
@@ -96,6 +98,7 @@ COMPANIES: dict[str, Company] = {
                 "northern star resources ltd",
                 "北方之星",
             ),
+            currency="A$",
         ),
     )
 }

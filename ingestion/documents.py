@@ -18,6 +18,7 @@ from pathlib import Path
 
 from domain.companies import COMPANIES, FISCAL_YEARS, normalise_ticker, year_range
 from domain.models import ChunkText
+from ingestion.pdf import PdfError, read_pdf
 
 CHUNK_NAMESPACE = uuid.UUID("5b0f4f0e-8c8e-4c65-9d0b-6a1f3e0c2b7d")
 PROSE_WORDS = 120
@@ -68,6 +69,8 @@ class ParsedDocument:
     file_sha256: str
     """The hash of the file's bytes alone: identical content under another path matches."""
     chunks: list[Chunk] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    """Pages read but not indexed, each with why ("page 5: no text layer ...")."""
 
 
 def document_key(ticker: str, fiscal_year: int) -> str:
@@ -177,7 +180,13 @@ def _chunk_blocks(blocks: list[_Block]) -> list[_Block]:
 
 
 def _build(
-    path: Path, title: str, ticker: str, fiscal_year: int, raw: bytes, blocks: list[_Block]
+    path: Path,
+    title: str,
+    ticker: str,
+    fiscal_year: int,
+    raw: bytes,
+    blocks: list[_Block],
+    problems: list[str] | None = None,
 ) -> ParsedDocument:
     # The hash covers the metadata the chunks carry as well as the bytes, so re-ingesting a
     # file under corrected flags (company, fiscal year) replaces its chunks, not "unchanged".
@@ -187,7 +196,7 @@ def _build(
     source_path = str(path.resolve())
     doc = ParsedDocument(
         document_id, title, ticker, fiscal_year, content_hash, source_path,
-        hashlib.sha256(raw).hexdigest(),
+        hashlib.sha256(raw).hexdigest(), problems=list(problems or []),
     )  # fmt: skip
     for n, block in enumerate(_chunk_blocks(blocks)):
         unit = None
@@ -218,7 +227,8 @@ def _build(
             )
         )
     if not doc.chunks:
-        raise DocumentError(f"{path}: no text found")
+        why = f" ({'; '.join(doc.problems)})" if doc.problems else ""
+        raise DocumentError(f"{path}: no text found{why}")
     return doc
 
 
@@ -246,83 +256,22 @@ def parse_markdown(
     return _build(path, title, ticker, fy, raw, _markdown_blocks(body))
 
 
-_NUMBER = r"\(?-?[\d][\d,]*(?:\.\d+)?\)?"
-_ROW = re.compile(rf"^(?P<label>.*?[A-Za-z].*?)\s+(?P<values>{_NUMBER}(?:\s+{_NUMBER})*)$")
-
-
-def _pdf_page_blocks(page_no: int, text: str, section: str) -> tuple[list[_Block], str]:
-    """Split one PDF page's text into prose and tables.
-
-    A table is a header line whose first token is a unit ("US$M FY2024") followed by
-    rows of a label and numbers; it is rewritten as a Markdown table so PDF and Markdown
-    reports look the same downstream.
-    """
-    blocks: list[_Block] = []
-    lines = [ln.strip() for ln in text.splitlines()]
-    prose: list[str] = []
-    i = 0
-
-    def flush_prose() -> None:
-        if prose:
-            blocks.append(_Block(page_no, section, " ".join(prose), False))
-            prose.clear()
-
-    while i < len(lines):
-        line = lines[i]
-        header = re.match(
-            r"^(US\$M|US\$bn|A\$M|A\$bn|US cents|A cents|A\$|Mt|kt|koz)\s+(.+)$", line
-        )
-        if header and i + 1 < len(lines) and _ROW.match(lines[i + 1]):
-            flush_prose()
-            columns = header.group(2).split()
-            rows = [f"| {header.group(1)} | " + " | ".join(columns) + " |"]
-            rows.append("|" + "---|" * (len(columns) + 1))
-            i += 1
-            while i < len(lines) and (row := _ROW.match(lines[i])):
-                rows.append(
-                    f"| {row.group('label')} | " + " | ".join(row.group("values").split()) + " |"
-                )
-                i += 1
-            blocks.append(_Block(page_no, section, "\n".join(rows), True))
-            continue
-        if (
-            line
-            and len(line) < 60
-            and not re.search(r"[.,;:]$", line)
-            and line[0].isupper()
-            and not _ROW.match(line)
-            and len(line.split()) <= 6
-        ):
-            flush_prose()
-            section = line
-        elif line:
-            prose.append(line)
-        else:
-            flush_prose()
-        i += 1
-    flush_prose()
-    return blocks, section
-
-
 def parse_pdf(path: Path, company: str | None, fiscal_year: int | None) -> ParsedDocument:
-    """Parse a PDF report; company and fiscal year come from flags (a PDF has no front matter)."""
-    from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
-
+    """Parse a PDF report; company and fiscal year come from flags (a PDF has no front
+    matter). Tables keep their columns and periods (`ingestion.pdf`); pages whose text
+    cannot be used are listed in the document's `problems`, not indexed."""
     ticker, fy = _check_metadata(path, company, fiscal_year)
     try:
         raw = path.read_bytes()
-        reader = PdfReader(path)
-        pages = [page.extract_text() or "" for page in reader.pages]
-    except (OSError, PdfReadError, ValueError) as exc:
-        raise DocumentError(f"{path}: not a readable PDF ({exc.__class__.__name__})") from exc
-    blocks: list[_Block] = []
-    section = ""
-    for n, text in enumerate(pages, start=1):
-        page_blocks, section = _pdf_page_blocks(n, text, section)
-        blocks.extend(page_blocks)
+        read = read_pdf(path, COMPANIES[ticker].currency)
+    except OSError as exc:
+        raise DocumentError(f"{path}: cannot be read ({exc.__class__.__name__})") from exc
+    except PdfError as exc:
+        raise DocumentError(f"{path}: not a readable PDF: {exc}") from exc
+    blocks = [_Block(b.page, b.section, b.text, b.is_table) for b in read.blocks]
     title = f"{COMPANIES[ticker].name} Annual Report {fy}"
-    return _build(path, title, ticker, fy, raw, blocks)
+    doc = _build(path, title, ticker, fy, raw, blocks, read.problems)
+    return doc
 
 
 def parse_document(

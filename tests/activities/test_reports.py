@@ -10,6 +10,7 @@ from activities.reports import LATER_REPORT_HITS, ReportIndex
 from domain.models import PREVIEW_CHARS
 from ingestion.documents import parse_document
 from tests.conftest import CORPUS_DIR
+from tests.reportgen import write_report
 
 BHP_FY2024 = CORPUS_DIR / "BHP_FY2024.md"
 
@@ -201,3 +202,26 @@ def test_the_companies_naming_a_name_are_read_from_the_reports_text(
     assert report_index.companies_naming("Oyu Tolgoi") == {"RIO"}
     assert report_index.companies_naming("Hemi") == {"NST"}
     assert report_index.companies_naming("Quokka Ridge") == set()
+
+
+def test_a_full_length_pdf_is_stored_with_its_tables_and_its_unreadable_pages_named(
+    make_report_index: Callable[[], ReportIndex], tmp_path: Path
+) -> None:
+    index = make_report_index()
+    written = write_report(tmp_path / "nst-2024.pdf", "Northern Star Resources", 2024, pages=40)
+
+    result = index.ingest_file(written.path, "NST", 2024)
+    again = index.ingest_file(written.path, "NST", 2024)
+
+    assert result.status == "ingested" and again.status == "unchanged"
+    assert index.chunk_count() == result.chunks
+    assert [p.split(":")[0] for p in result.problems] == [
+        f"page {n}" for n in (*written.blank_pdf_pages, *written.garbled_pdf_pages)
+    ]
+    texts = _texts_of(index, "NST-FY2024")
+    assert any(
+        "| A$M | Note | FY2024 | FY2023 |\n" in t and "| Revenue | C1(a) |" in t for t in texts
+    )
+    hits = index.search("consolidated statement of profit or loss revenue", "NST", [2024], 5)
+    page = next(f.printed_page for f in written.figures if f.label == "Revenue")
+    assert any(h.is_table and h.page == page for h in hits)
