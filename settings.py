@@ -100,6 +100,9 @@ class Settings(BaseSettings):
 
     qdrant_url: str | None = None
     qdrant_api_key: SecretStr | None = None
+    qdrant_embedded: Literal["edge", "local"] = "edge"
+    """Without `qdrant_url`, the embedded index: Qdrant Edge, or qdrant-client's local
+    mode (pure Python, kept to compare against)."""
 
     api_host: NonEmpty = "127.0.0.1"
     api_port: Port = 8000

@@ -301,6 +301,7 @@ async def run_worker(settings: Settings) -> None:
         settings.qdrant_url,
         settings.qdrant_path,
         settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None,
+        settings.qdrant_embedded,
     )
     index = ReportIndex(
         qdrant, await asyncio.to_thread(make_embedder, settings), make_reranker(settings)

@@ -21,11 +21,11 @@ import threading
 import time
 import uuid
 
-from qdrant_client import QdrantClient, models
+from qdrant_client import models
 
 from activities.contracts import CachedAnswer, CacheLookup, CacheWriteResult
 from activities.embeddings import Embedder, collection_name
-from activities.reports import ReportIndex, create_once
+from activities.reports import IndexClient, ReportIndex, create_once
 from domain.memory import CacheSlots, cache_decision, cache_slots, cacheable
 
 CANDIDATES = 5
@@ -45,7 +45,7 @@ class AnswerCache:
         self.ttl_seconds = ttl_seconds
 
     @property
-    def client(self) -> QdrantClient:
+    def client(self) -> IndexClient:
         return self.index.client
 
     @property

@@ -20,6 +20,7 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.conversions.common_types import PointId
 
 from activities.contracts import ChunkHit, ChunkText, IngestFileResult, RetrievalConfig
+from activities.edge import EdgeClient
 from activities.embeddings import Embedder, collection_name, embed_documents
 from activities.rerank import RERANK_POOL, CohereReranker, RerankUnavailable
 from ingestion import bm25
@@ -35,14 +36,19 @@ LATER_REPORT_HITS = 3
 """Hits a search adds from later reports (restated comparatives) after the main ones."""
 
 
-def is_local(client: QdrantClient) -> bool:
+IndexClient = QdrantClient | EdgeClient
+"""A Qdrant server or local mode (qdrant-client), or Qdrant Edge (`activities.edge`):
+the one interface `ReportIndex` and the answer cache call."""
+
+
+def is_local(client: IndexClient) -> bool:
     """Local mode (a folder, or in memory): no payload indexes, one process only."""
     options = client.init_options
     return options.get("path") is not None or options.get("location") == ":memory:"
 
 
 def create_once(
-    client: QdrantClient,
+    client: IndexClient,
     name: str,
     indexes: dict[str, models.PayloadSchemaType],
     **config: Any,
@@ -52,17 +58,22 @@ def create_once(
     if client.collection_exists(name):
         return
     client.create_collection(name, **config)
-    if is_local(client):
-        return
+    if is_local(client) and not isinstance(client, EdgeClient):
+        return  # local mode has no payload indexes (and warns)
     for key, schema in indexes.items():
         client.create_payload_index(name, key, schema)
 
 
-def open_qdrant(url: str | None, path: Path, api_key: str | None = None) -> QdrantClient:
-    """Open Qdrant: a server when `url` is set, else local mode in `path` (one process only)."""
+def open_qdrant(
+    url: str | None, path: Path, api_key: str | None = None, engine: str = "edge"
+) -> IndexClient:
+    """Open Qdrant: a server when `url` is set, else embedded in `path` (one process only):
+    Qdrant Edge, or qdrant-client's local mode with `engine="local"` (kept to compare)."""
     if url:
         return QdrantClient(url=url, api_key=api_key)
     path.mkdir(parents=True, exist_ok=True)
+    if engine == "edge":
+        return EdgeClient(path / "edge")
     return QdrantClient(path=str(path))
 
 
@@ -70,7 +81,7 @@ class ReportIndex:
     """The report-chunk collection of one embedding model."""
 
     def __init__(
-        self, client: QdrantClient, embedder: Embedder, reranker: "CohereReranker | None" = None
+        self, client: IndexClient, embedder: Embedder, reranker: "CohereReranker | None" = None
     ) -> None:
         self.client = client
         self.embedder = embedder
@@ -319,15 +330,21 @@ class ReportIndex:
         fusion = models.Fusion.DBSF if config.fusion == "dbsf" else models.Fusion.RRF
         with self._lock:
             self.ensure_collection()
+            # Twice what is kept: fused scores tie (two chunks each first in one list), and
+            # Edge returns tied points in no fixed order, so ties are broken here, by
+            # chunk id, over more than the cut: the same query gives the same hits.
             response = self.client.query_points(
                 self.collection,
                 prefetch=prefetch,
                 query=models.FusionQuery(fusion=fusion),
                 query_filter=flt,
-                limit=max(pool, limit),
+                limit=2 * max(pool, limit),
                 with_payload=True,
             )
-        chunks = [(Chunk.model_validate(p.payload), float(p.score)) for p in response.points]
+        ranked = sorted(response.points, key=lambda p: (-round(float(p.score), 9), str(p.id)))
+        chunks = [
+            (Chunk.model_validate(p.payload), float(p.score)) for p in ranked[: max(pool, limit)]
+        ]
         if reranker and len(chunks) > 1:
             try:
                 order = reranker.order(query, [c.text for c, _ in chunks], limit)

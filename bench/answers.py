@@ -62,7 +62,7 @@ async def run(api_url: str, cases: list[Case]) -> dict[str, Any]:
     results: list[dict[str, Any]] = []
     async with httpx.AsyncClient(base_url=api_url, timeout=60.0) as http:
         for case in cases:
-            conversation = f"answers{uuid.uuid4().hex[:16]}"
+            conversation = f"answers-{uuid.uuid4()}"
             try:
                 for earlier in case.before:
                     await ask(http, earlier, conversation)
@@ -90,7 +90,7 @@ async def run_suites(api_url: str, names: list[str]) -> dict[str, Any]:
     async with httpx.AsyncClient(base_url=api_url, timeout=60.0) as http:
         for name in names:
             for case in suites[name]:
-                conversation = f"answers{uuid.uuid4().hex[:16]}"
+                conversation = f"answers-{uuid.uuid4()}"
                 try:
                     result = await ask(http, case.query, conversation)
                 except httpx.HTTPError as exc:

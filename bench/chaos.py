@@ -821,8 +821,7 @@ def _fault_window(faults: list[Fault], at: float) -> str:
 
 async def baseline(driver: Driver, concurrency: int) -> dict[str, Turn]:
     turns = [
-        Turn(i, q, f"chaosb{uuid.uuid4().hex[:12]}", uuid.uuid4().hex)
-        for i, q in enumerate(QUESTIONS)
+        Turn(i, q, f"chaosb-{uuid.uuid4()}", str(uuid.uuid4())) for i, q in enumerate(QUESTIONS)
     ]
     driver.faults_over = True
     await drive_all(driver, list(reversed(turns)), concurrency)
@@ -838,9 +837,7 @@ async def chaos(
 ) -> tuple[Driver, list[Turn], list[Fault]]:
     mix = [QUESTIONS[i % len(QUESTIONS)] for i in range(args.turns)]
     rng.shuffle(mix)
-    turns = [
-        Turn(i, q, f"chaos{uuid.uuid4().hex[:12]}", uuid.uuid4().hex) for i, q in enumerate(mix)
-    ]
+    turns = [Turn(i, q, f"chaos-{uuid.uuid4()}", str(uuid.uuid4())) for i, q in enumerate(mix)]
     faults = plan_faults(args.turns, args.kills, rng)
     driver = Driver(settings.api_url, args.settle_timeout, args.max_seconds)
     pending = list(reversed(turns))

@@ -212,7 +212,7 @@ async def run_turn(
     answer cache unless `cache`)."""
     record = TurnRecord(kind, question, expected, time.monotonic() - t0)
     deadline = time.monotonic() + turn_timeout
-    body = {"question": question, "conversation_id": f"load{uuid.uuid4().hex[:16]}"}
+    body = {"question": question, "conversation_id": f"load-{uuid.uuid4()}"}
     headers = {} if cache else {"Cache-Control": "no-cache"}
     try:
         response = await http.post("/v1/turns", json=body, headers=headers)

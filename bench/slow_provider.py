@@ -58,8 +58,8 @@ async def one_turn(http: httpx.AsyncClient, question: str, limit: float) -> dict
     started = time.monotonic()
     response = await http.post(
         "/v1/turns",
-        json={"question": question, "conversation_id": f"slow-{uuid.uuid4().hex[:8]}"},
-        headers={"Idempotency-Key": uuid.uuid4().hex},
+        json={"question": question, "conversation_id": f"slow-{uuid.uuid4()}"},
+        headers={"Idempotency-Key": str(uuid.uuid4())},
     )
     turn = response.json()
     if response.status_code >= 400:  # refused, not late: say so

@@ -97,7 +97,7 @@ async def run(turns: int, warmup: int) -> None:
     async with httpx.AsyncClient(base_url=settings.api_url, timeout=120) as http:
 
         async def one(question: str, cached: bool = False) -> tuple[float, str, str]:
-            body = {"question": question, "conversation_id": f"bench{uuid.uuid4().hex[:12]}"}
+            body = {"question": question, "conversation_id": f"bench-{uuid.uuid4()}"}
             headers = {} if cached else {"Cache-Control": "no-cache"}
             while True:
                 t0 = time.perf_counter()

@@ -187,12 +187,13 @@ def _build(
     raw: bytes,
     blocks: list[_Block],
     problems: list[str] | None = None,
+    name: str | None = None,
 ) -> ParsedDocument:
     # The hash covers the metadata the chunks carry as well as the bytes, so re-ingesting a
     # file under corrected flags (company, fiscal year) replaces its chunks, not "unchanged".
     content_hash = hashlib.sha256(raw + f"\0{ticker}:{fiscal_year}".encode()).hexdigest()[:16]
     document_id = document_key(ticker, fiscal_year)
-    company = COMPANIES[ticker]
+    company_name = name or COMPANIES[ticker].name
     source_path = str(path.resolve())
     doc = ParsedDocument(
         document_id, title, ticker, fiscal_year, content_hash, source_path,
@@ -204,7 +205,7 @@ def _build(
             first_cell = block.text.lstrip().lstrip("|").split("|", 1)[0]
             unit = unit_of_header(first_cell)
         context = (
-            f"[{company.name} ({ticker}) · {title} · FY{fiscal_year} · "
+            f"[{company_name} ({ticker}) · {title} · FY{fiscal_year} · "
             f"{block.section or 'Report'} · page {block.page}]"
         )
         if block.is_table:
@@ -272,6 +273,21 @@ def parse_pdf(path: Path, company: str | None, fiscal_year: int | None) -> Parse
     title = f"{COMPANIES[ticker].name} Annual Report {fy}"
     doc = _build(path, title, ticker, fy, raw, blocks, read.problems)
     return doc
+
+
+def parse_pdf_unregistered(
+    path: Path, ticker: str, name: str, fiscal_year: int, currency: str = "US$"
+) -> ParsedDocument:
+    """Parse a PDF report of a company the coverage does not list (the scale benchmark's
+    generated companies): the same reading as `parse_pdf`, with no metadata check."""
+    try:
+        read = read_pdf(path, currency)
+    except PdfError as exc:
+        raise DocumentError(f"{path}: not a readable PDF: {exc}") from exc
+    blocks = [_Block(b.page, b.section, b.text, b.is_table) for b in read.blocks]
+    title = f"{name} Annual Report {fiscal_year}"
+    raw = path.read_bytes()
+    return _build(path, title, ticker, fiscal_year, raw, blocks, read.problems, name=name)
 
 
 def parse_document(

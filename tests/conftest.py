@@ -31,7 +31,6 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from psycopg_pool import AsyncConnectionPool
-from qdrant_client import QdrantClient
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -43,7 +42,7 @@ from activities.embeddings import CachedEmbedder, LocalEmbedder, VectorCache
 from activities.engines.offline import OfflineEngine
 from activities.engines.protocol import Engine
 from activities.report_activities import ReportActivities
-from activities.reports import ReportIndex
+from activities.reports import IndexClient, ReportIndex, open_qdrant
 from api.app import create_app
 from db import turns
 from db.migrate import migrate
@@ -169,12 +168,18 @@ def cached(embedder: LocalEmbedder) -> CachedEmbedder:
     return CachedEmbedder(embedder, VectorCache(directory, embedder.name, embedder.dimension))
 
 
+def open_index_client(folder: Path, engine: str = "edge") -> "IndexClient":
+    """An embedded index in `folder`: Qdrant Edge (the product's default) or
+    qdrant-client's local mode (`engine="local"`, the adapter the Edge one replaced)."""
+    return open_qdrant(None, folder, engine=engine)
+
+
 @pytest.fixture(scope="session")
 def report_index(
     tmp_path_factory: pytest.TempPathFactory, embedder: LocalEmbedder
 ) -> Iterator[ReportIndex]:
-    """The whole sample corpus ingested once into Qdrant local mode. Treat it as read-only."""
-    client = QdrantClient(path=str(tmp_path_factory.mktemp("qdrant-corpus")))
+    """The whole sample corpus ingested once into Qdrant Edge. Treat it as read-only."""
+    client = open_index_client(tmp_path_factory.mktemp("qdrant-corpus"))
     index = ReportIndex(client, cached(embedder))
     index.ensure_collection()
     for path in corpus_files():
@@ -185,14 +190,21 @@ def report_index(
 
 
 @pytest.fixture
+def index_engine() -> str:
+    """Which embedded adapter `make_report_index` opens; a module overrides it to run
+    its tests on both ("edge", "local")."""
+    return "edge"
+
+
+@pytest.fixture
 def make_report_index(
-    tmp_path_factory: pytest.TempPathFactory, embedder: LocalEmbedder
+    tmp_path_factory: pytest.TempPathFactory, embedder: LocalEmbedder, index_engine: str
 ) -> Iterator[Callable[[], ReportIndex]]:
     """Return a factory of fresh, empty indexes in per-test folders (closed afterwards)."""
-    clients: list[QdrantClient] = []
+    clients: list[IndexClient] = []
 
     def make() -> ReportIndex:
-        client = QdrantClient(path=str(tmp_path_factory.mktemp("qdrant")))
+        client = open_index_client(tmp_path_factory.mktemp("qdrant"), index_engine)
         clients.append(client)
         index = ReportIndex(client, cached(embedder))
         index.ensure_collection()

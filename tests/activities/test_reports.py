@@ -225,3 +225,9 @@ def test_a_full_length_pdf_is_stored_with_its_tables_and_its_unreadable_pages_na
     hits = index.search("consolidated statement of profit or loss revenue", "NST", [2024], 5)
     page = next(f.printed_page for f in written.figures if f.label == "Revenue")
     assert any(h.is_table and h.page == page for h in hits)
+
+
+@pytest.fixture(params=["edge", "local"])
+def index_engine(request: pytest.FixtureRequest) -> str:
+    """Every test of this module on both embedded adapters: Qdrant Edge and local mode."""
+    return str(request.param)
