@@ -217,6 +217,7 @@ class EdgeClient:
         query_filter: models.Filter | None = None,
         limit: int = 10,
         with_payload: Any = True,
+        using: str | None = None,
     ) -> _Response:
         prefetches = [
             edge.Prefetch(
@@ -231,7 +232,7 @@ class EdgeClient:
         elif query is None:
             scoring = None
         else:
-            scoring = _nearest(query, None)
+            scoring = _nearest(query, using)
         request = edge.QueryRequest(
             limit=limit, query=scoring, prefetches=prefetches or None,
             filter=_filter(query_filter), with_payload=_payload(with_payload), with_vector=False,

@@ -331,8 +331,10 @@ class ReportIndex:
         with self._lock:
             self.ensure_collection()
             # Twice what is kept: fused scores tie (two chunks each first in one list), and
-            # Edge returns tied points in no fixed order, so ties are broken here, by
-            # chunk id, over more than the cut: the same query gives the same hits.
+            # Edge returns tied points in no fixed order, so ties are broken here over
+            # more than the cut: the same query gives the same hits. A tie goes to the
+            # closer in meaning (the dense list's order, as local mode's fusion keeps
+            # it), then to the chunk id.
             response = self.client.query_points(
                 self.collection,
                 prefetch=prefetch,
@@ -341,7 +343,19 @@ class ReportIndex:
                 limit=2 * max(pool, limit),
                 with_payload=True,
             )
-        ranked = sorted(response.points, key=lambda p: (-round(float(p.score), 9), str(p.id)))
+            scores = [round(float(p.score), 9) for p in response.points]
+            dense_rank: dict[str, int] = {}
+            if len(set(scores)) < len(scores):
+                nearest = self.client.query_points(
+                    self.collection, query=dense, using="dense", query_filter=flt,
+                    limit=config.prefetch, with_payload=False,
+                )  # fmt: skip
+                dense_rank = {str(p.id): i for i, p in enumerate(nearest.points)}
+        last = len(dense_rank)
+        ranked = sorted(
+            response.points,
+            key=lambda p: (-round(float(p.score), 9), dense_rank.get(str(p.id), last), str(p.id)),
+        )
         chunks = [
             (Chunk.model_validate(p.payload), float(p.score)) for p in ranked[: max(pool, limit)]
         ]
