@@ -34,6 +34,7 @@ import logsetup
 import payloads
 import tracing
 from activities.answer_cache import AnswerCache
+from activities.coverage import PinCoverage, reader_for
 from activities.embeddings import (
     CachedEmbedder,
     Embedder,
@@ -316,6 +317,12 @@ async def run_worker(settings: Settings) -> None:
         query_timeout=settings.worker_database_query_timeout_seconds,
     )
     await pool.open()
+    # The coverage the activities resolve names against: read now, then kept current (a
+    # turn pins its own, read by its first step).
+    coverage = reader_for(index, pool)
+    coverage.owns_process = True
+    await coverage.read(0)
+    refresh = asyncio.create_task(coverage.keep_fresh())
     worker = Worker(
         client,
         task_queue=settings.task_queue,
@@ -329,7 +336,7 @@ async def run_worker(settings: Settings) -> None:
             settings.context_budget,
             settings.probe_dir,
         ),
-        interceptors=[StepLog()],
+        interceptors=[StepLog(), PinCoverage()],
         # A worker killed without a goodbye leaves its turns' next workflow tasks on its
         # own (sticky) queue until this runs out; the default 10 s would dominate recovery.
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=2),
@@ -363,6 +370,7 @@ async def run_worker(settings: Settings) -> None:
         log.info("worker polling %s", settings.task_queue)
         await stop.wait()
     beat.cancel()
+    refresh.cancel()
     await pool.close()
     qdrant.close()
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
-from domain.companies import FISCAL_YEARS, check_company, check_fiscal_year
+from domain.companies import Company, check_report_year, check_ticker, check_year_end, company_key
 from domain.evaluation import EvalCase, SliceRun
 from domain.memory import CacheOutcome, MemoryNote, Preference
 from domain.models import (
@@ -51,13 +51,17 @@ __all__ = [
 ]
 
 
+MAX_YEARS = 50
+"""The most fiscal years one search may name."""
+
+
 class SearchRequest(_Frozen):
     query: str = Field(max_length=4000)
     company: str | None = None
-    fiscal_years: list[int] = Field(default_factory=list, max_length=len(FISCAL_YEARS))
+    fiscal_years: list[int] = Field(default_factory=list, max_length=MAX_YEARS)
     """The fiscal years to search (any of); empty searches every covered year."""
     limit: int = Field(default=8, ge=1, le=50)
-    later_years: list[int] = Field(default_factory=list, max_length=len(FISCAL_YEARS))
+    later_years: list[int] = Field(default_factory=list, max_length=MAX_YEARS)
     """Later reports to search as well, for restated comparatives: up to
     `LATER_REPORT_HITS` more hits, after (never instead of) the main ones."""
     config: RetrievalConfig | None = None
@@ -82,12 +86,14 @@ class SearchRequest(_Frozen):
             raise ValueError("query must not be empty")
         return value.strip()
 
-    _company = field_validator("company")(check_company)
+    # A company and years as the caller resolved them against the coverage it holds (a
+    # turn's, pinned; the API's), not re-checked against the worker's, which may lag.
+    _company = field_validator("company")(company_key)
 
     @field_validator("fiscal_years", "later_years")
     @classmethod
     def _fiscal_years(cls, value: list[int]) -> list[int]:
-        return sorted({y for y in value if check_fiscal_year(y) is not None})
+        return sorted({y for y in value if check_report_year(y) is not None})
 
 
 class SearchResult(_Frozen):
@@ -96,12 +102,36 @@ class SearchResult(_Frozen):
     """Fail-opens inside the search (the reranker unavailable: fused order kept)."""
 
 
+class CompanyDetails(_Frozen):
+    """A company described by the ingest command (`--name`, `--alias`, `--year-end`,
+    `--currency`, `--commodity`): registered with its report, or re-described."""
+
+    name: str = Field(min_length=1, max_length=200)
+    aliases: list[str] = Field(default_factory=list, max_length=20)
+    year_end: str = "06-30"
+    """Month-day its fiscal year ends ("12-31": calendar years)."""
+    currency: str = Field(default="US$", min_length=1, max_length=8)
+    commodities: list[str] = Field(default_factory=list, max_length=20)
+
+    _year_end = field_validator("year_end")(check_year_end)
+
+    @field_validator("aliases", "commodities")
+    @classmethod
+    def _names(cls, value: list[str]) -> list[str]:
+        if any(not v.strip() or len(v) > 200 for v in value):
+            raise ValueError("each must be 1-200 characters")
+        return value
+
+
 class IngestFileRequest(_Frozen):
     path: str
     company: str | None = None
     fiscal_year: int | None = None
     replace: bool = False
     """Accept a different file for a company and year already registered (recorded)."""
+    details: CompanyDetails | None = None
+    """Who the company is, when the command says (else the registry, the folder's
+    companies.toml or the report's front matter does)."""
 
 
 class IngestFileResult(_Frozen):
@@ -122,9 +152,29 @@ class IngestRequest(_Frozen):
     fiscal_year: int | None = None
     replace: bool = False
     """Replace the registered report of a company and year with a different file."""
+    details: CompanyDetails | None = None
+    """Who the company is (a company the registry does not hold needs this, unless the
+    folder's companies.toml or the report's front matter describes it)."""
 
-    _company = field_validator("company")(check_company)
-    _fiscal_year = field_validator("fiscal_year")(check_fiscal_year)
+    _fiscal_year = field_validator("fiscal_year")(check_report_year)
+
+    @field_validator("company")
+    @classmethod
+    def _company(cls, value: str | None) -> str | None:
+        """A ticker or a name; the ingest step resolves it against the registry."""
+        if value is None:
+            return None
+        if not value.strip() or len(value) > 200:
+            raise ValueError("company must be a ticker or name of 1-200 characters")
+        return value.strip()
+
+    @model_validator(mode="after")
+    def _details_need_ticker(self) -> "IngestRequest":
+        if self.details is not None:
+            if self.company is None:
+                raise ValueError("a company described by name needs its ticker (--company)")
+            check_ticker(self.company)
+        return self
 
 
 class IngestResult(_Frozen):
@@ -201,6 +251,18 @@ class AnswerGrade(_Frozen):
     notes: str = ""
     model_calls: list[ModelCall] = Field(default_factory=list)
     """The model calls behind this result (the model engine only): the turn's trace."""
+
+
+class CoverageRequest(_Frozen):
+    max_age_seconds: float = 2.0
+    """How old a reading of the registry may be (a worker reads it at most this often)."""
+
+
+class CoverageRead(_Frozen):
+    companies: list[Company]
+    """The companies whose reports are held, in registration order, with their years."""
+    stale: bool = False
+    """PostgreSQL could not be read: this is the worker's last reading."""
 
 
 class LoadSessionRequest(_Frozen):

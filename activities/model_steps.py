@@ -35,7 +35,7 @@ from activities.errors import invalid_input
 from activities.heartbeat import heartbeating
 from activities.reports import ReportIndex
 from activities.steps import implements
-from domain.companies import COMPANIES, proper_names
+from domain.companies import companies, display_name, proper_names
 from domain.evidence import strip_instructions
 from domain.grounding import check_numbers
 from domain.measures import asks_topic
@@ -63,7 +63,7 @@ MAX_OWNERS = 2
 
 
 def _name(ticker: str) -> str:
-    return COMPANIES[ticker].name
+    return display_name(ticker)
 
 
 class ModelActivities:
@@ -99,7 +99,7 @@ class ModelActivities:
                 owners |= found
         if not owners or len(owners) > MAX_OWNERS:
             return decision
-        companies = [t for t in COMPANIES if t in owners]
+        owning = [t for t in companies() if t in owners]
         intent = decision.slots.intent
         slots = decision.slots
         if (
@@ -108,11 +108,11 @@ class ModelActivities:
             and asks_topic(question)
         ):
             intent = "narrative"
-        names = ", ".join(_name(t) for t in companies)
+        names = ", ".join(_name(t) for t in owning)
         return decision.model_copy(update={
             "route": "needs_retrieval",
             "reason": f"names what {names}'s reports name ({decision.reason} otherwise)",
-            "slots": decision.slots.model_copy(update={"companies": companies, "intent": intent}),
+            "slots": decision.slots.model_copy(update={"companies": owning, "intent": intent}),
             "clarifying_question": None,
         })  # fmt: skip
 

@@ -16,18 +16,24 @@ from activities import steps
 from activities.contracts import (
     ChunkLocator,
     ChunkText,
+    CoverageRead,
+    CoverageRequest,
     FoundChunks,
     IngestFileRequest,
     IngestFileResult,
     SearchRequest,
     SearchResult,
 )
+from activities.coverage import CoverageReader, reader_for
 from activities.heartbeat import heartbeating
 from activities.reports import ReportIndex
 from activities.steps import implements
+from db import companies as companies_db
 from db import documents, facts
+from domain.companies import Company, coverage, pinned
 from domain.facts import report_facts
-from ingestion.documents import DocumentError, parse_document
+from ingestion.companies import CompaniesFileError, Description, companies_beside
+from ingestion.documents import DocumentError, ParsedDocument, parse_document
 from ingestion.registry import admit, refusal
 
 
@@ -42,12 +48,23 @@ class ReportActivities:
         self.index = index
         self.pool = pool
 
+    @property
+    def coverage(self) -> CoverageReader:
+        """The index's coverage reader (shared with the worker's other activities)."""
+        return reader_for(self.index, self.pool)
+
     def activities(self) -> list[Callable[..., Any]]:
         """This class's activities, bound, for the worker's registry."""
         return [
             self.search_chunks, self.load_chunks, self.find_chunks, self.ingest_file,
-            self.corpus_version,
+            self.corpus_version, self.read_coverage,
         ]  # fmt: skip
+
+    @implements(steps.postgres_read_coverage)
+    async def read_coverage(self, request: CoverageRequest) -> CoverageRead:
+        """The companies whose reports the index holds, as the registry describes them."""
+        found, stale = await self.coverage.read(request.max_age_seconds)
+        return CoverageRead(companies=found, stale=stale)
 
     @implements(steps.qdrant_search_chunks)
     async def search_chunks(self, request: SearchRequest) -> SearchResult:
@@ -97,15 +114,23 @@ class ReportActivities:
         storing the same document again writes nothing.
         """
         async with heartbeating():
+            corpus = self.index.corpus_id
+            known = list(coverage().companies.values())  # what this process knows
+            registered: list[Company] = []
+            if self.pool is not None:
+                async with self.pool.connection() as conn:
+                    registered = await companies_db.registered(conn, corpus)
+            tickers = {c.ticker for c in registered}
+            resolvable = registered + [c for c in known if c.ticker not in tickers]
             try:
-                doc = await asyncio.to_thread(
-                    parse_document, Path(request.path), request.company, request.fiscal_year
-                )
-            except DocumentError as exc:
+                doc = await asyncio.to_thread(self._parse, request, resolvable)
+                joining = _joining(doc, registered)
+            except (DocumentError, CompaniesFileError, ValueError) as exc:
                 return IngestFileResult(path=request.path, status="failed", error=str(exc))
             if self.pool is None:
-                return await asyncio.to_thread(self.index.store, doc, request.path)
-            corpus = self.index.corpus_id
+                unregistered = await asyncio.to_thread(self.index.store, doc, request.path)
+                self.coverage.invalidate()
+                return unregistered
             async with self.pool.connection() as conn, conn.transaction():
                 await documents.lock(conn, corpus, doc.document_id)
                 current = await documents.registered(conn, corpus, doc.document_id)
@@ -122,6 +147,7 @@ class ReportActivities:
                         error=refusal(current, request.path),
                     )
                 result = await asyncio.to_thread(self.index.store, doc, request.path)
+                await companies_db.register(conn, corpus, joining)
                 await documents.record(
                     conn, corpus, doc, result.chunks, current, forced=admission == "replace"
                 )
@@ -133,9 +159,48 @@ class ReportActivities:
                     )
                     await facts.forget_unregistered(conn, corpus)
                     result = result.model_copy(update={"facts": stored})
+            self.coverage.invalidate()
             return result
+
+    @staticmethod
+    def _parse(request: IngestFileRequest, registered: list[Company]) -> ParsedDocument:
+        """Parse with the registry's companies as the coverage names resolve against."""
+        company: str | Company | None = request.company
+        if request.details is not None and request.company is not None:
+            d = request.details
+            company = Description(
+                request.company, d.name, tuple(d.aliases), d.year_end, d.currency,
+                tuple(d.commodities),
+            ).company()  # fmt: skip
+        with pinned(registered):
+            return parse_document(Path(request.path), company, request.fiscal_year)
 
     @implements(steps.qdrant_read_corpus_version)
     async def corpus_version(self) -> str:
         async with heartbeating():
             return await asyncio.to_thread(self.index.corpus_version)
+
+
+def _joining(doc: ParsedDocument, registered: list[Company]) -> list[Company]:
+    """The companies this document registers: its own, when new or described anew, after
+    the not yet registered companies listed before it in the companies.toml beside it (a
+    folder's companies join in the order its file lists them)."""
+    own = doc.described
+    if own is None:
+        return []
+    known = {c.ticker: c for c in registered}
+    if own.ticker in known and _same(known[own.ticker], own):
+        return []
+    beside = companies_beside(Path(doc.source_path))
+    listed = [c.ticker for c in beside]
+    if own.ticker not in listed:
+        return [own]
+    before = beside[: listed.index(own.ticker)]
+    return [c for c in before if c.ticker not in known] + [own]
+
+
+def _same(a: Company, b: Company) -> bool:
+    """The same registration (years aside)."""
+    return (a.name, a.aliases, a.year_end, a.currency, a.commodities) == (
+        b.name, b.aliases, b.year_end, b.currency, b.commodities,
+    )  # fmt: skip

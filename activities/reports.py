@@ -90,6 +90,7 @@ class ReportIndex:
         # Local-mode Qdrant is not safe for concurrent use from several threads.
         self._lock = threading.RLock()
         self._version: str | None = None
+        self._reports: dict[str, tuple[int, ...]] = {}
 
     @property
     def corpus_id(self) -> str:
@@ -151,10 +152,18 @@ class ReportIndex:
         """A content hash of the ingested corpus; changes whenever any document changes."""
         with self._lock:
             if self._version is None:
-                pairs = sorted(self.document_hashes().items())
+                hashes = self.document_hashes()
+                pairs = sorted(hashes.items())
                 digest = hashlib.sha256("\n".join(f"{d}:{h}" for d, h in pairs).encode())
                 self._version = digest.hexdigest()[:12] if pairs else "empty"
+                self._reports = _reports(hashes)
             return self._version
+
+    def reports(self) -> dict[str, tuple[int, ...]]:
+        """The fiscal years of the reports held, by company (read with the version)."""
+        with self._lock:
+            self.corpus_version()
+            return dict(self._reports)
 
     def chunk_count(self) -> int:
         with self._lock:
@@ -403,6 +412,17 @@ class ReportIndex:
             chunk = Chunk.model_validate(record.payload).as_text()
             by_id[chunk.chunk_id] = chunk
         return [by_id[c] for c in chunk_ids if c in by_id]
+
+
+def _reports(hashes: dict[str, str]) -> dict[str, tuple[int, ...]]:
+    """Company and years from document ids (`BHP-FY2024`), ignoring ids from before
+    documents were keyed by company and year."""
+    found: dict[str, set[int]] = {}
+    for document_id in hashes:
+        ticker, _, year = document_id.rpartition("-FY")
+        if ticker and year.isdigit():
+            found.setdefault(ticker, set()).add(int(year))
+    return {t: tuple(sorted(y)) for t, y in found.items()}
 
 
 def _match(key: str, value: str | int) -> models.FieldCondition:

@@ -25,6 +25,8 @@ from activities.contracts import (
     CacheWriteResult,
     CheckRequest,
     ChunkLocator,
+    CoverageRead,
+    CoverageRequest,
     DocumentGrades,
     Draft,
     EvidenceRequest,
@@ -72,6 +74,13 @@ def _declared() -> Any:
 @activity.defn(name="postgres_load_session")
 async def postgres_load_session(request: LoadSessionRequest) -> Session:
     """The conversation's recent resolved questions (for carry-forward)."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="postgres_read_coverage")
+async def postgres_read_coverage(request: CoverageRequest) -> CoverageRead:
+    """The coverage from the company registry: the companies whose reports are held, with
+    their fiscal years (what the turn's texts name and its questions resolve against)."""
     return _declared()  # type: ignore[no-any-return]
 
 
@@ -296,6 +305,7 @@ DECLARED: dict[str, Callable[..., Awaitable[Any]]] = {
         qdrant_find_chunks,
         qdrant_ingest_file,
         qdrant_read_corpus_version,
+        postgres_read_coverage,
         postgres_sweep_turns,
         postgres_purge_decisions,
         postgres_purge_pii_tokens,

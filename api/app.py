@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from api import errors, guards, metrics, streams, temporal
+from api import coverage, errors, guards, metrics, streams, temporal
 from api.routes import (
     audit,
     codec,
@@ -59,14 +59,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         await pool.open()
         app.state.pool = pool
+        app.state.coverage = []
+        await coverage.read_coverage(app.state, pool)
+        refresh = asyncio.create_task(coverage.keep_coverage(app.state, pool))
         try:
             yield
         finally:
+            refresh.cancel()
             await pool.close()
 
     app = FastAPI(
         title="Turnstile",
-        description="Guarded, durable answers about five ASX miners' annual reports.",
+        description="Guarded, durable answers about listed companies' annual reports.",
         version="0.1.0",
         lifespan=lifespan,
         # Operation ids that read as names (`start_turn`, not `start_turn_v1_turns_post`):

@@ -38,10 +38,12 @@ from typing import Any
 
 from activities.embeddings import LocalEmbedder
 from activities.reports import ReportIndex, open_qdrant
+from domain.companies import Company, aliases_for, use_coverage
 from domain.evaluation import RetrievalExpected, first_hit_rank
 from evals.cases import load_suites
 from evals.ranking import ranx_metrics
-from ingestion.documents import parse_pdf_unregistered
+from ingestion.companies import sample_coverage
+from ingestion.documents import parse_document
 from settings import get_settings
 from tests.reportgen import write_report
 
@@ -124,6 +126,7 @@ def run(sizes: list[int], pages: int, engine: str, workdir: Path) -> list[dict[s
     client = open_qdrant(None, workdir / "index", engine=engine)
     index = ReportIndex(client, _Remembered(LocalEmbedder()))  # type: ignore[arg-type]
     index.ensure_collection()
+    use_coverage(sample_coverage(get_settings().corpus_dir))
     for path in sorted(get_settings().corpus_dir.glob("*.md")):
         index.ingest_file(path)
     reports_dir = workdir / "reports"
@@ -138,7 +141,7 @@ def run(sizes: list[int], pages: int, engine: str, workdir: Path) -> list[dict[s
             path = reports_dir / f"{ticker}.pdf"
             write_report(path, name, 2024, pages=pages, seed=n)
             start = time.perf_counter()
-            doc = parse_pdf_unregistered(path, ticker, name, 2024)
+            doc = parse_document(path, Company(ticker, name, aliases_for(ticker, name)), 2024)
             result = index.store(doc, str(path))
             ingest_seconds += time.perf_counter() - start
             ingest_pages += pages

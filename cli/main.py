@@ -20,8 +20,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import ValidationError
 
-from activities.contracts import IngestRequest, SearchHitWithText, SearchRequest
-from domain.companies import tickers, year_range
+from activities.contracts import CompanyDetails, IngestRequest, SearchHitWithText, SearchRequest
 from evals import commands as eval_commands
 from settings import Settings, SettingsError, get_settings
 from stack.processes import StackError
@@ -113,6 +112,14 @@ def status_table(report: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
+def _fiscal_year(value: str) -> int:
+    """A fiscal year as people write it: "2024", "FY2024", "fy24"."""
+    text = value.strip().upper().removeprefix("FY")
+    if text.isdigit() and len(text) in (2, 4):
+        return 2000 + int(text) if len(text) == 2 else int(text)
+    raise argparse.ArgumentTypeError(f"{value!r} is not a fiscal year such as 2024 or FY2024")
+
+
 def _api_up(settings: Settings) -> bool:
     try:
         httpx.get(f"{settings.api_url}/healthz", timeout=3.0)
@@ -138,9 +145,8 @@ def _api_error_line(response: httpx.Response) -> str:
 def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     try:
         years = [] if args.fy is None else [args.fy]
-        request = SearchRequest(
-            query=args.query, company=args.company, fiscal_years=years, limit=args.limit
-        )
+        # The company is the API's to resolve: it knows the companies held.
+        request = SearchRequest(query=args.query, fiscal_years=years, limit=args.limit)
     except ValidationError as exc:
         raise CliError(_validation_line(exc), EXIT_BAD_INPUT) from exc
     if not _api_up(settings):
@@ -149,8 +155,8 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
             EXIT_UNREACHABLE,
         )
     params: dict[str, str | int] = {"q": request.query, "limit": request.limit}
-    if request.company:
-        params["company"] = request.company
+    if args.company:
+        params["company"] = args.company
     if request.fiscal_years:
         params["fy"] = request.fiscal_years[0]
     response = httpx.get(
@@ -204,12 +210,24 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     There is no direct path into Qdrant: without the registry a stray file could
     replace a company's report for a year unnoticed.
     """
+    described = args.alias or args.year_end or args.currency or args.commodity
+    if described and not args.name:
+        raise CliError(
+            "--alias, --year-end, --currency and --commodity need --name", EXIT_BAD_INPUT
+        )
     try:
+        details = None
+        if args.name:
+            details = CompanyDetails(
+                name=args.name, aliases=args.alias, year_end=args.year_end or "06-30",
+                currency=args.currency or "US$", commodities=args.commodity,
+            )  # fmt: skip
         request = IngestRequest(
             paths=_expand(args.paths),
             company=args.company,
             fiscal_year=args.fy,
             replace=args.replace,
+            details=details,
         )
     except ValidationError as exc:
         raise CliError(_validation_line(exc), EXIT_BAD_INPUT) from exc
@@ -389,16 +407,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("search", help="hybrid search over the report chunks")
     p.add_argument("query", help='words to search for, e.g. "Fortescue net debt"')
-    p.add_argument("--company", help=f"ticker or name: {tickers()}")
-    p.add_argument("--fy", type=int, help=f"fiscal year {year_range()}")
+    p.add_argument("--company", help="ticker or name (turnstile ask 'what do you cover?')")
+    p.add_argument("--fy", type=_fiscal_year, help="fiscal year: 2024 or FY2024")
     p.add_argument("--limit", type=int, default=8, help="how many chunks (default 8)")
     p.add_argument("--json", action="store_true", help="print the hits as JSON, text included")
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("ingest", help="ingest Markdown or PDF reports")
     p.add_argument("paths", nargs="+", help="report files or folders (.md, .pdf)")
-    p.add_argument("--company", help="for PDFs: ticker or name")
-    p.add_argument("--fy", type=int, help=f"for PDFs: fiscal year {year_range()}")
+    p.add_argument("--company", help="for PDFs: ticker or name (a new company: its ticker)")
+    p.add_argument("--fy", type=_fiscal_year, help="for PDFs: fiscal year, 2022 or FY2022")
+    p.add_argument("--name", help='a company not registered yet: its name, "Example Mining"')
+    p.add_argument(
+        "--alias", action="append", default=[], help="another name it goes by (repeatable)"
+    )
+    p.add_argument(
+        "--year-end", help="month-day its fiscal year ends (default 06-30; 12-31: calendar)"
+    )
+    p.add_argument("--currency", help="its reporting currency (default US$), e.g. A$")
+    p.add_argument(
+        "--commodity", action="append", default=[], help="what it mines (repeatable), e.g. gold"
+    )
     p.add_argument(
         "--replace",
         action="store_true",

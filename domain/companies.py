@@ -1,7 +1,16 @@
-"""The five covered companies, their aliases, reporting calendars and the covered years.
+"""The covered companies: who they are, what they are called, which years they report.
 
-The one source of truth for coverage: every list of companies or years a user reads
-(refusals, clarifying questions, help texts, validation errors) is built from here.
+Companies are data. A company is registered with its reports (ticker, name, aliases,
+fiscal-year end, reporting currency: `Company`), and the coverage is whatever has been
+ingested: the registry's companies with the fiscal years of their reports. The five
+miners of the sample corpus are one such registry (`corpus/companies.toml`), not a
+constant here. Every list of companies or years a user reads (refusals, clarifying
+questions, help texts, validation errors) is built from the coverage in force.
+
+The coverage in force (`coverage()`): a turn pins the coverage it read when it started
+(`pin`), so a turn replays with the companies it began with whatever has been ingested
+since; elsewhere (the API, activities, the CLI) it is the process's, loaded from the
+registry and refreshed by its owner (`use_coverage`).
 
 Company names are resolved from one alias table, `Company.aliases`, in three tiers:
 
@@ -17,91 +26,123 @@ matching only looks at the text the exact aliases left over. See `resolve_name` 
 rules of tiers 2 and 3 and why they are as strict as they are.
 """
 
+import calendar
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import date
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-FISCAL_YEARS: tuple[int, ...] = (2023, 2024, 2025)
-LATEST_FISCAL_YEAR = max(FISCAL_YEARS)
+# The fiscal years a report may be registered for: any year a listed company could have
+# published an annual report in, without knowing the covered ones in advance.
+FIRST_REPORT_YEAR = 1900
+LAST_REPORT_YEAR = 2100
+
+_YEAR_END = re.compile(r"(?P<month>\d{1,2})-(?P<day>\d{1,2})")
+_LEGAL_SUFFIX = re.compile(
+    r"\s+(?:limited|ltd|plc|inc|incorporated|corp|corporation|nl|holdings|group|co|ag|sa|nv)\.?$",
+    re.IGNORECASE,
+)
+_TICKER = re.compile(r"[A-Z0-9][A-Z0-9.]{0,9}")
 
 
 @dataclass(frozen=True)
 class Company:
-    """A covered company.
+    """A registered company.
 
     `aliases` are the names it resolves from, lower case with single spaces: the ticker,
-    the English names and the common Chinese names. They are the one alias table; every
-    matcher in this module (exact, exchange-suffixed, transposed, misspelled) is built
-    from them at import.
+    its names and any others it is known by (the sample's Chinese names). They are the one
+    alias table; every matcher in this module (exact, exchange-suffixed, transposed,
+    misspelled) is built from them. `year_end` is the month and day its fiscal year ends
+    ("06-30"; "12-31" for a company that reports calendar years), and FY2024 is the year
+    that ends in 2024. `fiscal_years` are the years whose reports have been ingested (empty
+    in a registration that has none yet).
     """
 
     ticker: str
     name: str
     aliases: tuple[str, ...]
-    calendar_year: bool = False
+    year_end: str = "06-30"
     currency: str = "US$"
     """The reporting currency: what a bare "$'m" column of its statements means."""
+    fiscal_years: tuple[int, ...] = ()
+    commodities: tuple[str, ...] = ()
+    """What it mines or produces, lower case ("iron ore", "gold"): "gold miners" are the
+    companies that list "gold"."""
+
+    def __post_init__(self) -> None:
+        check_year_end(self.year_end)
+
+    @property
+    def _month_day(self) -> tuple[int, int]:
+        month, day = self.year_end.split("-")
+        return int(month), int(day)
 
     def period_end(self, fiscal_year: int) -> date:
-        """Return the last day of the fiscal year (Rio Tinto reports calendar years)."""
-        return date(fiscal_year, 12, 31) if self.calendar_year else date(fiscal_year, 6, 30)
+        """Return the last day of the fiscal year (29 February becomes the 28th in a year
+        that has none)."""
+        month, day = self._month_day
+        return date(fiscal_year, month, min(day, calendar.monthrange(fiscal_year, month)[1]))
+
+    @property
+    def calendar_year(self) -> bool:
+        """Whether its fiscal year is the calendar year."""
+        return self._month_day == (12, 31)
 
     @property
     def year_ends(self) -> str:
-        """When its fiscal year ends, in words."""
-        return "31 December" if self.calendar_year else "30 June"
+        """When its fiscal year ends, in words ("30 June")."""
+        month, day = self._month_day
+        return f"{day} {calendar.month_name[month]}"
+
+    def with_years(self, fiscal_years: Iterable[int]) -> "Company":
+        """The same company with these reports' years."""
+        return Company(
+            self.ticker, self.name, self.aliases, self.year_end, self.currency,
+            tuple(sorted(set(fiscal_years))), self.commodities,
+        )  # fmt: skip
 
 
-COMPANIES: dict[str, Company] = {
-    c.ticker: c
-    for c in (
-        Company(
-            "BHP",
-            "BHP Group",
-            ("bhp", "bhp group", "bhp billiton", "bhp group limited", "必和必拓"),
-        ),
-        Company(
-            "RIO",
-            "Rio Tinto",
-            ("rio", "rio tinto", "rio tinto group", "rio tinto limited", "rio tinto plc", "力拓"),
-            calendar_year=True,
-        ),
-        Company(
-            "FMG",
-            "Fortescue",
-            (
-                "fmg",
-                "fortescue",
-                "fortescue metals",
-                "fortescue metals group",
-                "fortescue ltd",
-                "福蒂斯丘",
-                "福特斯克",
-            ),
-        ),
-        Company(
-            "S32",
-            "South32",
-            ("s32", "south32", "south 32", "south32 limited", "南32", "南三十二"),
-        ),
-        Company(
-            "NST",
-            "Northern Star",
-            (
-                "nst",
-                "northern star",
-                "northern star resources",
-                "northern star resources ltd",
-                "北方之星",
-            ),
-            currency="A$",
-        ),
-    )
-}
+def check_year_end(value: str) -> str:
+    """A fiscal-year end as month-day ("06-30", "12-31", "3-31"), normalised; ValueError
+    for anything else."""
+    m = _YEAR_END.fullmatch(value.strip())
+    if m is None:
+        raise ValueError(f"fiscal-year end {value!r} is not a month-day such as 06-30")
+    month, day = int(m["month"]), int(m["day"])
+    if not 1 <= month <= 12 or not 1 <= day <= calendar.monthrange(2024, month)[1]:
+        raise ValueError(f"fiscal-year end {value!r} is not a day of the year")
+    return f"{month:02d}-{day:02d}"
+
+
+def check_ticker(value: str) -> str:
+    """A ticker as registered: upper case, letters, digits and dots, up to ten; ValueError
+    otherwise."""
+    ticker = value.strip().upper()
+    if not _TICKER.fullmatch(ticker):
+        raise ValueError(f"ticker {value!r} is not 1-10 letters, digits or dots")
+    return ticker
+
+
+def aliases_for(ticker: str, name: str, others: Iterable[str] = ()) -> tuple[str, ...]:
+    """The alias table's entries for a company: its ticker, its name, the name without a
+    legal suffix ("Example Mining Limited" is also "example mining"), and `others`."""
+    found: list[str] = []
+    stripped = name
+    while (shorter := _LEGAL_SUFFIX.sub("", stripped)) != stripped and shorter.strip():
+        stripped = shorter
+    # A short name left by the suffix ("Star" of "Star Group") would match ordinary text.
+    if len(stripped) < _MIN_WORD_CHARS or _key(stripped) in _ORDINARY_WORDS:
+        stripped = name
+    for value in (ticker, name, stripped, *others):
+        key = _key(value)
+        if key and key not in found:
+            found.append(key)
+    return tuple(found)
 
 
 @dataclass(frozen=True)
@@ -227,8 +268,8 @@ class _Hit:
 class AliasIndex:
     """Every matcher built once from a table of companies' aliases.
 
-    The module builds one from `COMPANIES` at import (`resolve_name`, `find_companies`
-    and `normalise_ticker` use it); tests build their own to exercise ties.
+    `Coverage` builds one for its companies (`resolve_name`, `find_companies` and
+    `normalise_ticker` use the coverage in force); tests build their own to exercise ties.
     """
 
     def __init__(self, companies: Iterable[Company]) -> None:
@@ -451,7 +492,97 @@ class AliasIndex:
         return ratio if ratio >= _FRAGMENT_RATIO else None
 
 
-_INDEX = AliasIndex(COMPANIES.values())
+class Coverage:
+    """The companies whose reports are held, and everything built from them once: the
+    alias index and a cache of resolved texts. Build it with `coverage_of`, which keeps
+    the few in use (a worker's turns pin the same one)."""
+
+    def __init__(self, companies: Iterable[Company]) -> None:
+        self.companies: dict[str, Company] = {c.ticker: c for c in companies}
+        self.fiscal_years: tuple[int, ...] = tuple(
+            sorted({y for c in self.companies.values() for y in c.fiscal_years})
+        )
+        self.index = AliasIndex(self.companies.values())
+        self.resolve = lru_cache(maxsize=256)(self._resolve)
+        """`resolve_name`, cached: a turn resolves the same question and answer sentences
+        several times (slots, grounding, citations, summaries)."""
+        self.alias_words: frozenset[str] = frozenset(
+            w for c in self.companies.values() for a in c.aliases for w in a.split()
+        )
+        """Every word of every alias: what a text's own words are checked against."""
+        self.commodities: frozenset[str] = frozenset(
+            k for c in self.companies.values() for k in c.commodities
+        )
+
+    def _resolve(self, text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        found = self.index.resolve(text)
+        return tuple(found.tickers), tuple(found.ambiguous)
+
+    @property
+    def latest_fiscal_year(self) -> int | None:
+        return self.fiscal_years[-1] if self.fiscal_years else None
+
+
+@lru_cache(maxsize=8)
+def coverage_of(companies: tuple[Company, ...]) -> Coverage:
+    """The coverage of these companies, built once while it is in use."""
+    return Coverage(companies)
+
+
+_PINNED: ContextVar[Coverage | None] = ContextVar("turnstile_coverage", default=None)
+_PROCESS: list[Coverage] = [coverage_of(())]
+
+
+def coverage() -> Coverage:
+    """The coverage in force: the one pinned in this context (a turn's), else the
+    process's (empty until its owner loads the registry)."""
+    return _PINNED.get() or _PROCESS[0]
+
+
+def use_coverage(companies: Iterable[Company]) -> Coverage:
+    """Make these companies the process's coverage (the API and the worker reload it from
+    the registry; tests use the sample's)."""
+    _PROCESS[0] = coverage_of(tuple(companies))
+    return _PROCESS[0]
+
+
+def pin(companies: Iterable[Company]) -> Coverage:
+    """Pin the coverage for the rest of this context (a workflow run: asyncio gives each
+    task a context of its own, copied into the tasks it starts)."""
+    pinned_ = coverage_of(tuple(companies))
+    _PINNED.set(pinned_)
+    return pinned_
+
+
+@contextmanager
+def pinned(companies: Iterable[Company]) -> Iterator[Coverage]:
+    """The coverage of `companies` in force inside the block."""
+    token = _PINNED.set(coverage_of(tuple(companies)))
+    try:
+        yield coverage()
+    finally:
+        _PINNED.reset(token)
+
+
+def companies() -> dict[str, Company]:
+    """The covered companies by ticker, in registration order."""
+    return coverage().companies
+
+
+def fiscal_years() -> tuple[int, ...]:
+    """Every fiscal year some covered company has a report for, in order."""
+    return coverage().fiscal_years
+
+
+def latest_fiscal_year() -> int | None:
+    """The latest fiscal year any covered company has a report for (None: no reports)."""
+    return coverage().latest_fiscal_year
+
+
+def display_name(ticker: str) -> str:
+    """The company's name as people read it, or the ticker if it is not covered."""
+    company = coverage().companies.get(ticker)
+    return company.name if company else ticker
 
 
 def resolve_name(text: str) -> NameResolution:
@@ -478,16 +609,8 @@ def resolve_name(text: str) -> NameResolution:
     of the whole alias. A fragment about equally close to two companies resolves to
     neither and is reported in `ambiguous`.
     """
-    tickers_, ambiguous = _resolve(text)
+    tickers_, ambiguous = coverage().resolve(text)
     return NameResolution(tickers=list(tickers_), ambiguous=list(ambiguous))
-
-
-@lru_cache(maxsize=256)
-def _resolve(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """`resolve_name`, cached: a turn resolves the same question and answer sentences
-    several times (slots, grounding, citations, summaries)."""
-    found = _INDEX.resolve(text)
-    return tuple(found.tickers), tuple(found.ambiguous)
 
 
 def without_companies(text: str) -> str:
@@ -495,7 +618,7 @@ def without_companies(text: str) -> str:
     blanked out: what is left is what the text says about them."""
     folded = _fold(text)
     parts, last = [], 0
-    for start, end in _INDEX.mention_spans(text):
+    for start, end in coverage().index.mention_spans(text):
         parts += [folded[last:start], " "]
         last = max(last, end)
     parts.append(folded[last:])
@@ -509,7 +632,7 @@ def normalise_ticker(value: str) -> str | None:
     "BHP.AX", "ASX: FMG", "力拓", "BPH", "Fortscue" and "Northen Star" resolve;
     "rio tinto zinc" and anything naming two companies equally well do not.
     """
-    return _INDEX.value(value)
+    return coverage().index.value(value)
 
 
 def find_companies(text: str) -> list[str]:
@@ -519,27 +642,37 @@ def find_companies(text: str) -> list[str]:
 
 
 def year_span(separator: str = "–") -> str:
-    """The covered fiscal years as people write them: "FY2023–FY2025"."""
-    return f"FY{min(FISCAL_YEARS)}{separator}FY{max(FISCAL_YEARS)}"
+    """The covered fiscal years as people write them: "FY2023–FY2025" ("FY2022" for one
+    year, "no years yet" before any report)."""
+    years = fiscal_years()
+    if not years:
+        return "no years yet"
+    if len(years) == 1:
+        return f"FY{years[0]}"
+    return f"FY{years[0]}{separator}FY{years[-1]}"
 
 
 def year_range() -> str:
     """The covered fiscal years as a plain range for help texts: "2023-2025"."""
-    return f"{min(FISCAL_YEARS)}-{max(FISCAL_YEARS)}"
+    years = fiscal_years()
+    if not years:
+        return "any year (none ingested yet)"
+    return str(years[0]) if len(years) == 1 else f"{years[0]}-{years[-1]}"
 
 
 def company_names(with_tickers: bool = False) -> str:
     """The covered companies in prose: "BHP Group, Rio Tinto, … and Northern Star"."""
-    return _and([f"{c.name} ({c.ticker})" if with_tickers else c.name for c in COMPANIES.values()])
+    names = [f"{c.name} ({c.ticker})" if with_tickers else c.name for c in companies().values()]
+    return _and(names) if names else "no company yet (no report has been ingested)"
 
 
 def tickers() -> str:
     """The covered tickers for help texts and errors: "BHP, RIO, FMG, S32, NST"."""
-    return ", ".join(COMPANIES)
+    return ", ".join(companies()) or "none yet"
 
 
 def check_company(value: str | None) -> str | None:
-    """Normalise a ticker or company name; reject companies outside the five."""
+    """Normalise a ticker or company name; reject companies the coverage does not hold."""
     if value is None:
         return None
     ticker = normalise_ticker(value)
@@ -549,10 +682,28 @@ def check_company(value: str | None) -> str | None:
 
 
 def check_fiscal_year(value: int | None) -> int | None:
-    """Reject a fiscal year outside the covered ones."""
-    if value is not None and value not in FISCAL_YEARS:
+    """Reject a fiscal year no covered company has a report for."""
+    if value is not None and value not in fiscal_years():
         raise ValueError(f"fiscal year {value} is outside {year_range()}")
     return value
+
+
+def check_report_year(value: int | None) -> int | None:
+    """Reject a fiscal year no report could be for (a request need not know the covered
+    ones: a year with no report finds nothing, and says so)."""
+    if value is not None and not FIRST_REPORT_YEAR <= value <= LAST_REPORT_YEAR:
+        raise ValueError(
+            f"fiscal year {value} is not a year ({FIRST_REPORT_YEAR}-{LAST_REPORT_YEAR})"
+        )
+    return value
+
+
+def company_key(value: str | None) -> str | None:
+    """A company as a request names it: the covered ticker its name resolves to, else the
+    value as a ticker (a company not covered finds nothing, and says so)."""
+    if value is None:
+        return None
+    return normalise_ticker(value) or check_ticker(value)
 
 
 _COUNTS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -560,36 +711,59 @@ _COUNTS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight",
 
 def how_many() -> str:
     """The number of covered companies in words ("five")."""
-    n = len(COMPANIES)
+    n = len(companies())
     return _COUNTS[n] if n < len(_COUNTS) else str(n)
 
 
 def calendar_note(tickers_: Iterable[str]) -> str | None:
     """The note a comparison needs when these companies' fiscal years end on different
     dates (so "FY2024" spans different months for them); None when they all agree."""
-    involved = [COMPANIES[t] for t in dict.fromkeys(tickers_) if t in COMPANIES]
-    calendar = [c.name for c in involved if c.calendar_year]
-    if not calendar or len(calendar) == len(involved):
+    held = companies()
+    involved = [held[t] for t in dict.fromkeys(tickers_) if t in held]
+    ends = {c.year_end for c in involved}
+    if len(ends) < 2:
         return None
-    ends = next(c.year_ends for c in involved if not c.calendar_year)
-    one = len(calendar) == 1
-    return (
-        f"Note: {_and(calendar)} report{'s' if one else ''} calendar years "
-        f"({'its' if one else 'their'} FY is the year ended 31 December), "
-        f"while the other companies' fiscal years end on {ends}."
-    )
+    by_end: dict[str, list[str]] = {}
+    for c in involved:
+        by_end.setdefault(c.year_ends, []).append(c.name)
+    parts = [f"{_and(names)} on {end}" for end, names in by_end.items()]
+    calendar_ = [c.name for c in involved if c.calendar_year]
+    if calendar_ and len(by_end) == 2:
+        one = len(calendar_) == 1
+        ends_ = next(c.year_ends for c in involved if not c.calendar_year)
+        return (
+            f"Note: {_and(calendar_)} report{'s' if one else ''} calendar years "
+            f"({'its' if one else 'their'} FY is the year ended 31 December), "
+            f"while the other companies' fiscal years end on {ends_}."
+        )
+    return f"Note: these companies' fiscal years end on different dates: {'; '.join(parts)}."
 
 
 def calendars() -> str:
     """How the covered companies' fiscal years end, in one sentence."""
-    calendar = [c.name for c in COMPANIES.values() if c.calendar_year]
-    others = [c for c in COMPANIES.values() if not c.calendar_year]
-    if not calendar:
-        return f"Every company's fiscal year ends on {others[0].year_ends}."
-    verb = "reports" if len(calendar) == 1 else "report"
+    held = list(companies().values())
+    if not held:
+        return "No company's report has been ingested yet."
+    by_end: dict[str, list[Company]] = {}
+    for c in held:
+        by_end.setdefault(c.year_end, []).append(c)
+    if len(by_end) == 1:
+        return f"Every company's fiscal year ends on {held[0].year_ends}."
+    calendar_ = [c.name for c in held if c.calendar_year]
+    others = [c for c in held if not c.calendar_year]
+    if calendar_ and len(by_end) == 2:
+        verb = "reports" if len(calendar_) == 1 else "report"
+        count = _COUNTS[len(others)] if len(others) < len(_COUNTS) else str(len(others))
+        return (
+            f"{_and(calendar_)} {verb} calendar years; the other {count} "
+            f"companies' years end on {others[0].year_ends}."
+        )
     return (
-        f"{_and(calendar)} {verb} calendar years; the other {_COUNTS[len(others)]} "
-        f"companies' years end on {others[0].year_ends}."
+        "Fiscal years end on different dates: "
+        + "; ".join(
+            f"{_and([c.name for c in group])} on {group[0].year_ends}" for group in by_end.values()
+        )
+        + "."
     )
 
 

@@ -38,9 +38,10 @@ does not recompute), `general_knowledge`.
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TypeVar
 
-from domain.companies import COMPANIES, FISCAL_YEARS, find_companies, normalise_ticker
+from domain.companies import companies, find_companies, fiscal_years, normalise_ticker
 from domain.figures import column_year, parse_number, table_blocks, unit_key, unit_spec
 from domain.metrics import (
     DIVIDEND_COMPONENT,
@@ -268,14 +269,21 @@ _YEAR_MENTION = re.compile(
     rf"\s?[/-]\s?\d{{2}})?)(?![0-9]|[.,]\d)",
     re.IGNORECASE,
 )
-_COMPANY_MENTION = re.compile(
-    r"(?<![A-Za-z0-9])("
-    + "|".join(
-        sorted((re.escape(a) for c in COMPANIES.values() for a in c.aliases), key=len, reverse=True)
-    )
-    + r")(?![A-Za-z0-9])",
-    re.IGNORECASE,
-)
+
+
+def _company_mention() -> re.Pattern[str]:
+    """Any covered company's alias as a whole word (the coverage in force)."""
+    return _mention_pattern(tuple(a for c in companies().values() for a in c.aliases))
+
+
+@lru_cache(maxsize=8)
+def _mention_pattern(aliases: tuple[str, ...]) -> re.Pattern[str]:
+    if not aliases:
+        return re.compile(r"(?!)")
+    ordered = sorted((re.escape(a) for a in aliases), key=len, reverse=True)
+    return re.compile(r"(?<![A-Za-z0-9])(" + "|".join(ordered) + r")(?![A-Za-z0-9])", re.I)
+
+
 # Where one figure's clause ends and the next one's begins, between two figures.
 _CLAUSE_BREAK = re.compile(
     r"[,;:]|\b(?:and|while|whilst|whereas|but|versus|vs\.?|compared\s+(?:with|to)|against|"
@@ -338,7 +346,7 @@ def _year_mentions(text: str, amounts: list[Amount]) -> list[tuple[int, int, tup
 
 def _company_mentions(text: str) -> list[tuple[int, int, str]]:
     found: list[tuple[int, int, str]] = []
-    for match in _COMPANY_MENTION.finditer(text):
+    for match in _company_mention().finditer(text):
         ticker = normalise_ticker(match.group(1))
         if ticker:
             found.append((match.start(), match.end(), ticker))
@@ -780,7 +788,8 @@ def _claim_label(
     ctx: _Context, claim: Amount, cited: list[SourceNumber], sources: list[ChunkText], reason: str
 ) -> str:
     companies = ctx.companies or sorted({sources[s.source].company for s in cited})
-    years = [y for y in ctx.years if y in FISCAL_YEARS] or ctx.years
+    covered = fiscal_years()
+    years = [y for y in ctx.years if y in covered] or ctx.years
     if not years:
         span = ""
     elif len(years) == 1:

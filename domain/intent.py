@@ -3,6 +3,7 @@ every company, an overview, or what the reports say (narrative)."""
 
 import re
 
+from domain.companies import companies, how_many
 from domain.models import Intent
 
 _CHANGE = re.compile(
@@ -25,7 +26,6 @@ _COMPARE = re.compile(
 _ALL_COMPANIES = re.compile(
     r"\b(?:which|what)\s+(?:company|companies|miner|miners|one)\b|"
     r"\b(?:all|each|every|across|among)\b(?:\s+\w+){0,2}\s+(?:companies|miners|of\s+them)\b|"
-    r"\b(?:the\s+)?(?:five|5)\s+(?:companies|miners)\b|"
     r"\brank(?:ed|ing|s)?\b|"
     r"\b(?:highest|largest|lowest|smallest|biggest|most|least)\b",
     re.IGNORECASE,
@@ -50,7 +50,13 @@ def superlative(text: str) -> str | None:
 
 def asks_over_all_companies(text: str) -> bool:
     """Whether a question is about every company (a ranking, a comparison across them)."""
-    return bool(_ALL_COMPANIES.search(text))
+    if _ALL_COMPANIES.search(text):
+        return True
+    # "the five companies": as many as are covered
+    n = len(companies())
+    return n > 1 and bool(
+        re.search(rf"\b(?:{how_many()}|{n})\s+(?:companies|miners)\b", text, re.I)
+    )
 
 
 # Questions that are not about a figure: what someone said, what a company did, why

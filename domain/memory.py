@@ -8,11 +8,12 @@ a label saying so, and the numeric check and the judge never see it.
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import Field
 
-from domain.companies import COMPANIES, find_companies
+from domain.companies import companies, coverage, display_name, find_companies
 from domain.intent import asks_over_all_companies
 from domain.metrics import metric_mentions, other_measure_mentions
 from domain.models import Frozen
@@ -56,7 +57,6 @@ _COMMODITY = re.compile(
 
 _MONEY = re.compile(r"(?:US|A|AU|NZ|C|HK|S)?\$|\b(?:USD|AUD|NZD|CAD|EUR|GBP)\b|[€£¥]", re.I)
 _WORD = re.compile(r"[a-z][a-z0-9]*")
-_NAME_WORDS = frozenset(w for c in COMPANIES.values() for a in c.aliases for w in a.split())
 # Words that change no meaning in a figure question: how it is asked, not what.
 _NEUTRAL = frozenset(
     """a an the of in on at for to by as and or from about into what whats was were is are
@@ -85,7 +85,7 @@ def _residual(question: str) -> list[str]:
     text = _NUMBER.sub(" ", _MONEY.sub(" ", text.replace("%", " percent ")))
     words: set[str] = set()
     for word in _WORD.findall(text.lower()):
-        if word in _NEUTRAL or word in _NAME_WORDS:
+        if word in _NEUTRAL or word in coverage().alias_words:
             continue
         if any(pattern.fullmatch(word) for _, pattern in _POLARITY):
             continue  # in the polarity slot
@@ -204,7 +204,7 @@ class Preference(Frozen):
             return "figures in billions" if self.value == "bn" else "figures in millions"
         if self.kind == "currency":
             return f"figures in {self.value}"
-        names = [COMPANIES[t].name for t in self.value.split(",") if t in COMPANIES]
+        names = [display_name(t) for t in self.value.split(",") if t in companies()]
         return f"only the companies you follow ({', '.join(names)})"
 
 
@@ -225,20 +225,35 @@ _REMEMBER = re.compile(
     r"(?:show|give|tell)\s+(?:me\s+)?(?:the\s+)?(?:figures|numbers|amounts|values)\s+(?:in|as))\b",
     re.IGNORECASE,
 )
-_COMMODITY_MINERS = re.compile(
-    r"\b(?P<c>iron[\s-]*ore|copper|gold|coal|alumin(?:i?um|a)|nickel|manganese)"
-    r"(?:\s+(?:miners?|producers?|companies|names|stocks))\b",
-    re.IGNORECASE,
-)
-COMMODITY_COMPANIES: dict[str, tuple[str, ...]] = {
-    "iron ore": ("BHP", "RIO", "FMG"),
-    "copper": ("BHP", "RIO"),
-    "gold": ("NST",),
-    "coal": ("BHP", "S32"),
-    "aluminium": ("RIO", "S32"),
-    "nickel": ("BHP",),
-    "manganese": ("S32",),
-}
+# English spellings of a commodity beside its registered one ("aluminum", "alumina").
+_SPELLINGS = {"aluminium": r"alumin(?:i?um|a)"}
+
+
+def _commodity_miners() -> re.Pattern[str]:
+    """ "Gold miners", "iron-ore producers": a commodity some covered company produces (its
+    registration's `commodities`), then a word for the companies producing it."""
+    return _commodity_pattern(tuple(sorted(coverage().commodities)))
+
+
+@lru_cache(maxsize=8)
+def _commodity_pattern(commodities: tuple[str, ...]) -> re.Pattern[str]:
+    if not commodities:
+        return re.compile(r"(?!)")
+    names = sorted(
+        (_SPELLINGS.get(c) or r"[\s-]*".join(re.escape(w) for w in c.split()) for c in commodities),
+        key=len, reverse=True,
+    )  # fmt: skip
+    return re.compile(
+        rf"\b(?P<c>{'|'.join(names)})(?:\s+(?:miners?|producers?|companies|names|stocks))\b",
+        re.IGNORECASE,
+    )
+
+
+def commodity_companies(commodity: str) -> tuple[str, ...]:
+    """The covered companies that produce a commodity (its registered name)."""
+    return tuple(c.ticker for c in companies().values() if commodity in c.commodities)
+
+
 """Which of the five mine a commodity in quantity (their principal products), for "I only
 follow iron-ore miners"."""
 WHAT_I_REMEMBER = (
@@ -288,8 +303,9 @@ def read_preference(text: str) -> Remembering | None:
         return None
     # "gold miners" names companies by what they mine, not a production figure: the
     # phrase is read here and left out of the metric reading below.
-    miners = [_commodity_key(m.group("c")) for m in _COMMODITY_MINERS.finditer(text)]
-    slots = extract_slots(_COMMODITY_MINERS.sub(" ", text))
+    pattern = _commodity_miners()
+    miners = [_commodity_key(m.group("c")) for m in pattern.finditer(text)]
+    slots = extract_slots(pattern.sub(" ", text))
     statement = " ".join(text.split())[:300]
     if (slots.metrics or slots.other_measures) and (slots.companies or mentioned_years(text)):
         return None
@@ -316,13 +332,13 @@ def read_preference(text: str) -> Remembering | None:
         )
     tickers = list(find_companies(text))
     for commodity in miners:
-        tickers.extend(COMMODITY_COMPANIES.get(commodity, ()))
+        tickers.extend(commodity_companies(commodity))
     tickers = list(dict.fromkeys(tickers))
     if tickers:
         pref = Preference(kind="companies", value=",".join(tickers), statement=statement)
         return Remembering(
             preference=pref,
-            reply=f"Noted: you follow {', '.join(COMPANIES[t].name for t in tickers)}. A "
+            reply=f"Noted: you follow {', '.join(display_name(t) for t in tickers)}. A "
             "question over all the companies will cover these.",
         )
     return Remembering(
@@ -367,7 +383,7 @@ def apply_preferences(question: str, preferences: list[Preference]) -> tuple[str
         and asks_over_all_companies(question)
         and not _OWN_SCOPE.search(question)
     ):
-        names = [COMPANIES[t].name for t in followed.value.split(",") if t in COMPANIES]
+        names = [display_name(t) for t in followed.value.split(",") if t in companies()]
         if names:
             additions.append("among " + ", ".join(names))
             applied.append(followed.describe())

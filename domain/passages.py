@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from domain.companies import COMPANIES, proper_names
+from domain.companies import companies, proper_names
 from domain.measures import base_form, synonyms
 from domain.metrics import find_metrics
 from domain.models import ChunkText
@@ -131,8 +131,9 @@ def _stems(text: str) -> set[str]:
 
 
 def _names() -> set[str]:
-    names = {w.lower() for c in COMPANIES.values() for w in c.name.split()}
-    return names | {c.ticker.lower() for c in COMPANIES.values()}
+    held = companies().values()
+    names = {w.lower() for c in held for w in c.name.split()}
+    return names | {c.ticker.lower() for c in held}
 
 
 def topic_stems(question: str) -> set[str]:

@@ -3,7 +3,7 @@ corpus does not cover (the coverage warning and notice an answer opens with)."""
 
 import re
 
-from domain.companies import FISCAL_YEARS, LATEST_FISCAL_YEAR, year_span
+from domain.companies import fiscal_years, latest_fiscal_year, year_span
 from domain.models import Slots
 from domain.text import blank
 
@@ -74,20 +74,22 @@ def mentioned_years(text: str) -> list[int]:
         for match in pattern.finditer(masked):
             years.add(_year_of(match.group("y")))
     if _ALL_YEARS.search(text):
-        years.update(FISCAL_YEARS)
-    if _LATEST.search(text):
-        years.add(LATEST_FISCAL_YEAR)
+        years.update(fiscal_years())
+    if _LATEST.search(text) and (latest := latest_fiscal_year()) is not None:
+        years.add(latest)
     return sorted(years)
 
 
 def find_fiscal_years(text: str) -> list[int]:
-    """Return the covered fiscal years (2023–2025) a text mentions, sorted."""
-    return [y for y in mentioned_years(text) if y in FISCAL_YEARS]
+    """Return the covered fiscal years (of any covered company) a text mentions, sorted."""
+    covered = fiscal_years()
+    return [y for y in mentioned_years(text) if y in covered]
 
 
 def mentioned_years_outside(text: str) -> list[int]:
     """Return the years a text mentions that the corpus does not cover ("FY2021")."""
-    return [y for y in mentioned_years(text) if y not in FISCAL_YEARS]
+    covered = fiscal_years()
+    return [y for y in mentioned_years(text) if y not in covered]
 
 
 def coverage_warning(text: str) -> str | None:
@@ -106,7 +108,8 @@ def coverage_notice(text: str) -> str | None:
     warning = coverage_warning(text)
     if warning is None:
         return None
-    later = any(y > LATEST_FISCAL_YEAR for y in mentioned_years_outside(text))
+    latest = latest_fiscal_year() or 0
+    later = any(y > latest for y in mentioned_years_outside(text))
     forecast = " I do not forecast figures." if later else ""
     return f"{warning}{forecast} Here is what the reports give instead:"
 
@@ -118,4 +121,4 @@ def later_report_years(slots: Slots, years: list[int], companies: int) -> list[i
     if not slots.fiscal_years or not years or not 0 < companies <= 2:
         return []
     following = max(years) + 1
-    return [following] if following in FISCAL_YEARS else []
+    return [following] if following in fiscal_years() else []

@@ -21,10 +21,11 @@ import json
 import re
 from pathlib import Path
 
-from domain.companies import COMPANIES
+from domain.companies import display_name, use_coverage
 from domain.facts import report_facts
 from domain.figures import Fact
 from evals.cases import HOME, SUITE_DIR
+from ingestion.companies import sample_coverage
 from ingestion.documents import parse_document
 
 CORPUS = HOME.parent / "corpus" / "reports"
@@ -71,7 +72,7 @@ def open_vocabulary_cases() -> list[dict[str, object]]:
         if row is None or row.get("skip"):
             continue
         figure = str(row["figure"])
-        name = COMPANIES[fact.company].name
+        name = display_name(fact.company)
         base = f"{fact.company.lower()}-{fact.fiscal_year}-{_slug(fact.label)}-{_slug(figure)}"
         expected = {"status": "answered", "present": [figure], "min_citations": 1}
         where = f"{fact.document} page {fact.page}"
@@ -125,6 +126,7 @@ def render(cases: list[dict[str, object]]) -> str:
 
 
 def main() -> None:
+    use_coverage(sample_coverage(CORPUS))  # the names the cases use: the sample's own
     (SUITE_DIR / "open_vocabulary.jsonl").write_text(render(open_vocabulary_cases()), "utf-8")
     (SUITE_DIR / "narrative.jsonl").write_text(render(narrative_cases()), "utf-8")
 

@@ -16,8 +16,17 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from domain.companies import COMPANIES, FISCAL_YEARS, normalise_ticker, year_range
+from domain.companies import (
+    Company,
+    aliases_for,
+    check_report_year,
+    check_ticker,
+    check_year_end,
+    companies,
+    normalise_ticker,
+)
 from domain.models import ChunkText
+from ingestion.companies import CompaniesFileError, companies_beside
 from ingestion.pdf import PdfError, read_pdf
 
 CHUNK_NAMESPACE = uuid.UUID("5b0f4f0e-8c8e-4c65-9d0b-6a1f3e0c2b7d")
@@ -71,6 +80,8 @@ class ParsedDocument:
     chunks: list[Chunk] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     """Pages read but not indexed, each with why ("page 5: no text layer ...")."""
+    described: Company | None = None
+    """Who its company is, as ingestion registers it."""
 
 
 def document_key(ticker: str, fiscal_year: int) -> str:
@@ -91,13 +102,55 @@ class _Block:
     is_table: bool
 
 
-def _check_metadata(path: Path, company: str | None, fiscal_year: int | None) -> tuple[str, int]:
-    ticker = normalise_ticker(company) if company else None
-    if ticker is None:
-        raise DocumentError(f"{path}: unknown or missing company {company!r}")
-    if fiscal_year not in FISCAL_YEARS:
-        raise DocumentError(f"{path}: fiscal year {fiscal_year!r} is outside {year_range()}")
-    return ticker, fiscal_year
+def _check_metadata(
+    path: Path,
+    company: "str | Company | None",
+    fiscal_year: int | None,
+    meta: dict[str, str] | None = None,
+) -> tuple[Company, int]:
+    try:
+        check_report_year(fiscal_year)
+    except ValueError as exc:
+        raise DocumentError(f"{path}: {exc}") from exc
+    if fiscal_year is None:
+        raise DocumentError(f"{path}: no fiscal year (give it: --fy 2024)")
+    if isinstance(company, Company):
+        return company, fiscal_year
+    return _company_for(path, company, meta or {}), fiscal_year
+
+
+def _company_for(path: Path, value: str | None, meta: dict[str, str]) -> Company:
+    """Who a report's company is: a registered company its ticker or name resolves to
+    (the coverage in force: the ingest step pins the registry), else one the
+    companies.toml beside the report describes, else the report's own front matter
+    (`company` and `company_name`, with `period_end` and `currency` if it says them)."""
+    if not value:
+        raise DocumentError(f"{path}: no company (give its ticker: --company XMP)")
+    ticker = normalise_ticker(value)
+    if ticker is not None:
+        return companies()[ticker]
+    try:
+        beside = companies_beside(path)
+    except CompaniesFileError as exc:
+        raise DocumentError(str(exc)) from exc
+    for c in beside:
+        if value.strip().upper() == c.ticker or " ".join(value.lower().split()) in c.aliases:
+            return c
+    try:
+        key = check_ticker(value)
+    except ValueError as exc:
+        raise DocumentError(f"{path}: unknown company {value!r} ({exc})") from exc
+    if name := meta.get("company_name"):
+        end = meta.get("period_end", "")
+        try:
+            year_end = check_year_end(end[5:]) if len(end) == 10 else "06-30"
+        except ValueError:
+            year_end = "06-30"
+        return Company(key, name, aliases_for(key, name), year_end, meta.get("currency") or "US$")
+    raise DocumentError(
+        f"{path}: unknown company {value!r}: register it with its name"
+        ' (--name "Example Mining", and --year-end, --currency if not 06-30 and US$)'
+    )
 
 
 def unit_of_header(cell: str) -> str | None:
@@ -182,22 +235,22 @@ def _chunk_blocks(blocks: list[_Block]) -> list[_Block]:
 def _build(
     path: Path,
     title: str,
-    ticker: str,
+    company: Company,
     fiscal_year: int,
     raw: bytes,
     blocks: list[_Block],
     problems: list[str] | None = None,
-    name: str | None = None,
 ) -> ParsedDocument:
+    ticker = company.ticker
     # The hash covers the metadata the chunks carry as well as the bytes, so re-ingesting a
     # file under corrected flags (company, fiscal year) replaces its chunks, not "unchanged".
     content_hash = hashlib.sha256(raw + f"\0{ticker}:{fiscal_year}".encode()).hexdigest()[:16]
     document_id = document_key(ticker, fiscal_year)
-    company_name = name or COMPANIES[ticker].name
+    company_name = company.name
     source_path = str(path.resolve())
     doc = ParsedDocument(
         document_id, title, ticker, fiscal_year, content_hash, source_path,
-        hashlib.sha256(raw).hexdigest(), problems=list(problems or []),
+        hashlib.sha256(raw).hexdigest(), problems=list(problems or []), described=company,
     )  # fmt: skip
     for n, block in enumerate(_chunk_blocks(blocks)):
         unit = None
@@ -234,7 +287,7 @@ def _build(
 
 
 def parse_markdown(
-    path: Path, company: str | None = None, fiscal_year: int | None = None
+    path: Path, company: "str | Company | None" = None, fiscal_year: int | None = None
 ) -> ParsedDocument:
     """Parse a Markdown report whose front matter names company and fiscal year.
 
@@ -248,50 +301,37 @@ def parse_markdown(
         raise DocumentError(f"{path}: cannot be read ({exc.__class__.__name__})") from exc
     meta, body = _front_matter(text.replace("\r\n", "\n"), path)
     fy_text = meta.get("fiscal_year", "")
-    ticker, fy = _check_metadata(
+    described, fy = _check_metadata(
         path,
         company or meta.get("company"),
         fiscal_year or (int(fy_text) if fy_text.isdigit() else None),
+        meta,
     )
-    title = meta.get("title") or f"{COMPANIES[ticker].name} Annual Report {fy}"
-    return _build(path, title, ticker, fy, raw, _markdown_blocks(body))
+    title = meta.get("title") or f"{described.name} Annual Report {fy}"
+    return _build(path, title, described, fy, raw, _markdown_blocks(body))
 
 
-def parse_pdf(path: Path, company: str | None, fiscal_year: int | None) -> ParsedDocument:
+def parse_pdf(
+    path: Path, company: "str | Company | None", fiscal_year: int | None
+) -> ParsedDocument:
     """Parse a PDF report; company and fiscal year come from flags (a PDF has no front
     matter). Tables keep their columns and periods (`ingestion.pdf`); pages whose text
     cannot be used are listed in the document's `problems`, not indexed."""
-    ticker, fy = _check_metadata(path, company, fiscal_year)
+    described, fy = _check_metadata(path, company, fiscal_year)
     try:
         raw = path.read_bytes()
-        read = read_pdf(path, COMPANIES[ticker].currency)
+        read = read_pdf(path, described.currency)
     except OSError as exc:
         raise DocumentError(f"{path}: cannot be read ({exc.__class__.__name__})") from exc
     except PdfError as exc:
         raise DocumentError(f"{path}: not a readable PDF: {exc}") from exc
     blocks = [_Block(b.page, b.section, b.text, b.is_table) for b in read.blocks]
-    title = f"{COMPANIES[ticker].name} Annual Report {fy}"
-    doc = _build(path, title, ticker, fy, raw, blocks, read.problems)
-    return doc
-
-
-def parse_pdf_unregistered(
-    path: Path, ticker: str, name: str, fiscal_year: int, currency: str = "US$"
-) -> ParsedDocument:
-    """Parse a PDF report of a company the coverage does not list (the scale benchmark's
-    generated companies): the same reading as `parse_pdf`, with no metadata check."""
-    try:
-        read = read_pdf(path, currency)
-    except PdfError as exc:
-        raise DocumentError(f"{path}: not a readable PDF: {exc}") from exc
-    blocks = [_Block(b.page, b.section, b.text, b.is_table) for b in read.blocks]
-    title = f"{name} Annual Report {fiscal_year}"
-    raw = path.read_bytes()
-    return _build(path, title, ticker, fiscal_year, raw, blocks, read.problems, name=name)
+    title = f"{described.name} Annual Report {fy}"
+    return _build(path, title, described, fy, raw, blocks, read.problems)
 
 
 def parse_document(
-    path: Path, company: str | None = None, fiscal_year: int | None = None
+    path: Path, company: "str | Company | None" = None, fiscal_year: int | None = None
 ) -> ParsedDocument:
     """Parse a report by its suffix; raise DocumentError for anything unusable."""
     if not path.is_file():

@@ -38,6 +38,7 @@ from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
+from activities.coverage import PinCoverage
 from activities.embeddings import CachedEmbedder, LocalEmbedder, VectorCache
 from activities.engines.offline import OfflineEngine
 from activities.engines.protocol import Engine
@@ -47,12 +48,19 @@ from api.app import create_app
 from db import turns
 from db.migrate import migrate
 from domain.budget import TURN_BUDGET_SECONDS
+from domain.companies import use_coverage
+from ingestion.companies import sample_coverage
 from settings import PROJECT_ROOT, Settings
 from stack import postgres
 from stack.processes import free_port
 from workflows import attributes
 from workflows.chat_turn import ChatTurn, execution_timeout
 from workflows.contracts import ClarificationReply, TurnInput, TurnResult
+
+# The process's coverage (what names resolve against outside a turn): the sample corpus's,
+# as a stack that has ingested it holds. A turn pins its own, read from the registry.
+use_coverage(sample_coverage(PROJECT_ROOT / "corpus" / "reports"))
+
 
 CORPUS_DIR = PROJECT_ROOT / "corpus" / "reports"
 TEMPORAL_CLI = os.path.join(os.path.dirname(sys.executable), "temporal")
@@ -260,6 +268,7 @@ def worker(request: pytest.FixtureRequest, temporal_client: Client) -> WorkerFac
             task_queue=queue,
             workflows=list(workflows),
             activities=list(activities),
+            interceptors=[PinCoverage()],  # as the worker runs them
         ):
             yield queue
 

@@ -30,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
         CacheWriteRequest,
         CheckRequest,
         ChunkHit,
+        CoverageRequest,
         Derived,
         Draft,
         EvidenceRequest,
@@ -53,7 +54,7 @@ with workflow.unsafe.imports_passed_through():
         UnsupportedClaim,
     )
     from domain.budget import MIN_STEP_SECONDS
-    from domain.companies import COMPANIES, LATEST_FISCAL_YEAR
+    from domain.companies import companies, display_name, latest_fiscal_year, pin
     from domain.failures import error_class
     from domain.grounding import merge_claims
     from domain.injection import without_instructions
@@ -85,6 +86,7 @@ with workflow.unsafe.imports_passed_through():
         TurnResult,
         TurnStatus,
     )
+    from workflows.legacy import COVERAGE_BEFORE_REGISTRY
     from workflows.policy import (
         JUDGE_UNAVAILABLE,
         POLICY,
@@ -117,8 +119,8 @@ with workflow.unsafe.imports_passed_through():
         should_retry,
     )
     from workflows.rules.scope import (
-        REFUSAL_TEXT,
         ScopeDecision,
+        refusal_text,
         scope_rules,
         scope_rules_v2,
         scope_rules_v3,
@@ -209,6 +211,12 @@ out before the checks, a figure question answered with no figure is not grounded
 scope rules version 4 read another company however it is written (`scope_rules_v4`).
 Turns started before it keep the turn without a budget and the gate they started with
 (the step timeouts of the policy table apply to every turn: they change no command)."""
+COVERAGE_FROM_REGISTRY = "coverage-from-registry-v1"
+"""Patch id: from here on a turn starts by reading the coverage from the company registry
+(`postgres_read_coverage`) and pins it: the companies and years its texts name and its
+questions resolve against are what had been ingested when it started. Turns started
+before it keep the five sample companies and years the code listed
+(`workflows.legacy.COVERAGE_BEFORE_REGISTRY`)."""
 SPOKE_TO_READER_WARNING = (
     "A sentence of the drafted answer spoke of instructions or called itself verified; it "
     "was taken out (only the checks say what is verified)."
@@ -262,6 +270,12 @@ class Shown(TypedDict, total=False):
     fallback_reason: str | None
     refusal_reason: str | None
     failure_reason: str | None
+
+
+def _latest_years() -> list[int]:
+    """The latest covered fiscal year, as the years a question without one asks about."""
+    latest = latest_fiscal_year()
+    return [latest] if latest is not None else []
 
 
 def _cause(err: BaseException) -> str:
@@ -353,7 +367,7 @@ def plan_for(
             ticker,
             SubQuery(
                 company=ticker,
-                query=f"{COMPANIES[ticker].name} {question}",
+                query=f"{display_name(ticker)} {question}",
                 fiscal_years=slots.fiscal_years,
                 metrics=slots.metrics,
             ),
@@ -418,6 +432,7 @@ class ChatTurn:
         self._open = workflow.patched(OPEN_ANSWERS)
         self._checked = workflow.patched(CHECKED_DRAFTS)
         self._checked_v2 = workflow.patched(CHECKED_DRAFTS_V2)
+        self._registry = workflow.patched(COVERAGE_FROM_REGISTRY)
         self._deadline = workflow.now() + timedelta(seconds=inp.turn_budget_seconds)
         self._result = TurnResult(
             turn_id=inp.turn_id,
@@ -519,6 +534,7 @@ class ChatTurn:
         return scope_rules_v2(question) if self._v2 else scope_rules(question)
 
     async def _turn(self, inp: TurnInput) -> TurnResult:
+        await self._pin_coverage()
         session = await self._load_session(inp)
         if self._memory:
             await self._summarise(inp, session)
@@ -554,7 +570,7 @@ class ChatTurn:
             if scope.refuse:
                 self._note(f"scope rules: refused ({scope.reason})")
                 return await self._finish(
-                    _Outcome("refused", REFUSAL_TEXT, "scope_rules", resolved, carried,
+                    _Outcome("refused", refusal_text(), "scope_rules", resolved, carried,
                              refusal_reason=scope.reason)
                 )  # fmt: skip
             if self._memory and inp.answer_cache:
@@ -564,7 +580,7 @@ class ChatTurn:
             decision = await self._route(resolved)
             if decision.route == "out_of_scope":
                 return await self._finish(
-                    _Outcome("refused", REFUSAL_TEXT, decision.route, resolved, carried,
+                    _Outcome("refused", refusal_text(), decision.route, resolved, carried,
                              refusal_reason=decision.reason)
                 )  # fmt: skip
             if decision.route == "direct_answer":
@@ -591,6 +607,22 @@ class ChatTurn:
                 )  # fmt: skip
             question = merge_reply(question, reply)
             self._note(f"clarification {clarifications} answered; question merged")
+
+    async def _pin_coverage(self) -> None:
+        """Read the coverage and pin it for the rest of the turn (fail-closed: a turn
+        that cannot say what it covers settles with its fallback)."""
+        if not self._registry:
+            pin(COVERAGE_BEFORE_REGISTRY)
+            return
+        read = await self._exec(
+            steps.postgres_read_coverage, CoverageRequest(), summary="the companies held"
+        )
+        if read.stale:
+            self._degrade(
+                steps.postgres_read_coverage,
+                "the company registry could not be read: the worker's last reading was used",
+            )
+        pin(read.companies)
 
     async def _load_session(self, inp: TurnInput) -> Session:
         try:
@@ -791,7 +823,7 @@ class ChatTurn:
         self, resolved: str, carried: Carried, decision: RouteDecision
     ) -> TurnResult:
         slots = decision.slots
-        requested = slots.companies or list(COMPANIES)
+        requested = slots.companies or list(companies())
         plan = await self._rewrite(resolved, slots, requested)
         passes, kept, coverage = await self._retrieval_passes(resolved, slots, requested, plan)
         drafted = {p.number: p for p in passes if p.draft is not None}
@@ -873,7 +905,7 @@ class ChatTurn:
     ) -> list[SubQuery] | None:
         """The changed sub-queries of the next pass; None (recorded) when nothing can change."""
         drafted = retryable(last.gaps, slots.other_measures) if last.draft else None
-        gaps = gaps_to_retry(drafted, coverage, slots, LATEST_FISCAL_YEAR)
+        gaps = gaps_to_retry(drafted, coverage, slots, latest_fiscal_year() or 0)
         targets = retry_targets(coverage, gaps, last.unsupported)
         retry_plan = plan_retry(
             current, targets, gaps, last.unsupported, last.number, metric_synonyms
@@ -917,7 +949,7 @@ class ChatTurn:
         # an empty answer into one that passes.
         verdict = relevance_verdict(
             best.relevance, list(coverage),
-            decision.slots.fiscal_years or [LATEST_FISCAL_YEAR], best.relevance_checked,
+            decision.slots.fiscal_years or _latest_years(), best.relevance_checked,
         ) if self._open and gate.final_gate(bound.answer) else RelevanceVerdict()  # fmt: skip
         lines = {g.line().lower() for g in best.draft.not_found}
         gaps = [*best.draft.not_found, *(g for g in verdict.gaps if g.line().lower() not in lines)]

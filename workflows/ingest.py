@@ -28,6 +28,7 @@ class IngestDocuments:
                         company=request.company,
                         fiscal_year=request.fiscal_year,
                         replace=request.replace,
+                        details=request.details,
                     ),
                     summary=path.rsplit("/", 1)[-1],
                     **step_options(steps.qdrant_ingest_file),

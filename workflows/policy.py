@@ -79,6 +79,13 @@ POLICY: dict[str, StepPolicy] = {
         "a turn without history can still answer or ask; blocking it helps nobody",
         kind="local", heartbeat=_BEAT,
     ),
+    "postgres_read_coverage": StepPolicy(
+        "closed", "the turn fails and settles with its fallback text",
+        "a turn that cannot say which companies it covers cannot refuse or answer honestly;"
+        " the step serves the worker's last reading when PostgreSQL is down, so only a"
+        " worker that never read the registry fails it",
+        kind="local", heartbeat=_BEAT,
+    ),
     "llm_summarize_history": _model_step(
         "open", "keep the history as it is (no summary this turn)",
         "a summary only saves context; the messages are never deleted, so nothing is lost",

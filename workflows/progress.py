@@ -7,7 +7,7 @@ line per step, so the page, the CLI and the API's event stream all say the same 
 Pure functions: the workflow calls them, so they must stay deterministic.
 """
 
-from domain.companies import COMPANIES
+from domain.companies import display_name
 from workflows.contracts import TurnEvent
 
 EVENTS_TOPIC = "progress"
@@ -18,6 +18,7 @@ MAX_RETAINED_EVENTS = 400
 cannot grow the turn without bound). A normal turn publishes a few dozen."""
 
 STEP_TEXT = {
+    "postgres_read_coverage": "Reading which companies and years are held",
     "postgres_load_session": "Reading the conversation so far",
     "llm_summarize_history": "Summarising earlier messages",
     "postgres_remember_fact": "Remembering what you asked",
@@ -42,7 +43,7 @@ def step_started(step: str) -> TurnEvent:
 
 def search_started(ticker: str, fiscal_years: list[int]) -> TurnEvent:
     """One company's branch of the fan-out search."""
-    company = COMPANIES[ticker].name if ticker in COMPANIES else ticker
+    company = display_name(ticker)
     years = ""
     if fiscal_years:
         years = " for " + " and ".join(f"FY{year}" for year in sorted(fiscal_years))

@@ -27,14 +27,15 @@ from activities.contracts import (
 )
 from activities.embeddings import Embedder, similarity_of
 from domain.companies import (
-    COMPANIES,
-    FISCAL_YEARS,
-    LATEST_FISCAL_YEAR,
     calendar_note,
     calendars,
+    companies,
     company_names,
+    display_name,
     find_companies,
+    fiscal_years,
     how_many,
+    latest_fiscal_year,
     year_span,
 )
 from domain.facts import report_facts
@@ -100,22 +101,55 @@ from domain.years import later_report_years, mentioned_years
 
 ENGINE_NAME = "offline-1"
 
-DIRECT_ANSWER = (
-    f"I answer questions about the annual reports of {how_many()} ASX-listed miners: "
-    f"{company_names(with_tickers=True)}, for the fiscal years {year_span(' to ')}. I can "
-    "give reported figures (revenue, underlying EBITDA, net profit after tax, underlying "
-    "profit, dividends per share, net debt, capital expenditure and production), compare "
-    "companies and years, and work out growth and differences. Every figure is cited to a "
-    f"report page and checked against it. {calendars()} I do not give investment advice. "
-    'You could ask, for example: "What was BHP\'s revenue in FY2024?", "Compare Rio Tinto '
-    'and Fortescue underlying EBITDA in FY2024" or "How did Northern Star\'s gold sold '
-    'change from FY2023 to FY2025?"'
-)
 
-CLARIFYING_QUESTION = (
-    f"Which company do you mean? I cover {company_names(with_tickers=True)}, for "
-    f'{year_span(" to ")}. For example: "What was Fortescue\'s net debt in FY2024?"'
-)
+def direct_answer() -> str:
+    """What the assistant does, built from the coverage in force (a fixed text, never a
+    generated one): the companies and years held, and example questions about them."""
+    held = list(companies().values())
+    if not held:
+        return (
+            "I answer questions about the annual reports ingested here, with every figure "
+            "cited to a report page and checked against it, but no report has been "
+            "ingested yet: add one with `turnstile ingest`. I do not give investment advice."
+        )
+    latest = latest_fiscal_year()
+    first = held[0]
+    examples = [f'"What was {first.name}\'s revenue in FY{first.fiscal_years[-1]}?"']
+    if len(held) > 1:
+        second = held[1]
+        common = sorted(set(first.fiscal_years) & set(second.fiscal_years))
+        year = common[-1] if common else latest
+        examples.append(f'"Compare {second.name} and {first.name} underlying EBITDA in FY{year}"')
+    if len(first.fiscal_years) > 1:
+        examples.append(
+            f"\"How did {first.name}'s net debt change from FY{first.fiscal_years[0]} to "
+            f'FY{first.fiscal_years[-1]}?"'
+        )
+    listed = examples[0] if len(examples) == 1 else ", ".join(examples[:-1]) + " or " + examples[-1]
+    return (
+        f"I answer questions about the annual reports of {how_many()} "
+        f"{'company' if len(held) == 1 else 'companies'}: "
+        f"{company_names(with_tickers=True)}, for the fiscal years {year_span(' to ')}. I can "
+        "give the figures the reports print (revenue, EBITDA, profit, dividends, debt, "
+        "spending, production and any other measure they state), say what they say about "
+        "strategy, risks and outlook, compare companies and years, and work out growth and "
+        "differences. Every figure is cited to a report page and checked against it. "
+        f"{calendars()} I do not give investment advice. You could ask, for example: {listed}"
+    )
+
+
+def clarifying_question() -> str:
+    """The question asked when no company is named, built from the coverage in force."""
+    held = list(companies().values())
+    example = ""
+    if held:
+        last = held[-1]
+        example = f' For example: "What was {last.name}\'s net debt in FY{last.fiscal_years[-1]}?"'
+    return (
+        f"Which company do you mean? I cover {company_names(with_tickers=True)}, for "
+        f"{year_span(' to ')}.{example}"
+    )
+
 
 _ABOUT_ME = re.compile(
     r"\b(?:what\s+can\s+you\s+(?:do|answer|tell)|what\s+do\s+you\s+(?:do|know|cover)|"
@@ -211,22 +245,25 @@ def answer_years(slots: Slots, question: str = "") -> list[int]:
     """
     if not slots.fiscal_years:
         if slots.intent == "narrative":
-            return list(FISCAL_YEARS)
+            return list(fiscal_years())
         overview = slots.intent == "overview" or not (slots.metrics or slots.other_measures)
         if question and overview:
             overview = asks_overview(question)  # a measure in other words: every year
-        return [LATEST_FISCAL_YEAR] if overview else list(FISCAL_YEARS)
+        latest = latest_fiscal_year()
+        if overview:
+            return [latest] if latest is not None else []
+        return list(fiscal_years())
     years = sorted(set(slots.fiscal_years))
     # "Why did EBITDA fall in FY2025?" shows the change it explains: the year before too;
     # "revenue in FY2024 and what did the chair say?" asks for no change, so gets none.
     changes = slots.intent == "change" or explains_a_change(slots, question)
-    if changes and len(years) == 1 and years[0] - 1 in FISCAL_YEARS:
+    if changes and len(years) == 1 and years[0] - 1 in fiscal_years():
         return [years[0] - 1, years[0]]
     return years
 
 
 def _name(ticker: str) -> str:
-    return COMPANIES[ticker].name
+    return display_name(ticker)
 
 
 def _possessive(ticker: str) -> str:
@@ -234,7 +271,7 @@ def _possessive(ticker: str) -> str:
 
 
 def _year_phrase(ticker: str, year: int) -> str:
-    company = COMPANIES[ticker]
+    company = companies()[ticker]
     kind = "calendar year" if company.calendar_year else "year"
     return f"FY{year} ({kind} ended {company.year_ends} {year})"
 
@@ -366,7 +403,7 @@ class OfflineEngine:
                 route="direct_answer",
                 reason="question about the assistant itself",
                 slots=slots,
-                direct_answer=DIRECT_ANSWER,
+                direct_answer=direct_answer(),
             )
         if slots.companies:
             return RouteDecision(
@@ -378,14 +415,14 @@ class OfflineEngine:
                 route="needs_clarification",
                 reason="refers to a company without naming one",
                 slots=slots,
-                clarifying_question=CLARIFYING_QUESTION,
+                clarifying_question=clarifying_question(),
             )
         if slots.intent == "narrative":
             return RouteDecision(
                 route="needs_clarification",
                 reason="a question about what a report says, without a company",
                 slots=slots,
-                clarifying_question=CLARIFYING_QUESTION,
+                clarifying_question=clarifying_question(),
             )
         if (slots.metrics or slots.other_measures) and asks_over_all_companies(question):
             return RouteDecision(
@@ -398,14 +435,14 @@ class OfflineEngine:
                 route="needs_clarification",
                 reason="a measure without a company, and none to carry",
                 slots=slots,
-                clarifying_question=CLARIFYING_QUESTION,
+                clarifying_question=clarifying_question(),
             )
         if _FINANCE_WORDS.search(question) or slots.fiscal_years:
             return RouteDecision(
                 route="needs_clarification",
                 reason="financial question with neither company nor metric",
                 slots=slots,
-                clarifying_question=CLARIFYING_QUESTION,
+                clarifying_question=clarifying_question(),
             )
         return RouteDecision(
             route="out_of_scope",
@@ -442,7 +479,7 @@ class OfflineEngine:
             fy_tokens = []
         later = later_report_years(slots, years, len(slots.companies))
         sub_queries = []
-        for ticker in slots.companies or list(COMPANIES):
+        for ticker in slots.companies or list(companies()):
             query = " ".join([_name(ticker), *terms, *fy_tokens])
             sub_queries.append(
                 SubQuery(
@@ -472,7 +509,7 @@ class OfflineEngine:
         boilerplate_ok = bool(_BOILERPLATE_TOPIC.search(question))
         # A narrative question's topic words keep the sections that hold them too.
         parts = open_parts(question)
-        company_words = {w.lower() for t in COMPANIES for w in _name(t).split()}
+        company_words = {w.lower() for t in companies() for w in _name(t).split()}
         question_words = _words(question) - company_words
         keep: list[int] = []
         prose: dict[str, list[int]] = {}  # each company's prose chunks a narrative may quote
@@ -546,7 +583,7 @@ class OfflineEngine:
         """
         if not sources:
             return Draft(answer="")
-        companies = slots.companies or list(COMPANIES)
+        asked = slots.companies or list(companies())
         metrics = requested_metrics(slots, question)
         years = answer_years(slots, question)
         facts: list[_Sourced] = []
@@ -575,8 +612,8 @@ class OfflineEngine:
         chosen: dict[tuple[str, int, str], _Sourced] = {}
         # Three or more companies read as a table per metric, one unit per table; the
         # sentences keep what a table cannot say (changes, nearest figures, differences).
-        tabular = len(companies) >= 3
-        for ticker in companies:
+        tabular = len(asked) >= 3
+        for ticker in asked:
             sentences: list[str] = []
             for metric in metrics:
                 for year in years:
@@ -600,7 +637,7 @@ class OfflineEngine:
                 wants_change = (
                     slots.intent == "change"
                     or explains_a_change(slots, question)
-                    or (slots.intent == "compare" and len(companies) == 1)
+                    or (slots.intent == "compare" and len(asked) == 1)
                 )
                 if wants_change:
                     sentences.extend(composer.change_sentences(chosen, ticker, metric, years))
@@ -608,14 +645,14 @@ class OfflineEngine:
                 paragraphs.append(" ".join(sentences))
         if tabular:
             tables = [
-                t for metric in metrics for t in composer.tables(chosen, companies, years, metric)
+                t for metric in metrics for t in composer.tables(chosen, asked, years, metric)
             ]
             paragraphs[:0] = tables
-        if len(companies) >= 2 and slots.intent in ("compare", "lookup", "overview"):
+        if len(asked) >= 2 and slots.intent in ("compare", "lookup", "overview"):
             for year in years:
                 for metric in metrics:
                     line = composer.compare_sentences(
-                        chosen, companies, year, metric, listing=not tabular,
+                        chosen, asked, year, metric, listing=not tabular,
                         asked=superlative(question),
                     )  # fmt: skip
                     if line:
@@ -625,7 +662,7 @@ class OfflineEngine:
             # them, else the reports' closest sentences or the exact not-found line.
             opened = _OpenAnswers(sources, self.similarity(), composer.scale)
             for part in opened.joined(parts):
-                for ticker in companies:
+                for ticker in asked:
                     lines, gaps = opened.answer(part, ticker, years)
                     if lines:
                         paragraphs.append(" ".join(lines))
@@ -635,7 +672,7 @@ class OfflineEngine:
             # A measure the engine has no rule for is never substituted: its own line says so.
             not_found.extend(
                 NotFound(company=ticker, fiscal_year=year, metric=measure)
-                for ticker in companies
+                for ticker in asked
                 for measure in slots.other_measures
                 for year in years
             )
@@ -645,13 +682,13 @@ class OfflineEngine:
                 # figure answers: that figure, then what the reports say.
                 opened = _OpenAnswers(sources, self.similarity(), composer.scale)
                 for part in opened.joined(open_parts(question)):
-                    for ticker in companies:
+                    for ticker in asked:
                         lines = [ln for y in years if (ln := opened.figure(part, ticker, y))]
                         if lines:
                             paragraphs.append(" ".join(lines))
             said = "\n".join(paragraphs)
             for paragraph in _narrative(
-                question, sources, companies, years, metrics, self.similarity()
+                question, sources, asked, years, metrics, self.similarity()
             ):
                 lines = paragraph.split("\n")
                 kept = [ln for ln in lines if not _quoted(ln) or _quoted(ln) not in said]
@@ -659,7 +696,7 @@ class OfflineEngine:
                     paragraphs.append("\n".join(kept))
         if notice := _currency_notice(requested_currency(question), chosen):
             paragraphs.insert(0, notice)
-        answered = [t for t, _, _ in chosen if t in companies]
+        answered = [t for t, _, _ in chosen if t in asked]
         if note := calendar_note(answered):
             paragraphs.append(note)
         if not_found:

@@ -45,16 +45,16 @@ from activities.contracts import (
 )
 from activities.engines.calls import record
 from activities.engines.offline import (
-    CLARIFYING_QUESTION,
-    DIRECT_ANSWER,
     answer_years,
+    clarifying_question,
+    direct_answer,
     requested_metrics,
 )
 from activities.engines.prompts import prompt
 from activities.engines.provider_errors import classify_openai
 from activities.errors import ErrorType
 from domain.clarification import unshowable
-from domain.companies import COMPANIES, FISCAL_YEARS, year_span
+from domain.companies import companies, display_name, fiscal_years, year_span
 from domain.evidence import fence
 from domain.memory import MemoryNote
 from domain.metrics import metric_display, read_metric_words
@@ -251,7 +251,7 @@ class OpenAIEngine:
                 route="direct_answer",
                 reason="model: a question about the assistant",
                 slots=slots,
-                direct_answer=DIRECT_ANSWER,  # a fixed text, never a generated one
+                direct_answer=direct_answer(),  # a fixed text, never a generated one
             )
         if out.out_of_scope and not out.needs_retrieval and not slots.companies:
             return RouteDecision(route="out_of_scope", reason="model: out of scope", slots=slots)
@@ -265,28 +265,28 @@ class OpenAIEngine:
                 route="needs_clarification",
                 reason=f"{reason} (its clarifying question replaced: {why})" if why else reason,
                 slots=slots,
-                clarifying_question=CLARIFYING_QUESTION if why else asked,
+                clarifying_question=clarifying_question() if why else asked,
             )
         return RouteDecision(route="needs_retrieval", reason="model: answerable", slots=slots)
 
     async def rewrite(self, question: str, slots: Slots) -> RewritePlan:
         """One sub-query per company (first pass only: retries change them in code)."""
-        companies = slots.companies or list(COMPANIES)
+        asked = slots.companies or list(companies())
         metrics = requested_metrics(slots)
         years = answer_years(slots, question)
         text = prompt("rewrite").render(
-            companies=", ".join(COMPANIES[t].name for t in companies),
-            tickers=", ".join(companies),
+            companies=", ".join(display_name(t) for t in asked),
+            tickers=", ".join(asked),
             years=", ".join(f"FY{y}" for y in years),
             metrics=", ".join(metric_display(m) for m in metrics) or "none named",
             question=question,
         )
         out = await self._ask("rewrite", self.config.route_model, RewriteOut, text)
-        later = later_report_years(slots, years, len(companies))
+        later = later_report_years(slots, years, len(asked))
         by_company: dict[str, SubQuery] = {}
         for sq in out.sub_queries:
             ticker = sq.company.strip().upper()
-            if ticker in companies and ticker not in by_company and sq.query.strip():
+            if ticker in asked and ticker not in by_company and sq.query.strip():
                 by_company[ticker] = SubQuery(
                     company=ticker,
                     query=sq.query.strip()[:500],
@@ -295,7 +295,7 @@ class OpenAIEngine:
                     later_years=later,
                 )
         # A company the model left out still gets searched (the workflow fills it in).
-        return RewritePlan(sub_queries=[by_company[t] for t in companies if t in by_company])
+        return RewritePlan(sub_queries=[by_company[t] for t in asked if t in by_company])
 
     async def grade_documents(
         self, question: str, slots: Slots, chunks: list[ChunkText]
@@ -323,12 +323,12 @@ class OpenAIEngine:
         company and year (the workflow adds any exact line the text leaves out)."""
         if not sources:
             return Draft(answer="")
-        companies = slots.companies or list(COMPANIES)
+        asked = slots.companies or list(companies())
         years = answer_years(slots, question)
         metrics = requested_metrics(slots)
         text = prompt("synthesize").render(
             question=question,
-            companies=", ".join(companies),
+            companies=", ".join(asked),
             years=", ".join(f"FY{y}" for y in years),
             metrics=", ".join(metric_display(m) for m in metrics) or "as the question asks",
             evidence=fence([(n, c.text) for n, c in enumerate(sources, start=1)]),
@@ -338,7 +338,7 @@ class OpenAIEngine:
         gaps = [
             NotFound(company=g.company.upper(), fiscal_year=g.fiscal_year, metric=g.metric)
             for g in out.not_found
-            if g.company.upper() in COMPANIES and g.fiscal_year in FISCAL_YEARS and g.metric
+            if g.company.upper() in companies() and g.fiscal_year in fiscal_years() and g.metric
         ]
         return Draft(answer=out.answer.strip(), not_found=gaps)
 
@@ -371,4 +371,4 @@ class OpenAIEngine:
 
 
 def _company_list() -> str:
-    return ", ".join(f"{c.name} ({c.ticker})" for c in COMPANIES.values())
+    return ", ".join(f"{c.name} ({c.ticker})" for c in companies().values())

@@ -15,9 +15,10 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import Field
 
 from activities.contracts import IngestRequest, IngestResult
+from api import coverage
 from api.auth import require_operator
 from api.bounded import require_worker, result_within
-from api.deps import SettingsDep, TemporalDep
+from api.deps import PoolDep, SettingsDep, TemporalDep
 from api.errors import ApiError, error_responses
 from api.text import STORABLE
 from workflows.ingest import IngestDocuments
@@ -75,7 +76,9 @@ def _inside(root: Path, raw: str) -> str | None:
     dependencies=[Depends(require_operator), Depends(_loopback_only)],
     responses=error_responses(401, 403, 503),
 )
-async def ingest(body: IngestBody, client: TemporalDep, settings: SettingsDep) -> IngestResult:
+async def ingest(
+    body: IngestBody, http: Request, client: TemporalDep, settings: SettingsDep, pool: PoolDep
+) -> IngestResult:
     """Ingest report files; each file's outcome is in the result (none raises).
 
     Only an operator's key from a loopback client is served (403 `Forbidden` otherwise).
@@ -94,7 +97,11 @@ async def ingest(body: IngestBody, client: TemporalDep, settings: SettingsDep) -
             raise ApiError(422, "InvalidInput", f"paths.{n}: no such file in the ingest directory")
         paths.append(resolved)
     request = IngestRequest(
-        paths=paths, company=body.company, fiscal_year=body.fiscal_year, replace=body.replace
+        paths=paths,
+        company=body.company,
+        fiscal_year=body.fiscal_year,
+        replace=body.replace,
+        details=body.details,
     )
     await require_worker(client, settings)
     timeout = timedelta(seconds=settings.ingest_timeout_seconds)
@@ -105,4 +112,6 @@ async def ingest(body: IngestBody, client: TemporalDep, settings: SettingsDep) -
         task_queue=settings.task_queue,
         execution_timeout=timeout,
     )
-    return await result_within(handle, timeout, "ingestion")
+    result = await result_within(handle, timeout, "ingestion")
+    await coverage.read_coverage(http.app.state, pool)  # a new company is known at once
+    return result

@@ -4,7 +4,7 @@ import uuid
 from datetime import timedelta
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from pydantic import ValidationError
 
 from activities.contracts import SearchHitWithText, SearchRequest
@@ -15,7 +15,7 @@ from api.bounded import require_worker, result_within
 from api.deps import PoolDep, SettingsDep, TemporalDep
 from api.errors import ApiError, error_responses
 from api.text import STORABLE
-from domain.companies import year_range
+from domain.companies import check_company, check_fiscal_year, pinned
 from workflows.search import SearchReports
 
 router = APIRouter(prefix="/v1", tags=["search"])
@@ -32,6 +32,7 @@ def _one_line(exc: ValidationError) -> str:
 
 @router.get("/search", responses=error_responses(401, 429, 503))
 async def search(
+    http: Request,
     client: TemporalDep,
     settings: SettingsDep,
     pool: PoolDep,
@@ -42,7 +43,7 @@ async def search(
         STORABLE,
     ],
     company: Annotated[str | None, Query(min_length=1, max_length=64), STORABLE] = None,
-    fy: Annotated[int | None, Query(description=f"fiscal year, {year_range()}")] = None,
+    fy: Annotated[int | None, Query(description="fiscal year, e.g. 2024")] = None,
     limit: Annotated[int, Query(ge=1, le=50)] = 8,
 ) -> list[SearchHitWithText]:
     """Search the report chunks; 503 `Unavailable` when no worker runs or it takes too long.
@@ -53,12 +54,18 @@ async def search(
     await rate_limit(caller, None, pool, settings)  # each search starts a workflow
     # The query goes into the search workflow's history: tokens only, like a question.
     q = await redaction.redact(pool, settings, caller.tenant_id, "", q)
-    try:
-        request = SearchRequest(
-            query=q, company=company, fiscal_years=[] if fy is None else [fy], limit=limit
-        )
-    except ValidationError as exc:
-        raise ApiError(422, "InvalidInput", _one_line(exc)) from exc
+    with pinned(http.app.state.coverage):  # the companies held, with their names
+        try:
+            company = check_company(company)
+            check_fiscal_year(fy)
+        except ValueError as exc:
+            raise ApiError(422, "InvalidInput", str(exc)) from exc
+        try:
+            request = SearchRequest(
+                query=q, company=company, fiscal_years=[] if fy is None else [fy], limit=limit
+            )
+        except ValidationError as exc:
+            raise ApiError(422, "InvalidInput", _one_line(exc)) from exc
     await require_worker(client, settings)
     timeout = timedelta(seconds=settings.search_timeout_seconds)
     handle = await client.start_workflow(

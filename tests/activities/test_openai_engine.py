@@ -14,7 +14,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.contracts import Slots
 from activities.engines.calls import recording
-from activities.engines.offline import CLARIFYING_QUESTION, DIRECT_ANSWER
+from activities.engines.offline import clarifying_question, direct_answer
 from activities.engines.openai_engine import ModelConfig, OpenAIEngine, SynthesisOut
 from activities.engines.prompts import STEPS, prompt, prompt_hashes
 from activities.errors import ErrorType
@@ -79,7 +79,7 @@ async def test_a_question_naming_a_company_is_never_held_for_clarification(
     assert decision.route == "needs_retrieval"
     vague = await engine(fake).route("How much profit was there?")
     assert vague.route == "needs_clarification"
-    assert vague.clarifying_question == CLARIFYING_QUESTION  # too short to be a question
+    assert vague.clarifying_question == clarifying_question()  # too short to be a question
 
 
 async def test_a_direct_answer_is_the_fixed_text_never_the_models(fake: FakeOpenAI) -> None:
@@ -92,7 +92,7 @@ async def test_a_direct_answer_is_the_fixed_text_never_the_models(fake: FakeOpen
         },
     )
     decision = await engine(fake).route("What can you do?")
-    assert decision.route == "direct_answer" and decision.direct_answer == DIRECT_ANSWER
+    assert decision.route == "direct_answer" and decision.direct_answer == direct_answer()
 
 
 async def test_rewrite_keeps_one_query_per_requested_company_only(fake: FakeOpenAI) -> None:

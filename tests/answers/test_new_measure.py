@@ -57,6 +57,8 @@ async def test_a_report_with_a_new_measure_is_answered_with_its_citation(
     copy.write_text(original.read_text(encoding="utf-8") + PAGE, encoding="utf-8")
     index = make_report_index()
     assert index.ingest_file(copy).status == "ingested"
+    # FY2023 is covered by its own report; its figure is the FY2024 report's comparative.
+    assert index.ingest_file(CORPUS_DIR / "BHP_FY2023.md").status == "ingested"
 
     activities = registry.activities(index, pool, OfflineEngine())
     async with worker(activities=activities) as task_queue:

@@ -90,7 +90,7 @@ async def test_healthz_is_503_naming_the_worker_when_none_polls(
         ({"q": ""}, "q: String should have at least 1 character"),
         ({"q": "   "}, "query must not be empty"),
         ({"q": "revenue", "company": "ACME"}, "unknown company 'ACME'"),
-        ({"q": "revenue", "fy": 2021}, "fiscal year 2021 is outside 2023-2025"),
+        ({"q": "revenue", "fy": 2021}, "fiscal year 2021 is outside"),
         ({"q": "revenue", "fy": "last year"}, "fy: "),
         ({"q": "revenue", "limit": 0}, "limit: "),
         ({}, "q: "),

@@ -38,9 +38,8 @@ def long_report(path: Path) -> Path:
         " ".join(words[(p * 7 + w) % len(words)] for w in range(110)) for p in range(PARAGRAPHS)
     ]
     path.write_text(
-        "---\ncompany: BHP\nfiscal_year: 2024\n---\n\n# Operations review\n\n"
-        + "\n\n".join(paragraphs)
-        + "\n",
+        "---\ncompany: BHP\ncompany_name: BHP Group Limited\nfiscal_year: 2024\n---\n\n"
+        "# Operations review\n\n" + "\n\n".join(paragraphs) + "\n",
         encoding="utf-8",
     )
     return path

@@ -4,7 +4,7 @@ ordinary ones."""
 
 import pytest
 
-from activities.engines.offline import CLARIFYING_QUESTION
+from activities.engines.offline import clarifying_question
 from domain.clarification import unshowable
 
 
@@ -30,7 +30,7 @@ def test_a_question_that_tells_rather_than_asks_is_not_shown(text: str, why: str
 @pytest.mark.parametrize(
     "text",
     [
-        CLARIFYING_QUESTION,
+        clarifying_question(),
         "Which company do you mean: BHP, Rio Tinto, Fortescue, South32 or Northern Star?",
         "Do you mean Rio Tinto's FY2024 report or its 2025 one?",
         "Which measure of profit: underlying or statutory?",

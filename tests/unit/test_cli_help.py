@@ -2,6 +2,7 @@
 and `status` as an aligned table."""
 
 import argparse
+from pathlib import Path
 
 import pytest
 
@@ -60,3 +61,30 @@ def test_status_is_an_aligned_table() -> None:
         "engine            openai   route gpt-4o-mini",
         "not healthy",
     ]
+
+
+def test_a_fiscal_year_is_read_as_people_write_it() -> None:
+    for written in ("2024", "FY2024", "fy24", " FY2024 "):
+        assert build_parser().parse_args(["search", "revenue", "--fy", written]).fy == 2024
+
+
+def test_a_bad_fiscal_year_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", "revenue", "--fy", "next year"]) == 2
+    assert "is not a fiscal year such as 2024" in capsys.readouterr().err
+
+
+def test_describing_a_company_needs_its_name(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["ingest", "report.pdf", "--company", "XMP", "--fy", "2022", "--alias", "x"])
+    assert code != 0
+    assert "need --name" in capsys.readouterr().err
+
+
+def test_a_described_company_needs_a_ticker_and_a_real_year_end(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    report = tmp_path / "r.pdf"
+    report.write_bytes(b"%PDF-1.4")
+    code = main(["ingest", str(report), "--company", "Example Mining", "--name", "Example"])
+    assert code != 0 and "ticker" in capsys.readouterr().err
+    code = main(["ingest", str(report), "--company", "XMP", "--name", "X", "--year-end", "13-40"])
+    assert code != 0 and "year" in capsys.readouterr().err

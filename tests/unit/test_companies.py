@@ -9,12 +9,12 @@ import re
 import pytest
 
 from domain.companies import (
-    COMPANIES,
-    FISCAL_YEARS,
     AliasIndex,
     Company,
     NameResolution,
+    companies,
     find_companies,
+    fiscal_years,
     normalise_ticker,
     resolve_name,
 )
@@ -64,9 +64,9 @@ def test_find_companies_finds_nothing_in_a_question_without_a_company() -> None:
 
 
 def test_rio_tinto_alone_reports_calendar_years() -> None:
-    assert COMPANIES["RIO"].period_end(2024).isoformat() == "2024-12-31"
-    assert COMPANIES["BHP"].period_end(2024).isoformat() == "2024-06-30"
-    assert FISCAL_YEARS == (2023, 2024, 2025)
+    assert companies()["RIO"].period_end(2024).isoformat() == "2024-12-31"
+    assert companies()["BHP"].period_end(2024).isoformat() == "2024-06-30"
+    assert fiscal_years() == (2023, 2024, 2025)
 
 
 # --- name resolution: exchange suffixes, Chinese names, misspellings, ambiguity ---------
@@ -123,7 +123,7 @@ def test_exchange_tickers_are_found_in_order_in_one_sentence() -> None:
 )
 def test_the_common_chinese_names_resolve(name: str, ticker: str) -> None:
     assert normalise_ticker(name) == ticker
-    assert ticker in COMPANIES and name in COMPANIES[ticker].aliases
+    assert ticker in companies() and name in companies()[ticker].aliases
     # no spaces in Chinese: the name sits between other characters
     assert find_companies(f"{name}在2024年的收入是多少？") == [ticker]
     assert find_companies(f"请问{name}的净利润") == [ticker]
@@ -319,7 +319,7 @@ def test_no_report_chunk_names_a_company_no_alias_names() -> None:
         lower = chunk.text.lower()
         exact = {
             c.ticker
-            for c in COMPANIES.values()
+            for c in companies().values()
             for a in c.aliases
             if re.search(rf"(?<![a-z0-9]){re.escape(a)}(?![a-z0-9])", lower)
         }
@@ -329,7 +329,7 @@ def test_no_report_chunk_names_a_company_no_alias_names() -> None:
 
 
 def test_every_company_resolves_from_its_ticker_and_its_name() -> None:
-    for company in COMPANIES.values():
+    for company in companies().values():
         assert normalise_ticker(company.ticker) == company.ticker
         assert normalise_ticker(company.name) == company.ticker
         assert find_companies(f"About {company.name}.") == [company.ticker]

@@ -190,8 +190,9 @@ def test_every_sample_report_parses_with_tables_that_name_their_unit() -> None:
     [
         ("# No front matter\n\nText.\n", "no front matter"),
         ("---\ncompany: BHP\nfiscal_year: 2024\n", "front matter is not closed"),
-        ("---\ncompany: ACME\nfiscal_year: 2024\n---\nText.\n", "unknown or missing company"),
-        ("---\ncompany: BHP\nfiscal_year: 2021\n---\nText.\n", "fiscal year 2021"),
+        ("---\ncompany: ACME\nfiscal_year: 2024\n---\nText.\n", "unknown company 'ACME'"),
+        ("---\nfiscal_year: 2024\n---\nText.\n", "no company"),
+        ("---\ncompany: BHP\nfiscal_year: 1850\n---\nText.\n", "fiscal year 1850 is not a year"),
         ("---\ncompany: BHP\nfiscal_year: 2024\n---\n\n# Empty\n", "no text found"),
     ],
 )
@@ -294,8 +295,10 @@ def test_pdf_heading_and_prose_keep_their_page(report_pdf: Path) -> None:
 
 
 def test_pdf_needs_company_and_fiscal_year_flags(report_pdf: Path) -> None:
-    with pytest.raises(DocumentError, match="unknown or missing company"):
+    with pytest.raises(DocumentError, match="no fiscal year"):
         parse_document(report_pdf)
+    with pytest.raises(DocumentError, match="no company"):
+        parse_document(report_pdf, fiscal_year=2024)
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import pytest
 
 from activities.contracts import ChunkText, Draft, NotFound, Slots
 from activities.embeddings import LocalEmbedder
-from activities.engines.offline import CLARIFYING_QUESTION, DIRECT_ANSWER, OfflineEngine
+from activities.engines.offline import OfflineEngine, clarifying_question, direct_answer
 from domain.grounding import check_numbers
 from tests.unit.corpus_chunks import CORPUS_DIR, chunks_of, corpus, report
 
@@ -40,9 +40,9 @@ def run_turn(
 def test_questions_about_the_assistant_get_the_fixed_direct_answer(question: str) -> None:
     decision = asyncio.run(ENGINE.route(question))
     assert decision.route == "direct_answer"
-    assert decision.direct_answer == DIRECT_ANSWER
+    assert decision.direct_answer == direct_answer()
     for name in ("BHP", "Rio Tinto", "Fortescue", "South32", "Northern Star", "FY2023", "FY2025"):
-        assert name in DIRECT_ANSWER
+        assert name in direct_answer()
 
 
 @pytest.mark.parametrize(
@@ -61,9 +61,9 @@ def test_questions_about_the_assistant_get_the_fixed_direct_answer(question: str
 def test_clarification_only_when_no_company_can_be_searched(question: str) -> None:
     decision = asyncio.run(ENGINE.route(question))
     assert decision.route == "needs_clarification", decision.reason
-    assert decision.clarifying_question == CLARIFYING_QUESTION
+    assert decision.clarifying_question == clarifying_question()
     for ticker in ("BHP", "RIO", "FMG", "S32", "NST"):
-        assert ticker in CLARIFYING_QUESTION
+        assert ticker in clarifying_question()
 
 
 @pytest.mark.parametrize(

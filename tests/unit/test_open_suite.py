@@ -2,7 +2,7 @@
 
 import json
 
-from domain.companies import COMPANIES
+from domain.companies import companies
 from domain.measures import content_words, stem
 from evals.cases import SUITE_DIR, load_suites
 from evals.open_suite import (
@@ -41,7 +41,7 @@ def test_each_fact_has_a_phrasing_without_its_label_words() -> None:
         if row["skip"] or key not in facts:
             continue
         fact = facts[key]
-        company = COMPANIES[fact.company]
+        company = companies()[fact.company]
         names = {stem(w) for w in content_words(f"{company.name} {fact.company}")}
         label = {stem(w) for w in content_words(fact.label)} - {"total", "group"} - names
         query = {stem(w) for w in content_words(str(row["query"]))}

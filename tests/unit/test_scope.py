@@ -2,7 +2,7 @@
 
 import pytest
 
-from workflows.rules.scope import REFUSAL_TEXT, ScopeDecision, scope_rules
+from workflows.rules.scope import ScopeDecision, refusal_text, scope_rules
 
 
 @pytest.mark.parametrize(
@@ -78,15 +78,15 @@ def test_question_about_the_dividend_the_board_recommended_passes_scope_rules() 
 
 def test_refusal_text_names_the_five_companies_and_the_fiscal_years() -> None:
     for name in ("BHP", "Rio Tinto", "Fortescue", "South32", "Northern Star"):
-        assert name in REFUSAL_TEXT
-    assert "FY2023" in REFUSAL_TEXT
-    assert "FY2025" in REFUSAL_TEXT
+        assert name in refusal_text()
+    assert "FY2023" in refusal_text()
+    assert "FY2025" in refusal_text()
 
 
 def test_refusal_text_suggests_a_question_and_rules_out_advice() -> None:
-    assert "Try, for example:" in REFUSAL_TEXT
-    assert "?" in REFUSAL_TEXT.split("Try, for example:")[1]
-    assert "investment advice" in REFUSAL_TEXT
+    assert "Try, for example:" in refusal_text()
+    assert "?" in refusal_text().split("Try, for example:")[1]
+    assert "investment advice" in refusal_text()
 
 
 # ---- version 3: phrasings addressed to the user's decision or a share price's future --

@@ -24,7 +24,7 @@ from workflows.chat_turn import MAX_MODEL_CALLS, ChatTurn
 from workflows.contracts import ClarificationReply, TurnResult
 from workflows.rules.gate import CLARIFICATION_EXHAUSTED, NO_ANSWER_COMPOSED
 from workflows.rules.relevance import OFF_POINT_LEAD
-from workflows.rules.scope import REFUSAL_TEXT
+from workflows.rules.scope import refusal_text
 
 
 def rejected(message: str = "provider said no") -> ApplicationError:
@@ -127,7 +127,7 @@ async def test_investment_advice_is_refused_by_rule_before_any_model_call(
     async with turn_worker() as tq:
         result = await turns_on(tq).ask("Should I buy BHP shares after their FY2024 results?")
     assert result.status == "refused"
-    assert result.answer == REFUSAL_TEXT
+    assert result.answer == refusal_text()
     assert result.refusal_reason == "investment_advice"
     assert result.model_calls == 0
 
@@ -139,7 +139,7 @@ async def test_general_knowledge_question_is_refused_by_the_classifier(
         result = await turns_on(tq).ask("What is the capital of France?")
     assert result.status == "refused"
     assert result.route == "out_of_scope"
-    assert result.answer == REFUSAL_TEXT
+    assert result.answer == refusal_text()
 
 
 async def test_clarification_reply_is_merged_not_replaced(

@@ -86,15 +86,17 @@ async def test_operator_cancel_from_temporal_settles_the_turn_as_cancelled(
 async def test_unexpected_exception_in_the_turn_settles_it_as_failed_with_the_fallback(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns], pool: AsyncConnectionPool
 ) -> None:
-    # A classifier naming a company outside the five makes the fan-out look up a company
-    # it does not know (KeyError in workflow code): a bug class, not a planned outcome.
+    # A classifier naming a "company" that is no ticker makes the fan-out build a search
+    # request its contract refuses (ValidationError in workflow code): a bug class, not a
+    # planned outcome.
     engine = ScriptedEngine(
         route=[
             RouteDecision(
-                route="needs_retrieval", reason="scripted", slots=Slots(companies=["XYZ"])
+                route="needs_retrieval", reason="scripted",
+                slots=Slots(companies=["no such company!"]),
             )
         ]
-    )
+    )  # fmt: skip
     conversation = unique("c")
     async with turn_worker(engine) as tq:
         t = turns_on(tq)
@@ -103,7 +105,7 @@ async def test_unexpected_exception_in_the_turn_settles_it_as_failed_with_the_fa
         after = await t.ask("What was BHP's revenue in FY2024?", conversation)
     assert result.status == "failed"
     assert result.fallback_reason == INTERNAL_ERROR
-    assert result.failure_reason and "KeyError" in result.failure_reason
+    assert result.failure_reason and "ValidationError" in result.failure_reason
     assert result.answer and "Something went wrong" in result.answer
     assert (await handle.describe()).status == WorkflowExecutionStatus.COMPLETED
     assert (await stored(pool, handle.id)).status == "failed"

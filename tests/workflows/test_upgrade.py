@@ -31,7 +31,14 @@ from activities.engines.offline import OfflineEngine
 from activities.reports import ReportIndex
 from settings import PROJECT_ROOT
 from tests.conftest import Turns, TurnWorker, outcome, unique
-from workflows.chat_turn import ANSWERS_V2, FALLBACK_ATTRIBUTE, LEAN_TURN, MEMORY, ChatTurn
+from workflows.chat_turn import (
+    ANSWERS_V2,
+    COVERAGE_FROM_REGISTRY,
+    FALLBACK_ATTRIBUTE,
+    LEAN_TURN,
+    MEMORY,
+    ChatTurn,
+)
 
 KNOWN_PATCHES = (LEAN_TURN, ANSWERS_V2, FALLBACK_ATTRIBUTE, MEMORY)
 BEFORE_LEAN_TURN = "9a594d30f667de64b5e985cf497c1e001a184c82"
@@ -40,6 +47,8 @@ BEFORE_DOMAIN = "364fcd2ce82e542729aba079062b3d7c4acc1e18"
 """The last commit before the domain package and the step declarations."""
 BEFORE_MEMORY = "e5bbcf460ae4a10d099b6b6b68a5f5d158dd21d7"
 """The last commit before the memory patch (summary, preferences, answer cache)."""
+BEFORE_REGISTRY = "23c643811c0cf2d29f6287098728da9896fab9ef"
+"""The last commit whose turns named the five sample companies from code."""
 RUNNER = Path(__file__).with_name("previous_worker.py")
 
 
@@ -98,8 +107,8 @@ async def event_types(client: Client, workflow_id: str) -> Counter[str]:
 
 @pytest.mark.parametrize(
     "commit",
-    [BEFORE_LEAN_TURN, BEFORE_DOMAIN, BEFORE_MEMORY],
-    ids=["pre-lean", "pre-domain", "pre-memory"],
+    [BEFORE_LEAN_TURN, BEFORE_DOMAIN, BEFORE_MEMORY, BEFORE_REGISTRY],
+    ids=["pre-lean", "pre-domain", "pre-memory", "pre-registry"],
 )
 async def test_turn_left_waiting_by_the_previous_code_completes_under_the_new_code(
     commit: str,
@@ -132,6 +141,12 @@ async def test_turn_left_waiting_by_the_previous_code_completes_under_the_new_co
         assert events["EVENT_TYPE_ACTIVITY_TASK_COMPLETED"] >= 8
     else:
         assert LEAN_TURN in patches, "a lean turn stays lean"
+    # The coverage patch is decided at the start: a turn begun before it keeps the
+    # sample companies of the code it began under and never reads the registry.
+    assert COVERAGE_FROM_REGISTRY not in patches
+    if commit == BEFORE_REGISTRY:
+        assert MEMORY in patches  # that code remembered: its turn keeps doing so
+        return
     # The memory patch is decided at the start: a turn begun before it never looks up
     # or writes the answer cache, even when it finishes under the new code.
     assert MEMORY not in patches
@@ -140,7 +155,7 @@ async def test_turn_left_waiting_by_the_previous_code_completes_under_the_new_co
     )
 
 
-async def test_new_single_company_turn_runs_short_steps_locally_in_at_most_41_events(
+async def test_new_single_company_turn_runs_short_steps_locally_in_at_most_44_events(
     turn_worker: TurnWorker, temporal_client: Client, pool: AsyncConnectionPool
 ) -> None:
     """30 events before the memory patch; it adds four — its own marker and version
@@ -148,7 +163,8 @@ async def test_new_single_company_turn_runs_short_steps_locally_in_at_most_41_ev
     relevance patch three — its marker, its version upsert and the relevance check; the
     checked-drafts patch two — its marker and its version upsert (a grounded answer is
     not drafted again); the checked-drafts-v2 patch (the turn budget) two — its marker and
-    its version upsert (the budget adds no command)."""
+    its version upsert (the budget adds no command); the coverage patch three — its
+    marker, its version upsert and the coverage read (a local activity)."""
     async with turn_worker() as tq:
         t = Turns(temporal_client, pool, tq, tenant_id=unique("t"), answer_cache=True)
         result = await t.ask("What was BHP's revenue in FY2024?")
@@ -167,7 +183,7 @@ async def test_new_single_company_turn_runs_short_steps_locally_in_at_most_41_ev
     assert {"qdrant_lookup_answer", "qdrant_save_answer"} <= await local_steps(
         temporal_client, result.turn_id
     )
-    assert sum(events.values()) <= 41, events
+    assert sum(events.values()) <= 44, events
     assert LEAN_TURN
 
 

@@ -7,7 +7,7 @@ and if recent messages name nothing, the question is returned unchanged.
 
 import re
 
-from domain.companies import COMPANIES
+from domain.companies import coverage, display_name
 from domain.intent import asks_over_all_companies
 from domain.metrics import metric_display
 from domain.question import extract_slots
@@ -41,7 +41,7 @@ def carry_entities(question: str, recent_questions: list[str]) -> tuple[str, Car
             break
     if not companies and year is None:
         return question, Carried()
-    parts = [COMPANIES[t].name for t in companies]
+    parts = [display_name(t) for t in companies]
     if year is not None:
         parts.append(f"FY{year}")
     resolved = f"{question.rstrip()} ({', '.join(parts)})"
@@ -59,7 +59,6 @@ _SHORT = 4
 _CONNECTIVES = frozenset(
     ["and", "what", "about", "how", "in", "for", "then", "also", "the", "same", "now", "ok"]
 )
-_NAME_WORDS = frozenset(w for c in COMPANIES.values() for a in c.aliases for w in a.split())
 _YEAR_WORD = re.compile(r"^(?:fy|cy)?'?\d{2,4}$")
 
 
@@ -69,7 +68,8 @@ def _bare(question: str, slots_named: bool) -> bool:
     words = [w for w in words if w]
     if not slots_named or len(words) > _SHORT:
         return False
-    return all(w in _CONNECTIVES or w in _NAME_WORDS or _YEAR_WORD.match(w) for w in words)
+    names = coverage().alias_words
+    return all(w in _CONNECTIVES or w in names or _YEAR_WORD.match(w) for w in words)
 
 
 def carry_entities_v2(question: str, recent_questions: list[str]) -> tuple[str, Carried]:
@@ -117,7 +117,7 @@ def carry_entities_v2(question: str, recent_questions: list[str]) -> tuple[str, 
             break
     if not companies and year is None and not carried_measures:
         return question, Carried()
-    parts = [COMPANIES[t].name for t in companies] + carried_measures
+    parts = [display_name(t) for t in companies] + carried_measures
     if year is not None:
         parts.append(f"FY{year}")
     resolved = f"{question.rstrip()} ({', '.join(parts)})"

@@ -7,17 +7,34 @@ never generated text.
 import re
 from dataclasses import dataclass
 
-from domain.companies import COMPANIES, company_names, find_companies, how_many, year_span
+from domain.companies import (
+    companies,
+    company_names,
+    find_companies,
+    how_many,
+    latest_fiscal_year,
+    year_span,
+)
 from domain.metrics import find_metrics, find_other_measures
 
-REFUSAL_TEXT = (
-    f"I can only answer questions about the annual reports of {how_many()} ASX-listed "
-    f"miners — {company_names()} — for {year_span(' to ')}: "
-    "revenue, EBITDA, profit, dividends, net debt, capital expenditure and production, "
-    "with each figure cited to a report page. I do not give investment advice, predict share "
-    "prices or write "
-    'creative pieces. Try, for example: "What was BHP\'s revenue in FY2024?"'
-)
+
+def refusal_text() -> str:
+    """The scope refusal, built from the coverage in force (the companies and years
+    whose reports are held, and an example question about one of them)."""
+    held = companies()
+    example = ""
+    if held and (latest := latest_fiscal_year()) is not None:
+        first = next(iter(held.values()))
+        year = first.fiscal_years[-1] if first.fiscal_years else latest
+        example = f' Try, for example: "What was {first.name}\'s revenue in FY{year}?"'
+    return (
+        f"I can only answer questions about the annual reports I hold, of {how_many()} "
+        f"{'company' if len(held) == 1 else 'companies'} — {company_names()} — for "
+        f"{year_span(' to ')}: their figures and what they say, with each figure cited to a "
+        "report page. I do not give investment advice, predict share prices or write "
+        f"creative pieces.{example}"
+    )
+
 
 _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -391,7 +408,7 @@ def _without_covered(name: str) -> str:
     words = name.split()
     lowered = [w.lower().strip("'’") for w in words]
     keep = [True] * len(words)
-    for company in COMPANIES.values():
+    for company in companies().values():
         for alias in company.aliases:
             parts = alias.split()
             for i in range(len(words) - len(parts) + 1):
@@ -410,7 +427,7 @@ def _part_of_covered(name: str, question: str) -> bool:
     one of them exactly once the one or two words before it in the question are added
     ("Star Resources" of "Northern Star Resources")."""
     text = f" {' '.join(name.lower().split())} "
-    aliases = {alias for c in COMPANIES.values() for alias in c.aliases}
+    aliases = {alias for c in companies().values() for alias in c.aliases}
     if any(text in f" {alias} " for alias in aliases):
         return True
     at = question.find(name)
