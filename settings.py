@@ -94,6 +94,13 @@ class Settings(BaseSettings):
     temporal_dev_metrics_port: Port | None = None
     temporal_namespace: NonEmpty = "default"
     task_queue: NonEmpty = "turnstile"
+    workers: int = Field(default=1, ge=1, le=8)
+    """Turn workers of the embedded stack (`turnstile up --workers N`). One holds the
+    report index (Qdrant Edge: one process per shard) and serves `task_queue` with every
+    workflow and step; with more than one, turns run on `turn_task_queue`, served by it and
+    by N-1 workers that hold no index (`worker.py --role turn`), and their index steps go
+    to `task_queue`."""
+    turn_task_queue: NonEmpty = "turnstile-turns"
 
     database_url: str | None = None
     postgres_port: Port = 54329

@@ -6,7 +6,9 @@ embedder, and reports liveness to PostgreSQL every few seconds so the API's /hea
 show Qdrant and the corpus version.
 """
 
+import argparse
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -51,6 +53,7 @@ from activities.reports import ReportIndex, open_qdrant
 from activities.rerank import CohereReranker
 from activities.sessions import SessionActivities
 from activities.steplog import StepLog
+from activities.steps import declared_name
 from activities.turn_sweeper import SweepActivities
 from db.migrate import migrate
 from db.pool import make_pool
@@ -62,6 +65,7 @@ from workflows.evaluation import EvaluateJudge, EvaluateRetrieval, EvaluateRouti
 from workflows.forget import ForgetUser
 from workflows.ingest import IngestDocuments
 from workflows.passages import LoadPassages
+from workflows.policy import WITHOUT_INDEX
 from workflows.probes import (
     ProbeRequest,
     RunGoldenProbes,
@@ -114,6 +118,55 @@ def activities(
         ProbeActivities(pool, index, probe_dir),
     )
     return [fn for boundary in boundaries for fn in boundary.activities()]
+
+
+def turn_activities(
+    pool: AsyncConnectionPool, engine: Engine, prices: Mapping[str, Price] | None = None
+) -> Sequence[Callable[..., Any]]:
+    """The activities a worker without the report index runs: a turn's steps in
+    `WITHOUT_INDEX` (its other steps go to the index holder's queue)."""
+    boundaries = (SessionActivities(pool, prices), MemoryActivities(pool, engine))
+    return [
+        fn for boundary in boundaries for fn in boundary.activities()
+        if declared_name(fn) in WITHOUT_INDEX
+    ]  # fmt: skip
+
+
+async def run_turn_worker(settings: Settings) -> None:
+    """`--role turn`: ChatTurn on `turn_task_queue`, with no report index (the index
+    holder's queue, `task_queue`, runs the steps that need it). Any number may run."""
+    await asyncio.to_thread(migrate, settings.effective_database_url)
+    client = await Client.connect(
+        settings.effective_temporal_address,
+        namespace=settings.temporal_namespace,
+        data_converter=payloads.data_converter(settings),
+        runtime=serve_metrics(settings) or Runtime.default(),
+        interceptors=tracing.interceptors(settings, "worker"),
+    )
+    pool = make_pool(
+        settings.effective_database_url,
+        timeout=10.0,
+        connect_timeout=settings.database_connect_timeout_seconds,
+        query_timeout=settings.worker_database_query_timeout_seconds,
+    )
+    await pool.open()
+    prices = {m: Price(input=i, output=o) for m, (i, o) in settings.prices.items()}
+    worker = Worker(
+        client,
+        task_queue=settings.turn_task_queue,
+        workflows=[ChatTurn],
+        activities=turn_activities(pool, make_engine(settings), prices),
+        interceptors=[StepLog()],
+        sticky_queue_schedule_to_start_timeout=timedelta(seconds=2),
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    async with worker:
+        log.info("worker polling %s", settings.turn_task_queue)
+        await stop.wait()
+    await pool.close()
 
 
 def make_embedder(settings: Settings) -> Embedder:
@@ -323,24 +376,34 @@ async def run_worker(settings: Settings) -> None:
     coverage.owns_process = True
     await coverage.read(0)
     refresh = asyncio.create_task(coverage.keep_fresh())
+    served = activities(
+        index,
+        pool,
+        make_engine(settings, index.embedder),
+        {m: Price(input=i, output=o) for m, (i, o) in settings.prices.items()},
+        make_cache(settings, index),
+        settings.context_budget,
+        settings.probe_dir,
+    )
     worker = Worker(
         client,
         task_queue=settings.task_queue,
         workflows=workflows(),
-        activities=activities(
-            index,
-            pool,
-            make_engine(settings, index.embedder),
-            {m: Price(input=i, output=o) for m, (i, o) in settings.prices.items()},
-            make_cache(settings, index),
-            settings.context_budget,
-            settings.probe_dir,
-        ),
+        activities=served,
         interceptors=[StepLog(), PinCoverage()],
         # A worker killed without a goodbye leaves its turns' next workflow tasks on its
         # own (sticky) queue until this runs out; the default 10 s would dominate recovery.
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=2),
     )
+    # Several workers: this one (the index holder) serves the turns' queue as well.
+    turns = (
+        Worker(
+            client, task_queue=settings.turn_task_queue, workflows=[ChatTurn],
+            activities=served, interceptors=[StepLog(), PinCoverage()],
+            sticky_queue_schedule_to_start_timeout=timedelta(seconds=2),
+        )
+        if settings.workers > 1 else None
+    )  # fmt: skip
     await ensure_sweep_schedule(
         client, settings.task_queue, timedelta(seconds=settings.sweep_interval_seconds)
     )
@@ -366,7 +429,7 @@ async def run_worker(settings: Settings) -> None:
         loop.add_signal_handler(sig, stop.set)
     worker_id = f"{socket.gethostname()}:{os.getpid()}"
     beat = asyncio.create_task(_heartbeat(pool, index, worker_id, settings.task_queue))
-    async with worker:
+    async with worker, turns or contextlib.nullcontext():
         log.info("worker polling %s", settings.task_queue)
         await stop.wait()
     beat.cancel()
@@ -390,10 +453,17 @@ def keep_bytecode(settings: Settings) -> None:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description="a Turnstile worker")
+    parser.add_argument(
+        "--role", choices=("all", "turn"), default="all",
+        help="all: hold the report index and run every workflow and step (default);"
+        " turn: run turns only, with no index (`turnstile up --workers N`)",
+    )  # fmt: skip
+    role = parser.parse_args().role
     settings = load_settings()  # a bad setting exits here, one line, before any I/O
     keep_bytecode(settings)
     logsetup.configure("worker")
-    asyncio.run(run_worker(settings))
+    asyncio.run(run_worker(settings) if role == "all" else run_turn_worker(settings))
 
 
 if __name__ == "__main__":

@@ -353,6 +353,7 @@ class Fault:
     """One injected fault; times are seconds since the run's start."""
 
     kind: str  # worker_kill | postgres_outage | temporal_restart
+    target: str = "worker"  # worker_kill: which worker (`worker-2`...: a turn worker)
     trigger: int  # injected once this many turns were sent (plus a random delay)
     gate: int  # turns from this index on wait until the turns this fault caught settled
     at: float | None = None
@@ -487,9 +488,9 @@ class Injector:
 
     async def _inject(self, fault: Fault) -> None:
         if fault.kind == "worker_kill":
-            await asyncio.to_thread(self._kill_worker)
+            await asyncio.to_thread(self._kill_worker, fault.target)
             self._arrive(fault)
-            fault.restart_seconds = await self._start_worker()
+            fault.restart_seconds = await self._start_worker(fault.target)
         elif fault.kind == "postgres_outage":
             await asyncio.to_thread(postgres.stop, self.paths.pgdata)
             self._arrive(fault)
@@ -523,8 +524,8 @@ class Injector:
         else:
             raise ValueError(fault.kind)
 
-    def _kill_worker(self) -> None:
-        pid = read_pid(self.paths.pid_file("worker"))
+    def _kill_worker(self, name: str = "worker") -> None:
+        pid = read_pid(self.paths.pid_file(name))
         if pid is None or not pid_alive(pid):
             raise StackError("the worker is not running")
         os.kill(pid, signal.SIGKILL)
@@ -532,7 +533,7 @@ class Injector:
         while pid_alive(pid) and time.monotonic() < deadline:
             time.sleep(0.02)
 
-    async def _start_worker(self) -> float:
+    async def _start_worker(self, name: str = "worker") -> float:
         """Start the worker exactly as `turnstile up` does; return seconds until it polls.
 
         Spawning it is cheaper than `embedded.up`, which would also re-run the corpus
@@ -540,11 +541,13 @@ class Injector:
         lists it as a poller of the task queue (the SDK's identity is `pid@host`), or
         once its log says it polls, whichever is seen first.
         """
-        log = self.paths.logs / "worker.log"
+        log = self.paths.logs / f"{name}.log"
         mark = log.stat().st_size if log.exists() else 0
         started = time.monotonic()
-        args = [sys.executable, "worker.py"]
-        pid = await asyncio.to_thread(embedded._spawn, self.paths, "worker", args)
+        turn_worker = name != "worker"
+        args = [sys.executable, "worker.py", *(["--role", "turn"] if turn_worker else [])]
+        queue = self.settings.turn_task_queue if turn_worker else self.settings.task_queue
+        pid = await asyncio.to_thread(embedded._spawn, self.paths, name, args)
         client = await _temporal(self.settings)
         while time.monotonic() < started + 180:
             with open(log, "rb") as f:
@@ -555,7 +558,7 @@ class Injector:
                 response = await client.workflow_service.describe_task_queue(
                     DescribeTaskQueueRequest(
                         namespace=self.settings.temporal_namespace,
-                        task_queue=TaskQueue(name=self.settings.task_queue),
+                        task_queue=TaskQueue(name=queue),
                         task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
                     )
                 )
@@ -575,7 +578,7 @@ async def _temporal(settings: Settings) -> Client:
     )
 
 
-def plan_faults(turns: int, kills: int, rng: random.Random) -> list[Fault]:
+def plan_faults(turns: int, kills: int, rng: random.Random, workers: int = 1) -> list[Fault]:
     """One fault per segment of the turns, in a seeded random order.
 
     The turns are cut into len(faults) + 1 segments; fault i fires once a random number of
@@ -589,9 +592,17 @@ def plan_faults(turns: int, kills: int, rng: random.Random) -> list[Fault]:
     rng.shuffle(kinds)
     size = turns / (len(kinds) + 1)
     faults = []
+    # With turn workers, the kills take them in turn (the index holder's kill is the
+    # one-worker run's): a killed one's turns settle on the others.
+    targets = [f"worker-{n}" for n in range(2, workers + 1)] or ["worker"]
+    kills_so_far = 0
     for i, kind in enumerate(kinds):
         start, gate = round(i * size), max(round((i + 1) * size), round(i * size) + 1)
-        faults.append(Fault(kind, trigger=rng.randint(start + 1, gate), gate=gate))
+        fault = Fault(kind, trigger=rng.randint(start + 1, gate), gate=gate)
+        if kind == "worker_kill":
+            fault.target = targets[kills_so_far % len(targets)]
+            kills_so_far += 1
+        faults.append(fault)
     return faults
 
 
@@ -838,7 +849,7 @@ async def chaos(
     mix = [QUESTIONS[i % len(QUESTIONS)] for i in range(args.turns)]
     rng.shuffle(mix)
     turns = [Turn(i, q, f"chaos-{uuid.uuid4()}", str(uuid.uuid4())) for i, q in enumerate(mix)]
-    faults = plan_faults(args.turns, args.kills, rng)
+    faults = plan_faults(args.turns, args.kills, rng, args.workers)
     driver = Driver(settings.api_url, args.settle_timeout, args.max_seconds)
     pending = list(reversed(turns))
     injector = Injector(
@@ -1156,6 +1167,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--kills", type=int, default=6, help="worker SIGKILLs (default 6)")
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument(
+        "--workers", type=int, default=1, choices=range(1, 9), metavar="N",
+        help="workers, as `turnstile up --workers N` (default 1); N > 1: kills hit turn workers",
+    )  # fmt: skip
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--arrivals", type=int, default=2, help="turns sent while each fault is down"
@@ -1182,6 +1197,9 @@ def main(argv: list[str] | None = None) -> int:
     home = args.home.resolve() if args.home else Path(tempfile.mkdtemp(prefix="turnstile-chaos-"))
     home.mkdir(parents=True, exist_ok=True)
     settings = isolated_settings(home)
+    if args.workers > 1:
+        os.environ["TURNSTILE_WORKERS"] = str(args.workers)
+        settings = settings.model_copy(update={"workers": args.workers})
     rng = random.Random(args.seed)
     timings: dict[str, float] = {}
     report: dict[str, Any] | None = None

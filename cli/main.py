@@ -47,6 +47,10 @@ def _validation_line(exc: ValidationError) -> str:
 def cmd_up(args: argparse.Namespace, settings: Settings) -> int:
     from stack import embedded
 
+    if args.workers is not None:
+        # The API and every worker read it: turns go to the turn workers' queue.
+        os.environ["TURNSTILE_WORKERS"] = str(args.workers)
+        settings = settings.model_copy(update={"workers": args.workers})
     started = embedded.up(settings, _say)
     if args.detach or not started:
         return 0
@@ -398,6 +402,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("up", help="start the embedded stack")
     p.add_argument("--detach", action="store_true", help="return once the stack is healthy")
+    p.add_argument(
+        "--workers", type=int, choices=range(1, 9), metavar="N",
+        help="turn workers, 1-8 (default 1): one holds the report index, the others run turns",
+    )  # fmt: skip
     p.set_defaults(func=cmd_up)
     p = sub.add_parser("down", help="stop the embedded stack (data is kept)")
     p.set_defaults(func=cmd_down)

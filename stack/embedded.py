@@ -37,6 +37,7 @@ from stack.processes import (
 from workflows import attributes
 
 COMPONENTS = ("temporal", "postgres", "worker", "api")
+"""The fixed components; `turnstile up --workers N` adds turn workers `worker-2` .. `worker-N`."""
 
 
 @dataclass
@@ -65,10 +66,24 @@ def _pid(paths: Paths, name: str) -> int | None:
     return read_pid(paths.pid_file(name))
 
 
+def turn_workers(settings: Settings) -> list[str]:
+    """The turn workers this stack runs or last ran (their pid files), and those
+    `settings.workers` asks for."""
+    paths = Paths(settings.home)
+    named = {f"worker-{n}" for n in range(2, settings.workers + 1)}
+    if paths.run.is_dir():
+        named |= {p.stem for p in paths.run.glob("worker-*.pid")}
+    return sorted(named, key=lambda n: int(n.rsplit("-", 1)[1]))
+
+
+def components(settings: Settings) -> list[str]:
+    return [*COMPONENTS[:3], *turn_workers(settings), *COMPONENTS[3:]]
+
+
 def running_components(settings: Settings) -> dict[str, int]:
     paths = Paths(settings.home)
     found = {}
-    for name in COMPONENTS:
+    for name in components(settings):
         pid = _pid(paths, name)
         if pid is not None and pid_alive(pid):
             found[name] = pid
@@ -210,6 +225,11 @@ def up(settings: Settings, say: Callable[[str], None]) -> bool:
         if "worker" not in running:
             say("starting worker ...")
             _spawn(paths, "worker", [sys.executable, "worker.py"])
+        extra = [f"worker-{n}" for n in range(2, settings.workers + 1)]
+        for name in extra:
+            if name not in running:
+                say(f"starting turn worker {name} ...")
+                _spawn(paths, name, [sys.executable, "worker.py", "--role", "turn"])
         if "api" not in running:
             say("starting API ...")
             _spawn(
@@ -229,7 +249,8 @@ def up(settings: Settings, say: Callable[[str], None]) -> bool:
 
         def api_answers() -> bool:
             _check_alive(paths, "api")
-            _check_alive(paths, "worker")
+            for name in ("worker", *extra):
+                _check_alive(paths, name)
             return _healthz(settings)[0] != 0
 
         wait_until(api_answers, 120, "the API")
@@ -256,7 +277,7 @@ def up(settings: Settings, say: Callable[[str], None]) -> bool:
 def down(settings: Settings, say: Callable[[str], None]) -> None:
     """Stop every process `up` started (api, worker, temporal, postgres); keep the data."""
     paths = Paths(settings.home)
-    for name in ("api", "worker", "temporal"):
+    for name in ("api", *reversed(turn_workers(settings)), "worker", "temporal"):
         pid = read_pid(paths.pid_file(name))
         if pid is not None and pid_alive(pid):
             say(f"stopping {name} ...")
@@ -278,7 +299,7 @@ def status(settings: Settings) -> dict[str, object]:
     code, health = _healthz(settings)
     return {
         "home": str(settings.home),
-        "processes": {name: running.get(name) for name in COMPONENTS},
+        "processes": {name: running.get(name) for name in components(settings)},
         "healthy": code == 200,
         "health": health,
     }

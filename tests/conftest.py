@@ -411,6 +411,8 @@ class Turns:
         self.answer_cache = answer_cache
         self.turn_budget = TURN_BUDGET_SECONDS
         """The turn's budget (`domain/budget.py`); a test of running out sets it short."""
+        self.index_task_queue: str | None = None
+        """The index holder's queue, when the turns run on workers without the index."""
 
     async def start(
         self,
@@ -436,6 +438,7 @@ class Turns:
                 user_id=self.user_id,
                 answer_cache=self.answer_cache,
                 turn_budget_seconds=self.turn_budget,
+                index_task_queue=self.index_task_queue,
             ),
             id=alloc.turn_id,
             task_queue=self.task_queue,

@@ -90,6 +90,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.policy import (
         JUDGE_UNAVAILABLE,
         POLICY,
+        WITHOUT_INDEX,
         ActivityOptions,
         local_step_options,
         runs_local,
@@ -1043,6 +1044,7 @@ class ChatTurn:
                         later_years=sq.later_years,
                     ),
                     summary=f"{sq.company} fy={sq.fiscal_years or 'any'}",
+                    task_queue=self._index_queue(steps.qdrant_search_chunks),
                     **self._options(steps.qdrant_search_chunks),
                 )
                 for sq in sub_queries
@@ -1277,7 +1279,12 @@ class ChatTurn:
         """
         options = self._options(step)  # before the step's progress line: it may not start
         self._publish(progress.step_started(step_name(step)))
-        if self._lean and runs_local(step, self._inp.engine_in_process):
+        elsewhere = self._index_queue(step)
+        if elsewhere is not None:
+            result = await workflow.execute_activity(
+                step, arg, summary=summary, task_queue=elsewhere, **self._options(step)
+            )
+        elif self._lean and runs_local(step, self._inp.engine_in_process):
             local = local_step_options(step)
             local["start_to_close_timeout"] = options["start_to_close_timeout"]
             local["schedule_to_close_timeout"] = options["schedule_to_close_timeout"]
@@ -1289,6 +1296,13 @@ class ChatTurn:
         # A model step's result names the calls behind it (model, prompt hash, tokens).
         self._trace.extend(getattr(result, "model_calls", None) or [])
         return result
+
+    def _index_queue(self, step: Callable[..., Any]) -> str | None:
+        """The index worker's queue for a step that needs the index, when this turn runs
+        on workers without it (`TurnInput.index_task_queue`); else None."""
+        if self._inp.index_task_queue is None or step_name(step) in WITHOUT_INDEX:
+            return None
+        return self._inp.index_task_queue
 
     def _options(self, step: Callable[..., Any]) -> ActivityOptions:
         """`step`'s options from the policy table; a budgeted step's bounded by what is

@@ -58,6 +58,11 @@ class TurnInput(_Frozen):
     answer_cache: bool = False
     """Whether this turn may use the semantic answer cache: the starter opts in (the API
     does, per TURNSTILE_ANSWER_CACHE); a starter that does not say gets a fresh answer."""
+    index_task_queue: str | None = None
+    """The task queue of the worker that holds the report index, when the turn runs on
+    workers that do not (several turn workers): every step but `WITHOUT_INDEX`'s goes
+    there, as a regular activity. None (one worker, and turns started before this): the
+    turn's own worker runs every step."""
 
 
 class ClarificationReply(_Frozen):

@@ -62,6 +62,15 @@ class StepPolicy:
     turn's budget, and not started once it is spent (`domain/budget.py`)."""
 
 
+WITHOUT_INDEX = frozenset(
+    {"postgres_load_session", "postgres_save_turn", "llm_summarize_history",
+     "postgres_remember_fact"}
+)  # fmt: skip
+"""The turn's steps a worker without the report index runs (`worker.py --role turn`);
+the others need the index (retrieval, the answer cache, the coverage, and the model and
+grounding steps, which load chunk text from it)."""
+
+
 def _model_step(direction: Literal["open", "closed"], on_error: str, why: str) -> StepPolicy:
     """A model step: one model call per attempt, so its timeouts hold the longest model
     timeout the settings accept, for every attempt; and it counts against the budget."""

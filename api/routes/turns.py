@@ -506,9 +506,11 @@ async def _start(
                 answer_cache=settings.answer_cache and not fresh,
                 tenant_id=caller.tenant_id,
                 turn_budget_seconds=settings.turn_budget_seconds,
+                # Several workers: turns on theirs, index steps on the index holder's.
+                index_task_queue=settings.task_queue if settings.workers > 1 else None,
             ),
             id=alloc.turn_id,
-            task_queue=settings.task_queue,
+            task_queue=settings.turn_task_queue if settings.workers > 1 else settings.task_queue,
             id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
             execution_timeout=execution_timeout(settings.clarification_timeout_seconds),
             task_timeout=TASK_TIMEOUT,
