@@ -353,9 +353,9 @@ class Fault:
     """One injected fault; times are seconds since the run's start."""
 
     kind: str  # worker_kill | postgres_outage | temporal_restart
-    target: str = "worker"  # worker_kill: which worker (`worker-2`...: a turn worker)
     trigger: int  # injected once this many turns were sent (plus a random delay)
     gate: int  # turns from this index on wait until the turns this fault caught settled
+    target: str = "worker"  # worker_kill: which worker (`worker-2`...: a turn worker)
     at: float | None = None
     recovered_at: float | None = None
     restart_seconds: float | None = None  # worker: spawn until it polls the task queue
