@@ -196,6 +196,15 @@ class ReportIndex:
         payload = records[0].payload
         return str(payload["content_hash"]), str(payload.get("source_path", ""))
 
+    def _chunks_of(self, document_id: str) -> int:
+        """How many chunks of a document are stored."""
+        found = self.client.count(
+            self.collection,
+            count_filter=models.Filter(must=[_match("document_id", document_id)]),
+            exact=True,
+        )
+        return found.count
+
     def store(self, doc: ParsedDocument, path: str) -> IngestFileResult:
         """Embed and store a parsed document in place of its previous version; idempotent.
 
@@ -208,7 +217,13 @@ class ReportIndex:
         with self._lock:
             self.ensure_collection()
             stored = self._stored(doc.document_id)
-            if stored is not None and stored[0] == doc.content_hash:
+            # Unchanged only when every chunk is there: an upsert cut short (a worker
+            # killed mid-write) leaves some with the same hash, and the re-run redoes it.
+            if (
+                stored is not None
+                and stored[0] == doc.content_hash
+                and self._chunks_of(doc.document_id) == len(doc.chunks)
+            ):
                 if stored[1] != doc.source_path:  # the same bytes, moved
                     self.client.set_payload(
                         self.collection,

@@ -1,5 +1,6 @@
 """ReportIndex on real Qdrant local mode: idempotent ingestion and filtered hybrid search."""
 
+import dataclasses
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -40,6 +41,26 @@ def test_reingesting_the_same_file_creates_no_duplicates(
     assert second.chunks == count
     assert index.chunk_count() == count
     assert index.corpus_version() == version
+
+
+def test_an_ingestion_cut_short_is_redone_on_the_rerun_without_duplicates(
+    make_report_index: Callable[[], ReportIndex], tmp_path: Path
+) -> None:
+    """A long report whose write was cut short (a worker killed mid-upsert) left some of
+    its chunks, with the report's own hash: the re-run stores it whole, once."""
+    report = write_report(tmp_path / "long.pdf", "Northern Star Resources", 2024, pages=40)
+    doc = parse_document(report.path, "NST", 2024)
+    index = make_report_index()
+    cut = dataclasses.replace(doc, chunks=doc.chunks[: len(doc.chunks) // 3])
+    assert index.store(cut, str(report.path)).status == "ingested"
+    assert 0 < index.chunk_count() < len(doc.chunks)
+
+    rerun = index.ingest_file(report.path, "NST", 2024)
+
+    assert rerun.status == "ingested", "a part of the report is not the report"
+    assert index.chunk_count() == len(doc.chunks) == rerun.chunks
+    assert index.ingest_file(report.path, "NST", 2024).status == "unchanged"
+    assert index.chunk_count() == len(doc.chunks)
 
 
 def test_a_changed_file_replaces_all_its_old_chunks(
