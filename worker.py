@@ -120,6 +120,18 @@ def activities(
     return [fn for boundary in boundaries for fn in boundary.activities()]
 
 
+def worker_pool(settings: Settings) -> AsyncConnectionPool:
+    """A worker's PostgreSQL pool. Activities wait longer for a connection than the API
+    does: a turn's save is retried until it succeeds, and a short outage should cost a
+    wait, not an attempt."""
+    return make_pool(
+        settings.effective_database_url,
+        timeout=10.0,
+        connect_timeout=settings.database_connect_timeout_seconds,
+        query_timeout=settings.worker_database_query_timeout_seconds,
+    )
+
+
 def turn_activities(
     pool: AsyncConnectionPool, engine: Engine, prices: Mapping[str, Price] | None = None
 ) -> Sequence[Callable[..., Any]]:
@@ -143,12 +155,7 @@ async def run_turn_worker(settings: Settings) -> None:
         runtime=serve_metrics(settings) or Runtime.default(),
         interceptors=tracing.interceptors(settings, "worker"),
     )
-    pool = make_pool(
-        settings.effective_database_url,
-        timeout=10.0,
-        connect_timeout=settings.database_connect_timeout_seconds,
-        query_timeout=settings.worker_database_query_timeout_seconds,
-    )
+    pool = worker_pool(settings)
     await pool.open()
     prices = {m: Price(input=i, output=o) for m, (i, o) in settings.prices.items()}
     worker = Worker(
@@ -361,14 +368,7 @@ async def run_worker(settings: Settings) -> None:
         qdrant, await asyncio.to_thread(make_embedder, settings), make_reranker(settings)
     )
     await asyncio.to_thread(index.ensure_collection)
-    # Activities wait longer for a connection than the API does: a turn's save is
-    # retried until it succeeds, and a short outage should cost a wait, not an attempt.
-    pool = make_pool(
-        settings.effective_database_url,
-        timeout=10.0,
-        connect_timeout=settings.database_connect_timeout_seconds,
-        query_timeout=settings.worker_database_query_timeout_seconds,
-    )
+    pool = worker_pool(settings)
     await pool.open()
     # The coverage the activities resolve names against: read now, then kept current (a
     # turn pins its own, read by its first step).

@@ -51,11 +51,6 @@ async def registered(conn: AsyncConnection, corpus: str) -> list[Company]:
     ]
 
 
-async def covered(conn: AsyncConnection, corpus: str) -> list[Company]:
-    """The coverage: the registered companies that have reports, with their years."""
-    return [c for c in await registered(conn, corpus) if c.fiscal_years]
-
-
 async def covered_anywhere(conn: AsyncConnection) -> list[Company]:
     """The companies with reports in any report index of this database (the API's
     coverage: it validates names and years, the worker's turns pin their index's own).

@@ -37,6 +37,17 @@ async def turn_worker_without_index(
         yield
 
 
+def index_holder(
+    client: Client, index: ReportIndex, pool: AsyncConnectionPool, queue: str
+) -> Worker:
+    """What `worker.py` runs: every workflow and step, over the report index."""
+    activities = registry.activities(index, pool, OfflineEngine(index.embedder))
+    return Worker(
+        client, task_queue=queue, workflows=registry.workflows(),
+        activities=list(activities), interceptors=[PinCoverage()],
+    )  # fmt: skip
+
+
 async def scheduled_queues(client: Client, workflow_id: str) -> dict[str, set[str]]:
     """Each regular activity of a history with the task queues it was scheduled on."""
     found: dict[str, set[str]] = {}
@@ -54,12 +65,10 @@ async def test_a_turn_on_a_worker_without_the_index_sends_its_index_steps_to_the
     turns_on: Callable[[str], Turns],
 ) -> None:
     holder, turns_queue = unique("index"), unique("turns")
-    activities = registry.activities(report_index, pool, OfflineEngine(report_index.embedder))
     async with (
-        Worker(temporal_client, task_queue=holder, workflows=registry.workflows(),
-               activities=list(activities), interceptors=[PinCoverage()]),
+        index_holder(temporal_client, report_index, pool, holder),
         turn_worker_without_index(temporal_client, pool, turns_queue),
-    ):  # fmt: skip
+    ):
         t = turns_on(turns_queue)
         t.index_task_queue = holder
         result = await t.ask("What was BHP's revenue in FY2024?")
@@ -82,11 +91,7 @@ async def test_a_turn_worker_that_stops_leaves_its_waiting_turn_to_another(
     turns_on: Callable[[str], Turns],
 ) -> None:
     holder, turns_queue = unique("index"), unique("turns")
-    activities = registry.activities(report_index, pool, OfflineEngine(report_index.embedder))
-    async with Worker(
-        temporal_client, task_queue=holder, workflows=registry.workflows(),
-        activities=list(activities), interceptors=[PinCoverage()],
-    ):  # fmt: skip
+    async with index_holder(temporal_client, report_index, pool, holder):
         t = turns_on(turns_queue)
         t.index_task_queue = holder
         async with turn_worker_without_index(temporal_client, pool, turns_queue):
