@@ -1,7 +1,8 @@
 """Turns: start one, answer or cancel its clarifying question, read it; read a conversation.
 
-The API validates, allocates the turn's seq atomically in PostgreSQL, starts the
-ChatTurn workflow and waits for its next outcome through an update. It decides 404/409
+The API validates, allocates the turn's seq atomically in PostgreSQL, then starts the
+ChatTurn workflow and waits for its first outcome in one request to Temporal
+(update-with-start: the start and the `wait_for_outcome` update together). It decides 404/409
 from the `turns` table, so replies and reads work while no worker runs. A reply (or a
 cancel) first claims the waiting turn in the table, so exactly one of two concurrent
 replies wins, then goes to the workflow as a Temporal signal, which the server records
@@ -17,7 +18,7 @@ import json
 import re
 import time
 from datetime import timedelta
-from typing import Annotated
+from typing import Annotated, Any, NoReturn
 
 import psycopg
 from fastapi import APIRouter, Header, Path, Query, Response
@@ -26,11 +27,13 @@ from psycopg_pool import PoolTimeout
 from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
 from temporalio.client import (
     Client,
+    WithStartWorkflowOperation,
     WorkflowHandle,
     WorkflowUpdateFailedError,
     WorkflowUpdateRPCTimeoutOrCancelledError,
+    WorkflowUpdateStage,
 )
-from temporalio.common import WorkflowIDReusePolicy
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -272,19 +275,19 @@ def _accepted(response: Response, turn_id: str, prefer: str | None) -> None:
 async def _wait(
     handle: WorkflowHandle[ChatTurn, TurnResult],
     after_round: int,
-    settings: Settings,
+    deadline: float,
     pool: PoolDep,
     client: Client,
     response: Response,
     pending: TurnResult,
 ) -> TurnResult:
-    """Wait for the next outcome after `after_round`; 202 + Location when it takes longer.
+    """Wait for the next outcome after `after_round` until `deadline` (monotonic); 202 +
+    Location when it takes longer.
 
     The turn exists by now, so no failure here is an error for the caller: if neither
     the workflow nor the table can say more (no worker, PostgreSQL or Temporal down),
     the answer is 202 with the turn's id (`pending`) to poll.
     """
-    deadline = time.monotonic() + settings.request_timeout_seconds
     while True:
         try:
             result: TurnResult = await handle.execute_update(
@@ -438,10 +441,8 @@ async def start_turn(
         directives = {d.strip() for d in (cache_control or "").lower().split(",")}
         fresh = bool({"no-cache", "no-store"} & directives)
         stored = None
-        if not alloc.replayed:
-            handle = await _start(client, pool, settings, caller, alloc, body, fresh)
-            TURNS_STARTED.inc()
-        else:  # a retried request: the first request's turn, if it has an outcome
+        start = not alloc.replayed
+        if alloc.replayed:  # a retried request: the first request's turn, if it has an outcome
             stored = await _stored_outcome(alloc.turn_id, -1, pool, client, reconciling=False)
             started = True if stored is not None else await _started(client, alloc.turn_id)
             if started is None:  # Temporal still does not answer: retry again
@@ -451,11 +452,10 @@ async def start_turn(
                     " retry with the same Idempotency-Key",
                     alloc.turn_id,
                 )  # fmt: skip
-            if not started:
-                # The first request's start went unanswered (Temporal down or stalled)
-                # and its caller was told to retry with this key: start it now.
-                handle = await _start(client, pool, settings, caller, alloc, body, fresh)
-            elif stored is None or stored.status in OPEN:
+            # The first request's start went unanswered (Temporal down or stalled) and
+            # its caller was told to retry with this key: start it now.
+            start = not started
+            if started and (stored is None or stored.status in OPEN):
                 # Reconciled: a turn whose workflow was closed from outside is settled.
                 stored = await _stored_outcome(alloc.turn_id, -1, pool, client, reconciling=True)
         pending = TurnResult(
@@ -464,26 +464,76 @@ async def start_turn(
             status="running",
             question=body.question,
         )
+        waits = wait and not _prefers_async(prefer)
+        turn = _turn_input(settings, caller, alloc, body, fresh)
         if stored is not None:
             result = stored
-        elif not wait or _prefers_async(prefer):
-            _accepted(response, alloc.turn_id, prefer)
-            result = pending
+        elif start and waits:
+            result = await _start_and_wait(client, pool, settings, alloc, turn, response, pending)
         else:
-            result = await _wait(handle, 0, settings, pool, client, response, pending)
+            if start:
+                handle = await _start(client, pool, settings, alloc, turn)
+            if waits:
+                deadline = _deadline(settings)
+                result = await _wait(handle, 0, deadline, pool, client, response, pending)
+            else:
+                _accepted(response, alloc.turn_id, prefer)
+                result = pending
     return await redaction.reveal(pool, caller.tenant_id, [owner], result)
+
+
+def _deadline(settings: Settings) -> float:
+    """When a request that waits for an outcome stops waiting (monotonic seconds)."""
+    return time.monotonic() + settings.request_timeout_seconds
+
+
+def _turn_input(
+    settings: Settings, caller: Caller, alloc: turns.Allocation, body: TurnRequest, fresh: bool
+) -> TurnInput:
+    """The allocated turn's workflow input (the question already redacted)."""
+    return TurnInput(
+        turn_id=alloc.turn_id,
+        conversation_id=alloc.conversation_id,
+        seq=alloc.seq,
+        question=body.question,
+        user_id=body.user_id,
+        clarification_timeout_seconds=settings.clarification_timeout_seconds,
+        engine_in_process=settings.engine == EngineName.OFFLINE,
+        answer_cache=settings.answer_cache and not fresh,
+        tenant_id=caller.tenant_id,
+        turn_budget_seconds=settings.turn_budget_seconds,
+        # Several workers: turns on theirs, index steps on the index holder's.
+        index_task_queue=settings.task_queue if settings.workers > 1 else None,
+    )
+
+
+def _start_options(settings: Settings, turn: TurnInput) -> dict[str, Any]:
+    """ChatTurn's start options: one id per turn, never reused, bounded, named in the UI."""
+    return {
+        "id": turn.turn_id,
+        "task_queue": settings.turn_task_queue if settings.workers > 1 else settings.task_queue,
+        "id_reuse_policy": WorkflowIDReusePolicy.REJECT_DUPLICATE,
+        "execution_timeout": execution_timeout(settings.clarification_timeout_seconds),
+        "task_timeout": TASK_TIMEOUT,
+        # The question is already redacted: tokens only, never personal data.
+        "static_summary": _summary(turn.question),
+        "static_details": (
+            f"turn {turn.seq} of conversation {turn.conversation_id}, tenant {turn.tenant_id}"
+        ),
+        "memo": {"question": turn.question, "tenant": turn.tenant_id},
+        "search_attributes": attributes.at_start(turn.conversation_id, turn.tenant_id),
+    }
 
 
 async def _start(
     client: Client,
     pool: PoolDep,
     settings: Settings,
-    caller: Caller,
     alloc: turns.Allocation,
-    body: TurnRequest,
-    fresh: bool = False,
+    turn: TurnInput,
 ) -> WorkflowHandle[ChatTurn, TurnResult]:
-    """Start the allocated turn's workflow; 503 if Temporal cannot be reached.
+    """Start the allocated turn's workflow (not waiting for it); 503 if Temporal cannot be
+    reached.
 
     An id that already exists (a replayed request racing the first) is not an error. A
     start Temporal refused (the server down) is asked after: if no such workflow exists,
@@ -493,57 +543,123 @@ async def _start(
     reconciler settles a turn that never started (`db.reconcile`).
     """
     try:
-        await client.start_workflow(
-            ChatTurn.run,
-            TurnInput(
-                turn_id=alloc.turn_id,
-                conversation_id=alloc.conversation_id,
-                seq=alloc.seq,
-                question=body.question,
-                user_id=body.user_id,
-                clarification_timeout_seconds=settings.clarification_timeout_seconds,
-                engine_in_process=settings.engine == EngineName.OFFLINE,
-                answer_cache=settings.answer_cache and not fresh,
-                tenant_id=caller.tenant_id,
-                turn_budget_seconds=settings.turn_budget_seconds,
-                # Several workers: turns on theirs, index steps on the index holder's.
-                index_task_queue=settings.task_queue if settings.workers > 1 else None,
-            ),
-            id=alloc.turn_id,
-            task_queue=settings.turn_task_queue if settings.workers > 1 else settings.task_queue,
-            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-            execution_timeout=execution_timeout(settings.clarification_timeout_seconds),
-            task_timeout=TASK_TIMEOUT,
-            # The question is already redacted: tokens only, never personal data.
-            static_summary=_summary(body.question),
-            static_details=(
-                f"turn {alloc.seq} of conversation {alloc.conversation_id},"
-                f" tenant {caller.tenant_id}"
-            ),
-            memo={"question": body.question, "tenant": caller.tenant_id},
-            search_attributes=attributes.at_start(alloc.conversation_id, caller.tenant_id),
-        )
+        await client.start_workflow(ChatTurn.run, turn, **_start_options(settings, turn))
     except WorkflowAlreadyStartedError:
         pass
     except RPCError as exc:
-        if exc.status == RPCStatusCode.ALREADY_EXISTS:
-            pass
-        elif (
-            exc.status == RPCStatusCode.UNAVAILABLE
-            and (await _started(client, alloc.turn_id)) is False
-        ):
-            # Refused (the server down): it never started, so nothing is left behind.
-            async with pool.connection() as conn:
-                await turns.forget_turn(conn, alloc.turn_id)
-            raise ApiError(503, "Unavailable", "Temporal is not reachable") from exc
-        else:  # no answer in time (a stalled server may still act on the start)
-            raise ApiError(
-                503, "Unavailable",
-                "Temporal did not answer in time, so this turn may or may not have"
-                " started; retry with the same Idempotency-Key, or read the turn",
-                alloc.turn_id,
-            ) from exc  # fmt: skip
+        if exc.status != RPCStatusCode.ALREADY_EXISTS:
+            await _start_failed(client, pool, alloc.turn_id, exc)
+    TURNS_STARTED.inc()
     return client.get_workflow_handle_for(ChatTurn.run, alloc.turn_id)
+
+
+async def _start_failed(client: Client, pool: PoolDep, turn_id: str, exc: RPCError) -> NoReturn:
+    """The 503 for a start that failed: refused (undone) or unanswered (kept, named)."""
+    if exc.status == RPCStatusCode.UNAVAILABLE and (await _started(client, turn_id)) is False:
+        # Refused (the server down): it never started, so nothing is left behind.
+        async with pool.connection() as conn:
+            await turns.forget_turn(conn, turn_id)
+        raise ApiError(503, "Unavailable", "Temporal is not reachable") from exc
+    raise _unanswered(turn_id) from exc
+
+
+def _unanswered(turn_id: str) -> ApiError:
+    return ApiError(
+        503, "Unavailable",
+        "Temporal did not answer in time, so this turn may or may not have started; retry"
+        " with the same Idempotency-Key, or read the turn",
+        turn_id,
+    )  # fmt: skip
+
+
+async def _start_and_wait(
+    client: Client,
+    pool: PoolDep,
+    settings: Settings,
+    alloc: turns.Allocation,
+    turn: TurnInput,
+    response: Response,
+    pending: TurnResult,
+) -> TurnResult:
+    """Start the turn and wait for its first outcome in one round trip (update-with-start).
+
+    One request carries the start and the `wait_for_outcome` update, so a quick turn's
+    outcome comes back in the start's own response. That request is a long poll, which a
+    stalled server would hold for the whole wait: so when it has had no answer within
+    the API's bound for a short call, Temporal's health is asked (bounded too), and a
+    server that answers neither is a 503 naming the turn, as for an unanswered start.
+    A refused start is undone (`_start_failed`); an outcome not reached in time, or a
+    turn of this id that already closed, is read as `_wait` reads it.
+    """
+    deadline = _deadline(settings)
+    operation = WithStartWorkflowOperation(
+        ChatTurn.run,
+        turn,
+        # A replayed request racing the first joins the turn that one started.
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        **_start_options(settings, turn),
+    )
+    call = asyncio.ensure_future(_outcome_of_start(client, operation, deadline))
+    bound = settings.temporal_rpc_timeout_seconds
+    try:
+        done, _ = await asyncio.wait({call}, timeout=bound)
+        if not done and await _stalled(client, bound):
+            raise _unanswered(alloc.turn_id)
+        result = await call
+    except WorkflowAlreadyStartedError:
+        pass  # this id's workflow closed already: the table (reconciled) says how
+    except (WorkflowUpdateRPCTimeoutOrCancelledError, WorkflowUpdateFailedError, TimeoutError):
+        pass  # started, no outcome in time (no worker?) or closed since: as `_wait` reads it
+    except RPCError as exc:
+        if exc.status != RPCStatusCode.ALREADY_EXISTS:
+            await _start_failed(client, pool, alloc.turn_id, exc)
+    else:
+        TURNS_STARTED.inc()
+        return result
+    finally:
+        call.cancel()
+    TURNS_STARTED.inc()
+    handle = client.get_workflow_handle_for(ChatTurn.run, alloc.turn_id)
+    return await _wait(handle, 0, deadline, pool, client, response, pending)
+
+
+async def _outcome_of_start(
+    client: Client, operation: WithStartWorkflowOperation[ChatTurn, TurnResult], deadline: float
+) -> TurnResult:
+    """Send the update-with-start and read its outcome, all before `deadline`.
+
+    The SDK's call polls for the outcome after the update is accepted with no bound of its
+    own, hence the `wait_for` around it (a timeout is `TimeoutError`)."""
+
+    async def outcome() -> TurnResult:
+        update = await client.start_update_with_start_workflow(
+            "wait_for_outcome",
+            0,
+            start_workflow_operation=operation,
+            result_type=TurnResult,
+            wait_for_stage=WorkflowUpdateStage.COMPLETED,
+            rpc_timeout=timedelta(seconds=max(0.1, deadline - time.monotonic())),
+        )
+        result: TurnResult = await update.result()
+        return result
+
+    return await asyncio.wait_for(outcome(), timeout=max(0.1, deadline - time.monotonic()))
+
+
+async def _stalled(client: Client, bound: float) -> bool:
+    """Whether Temporal neither answers nor refuses a health check within `bound` seconds
+    (a stopped server holding its connections), as opposed to up, or down and refusing
+    (then the call in flight fails on its own, within the client's retry bound)."""
+    try:
+        await asyncio.wait_for(
+            client.service_client.check_health(timeout=timedelta(seconds=bound)),
+            timeout=bound + 0.5,
+        )
+    except RPCError as exc:
+        return exc.status in (RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED)
+    except TimeoutError:
+        return True
+    return False
 
 
 async def _started(client: Client, turn_id: str) -> bool | None:
@@ -651,7 +767,7 @@ async def reply_to_clarification(
     if not wait or _prefers_async(prefer):
         _accepted(response, turn_id, prefer)
         return await redaction.reveal(pool, caller.tenant_id, [owner], pending)
-    result = await _wait(handle, round_, settings, pool, client, response, pending)
+    result = await _wait(handle, round_, _deadline(settings), pool, client, response, pending)
     return await redaction.reveal(pool, caller.tenant_id, [owner], result)
 
 
@@ -686,7 +802,7 @@ async def cancel_turn(
         return await redaction.reveal(
             pool, caller.tenant_id, [redaction.owner_of(user_id)], pending
         )
-    result = await _wait(handle, round_, settings, pool, client, response, pending)
+    result = await _wait(handle, round_, _deadline(settings), pool, client, response, pending)
     return await redaction.reveal(pool, caller.tenant_id, [redaction.owner_of(user_id)], result)
 
 

@@ -8,6 +8,7 @@ the API in-process with its lifespan, real workers.
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import signal
 import subprocess
@@ -312,16 +313,46 @@ async def test_a_stalled_postgres_is_a_json_503_within_5_s_and_healthz_within_it
             raise AssertionError("the API did not recover after PostgreSQL resumed")
 
 
+@dataclasses.dataclass(frozen=True)
+class OwnTemporal:
+    """A Temporal dev server of a test's own (to stop with SIGSTOP)."""
+
+    client: Client
+    port: int
+    pid: int
+    metrics_port: int
+
+    async def requests(self, at_least: dict[str, float] | None = None) -> dict[str, float]:
+        """The frontend's request count per gRPC operation, from its Prometheus metrics;
+        with `at_least`, once each named count has reached its figure (the server's
+        reporter publishes its counts every second or so, not at each request)."""
+        for _ in range(100):
+            counts = await self._requests()
+            if all(counts.get(k, 0.0) >= v for k, v in (at_least or {}).items()):
+                return counts
+            await asyncio.sleep(0.1)
+        raise AssertionError(f"the counts never reached {at_least}: {counts}")
+
+    async def _requests(self) -> dict[str, float]:
+        async with httpx.AsyncClient() as http:
+            text = (await http.get(f"http://127.0.0.1:{self.metrics_port}/metrics")).text
+        counts: dict[str, float] = {}
+        for line in text.splitlines():
+            if line.startswith("service_requests{") and 'service_name="frontend"' in line:
+                labels, value = line.rsplit(" ", 1)
+                operation = labels.split('operation="', 1)[1].split('"', 1)[0]
+                counts[operation] = counts.get(operation, 0.0) + float(value)
+        return counts
+
+
 @pytest.fixture
-async def own_temporal() -> AsyncIterator[tuple[Client, int, int]]:
-    """A Temporal dev server of this test's own (to stop with SIGSTOP): its client, port
-    and pid."""
-    port = free_port()
+async def own_temporal() -> AsyncIterator[OwnTemporal]:
+    port, metrics_port = free_port(), free_port()
     flags = [f"--search-attribute={a.name}=Keyword" for a in attributes.ALL]
     process = subprocess.Popen(
         [TEMPORAL_CLI, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
          "--port", str(port), "--http-port", str(free_port()),
-         "--metrics-port", str(free_port()), "--log-level", "error", *flags],
+         "--metrics-port", str(metrics_port), "--log-level", "error", *flags],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
@@ -335,7 +366,7 @@ async def own_temporal() -> AsyncIterator[tuple[Client, int, int]]:
                 await asyncio.sleep(0.1)
         else:
             raise AssertionError("the Temporal dev server did not start")
-        yield client, port, process.pid
+        yield OwnTemporal(client, port, process.pid, metrics_port)
     finally:
         signal_tree(process.pid, signal.SIGCONT)
         process.terminate()
@@ -344,13 +375,13 @@ async def own_temporal() -> AsyncIterator[tuple[Client, int, int]]:
 
 async def test_a_stalled_temporal_is_a_json_503_within_5_s_for_turns_and_cancel(
     app_settings: Settings,
-    own_temporal: tuple[Client, int, int],
+    own_temporal: OwnTemporal,
     report_index: ReportIndex,
     pool: AsyncConnectionPool,
 ) -> None:
     import worker as registry
 
-    temporal, port, pid = own_temporal
+    temporal, port, pid = own_temporal.client, own_temporal.port, own_temporal.pid
     settings = app_settings.model_copy(
         update={"temporal_address": f"127.0.0.1:{port}", "request_timeout_seconds": 10.0}
     )
@@ -386,7 +417,7 @@ async def test_a_stalled_temporal_is_a_json_503_within_5_s_for_turns_and_cancel(
 
 async def test_an_unanswered_start_keeps_the_turn_and_a_retried_key_starts_it(
     app_settings: Settings,
-    own_temporal: tuple[Client, int, int],
+    own_temporal: OwnTemporal,
     report_index: ReportIndex,
     pool: AsyncConnectionPool,
 ) -> None:
@@ -394,7 +425,7 @@ async def test_an_unanswered_start_keeps_the_turn_and_a_retried_key_starts_it(
     starts it once Temporal answers, rather than starting a second turn."""
     import worker as registry
 
-    temporal, port, pid = own_temporal
+    temporal, port, pid = own_temporal.client, own_temporal.port, own_temporal.pid
     settings = app_settings.model_copy(update={"temporal_address": f"127.0.0.1:{port}"})
     key = unique("k")
     body = {"question": "What was BHP's revenue in FY2024?", "conversation_id": unique("c")}
@@ -410,6 +441,57 @@ async def test_an_unanswered_start_keeps_the_turn_and_a_retried_key_starts_it(
     assert again.status_code == 200, again.text
     assert again.json()["turn_id"] == first.json()["turn_id"]
     assert again.json()["status"] == "answered"
+
+
+async def test_a_turn_starts_and_returns_its_outcome_in_one_request_to_temporal(
+    app_settings: Settings,
+    own_temporal: OwnTemporal,
+    report_index: ReportIndex,
+    pool: AsyncConnectionPool,
+) -> None:
+    """Update-with-start: a waiting POST is one ExecuteMultiOperation (the start and the
+    wait for the outcome together), no separate start and update; an asynchronous POST
+    (`Prefer: respond-async`) is a plain start."""
+    import worker as registry
+
+    settings = app_settings.model_copy(
+        update={"temporal_address": f"127.0.0.1:{own_temporal.port}"}
+    )
+    async with (
+        Worker(
+            own_temporal.client, task_queue=settings.task_queue, workflows=registry.workflows(),
+            activities=registry.activities(report_index, pool, OfflineEngine()),
+        ),
+        client_for(settings) as client,
+    ):  # fmt: skip
+        await client.post("/v1/turns", json={"question": "What was BHP's revenue in FY2024?"})
+        before = await own_temporal.requests({"ExecuteMultiOperation": 1})
+        answered = await client.post("/v1/turns", json={"question": "Rio Tinto revenue FY2023"})
+        assert answered.status_code == 200 and answered.json()["status"] == "answered"
+        after = await own_temporal.requests(
+            {"ExecuteMultiOperation": before["ExecuteMultiOperation"] + 1}
+        )
+        await asyncio.sleep(1.5)  # anything else this request sent is published too
+        after = await own_temporal.requests()
+
+        def more(operation: str) -> float:
+            return after.get(operation, 0.0) - before.get(operation, 0.0)
+
+        assert more("ExecuteMultiOperation") == 1, (before, after)
+        assert more("StartWorkflowExecution") == 0 and more("UpdateWorkflowExecution") == 0
+
+        accepted = await client.post(
+            "/v1/turns", json={"question": "South32 revenue FY2025"},
+            headers={"Prefer": "respond-async"},
+        )  # fmt: skip
+        assert accepted.status_code == 202
+        final = await own_temporal.requests(
+            {"StartWorkflowExecution": after.get("StartWorkflowExecution", 0.0) + 1}
+        )
+        assert (
+            final.get("StartWorkflowExecution", 0.0) - after.get("StartWorkflowExecution", 0.0) == 1
+        )
+        assert final.get("ExecuteMultiOperation") == after.get("ExecuteMultiOperation")
 
 
 async def test_healthz_counts_a_worker_whose_heartbeat_stopped_as_down(
