@@ -33,8 +33,10 @@ class Unit:
 UNITS: dict[str, Unit] = {
     u.key: u
     for u in (
+        Unit("us$k", "money", "US$", 0.001, "us$m"),  # a "US$'000" column
         Unit("us$m", "money", "US$", 1.0, "us$m"),
         Unit("us$bn", "money", "US$", 1000.0, "us$m"),
+        Unit("a$k", "money", "A$", 0.001, "a$m"),  # a "$'000" column of an A$ reporter
         Unit("a$m", "money", "A$", 1.0, "a$m"),
         Unit("a$bn", "money", "A$", 1000.0, "a$m"),
         Unit("us cents", "per_share", "US$", 1.0, "us cents"),
@@ -50,6 +52,14 @@ UNITS: dict[str, Unit] = {
 }
 
 _UNIT_ALIASES: dict[str, str] = {
+    "us$'000": "us$k",
+    "us$000": "us$k",
+    "us$ thousand": "us$k",
+    "us$ thousands": "us$k",
+    "a$'000": "a$k",
+    "a$000": "a$k",
+    "a$ thousand": "a$k",
+    "a$ thousands": "a$k",
     "us$ m": "us$m",
     "us$ million": "us$m",
     "us$ millions": "us$m",
@@ -295,7 +305,9 @@ def format_value(
     """
     spec = unit_spec(unit)
     number = _digits(abs(value), decimals)
-    if unit in ("us$m", "a$m"):
+    if unit in ("us$k", "a$k"):
+        text = f"{spec.currency}{number} thousand"
+    elif unit in ("us$m", "a$m"):
         text = f"{spec.currency}{number} million"
     elif unit in ("us$bn", "a$bn"):
         text = f"{spec.currency}{number} billion"

@@ -33,6 +33,8 @@ CHUNK_NAMESPACE = uuid.UUID("5b0f4f0e-8c8e-4c65-9d0b-6a1f3e0c2b7d")
 PROSE_WORDS = 120
 
 UNIT_NOTES: dict[str, str] = {
+    "us$k": "all figures in US$ thousands",
+    "a$k": "all figures in A$ thousands",
     "us$m": "all figures in US$ millions",
     "us$bn": "all figures in US$ billions",
     "a$m": "all figures in A$ millions",

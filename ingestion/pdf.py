@@ -35,7 +35,7 @@ _PERIOD = re.compile(r"^(?:FY)?((?:19|20)\d{2})$")
 _NUMBER = re.compile(r"^\(?-?\$?\d[\d,]*(?:\.\d+)?\)?%?$|^[–—-]$")
 _NOTE_REF = re.compile(r"^[A-Z]?\d{1,2}(?:\.\d{1,2})?(?:\([a-z]{1,3}\))?$")
 _UNIT = re.compile(
-    r"^(?:\$'?m|\$'?000|\$\s?million|\$M|US\$'?m|US\$M|US\$\s?million|US\$bn|A\$'?m|A\$M|"
+    r"^(?:\$'?m|\$'?000|US\$'?000|A\$'?000|\$\s?million|\$M|US\$'?m|US\$M|US\$\s?million|US\$bn|A\$'?m|A\$M|"
     r"A\$bn|Mt|kt|koz|Moz|%)$",
     re.IGNORECASE,
 )
@@ -278,6 +278,10 @@ def _unit_cell(text: str, currency: str) -> str:
     bare = text.replace("'", "").replace(" ", "").lower()
     if bare in ("$m", "$million"):
         return f"{currency}M"
+    if bare in ("$000", "$thousand"):
+        return f"{currency}'000"
+    if bare in ("us$000", "a$000"):
+        return f"{bare[:-4].upper()}$'000"
     if bare in ("us$m", "us$million"):
         return "US$M"
     if bare == "a$m":

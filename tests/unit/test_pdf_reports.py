@@ -9,6 +9,7 @@ import pytest
 from fpdf import FPDF
 
 from activities.engines.offline import OfflineEngine
+from domain.companies import Company
 from domain.figures import extract_facts
 from ingestion.documents import DocumentError, ParsedDocument, parse_document
 from tests.reportgen import Written, write_report
@@ -153,3 +154,20 @@ def test_an_encrypted_pdf_gets_a_clear_error(tmp_path: Path) -> None:
     assert str(caught.value) == (
         f"{path}: not a readable PDF: encrypted (a password is needed to read it)"
     )
+
+
+def test_a_statement_in_thousands_keeps_its_unit_and_reads_in_millions(tmp_path: Path) -> None:
+    """A "$'000" column (smaller reporters print thousands) is A$ thousands, not skipped:
+    its facts carry the unit, and on the money base a figure is a thousandth of a million."""
+    from domain.figures import format_value, rescale
+
+    written = write_report(tmp_path / "small.pdf", "Quoll Creek Gold", 2022, pages=12, unit="$'000")
+    company = Company("QCG", "Quoll Creek Gold", ("Quoll Creek",), currency="A$")
+    doc = parse_document(written.path, company=company, fiscal_year=2022)
+    facts = [f for c in doc.chunks for f in extract_facts(c.as_text())]
+    revenue = {(f.fiscal_year, f.value, f.unit) for f in facts if f.label == "Revenue"}
+    assert revenue and {unit for _, _, unit in revenue} == {"a$k"}, revenue
+    year, value, _ = max(revenue)
+    assert year == 2022
+    assert format_value(value, "a$k").endswith(" thousand")
+    assert rescale(value, "a$k", 0, "a$m") == (round(value / 1000, 9), 3)
