@@ -601,6 +601,7 @@ async def _start_and_wait(
     )
     call = asyncio.ensure_future(_outcome_of_start(client, operation, deadline))
     bound = settings.temporal_rpc_timeout_seconds
+    result: TurnResult | None = None
     try:
         done, _ = await asyncio.wait({call}, timeout=bound)
         if not done and await _stalled(client, bound):
@@ -613,12 +614,11 @@ async def _start_and_wait(
     except RPCError as exc:
         if exc.status != RPCStatusCode.ALREADY_EXISTS:
             await _start_failed(client, pool, alloc.turn_id, exc)
-    else:
-        TURNS_STARTED.inc()
-        return result
     finally:
         call.cancel()
     TURNS_STARTED.inc()
+    if result is not None:
+        return result
     handle = client.get_workflow_handle_for(ChatTurn.run, alloc.turn_id)
     return await _wait(handle, 0, deadline, pool, client, response, pending)
 
