@@ -7,17 +7,22 @@ Held on the app's state, not as the process's coverage, and pinned per check
 
 import asyncio
 import logging
+import time
 
 from psycopg import Error as PsycopgError
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from starlette.datastructures import State
 
 from db import companies as companies_db
-from domain.companies import coverage
+from domain.companies import check_company, check_fiscal_year, coverage, pinned
 
 log = logging.getLogger(__name__)
 
 REFRESH_SECONDS = 5.0
+FRESH_SECONDS = 0.5
+"""A name or year the last reading lacks is checked against a reading at most this old:
+a report ingested by a worker (the sample at start-up) or by another API process is
+known at once, and a stream of unknown names costs one registry read per half second."""
 
 
 async def read_coverage(state: State, pool: AsyncConnectionPool) -> None:
@@ -35,6 +40,7 @@ async def read_coverage(state: State, pool: AsyncConnectionPool) -> None:
             if c.ticker not in tickers and not aliases & set(c.aliases)
         ]  # fmt: skip
         state.coverage = found
+        state.coverage_read_at = time.monotonic()
     except (PsycopgError, PoolTimeout, OSError) as exc:
         log.warning("the company registry could not be read: %s", exc)
 
@@ -44,3 +50,26 @@ async def keep_coverage(state: State, pool: AsyncConnectionPool) -> None:
     while True:
         await asyncio.sleep(REFRESH_SECONDS)
         await read_coverage(state, pool)
+
+
+async def checked(
+    state: State, pool: AsyncConnectionPool, company: str | None, fiscal_year: int | None
+) -> str | None:
+    """The ticker of `company` (None for none), when the registry holds it and the year.
+
+    Checked against the last reading first; what that lacks is checked again against a
+    fresh one before it is refused (ValueError naming the coverage), since the periodic
+    reading can be seconds behind a report just ingested.
+    """
+    for fresh in (False, True):
+        if fresh and time.monotonic() - getattr(state, "coverage_read_at", 0.0) > FRESH_SECONDS:
+            await read_coverage(state, pool)
+        with pinned(state.coverage):
+            try:
+                ticker = check_company(company)
+                check_fiscal_year(fiscal_year)
+                return ticker
+            except ValueError:
+                if fresh:
+                    raise
+    raise AssertionError("unreachable")  # the second pass returns or raises

@@ -8,14 +8,14 @@ from fastapi import APIRouter, Query, Request
 from pydantic import ValidationError
 
 from activities.contracts import SearchHitWithText, SearchRequest
-from api import redaction
+from api import coverage, redaction
 from api.auth import CallerDep
 from api.auth import limit as rate_limit
 from api.bounded import require_worker, result_within
 from api.deps import PoolDep, SettingsDep, TemporalDep
 from api.errors import ApiError, error_responses
 from api.text import STORABLE
-from domain.companies import check_company, check_fiscal_year, pinned
+from domain.companies import pinned
 from workflows.search import SearchReports
 
 router = APIRouter(prefix="/v1", tags=["search"])
@@ -54,12 +54,11 @@ async def search(
     await rate_limit(caller, None, pool, settings)  # each search starts a workflow
     # The query goes into the search workflow's history: tokens only, like a question.
     q = await redaction.redact(pool, settings, caller.tenant_id, "", q)
+    try:
+        company = await coverage.checked(http.app.state, pool, company, fy)
+    except ValueError as exc:
+        raise ApiError(422, "InvalidInput", str(exc)) from exc
     with pinned(http.app.state.coverage):  # the companies held, with their names
-        try:
-            company = check_company(company)
-            check_fiscal_year(fy)
-        except ValueError as exc:
-            raise ApiError(422, "InvalidInput", str(exc)) from exc
         try:
             request = SearchRequest(
                 query=q, company=company, fiscal_years=[] if fy is None else [fy], limit=limit

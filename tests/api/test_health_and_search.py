@@ -10,8 +10,9 @@ import pytest
 from psycopg_pool import AsyncConnectionPool
 
 from activities.reports import ReportIndex
+from domain.companies import aliases_for
 from settings import Settings
-from tests.conftest import WorkerFactory, unique
+from tests.conftest import WorkerFactory, client_for, unique
 from worker import _heartbeat
 
 
@@ -153,3 +154,40 @@ async def test_metrics_count_requests_by_route_template_never_by_id(
     assert "turn-nope-1" not in text and "abc123" not in text
     assert "turnstile_http_request_seconds_bucket" in text
     assert "turnstile_turns_started_total" in text
+
+
+async def test_a_company_registered_after_the_last_reading_is_searchable_at_once(
+    app_settings: Settings, fresh_database_url: str
+) -> None:
+    """The API re-reads its coverage every few seconds; a name that reading lacks is
+    checked against a fresh one before it is refused (the sample registered by a worker
+    just after the API started was refused as unknown for up to five seconds)."""
+    settings = app_settings.model_copy(update={"database_url": fresh_database_url})
+    async with client_for(settings) as client:
+        before = await client.get("/v1/search", params={"q": "gold", "company": "QCG"})
+        async with await psycopg.AsyncConnection.connect(fresh_database_url) as conn:
+            await conn.execute(
+                "INSERT INTO companies (corpus, ticker, name, aliases, year_end, currency)"
+                " VALUES ('elsewhere', 'QCG', 'Quoll Creek Gold', %s, '06-30', 'AUD')",
+                (list(aliases_for("QCG", "Quoll Creek Gold", ["Quoll Creek"])),),
+            )
+            await conn.execute(
+                "INSERT INTO documents (corpus, document_id, company, fiscal_year,"
+                " source_path, file_sha256, content_hash, chunks) VALUES ('elsewhere',"
+                " 'qcg-fy2022', 'QCG', 2022, 'qcg.pdf', 'x', 'y', 1)"
+            )
+            await conn.commit()
+        await asyncio.sleep(0.6)  # past the fresh-reading bound, far inside the period
+        after = await client.get("/v1/search", params={"q": "gold", "company": "Quoll Creek"})
+        year = await client.get("/v1/search", params={"q": "gold", "fy": 2022})
+        still = await client.get("/v1/search", params={"q": "gold", "company": "Wombat Tin"})
+
+    assert before.status_code == 422 and "unknown company 'QCG'" in before.json()["detail"]
+    # Known now: past validation to the worker check (none polls this queue).
+    assert after.status_code == 503, after.json()
+    assert after.json()["error_type"] == "Unavailable"
+    assert year.status_code == 503, year.json()
+    # Quiet: a name no reading holds is still refused, naming what is held.
+    assert still.status_code == 422
+    assert "unknown company 'Wombat Tin'; use one of" in still.json()["detail"]
+    assert "QCG" in still.json()["detail"]
