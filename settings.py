@@ -134,6 +134,11 @@ class Settings(BaseSettings):
     codec_max_body_bytes: Annotated[int, Field(ge=1024)] = 8 * 1024 * 1024
 
     corpus_dir: Path = Field(default=PROJECT_ROOT / "corpus" / "reports")
+    ocr: bool = False
+    """Read a PDF page without a usable text layer (a scan, a font without a character
+    map) with tesseract (`apt-get install tesseract-ocr`) instead of leaving it out; a
+    figure is taken only where two readings agree (ingestion/pdf.py). Off by default:
+    OCR costs about 2 s a page, and without tesseract each such page says so."""
     embedding_model: Literal["all-MiniLM-L6-v2"] = "all-MiniLM-L6-v2"
     """The local embedder (offline, the default)."""
     embedding_cache_dir: Path | None = None

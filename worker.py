@@ -103,12 +103,13 @@ def activities(
     cache: AnswerCache | None = None,
     context_budget: int = 16_000,
     probe_dir: Path = PROBE_DIR,
+    ocr: bool = False,
 ) -> Sequence[Callable[..., Any]]:
     """Every activity the worker runs; `workflows.policy.POLICY` must list each one.
 
     `cache` defaults to the answer cache beside `index` with the default thresholds."""
     boundaries = (
-        ReportActivities(index, pool),
+        ReportActivities(index, pool, ocr),
         SessionActivities(pool, prices),
         SweepActivities(pool),
         ModelActivities(engine, index, context_budget),
@@ -384,6 +385,7 @@ async def run_worker(settings: Settings) -> None:
         make_cache(settings, index),
         settings.context_budget,
         settings.probe_dir,
+        settings.ocr,
     )
     worker = Worker(
         client,

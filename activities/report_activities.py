@@ -44,9 +44,12 @@ class ReportActivities:
     one (tests that only search, or build an index in memory) every file is admitted.
     """
 
-    def __init__(self, index: ReportIndex, pool: AsyncConnectionPool | None = None) -> None:
+    def __init__(
+        self, index: ReportIndex, pool: AsyncConnectionPool | None = None, ocr: bool = False
+    ) -> None:
         self.index = index
         self.pool = pool
+        self.ocr = ocr  # TURNSTILE_OCR: read pages without a usable text layer by OCR
 
     @property
     def coverage(self) -> CoverageReader:
@@ -123,7 +126,7 @@ class ReportActivities:
             tickers = {c.ticker for c in registered}
             resolvable = registered + [c for c in known if c.ticker not in tickers]
             try:
-                doc = await asyncio.to_thread(self._parse, request, resolvable)
+                doc = await asyncio.to_thread(self._parse, request, resolvable, self.ocr)
                 joining = _joining(doc, registered)
             except (DocumentError, CompaniesFileError, ValueError) as exc:
                 return IngestFileResult(path=request.path, status="failed", error=str(exc))
@@ -163,7 +166,9 @@ class ReportActivities:
             return result
 
     @staticmethod
-    def _parse(request: IngestFileRequest, registered: list[Company]) -> ParsedDocument:
+    def _parse(
+        request: IngestFileRequest, registered: list[Company], ocr: bool = False
+    ) -> ParsedDocument:
         """Parse with the registry's companies as the coverage names resolve against."""
         company: str | Company | None = request.company
         if request.details is not None and request.company is not None:
@@ -173,7 +178,7 @@ class ReportActivities:
                 tuple(d.commodities),
             ).company()  # fmt: skip
         with pinned(registered):
-            return parse_document(Path(request.path), company, request.fiscal_year)
+            return parse_document(Path(request.path), company, request.fiscal_year, ocr=ocr)
 
     @implements(steps.qdrant_read_corpus_version)
     async def corpus_version(self) -> str:

@@ -314,15 +314,16 @@ def parse_markdown(
 
 
 def parse_pdf(
-    path: Path, company: "str | Company | None", fiscal_year: int | None
+    path: Path, company: "str | Company | None", fiscal_year: int | None, ocr: bool = False
 ) -> ParsedDocument:
     """Parse a PDF report; company and fiscal year come from flags (a PDF has no front
     matter). Tables keep their columns and periods (`ingestion.pdf`); pages whose text
-    cannot be used are listed in the document's `problems`, not indexed."""
+    cannot be used are listed in the document's `problems`, and not indexed unless `ocr`
+    reads them."""
     described, fy = _check_metadata(path, company, fiscal_year)
     try:
         raw = path.read_bytes()
-        read = read_pdf(path, described.currency)
+        read = read_pdf(path, described.currency, ocr=ocr)
     except OSError as exc:
         raise DocumentError(f"{path}: cannot be read ({exc.__class__.__name__})") from exc
     except PdfError as exc:
@@ -333,14 +334,19 @@ def parse_pdf(
 
 
 def parse_document(
-    path: Path, company: "str | Company | None" = None, fiscal_year: int | None = None
+    path: Path,
+    company: "str | Company | None" = None,
+    fiscal_year: int | None = None,
+    *,
+    ocr: bool = False,
 ) -> ParsedDocument:
-    """Parse a report by its suffix; raise DocumentError for anything unusable."""
+    """Parse a report by its suffix; raise DocumentError for anything unusable. `ocr`
+    reads a PDF's pages without a usable text layer with tesseract."""
     if not path.is_file():
         raise DocumentError(f"{path}: no such file")
     suffix = path.suffix.lower()
     if suffix in (".md", ".markdown"):
         return parse_markdown(path, company, fiscal_year)
     if suffix == ".pdf":
-        return parse_pdf(path, company, fiscal_year)
+        return parse_pdf(path, company, fiscal_year, ocr)
     raise DocumentError(f"{path}: unrecognised file type {suffix or '(none)'}; use .md or .pdf")

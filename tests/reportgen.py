@@ -307,3 +307,22 @@ def _truetype() -> str:
     except ImportError:
         pass
     return "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+
+
+def write_scan(source: Path, path: Path, pdf_pages: list[int], dpi: int = 200) -> None:
+    """A scan of some pages of `source` (1-based PDF indices, in order): each page only
+    an image of the page rendered at `dpi`, with no text layer, as a scanner writes."""
+    import io
+
+    import pdfplumber
+
+    with pdfplumber.open(source) as pdf:
+        width, height = float(pdf.pages[0].width), float(pdf.pages[0].height)
+        images = [pdf.pages[i - 1].to_image(resolution=dpi).original for i in pdf_pages]
+    scan = FPDF(unit="pt", format=(width, height))
+    for image in images:
+        scan.add_page()
+        png = io.BytesIO()
+        image.convert("L").save(png, format="PNG")
+        scan.image(png, x=0, y=0, w=width, h=height)
+    scan.output(str(path))
