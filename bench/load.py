@@ -9,7 +9,7 @@ It measures the full path by default: every turn is sent with `Cache-Control: no
 so it neither reads nor writes the semantic answer cache (the questions repeat, and with
 the cache about four turns in five would be hits: a figure of the cache, not of the
 turn). `--cache` sends no such header and reports how many turns were cache hits, so
-cache-hit throughput is measured apart; the README states both.
+cache-hit throughput is measured apart; docs/benchmarks.md states both.
 
 Unless `--api-url` is given it starts its own embedded stack (a temporary TURNSTILE_HOME,
 free loopback ports, its own task queue, as bench/chaos.py does), so it never touches a
