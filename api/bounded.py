@@ -6,12 +6,15 @@ the task queue (DescribeTaskQueue, as /healthz does): with none, the request ans
 After starting, `result_within` waits no longer than the run's own execution timeout
 (plus a moment for the server to say so): a worker that polls but is stuck, or work
 that takes too long, is a 503 as well, and the server closes the run, so nothing is
-left running behind it.
+left running behind it. `run_short` is the two together: the recipe of every short
+workflow a request runs (a search, an ingestion, the passages of a turn).
 """
 
 import asyncio
+import uuid
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
@@ -82,3 +85,25 @@ async def result_within(
         raise
     except TimeoutError as exc:
         raise too_slow from exc
+
+
+async def run_short(
+    client: Client,
+    settings: Settings,
+    run: Callable[[SelfType, Any], Awaitable[ReturnType]],
+    arg: Any,
+    prefix: str,
+    timeout: timedelta,
+    what: str,
+) -> ReturnType:
+    """Run a short workflow for a request and give its result: 503 when no worker polls,
+    and 503 past `timeout`, the run's own execution timeout (the server closes it)."""
+    await require_worker(client, settings)
+    handle = await client.start_workflow(
+        run,
+        arg,
+        id=f"{prefix}-{uuid.uuid4().hex[:12]}",
+        task_queue=settings.task_queue,
+        execution_timeout=timeout,
+    )
+    return await result_within(handle, timeout, what)

@@ -53,8 +53,13 @@ with workflow.unsafe.imports_passed_through():
     from workflows.contracts import TurnInput
     from workflows.policy import step_options
     from workflows.sweep import ensure_schedule, interval_schedule
+    from workflows.turn_start import start_options
 
 SCHEDULE_PREFIX = "turnstile-golden-probes"
+SHARED_START_OPTIONS = "probe-turns-start-as-api-turns"
+"""Patch: a probe turn starts with ChatTurn's own start options (`workflows.turn_start`),
+the API's: its task timeout, id reuse policy, memo and details. Runs before it started
+their children with fewer options (no replay depends on options, but the rule holds)."""
 PROBE_TENANT = "probes"
 CONCURRENCY = 4
 """Probe turns in flight at once: enough to finish quickly, few enough not to crowd
@@ -170,22 +175,29 @@ class RunGoldenProbes:
             **step_options(steps.postgres_allocate_probe_turn),
         )  # fmt: skip
         timeout = self._request.clarification_timeout_seconds
+        turn_input = TurnInput(
+            turn_id=turn.turn_id, conversation_id=turn.conversation_id, seq=turn.seq,
+            question=question, clarification_timeout_seconds=timeout,
+            turn_budget_seconds=self._request.turn_budget_seconds,
+            engine_in_process=self._request.engine_in_process, tenant_id=PROBE_TENANT,
+        )  # fmt: skip
+        if workflow.patched(SHARED_START_OPTIONS):
+            options = start_options(turn_input, summary=f"probe {key}")
+        else:
+            options = {
+                "id": turn.turn_id,
+                "execution_timeout": execution_timeout(timeout),
+                "search_attributes": attributes.at_start(turn.conversation_id, PROBE_TENANT),
+                "static_summary": f"probe {key}",
+            }
         result: TurnResult = await workflow.execute_child_workflow(
             ChatTurn.run,
-            TurnInput(
-                turn_id=turn.turn_id, conversation_id=turn.conversation_id, seq=turn.seq,
-                question=question, clarification_timeout_seconds=timeout,
-                turn_budget_seconds=self._request.turn_budget_seconds,
-                engine_in_process=self._request.engine_in_process, tenant_id=PROBE_TENANT,
-            ),
-            id=turn.turn_id,
-            execution_timeout=execution_timeout(timeout),
+            turn_input,
             # A probe turn is an ordinary turn: it settles on its own even if its run
             # ends first (failed, timed out), never terminated half-way.
             parent_close_policy=ParentClosePolicy.ABANDON,
-            search_attributes=attributes.at_start(turn.conversation_id, PROBE_TENANT),
-            static_summary=f"probe {key}",
-        )  # fmt: skip
+            **options,
+        )
         return result
 
 

@@ -33,6 +33,7 @@ from api.auth import Caller, CallerDep
 from api.deps import PoolDep, StreamsDep, TemporalDep, TurnIdPath
 from api.errors import ApiError, ErrorResponse, error_responses
 from api.streams import Closed, TurnStreams
+from api.turn_service import owned_turn
 from db import reconcile, turns
 from workflows.contracts import OPEN, SETTLED, WAITING, TurnEvent, TurnResult
 
@@ -98,11 +99,7 @@ async def _owned(turn_id: TurnIdPath, pool: PoolDep, caller: CallerDep) -> tuple
 
     A dependency, so the 404 is sent before the stream starts.
     """
-    async with pool.connection() as conn:
-        owner = await turns.turn_owner(conn, turn_id)
-    if owner is None or owner[0] != caller.tenant_id:
-        raise ApiError(404, "NotFound", f"no turn {turn_id}", turn_id)
-    return turn_id, [redaction.owner_of(owner[1])]
+    return turn_id, [redaction.owner_of(await owned_turn(pool, turn_id, caller))]
 
 
 def _start_offset(

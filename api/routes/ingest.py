@@ -6,7 +6,6 @@ under `settings.ingest_dir`.
 """
 
 import ipaddress
-import uuid
 from datetime import timedelta
 from pathlib import Path
 from typing import Annotated
@@ -17,7 +16,7 @@ from pydantic import Field
 from activities.contracts import IngestRequest, IngestResult
 from api import coverage
 from api.auth import require_operator
-from api.bounded import require_worker, result_within
+from api.bounded import run_short
 from api.deps import PoolDep, SettingsDep, TemporalDep
 from api.errors import ApiError, error_responses
 from api.text import STORABLE
@@ -103,15 +102,9 @@ async def ingest(
         replace=body.replace,
         details=body.details,
     )
-    await require_worker(client, settings)
     timeout = timedelta(seconds=settings.ingest_timeout_seconds)
-    handle = await client.start_workflow(
-        IngestDocuments.run,
-        request,
-        id=f"ingest-{uuid.uuid4().hex[:12]}",
-        task_queue=settings.task_queue,
-        execution_timeout=timeout,
+    result = await run_short(
+        client, settings, IngestDocuments.run, request, "ingest", timeout, "ingestion"
     )
-    result = await result_within(handle, timeout, "ingestion")
     await coverage.read_coverage(http.app.state, pool)  # a new company is known at once
     return result

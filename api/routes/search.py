@@ -1,6 +1,5 @@
 """GET /v1/search: hybrid retrieval through the worker (which owns Qdrant)."""
 
-import uuid
 from datetime import timedelta
 from typing import Annotated
 
@@ -11,7 +10,7 @@ from activities.contracts import SearchHitWithText, SearchRequest
 from api import coverage, redaction
 from api.auth import CallerDep
 from api.auth import limit as rate_limit
-from api.bounded import require_worker, result_within
+from api.bounded import run_short
 from api.deps import PoolDep, SettingsDep, TemporalDep
 from api.errors import ApiError, error_responses
 from api.text import STORABLE
@@ -65,13 +64,7 @@ async def search(
             )
         except ValidationError as exc:
             raise ApiError(422, "InvalidInput", _one_line(exc)) from exc
-    await require_worker(client, settings)
     timeout = timedelta(seconds=settings.search_timeout_seconds)
-    handle = await client.start_workflow(
-        SearchReports.run,
-        request,
-        id=f"search-{uuid.uuid4().hex[:12]}",
-        task_queue=settings.task_queue,
-        execution_timeout=timeout,
+    return await run_short(
+        client, settings, SearchReports.run, request, "search", timeout, "the search"
     )
-    return await result_within(handle, timeout, "the search")

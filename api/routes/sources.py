@@ -7,7 +7,6 @@ are read through the worker (LoadPassages), which owns Qdrant; only the chunks t
 stored turn cites can be read here, so this is no back door into the index.
 """
 
-import uuid
 from datetime import timedelta
 
 from fastapi import APIRouter
@@ -15,9 +14,10 @@ from pydantic import BaseModel, Field
 
 from api import redaction
 from api.auth import CallerDep, limit
-from api.bounded import require_worker, result_within
+from api.bounded import run_short
 from api.deps import PoolDep, SettingsDep, TemporalDep, TurnIdPath
-from api.errors import ApiError, error_responses
+from api.errors import error_responses
+from api.turn_service import no_turn, owned_turn
 from db import turns
 from domain.citing import cited_lines
 from workflows.passages import LoadPassages
@@ -57,26 +57,20 @@ async def turn_sources(
 
     503 `Unavailable` when no worker runs (the passages live in the worker's index).
     """
+    user_id = await owned_turn(pool, turn_id, caller)
     async with pool.connection() as conn:
         stored = await turns.get_turn(conn, turn_id, caller.tenant_id)
-        owner = await turns.turn_owner(conn, turn_id)
-    if stored is None or owner is None:
-        raise ApiError(404, "NotFound", f"no turn {turn_id}", turn_id)
+    if stored is None:
+        raise no_turn(turn_id)
     if not stored.citations:
         return []
-    await limit(caller, owner[1], pool, settings)  # each read starts a workflow
-    await require_worker(client, settings)
+    await limit(caller, user_id, pool, settings)  # each read starts a workflow
     timeout = timedelta(seconds=settings.search_timeout_seconds)
-    handle = await client.start_workflow(
-        LoadPassages.run,
-        [c.chunk_id for c in stored.citations],
-        id=f"passages-{uuid.uuid4().hex[:12]}",
-        task_queue=settings.task_queue,
-        execution_timeout=timeout,
-    )
-    texts = {chunk.chunk_id: chunk.text for chunk in await result_within(handle, timeout, "it")}
+    ids = [c.chunk_id for c in stored.citations]
+    chunks = await run_short(client, settings, LoadPassages.run, ids, "passages", timeout, "it")
+    texts = {chunk.chunk_id: chunk.text for chunk in chunks}
     # The answer as its owner sees it (personal data shown back), so figures line up.
-    shown = await redaction.reveal(pool, caller.tenant_id, [redaction.owner_of(owner[1])], stored)
+    shown = await redaction.reveal(pool, caller.tenant_id, [redaction.owner_of(user_id)], stored)
     answer = shown.answer or ""
     return [
         CitedPassage(

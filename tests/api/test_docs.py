@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from api.app import create_app
 from api.errors import ErrorResponse
-from api.routes.turns import ClarificationRequest, MessageOut, TurnRequest
+from api.turn_schemas import ClarificationRequest, MessageOut, TurnRequest
 from domain.models import Citation, Derived, ModelCall, NotFound, UnsupportedClaim
 from domain.turns import Carried, Degradation, DocumentsUsed, TurnResult
 from settings import PROJECT_ROOT, Settings

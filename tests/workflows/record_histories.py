@@ -148,3 +148,34 @@ async def test_record_budgeted_histories(
         late = await t.ask("What was BHP's revenue in FY2024?")
         assert late.fallback_reason == "model_timeout", late
         await _save_as(t, "budget_draft_timed_out", late.turn_id)
+
+
+PROBE_HISTORIES = HISTORIES / "probes"
+"""RunGoldenProbes histories (replayed with that workflow, apart from ChatTurn's)."""
+
+
+@pytest.mark.record_histories
+async def test_record_probe_history(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """A probe run of one single-figure probe, not recorded (`record=False`), saved as
+    `probes/<name>.json`; name it with PROBE_NAME (the code generation it was run on)."""
+    import os
+
+    from tests.conftest import unique
+    from workflows.probes import ProbeRequest, RunGoldenProbes
+
+    name = os.environ.get("PROBE_NAME", "probe_run")
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        run_id = unique("probes")
+        await t.client.execute_workflow(
+            RunGoldenProbes.run,
+            ProbeRequest(slices=["single_figure"], limit=1, record=False),
+            id=run_id,
+            task_queue=tq,
+        )
+        history = await t.client.get_workflow_handle(run_id).fetch_history()
+    PROBE_HISTORIES.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(_portable(json.loads(history.to_json())), indent=1)
+    (PROBE_HISTORIES / f"{name}.json").write_text(text + "\n")

@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 from psycopg_pool import AsyncConnectionPool
+from temporalio.api.enums.v1 import WorkflowIdReusePolicy
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError
@@ -29,6 +30,7 @@ from evals.results import Baseline, SuiteRun, gate
 from settings import Settings
 from tests.conftest import TurnWorker, WorkerFactory, client_for, unique
 from tests.fakes.servers import FakeCohere
+from workflows.chat_turn import TASK_TIMEOUT
 from workflows.probes import (
     SCHEDULE_PREFIX,
     ProbeRequest,
@@ -199,11 +201,32 @@ async def test_a_probe_run_asks_every_slice_as_real_turns_and_records_it(
     async with pool.connection() as conn:
         before = await (await conn.execute(settled)).fetchone()
     async with turn_worker() as tq:
+        run_id = unique("probes")
         result = await temporal_client.execute_workflow(
-            RunGoldenProbes.run, ProbeRequest(limit=2), id=unique("probes"), task_queue=tq
+            RunGoldenProbes.run, ProbeRequest(limit=2), id=run_id, task_queue=tq
         )
+        history = await temporal_client.get_workflow_handle(run_id).fetch_history()
 
     assert [s.slice for s in result.slices] == list(SLICES)
+    # Each probe turn started as the API starts a turn (`workflows.turn_start`): its task
+    # timeout, one id never reused, its question in the memo and the UI's summary.
+    children = [
+        e.start_child_workflow_execution_initiated_event_attributes
+        for e in history.events
+        if e.HasField("start_child_workflow_execution_initiated_event_attributes")
+    ]
+    assert len(children) >= 8
+    for child in children:
+        assert child.workflow_task_timeout.ToTimedelta() == TASK_TIMEOUT
+        reuse = child.workflow_id_reuse_policy
+        assert reuse == WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE
+        assert set(child.memo.fields) == {"question", "tenant"}
+    started = [
+        e.user_metadata.summary.data
+        for e in history.events
+        if e.HasField("start_child_workflow_execution_initiated_event_attributes")
+    ]
+    assert all(b"probe " in summary for summary in started), started
     assert all(s.cases == 2 and s.passed == 2 and not s.breached for s in result.slices), [
         s.failed for s in result.slices
     ]

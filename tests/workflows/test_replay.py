@@ -17,9 +17,11 @@ from temporalio.worker import Replayer
 import payloads
 from settings import Settings
 from workflows.chat_turn import ChatTurn
+from workflows.probes import RunGoldenProbes
 
 HISTORIES_DIR = Path(__file__).parent / "histories"
 HISTORIES = sorted(HISTORIES_DIR.glob("*.json"))
+PROBE_HISTORIES = sorted((HISTORIES_DIR / "probes").glob("*.json"))
 
 
 def test_replay_fixtures_exist_from_before_and_after_the_lean_turn() -> None:
@@ -38,6 +40,18 @@ async def test_recorded_history_replays_without_nondeterminism(path: Path) -> No
     replayer = Replayer(workflows=[ChatTurn], data_converter=pydantic_data_converter)
     history = WorkflowHistory.from_json(path.stem, path.read_text())
     await replayer.replay_workflow(history)
+
+
+def test_probe_run_fixtures_exist_from_before_the_shared_start_options() -> None:
+    assert "before_shared_start_options" in [p.stem for p in PROBE_HISTORIES]
+
+
+@pytest.mark.parametrize("path", PROBE_HISTORIES, ids=lambda p: p.stem)
+async def test_recorded_probe_run_replays_without_nondeterminism(path: Path) -> None:
+    """A RunGoldenProbes run recorded before its turns took ChatTurn's shared start
+    options (`probe-turns-start-as-api-turns`) replays on today's code."""
+    replayer = Replayer(workflows=[RunGoldenProbes], data_converter=pydantic_data_converter)
+    await replayer.replay_workflow(WorkflowHistory.from_json(path.stem, path.read_text()))
 
 
 async def test_a_turn_read_through_its_event_stream_replays(
