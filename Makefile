@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: up down test lint eval-retrieval bench-turns
+.PHONY: up down test test-unit lint eval-retrieval bench-turns
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/turnstile eval --mode mock
 	$(BIN)/pytest -q
+
+# The pure layers' tests (domain rules, parsing, scoring): a minute, no servers started.
+test-unit: $(STAMP)
+	$(BIN)/pytest -q tests/unit
 
 eval-retrieval: $(STAMP)
 	$(BIN)/turnstile eval retrieval-ab --a question-as-typed --b today

@@ -232,10 +232,17 @@ async def start(
 
 
 async def _start_failed(
-    client: Client, pool: AsyncConnectionPool, turn_id: str, exc: RPCError
+    client: Client,
+    pool: AsyncConnectionPool,
+    turn_id: str,
+    exc: RPCError,
+    exists: bool | None = None,
 ) -> NoReturn:
-    """The 503 for a start that failed: refused (undone) or unanswered (kept, named)."""
-    if exc.status == RPCStatusCode.UNAVAILABLE and (await started(client, turn_id)) is False:
+    """The 503 for a start that failed: refused (undone) or unanswered (kept, named).
+    `exists`: whether Temporal has the workflow, when the caller asked already."""
+    if exists is None and exc.status == RPCStatusCode.UNAVAILABLE:
+        exists = await started(client, turn_id)
+    if exc.status == RPCStatusCode.UNAVAILABLE and exists is False:
         # Refused (the server down): it never started, so nothing is left behind.
         async with pool.connection() as conn:
             await turns.forget_turn(conn, turn_id)
@@ -268,10 +275,11 @@ async def start_and_wait(
     stalled server would hold for the whole wait: so when it has had no answer within
     the API's bound for a short call, Temporal's health is asked (bounded too), and a
     server that answers neither is a 503 naming the turn, as for an unanswered start.
-    A refused start is undone (`_start_failed`); an outcome not reached in time (the
-    server's own deadline included, once Temporal confirms the turn started), or a turn
-    of this id that already closed, is read as `outcome_within` reads it: never a 503
-    for a turn that is running (the chaos run with one worker killed got 503s after 9 s).
+    A refused start is undone (`_start_failed`). A call that failed for a turn Temporal
+    has started (its deadline, a deduplicated retry), an outcome not reached in time, or
+    a turn of this id that already closed, is read as `outcome_within` reads it: never a
+    503 for a turn that is running (the chaos run with its one worker killed got 503s
+    after 8-9 s).
     """
     deadline = deadline_of(settings)
     operation = WithStartWorkflowOperation(
@@ -294,11 +302,12 @@ async def start_and_wait(
     except (WorkflowUpdateRPCTimeoutOrCancelledError, WorkflowUpdateFailedError, TimeoutError):
         pass  # started, no outcome in time (no worker?) or closed since: read as below
     except RPCError as exc:
-        timed_out = exc.status in (RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED)
-        if timed_out and await started(client, alloc.turn_id):
-            pass  # started, but no worker took the update in time (a worker killed): below
-        elif exc.status != RPCStatusCode.ALREADY_EXISTS:
-            await _start_failed(client, pool, alloc.turn_id, exc)
+        # The start is durable even when the call fails: the server's deadline came
+        # before a worker took the update, or the SDK's retry of the call was refused as
+        # a duplicate start ("StartDeduped", UNAVAILABLE) while the worker was down.
+        exists = exc.status == RPCStatusCode.ALREADY_EXISTS or await started(client, alloc.turn_id)
+        if not exists:  # refused (undone) or unanswered (named), as a plain start
+            await _start_failed(client, pool, alloc.turn_id, exc, exists)
     finally:
         call.cancel()
     TURNS_STARTED.inc()
