@@ -28,7 +28,8 @@ test: lint
 	$(BIN)/turnstile eval --mode mock
 	$(BIN)/pytest -q
 
-# The pure layers' tests (domain rules, parsing, scoring): a minute, no servers started.
+# tests/unit alone: the pure layers (domain rules, parsing, scoring) and the PDF and OCR
+# readers; 1,324 tests in about 90 s here, a few with an embedded index or PostgreSQL.
 test-unit: $(STAMP)
 	$(BIN)/pytest -q tests/unit
 

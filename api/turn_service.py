@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 
 import psycopg
 from fastapi import Response
+from opentelemetry import trace
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from temporalio.client import (
     Client,
@@ -236,11 +237,13 @@ async def _start_failed(
     pool: AsyncConnectionPool,
     turn_id: str,
     exc: RPCError,
-    exists: bool | None = None,
+    asked: tuple[bool | None] | None = None,
 ) -> NoReturn:
     """The 503 for a start that failed: refused (undone) or unanswered (kept, named).
-    `exists`: whether Temporal has the workflow, when the caller asked already."""
-    if exists is None and exc.status == RPCStatusCode.UNAVAILABLE:
+    `asked`: what `started` said, when the caller asked it already (Temporal is not asked
+    twice: each ask may wait out the short-call bound)."""
+    exists = asked[0] if asked is not None else None
+    if asked is None and exc.status == RPCStatusCode.UNAVAILABLE:
         exists = await started(client, turn_id)
     if exc.status == RPCStatusCode.UNAVAILABLE and exists is False:
         # Refused (the server down): it never started, so nothing is left behind.
@@ -305,9 +308,10 @@ async def start_and_wait(
         # The start is durable even when the call fails: the server's deadline came
         # before a worker took the update, or the SDK's retry of the call was refused as
         # a duplicate start ("StartDeduped", UNAVAILABLE) while the worker was down.
-        exists = exc.status == RPCStatusCode.ALREADY_EXISTS or await started(client, alloc.turn_id)
-        if not exists:  # refused (undone) or unanswered (named), as a plain start
-            await _start_failed(client, pool, alloc.turn_id, exc, exists)
+        if exc.status != RPCStatusCode.ALREADY_EXISTS:
+            exists = await started(client, alloc.turn_id)
+            if not exists:  # refused (undone) or unanswered (named), as a plain start
+                await _start_failed(client, pool, alloc.turn_id, exc, (exists,))
     finally:
         call.cancel()
     TURNS_STARTED.inc()
@@ -467,6 +471,10 @@ async def ask(
     (`start_and_wait`), else 202 at once with the pending turn (`accepted`)."""
     waits = wait and not prefers_async(prefer)
     alloc = await allocate(body, idem, client, pool, caller.tenant_id)
+    # The request's span names the turn from here on, whatever follows (a 503 included).
+    span = trace.get_current_span()
+    span.set_attribute("turnstile.turn_id", alloc.turn_id)
+    span.set_attribute("turnstile.conversation_id", alloc.conversation_id)
     stored, start_it = None, not alloc.replayed
     if alloc.replayed:  # a retried request: the first request's turn, if it has an outcome
         stored, start_it = await replayed(client, pool, alloc)

@@ -62,7 +62,12 @@ class _Word:
     size: float
     unsure: bool = False
     """Read by OCR with too little confidence to be taken as a figure: a value cell it
-    sits in is left blank and prose shows it as "[illegible]"; a label keeps it as read."""
+    sits in is left blank, a row whose label holds it loses its values, a header with it
+    sets no columns, and prose shows it as "[illegible]"."""
+    faint: bool = False
+    """Read by OCR with too little confidence to be text at all (also `unsure`): left out
+    of prose, but kept in its line, so a row it was part of loses its values rather than
+    keeping them under a shorter label ("Segment revenue" for "Segment 14 revenue")."""
 
 
 @dataclass
@@ -75,9 +80,12 @@ class _Line:
 
     @property
     def reading(self) -> str:
-        """The line as prose: an unsure number is not passed on as a figure."""
+        """The line as prose: an unsure number is not passed on as a figure, and a faint
+        word not at all."""
         return " ".join(
-            "[illegible]" if w.unsure and _is_number(w.text) else w.text for w in self.words
+            "[illegible]" if w.unsure and _is_number(w.text) else w.text
+            for w in self.words
+            if not w.faint
         )
 
     @property
@@ -242,7 +250,7 @@ def _hocr_words(
             confidence = re.search(r"x_wconf (\d+)", span.get("title", ""))
             wx0, _, wx1, _ = (int(v) for v in found.groups())
             baseline = (y1 + slope * (wx0 - x0) + offset) * scale
-            sure = 100 if confidence is None else int(confidence.group(1))
+            sure = 0 if confidence is None else int(confidence.group(1))
             words.append(_Read(text, wx0 * scale, wx1 * scale, baseline, size, sure))
     return words
 
@@ -285,11 +293,10 @@ def ocr_words(page: Any) -> tuple[list[_Word], int]:
     for other in others:
         only_later += [w for w in other if not any(_overlap(w, o) for o in first + only_later)]
     first += only_later
-    kept = [w for w in first if w.confidence >= _OCR_MIN_CONFIDENCE]
-    dropped = len(first) - len(kept)
-    if not kept:
-        return [], dropped
-    typical = statistics.median(w.size for w in kept)
+    if not any(w.confidence >= _OCR_MIN_CONFIDENCE for w in first):
+        return [], len(first)
+    typical = statistics.median(w.size for w in first if w.confidence >= _OCR_MIN_CONFIDENCE)
+    dropped = 0
 
     def agreed(word: _Read) -> bool:
         middle = (word.x0 + word.x1) / 2
@@ -303,13 +310,16 @@ def ocr_words(page: Any) -> tuple[list[_Word], int]:
         )  # fmt: skip
 
     out: list[_Word] = []
-    for w in kept:
-        unsure = _is_number(w.text) and (
-            w.confidence < _OCR_MIN_NUMBER_CONFIDENCE or w in only_later or not agreed(w)
+    for w in first:
+        faint = w.confidence < _OCR_MIN_CONFIDENCE
+        unsure = faint or (
+            _is_number(w.text)
+            and (w.confidence < _OCR_MIN_NUMBER_CONFIDENCE or w in only_later or not agreed(w))
         )
         dropped += unsure
         size = w.size if w.size >= _OCR_HEADING * typical else typical
-        out.append(_Word(w.text, w.x0, w.x1, w.baseline - typical, w.baseline, size, unsure))
+        top = w.baseline - typical
+        out.append(_Word(w.text, w.x0, w.x1, top, w.baseline, size, unsure, faint))
     return out, dropped
 
 
@@ -409,9 +419,12 @@ def _read(
                 why = f" ({ocr_read.failed})" if ocr_read and ocr_read.failed else ""
                 out.problems.append(f"page {index}: {problems[index]}; not indexed{why}")
                 continue
-            blocks, section, columns = _page_blocks(
-                ocr_read.body, index + offsets, section, columns, float(page.width), currency
+            # Columns are neither carried into nor out of a page read by OCR: a misread
+            # header there would otherwise be read as a row of the last page's table.
+            blocks, section, _ = _page_blocks(
+                ocr_read.body, index + offsets, section, None, float(page.width), currency, True
             )
+            columns = None
             out.problems.append(f"page {index}: {problems[index]}; {_ocr_note(ocr_read, blocks)}")
             out.blocks += [
                 Block(b.page, f"{b.section} (page read by OCR)".lstrip(), b.text, b.is_table)
@@ -437,10 +450,17 @@ def _ocr_page(
     """The page as OCR reads it (None with OCR off)."""
     if ocr is None:
         return None
+    import pytesseract
+
     try:
         words, unsure = ocr(page)
     except OcrUnavailable as exc:
         return _OcrPage(problem, [], [], 0, failed=str(exc))
+    except (pytesseract.TesseractError, ET.ParseError, RuntimeError, ValueError) as exc:
+        # Tesseract failed (its language data missing, a crash), its output did not
+        # parse, or the page would not render: this page is not read, the file still is.
+        why = f"OCR failed: {exc.__class__.__name__}: {str(exc)[:80]}"
+        return _OcrPage(problem, [], [], 0, failed=why)
     band, body = _banded(page, words)
     return _OcrPage(problem, band, body, unsure)
 
@@ -498,6 +518,8 @@ def _header(
     line: _Line, before: _Line | None, after: _Line | None, currency: str
 ) -> _Columns | None:
     """The columns a header line of periods ("Note 2024 2023") sets, or None."""
+    if any(w.unsure for w in line.words):
+        return None  # a period or a unit OCR is unsure of would file figures under it
     periods = [w for w in line.words if _PERIOD.match(w.text)]
     # Two periods, or one after the unit ("US$M FY2024"): a year alone is not a header.
     one = len(periods) == 1 and _unit_of(line) is not None
@@ -655,7 +677,10 @@ def _page_blocks(
     columns: _Columns | None,
     width: float,
     currency: str,
+    ocr: bool = False,
 ) -> tuple[list[Block], str, _Columns | None]:
+    """A page's paragraphs and tables; `ocr` for a page read by OCR (its text sizes are
+    estimates, and some of its words are faint)."""
     blocks: list[Block] = []
     if not lines:
         return blocks, section, columns
@@ -677,6 +702,8 @@ def _page_blocks(
         rows.clear()
 
     for i, line in enumerate(lines):
+        if all(w.faint for w in line.words):
+            continue  # nothing OCR could read with any confidence: neither text nor a row
         before = lines[i - 1] if i else None
         after = lines[i + 1] if i + 1 < len(lines) else None
         header = _header(line, before, after, currency)
@@ -695,9 +722,9 @@ def _page_blocks(
                 continue  # the unit line under a header
             row = _row(line, columns)
             gap = last_bottom is not None and line.top - last_bottom > 3 * line.size
-            # A larger line is a heading unless it holds values under the columns (a
-            # bold total; a row whose size OCR overestimated).
-            ends_in_numbers = _is_number(line.words[-1].text)  # values, sure or not
+            # On a page read by OCR, a larger line is a heading unless it holds values
+            # under the columns (a row whose size OCR overestimated).
+            ends_in_numbers = ocr and _is_number(line.words[-1].text)  # sure or not
             kept_row = row is not None and not (gap and not any(row[2]))
             if row is not None and kept_row and (not heading or ends_in_numbers):
                 rows.append(row)

@@ -80,15 +80,13 @@ async def start_turn(
     idem = (idempotency_key, service.request_hash(body)) if idempotency_key else None
     directives = {d.strip() for d in (cache_control or "").lower().split(",")}
     fresh = bool({"no-cache", "no-store"} & directives)
-    # The request's span: the workflow's and every step's spans are its children.
+    # The request's span (`service.ask` adds the turn's ids once it is allocated): the
+    # workflow's and every step's spans are its children.
     tenant = {"turnstile.tenant_id": caller.tenant_id}
     with trace.get_tracer(__name__).start_as_current_span("turn request", attributes=tenant):
         result = await service.ask(
             client, pool, settings, caller, body, idem, fresh, wait, prefer, response
         )
-        span = trace.get_current_span()
-        span.set_attribute("turnstile.turn_id", result.turn_id)
-        span.set_attribute("turnstile.conversation_id", result.conversation_id)
     return await redaction.reveal(pool, caller.tenant_id, [owner], result)
 
 

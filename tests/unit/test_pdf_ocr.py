@@ -18,7 +18,7 @@ from activities.reports import ReportIndex
 from domain.companies import Company
 from domain.figures import extract_facts
 from ingestion.documents import ParsedDocument, parse_document
-from ingestion.pdf import _Columns, _Line, _row, _Word
+from ingestion.pdf import _Columns, _header, _Line, _page_blocks, _row, _Word
 from tests.reportgen import Written, write_report, write_scan
 
 WOMBAT = Company("WTN", "Wombat Tin", ("wtn", "wombat tin"), "06-30", "A$")
@@ -116,8 +116,11 @@ def test_a_scanned_statement_gives_only_figures_both_readings_agree_on(
     assert len(doc.problems) == len(scanned)
 
 
-def _line(*words: tuple[str, float, bool]) -> _Line:
-    return _Line([_Word(t, x1 - 20, x1, 100, 109, 9, unsure) for t, x1, unsure in words])
+def _line(*words: tuple[str, float, bool], top: float = 100, size: float = 9) -> _Line:
+    return _Line([
+        _Word(t, x1 - 20, x1, top, top + size, size, unsure, faint=unsure and t == "faint")
+        for t, x1, unsure in words
+    ])  # fmt: skip
 
 
 COLUMNS = _Columns([(480.0, "FY2022"), (565.0, "FY2021")], 395.0, "A$M", 440.0)
@@ -157,3 +160,35 @@ async def test_the_ingest_step_reads_by_ocr_when_the_worker_is_told_to(
     hits = with_ocr.index.search("short-term incentives fixed pay", "WTN", [2022], 3)
     texts = [c.text for c in with_ocr.index.get_chunks([h.chunk_id for h in hits])]
     assert any("incentives paid 61 per cent" in t for t in texts)
+
+
+def test_a_faint_label_word_blanks_its_row_and_an_unsure_period_sets_no_columns() -> None:
+    """A word OCR could barely read ("14" of "Segment 14") leaves the row without figures
+    rather than filing them under a shorter label; a header whose year OCR is unsure of
+    is no header (its figures would go to a wrong year)."""
+    faint_label = _line(
+        ("Segment", 80, False), ("faint", 110, True), ("73", 479, False), ("600", 564, False)
+    )
+    header = _line(("Note", 394, False), ("2022", 479, False), ("2021", 564, False))
+    unsure_header = _line(("Note", 394, False), ("2022", 479, True), ("2021", 564, False))
+
+    assert _row(faint_label, COLUMNS) == ("Segment faint", "", ["", ""])
+    assert faint_label.reading == "Segment 73 600"
+    assert _header(header, None, None, "A$") is not None
+    assert _header(unsure_header, None, None, "A$") is None
+
+
+def test_a_larger_line_ending_in_a_year_is_a_heading_on_a_text_page() -> None:
+    """Only on a page read by OCR (whose sizes are estimates) does a larger line that ends
+    in a number stay a row of the open table."""
+    header = _line(("2025", 479, False), ("A$M", 520, False), top=100)
+    row = _line(("Revenue", 80, False), ("4,200", 479, False), top=120)
+    heading = _line(("Outlook", 80, False), ("for", 110, False), ("2025", 479, False),
+                    top=150, size=14)  # fmt: skip
+    rows = [_line(("Cost", 80, False), ("(96)", 479, False), top=180 + 15 * i) for i in range(6)]
+
+    text_page, _, _ = _page_blocks([header, row, heading, *rows], 5, "", None, 595, "A$")
+    ocr_page, _, _ = _page_blocks([header, row, heading, *rows], 5, "", None, 595, "A$", True)
+
+    assert "Outlook for 2025" in [b.section for b in text_page]
+    assert all("Outlook" not in b.section for b in ocr_page)
