@@ -172,7 +172,9 @@ STEP_FAILED = (ActivityError, ApplicationError, StepTimeout, TurnBudgetSpent)
 local activity's as the failure itself (ApplicationError, or TimeoutError); a step the
 turn's budget could not hold, as TurnBudgetSpent."""
 LEAN_TURN = "lean-turn-local-steps"
-"""Patch id: from here on short steps on this machine run as local activities."""
+"""Patch id: from here on short steps on this machine run as local activities.
+Deprecated (`workflow.deprecate_patch`, docs/architecture.md "Retiring workflow
+versions"): every turn runs them so; a turn begun before the patch no longer replays."""
 FALLBACK_ATTRIBUTE = "fallback-attribute"
 """Patch id: from here on a turn that falls back also sets `TurnstileFallback` (asked
 only on that path, so other turns' histories are unchanged)."""
@@ -386,7 +388,6 @@ class ChatTurn:
         self._asked_round = 0
         self._reply: str | None = None
         self._cancel: CancelRequest | None = None
-        self._lean = False
         self._degraded: list[Degradation] = []
         self._trace: list[ModelCall] = []
         # Chunk ids only, for the decision record; dicts keep first-seen order.
@@ -427,7 +428,7 @@ class ChatTurn:
     @workflow.run
     async def run(self, inp: TurnInput) -> TurnResult:
         self._inp = inp
-        self._lean = workflow.patched(LEAN_TURN)
+        workflow.deprecate_patch(LEAN_TURN)
         self._v2 = workflow.patched(ANSWERS_V2)
         self._memory = workflow.patched(MEMORY)
         self._open = workflow.patched(OPEN_ANSWERS)
@@ -1284,7 +1285,7 @@ class ChatTurn:
             result = await workflow.execute_activity(
                 step, arg, summary=summary, task_queue=elsewhere, **self._options(step)
             )
-        elif self._lean and runs_local(step, self._inp.engine_in_process):
+        elif runs_local(step, self._inp.engine_in_process):
             local = local_step_options(step)
             local["start_to_close_timeout"] = options["start_to_close_timeout"]
             local["schedule_to_close_timeout"] = options["schedule_to_close_timeout"]

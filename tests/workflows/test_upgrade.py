@@ -2,10 +2,11 @@
 clarification completes under the new code.
 
 The previous code runs for real: a checkout of the earlier commit, in its own process,
-with its own workflow, activities and contracts. Two earlier commits are tried: the last
-before the lean turn (every step a regular activity, no patch marker in the history) and
-the last before the domain package (the steps named by activity methods). New turns
-record the `LEAN_TURN` marker and run the short steps locally, in far fewer events.
+with its own workflow, activities and contracts. The earlier commits tried are the last
+of each live code generation: before the domain package (the steps named by activity
+methods), before the memory patch, before companies were data. The generation before the
+lean turn (every step a regular activity) is retired: its patch is deprecated
+(docs/architecture.md, "Retiring workflow versions").
 """
 
 import asyncio
@@ -41,8 +42,6 @@ from workflows.chat_turn import (
 )
 
 KNOWN_PATCHES = (LEAN_TURN, ANSWERS_V2, FALLBACK_ATTRIBUTE, MEMORY)
-BEFORE_LEAN_TURN = "9a594d30f667de64b5e985cf497c1e001a184c82"
-"""The last commit whose ChatTurn ran every step as a regular activity."""
 BEFORE_DOMAIN = "364fcd2ce82e542729aba079062b3d7c4acc1e18"
 """The last commit before the domain package and the step declarations."""
 BEFORE_MEMORY = "e5bbcf460ae4a10d099b6b6b68a5f5d158dd21d7"
@@ -107,8 +106,8 @@ async def event_types(client: Client, workflow_id: str) -> Counter[str]:
 
 @pytest.mark.parametrize(
     "commit",
-    [BEFORE_LEAN_TURN, BEFORE_DOMAIN, BEFORE_MEMORY, BEFORE_REGISTRY],
-    ids=["pre-lean", "pre-domain", "pre-memory", "pre-registry"],
+    [BEFORE_DOMAIN, BEFORE_MEMORY, BEFORE_REGISTRY],
+    ids=["pre-domain", "pre-memory", "pre-registry"],
 )
 async def test_turn_left_waiting_by_the_previous_code_completes_under_the_new_code(
     commit: str,
@@ -132,15 +131,10 @@ async def test_turn_left_waiting_by_the_previous_code_completes_under_the_new_co
         result = await t.reply(handle, waiting.clarification_round, "BHP")
     assert result.status == "answered", result
     assert "55,658" in (result.answer or "")
-    events = await event_types(temporal_client, handle.id)
     patches = await patch_ids(temporal_client, handle.id)
-    if commit == BEFORE_LEAN_TURN:
-        # Code after the replayed part may take newer paths (a fallback's attribute); the
-        # lean turn's path, decided at the start, must stay the old one.
-        assert LEAN_TURN not in patches, "the old turn must not take the lean path"
-        assert events["EVENT_TYPE_ACTIVITY_TASK_COMPLETED"] >= 8
-    else:
-        assert LEAN_TURN in patches, "a lean turn stays lean"
+    # The lean turn's patch is deprecated: turns begun before it are retired (their
+    # generation's upgrade case went with it); every later turn is lean.
+    assert LEAN_TURN in patches, "a lean turn stays lean"
     # The coverage patch is decided at the start: a turn begun before it keeps the
     # sample companies of the code it began under and never reads the registry.
     assert COVERAGE_FROM_REGISTRY not in patches
