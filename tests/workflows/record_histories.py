@@ -20,10 +20,11 @@ from tests.conftest import Turns, TurnWorker, outcome
 from tests.workflows.scripted_engine import ScriptedEngine
 
 HISTORIES = Path(__file__).parent / "histories"
-PREFIX = "v2_"
-"""Histories recorded by the current code get this prefix. The others stay, so replay
-keeps proving old turns still run: unprefixed ones were recorded before the lean turn,
-`lean_` ones by the lean turn before the `answers-v2` patch."""
+PREFIX = "dep_"
+"""Histories recorded by the current code get this prefix (`dep_`: after the lean turn's
+patch was deprecated). The others stay, so replay keeps proving old turns still run:
+`lean_` ones by the lean turn before the `answers-v2` patch, `v2_` ones after it (the
+ones before the lean turn were retired with its patch: docs/architecture.md)."""
 
 
 def _portable(value: Any) -> Any:

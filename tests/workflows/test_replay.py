@@ -29,7 +29,7 @@ def test_replay_fixtures_exist_for_every_live_code_generation() -> None:
     recorded before the lean turn were retired with its patch (docs/architecture.md,
     "Retiring workflow versions")."""
     names = [p.stem for p in HISTORIES]
-    for prefix in ("lean_", "v2_", "mem_", "checked_", "budget_"):
+    for prefix in ("lean_", "v2_", "mem_", "checked_", "budget_", "dep_"):
         assert any(n.startswith(prefix) for n in names), (prefix, names)
 
 
