@@ -61,15 +61,16 @@ async def checked(
     fresh one before it is refused (ValueError naming the coverage), since the periodic
     reading can be seconds behind a report just ingested.
     """
-    for fresh in (False, True):
-        if fresh and time.monotonic() - getattr(state, "coverage_read_at", 0.0) > FRESH_SECONDS:
+    try:
+        return _check(state, company, fiscal_year)
+    except ValueError:
+        if time.monotonic() - getattr(state, "coverage_read_at", 0.0) > FRESH_SECONDS:
             await read_coverage(state, pool)
-        with pinned(state.coverage):
-            try:
-                ticker = check_company(company)
-                check_fiscal_year(fiscal_year)
-                return ticker
-            except ValueError:
-                if fresh:
-                    raise
-    raise AssertionError("unreachable")  # the second pass returns or raises
+        return _check(state, company, fiscal_year)
+
+
+def _check(state: State, company: str | None, fiscal_year: int | None) -> str | None:
+    with pinned(state.coverage):
+        ticker = check_company(company)
+        check_fiscal_year(fiscal_year)
+        return ticker

@@ -233,18 +233,18 @@ async def start(
 
 
 async def _start_failed(
-    client: Client,
-    pool: AsyncConnectionPool,
-    turn_id: str,
-    exc: RPCError,
-    asked: tuple[bool | None] | None = None,
+    client: Client, pool: AsyncConnectionPool, turn_id: str, exc: RPCError
 ) -> NoReturn:
-    """The 503 for a start that failed: refused (undone) or unanswered (kept, named).
-    `asked`: what `started` said, when the caller asked it already (Temporal is not asked
-    twice: each ask may wait out the short-call bound)."""
-    exists = asked[0] if asked is not None else None
-    if asked is None and exc.status == RPCStatusCode.UNAVAILABLE:
-        exists = await started(client, turn_id)
+    """The 503 for a start that failed: refused (undone) or unanswered (kept, named)."""
+    exists = await started(client, turn_id) if exc.status == RPCStatusCode.UNAVAILABLE else None
+    await _not_started(pool, turn_id, exc, exists)
+
+
+async def _not_started(
+    pool: AsyncConnectionPool, turn_id: str, exc: RPCError, exists: bool | None
+) -> NoReturn:
+    """The 503 for a start that failed, once Temporal was asked whether the turn exists
+    (`exists`; None: it could not say): refused (undone) or unanswered (kept, named)."""
     if exc.status == RPCStatusCode.UNAVAILABLE and exists is False:
         # Refused (the server down): it never started, so nothing is left behind.
         async with pool.connection() as conn:
@@ -311,7 +311,7 @@ async def start_and_wait(
         if exc.status != RPCStatusCode.ALREADY_EXISTS:
             exists = await started(client, alloc.turn_id)
             if not exists:  # refused (undone) or unanswered (named), as a plain start
-                await _start_failed(client, pool, alloc.turn_id, exc, (exists,))
+                await _not_started(pool, alloc.turn_id, exc, exists)
     finally:
         call.cancel()
     TURNS_STARTED.inc()
