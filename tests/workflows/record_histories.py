@@ -7,6 +7,7 @@ workflows with `workflow.patched()`); the replay test exists to catch the other 
 """
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,11 +21,12 @@ from tests.conftest import Turns, TurnWorker, outcome
 from tests.workflows.scripted_engine import ScriptedEngine
 
 HISTORIES = Path(__file__).parent / "histories"
-PREFIX = "dep_"
-"""Histories recorded by the current code get this prefix (`dep_`: after the lean turn's
-patch was deprecated). The others stay, so replay keeps proving old turns still run:
-`lean_` ones by the lean turn before the `answers-v2` patch, `v2_` ones after it (the
-ones before the lean turn were retired with its patch: docs/architecture.md)."""
+PREFIX = os.environ.get("TURNSTILE_HISTORY_PREFIX", "patched_")
+"""Histories recorded by the current code get this prefix, named for the code generation
+that recorded them (`TURNSTILE_HISTORY_PREFIX` to name a new one): `patched_` by the code
+with every ChatTurn patch live, so each of its turns carries every patch's marker and
+stays replayable once those patches are deprecated. A generation's fixtures are retired
+with its patches (docs/architecture.md, "Retiring workflow versions")."""
 
 
 def _portable(value: Any) -> Any:
@@ -64,12 +66,6 @@ async def test_record_histories(turn_worker: TurnWorker, turns_on: Callable[[str
         await _save(t, "retried_twice", retried.turn_id)
 
 
-async def _save_as(turns: Turns, name: str, workflow_id: str) -> None:
-    history = await turns.client.get_workflow_handle(workflow_id).fetch_history()
-    text = json.dumps(_portable(json.loads(history.to_json())), indent=1)
-    (HISTORIES / f"{name}.json").write_text(text + "\n")
-
-
 @pytest.mark.record_histories
 async def test_record_memory_histories(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
@@ -83,11 +79,11 @@ async def test_record_memory_histories(
         t = Turns(base.client, base.pool, tq, tenant_id=unique("t"), user_id=unique("u"),
                   answer_cache=True)  # fmt: skip
         miss = await t.ask("What was Fortescue's underlying EBITDA in FY2024?")
-        await _save_as(t, "mem_cache_miss_written", miss.turn_id)
+        await _save(t, "cache_miss_written", miss.turn_id)
         hit = await t.ask("What was Fortescue's underlying EBITDA in FY2024?")
-        await _save_as(t, "mem_cache_hit", hit.turn_id)
+        await _save(t, "cache_hit", hit.turn_id)
         noted = await t.ask("Show me figures in billions from now on")
-        await _save_as(t, "mem_preference_stated", noted.turn_id)
+        await _save(t, "preference_stated", noted.turn_id)
         conversation = unique("c")
         for question in ("What was BHP's revenue in FY2024?", "And in FY2023?",
                          "What about Rio Tinto?", "What was its net debt?",
@@ -95,7 +91,7 @@ async def test_record_memory_histories(
             await t.ask(question, conversation)
         summarised = await t.ask("What was Northern Star's revenue in FY2024?", conversation)
         assert summarised.summarised == 8
-        await _save_as(t, "mem_summarised", summarised.turn_id)
+        await _save(t, "summarised", summarised.turn_id)
 
 
 @pytest.mark.record_histories
@@ -107,7 +103,7 @@ async def test_record_checked_draft_histories(
     verified one, and a turn whose only figure stays refuted (fallback `unverified`)."""
     async with turn_worker() as tq:
         clean = await turns_on(tq).ask("What was BHP's revenue in FY2024?")
-        await _save_as(turns_on(tq), "checked_answered", clean.turn_id)
+        await _save(turns_on(tq), "checked_answered", clean.turn_id)
     one_wrong = ScriptedEngine().always(
         "synthesize",
         lambda d: Draft(answer=d.answer + " Its net debt was US$1,234 million [1].",
@@ -117,7 +113,7 @@ async def test_record_checked_draft_histories(
         t = turns_on(tq)
         removed = await t.ask("What was BHP's revenue in FY2024?")
         assert "was removed" in (removed.answer or ""), removed
-        await _save_as(t, "checked_refuted_removed", removed.turn_id)
+        await _save(t, "checked_refuted_removed", removed.turn_id)
     altered = ScriptedEngine().always(
         "synthesize", lambda d: Draft(answer=d.answer.replace("55,658", "55,668"))
     )
@@ -125,7 +121,7 @@ async def test_record_checked_draft_histories(
         t = turns_on(tq)
         fallback = await t.ask("What was BHP's revenue in FY2024?")
         assert fallback.fallback_reason == "unverified", fallback
-        await _save_as(t, "checked_refuted_fallback", fallback.turn_id)
+        await _save(t, "checked_refuted_fallback", fallback.turn_id)
 
 
 @pytest.mark.record_histories
@@ -140,7 +136,7 @@ async def test_record_budgeted_histories(
         t.turn_budget = 0.5  # less than a step needs: nothing budgeted starts
         spent = await t.ask("What was BHP's revenue in FY2024?")
         assert spent.fallback_reason == "model_timeout", spent
-        await _save_as(t, "budget_spent", spent.turn_id)
+        await _save(t, "budget_spent", spent.turn_id)
     timed_out = ApplicationError(
         "synthesize: the model timed out", type=ErrorType.MODEL_TIMEOUT, non_retryable=True
     )
@@ -148,7 +144,7 @@ async def test_record_budgeted_histories(
         t = turns_on(tq)
         late = await t.ask("What was BHP's revenue in FY2024?")
         assert late.fallback_reason == "model_timeout", late
-        await _save_as(t, "budget_draft_timed_out", late.turn_id)
+        await _save(t, "budget_draft_timed_out", late.turn_id)
 
 
 PROBE_HISTORIES = HISTORIES / "probes"
@@ -161,7 +157,6 @@ async def test_record_probe_history(
 ) -> None:
     """A probe run of one single-figure probe, not recorded (`record=False`), saved as
     `probes/<name>.json`; name it with PROBE_NAME (the code generation it was run on)."""
-    import os
 
     from tests.conftest import unique
     from workflows.probes import ProbeRequest, RunGoldenProbes

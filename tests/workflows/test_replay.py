@@ -25,11 +25,12 @@ PROBE_HISTORIES = sorted((HISTORIES_DIR / "probes").glob("*.json"))
 
 
 def test_replay_fixtures_exist_for_every_live_code_generation() -> None:
-    """The lean turn's generation (`lean_`, before answers-v2) onwards: the histories
-    recorded before the lean turn were retired with its patch (docs/architecture.md,
-    "Retiring workflow versions")."""
+    """The lean turn's generation (`lean_`, before answers-v2) onwards, up to today's
+    (`patched_`: every live patch's marker, each path the patches changed): the
+    histories recorded before the lean turn were retired with its patch
+    (docs/architecture.md, "Retiring workflow versions")."""
     names = [p.stem for p in HISTORIES]
-    for prefix in ("lean_", "v2_", "mem_", "checked_", "budget_", "dep_"):
+    for prefix in ("lean_", "v2_", "mem_", "checked_", "budget_", "dep_", "patched_"):
         assert any(n.startswith(prefix) for n in names), (prefix, names)
 
 
