@@ -70,7 +70,7 @@ async def test_record_histories(turn_worker: TurnWorker, turns_on: Callable[[str
 async def test_record_memory_histories(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
-    """The `memory-v1` paths (`mem_` prefix): a cache miss that writes, a hit, a stated
+    """The `memory-v1` paths: a cache miss that writes, a hit, a stated
     preference, and a turn that summarises its conversation."""
     from tests.conftest import unique
 
@@ -98,9 +98,9 @@ async def test_record_memory_histories(
 async def test_record_checked_draft_histories(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
-    """The `checked-drafts-v1` paths (`checked_` prefix), recorded with every patch up to
-    it: an answer checked clean, a refuted figure drafted again and taken out beside a
-    verified one, and a turn whose only figure stays refuted (fallback `unverified`)."""
+    """The `checked-drafts-v1` paths: an answer checked clean, a refuted figure drafted
+    again and taken out beside a verified one, and a turn whose only figure stays refuted
+    (fallback `unverified`)."""
     async with turn_worker() as tq:
         clean = await turns_on(tq).ask("What was BHP's revenue in FY2024?")
         await _save(turns_on(tq), "checked_answered", clean.turn_id)
@@ -128,7 +128,7 @@ async def test_record_checked_draft_histories(
 async def test_record_budgeted_histories(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
-    """The `checked-drafts-v2` paths (`budget_` prefix): a turn whose budget is spent
+    """The `checked-drafts-v2` paths: a turn whose budget is spent
     before its first model step (every budgeted step skipped), and one whose draft timed
     out (fallback `model_timeout` both)."""
     async with turn_worker() as tq:
@@ -157,7 +157,6 @@ async def test_record_probe_history(
 ) -> None:
     """A probe run of one single-figure probe, not recorded (`record=False`), saved as
     `probes/<name>.json`; name it with PROBE_NAME (the code generation it was run on)."""
-
     from tests.conftest import unique
     from workflows.probes import ProbeRequest, RunGoldenProbes
 
