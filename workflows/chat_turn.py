@@ -86,7 +86,6 @@ with workflow.unsafe.imports_passed_through():
         TurnResult,
         TurnStatus,
     )
-    from workflows.legacy import COVERAGE_BEFORE_REGISTRY
     from workflows.policy import (
         JUDGE_UNAVAILABLE,
         POLICY,
@@ -98,7 +97,7 @@ with workflow.unsafe.imports_passed_through():
         step_options,
     )
     from workflows.rules import gate
-    from workflows.rules.carry import carry_entities, carry_entities_v2, merge_reply
+    from workflows.rules.carry import carry_entities, merge_reply
     from workflows.rules.citations import bind_citations
     from workflows.rules.confidence import shape_answer
     from workflows.rules.coverage import (
@@ -119,14 +118,7 @@ with workflow.unsafe.imports_passed_through():
         retryable,
         should_retry,
     )
-    from workflows.rules.scope import (
-        ScopeDecision,
-        refusal_text,
-        scope_rules,
-        scope_rules_v2,
-        scope_rules_v3,
-        scope_rules_v4,
-    )
+    from workflows.rules.scope import refusal_text, scope_rules
 
 MAX_CLARIFICATIONS = 2
 MODEL_STEPS_PER_PASS = 3  # grade documents, synthesize, grade answer
@@ -171,55 +163,34 @@ STEP_FAILED = (ActivityError, ApplicationError, StepTimeout, TurnBudgetSpent)
 """What a failed step raises: a regular activity's failure arrives as ActivityError, a
 local activity's as the failure itself (ApplicationError, or TimeoutError); a step the
 turn's budget could not hold, as TurnBudgetSpent."""
+# ---- retired patches ---------------------------------------------------------------
+# Each id once guarded a change with `workflow.patched`; every in-flight turn has since
+# passed it, so each is deprecated (`workflow.deprecate_patch`: a history with its marker
+# replays, a new one records none) and the code before it is gone. The next step deletes
+# the ids once no turn with their markers is open (docs/architecture.md, "Retiring
+# workflow versions").
 LEAN_TURN = "lean-turn-local-steps"
-"""Patch id: from here on short steps on this machine run as local activities.
-Deprecated (`workflow.deprecate_patch`, docs/architecture.md "Retiring workflow
-versions"): every turn runs them so; a turn begun before the patch no longer replays."""
-FALLBACK_ATTRIBUTE = "fallback-attribute"
-"""Patch id: from here on a turn that falls back also sets `TurnstileFallback` (asked
-only on that path, so other turns' histories are unchanged)."""
+"""Short steps on this machine run as local activities."""
 ANSWERS_V2 = "answers-v2"
-"""Patch id: from here on scope rules version 2 (share-price predictions refused, advice
-wrapped around a fact answered with a declining line) and carry-forward version 2 (a
-follow-up keeps the metric and the comparison; a question over every company inherits
-none). Turns started before it keep the rules they started with, so their replay issues
-the commands they issued. One patch for both: each patch costs two history events."""
+"""Scope rules that decline advice wrapped around a fact; a follow-up keeps the metric."""
 MEMORY = "memory-v1"
-"""Patch id: from here on a turn remembers — a long conversation is summarised, the
-user's preferences apply, a preference statement is stored, and the semantic answer
-cache is looked up (after the scope rules) and written (after the checks). One patch
-for all of it: each patch costs two history events."""
+"""Summaries, preferences, remembered statements and the semantic answer cache."""
 OPEN_ANSWERS = "open-answers-v1"
-"""Patch id: from here on each draft is checked against its question
-(`grounding_check_relevance`) and the final gate acts on the result: a missed measure
-gets its not-found line, an answer that answers nothing asked is the closest available,
-confidence low; and scope rules version 3 refuse only unambiguous phrasings (advice to
-the user's own decision, share-price futures, creative writing, another company's
-figures), not keywords. Turns started before it keep the rules and the gate they started
-with. One patch for both: each patch costs two history events."""
+"""The relevance control on each draft, and scope rules by phrasing, not keywords."""
 CHECKED_DRAFTS = "checked-drafts-v1"
-"""Patch id: from here on a draft whose figures the checks refute is drafted once more on
-the same evidence, its input naming the refuted claims; a claim still refuted has its
-sentence taken out of the answer, with an exact line naming it (every figure refuted: the
-turn falls back), and confidence counts it as a missing figure, not a shown one. Turns
-started before it keep the gate they started with."""
+"""A refuted figure redrafted once, then taken out of the answer."""
 CHECKED_DRAFTS_V2 = "checked-drafts-v2"
-"""Patch id: from here on a turn's answering work has a budget (`TurnInput.
-turn_budget_seconds`): no budgeted step (`StepPolicy.budgeted`) is given longer than what
-is left of it or started once it is spent, no retry pass or redraft starts without time
-for it, and a turn out of time before a draft settles with the `model_timeout` fallback.
-Time spent waiting for a clarification reply is not counted. Also from here on a draft's
-sentences that speak to the reader (an instruction, a claim of being verified) are taken
-out before the checks, a figure question answered with no figure is not grounded, and
-scope rules version 4 read another company however it is written (`scope_rules_v4`).
-Turns started before it keep the turn without a budget and the gate they started with
-(the step timeouts of the policy table apply to every turn: they change no command)."""
+"""The turn's budget; sentences speaking to the reader taken out; other companies
+read however they are written."""
 COVERAGE_FROM_REGISTRY = "coverage-from-registry-v1"
-"""Patch id: from here on a turn starts by reading the coverage from the company registry
-(`postgres_read_coverage`) and pins it: the companies and years its texts name and its
-questions resolve against are what had been ingested when it started. Turns started
-before it keep the five sample companies and years the code listed
-(`workflows.legacy.COVERAGE_BEFORE_REGISTRY`)."""
+"""The coverage read from the company registry at the start and pinned."""
+DEPRECATED_PATCHES = (
+    LEAN_TURN, ANSWERS_V2, MEMORY, OPEN_ANSWERS, CHECKED_DRAFTS, CHECKED_DRAFTS_V2,
+    COVERAGE_FROM_REGISTRY,
+)  # fmt: skip
+"""Asked at the start of `run`, in the order their `patched` calls stood."""
+FALLBACK_ATTRIBUTE = "fallback-attribute"
+"""A turn that falls back also sets `TurnstileFallback`; asked only on that path."""
 SPOKE_TO_READER_WARNING = (
     "A sentence of the drafted answer spoke of instructions or called itself verified; it "
     "was taken out (only the checks say what is verified)."
@@ -398,11 +369,7 @@ class ChatTurn:
         self._retry_skipped: str | None = None
         self._details: list[str] = []
         self._decline: str | None = None
-        self._memory = False
-        self._open = False
-        self._checked = False
         self._redrafted = False
-        self._checked_v2 = False
         self._deadline = datetime.max.replace(tzinfo=UTC)  # set at the start of run
         self._out_of_time = False
         """The budget was spent before a step, or the draft's model call timed out."""
@@ -428,13 +395,11 @@ class ChatTurn:
     @workflow.run
     async def run(self, inp: TurnInput) -> TurnResult:
         self._inp = inp
-        workflow.deprecate_patch(LEAN_TURN)
-        self._v2 = workflow.patched(ANSWERS_V2)
-        self._memory = workflow.patched(MEMORY)
-        self._open = workflow.patched(OPEN_ANSWERS)
-        self._checked = workflow.patched(CHECKED_DRAFTS)
-        self._checked_v2 = workflow.patched(CHECKED_DRAFTS_V2)
-        self._registry = workflow.patched(COVERAGE_FROM_REGISTRY)
+        # Every patch a turn's code ever took, deprecated in the order they were taken:
+        # each marks the history as before and no turn without it is left
+        # (docs/architecture.md, "Retiring workflow versions").
+        for patch_id in DEPRECATED_PATCHES:
+            workflow.deprecate_patch(patch_id)
         self._deadline = workflow.now() + timedelta(seconds=inp.turn_budget_seconds)
         self._result = TurnResult(
             turn_id=inp.turn_id,
@@ -443,10 +408,7 @@ class ChatTurn:
             question=inp.question,
         )
         set_at_start = workflow.info().typed_search_attributes.get(attributes.CONVERSATION)
-        if not (self._v2 and set_at_start):
-            # Turns started before `answers-v2` upserted it here, whoever started them
-            # (a turn the previous worker began must replay that upsert); newer ones
-            # only when their client did not set it at start.
+        if not set_at_start:  # a client that did not set it at start (the CLI's own)
             workflow.upsert_search_attributes(
                 [attributes.CONVERSATION.value_set(inp.conversation_id)]
             )
@@ -527,34 +489,24 @@ class ChatTurn:
 
     # ---- the turn -------------------------------------------------------------------
 
-    def _scope_rules(self, question: str) -> ScopeDecision:
-        """The scope rules this turn started with (see the patch ids above)."""
-        if self._checked_v2:
-            return scope_rules_v4(question)
-        if self._open:
-            return scope_rules_v3(question)
-        return scope_rules_v2(question) if self._v2 else scope_rules(question)
-
     async def _turn(self, inp: TurnInput) -> TurnResult:
         await self._pin_coverage()
         session = await self._load_session(inp)
-        if self._memory:
-            await self._summarise(inp, session)
-            remembering = read_preference(inp.question)
-            rules = self._scope_rules(inp.question)
-            # A statement wrapped around something the scope rules refuse or decline
-            # ("I only follow iron-ore miners: should I buy BHP?") goes the normal way.
-            if remembering is not None and not (rules.refuse or rules.decline):
-                return await self._remember(remembering)
+        await self._summarise(inp, session)
+        remembering = read_preference(inp.question)
+        rules = scope_rules(inp.question)
+        # A statement wrapped around something the scope rules refuse or decline
+        # ("I only follow iron-ore miners: should I buy BHP?") goes the normal way.
+        if remembering is not None and not (rules.refuse or rules.decline):
+            return await self._remember(remembering)
         question = inp.question
         clarifications = 0
         while True:
-            carry = carry_entities_v2 if self._v2 else carry_entities
-            resolved, carried = carry(question, session.recent_questions)
+            resolved, carried = carry_entities(question, session.recent_questions)
             if carried.company or carried.fiscal_year or carried.metric:
                 parts = (carried.company, carried.metric, carried.fiscal_year)
                 self._note("carried " + " ".join(str(p) for p in parts if p))
-            if self._memory and session.preferences:
+            if session.preferences:
                 resolved, applied = apply_preferences(resolved, session.preferences)
                 # Only what applies to this question is a hint: a scale the question
                 # sets itself must not be contradicted by a remembered one.
@@ -565,7 +517,7 @@ class ChatTurn:
                 if applied:
                     carried = carried.model_copy(update={"preferences": applied})
                     self._note(f"preferences applied: {'; '.join(applied)}")
-            scope = self._scope_rules(resolved)
+            scope = scope_rules(resolved)
             self._decline = scope.decline
             if scope.decline:
                 self._note(f"scope rules: answering the facts, declining the rest ({scope.reason})")
@@ -575,7 +527,7 @@ class ChatTurn:
                     _Outcome("refused", refusal_text(), "scope_rules", resolved, carried,
                              refusal_reason=scope.reason)
                 )  # fmt: skip
-            if self._memory and inp.answer_cache:
+            if inp.answer_cache:
                 lookup = await self._lookup(resolved)
                 if lookup.outcome == "hit" and lookup.entry is not None:
                     return await self._finish(self._reused(lookup.entry, resolved, carried))
@@ -613,9 +565,6 @@ class ChatTurn:
     async def _pin_coverage(self) -> None:
         """Read the coverage and pin it for the rest of the turn (fail-closed: a turn
         that cannot say what it covers settles with its fallback)."""
-        if not self._registry:
-            pin(COVERAGE_BEFORE_REGISTRY)
-            return
         read = await self._exec(
             steps.postgres_read_coverage, CoverageRequest(), summary="the companies held"
         )
@@ -731,7 +680,7 @@ class ChatTurn:
         quality passed, grounded yes or partial, with every check run and nothing
         degraded, and no personal value in its question."""
         entry = o.to_cache
-        if entry is None or not (self._memory and self._inp.answer_cache):
+        if entry is None or not self._inp.answer_cache:
             return
         why_not = (
             "grounded no" if grounded not in ("yes", "partial")
@@ -811,8 +760,7 @@ class ChatTurn:
             self._waiting_round = None
             self._note(f"clarification {self._round} cancelled")
             return _Cancelled(self._cancel.reason)
-        if self._checked_v2:  # time spent waiting for the person is not the turn's work
-            self._deadline += workflow.now() - asked_at
+        self._deadline += workflow.now() - asked_at  # waiting is not the turn's work
         reply, self._reply, self._waiting_round = self._reply, None, None
         if reply is None:  # the wait condition guarantees a reply or a cancel
             raise TurnError("clarification wait ended without a reply", "NoReply")
@@ -870,8 +818,7 @@ class ChatTurn:
             )
             current_pass = await self._draft_and_check(number, resolved, slots, sources)
             if (
-                self._checked and current_pass.unsupported and not self._redrafted
-                and self._time_for("redraft")
+                current_pass.unsupported and not self._redrafted and self._time_for("redraft")
             ):  # fmt: skip
                 current_pass = await self._redraft(current_pass, resolved, slots, sources)
             passes.append(current_pass)
@@ -931,7 +878,7 @@ class ChatTurn:
         if best.draft is None:  # only drafted passes are chosen
             raise TurnError("the chosen pass has no draft", "NoDraft")
         answer, removed = best.draft.answer, list[str]()
-        if self._checked and best.unsupported and gate.final_gate(answer):
+        if best.unsupported and gate.final_gate(answer):
             # A figure still refuted is never shown (a draft the gate refuses anyway is
             # left to it).
             answer, removed = remove_refuted(answer, best.unsupported, best.sentences)
@@ -952,10 +899,10 @@ class ChatTurn:
         verdict = relevance_verdict(
             best.relevance, list(coverage),
             decision.slots.fiscal_years or _latest_years(), best.relevance_checked,
-        ) if self._open and gate.final_gate(bound.answer) else RelevanceVerdict()  # fmt: skip
+        ) if gate.final_gate(bound.answer) else RelevanceVerdict()  # fmt: skip
         lines = {g.line().lower() for g in best.draft.not_found}
         gaps = [*best.draft.not_found, *(g for g in verdict.gaps if g.line().lower() not in lines)]
-        if self._checked_v2 and not best.numbers_unverified and gate.final_gate(bound.answer):
+        if not best.numbers_unverified and gate.final_gate(bound.answer):
             # What was asked and no backed figure gives: its line, whatever the draft lists.
             lines |= {g.line().lower() for g in gaps}
             missed = unanswered(
@@ -1105,15 +1052,13 @@ class ChatTurn:
             )
         except STEP_FAILED as err:
             self._fail_closed(steps.llm_synthesize_answer, "synthesis", err)
-            if self._checked_v2 and error_class(_cause(err)) == "timeout":
+            if error_class(_cause(err)) == "timeout":
                 self._out_of_time = True
             return _Pass(number, None, sources, [], [], quality_passed=False)
-        spoken: list[str] = []
-        if self._checked_v2:  # before the checks: they check what would be shown
-            answer, spoken = without_instructions(draft.answer)
-            if spoken:
-                self._note(f"draft: {len(spoken)} sentence(s) speaking to the reader taken out")
-                draft = draft.model_copy(update={"answer": answer})
+        answer, spoken = without_instructions(draft.answer)  # the checks check what is shown
+        if spoken:
+            self._note(f"draft: {len(spoken)} sentence(s) speaking to the reader taken out")
+            draft = draft.model_copy(update={"answer": answer})
         check = CheckRequest(question=question, answer=draft.answer, chunk_ids=ids)
         numbers_unverified = False
         try:
@@ -1123,11 +1068,9 @@ class ChatTurn:
         except STEP_FAILED as err:
             self._fail_closed(steps.grounding_check_numbers, "numeric check", err)
             report, numbers_unverified = GroundingReport(), True
-        relevance, relevance_checked = None, True
-        if self._open:
-            relevance, relevance_checked = await self._check_relevance(
-                question, draft.answer, ids, [d.label for d in report.derived + draft.derived]
-            )
+        relevance, relevance_checked = await self._check_relevance(
+            question, draft.answer, ids, [d.label for d in report.derived + draft.derived]
+        )
         judge_unavailable = False
         self._count_model_call()
         try:
@@ -1200,7 +1143,7 @@ class ChatTurn:
             shape = shape_answer(
                 len(unsupported) - o.removed, o.judge_unavailable, o.numbers_unverified,
                 missing=len(o.not_found) + o.removed, figures_given=o.figures_given,
-                figures_asked=self._checked_v2 and o.figures_asked,
+                figures_asked=o.figures_asked,
             )  # fmt: skip
             grounded, confidence = shape.grounded, shape.confidence
             if o.verdict.low:  # the answer answers nothing it was asked
@@ -1239,7 +1182,8 @@ class ChatTurn:
         settled_attributes = [attributes.OUTCOME.value_set(status)]
         if confidence:
             settled_attributes.append(attributes.CONFIDENCE.value_set(confidence))
-        if fallback_reason is not None and workflow.patched(FALLBACK_ATTRIBUTE):
+        if fallback_reason is not None:
+            workflow.deprecate_patch(FALLBACK_ATTRIBUTE)  # asked on this path only
             settled_attributes.append(attributes.FALLBACK.value_set(fallback_reason))
         workflow.upsert_search_attributes(settled_attributes)
         self._note(f"outcome: {status}" + (f", confidence {confidence}" if confidence else ""))
@@ -1272,12 +1216,8 @@ class ChatTurn:
     async def _exec(
         self, step: Callable[[_Arg], Awaitable[_Ret]], arg: _Arg, *, summary: str
     ) -> _Ret:
-        """Run `step` with its own options from the policy table, locally where it may.
-
-        Turns started before the lean turn (no `LEAN_TURN` patch marker in their
-        history) keep running every step as a regular activity, so their replay and
-        their continuation under this code issue exactly the commands they issued.
-        """
+        """Run `step` with its own options from the policy table, locally where it may
+        (`runs_local`), on the index worker's queue when this worker has no index."""
         options = self._options(step)  # before the step's progress line: it may not start
         self._publish(progress.step_started(step_name(step)))
         elsewhere = self._index_queue(step)
@@ -1309,7 +1249,7 @@ class ChatTurn:
         """`step`'s options from the policy table; a budgeted step's bounded by what is
         left of the turn's budget (TurnBudgetSpent, recorded, when too little is left)."""
         options = step_options(step)
-        if not (self._checked_v2 and POLICY[step_name(step)].budgeted):
+        if not POLICY[step_name(step)].budgeted:
             return options
         left = self._left()
         if left < timedelta(seconds=MIN_STEP_SECONDS):
@@ -1328,7 +1268,7 @@ class ChatTurn:
 
     def _time_for(self, what: str) -> bool:
         """Whether a budgeted turn has time left to start `what` (noted when not)."""
-        if not self._checked_v2 or self._left() >= timedelta(seconds=MIN_STEP_SECONDS):
+        if self._left() >= timedelta(seconds=MIN_STEP_SECONDS):
             return True
         self._out_of_time = True
         self._note(f"{what} skipped: the turn's budget is spent")

@@ -32,9 +32,9 @@ with workflow.unsafe.imports_passed_through():
         with_text,
     )
     from domain.question import extract_slots
-    from workflows.chat_turn import CHECKED_DRAFTS_V2, OPEN_ANSWERS, plan_for
+    from workflows.chat_turn import CHECKED_DRAFTS_V2, plan_for
     from workflows.policy import step_options
-    from workflows.rules.scope import scope_rules_v2, scope_rules_v3, scope_rules_v4
+    from workflows.rules.scope import scope_rules
 
 
 class RetrievalProbe(BaseModel):
@@ -65,14 +65,10 @@ class RetrievalRun(BaseModel):
 class EvaluateRouting:
     @workflow.run
     async def run(self, question: str) -> RoutingOutcome:
-        # The turn's own scope rules: version 4 from the checked-drafts-v2 patch on,
-        # version 3 from the open-answers patch on.
-        if workflow.patched(CHECKED_DRAFTS_V2):
-            rules = scope_rules_v4(question)
-        elif workflow.patched(OPEN_ANSWERS):
-            rules = scope_rules_v3(question)
-        else:
-            rules = scope_rules_v2(question)
+        # The turn's own scope rules; the patch that chose them is retired (a run that
+        # took it replays, a new one records no marker).
+        workflow.deprecate_patch(CHECKED_DRAFTS_V2)
+        rules = scope_rules(question)
         if rules.refuse:
             return RoutingOutcome(
                 route="out_of_scope", by="rules", reason=rules.reason or "scope rules"

@@ -48,8 +48,7 @@ with workflow.unsafe.imports_passed_through():
         score_turn,
     )
     from domain.turns import TurnResult
-    from workflows import attributes
-    from workflows.chat_turn import ChatTurn, execution_timeout
+    from workflows.chat_turn import ChatTurn
     from workflows.contracts import TurnInput
     from workflows.policy import step_options
     from workflows.sweep import ensure_schedule, interval_schedule
@@ -57,9 +56,8 @@ with workflow.unsafe.imports_passed_through():
 
 SCHEDULE_PREFIX = "turnstile-golden-probes"
 SHARED_START_OPTIONS = "probe-turns-start-as-api-turns"
-"""Patch: a probe turn starts with ChatTurn's own start options (`workflows.turn_start`),
-the API's: its task timeout, id reuse policy, memo and details. Runs before it started
-their children with fewer options (no replay depends on options, but the rule holds)."""
+"""Retired patch (deprecated: a run that took it replays, a new one records no marker):
+a probe turn starts with ChatTurn's own start options (`workflows.turn_start`), the API's."""
 PROBE_TENANT = "probes"
 CONCURRENCY = 4
 """Probe turns in flight at once: enough to finish quickly, few enough not to crowd
@@ -181,15 +179,8 @@ class RunGoldenProbes:
             turn_budget_seconds=self._request.turn_budget_seconds,
             engine_in_process=self._request.engine_in_process, tenant_id=PROBE_TENANT,
         )  # fmt: skip
-        if workflow.patched(SHARED_START_OPTIONS):
-            options = start_options(turn_input, summary=f"probe {key}")
-        else:
-            options = {
-                "id": turn.turn_id,
-                "execution_timeout": execution_timeout(timeout),
-                "search_attributes": attributes.at_start(turn.conversation_id, PROBE_TENANT),
-                "static_summary": f"probe {key}",
-            }
+        workflow.deprecate_patch(SHARED_START_OPTIONS)
+        options = start_options(turn_input, summary=f"probe {key}")
         result: TurnResult = await workflow.execute_child_workflow(
             ChatTurn.run,
             turn_input,

@@ -7,10 +7,10 @@ from domain.models import NotFound
 from domain.question import extract_slots
 from domain.turns import Carried
 from domain.years import coverage_notice
-from workflows.rules.carry import carry_entities, carry_entities_v2
+from workflows.rules.carry import carry_entities
 from workflows.rules.confidence import MISSING_FIGURES_WARNING, shape_answer
 from workflows.rules.retry import retryable
-from workflows.rules.scope import DECLINE_LINE, ScopeDecision, scope_rules, scope_rules_v2
+from workflows.rules.scope import DECLINE_LINE, ScopeDecision, scope_rules
 
 # a measure the engine has no rule for
 
@@ -81,7 +81,7 @@ def test_the_answer_opens_with_the_year_not_covered_and_no_forecast() -> None:
     assert coverage_notice("What was BHP's revenue in FY2024?") is None
 
 
-# advice and predictions (scope rules version 2)
+# advice and predictions
 
 
 @pytest.mark.parametrize(
@@ -94,7 +94,7 @@ def test_the_answer_opens_with_the_year_not_covered_and_no_forecast() -> None:
     ],
 )
 def test_advice_or_a_prediction_alone_is_refused(question: str, reason: str) -> None:
-    assert scope_rules_v2(question) == ScopeDecision(True, reason)
+    assert scope_rules(question) == ScopeDecision(True, reason)
 
 
 @pytest.mark.parametrize(
@@ -105,7 +105,7 @@ def test_advice_or_a_prediction_alone_is_refused(question: str, reason: str) -> 
     ],
 )
 def test_advice_around_a_fact_answers_the_fact_and_declines_the_rest(question: str) -> None:
-    decision = scope_rules_v2(question)
+    decision = scope_rules(question)
     assert not decision.refuse and decision.decline == DECLINE_LINE
 
 
@@ -113,17 +113,11 @@ def test_advice_around_a_fact_answers_the_fact_and_declines_the_rest(question: s
     "question",
     ["What was BHP's revenue in FY2024?", "Which company had the most debt?", "Tell me about BHP"],
 )
-def test_scope_rules_v2_are_quiet_on_factual_questions(question: str) -> None:
-    assert scope_rules_v2(question) == ScopeDecision(False)
+def test_scope_rules_are_quiet_on_factual_questions(question: str) -> None:
+    assert scope_rules(question) == ScopeDecision(False)
 
 
-def test_version_1_is_unchanged_for_turns_started_before_it() -> None:
-    """In-flight turns replay the rules they started with (patch `answers-v2`)."""
-    assert scope_rules("Predict BHP's share price") == ScopeDecision(False)
-    assert scope_rules("Should I buy BHP shares?") == ScopeDecision(True, "investment_advice")
-
-
-# follow-ups (carry-forward version 2)
+# follow-ups
 
 BHP_REVENUE = "What was BHP's revenue in FY2024?"
 
@@ -149,18 +143,16 @@ BHP_REVENUE = "What was BHP's revenue in FY2024?"
 def test_a_follow_up_keeps_the_measure_and_the_comparison(
     question: str, earlier: str, resolved: str
 ) -> None:
-    assert carry_entities_v2(question, [earlier])[0] == resolved
+    assert carry_entities(question, [earlier])[0] == resolved
 
 
 def test_a_question_over_every_company_inherits_no_company() -> None:
-    resolved, carried = carry_entities_v2("Which company had the most debt?", [BHP_REVENUE])
+    resolved, carried = carry_entities("Which company had the most debt?", [BHP_REVENUE])
     assert carried.company is None and "BHP" not in resolved
-    _, old = carry_entities("Which company had the most debt?", [BHP_REVENUE])
-    assert old.company == "BHP", "version 1 (turns started before the patch) still carries"
 
 
 @pytest.mark.parametrize(
     "question", ["Tell me about BHP", "What was Rio Tinto's net debt in FY2023?", "Hello"]
 )
-def test_carry_v2_is_quiet_when_there_is_nothing_to_attach_to(question: str) -> None:
-    assert carry_entities_v2(question, [BHP_REVENUE]) == (question, Carried())
+def test_carry_is_quiet_when_there_is_nothing_to_attach_to(question: str) -> None:
+    assert carry_entities(question, [BHP_REVENUE]) == (question, Carried())

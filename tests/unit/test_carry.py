@@ -21,9 +21,9 @@ def test_question_with_a_company_but_no_year_gets_only_the_year() -> None:
     assert "Fortescue" not in resolved
 
 
-def test_question_with_a_year_but_no_company_gets_only_the_company() -> None:
+def test_question_with_a_year_but_no_company_gets_the_company_and_the_measure() -> None:
     resolved, carried = carry_entities("And in FY2023?", [FMG_FY2024])
-    assert carried == Carried(company="FMG", fiscal_year=None)
+    assert carried == Carried(company="FMG", fiscal_year=None, metric="revenue")
     assert "Fortescue" in resolved
     assert "FY2024" not in resolved
 

@@ -25,12 +25,13 @@ PROBE_HISTORIES = sorted((HISTORIES_DIR / "probes").glob("*.json"))
 
 
 def test_replay_fixtures_exist_for_every_live_code_generation() -> None:
-    """The lean turn's generation (`lean_`, before answers-v2) onwards, up to today's
-    (`patched_`: every live patch's marker, each path the patches changed): the
-    histories recorded before the lean turn were retired with its patch
-    (docs/architecture.md, "Retiring workflow versions")."""
+    """The code with every patch live (`patched_`: each path a patch changed; and `dep_`,
+    recorded before) and today's, with every patch deprecated (`deprecated_`). The
+    generations before (`lean_`, `v2_`, `mem_`, `checked_`, `budget_`: each lacks a later
+    patch's marker) were retired with the code their patches kept (docs/architecture.md,
+    "Retiring workflow versions")."""
     names = [p.stem for p in HISTORIES]
-    for prefix in ("lean_", "v2_", "mem_", "checked_", "budget_", "dep_", "patched_"):
+    for prefix in ("dep_", "patched_", "deprecated_"):
         assert any(n.startswith(prefix) for n in names), (prefix, names)
 
 
@@ -85,7 +86,7 @@ async def test_a_turn_read_through_its_event_stream_replays(
     history = await client.get_workflow_handle(turn_id).fetch_history()
     if os.environ.get("TURNSTILE_RECORD_HISTORIES"):  # by hand: keep it as a fixture
         text = json.dumps(json.loads(history.to_json()), indent=1)
-        (HISTORIES_DIR / "stream_clarified.json").write_text(text + "\n")
+        (HISTORIES_DIR / "deprecated_stream_clarified.json").write_text(text + "\n")
     updates = [
         e
         for e in history.events

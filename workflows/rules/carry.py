@@ -20,34 +20,6 @@ _FOLLOW_UP = re.compile(
 )
 
 
-def carry_entities(question: str, recent_questions: list[str]) -> tuple[str, Carried]:
-    """Return (resolved question, what was carried); `recent_questions` oldest first."""
-    slots = extract_slots(question)
-    needs_company = not slots.companies
-    needs_year = not slots.fiscal_years
-    if not (needs_company or needs_year):
-        return question, Carried()
-    if not slots.metrics and not _FOLLOW_UP.search(question):
-        return question, Carried()
-    companies: list[str] = []
-    year: int | None = None
-    for text in reversed(recent_questions):
-        earlier = extract_slots(text)
-        if needs_company and not companies and earlier.companies:
-            companies = earlier.companies
-        if needs_year and year is None and len(earlier.fiscal_years) == 1:
-            year = earlier.fiscal_years[0]
-        if (companies or not needs_company) and (year is not None or not needs_year):
-            break
-    if not companies and year is None:
-        return question, Carried()
-    parts = [display_name(t) for t in companies]
-    if year is not None:
-        parts.append(f"FY{year}")
-    resolved = f"{question.rstrip()} ({', '.join(parts)})"
-    return resolved, Carried(company=", ".join(companies) or None, fiscal_year=year)
-
-
 def merge_reply(question: str, reply: str) -> str:
     """Merge a clarification reply INTO the question; the original is never replaced."""
     return f"{question.rstrip()} — {reply.strip()}"
@@ -72,8 +44,10 @@ def _bare(question: str, slots_named: bool) -> bool:
     return all(w in _CONNECTIVES or w in names or _YEAR_WORD.match(w) for w in words)
 
 
-def carry_entities_v2(question: str, recent_questions: list[str]) -> tuple[str, Carried]:
-    """Version 2: a follow-up also keeps the measure, and a comparison keeps the year.
+def carry_entities(question: str, recent_questions: list[str]) -> tuple[str, Carried]:
+    """Return (resolved question, what was carried); `recent_questions` oldest first.
+
+    A follow-up keeps the company, the year and the measure; a comparison keeps the year.
 
     - A follow-up (a referring word, or a short question naming only a year or only a
       company) that names no measure gets the last one asked: "And in FY2023?" after

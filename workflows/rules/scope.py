@@ -36,45 +36,12 @@ def refusal_text() -> str:
     )
 
 
-_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "instruction_override",
-        re.compile(
-            r"\b(ignore|disregard|forget)\b.{0,40}\b(instructions?|rules|prompt|guidelines)\b"
-            r"|\bsystem prompt\b|\byou are now\b|\bact as\b|\bjailbreak\b|\bdeveloper mode\b",
-            re.I,
-        ),
-    ),
-    (
-        "investment_advice",
-        re.compile(
-            r"\bshould i (buy|sell|invest|hold|short)\b|\bis it worth\b"
-            r"|\b(do|would|could|can) you recommend\b|\brecommend (buying|selling|investing"
-            r"|i (buy|sell|invest))\b|\bwhich (one|company|miner) (do|would) you recommend\b"
-            r"|\bworth (buying|investing)\b|\bgood (investment|buy)\b|\bbuy or sell\b"
-            r"|\bprice target\b|\bshould we (buy|sell|invest)\b|\bwhich (stock|share)s? should\b",
-            re.I,
-        ),
-    ),
-    (
-        "creative",
-        re.compile(
-            r"\b(write|compose|create|make up)\b.{0,30}\b(poem|story|song|haiku|joke|limerick"
-            r"|essay|rap|script|tweet)\b|\b(poem|haiku|limerick|song) about\b",
-            re.I,
-        ),
-    ),
-    (
-        "other_company",
-        re.compile(
-            r"\b(glencore|vale|anglo american|newmont|barrick|freeport|newcrest|mineral resources"
-            r"|pilbara minerals|lynas|igo|woodside|santos|evolution mining|alcoa|teck|antofagasta"
-            r"|apple|tesla|microsoft|amazon|google|nvidia|commonwealth bank|westpac|telstra"
-            r"|wesfarmers|woolworths|csl|macquarie)\b",
-            re.I,
-        ),
-    ),
+_OVERRIDE = re.compile(
+    r"\b(ignore|disregard|forget)\b.{0,40}\b(instructions?|rules|prompt|guidelines)\b"
+    r"|\bsystem prompt\b|\byou are now\b|\bact as\b|\bjailbreak\b|\bdeveloper mode\b",
+    re.I,
 )
+"""An attempt to override the assistant's instructions: refused whatever surrounds it."""
 
 
 DECLINE_LINE = (
@@ -82,23 +49,6 @@ DECLINE_LINE = (
     "part of the question is left unanswered; here is what the reports say."
 )
 """Opens an answer whose question wrapped advice or a prediction around a fact."""
-
-# Share-price predictions and forecasts (scope rules version 2).
-_FORECAST = re.compile(
-    r"\b(?:predict|forecast|project)\w*\b"
-    r"|\b(?:share|stock)\s+price\b.{0,60}\b(?:go(?:ing)?\s+(?:up|down)|rise|fall|climb|drop"
-    r"|increase|decrease|next\s+(?:year|month|week|quarter)|tomorrow|in\s+(?:19|20)\d\d)\b"
-    r"|\bwill\b.{0,60}\b(?:share|stock)\s+price"
-    r"|\b(?:price\s+target|target\s+price)\b",
-    re.I,
-)
-# Advice phrasings that only version 2 recognises ("is BHP a buy?").
-_ADVICE_V2 = re.compile(
-    r"\bis\b.{0,40}\ba\s+(?:good\s+|strong\s+)?(?:buy|sell)\b|\bbuy\s+(?:the\s+)?(?:shares?|stock)\b"
-    r"|\b(?:invest|investing)\s+in\b",
-    re.I,
-)
-_ADVICE_REASONS = ("investment_advice", "forecast")
 
 
 @dataclass(frozen=True)
@@ -110,47 +60,13 @@ class ScopeDecision:
     the fact is answered and this line, in the answer text, declines the rest."""
 
 
-def scope_rules_v2(question: str) -> ScopeDecision:
-    """Version 2: share-price predictions and more advice phrasings are out of scope too,
-    and a question that wraps them around a fact (a covered company and a metric) gets
-    the fact answered with a constant line declining the rest — never silently."""
-    decision = scope_rules(question)
-    if decision.refuse and decision.reason not in _ADVICE_REASONS:
-        return decision
-    reason = decision.reason
-    advice = _RULES_BY_REASON["investment_advice"]
-    for name, pattern in (("investment_advice", _ADVICE_V2), ("forecast", _FORECAST)):
-        if reason is None and pattern.search(question):
-            reason = name
-    if reason is None:
-        return ScopeDecision(False)
-    factual = question
-    for pattern in (advice, _ADVICE_V2, _FORECAST):
-        factual = pattern.sub(" ", factual)
-    if find_companies(factual) and find_metrics(factual):
-        return ScopeDecision(False, reason, decline=DECLINE_LINE)
-    return ScopeDecision(True, reason)
-
-
-def scope_rules(question: str) -> ScopeDecision:
-    """Refuse by rule when a phrasing is unambiguous; otherwise let the classifier decide."""
-    for reason, pattern in _RULES:
-        if pattern.search(question):
-            return ScopeDecision(True, reason)
-    return ScopeDecision(False)
-
-
-_RULES_BY_REASON = dict(_RULES)
-
-
-# ---- version 3: refuse only what is unambiguous, whatever the words around it -------
-# Version 2 refused by keyword ("invest in", "project", "is it worth", a list of other
-# companies), so questions about a company's own investments, projects or outlook were
-# refused. Version 3 refuses a phrasing addressed to the user's own decision or to the
-# future of a share price, creative writing, and another company's figures; anything
-# else goes to the classifier.
+# ---- phrasings: refuse only what is unambiguous, whatever the words around it -------
+# Not keywords ("invest in", "project", "is it worth" are about a company's own
+# investments, projects or outlook too): a phrasing addressed to the user's own decision
+# or to the future of a share price, creative writing, and another company's figures;
+# anything else goes to the classifier.
 _ANALYSIS_VERBS = r"(?:use|read|look|compare|cite|trust|quote|believe|check|start|ask)"
-_ADVICE_V3 = re.compile(
+_ADVICE = re.compile(
     r"\bsh(?:ou|u)l?d\s+(?:i|we)\s+(?:(?:still|just|now|really)\s+)?(?:buy|sell|invest|hold(?!\s+off)|"
     r"short|keep|dump|avoid|load\s+up|average\s+down|get\s+(?:in|into|out)|switch|add|top\s+up|"
     r"own|take|exit|trim|move|put|join|steer\s+clear)\b"
@@ -177,7 +93,7 @@ _ADVICE_V3 = re.compile(
     r"|\b(?:undervalued|overvalued)\b|\bbuy\s+the\s+dip\b",
     re.I,
 )
-_FORECAST_V3 = re.compile(
+_FORECAST = re.compile(
     r"\b(?:share|stock)s?(?:\s+price)?\b.{0,60}\b(?:go(?:ing)?\s+(?:up|down)|rise|fall|climb|drop|"
     r"crash|double|moon|hit|be\s+(?:worth|at)|trade|outperform|next\s+(?:year|month|week|"
     r"quarter)|in\s+12\s+months|tomorrow|from\s+here|after\s+the\s+next)\b"
@@ -190,7 +106,7 @@ _FORECAST_V3 = re.compile(
     r"|\byou\s+(?:reckon|think|expect|guess|see)\b.{0,40}\b(?:share|stock)s?\b",
     re.I,
 )
-_CREATIVE_V3 = re.compile(
+_CREATIVE = re.compile(
     r"\b(?:write|compose|create|make\s+up|drop|give\s+me|turn\s+it\s+into|as)\b.{0,40}"
     r"\b(?:poem|story|song|haiku|joke|limerick|rap|sonnet|verse|ballad|rhyme|rhyming)\b"
     r"|(?:^|\ban?\s+)(?:short\s+)?(?:poem|haiku|limerick|song|sonnet|rap|joke|story)s?\s+"
@@ -220,7 +136,7 @@ _CONTRACTION = re.compile(
 )
 
 
-def other_companies(question: str) -> list[str]:
+def _possessors(question: str) -> list[str]:
     """Names written as owners that are no covered company: "Newmont" in "compare
     Northern Star's revenue with Newmont's". No list of other companies: any name not in
     the registry is another company's when the question owns a figure by it."""
@@ -259,26 +175,25 @@ OTHER_COMPANY_LINE = (
 )
 
 
-def scope_rules_v3(question: str) -> ScopeDecision:
-    """Version 3: refuse only unambiguous, high-consequence phrasings — advice to the
-    user's own decision, the future of a share price, creative writing, another
+def _by_phrasing(question: str) -> ScopeDecision:
+    """The phrasing rules: refuse only unambiguous, high-consequence phrasings — advice
+    to the user's own decision, the future of a share price, creative writing, another
     company's figures — and an instruction override. Wrapped around a covered company's
     figures, advice or a forecast is declined in a line and the figures answered."""
-    override = _RULES_BY_REASON["instruction_override"]
-    if override.search(question):
+    if _OVERRIDE.search(question):
         return ScopeDecision(True, "instruction_override")
 
     for reason, pattern in (
-        ("creative", _CREATIVE_V3),
-        ("investment_advice", _ADVICE_V3),
-        ("forecast", _FORECAST_V3),
+        ("creative", _CREATIVE),
+        ("investment_advice", _ADVICE),
+        ("forecast", _FORECAST),
     ):
         if pattern.search(question):
             factual = pattern.sub(" ", question)
             if reason != "creative" and find_companies(factual) and _asks_figures(factual):
                 return ScopeDecision(False, reason, decline=DECLINE_LINE)
             return ScopeDecision(True, reason)
-    others = other_companies(question)
+    others = _possessors(question)
     if others and _asks_figures(question):
         return _other_company(question, others)
     return ScopeDecision(False)
@@ -297,7 +212,7 @@ def _other_company(question: str, others: list[str]) -> ScopeDecision:
     return ScopeDecision(True, "other_company")
 
 
-# ---- version 4: other companies however they are written; advice as an allocation -----
+# ---- other companies however they are written; advice as an allocation -------------
 
 # Words that make a phrase a company's name whatever its case: legal forms and the
 # industry words listed companies carry ("evolution mining's", "Antofagasta plc's").
@@ -368,11 +283,11 @@ def _named(words: str) -> str | None:
     return " ".join(kept)
 
 
-def other_companies_v4(question: str) -> list[str]:
-    """Version 3's readers, and: a name formed as a company's in any case ("evolution
-    mining's", "Antofagasta plc's"), a formed name in brackets ("MinRes (Mineral
-    Resources)"), and a formed name opening the question before a measure's acronym
-    ("Evolution Mining AISC for FY2025"). Still no list of companies: a
+def other_companies(question: str) -> list[str]:
+    """The names written as owners (`_possessors`), and: a name formed as a company's in
+    any case ("evolution mining's", "Antofagasta plc's"), a formed name in brackets
+    ("MinRes (Mineral Resources)"), and a formed name opening the question before a
+    measure's acronym ("Evolution Mining AISC for FY2025"). Still no list of companies: a
     name the registry does not hold is another company's."""
     names = _owners(question)
     found: list[str] = []
@@ -398,8 +313,8 @@ def other_companies_v4(question: str) -> list[str]:
 
 
 def _owners(question: str) -> list[str]:
-    """Version 3's names written as owners, less the fragments of a covered name."""
-    return [n for n in other_companies(question) if not _part_of_covered(n, question)]
+    """The names written as owners, less the fragments of a covered name."""
+    return [n for n in _possessors(question) if not _part_of_covered(n, question)]
 
 
 def _without_covered(name: str) -> str:
@@ -435,20 +350,22 @@ def _part_of_covered(name: str, question: str) -> bool:
     return any(" ".join([*before[i:], name]).lower().strip() in aliases for i in range(len(before)))
 
 
-def scope_rules_v4(question: str) -> ScopeDecision:
-    """Version 4: version 3, with other companies read however they are written (see
-    `other_companies_v4`), a figure of a newly read company asked by its kind (a rate, a
+def scope_rules(question: str) -> ScopeDecision:
+    """Refuse by rule when a phrasing is unambiguous; otherwise let the classifier decide.
+
+    The phrasing rules (`_by_phrasing`), with other companies read however they are
+    written (see `other_companies`), a figure of a newly read company asked by its kind (a rate, a
     margin, cash, "how many") as well as by the metric vocabulary, and advice about the user's
     own money phrased as an allocation ("split my super between South32 and Fortescue")."""
-    decided = scope_rules_v3(question)
+    decided = _by_phrasing(question)
     if (decided.refuse or decided.decline) and decided.reason != "other_company":
         return decided
     if _ALLOCATION.search(question):
         return ScopeDecision(True, "investment_advice")
     old = _owners(question)
-    others = other_companies_v4(question)
+    others = other_companies(question)
     new = [n for n in others if n not in old]
     asks = _asks_figures(question) or bool(new and _MEASURE_KIND.search(question))
     if not (others and asks):
-        return ScopeDecision(False)  # version 3's other company may be a covered one's part
+        return ScopeDecision(False)  # an owner read may be a covered company's part
     return _other_company(question, others)
