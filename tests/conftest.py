@@ -54,8 +54,9 @@ from settings import PROJECT_ROOT, Settings
 from stack import postgres
 from stack.processes import free_port
 from workflows import attributes
-from workflows.chat_turn import ChatTurn, execution_timeout
+from workflows.chat_turn import ChatTurn
 from workflows.contracts import ClarificationReply, TurnInput, TurnResult
+from workflows.turn.budget import execution_timeout
 
 # The process's coverage (what names resolve against outside a turn): the sample corpus's,
 # as a stack that has ingested it holds. A turn pins its own, read from the registry.

@@ -32,9 +32,10 @@ with workflow.unsafe.imports_passed_through():
         with_text,
     )
     from domain.question import extract_slots
-    from workflows.chat_turn import CHECKED_DRAFTS_V2, plan_for
+    from workflows.chat_turn import CHECKED_DRAFTS_V2
     from workflows.policy import step_options
     from workflows.rules.scope import scope_rules
+    from workflows.turn.answer import plan_for
 
 
 class RetrievalProbe(BaseModel):
@@ -94,6 +95,7 @@ class EvaluateRouting:
 class EvaluateRetrieval:
     @workflow.run
     async def run(self, probe: RetrievalProbe) -> RetrievalRun:
+        # long: the workflow's steps in order, as the Temporal UI shows them.
         config = probe.config
         if config.query == "question":
             request = SearchRequest(

@@ -101,6 +101,7 @@ def run_id(task_queue: str, trigger: str) -> str:
 class RunGoldenProbes:
     @workflow.run
     async def run(self, request: ProbeRequest) -> ProbeRunResult:
+        # long: the workflow's steps in order, as the Temporal UI shows them.
         probe_set = await workflow.execute_activity(
             steps.probes_load_cases,
             ProbeCasesRequest(slices=request.slices, limit=request.limit),

@@ -7,8 +7,8 @@ from typing import Any
 from temporalio.common import WorkflowIDReusePolicy
 
 from workflows import attributes
-from workflows.chat_turn import TASK_TIMEOUT, execution_timeout
 from workflows.contracts import TurnInput
+from workflows.turn.budget import TASK_TIMEOUT, execution_timeout
 
 
 def summary_line(question: str, limit: int = 120) -> str:

@@ -4,7 +4,8 @@ import re
 from pathlib import Path
 
 from domain.citing import cited_figures, cited_lines
-from workflows import chat_turn, progress
+from workflows import progress
+from workflows.turn import steps as turn_steps
 
 BHP_TABLE = (
     "Table (all figures in US$ millions):\n| US$M | FY2024 |\n|---|---|\n"
@@ -56,6 +57,6 @@ def test_progress_events_are_plain_english() -> None:
     assert degraded.step == "llm_grade_answer" and "failed open" in degraded.text
     assert progress.settled("needs_clarification").text == "Finished: needs clarification"
     # Every step a turn runs has its own words.
-    source = Path(chat_turn.__file__).read_text(encoding="utf-8")
+    source = Path(turn_steps.__file__).read_text(encoding="utf-8")
     used = set(re.findall(r"\bsteps\.([a-z_]+)", source))
     assert used and used <= set(progress.STEP_TEXT), used - set(progress.STEP_TEXT)

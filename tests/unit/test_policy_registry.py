@@ -94,7 +94,7 @@ def test_workflows_take_step_options_from_the_step_they_call() -> None:
         text = path.read_text()
         assert not re.search(r"activity_options\(\s*[\"']", text), path
         pairs = re.findall(
-            r"execute_activity\(\s*([\w.]+),.*?\*\*(?:step_options|self\._options)\(([\w.]+)\)",
+            r"execute_activity\(\s*([\w.]+),.*?\*\*(?:step_options|self\.options)\(([\w.]+)\)",
             text,
             re.S,
         )

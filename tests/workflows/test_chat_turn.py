@@ -20,11 +20,12 @@ from domain.grounding import split_sentences
 from tests.conftest import Turns, TurnWorker, activity_inputs, outcome, unique
 from tests.workflows.scripted_engine import ScriptedEngine
 from workflows import attributes
-from workflows.chat_turn import MAX_MODEL_CALLS, ChatTurn
+from workflows.chat_turn import ChatTurn
 from workflows.contracts import ClarificationReply, TurnResult
 from workflows.rules.gate import CLARIFICATION_EXHAUSTED, NO_ANSWER_COMPOSED
 from workflows.rules.relevance import OFF_POINT_LEAD
 from workflows.rules.scope import refusal_text
+from workflows.turn.ledger import MAX_MODEL_CALLS
 
 
 def rejected(message: str = "provider said no") -> ApplicationError:

@@ -17,8 +17,9 @@ from activities.engines.offline import OfflineEngine
 from activities.reports import ReportIndex
 from db import turns
 from workflows import attributes
-from workflows.chat_turn import EXPIRED_TEXT, ChatTurn
+from workflows.chat_turn import ChatTurn
 from workflows.contracts import TurnInput
+from workflows.turn.outcome import EXPIRED_TEXT
 
 TEST_SERVER = os.path.join(os.path.dirname(sys.executable), "temporal-test-server")
 

@@ -30,7 +30,6 @@ from evals.results import Baseline, SuiteRun, gate
 from settings import Settings
 from tests.conftest import TurnWorker, WorkerFactory, client_for, unique
 from tests.fakes.servers import FakeCohere
-from workflows.chat_turn import TASK_TIMEOUT
 from workflows.probes import (
     SCHEDULE_PREFIX,
     ProbeRequest,
@@ -38,6 +37,7 @@ from workflows.probes import (
     ensure_probe_schedule,
     remove_probe_schedule,
 )
+from workflows.turn.budget import TASK_TIMEOUT
 
 SAMPLE_EVERY = 8
 """The release gate asks every 8th case of the suites of whole turns (`SAMPLED`)."""

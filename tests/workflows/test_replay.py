@@ -1,7 +1,7 @@
 """Replay recorded ChatTurn histories: a non-deterministic workflow change fails here.
 
 Checked once by hand: swapping the numeric check and the judge in
-`ChatTurn._draft_and_check` made these replays fail with a nondeterminism error.
+`RetrievalPasses._draft_and_check` made these replays fail with a nondeterminism error.
 """
 
 import json

@@ -20,10 +20,11 @@ from activities.turn_sweeper import SweepActivities
 from db import turns as turn_store
 from tests.conftest import Turns, TurnWorker, WorkerFactory, outcome, unique
 from tests.workflows.scripted_engine import ScriptedEngine
-from workflows.chat_turn import CANCELLED_TEXT, ChatTurn
+from workflows.chat_turn import ChatTurn
 from workflows.contracts import CancelRequest, ClarificationReply, TurnResult
 from workflows.rules.gate import INTERNAL_ERROR
 from workflows.sweep import SweepTurns, ensure_sweep_schedule
+from workflows.turn.outcome import CANCELLED_TEXT
 
 
 async def stored(pool: AsyncConnectionPool, turn_id: str) -> TurnResult:

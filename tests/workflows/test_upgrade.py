@@ -192,8 +192,8 @@ async def test_remote_model_steps_stay_regular_activities(
     from datetime import timedelta
 
     from db import turns as turn_store
-    from workflows.chat_turn import execution_timeout
     from workflows.contracts import TurnInput
+    from workflows.turn.budget import execution_timeout
 
     async with turn_worker() as tq:
         t = turns_on(tq)

@@ -58,6 +58,7 @@ def carry_entities(question: str, recent_questions: list[str]) -> tuple[str, Car
       company, whatever was asked before.
     Only missing slots are filled; with nothing to attach to, nothing is carried.
     """
+    # long: each slot's carry rule in order; they share the slots read so far.
     slots = extract_slots(question)
     measures = slots.metrics or slots.other_measures
     short = _bare(question, bool(slots.fiscal_years or slots.companies))

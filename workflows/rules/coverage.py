@@ -60,6 +60,7 @@ def unanswered(
     vocabulary counts only when one metric is asked; a recomputed figure counts when its
     label names the company, the year and the metric.
     """
+    # long: one pass over the asked items; each case of 'backed' beside the next.
     if slots.intent not in ("lookup", "compare") or not (slots.fiscal_years and slots.metrics):
         return []
     if question and superlative(question):

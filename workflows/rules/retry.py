@@ -60,6 +60,7 @@ def plan_retry(
     Failed claim labels are appended as search terms; for a gap the metric's synonyms are
     added; on the second retry (or when no term is new) the fiscal-year filter is widened.
     """
+    # long: one change per target, in the order the retry rule tries them.
     changed: list[SubQuery] = []
     changes: list[str] = []
     for sq in sub_queries:

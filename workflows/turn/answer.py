@@ -1,0 +1,213 @@
+"""A retrieval pass, and how the best one becomes the turn's outcome: its draft with
+refuted figures taken out, bound to its citations, every gap line present, and the
+notices and declines a person must read first. A cached answer is reused the same way.
+Pure functions: the decision lines go to the `note` they are given."""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from activities.contracts import (
+        CachedAnswer,
+        ChunkHit,
+        Derived,
+        Draft,
+        NotFound,
+        RewritePlan,
+        RouteDecision,
+        Slots,
+        SubQuery,
+        UnsupportedClaim,
+    )
+    from domain.companies import display_name, latest_fiscal_year
+    from domain.memory import preference_notice
+    from domain.models import CheckedFigure, Relevance, Source
+    from domain.question import asks_figures
+    from domain.years import coverage_notice, coverage_warning
+    from workflows.contracts import Carried, Citation
+    from workflows.rules import gate
+    from workflows.rules.citations import Bound, bind_citations
+    from workflows.rules.coverage import ensure_gap_lines, unanswered
+    from workflows.rules.refuted import remove_refuted, substance_left
+    from workflows.rules.relevance import RelevanceVerdict, relevance_verdict
+    from workflows.turn.errors import TurnError
+    from workflows.turn.outcome import Outcome
+
+Note = Callable[[str], None]
+SPOKE_TO_READER_WARNING = (
+    "A sentence of the drafted answer spoke of instructions or called itself verified; it "
+    "was taken out (only the checks say what is verified)."
+)
+
+
+@dataclass
+class Pass:
+    """One retrieval pass: its draft (None when none was composed) and its checks."""
+
+    number: int
+    draft: Draft | None
+    sources: list[ChunkHit]
+    unsupported: list[UnsupportedClaim]
+    derived: list[Derived]
+    quality_passed: bool
+    judge_unavailable: bool = False
+    numbers_unverified: bool = False
+    checked_numbers: int = 0
+    relevance: Relevance | None = None
+    relevance_checked: bool = True
+    """False when the relevance control was due and could not run (fail-closed)."""
+    sentences: dict[str, str] = field(default_factory=dict)
+    """Each unsupported claim's sentence in the draft, by label (the numeric check's)."""
+    spoke_to_reader: int = 0
+    """Sentences of the draft taken out for instructions or a claim of being verified."""
+    verified: list[CheckedFigure] = field(default_factory=list)
+    """The answer's figures the numeric check found backed (company, year, metric)."""
+
+    @property
+    def gaps(self) -> list[NotFound]:
+        return self.draft.not_found if self.draft else []
+
+    @property
+    def figures_given(self) -> bool:
+        return self.checked_numbers > 0 or self.numbers_unverified
+
+
+def plan_for(
+    plan: RewritePlan, question: str, slots: Slots, requested: list[str]
+) -> list[SubQuery]:
+    """One sub-query per requested company: the rewrite's, or the company's name plus the
+    question when the rewrite gave none for it (or failed)."""
+    by_company = {sq.company: sq for sq in plan.sub_queries if sq.company in requested}
+    for ticker in requested:
+        by_company.setdefault(
+            ticker,
+            SubQuery(
+                company=ticker,
+                query=f"{display_name(ticker)} {question}",
+                fiscal_years=slots.fiscal_years,
+                metrics=slots.metrics,
+            ),
+        )
+    return [by_company[t] for t in requested]
+
+
+def with_notices(text: str, resolved: str, carried: Carried, decline: str | None) -> str:
+    """What a person must read before the answer, outermost first: a decline of advice
+    or a prediction around the fact, a year not covered, a preference applied."""
+    if remembered := preference_notice(carried.preferences):
+        text = f"{remembered}\n\n{text}"
+    if notice := coverage_notice(resolved):
+        text = f"{notice}\n\n{text}"
+    if decline:
+        text = f"{decline}\n\n{text}"
+    return text
+
+
+def reused(entry: CachedAnswer, resolved: str, carried: Carried, decline: str | None) -> Outcome:
+    """A cached answer as this turn's outcome: the same notices and declines as a fresh
+    answer, then the final gate and confidence shaping at the turn's one exit."""
+    warning = coverage_warning(resolved)
+    return Outcome(
+        "answered", with_notices(entry.answer, resolved, carried, decline), "answer_cache",
+        resolved, carried,
+        warnings=list(entry.warnings) + ([warning] if warning else []),
+        citations=list(entry.citations), derived=list(entry.derived),
+        not_found=list(entry.not_found), unsupported=list(entry.unsupported),
+        coverage=dict(entry.coverage), had_evidence=True, figures_given=entry.figures_given,
+    )  # fmt: skip
+
+
+def _asked_gaps(
+    best: Pass, slots: Slots, coverage: dict[str, bool], resolved: str,
+    known: set[str], removed: list[str],
+) -> list[NotFound]:  # fmt: skip
+    """What was asked and no backed figure gives, whatever the draft lists: a gap line
+    each, less those already listed (`known`) or taken out as refuted (their own line)."""
+    missed = unanswered(list(coverage), slots, best.verified, best.derived, resolved)
+    gone = {label.lower() for label in removed}
+    return [
+        g for g in missed
+        if g.line().lower() not in known
+        and f"{g.company} FY{g.fiscal_year} {g.metric}".lower() not in gone
+    ]  # fmt: skip
+
+
+def _gaps(
+    best: Pass, bound: Bound, slots: Slots, coverage: dict[str, bool], resolved: str,
+    removed: list[str], note: Note,
+) -> tuple[list[NotFound], RelevanceVerdict]:  # fmt: skip
+    """Every gap line the answer must carry, and the relevance control's verdict. A draft
+    the final gate will refuse gets neither: they must not turn an empty answer into one
+    that passes."""
+    if best.draft is None or not gate.final_gate(bound.answer):
+        return list(best.gaps), RelevanceVerdict()
+    latest = latest_fiscal_year()
+    years = slots.fiscal_years or ([latest] if latest is not None else [])
+    verdict = relevance_verdict(best.relevance, list(coverage), years, best.relevance_checked)
+    known = {g.line().lower() for g in best.draft.not_found}
+    gaps = [*best.draft.not_found, *(g for g in verdict.gaps if g.line().lower() not in known)]
+    if not best.numbers_unverified:
+        asked = _asked_gaps(
+            best, slots, coverage, resolved, known | {g.line().lower() for g in gaps}, removed
+        )
+        if asked:
+            note(f"coverage: {len(asked)} asked item(s) no backed figure gives")
+            gaps.extend(asked)
+    return gaps, verdict
+
+
+def _without_refuted(best: Pass, note: Note) -> tuple[str, list[str]]:
+    """The draft with each figure still refuted taken out (a figure still refuted is
+    never shown; a draft the gate refuses anyway is left to it), and their labels."""
+    if best.draft is None:  # only drafted passes are chosen
+        raise TurnError("the chosen pass has no draft", "NoDraft")
+    answer = best.draft.answer
+    if not (best.unsupported and gate.final_gate(answer)):
+        return answer, []
+    answer, removed = remove_refuted(answer, best.unsupported, best.sentences)
+    if removed:
+        note(f"final gate: {len(removed)} refuted figure(s) taken out")
+    return answer, removed
+
+
+def answered(
+    best: Pass, resolved: str, carried: Carried, decision: RouteDecision,
+    coverage: dict[str, bool], decline: str | None, turn_id: str, note: Note,
+) -> Outcome:  # fmt: skip
+    """The best pass's draft, bound to its citations, with every gap line present."""
+    answer, removed = _without_refuted(best, note)
+    if removed and not substance_left(answer, removed):
+        return Outcome(
+            "answered", None, decision.route, resolved, carried, coverage=coverage,
+            had_evidence=True, fallback_reason=gate.UNVERIFIED,
+        )  # fmt: skip
+    bound = bind_citations(answer, [Source.narrowed(h) for h in best.sources])
+    citation_warnings = list(bound.warnings)
+    if warning := coverage_warning(resolved):
+        bound.warnings.append(warning)
+    gaps, verdict = _gaps(best, bound, decision.slots, coverage, resolved, removed, note)
+    text, added = ensure_gap_lines(bound.answer, gaps)
+    if added:
+        note(f"coverage post-check added {len(added)} line(s)")
+    text = f"{verdict.lead}\n\n{text}" if verdict.lead else text
+    bound.warnings += [verdict.warning] if verdict.warning else []
+    spoke = best.spoke_to_reader
+    bound.warnings += [SPOKE_TO_READER_WARNING] if spoke else []
+    citations = [Citation(**s.model_dump(), n=n) for n, s in bound.cited]
+    clean = CachedAnswer(
+        turn_id=turn_id, question=resolved, answer=text, citations=citations,
+        derived=best.derived, not_found=best.gaps, unsupported=best.unsupported,
+        coverage=coverage, figures_given=best.figures_given, warnings=citation_warnings,
+    ) if best.quality_passed and not (verdict.low or removed or spoke) else None  # fmt: skip
+    return Outcome(
+        "answered", with_notices(text, resolved, carried, decline), decision.route,
+        resolved, carried, citations=citations, derived=best.derived, not_found=gaps,
+        unsupported=best.unsupported, warnings=bound.warnings, coverage=coverage,
+        had_evidence=True, judge_unavailable=best.judge_unavailable,
+        numbers_unverified=best.numbers_unverified, figures_given=best.figures_given,
+        figures_asked=asks_figures(decision.slots), figures_checked=best.checked_numbers,
+        to_cache=clean, relevance=best.relevance, verdict=verdict,
+        removed=len(removed),
+    )  # fmt: skip

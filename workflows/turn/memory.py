@@ -1,0 +1,59 @@
+"""What the turn remembers: the conversation's summary, the user's preferences that
+apply to its question, and what the answer cache said (a hint for synthesis, the
+corpus version an answer written back is stamped with)."""
+
+from typing import Any
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from activities.contracts import CacheLookup
+    from domain.memory import MemoryNote, without_markers
+
+
+class TurnMemory:
+    def __init__(self) -> None:
+        self.summary: list[MemoryNote] = []
+        """The conversation's summary for synthesis, labelled a claim."""
+        self.preferences: list[MemoryNote] = []
+        """The user's preferences that apply to the current question."""
+        self.lookup: CacheLookup | None = None
+        self.summarised = 0
+        """Older messages the summary step compressed this turn."""
+
+    def summarised_as(self, summary: str) -> None:
+        self.summary.append(MemoryNote(kind="summary", text=without_markers(summary)))
+
+    def applied(self, preferences: list[str]) -> None:
+        """Only what applies to this question is a hint: a scale the question sets itself
+        must not be contradicted by a remembered one."""
+        self.preferences = [
+            MemoryNote(kind="preference", text=f"the user asked for {what}") for what in preferences
+        ]
+
+    @property
+    def corpus_version(self) -> str | None:
+        return self.lookup.corpus_version if self.lookup else None
+
+    def notes(self, refuted: list[str] | None = None) -> list[MemoryNote]:
+        """What synthesis may be reminded of, in budget order: summary, the claims the
+        checks refuted (dropped after the hints), then hints."""
+        notes = list(self.summary)
+        if refuted:
+            notes.append(MemoryNote(kind="refuted", text="; ".join(refuted)))
+        notes += self.preferences
+        hint = self.lookup
+        if hint is not None and hint.outcome == "hint" and hint.entry is not None:
+            # Its [n] markers number another turn's sources: dropped, never reused.
+            notes.append(MemoryNote(kind="cached_answer", text=without_markers(hint.entry.answer)))
+        return notes
+
+    def bookkeeping(self) -> dict[str, Any]:
+        """The TurnResult fields memory holds."""
+        lookup = self.lookup
+        return {
+            "cache": lookup.outcome if lookup else None,
+            "cache_turn_id": lookup.entry.turn_id if lookup and lookup.entry else None,
+            "cache_similarity": lookup.similarity if lookup else None,
+            "summarised": self.summarised,
+        }

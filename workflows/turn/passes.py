@@ -1,0 +1,156 @@
+"""The retrieval passes of a turn: search, grade, draft and check; a refuted figure
+drafted once more; another pass with changed queries while the retry rule says so."""
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from activities.contracts import (
+        AnswerGrade,
+        CheckRequest,
+        ChunkHit,
+        GroundingReport,
+        RewritePlan,
+        Slots,
+        SubQuery,
+    )
+    from domain.companies import latest_fiscal_year
+    from domain.grounding import merge_claims
+    from domain.injection import without_instructions
+    from workflows import progress
+    from workflows.rules.coverage import company_status, gaps_to_retry
+    from workflows.rules.retry import (
+        metric_synonyms,
+        plan_retry,
+        retry_targets,
+        retryable,
+        should_retry,
+    )
+    from workflows.turn.answer import Pass
+    from workflows.turn.steps import TurnSteps
+
+
+class RetrievalPasses:
+    """A turn's passes over the reports for one resolved question."""
+
+    def __init__(self, steps: TurnSteps) -> None:
+        self._steps = steps
+        self._stream, self._ledger = steps.stream, steps.ledger
+        self._budget, self._memory = steps.budget, steps.memory
+        self._redrafted = False
+
+    async def run(
+        self, resolved: str, slots: Slots, requested: list[str], plan: RewritePlan
+    ) -> tuple[list[Pass], dict[str, ChunkHit], dict[str, bool]]:
+        """Every pass, the evidence kept across passes, and the last coverage."""
+        current = {sq.company: sq for sq in plan.sub_queries}
+        to_search = list(current.values())
+        kept: dict[str, ChunkHit] = {}
+        passes: list[Pass] = []
+        while True:
+            number = len(passes) + 1
+            self._ledger.retries = number - 1
+            new = await self._gather(resolved, slots, to_search, kept)
+            sources = list(kept.values())
+            coverage = company_status(requested, {h.company for h in sources})
+            self._stream.note(
+                f"pass {number}: {new} new, {len(sources)} kept; {progress.covered(coverage)}"
+            )
+            this = await self._draft_and_check(number, resolved, slots, sources)
+            if this.unsupported and not self._redrafted and self._budget.time_for("redraft"):
+                this = await self._redraft(this, resolved, slots, sources)
+            passes.append(this)
+            gaps = retryable(this.gaps, slots.other_measures)
+            if not should_retry(this.quality_passed, len(gaps), len(this.unsupported), number - 1):
+                return passes, kept, coverage
+            if not self._budget.time_for(f"retry {number}"):
+                return passes, kept, coverage
+            retry = self._next_queries(this, list(current.values()), coverage, slots)
+            if retry is None:
+                return passes, kept, coverage
+            current.update((sq.company, sq) for sq in retry)
+            to_search = retry
+
+    async def _gather(
+        self, question: str, slots: Slots, sub_queries: list[SubQuery], kept: dict[str, ChunkHit]
+    ) -> int:
+        """Search, and keep what grading finds relevant among the hits not kept before;
+        returns how many new hits were graded."""
+        hits = await self._steps.search_chunks(sub_queries)
+        self._ledger.retrieve(hits)
+        candidates = [
+            h for h in dict((h.chunk_id, h) for h in hits).values() if h.chunk_id not in kept
+        ]
+        for hit in await self._steps.grade_documents(question, slots, candidates):
+            kept[hit.chunk_id] = hit
+            self._ledger.keep(hit)
+        return len(candidates)
+
+    async def _draft_and_check(
+        self, number: int, question: str, slots: Slots, sources: list[ChunkHit],
+        refuted: list[str] | None = None,
+    ) -> Pass:  # fmt: skip
+        """Draft from the evidence, then check the draft: its figures, its relevance to
+        the question, and the judge's grade."""
+        if not sources:
+            return Pass(number, None, [], [], [], quality_passed=False)
+        ids = [h.chunk_id for h in sources]
+        memory = self._memory.notes(refuted)
+        draft = await self._steps.synthesize_answer(question, slots, ids, memory)
+        if draft is None:
+            return Pass(number, None, sources, [], [], quality_passed=False)
+        answer, spoken = without_instructions(draft.answer)  # the checks check what is shown
+        if spoken:
+            self._stream.note(f"draft: {len(spoken)} sentence(s) speaking to the reader taken out")
+            draft = draft.model_copy(update={"answer": answer})
+        check = CheckRequest(question=question, answer=draft.answer, chunk_ids=ids)
+        report = await self._steps.check_numbers(check)
+        numbers_unverified = report is None
+        report = report or GroundingReport()
+        relevance, relevance_checked = await self._steps.check_relevance(
+            question, draft.answer, ids, [d.label for d in report.derived + draft.derived]
+        )
+        grade = await self._steps.grade_answer(check)
+        judge_unavailable = grade is None
+        grade = grade or AnswerGrade(quality_passed=True)
+        unsupported = merge_claims(report.unsupported, grade.unsupported)
+        self._stream.note(
+            f"pass {number}: quality {'pass' if grade.quality_passed else 'FAIL'}, "
+            f"{len(unsupported)} unsupported, {len(draft.not_found)} gaps"
+        )
+        return Pass(
+            number, draft, sources, unsupported, report.derived or draft.derived,
+            grade.quality_passed, judge_unavailable, numbers_unverified,
+            report.checked_numbers, relevance, relevance_checked, report.sentences,
+            len(spoken), report.verified,
+        )  # fmt: skip
+
+    async def _redraft(
+        self, last: Pass, question: str, slots: Slots, sources: list[ChunkHit]
+    ) -> Pass:
+        """Once per turn: the same evidence drafted again, its input naming the claims the
+        checks refuted (a retry changes its input); the draft with fewer refuted claims
+        is kept."""
+        self._redrafted = True
+        labels = [c.label for c in last.unsupported]
+        self._stream.note(f"redraft {last.number}: naming {len(labels)} refuted claim(s)")
+        again = await self._draft_and_check(last.number, question, slots, sources, labels)
+        if again.draft is None or len(again.unsupported) > len(last.unsupported):
+            return last
+        return again
+
+    def _next_queries(
+        self, last: Pass, current: list[SubQuery], coverage: dict[str, bool], slots: Slots
+    ) -> list[SubQuery] | None:
+        """The changed sub-queries of the next pass; None (recorded) when nothing can change."""
+        drafted = retryable(last.gaps, slots.other_measures) if last.draft else None
+        gaps = gaps_to_retry(drafted, coverage, slots, latest_fiscal_year() or 0)
+        targets = retry_targets(coverage, gaps, last.unsupported)
+        retry_plan = plan_retry(
+            current, targets, gaps, last.unsupported, last.number, metric_synonyms
+        )
+        if retry_plan is None:
+            self._ledger.retry_skipped = "nothing in the sub-queries could change"
+            self._stream.note(f"retry skipped: {self._ledger.retry_skipped}")
+            return None
+        self._stream.note(f"retry {last.number}: {'; '.join(retry_plan.changes)}")
+        return retry_plan.sub_queries

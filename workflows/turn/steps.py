@@ -1,0 +1,366 @@
+"""Every step of a turn with I/O, one method per step, named by it: how the step is run
+(its policy row's options, locally where it may, on the index worker's queue when this
+worker has none) and what its failure means (fail-open: recorded in the ledger and a
+stated default goes on; fail-closed: recorded, and its part counts as refused). The
+activity each runs is the one the Temporal UI shows under that name."""
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError
+
+with workflow.unsafe.imports_passed_through():
+    from activities import steps
+    from activities.contracts import (
+        AnswerGrade,
+        CacheLookup,
+        CacheLookupRequest,
+        CacheWriteRequest,
+        CheckRequest,
+        ChunkHit,
+        CoverageRequest,
+        Draft,
+        EvidenceRequest,
+        GroundingReport,
+        LoadSessionRequest,
+        RelevanceRequest,
+        RememberRequest,
+        RewritePlan,
+        RewriteRequest,
+        RouteDecision,
+        RouteRequest,
+        SaveTurnRequest,
+        SearchRequest,
+        SearchResult,
+        Session,
+        Slots,
+        SubQuery,
+        SummarizeRequest,
+    )
+    from domain.companies import pin
+    from domain.failures import error_class
+    from domain.memory import MemoryNote, Preference, needs_summary
+    from domain.models import Relevance
+    from domain.question import extract_slots
+    from workflows import attributes, progress
+    from workflows.contracts import TurnInput, TurnResult
+    from workflows.policy import (
+        JUDGE_UNAVAILABLE,
+        WITHOUT_INDEX,
+        ActivityOptions,
+        local_step_options,
+        runs_local,
+        step_name,
+        step_options,
+    )
+    from workflows.turn.budget import Budget
+    from workflows.turn.errors import STEP_FAILED, TurnBudgetSpent, failure_cause
+    from workflows.turn.ledger import Ledger
+    from workflows.turn.memory import TurnMemory
+    from workflows.turn.stream import TurnStream
+
+_Arg = TypeVar("_Arg")
+_Ret = TypeVar("_Ret")
+RETRIEVAL_LIMIT = 8
+
+
+class TurnSteps:
+    def __init__(
+        self, inp: TurnInput, stream: TurnStream, ledger: Ledger, budget: Budget,
+        memory: TurnMemory,
+    ) -> None:  # fmt: skip
+        self._inp = inp
+        # The turn's rooms the steps record in (the retrieval passes use them too).
+        self.stream, self.ledger, self.budget, self.memory = stream, ledger, budget, memory
+
+    # ---- how a step runs ------------------------------------------------------------
+
+    async def run(
+        self, step: Callable[[_Arg], Awaitable[_Ret]], arg: _Arg, *, summary: str
+    ) -> _Ret:
+        """Run `step` with its own options from the policy table, locally where it may
+        (`runs_local`), on the index worker's queue when this worker has no index."""
+        options = self.options(step)  # before the step's progress line: it may not start
+        self.stream.publish(progress.step_started(step_name(step)))
+        elsewhere = self._index_queue(step)
+        if elsewhere is not None:
+            result = await workflow.execute_activity(
+                step, arg, summary=summary, task_queue=elsewhere, **self.options(step)
+            )
+        elif runs_local(step, self._inp.engine_in_process):
+            local = local_step_options(step)
+            local["start_to_close_timeout"] = options["start_to_close_timeout"]
+            local["schedule_to_close_timeout"] = options["schedule_to_close_timeout"]
+            result = await workflow.execute_local_activity(step, arg, summary=summary, **local)
+        else:
+            result = await workflow.execute_activity(
+                step, arg, summary=summary, **self.options(step)
+            )
+        self.ledger.traced(result)
+        return result
+
+    def options(self, step: Callable[..., Any]) -> ActivityOptions:
+        """`step`'s options from the policy table, bounded by the turn's budget."""
+        return self.budget.bound(step, step_options(step))
+
+    def _index_queue(self, step: Callable[..., Any]) -> str | None:
+        """The index worker's queue for a step that needs the index, when this turn runs
+        on workers without it (`TurnInput.index_task_queue`); else None."""
+        if self._inp.index_task_queue is None or step_name(step) in WITHOUT_INDEX:
+            return None
+        return self._inp.index_task_queue
+
+    # ---- the steps, in the order a turn takes them ----------------------------------
+
+    async def read_coverage(self) -> None:
+        """Read the coverage and pin it for the rest of the turn (fail-closed: a turn
+        that cannot say what it covers settles with its fallback)."""
+        read = await self.run(
+            steps.postgres_read_coverage, CoverageRequest(), summary="the companies held"
+        )
+        if read.stale:
+            self.ledger.degrade(
+                steps.postgres_read_coverage,
+                "the company registry could not be read: the worker's last reading was used",
+            )
+        pin(read.companies)
+
+    async def load_session(self) -> Session:
+        """The conversation so far (fail-open: an empty one)."""
+        inp = self._inp
+        try:
+            return await self.run(
+                steps.postgres_load_session,
+                LoadSessionRequest(
+                    conversation_id=inp.conversation_id, seq=inp.seq,
+                    tenant_id=inp.tenant_id, user_id=inp.user_id,
+                ),
+                summary=f"conversation {inp.conversation_id} before seq {inp.seq}",
+            )  # fmt: skip
+        except STEP_FAILED as err:
+            self.ledger.degrade(steps.postgres_load_session, failure_cause(err))
+            return Session()
+
+    async def summarize_history(self, session: Session) -> None:
+        """Compress a long conversation's older messages into its summary (fail-open:
+        the history stays as it is), and keep what synthesis may be reminded of."""
+        summary = session.summary
+        if needs_summary(session.unsummarised):
+            self.ledger.count_model_call()
+            try:
+                done = await self.run(
+                    steps.llm_summarize_history,
+                    SummarizeRequest(conversation_id=self._inp.conversation_id, seq=self._inp.seq),
+                    summary=f"{session.unsummarised} messages not yet summarised",
+                )
+                summary, self.memory.summarised = done.summary, done.summarised
+                self.stream.note(f"summarised {done.summarised} older messages")
+            except STEP_FAILED as err:
+                self.ledger.degrade(steps.llm_summarize_history, failure_cause(err))
+        if summary:
+            self.memory.summarised_as(summary)
+
+    async def remember_fact(self, user_id: str, preference: Preference) -> bool:
+        """Store a stated preference (fail-closed: nothing stored, and the person told)."""
+        inp = self._inp
+        try:
+            await self.run(
+                steps.postgres_remember_fact,
+                RememberRequest(
+                    tenant_id=inp.tenant_id, user_id=user_id, turn_id=inp.turn_id,
+                    preference=preference,
+                ),
+                summary=f"remember {preference.kind}",
+            )  # fmt: skip
+        except STEP_FAILED as err:
+            self.ledger.fail_closed(steps.postgres_remember_fact, "remembering", err)
+            return False
+        self.stream.note(f"remembered {preference.describe()}")
+        return True
+
+    async def lookup_answer(self, resolved: str) -> CacheLookup:
+        """The semantic answer cache (fail-open: a miss)."""
+        try:
+            lookup = await self.run(
+                steps.qdrant_lookup_answer,
+                CacheLookupRequest(tenant_id=self._inp.tenant_id, question=resolved),
+                summary="look for an answer already given",
+            )
+        except STEP_FAILED as err:
+            self.ledger.degrade(steps.qdrant_lookup_answer, failure_cause(err))
+            lookup = CacheLookup(outcome="miss", reason="lookup unavailable")
+        self.memory.lookup = lookup
+        similarity = f" at {lookup.similarity:.3f}" if lookup.similarity is not None else ""
+        # No source turn id here: progress lines reach the caller's event stream, and
+        # another user's turn id names their conversation (the result keeps it).
+        self.stream.note(f"answer cache: {lookup.outcome}{similarity} {lookup.reason}".rstrip())
+        return lookup
+
+    async def save_answer(self, why_not: str | None, request: CacheWriteRequest) -> None:
+        """Write a checked answer to the cache unless `why_not` (fail-open: skipped)."""
+        if why_not:
+            self.stream.note(f"answer cache: not written ({why_not})")
+            return
+        try:
+            written = await self.run(
+                steps.qdrant_save_answer, request, summary="remember this checked answer"
+            )
+            self.stream.note("answer cache: written" if written.written else
+                              f"answer cache: not written ({written.reason})")  # fmt: skip
+        except STEP_FAILED as err:
+            self.ledger.degrade(steps.qdrant_save_answer, failure_cause(err))
+
+    async def route_question(self, question: str) -> RouteDecision:
+        """The route (fail-open: retrieval, with the slots read by rule)."""
+        self.ledger.count_model_call()
+        try:
+            decision = await self.run(
+                steps.llm_route_question, RouteRequest(question=question),
+                summary="classify the question",
+            )  # fmt: skip
+        except STEP_FAILED as err:
+            self.ledger.degrade(steps.llm_route_question, failure_cause(err))
+            decision = RouteDecision(
+                route="needs_retrieval", reason="classifier unavailable",
+                slots=extract_slots(question),
+            )  # fmt: skip
+        self.stream.note(f"route: {decision.route} ({decision.reason})")
+        workflow.upsert_search_attributes([attributes.ROUTE.value_set(decision.route)])
+        return decision
+
+    async def rewrite_query(self, question: str, slots: Slots, requested: list[str]) -> RewritePlan:
+        """The per-company sub-queries (fail-open: none, so each company's name plus the
+        question is searched)."""
+        self.ledger.count_model_call()
+        try:
+            return await self.run(
+                steps.llm_rewrite_query, RewriteRequest(question=question, slots=slots),
+                summary=f"sub-queries for {', '.join(requested)}",
+            )  # fmt: skip
+        except STEP_FAILED as err:
+            self.ledger.degrade(steps.llm_rewrite_query, failure_cause(err))
+            return RewritePlan(sub_queries=[])
+
+    async def search_chunks(self, sub_queries: list[SubQuery]) -> list[ChunkHit]:
+        """Search every company in parallel; a failed branch counts as not found."""
+        search = steps.qdrant_search_chunks
+        try:
+            self.options(search)  # raises when the budget is spent
+        except TurnBudgetSpent as err:
+            for sq in sub_queries:
+                self.ledger.degrade(search, f"{sq.company}: {failure_cause(err)}")
+            return []
+        for sq in sub_queries:
+            self.stream.publish(progress.search_started(sq.company, sq.fiscal_years))
+        results = await asyncio.gather(
+            *(
+                workflow.execute_activity(
+                    search,
+                    SearchRequest(
+                        query=sq.query, company=sq.company, fiscal_years=sq.fiscal_years,
+                        limit=RETRIEVAL_LIMIT, later_years=sq.later_years,
+                    ),
+                    summary=f"{sq.company} fy={sq.fiscal_years or 'any'}",
+                    task_queue=self._index_queue(search), **self.options(search),
+                )
+                for sq in sub_queries
+            ),
+            return_exceptions=True,
+        )  # fmt: skip
+        hits: list[ChunkHit] = []
+        for sq, result in zip(sub_queries, results, strict=True):
+            if isinstance(result, SearchResult):
+                hits.extend(result.hits)
+                for note in result.degraded:  # the reranker failed open inside the search
+                    self.ledger.degrade(search, f"{sq.company}: {note}")
+            elif isinstance(result, ActivityError):
+                self.ledger.degrade(search, f"{sq.company}: {failure_cause(result)}")
+            elif isinstance(result, BaseException):
+                raise result
+        return hits
+
+    async def grade_documents(
+        self, question: str, slots: Slots, candidates: list[ChunkHit]
+    ) -> list[ChunkHit]:
+        """The candidates relevant to the question (fail-open: all of them)."""
+        if not candidates:
+            return []
+        self.ledger.count_model_call()
+        try:
+            grades = await self.run(
+                steps.llm_grade_documents,
+                EvidenceRequest(
+                    question=question, slots=slots, chunk_ids=[h.chunk_id for h in candidates]
+                ),
+                summary=f"grade {len(candidates)} chunks",
+            )
+        except STEP_FAILED as err:
+            self.ledger.degrade(steps.llm_grade_documents, failure_cause(err))
+            return candidates
+        kept = [candidates[i] for i in grades.keep if 0 <= i < len(candidates)]
+        self.stream.note(f"grading kept {len(kept)}/{len(candidates)}")
+        return kept
+
+    async def synthesize_answer(
+        self, question: str, slots: Slots, ids: list[str], memory: list[MemoryNote]
+    ) -> Draft | None:
+        """A draft from the evidence (fail-closed: None; a timeout spends the budget)."""
+        self.ledger.count_model_call()
+        try:
+            return await self.run(
+                steps.llm_synthesize_answer,
+                EvidenceRequest(question=question, slots=slots, chunk_ids=ids, memory=memory),
+                summary=f"answer from {len(ids)} sources",
+            )
+        except STEP_FAILED as err:
+            self.ledger.fail_closed(steps.llm_synthesize_answer, "synthesis", err)
+            if error_class(failure_cause(err)) == "timeout":
+                self.budget.out_of_time = True
+            return None
+
+    async def check_numbers(self, check: CheckRequest) -> GroundingReport | None:
+        """The numeric check (fail-closed: None, the figures unverified)."""
+        try:
+            return await self.run(steps.grounding_check_numbers, check, summary="numeric grounding")
+        except STEP_FAILED as err:
+            self.ledger.fail_closed(steps.grounding_check_numbers, "numeric check", err)
+            return None
+
+    async def check_relevance(
+        self, question: str, answer: str, ids: list[str], derived: list[str]
+    ) -> tuple[Relevance | None, bool]:
+        """The relevance control (fail-closed: unchecked, the answer is shown low)."""
+        try:
+            relevance = await self.run(
+                steps.grounding_check_relevance,
+                RelevanceRequest(question=question, answer=answer, chunk_ids=ids, derived=derived),
+                summary="does the answer address the question",
+            )
+        except STEP_FAILED as err:
+            self.ledger.fail_closed(steps.grounding_check_relevance, "relevance check", err)
+            return None, False
+        missing = relevance.missing()
+        self.stream.note(
+            "relevance: " + ("addressed" if relevance.addressed else f"missing {missing}")
+            + (" (off the point)" if relevance.off_point else "")
+        )  # fmt: skip
+        return relevance, True
+
+    async def grade_answer(self, check: CheckRequest) -> AnswerGrade | None:
+        """The judge (fail-open: None, the answer passed with its confidence capped)."""
+        self.ledger.count_model_call()
+        try:
+            return await self.run(steps.llm_grade_answer, check, summary="judge the answer")
+        except STEP_FAILED as err:
+            cause = failure_cause(err)
+            self.ledger.degrade(steps.llm_grade_answer, f"{JUDGE_UNAVAILABLE}: {cause}", cause)
+            return None
+
+    async def save_turn(self, result: TurnResult, final: bool) -> None:
+        """Save the turn as it stands (fail-closed: the turn cannot settle unsaved)."""
+        await self.run(
+            steps.postgres_save_turn, SaveTurnRequest(result=result, final=final),
+            summary=f"save {result.status}",
+        )  # fmt: skip
