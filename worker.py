@@ -260,6 +260,7 @@ async def register_search_attributes(client: Client, namespace: str) -> list[str
     without them every turn's workflow task fails at its first upsert and retries until
     they exist, and the warning is where an operator learns why. Other RPC errors raise.
     """
+    # long: one call per attribute with its already-registered case.
     wanted = {
         key.name: IndexedValueType.ValueType(key.indexed_value_type.value) for key in attributes.ALL
     }
@@ -349,6 +350,7 @@ def serve_metrics(settings: Settings) -> Runtime | None:
 
 
 async def run_worker(settings: Settings) -> None:
+    # long: wiring: the worker's roles, queues and shutdown in one place.
     await asyncio.to_thread(migrate, settings.effective_database_url)
     runtime = serve_metrics(settings)
     client = await Client.connect(

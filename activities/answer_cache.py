@@ -92,6 +92,7 @@ class AnswerCache:
         now: float | None = None,
     ) -> CacheLookup:  # fmt: skip
         """The guarded lookup for an already embedded question (the benchmark reuses it)."""
+        # long: the slot guard's checks in the order a reviewer reads them, each with its reason.
         moment = time.time() if now is None else now
         self.ensure_collection()
         flt = models.Filter(
@@ -142,6 +143,8 @@ class AnswerCache:
     ) -> CacheWriteResult:  # fmt: skip
         """Store a checked answer (the caller decided it may be stored). One entry per
         tenant and question: the same question answered again replaces it."""
+        # long: one entry's build, guard and upsert; split, the stored entry's fields would be
+        # spread.
         slots = cache_slots(entry.question)
         if not cacheable(slots):
             return CacheWriteResult(written=False, reason="not a cacheable figure question")

@@ -31,6 +31,7 @@ class TurnMetrics:
     registry: CollectorRegistry = field(default_factory=lambda: REGISTRY)
 
     def __post_init__(self) -> None:
+        # long: declarations: one metric per line, with its help text.
         r = self.registry
         self.probe_pass_rate = Gauge(
             "turnstile_probe_pass_rate", "Pass rate of the last golden-probe run, by slice",

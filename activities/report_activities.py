@@ -116,6 +116,7 @@ class ReportActivities:
         are stored: a retried attempt finds either the old entry or the new one, and
         storing the same document again writes nothing.
         """
+        # long: the ingestion steps in order (parse, check, embed, upsert), each with its refusal.
         async with heartbeating():
             corpus = self.index.corpus_id
             known = list(coverage().companies.values())  # what this process knows

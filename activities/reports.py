@@ -214,6 +214,8 @@ class ReportIndex:
         re-ingested under corrected company or year flags is re-tagged, not duplicated.
         `path` is the path as the caller gave it, echoed in the result.
         """
+        # long: one document's replacement, its deletes and upserts in the order that keeps it
+        # idempotent.
         with self._lock:
             self.ensure_collection()
             stored = self._stored(doc.document_id)
@@ -325,6 +327,8 @@ class ReportIndex:
         notes: list[str] | None,
         config: RetrievalConfig,
     ) -> list[ChunkHit]:
+        # long: the hybrid query (filters, dense and BM25 prefetch, fusion, rerank) built in the
+        # order Qdrant runs it.
         conditions: list[models.Condition] = []
         if company:
             conditions.append(_match("company", company))

@@ -32,6 +32,7 @@ logger = logging.getLogger(__name__)
 def create_app(settings: Settings | None = None) -> FastAPI:
     # Without explicit settings a bad environment exits here with one line (uvicorn's
     # --factory would print a traceback for anything but SystemExit).
+    # long: wiring: every router, middleware and lifespan hook in one place.
     settings = settings or load_settings()
 
     @asynccontextmanager

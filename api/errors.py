@@ -310,6 +310,7 @@ def _allowed(request: Request) -> str:
 
 def install(app: FastAPI) -> None:
     """Register the error handlers, the 500 middleware and the OpenAPI error documentation."""
+    # long: wiring: one error handler per error type, then the OpenAPI examples.
     app.add_middleware(InternalErrorMiddleware)
     app.openapi = _with_error_docs(app, app.openapi)  # type: ignore[method-assign]
 

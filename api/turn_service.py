@@ -76,6 +76,7 @@ async def outcome_within(
     the workflow nor the table can say more (no worker, PostgreSQL or Temporal down),
     the answer is 202 with the turn's id (`pending`) to poll.
     """
+    # long: one wait loop with each way it can end handled where it happens.
     while True:
         try:
             result: TurnResult = await handle.execute_update(
@@ -284,6 +285,7 @@ async def start_and_wait(
     503 for a turn that is running (the chaos run with its one worker killed got 503s
     after 8-9 s).
     """
+    # long: update-with-start and each of its failures, in the order Temporal reports them.
     deadline = deadline_of(settings)
     operation = WithStartWorkflowOperation(
         ChatTurn.run,
@@ -469,6 +471,7 @@ async def ask(
     """Allocate the turn (its question redacted already), start it unless a retried
     request's turn has started, and give its outcome: in one round trip when it waits
     (`start_and_wait`), else 202 at once with the pending turn (`accepted`)."""
+    # long: allocate, start and wait in order, each failure answered where it happens.
     waits = wait and not prefers_async(prefer)
     alloc = await allocate(body, idem, client, pool, caller.tenant_id)
     # The request's span names the turn from here on, whatever follows (a 503 included).

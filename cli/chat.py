@@ -181,6 +181,7 @@ def blocked_line(blocking_id: str, blocking: TurnResult | None) -> str:
 def render(result: TurnResult, in_chat: bool = False) -> str:
     """A person-readable turn: answer, sources, confidence, warnings, or the question
     (with how to answer it: in `chat` you just type; elsewhere `turnstile reply`)."""
+    # long: a turn's parts printed in reading order.
     lines: list[str] = []
     if result.status == WAITING:
         lines.append(f"? {result.clarifying_question}")
@@ -323,6 +324,7 @@ def chat(
     `conversation` continues an existing conversation (a new one when None). A question
     typed while another turn of the conversation waits for a clarification is kept in
     `deferred` and asked once that turn has settled (answered or cancelled here)."""
+    # long: the interactive loop: one branch per command.
     _history(history)
     conversation = conversation or _new_conversation()
     waiting: TurnResult | None = None

@@ -214,6 +214,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     There is no direct path into Qdrant: without the registry a stray file could
     replace a company's report for a year unnoticed.
     """
+    # long: one request and each way it can fail, printed as one line each.
     described = args.alias or args.year_end or args.currency or args.commodity
     if described and not args.name:
         raise CliError(
@@ -396,6 +397,7 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # long: declarations: one subcommand and its arguments per block.
     parser = _Parser(prog="turnstile", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"turnstile {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

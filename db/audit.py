@@ -117,6 +117,7 @@ def build_record(
     usage: Usage | None = None,
 ) -> dict[str, Any]:
     """What a reviewer needs from a settled turn: decisions and checks, never a prompt."""
+    # long: the decision record's fields, one per line, in the order a reviewer reads them.
     return {
         "tenant_id": tenant_id,
         "status": result.status,

@@ -45,6 +45,7 @@ async def record(
     Another document read from the same file (ingested earlier under other company or
     year flags) is removed, as its chunks were, with a log row whose new file is NULL.
     """
+    # long: one transaction's statements in order.
     await conn.execute(
         "INSERT INTO documents (corpus, document_id, company, fiscal_year, source_path,"
         " file_sha256, content_hash, chunks) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"

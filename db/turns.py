@@ -104,6 +104,8 @@ async def allocate_turn(
     IdempotencyMismatch. Raises TurnInProgress, and ConversationNotFound for another
     tenant's conversation; nothing is written on any error.
     """
+    # long: one transaction's statements in order; split, the conversation lock's scope would be
+    # hidden.
     async with conn.transaction():
         if idempotency is not None:
             key, request_hash = idempotency
@@ -372,6 +374,7 @@ async def save_turn(
     assistant message), else None: a retried save settles nothing twice, so whoever
     counts settled turns counts each once.
     """
+    # long: one transaction's statements in order; split, what commits together would be hidden.
     async with conn.transaction():
         cur = await conn.execute(
             "UPDATE turns SET status = %s, result = %s, updated_at = now() WHERE turn_id = %s"

@@ -141,6 +141,7 @@ def table_facts(chunk: ChunkText, text: str | None = None) -> list[Fact]:
     ratios, and its cells are facts with no unit rather than dropped. A column header
     without a year is the report's own period.
     """
+    # long: one pass over a table's cells; its cases share the row's state.
     facts: list[Fact] = []
     for table in table_blocks(chunk.text if text is None else text):
         header, rows = table[0], table[1:]
@@ -305,6 +306,7 @@ def _period(
 
 def prose_facts(chunk: ChunkText, prose: str) -> list[Fact]:
     """Every amount stated in the chunk's sentences, each bound to its own period."""
+    # long: one reading pass over the sentences; its cases share the sentence's state.
     facts: list[Fact] = []
     for sentence in split_sentences(prose):
         amounts = find_amounts(sentence)

@@ -231,6 +231,7 @@ def extract_facts(chunk: ChunkText) -> list[Fact]:
     A table whose unit cannot be read (neither its header cell nor the chunk's unit) is
     skipped rather than guessed: a bare number without a unit is not a fact.
     """
+    # long: one pass over a table's cells; its cases share the row's state.
     facts: list[Fact] = []
     for table in table_blocks(chunk.text):
         header, rows = table[0], table[1:]
@@ -303,6 +304,7 @@ def format_value(
     needs. A negative amount reads "a loss of US$173 million", or "net cash of …" for a
     net-debt metric.
     """
+    # long: one case per unit kind.
     spec = unit_spec(unit)
     number = _digits(abs(value), decimals)
     if unit in ("us$k", "a$k"):

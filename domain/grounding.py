@@ -189,6 +189,7 @@ def _unit_of(word: str, currency: str | None, after: str) -> tuple[str, str | No
 
 def find_amounts(text: str) -> list[Amount]:
     """Return the amounts `text` claims, skipping years, dates, pages and list numbers."""
+    # long: one pass over the text; each kind of number skipped where it is recognised.
     amounts: list[Amount] = []
     last_end = 0
     for match in _NUMBER.finditer(text):
@@ -717,6 +718,7 @@ def _recompute(
     claim: Amount, sentence: str, candidates: list[SourceNumber], metrics: list[str]
 ) -> Derived | None:
     """Find two cited numbers from which the claimed figure recomputes, within rounding."""
+    # long: the formulas tried in order, each with its rounding rule.
     usable = [c for c in candidates if c.amount.factor is not None and c.amount.kind != "percent"]
     tol = _tolerance(claim)
     up, down = bool(_UP.search(sentence)), bool(_DOWN.search(sentence))
@@ -901,6 +903,8 @@ def check_numbers(
     FY2024 question states the FY2024 figure, so the FY2025 one in its source does not
     back it; in answer to a net debt question an unlabelled figure must be net debt's.
     """
+    # long: the numeric check's steps in order (claims, cited sources, match, recompute), sharing
+    # one sentence map.
     asked = _asked(question)
     per_source: dict[int, list[SourceNumber]] = {}
     headers = _answer_table_headers(answer)

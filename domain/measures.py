@@ -536,6 +536,7 @@ def focus_parts(question: str) -> list[Focus]:
     metrics of the vocabulary it names. A condition ("excluding one-off items") is part
     of the ask it narrows, whether it comes before or after it; a scene-setting clause
     ("despite record volumes") asks nothing."""
+    # long: one pass over the question's words; its cases share the current part.
     parts: list[Focus] = []
     pieces: list[str] = []
     carried = ""  # a condition that opens the question, before the ask it narrows

@@ -299,6 +299,7 @@ def read_preference(text: str) -> Remembering | None:
     anything to look up, is a request the system cannot act on: it is answered plainly
     and nothing is stored.
     """
+    # long: one case per kind of preference statement, tried in order.
     if not _REMEMBER.search(text) or "?" in text or _QUESTION_START.match(text):
         return None
     # "gold miners" names companies by what they mine, not a production figure: the

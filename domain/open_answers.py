@@ -67,6 +67,7 @@ def match(
     When the focus asks for money ("how much did it bring in"), an amount of money gains
     and a quantity of another kind (tonnes, ounces) cannot answer.
     """
+    # long: the scores of one fact added in order, each commented.
     if focus.empty or not sourced:
         return []
     labels = [f.label for f, _ in sourced]

@@ -290,6 +290,8 @@ def find_passages(
     businesses", which shares none of its words. Only when the words found something:
     meaning alone never makes a question the reports do not address answered.
     """
+    # long: the passage scoring's terms added in order, each commented; they share the question's
+    # reading.
     topic = topic_stems(question)
     strong = _strong_stems(question)
     role = _role_section(role_asked(question))

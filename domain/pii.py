@@ -91,6 +91,7 @@ class _Normalised:
 
 
 def _normalise(text: str) -> _Normalised:
+    # long: one case per way a personal value is written.
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
@@ -387,6 +388,7 @@ def _kind_of(
     in "08-04-2020-2224", a date and a time), can only be a card: its checksum and
     prefix are evidence enough, a phone number's or a TFN's shape alone is not.
     """
+    # long: one case per kind of personal data, tried in order.
     groups = [g.digits for g in window]
     digits = "".join(groups)
     n = len(digits)

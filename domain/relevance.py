@@ -94,6 +94,7 @@ def _answered_by_figure(
     of "ambition for its copper mine" in "iron ore mined") is another subject's figure.
     A figure of a year the question does not ask for (`years`, when it names any) does
     not answer it, however well its label fits."""
+    # long: the label matches tried in order, strongest first.
     for sentence in sentences:
         cited = cited_sources(sentence, len(facts))
         if not cited:
@@ -147,6 +148,7 @@ def _answered_by_text(
     words count, not the company, report and section the answer names before the quote.
     With no word of the part in the evidence, words of one family meet by their first
     five letters ("acqusition", "acquired")."""
+    # long: the quote matches tried in order, strongest first.
     families = _families(part, evidence)
     weights = _evidence_weights(families, evidence)
     total = sum(weights.values())
@@ -261,6 +263,7 @@ def check_relevance(
     `derived_labels` are the figures the numeric check recomputed from cited inputs
     (the answer's margins, shares, ratios and changes).
     """
+    # long: one verdict per asked part, its cases in order.
     if asks_overview(question):
         return Relevance(items=[], addressed=True, off_point=False)
     parts = focus_parts(question)

@@ -45,6 +45,7 @@ def mentioned_years(text: str) -> list[int]:
     2023 and 2025"), "latest"/"most recent"/"this year" (the latest covered year) and
     "over the three years"/"all years" (every covered year).
     """
+    # long: one case per way a year is written.
     years: set[int] = set()
     masked = text
     for match in _RANGE.finditer(text):

@@ -133,6 +133,7 @@ async def compare(
     pause: float = 0.0,
 ) -> ABReport:  # fmt: skip
     """Run every case under A, then under B (sequentially when pausing for a rate limit)."""
+    # long: one run per arm with its pause for rate limits, in order.
     concurrency = 1 if pause else 4
     gate = asyncio.Semaphore(concurrency)
 

@@ -68,6 +68,7 @@ def _common(parser: argparse.ArgumentParser, *, case: bool = True, sub: bool = F
 
 def add_parser(sub: Any, auth: Callable[[Settings], dict[str, str]]) -> None:
     """Register `eval` and its subcommands on the CLI's subparsers."""
+    # long: declarations: one eval subcommand and its arguments per block.
     description = ("Run the evaluation suites (mock or real mode), the retrieval A/B "
                    "harness, the judge calibration or one golden-probe run.")  # fmt: skip
     p = sub.add_parser("eval", help="run the evaluation suites", description=description)

@@ -243,6 +243,7 @@ def _build(
     blocks: list[_Block],
     problems: list[str] | None = None,
 ) -> ParsedDocument:
+    # long: the document's chunks built in reading order (headings, tables, prose).
     ticker = company.ticker
     # The hash covers the metadata the chunks carry as well as the bytes, so re-ingesting a
     # file under corrected flags (company, fiscal year) replaces its chunks, not "unchanged".

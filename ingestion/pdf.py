@@ -214,6 +214,7 @@ def _hocr_words(
     Each hOCR line has its baseline and text size (`x_size`): every word of a line is put
     on the line's baseline with the line's size, whatever its letters (a word's own box
     runs from its tallest to its lowest letter)."""
+    # long: one pass over tesseract's hOCR; its cases share the line's state.
     import pytesseract
 
     image = page.to_image(resolution=dpi).original
@@ -285,6 +286,7 @@ def ocr_words(page: Any) -> tuple[list[_Word], int]:
     number columns as separate lines of different sizes: every word's top is its baseline
     less the page's typical size, so a row's words meet on one line, and a size counts as
     larger than the body only from `_OCR_HEADING` times the typical size."""
+    # long: render, read and rescale in order, each with its failure.
     first, *others = (_hocr_words(page, dpi, None, config) for dpi, config in OCR_READINGS)
     first += _page_number(page, first)
     # What only a later reading saw (a unit line under a header the first passed over)
@@ -386,6 +388,7 @@ def _read(
     currency: str,
     ocr: Callable[[Any], tuple[list[_Word], int]] | None = None,
 ) -> PdfRead:
+    # long: one pass over the PDF's pages; each page's cases share its state.
     out = PdfRead(pages=len(raw_pages))
     if not raw_pages:
         raise PdfError("not a readable PDF (no pages)")
@@ -578,6 +581,7 @@ def _row(line: _Line, columns: _Columns) -> tuple[str, str, list[str]] | None:
 
     The numbers that end the line are its values: as many as there are columns, they
     fill them in order; fewer (a blank cell), each goes to the column it sits under."""
+    # long: one statement row's cells read column by column.
     words = list(line.words)
     values: list[str] = [""] * len(columns.periods)
     trailing: list[_Word] = []
@@ -681,6 +685,7 @@ def _page_blocks(
 ) -> tuple[list[Block], str, _Columns | None]:
     """A page's paragraphs and tables; `ocr` for a page read by OCR (its text sizes are
     estimates, and some of its words are faint)."""
+    # long: one pass over a page's lines; paragraphs and tables share the line state.
     blocks: list[Block] = []
     if not lines:
         return blocks, section, columns

@@ -203,6 +203,7 @@ def up(settings: Settings, say: Callable[[str], None]) -> bool:
 
     Returns False (and starts nothing) when the stack is already up and healthy.
     """
+    # long: each service started in dependency order, each waited for where it starts.
     paths = Paths(settings.home)
     running = running_components(settings)
     if set(running) >= {"worker", "api"} and _healthz(settings)[0] == 200:

@@ -293,6 +293,7 @@ def prose_facts(chunk: ChunkText) -> list[Fact]:
     Only sentences about the chunk's own fiscal year count: a sentence naming another year
     or the prior year is skipped rather than attributed to the wrong year.
     """
+    # long: one reading pass over the sentences; its cases share the sentence's state.
     if chunk.is_table:
         return []
     body = "\n".join(ln for ln in chunk.text.splitlines()[1:] if not ln.startswith("|"))
@@ -389,6 +390,7 @@ class OfflineEngine:
         "net dett") or an informal phrasing ("how much did BHP owe") does not lose the
         metric. Only here, in the step: the workflow's own rules (scope, carry-forward)
         read the question as written, so turns already in flight replay unchanged."""
+        # long: one rule per route, tried in order; the reason names the rule that fired.
         slots = extract_slots(read_metric_words(question))
         if (
             slots.companies
@@ -452,6 +454,7 @@ class OfflineEngine:
 
     async def rewrite(self, question: str, slots: Slots) -> RewritePlan:
         """One sub-query per company: name, metric names and report wordings, FY tokens."""
+        # long: one sub-query per company built field by field.
         metrics = requested_metrics(slots, question)
         years = answer_years(slots, question)
         terms: list[str] = list(slots.other_measures)
@@ -503,6 +506,7 @@ class OfflineEngine:
         when years are given, other years (a later report's table is kept when it holds a
         restated comparative for a requested year).
         """
+        # long: the keep rules for tables and prose, tried in order on each chunk.
         metrics = requested_metrics(slots, question)
         wanted = set(metrics) | {LINE_ITEM_OF[m] for m in metrics if m in LINE_ITEM_OF}
         years = set(answer_years(slots, question))
@@ -581,6 +585,8 @@ class OfflineEngine:
         remembered claim cannot reach its answer. Preferences reach it through the
         resolved question ("[your preference: in billions]"), where they are visible.
         """
+        # long: the answer's sections composed in reading order (see the module docstring);
+        # splitting it is listed as left to do.
         if not sources:
             return Draft(answer="")
         asked = slots.companies or list(companies())
@@ -886,6 +892,7 @@ class _Composer:
     def _change_sentence(
         self, ticker: str, display: str, old: _Sourced, new: _Sourced, y1: int, y2: int
     ) -> str | None:
+        # long: one sentence per kind of change, each case beside the next.
         qo, qn = _signed_base(old), _signed_base(new)
         span = f"from FY{y1} to FY{y2}"
         unit = self.unit_for([old.fact, new.fact])
@@ -943,6 +950,7 @@ class _Composer:
         difference between the top two, and why figures on different bases are not
         compared. `asked` ("highest" or "lowest"): the question wants the top or the
         bottom, so that is said first, within each group of comparable figures."""
+        # long: the ranking and its sentences composed in reading order.
         present = [(t, chosen[(t, year, metric)]) for t in companies if (t, year, metric) in chosen]
         if len(present) < 2:
             return None
@@ -1024,6 +1032,7 @@ class _Composer:
         """One Markdown table per unit base: a row per company (ranked by the latest
         year's figure), a column per year, every cell in the table's one unit and cited.
         Figures in different currencies or kinds get separate tables, never one column."""
+        # long: one table per unit base, its rows and columns built in order.
         present = {
             (t, y): chosen[(t, y, metric)]
             for t in companies

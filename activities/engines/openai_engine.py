@@ -164,6 +164,7 @@ class OpenAIEngine:
             )
 
     async def _ask(self, step: str, model: str, schema: type[T], text: str) -> T:
+        # long: one model call in either structured mode, each failure classified where it happens.
         assert self.client is not None
         template = prompt(step)
         messages: list[openai.types.chat.ChatCompletionMessageParam] = [

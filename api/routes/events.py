@@ -176,6 +176,7 @@ async def _events(
     # Not reconciled here: a running turn's watchers would each ask Temporal about it
     # while holding a pooled connection. A turn whose workflow closed without saying so
     # is reconciled below, when its stream fails or stays quiet.
+    # long: one SSE loop: resume, fan-out, keep-alive and end in the order they happen.
     stored = await _stored(pool, client, turn_id, reconciling=False)
     if stored is not None and stored.status != "running":
         # Settled, or paused for a reply: nothing more will happen until someone acts,

@@ -129,6 +129,7 @@ async def healthz(client: TemporalDep, pool: PoolDep, settings: SettingsDep) -> 
     is up while it polls the task queue AND its own heartbeat (every 3 s, in PostgreSQL)
     is fresh: Temporal keeps listing a killed worker's pollers for minutes.
     """
+    # long: one probe per component, each with its own timeout and message.
     components: dict[str, ComponentState] = {}
     probes: tuple[
         tuple[ComponentState, int] | BaseException, tuple[Any, ...] | BaseException | None

@@ -68,6 +68,8 @@ async def start_turn(
     With `Prefer: respond-async` (or `wait=false`) the answer is 202 at once, with the
     turn's id, `Location` and a `Link` to its event stream.
     """
+    # long: the route's request handling in order (validate, redact, start, wait), each with its
+    # error.
     if idempotency_key is not None:
         try:
             check_opaque(idempotency_key)
