@@ -1,7 +1,8 @@
 """Activity inputs and outputs that cross the Temporal boundary (frozen, versioned).
 
 The data they carry (slots, chunks, drafts, grounding) is defined once in
-`domain.models` and re-exported here, so a workflow or a client reads one contract.
+`domain.models` and imported from there, never through this module (one import path per
+type: tests/unit/test_no_reexports.py).
 """
 
 from typing import Any
@@ -13,43 +14,18 @@ from domain.evaluation import EvalCase, SliceRun
 from domain.memory import CacheOutcome, MemoryNote, Preference
 from domain.models import (
     ChunkHit,
-    ChunkText,
     Citation,
-    ClaimReason,
     Derived,
-    Draft,
-    GroundingReport,
-    Intent,
     ModelCall,
     NotFound,
     RetrievalConfig,
     Route,
-    SearchHitWithText,
     Slots,
     SubQuery,
     UnsupportedClaim,
 )
 from domain.models import Frozen as _Frozen
 from domain.turns import TurnResult
-
-__all__ = [
-    "ChunkHit",
-    "ChunkText",
-    "ClaimReason",
-    "Derived",
-    "Draft",
-    "GroundingReport",
-    "Intent",
-    "ModelCall",
-    "NotFound",
-    "RetrievalConfig",
-    "Route",
-    "SearchHitWithText",
-    "Slots",
-    "SubQuery",
-    "UnsupportedClaim",
-]
-
 
 MAX_YEARS = 50
 """The most fiscal years one search may name."""

@@ -17,11 +17,8 @@ from activities import steps
 from activities.contracts import (
     AnswerGrade,
     CheckRequest,
-    ChunkText,
     DocumentGrades,
-    Draft,
     EvidenceRequest,
-    GroundingReport,
     RelevanceRequest,
     RewritePlan,
     RewriteRequest,
@@ -40,7 +37,7 @@ from domain.evidence import strip_instructions
 from domain.grounding import check_numbers
 from domain.measures import asks_topic
 from domain.memory import assemble_context
-from domain.models import Relevance
+from domain.models import ChunkText, Draft, GroundingReport, Relevance
 from domain.relevance import check_relevance
 
 

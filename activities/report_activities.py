@@ -15,7 +15,6 @@ from temporalio import activity
 from activities import steps
 from activities.contracts import (
     ChunkLocator,
-    ChunkText,
     CoverageRead,
     CoverageRequest,
     FoundChunks,
@@ -32,6 +31,7 @@ from db import companies as companies_db
 from db import documents, facts
 from domain.companies import Company, coverage, pinned
 from domain.facts import report_facts
+from domain.models import ChunkText
 from ingestion.companies import CompaniesFileError, Description, companies_beside
 from ingestion.documents import DocumentError, ParsedDocument, parse_document
 from ingestion.registry import admit, refusal

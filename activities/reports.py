@@ -19,10 +19,11 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 from qdrant_client.conversions.common_types import PointId
 
-from activities.contracts import ChunkHit, ChunkText, IngestFileResult, RetrievalConfig
+from activities.contracts import IngestFileResult
 from activities.edge import EdgeClient
 from activities.embeddings import Embedder, collection_name, embed_documents
 from activities.rerank import RERANK_POOL, CohereReranker, RerankUnavailable
+from domain.models import ChunkHit, ChunkText, RetrievalConfig
 from ingestion import bm25
 from ingestion.documents import (
     Chunk,

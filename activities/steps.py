@@ -28,12 +28,10 @@ from activities.contracts import (
     CoverageRead,
     CoverageRequest,
     DocumentGrades,
-    Draft,
     EvidenceRequest,
     ForgetRequest,
     ForgetResult,
     FoundChunks,
-    GroundingReport,
     IngestFileRequest,
     IngestFileResult,
     LoadSessionRequest,
@@ -61,7 +59,7 @@ from activities.contracts import (
     SweepRequest,
     SweepResult,
 )
-from domain.models import ChunkText, Relevance
+from domain.models import ChunkText, Draft, GroundingReport, Relevance
 
 
 def _declared() -> Any:

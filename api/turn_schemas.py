@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
 
 from api.text import ID_CHARS, STORABLE, check_opaque, check_user_id
 from domain.models import CITATION_EXAMPLE
-from workflows.contracts import TurnResult
+from domain.turns import TurnResult
 
 CONVERSATION_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_QUESTION_CHARS = 4000

@@ -37,17 +37,10 @@ from api.errors import ApiError
 from api.metrics import TURNS_STARTED
 from api.turn_schemas import TurnRequest, prefers_async
 from db import reconcile, turns
+from domain.turns import OPEN, SETTLED, WAITING, TurnResult
 from settings import EngineName, Settings
 from workflows.chat_turn import ChatTurn
-from workflows.contracts import (
-    OPEN,
-    SETTLED,
-    WAITING,
-    CancelRequest,
-    ClarificationReply,
-    TurnInput,
-    TurnResult,
-)
+from workflows.contracts import CancelRequest, ClarificationReply, TurnInput
 from workflows.turn_start import start_options
 
 

@@ -62,10 +62,10 @@ from temporalio.service import RPCError
 
 import payloads
 from bench import isolated
+from domain.turns import SETTLED, WAITING
 from settings import Settings
 from stack import embedded, postgres
 from stack.processes import StackError, pid_alive, read_pid, signal_tree, stop_pid
-from workflows.contracts import SETTLED, WAITING
 
 # "failed" and "cancelled" are listed here as well so that the benchmark counts them as
 # settled whether or not the contract it runs against has them yet.

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import httpx
 
-from workflows.contracts import SETTLED, WAITING, TurnResult
+from domain.turns import SETTLED, WAITING, TurnResult
 
 EXIT_BAD_INPUT, EXIT_UNREACHABLE, EXIT_TIMEOUT = 2, 3, 4
 

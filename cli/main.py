@@ -20,7 +20,8 @@ from urllib.parse import quote
 import httpx
 from pydantic import ValidationError
 
-from activities.contracts import CompanyDetails, IngestRequest, SearchHitWithText, SearchRequest
+from activities.contracts import CompanyDetails, IngestRequest, SearchRequest
+from domain.models import SearchHitWithText
 from evals import commands as eval_commands
 from settings import Settings, SettingsError, get_settings
 from stack.processes import StackError

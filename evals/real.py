@@ -35,10 +35,9 @@ from domain.evaluation import (
     score_turn,
 )
 from domain.models import RetrievalConfig
-from domain.turns import TurnResult
+from domain.turns import SETTLED, TurnResult
 from evals.ranking import ranx_metrics
 from evals.results import CaseResult
-from workflows.contracts import SETTLED
 from workflows.evaluation import EvaluateRetrieval, EvaluateRouting, RetrievalProbe, RetrievalRun
 
 CUTOFF = 5

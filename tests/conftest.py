@@ -49,13 +49,14 @@ from db import turns
 from db.migrate import migrate
 from domain.budget import TURN_BUDGET_SECONDS
 from domain.companies import use_coverage
+from domain.turns import TurnResult
 from ingestion.companies import sample_coverage
 from settings import PROJECT_ROOT, Settings
 from stack import postgres
 from stack.processes import free_port
 from workflows import attributes
 from workflows.chat_turn import ChatTurn
-from workflows.contracts import ClarificationReply, TurnInput, TurnResult
+from workflows.contracts import ClarificationReply, TurnInput
 from workflows.turn.budget import execution_timeout
 
 # The process's coverage (what names resolve against outside a turn): the sample corpus's,

@@ -23,15 +23,9 @@ with workflow.unsafe.imports_passed_through():
     from domain.memory import Remembering, apply_preferences, read_preference
     from domain.pii import TOKEN
     from domain.text import storable
+    from domain.turns import Carried, TurnResult, TurnStatus
     from workflows import attributes, progress
-    from workflows.contracts import (
-        CancelRequest,
-        Carried,
-        ClarificationReply,
-        TurnInput,
-        TurnResult,
-        TurnStatus,
-    )
+    from workflows.contracts import CancelRequest, ClarificationReply, TurnInput
     from workflows.rules import gate
     from workflows.rules.carry import carry_entities, merge_reply
     from workflows.rules.retry import Attempt, best_attempt

@@ -1,7 +1,8 @@
 """ChatTurn's input, signals and output: the contract the API and CLI rely on.
 
 The output (`TurnResult`) is defined in `domain.turns`, because the session store and
-the reconciler need it too; it is re-exported here as part of this contract.
+the reconciler need it too; import it from there (one import path per type:
+tests/unit/test_no_reexports.py).
 
 Frozen pydantic models; new fields only with defaults (histories replay old payloads).
 """
@@ -9,31 +10,6 @@ Frozen pydantic models; new fields only with defaults (histories replay old payl
 from pydantic import BaseModel, ConfigDict
 
 from domain.budget import TURN_BUDGET_SECONDS
-from domain.turns import (
-    OPEN,
-    SETTLED,
-    WAITING,
-    Carried,
-    Citation,
-    Degradation,
-    DocumentsUsed,
-    StepFailure,
-    TurnResult,
-    TurnStatus,
-)
-
-__all__ = [
-    "OPEN",
-    "SETTLED",
-    "WAITING",
-    "Carried",
-    "Citation",
-    "Degradation",
-    "DocumentsUsed",
-    "StepFailure",
-    "TurnResult",
-    "TurnStatus",
-]
 
 
 class _Frozen(BaseModel):

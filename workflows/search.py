@@ -8,8 +8,8 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities import steps
-    from activities.contracts import SearchHitWithText, SearchRequest
-    from domain.models import with_text
+    from activities.contracts import SearchRequest
+    from domain.models import SearchHitWithText, with_text
     from workflows.policy import step_options
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from activities.contracts import ModelCall
+from domain.models import ModelCall
 
 _CALLS: ContextVar[list[ModelCall] | None] = ContextVar("model_calls", default=None)
 

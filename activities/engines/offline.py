@@ -13,18 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from activities.contracts import (
-    AnswerGrade,
-    ChunkText,
-    Derived,
-    DocumentGrades,
-    Draft,
-    NotFound,
-    RewritePlan,
-    RouteDecision,
-    Slots,
-    SubQuery,
-)
+from activities.contracts import AnswerGrade, DocumentGrades, RewritePlan, RouteDecision
 from activities.embeddings import Embedder, similarity_of
 from domain.companies import (
     calendar_note,
@@ -79,6 +68,7 @@ from domain.metrics import (
     metric_of_row_label,
     read_metric_words,
 )
+from domain.models import ChunkText, Derived, Draft, NotFound, Slots, SubQuery
 from domain.open_answers import (
     CLOSE,
     Candidate,

@@ -30,19 +30,7 @@ from openai import AsyncOpenAI, Omit, omit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from temporalio.exceptions import ApplicationError
 
-from activities.contracts import (
-    AnswerGrade,
-    ChunkText,
-    DocumentGrades,
-    Draft,
-    ModelCall,
-    NotFound,
-    RewritePlan,
-    RouteDecision,
-    Slots,
-    SubQuery,
-    UnsupportedClaim,
-)
+from activities.contracts import AnswerGrade, DocumentGrades, RewritePlan, RouteDecision
 from activities.engines.calls import record
 from activities.engines.offline import (
     answer_years,
@@ -58,6 +46,7 @@ from domain.companies import companies, display_name, fiscal_years, year_span
 from domain.evidence import fence
 from domain.memory import MemoryNote
 from domain.metrics import metric_display, read_metric_words
+from domain.models import ChunkText, Draft, ModelCall, NotFound, Slots, SubQuery, UnsupportedClaim
 from domain.question import extract_slots
 from domain.years import later_report_years
 

@@ -7,16 +7,9 @@ text, not ids: the model-step activities load chunk text from Qdrant and call th
 from collections.abc import Sequence
 from typing import Protocol
 
-from activities.contracts import (
-    AnswerGrade,
-    ChunkText,
-    DocumentGrades,
-    Draft,
-    RewritePlan,
-    RouteDecision,
-    Slots,
-)
+from activities.contracts import AnswerGrade, DocumentGrades, RewritePlan, RouteDecision
 from domain.memory import MemoryNote
+from domain.models import ChunkText, Draft, Slots
 
 
 class Engine(Protocol):

@@ -35,7 +35,8 @@ from api.errors import ApiError, ErrorResponse, error_responses
 from api.streams import Closed, TurnStreams
 from api.turn_service import owned_turn
 from db import reconcile, turns
-from workflows.contracts import OPEN, SETTLED, WAITING, TurnEvent, TurnResult
+from domain.turns import OPEN, SETTLED, WAITING, TurnResult
+from workflows.contracts import TurnEvent
 
 router = APIRouter(prefix="/v1", tags=["turns"])
 QUIET_SECONDS = 2.0

@@ -6,7 +6,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from pydantic import ValidationError
 
-from activities.contracts import SearchHitWithText, SearchRequest
+from activities.contracts import SearchRequest
 from api import coverage, redaction
 from api.auth import CallerDep
 from api.auth import limit as rate_limit
@@ -15,6 +15,7 @@ from api.deps import PoolDep, SettingsDep, TemporalDep
 from api.errors import ApiError, error_responses
 from api.text import STORABLE
 from domain.companies import pinned
+from domain.models import SearchHitWithText
 from workflows.search import SearchReports
 
 router = APIRouter(prefix="/v1", tags=["search"])

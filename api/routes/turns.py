@@ -32,7 +32,8 @@ from api.turn_schemas import (
     WaitQuery,
 )
 from db import turns
-from workflows.contracts import CancelRequest, ClarificationReply, TurnResult
+from domain.turns import TurnResult
+from workflows.contracts import CancelRequest, ClarificationReply
 
 router = APIRouter(prefix="/v1", tags=["turns"])
 

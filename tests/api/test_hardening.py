@@ -25,11 +25,11 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
-from activities.contracts import ChunkText, Draft, Slots
 from activities.engines.offline import OfflineEngine
 from activities.reports import ReportIndex
 from db.migrate import migrate
 from domain.memory import MemoryNote
+from domain.models import ChunkText, Draft, Slots
 from domain.pii import TOKEN
 from settings import Settings
 from stack import postgres

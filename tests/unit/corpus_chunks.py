@@ -3,7 +3,7 @@
 from functools import cache
 from pathlib import Path
 
-from activities.contracts import ChunkText
+from domain.models import ChunkText
 from ingestion.documents import parse_markdown
 
 CORPUS_DIR = Path(__file__).resolve().parents[2] / "corpus" / "reports"

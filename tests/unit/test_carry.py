@@ -1,6 +1,6 @@
 """Entity carry-forward fills only the missing slot, only for a follow-up, only from history."""
 
-from workflows.contracts import Carried
+from domain.turns import Carried
 from workflows.rules.carry import carry_entities, merge_reply
 
 FMG_FY2024 = "What was Fortescue's revenue in FY2024?"

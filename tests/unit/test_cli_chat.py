@@ -14,7 +14,7 @@ import pytest
 
 from cli import chat
 from cli.main import main
-from workflows.contracts import TurnResult
+from domain.turns import TurnResult
 
 BLOCKING = "turn-c1-1"
 QUESTION = "What was BHP's net debt in FY2024?"

@@ -1,8 +1,8 @@
 """The CLI's rendering of a turn for people: answer, sources, warnings, meta line."""
 
-from activities.contracts import Derived, UnsupportedClaim
 from cli.chat import render
-from workflows.contracts import Citation, TurnResult
+from domain.models import Derived, UnsupportedClaim
+from domain.turns import Citation, TurnResult
 
 
 def test_render_shows_citations_calculations_warnings_and_confidence() -> None:
@@ -47,7 +47,7 @@ def test_render_shows_a_clarifying_question_with_how_to_reply() -> None:
 
 
 def test_render_says_when_an_answer_was_reused_and_what_was_carried() -> None:
-    from workflows.contracts import Carried
+    from domain.turns import Carried
 
     result = TurnResult(
         turn_id="turn-c1-3", conversation_id="c1", status="answered", question="And FY2023?",

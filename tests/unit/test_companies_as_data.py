@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from activities.contracts import Slots
 from activities.engines.offline import answer_years, clarifying_question, direct_answer
 from domain.companies import (
     Company,
@@ -25,6 +24,7 @@ from domain.companies import (
     year_span,
 )
 from domain.memory import read_preference
+from domain.models import Slots
 from domain.years import coverage_notice
 from ingestion.companies import CompaniesFileError, read_companies_file, sample_coverage
 from ingestion.documents import DocumentError, parse_document

@@ -1,6 +1,6 @@
 """Coverage post-check: every gap has its exact line; found-flags come from survivors."""
 
-from activities.contracts import NotFound
+from domain.models import NotFound
 from workflows.rules.coverage import company_status, ensure_gap_lines
 
 FMG_REVENUE = NotFound(company="FMG", fiscal_year=2024, metric="revenue")

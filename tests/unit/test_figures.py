@@ -2,7 +2,6 @@
 
 import pytest
 
-from activities.contracts import ChunkText
 from domain.figures import (
     UNITS,
     IncompatibleUnits,
@@ -17,6 +16,7 @@ from domain.figures import (
     to_base,
     unit_in_scale,
 )
+from domain.models import ChunkText
 from tests.unit.corpus_chunks import corpus, tables
 
 

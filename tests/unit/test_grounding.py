@@ -6,11 +6,10 @@ import re
 
 import pytest
 
-from activities.contracts import ChunkText, Slots
 from activities.engines.offline import OfflineEngine
 from domain.grounding import check_numbers, cited_sources, find_amounts
 from domain.metrics import METRICS
-from domain.models import CheckedFigure
+from domain.models import CheckedFigure, ChunkText, Slots
 from tests.unit.corpus_chunks import corpus, report, tables
 
 BHP24 = tables("BHP", 2024)[0]  # US$M: Revenue 55,658 / Underlying EBITDA 29,016 / ...

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from activities.contracts import ChunkText, Draft, NotFound, Slots
 from activities.embeddings import LocalEmbedder
 from activities.engines.offline import OfflineEngine, clarifying_question, direct_answer
 from domain.grounding import check_numbers
+from domain.models import ChunkText, Draft, NotFound, Slots
 from tests.unit.corpus_chunks import CORPUS_DIR, chunks_of, corpus, report
 
 ENGINE = OfflineEngine()

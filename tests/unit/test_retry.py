@@ -2,7 +2,7 @@
 
 import pytest
 
-from activities.contracts import NotFound, SubQuery, UnsupportedClaim
+from domain.models import NotFound, SubQuery, UnsupportedClaim
 from workflows.rules.retry import (
     MAX_RETRIES,
     Attempt,

@@ -1,8 +1,8 @@
 """The decisions taken out of ChatTurn's orchestration: retry gaps, coverage warning,
 claim merging and the shape of a graded answer."""
 
-from activities.contracts import NotFound, Slots, UnsupportedClaim
 from domain.grounding import merge_claims
+from domain.models import NotFound, Slots, UnsupportedClaim
 from domain.years import coverage_warning
 from workflows.rules.confidence import (
     CHECK_REPORT_WARNING,

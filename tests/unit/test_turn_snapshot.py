@@ -1,7 +1,7 @@
 """A turn's saved result is its bookkeeping plus what its Outcome shows: the two name
 TurnResult's fields exactly, so neither can drift from it."""
 
-from workflows.contracts import Carried, TurnResult
+from domain.turns import Carried, TurnResult
 from workflows.turn.outcome import Outcome
 
 BOOKKEEPING = {

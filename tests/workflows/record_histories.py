@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from temporalio.exceptions import ApplicationError
 
-from activities.contracts import Draft
 from activities.errors import ErrorType
+from domain.models import Draft
 from tests.conftest import Turns, TurnWorker, outcome
 from tests.workflows.scripted_engine import ScriptedEngine
 

@@ -10,17 +10,10 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from activities.contracts import (
-    AnswerGrade,
-    ChunkText,
-    DocumentGrades,
-    Draft,
-    RewritePlan,
-    RouteDecision,
-    Slots,
-)
+from activities.contracts import AnswerGrade, DocumentGrades, RewritePlan, RouteDecision
 from activities.engines.offline import OfflineEngine
 from domain.memory import MemoryNote
+from domain.models import ChunkText, Draft, Slots
 
 Step = object  # a value, an Exception instance, or a callable(offline_result) -> value
 

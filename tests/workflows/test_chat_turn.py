@@ -11,17 +11,19 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHandle
 from temporalio.exceptions import ApplicationError
 
-from activities.contracts import AnswerGrade, DocumentGrades, Draft, RouteDecision, Slots
+from activities.contracts import AnswerGrade, DocumentGrades, RouteDecision
 from activities.reports import ReportIndex
 from db import audit
 from db import turns as turn_store
 from domain.facts import report_facts
 from domain.grounding import split_sentences
+from domain.models import Draft, Slots
+from domain.turns import TurnResult
 from tests.conftest import Turns, TurnWorker, activity_inputs, outcome, unique
 from tests.workflows.scripted_engine import ScriptedEngine
 from workflows import attributes
 from workflows.chat_turn import ChatTurn
-from workflows.contracts import ClarificationReply, TurnResult
+from workflows.contracts import ClarificationReply
 from workflows.rules.gate import CLARIFICATION_EXHAUSTED, NO_ANSWER_COMPOSED
 from workflows.rules.relevance import OFF_POINT_LEAD
 from workflows.rules.scope import refusal_text

@@ -6,9 +6,10 @@ from pathlib import Path
 from psycopg_pool import AsyncConnectionPool
 from temporalio.client import Client
 
-from activities.contracts import IngestRequest, IngestResult, SearchHitWithText, SearchRequest
+from activities.contracts import IngestRequest, IngestResult, SearchRequest
 from activities.report_activities import ReportActivities
 from activities.reports import ReportIndex
+from domain.models import SearchHitWithText
 from tests.conftest import CORPUS_DIR, WorkerFactory, unique
 from workflows.ingest import IngestDocuments
 from workflows.search import SearchReports

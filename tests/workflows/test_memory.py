@@ -11,10 +11,11 @@ from temporalio.client import Client
 
 import worker as registry
 from activities.answer_cache import AnswerCache
-from activities.contracts import AnswerGrade, Draft
+from activities.contracts import AnswerGrade
 from activities.engines.offline import OfflineEngine
 from activities.reports import ReportIndex
 from db import audit
+from domain.models import Draft
 from tests.conftest import CORPUS_DIR, Turns, TurnWorker, WorkerFactory, unique
 from tests.workflows.scripted_engine import ScriptedEngine
 

@@ -14,14 +14,16 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.contracts import RouteDecision, SaveTurnRequest, Slots, SweepRequest
+from activities.contracts import RouteDecision, SaveTurnRequest, SweepRequest
 from activities.sessions import SessionActivities
 from activities.turn_sweeper import SweepActivities
 from db import turns as turn_store
+from domain.models import Slots
+from domain.turns import TurnResult
 from tests.conftest import Turns, TurnWorker, WorkerFactory, outcome, unique
 from tests.workflows.scripted_engine import ScriptedEngine
 from workflows.chat_turn import ChatTurn
-from workflows.contracts import CancelRequest, ClarificationReply, TurnResult
+from workflows.contracts import CancelRequest, ClarificationReply
 from workflows.rules.gate import INTERNAL_ERROR
 from workflows.sweep import SweepTurns, ensure_sweep_schedule
 from workflows.turn.outcome import CANCELLED_TEXT

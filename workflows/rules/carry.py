@@ -11,7 +11,7 @@ from domain.companies import coverage, display_name
 from domain.intent import asks_over_all_companies
 from domain.metrics import metric_display
 from domain.question import extract_slots
-from workflows.contracts import Carried
+from domain.turns import Carried
 
 _FOLLOW_UP = re.compile(
     r"\b(it|its|it's|they|their|them|that|this|those|these|same|the company|what about"

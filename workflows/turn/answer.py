@@ -9,24 +9,24 @@ from dataclasses import dataclass, field
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from activities.contracts import (
-        CachedAnswer,
+    from activities.contracts import CachedAnswer, RewritePlan, RouteDecision
+    from domain.companies import display_name, latest_fiscal_year
+    from domain.memory import preference_notice
+    from domain.models import (
+        CheckedFigure,
         ChunkHit,
         Derived,
         Draft,
         NotFound,
-        RewritePlan,
-        RouteDecision,
+        Relevance,
         Slots,
+        Source,
         SubQuery,
         UnsupportedClaim,
     )
-    from domain.companies import display_name, latest_fiscal_year
-    from domain.memory import preference_notice
-    from domain.models import CheckedFigure, Relevance, Source
     from domain.question import asks_figures
+    from domain.turns import Carried, Citation
     from domain.years import coverage_notice, coverage_warning
-    from workflows.contracts import Carried, Citation
     from workflows.rules import gate
     from workflows.rules.citations import Bound, bind_citations
     from workflows.rules.coverage import ensure_gap_lines, unanswered

@@ -7,9 +7,9 @@ from typing import Any
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from activities.contracts import ChunkHit, ModelCall
     from domain.failures import error_class
-    from workflows.contracts import Degradation, DocumentsUsed, StepFailure
+    from domain.models import ChunkHit, ModelCall
+    from domain.turns import Degradation, DocumentsUsed, StepFailure
     from workflows.policy import POLICY, step_name
     from workflows.rules.retry import MAX_RETRIES
     from workflows.turn.errors import TurnError, failure_cause

@@ -10,10 +10,10 @@ from typing import Any, Literal
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from activities.contracts import CachedAnswer, Derived, NotFound, UnsupportedClaim
-    from domain.models import Relevance
+    from activities.contracts import CachedAnswer
+    from domain.models import Derived, NotFound, Relevance, UnsupportedClaim
     from domain.text import storable
-    from workflows.contracts import Carried, Citation, TurnStatus
+    from domain.turns import Carried, Citation, TurnStatus
     from workflows.rules import gate
     from workflows.rules.confidence import Shape, shape_answer
     from workflows.rules.relevance import RelevanceVerdict

@@ -4,18 +4,11 @@ drafted once more; another pass with changed queries while the retry rule says s
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from activities.contracts import (
-        AnswerGrade,
-        CheckRequest,
-        ChunkHit,
-        GroundingReport,
-        RewritePlan,
-        Slots,
-        SubQuery,
-    )
+    from activities.contracts import AnswerGrade, CheckRequest, RewritePlan
     from domain.companies import latest_fiscal_year
     from domain.grounding import merge_claims
     from domain.injection import without_instructions
+    from domain.models import ChunkHit, GroundingReport, Slots, SubQuery
     from workflows import progress
     from workflows.rules.coverage import company_status, gaps_to_retry
     from workflows.rules.retry import (

@@ -19,11 +19,8 @@ with workflow.unsafe.imports_passed_through():
         CacheLookupRequest,
         CacheWriteRequest,
         CheckRequest,
-        ChunkHit,
         CoverageRequest,
-        Draft,
         EvidenceRequest,
-        GroundingReport,
         LoadSessionRequest,
         RelevanceRequest,
         RememberRequest,
@@ -35,17 +32,16 @@ with workflow.unsafe.imports_passed_through():
         SearchRequest,
         SearchResult,
         Session,
-        Slots,
-        SubQuery,
         SummarizeRequest,
     )
     from domain.companies import pin
     from domain.failures import error_class
     from domain.memory import MemoryNote, Preference, needs_summary
-    from domain.models import Relevance
+    from domain.models import ChunkHit, Draft, GroundingReport, Relevance, Slots, SubQuery
     from domain.question import extract_slots
+    from domain.turns import TurnResult
     from workflows import attributes, progress
-    from workflows.contracts import TurnInput, TurnResult
+    from workflows.contracts import TurnInput
     from workflows.policy import (
         JUDGE_UNAVAILABLE,
         WITHOUT_INDEX,

@@ -4,8 +4,9 @@ from temporalio import workflow
 from temporalio.contrib.workflow_streams import WorkflowStream
 
 with workflow.unsafe.imports_passed_through():
+    from domain.turns import TurnStatus
     from workflows import progress
-    from workflows.contracts import TurnEvent, TurnStatus
+    from workflows.contracts import TurnEvent
 
 DETAILS_SHOWN = 40
 """Decision lines kept in the workflow's current details (the Temporal UI)."""
