@@ -5,7 +5,7 @@ integration: a workflow replayed on another worker emits no span twice), put on 
 Temporal client of each process, so the API's span that starts a turn is the parent of
 the workflow's spans and those of every step, across processes, through Temporal headers.
 The API's own span carries the turn, conversation and tenant ids; each step's span the
-turn and conversation ids (`activities.steplog`). With no endpoint nothing is exported
+turn and conversation ids (`backends.steplog`). With no endpoint nothing is exported
 and the interceptor is not installed at all.
 """
 

@@ -35,26 +35,26 @@ from temporalio.worker import Worker
 import logsetup
 import payloads
 import tracing
-from activities.answer_cache import AnswerCache
-from activities.coverage import PinCoverage, reader_for
-from activities.embeddings import (
+from activities.steps import declared_name
+from backends.answer_cache import AnswerCache
+from backends.coverage import PinCoverage, reader_for
+from backends.embeddings import (
     CachedEmbedder,
     Embedder,
     LocalEmbedder,
     OpenAIEmbedder,
     VectorCache,
 )
-from activities.engines.protocol import Engine
-from activities.memory import CacheActivities, MemoryActivities
-from activities.model_steps import GroundingActivities, ModelActivities
-from activities.probes import ProbeActivities
-from activities.report_activities import ReportActivities
-from activities.reports import ReportIndex, open_qdrant
-from activities.rerank import CohereReranker
-from activities.sessions import SessionActivities
-from activities.steplog import StepLog
-from activities.steps import declared_name
-from activities.turn_sweeper import SweepActivities
+from backends.engines.protocol import Engine
+from backends.memory import CacheActivities, MemoryActivities
+from backends.model_steps import GroundingActivities, ModelActivities
+from backends.probes import ProbeActivities
+from backends.report_activities import ReportActivities
+from backends.reports import ReportIndex, open_qdrant
+from backends.rerank import CohereReranker
+from backends.sessions import SessionActivities
+from backends.steplog import StepLog
+from backends.turn_sweeper import SweepActivities
 from db.migrate import migrate
 from db.pool import make_pool
 from domain.usage import Price
@@ -222,11 +222,11 @@ def make_engine(settings: Settings, embedder: Embedder | None = None) -> Engine:
     offline engine reads measures by meaning too with the worker's `embedder`."""
     match settings.engine:
         case EngineName.OFFLINE:
-            from activities.engines.offline import OfflineEngine
+            from backends.engines.offline import OfflineEngine
 
             return OfflineEngine(embedder)
         case EngineName.OPENAI:
-            from activities.engines.openai_engine import ModelConfig, OpenAIEngine
+            from backends.engines.openai_engine import ModelConfig, OpenAIEngine
 
             if settings.judge_is_generator:
                 log.warning(
@@ -326,7 +326,7 @@ async def _heartbeat(
 
 
 def serve_metrics(settings: Settings) -> Runtime | None:
-    """Serve this worker's metrics (turn outcomes, degradations, tokens: activities/metrics)
+    """Serve this worker's metrics (turn outcomes, degradations, tokens: backends/metrics)
     on `worker_metrics_port`, and return a Temporal runtime exporting the SDK's own (step
     latency, schedule-to-start, task failures) on `temporal_metrics_port`.
 

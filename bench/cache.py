@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.cache
 
 Every pair goes through the real embedder (all-MiniLM-L6-v2) and the real guarded lookup
-(`activities.answer_cache.AnswerCache`, on an in-memory Qdrant): the first question's
+(`backends.answer_cache.AnswerCache`, on an in-memory Qdrant): the first question's
 answer is written, the second is looked up, in a tenant of its own. For each threshold
 setting it prints the paraphrase hit and hint rates, the near misses served (wrong-slot
 hits: must be 0) and, for contrast, how many near misses a similarity-only cache would
@@ -20,10 +20,10 @@ import time
 
 from qdrant_client import QdrantClient
 
-from activities.answer_cache import AnswerCache
 from activities.contracts import CachedAnswer
-from activities.embeddings import LocalEmbedder
-from activities.reports import ReportIndex
+from backends.answer_cache import AnswerCache
+from backends.embeddings import LocalEmbedder
+from backends.reports import ReportIndex
 from domain.memory import cache_slots
 
 COMPANIES = {"BHP": "BHP", "RIO": "Rio Tinto", "FMG": "Fortescue", "S32": "South32",

@@ -36,8 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from activities.embeddings import LocalEmbedder
-from activities.reports import ReportIndex, open_qdrant
+from backends.embeddings import LocalEmbedder
+from backends.reports import ReportIndex, open_qdrant
 from domain.companies import Company, aliases_for, use_coverage
 from domain.evaluation import RetrievalExpected, first_hit_rank
 from evals.cases import load_suites

@@ -1,6 +1,6 @@
 """What a turn may remember, as pure rules: the answer cache's slot guard, user
 preferences, and the ordered context budget. Storage lives in `db.memory` (PostgreSQL)
-and `activities.answer_cache` (Qdrant); this module decides, it never stores.
+and `backends.answer_cache` (Qdrant); this module decides, it never stores.
 
 Remembered content is a claim, never evidence: every note handed to a model step carries
 a label saying so, and the numeric check and the judge never see it.

@@ -38,13 +38,13 @@ from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from activities.coverage import PinCoverage
-from activities.embeddings import CachedEmbedder, LocalEmbedder, VectorCache
-from activities.engines.offline import OfflineEngine
-from activities.engines.protocol import Engine
-from activities.report_activities import ReportActivities
-from activities.reports import IndexClient, ReportIndex, open_qdrant
 from api.app import create_app
+from backends.coverage import PinCoverage
+from backends.embeddings import CachedEmbedder, LocalEmbedder, VectorCache
+from backends.engines.offline import OfflineEngine
+from backends.engines.protocol import Engine
+from backends.report_activities import ReportActivities
+from backends.reports import IndexClient, ReportIndex, open_qdrant
 from db import turns
 from db.migrate import migrate
 from domain.budget import TURN_BUDGET_SECONDS

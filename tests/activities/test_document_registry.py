@@ -10,8 +10,8 @@ from psycopg_pool import AsyncConnectionPool
 from temporalio.testing import ActivityEnvironment
 
 from activities.contracts import IngestFileRequest, IngestFileResult
-from activities.report_activities import ReportActivities
-from activities.reports import ReportIndex
+from backends.report_activities import ReportActivities
+from backends.reports import ReportIndex
 from db import facts
 from domain.figures import Fact
 from tests.conftest import CORPUS_DIR

@@ -1,4 +1,4 @@
-"""The Qdrant Edge adapter (`activities/edge.py`) on real Edge shards: what it keeps over
+"""The Qdrant Edge adapter (`backends/edge.py`) on real Edge shards: what it keeps over
 a restart, and that a call it does not translate fails loudly instead of differing."""
 
 from collections.abc import Callable
@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from qdrant_client import models
 
-from activities.edge import EdgeClient
-from activities.embeddings import LocalEmbedder
-from activities.reports import ReportIndex
+from backends.edge import EdgeClient
+from backends.embeddings import LocalEmbedder
+from backends.reports import ReportIndex
 from tests.conftest import CORPUS_DIR, cached
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from activities.embeddings import CachedEmbedder, LocalEmbedder, VectorCache
+from backends.embeddings import CachedEmbedder, LocalEmbedder, VectorCache
 
 QUESTIONS = [
     f"What was {company}'s {metric} in FY{year}?"

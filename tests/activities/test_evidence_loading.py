@@ -3,8 +3,8 @@
 from collections.abc import Callable
 from pathlib import Path
 
-from activities.model_steps import load_evidence
-from activities.reports import ReportIndex
+from backends.model_steps import load_evidence
+from backends.reports import ReportIndex
 
 REPORT = """---
 company: BHP

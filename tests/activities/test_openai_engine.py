@@ -12,11 +12,11 @@ import httpx
 import pytest
 from temporalio.exceptions import ApplicationError
 
-from activities.engines.calls import recording
-from activities.engines.offline import clarifying_question, direct_answer
-from activities.engines.openai_engine import ModelConfig, OpenAIEngine, SynthesisOut
-from activities.engines.prompts import STEPS, prompt, prompt_hashes
 from activities.errors import ErrorType
+from backends.engines.calls import recording
+from backends.engines.offline import clarifying_question, direct_answer
+from backends.engines.openai_engine import ModelConfig, OpenAIEngine, SynthesisOut
+from backends.engines.prompts import STEPS, prompt, prompt_hashes
 from domain.models import Slots
 from tests.fakes.servers import FakeOpenAI
 from tests.unit.corpus_chunks import report

@@ -9,10 +9,10 @@ import pytest
 from qdrant_client import QdrantClient
 from temporalio.exceptions import ApplicationError
 
-from activities.embeddings import LocalEmbedder, OpenAIEmbedder, collection_name
 from activities.errors import ErrorType
-from activities.reports import ReportIndex
-from activities.rerank import RERANK_POOL, CohereReranker, RerankUnavailable
+from backends.embeddings import LocalEmbedder, OpenAIEmbedder, collection_name
+from backends.reports import ReportIndex
+from backends.rerank import RERANK_POOL, CohereReranker, RerankUnavailable
 from tests.fakes.servers import FakeCohere, FakeOpenAI
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "reports"

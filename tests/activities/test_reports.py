@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from activities.reports import LATER_REPORT_HITS, ReportIndex
+from backends.reports import LATER_REPORT_HITS, ReportIndex
 from domain.models import PREVIEW_CHARS
 from ingestion.documents import parse_document
 from tests.conftest import CORPUS_DIR

@@ -18,8 +18,8 @@ from temporalio.client import Client
 
 import worker as registry
 from activities.contracts import CompanyDetails, IngestRequest
-from activities.engines.offline import OfflineEngine
-from activities.reports import ReportIndex
+from backends.engines.offline import OfflineEngine
+from backends.reports import ReportIndex
 from tests.conftest import CORPUS_DIR, Turns, WorkerFactory, unique
 from tests.reportgen import write_report
 from workflows.ingest import IngestDocuments

@@ -13,8 +13,8 @@ from pathlib import Path
 from psycopg_pool import AsyncConnectionPool
 
 import worker as registry
-from activities.engines.offline import OfflineEngine
-from activities.reports import ReportIndex
+from backends.engines.offline import OfflineEngine
+from backends.reports import ReportIndex
 from tests.conftest import CORPUS_DIR, Turns, WorkerFactory
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -25,8 +25,8 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
-from activities.engines.offline import OfflineEngine
-from activities.reports import ReportIndex
+from backends.engines.offline import OfflineEngine
+from backends.reports import ReportIndex
 from db.migrate import migrate
 from domain.memory import MemoryNote
 from domain.models import ChunkText, Draft, Slots

@@ -9,7 +9,7 @@ import psycopg
 import pytest
 from psycopg_pool import AsyncConnectionPool
 
-from activities.reports import ReportIndex
+from backends.reports import ReportIndex
 from domain.companies import aliases_for
 from settings import Settings
 from tests.conftest import WorkerFactory, client_for, unique

@@ -8,8 +8,8 @@ import pytest
 from psycopg_pool import AsyncConnectionPool
 from temporalio.client import Client
 
-from activities.report_activities import ReportActivities
-from activities.reports import ReportIndex
+from backends.report_activities import ReportActivities
+from backends.reports import ReportIndex
 from settings import Settings
 from tests.api.test_bounded_waits import until_polled
 from tests.conftest import CORPUS_DIR, WorkerFactory, client_for

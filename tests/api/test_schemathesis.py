@@ -19,8 +19,8 @@ from pathlib import Path
 import httpx
 from psycopg_pool import AsyncConnectionPool
 
-from activities.engines.offline import OfflineEngine
-from activities.reports import ReportIndex
+from backends.engines.offline import OfflineEngine
+from backends.reports import ReportIndex
 from settings import PROJECT_ROOT, Settings
 from stack.processes import free_port
 from tests.conftest import WorkerFactory

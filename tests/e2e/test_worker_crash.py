@@ -20,10 +20,10 @@ from temporalio.client import Client, WorkflowHandle
 
 import worker as registry
 from activities.contracts import IngestRequest, IngestResult
-from activities.engines.offline import OfflineEngine
-from activities.reports import ReportIndex
 from api.bounded import require_worker
 from api.errors import ApiError
+from backends.engines.offline import OfflineEngine
+from backends.reports import ReportIndex
 from settings import PROJECT_ROOT, Settings
 from tests.conftest import WorkerFactory, unique
 from workflows.ingest import IngestDocuments

@@ -4,7 +4,7 @@ ordinary ones."""
 
 import pytest
 
-from activities.engines.offline import clarifying_question
+from backends.engines.offline import clarifying_question
 from domain.clarification import unshowable
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from activities.engines.offline import answer_years, clarifying_question, direct_answer
+from backends.engines.offline import answer_years, clarifying_question, direct_answer
 from domain.companies import (
     Company,
     aliases_for,

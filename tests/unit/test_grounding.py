@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from activities.engines.offline import OfflineEngine
+from backends.engines.offline import OfflineEngine
 from domain.grounding import check_numbers, cited_sources, find_amounts
 from domain.metrics import METRICS
 from domain.models import CheckedFigure, ChunkText, Slots

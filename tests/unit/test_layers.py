@@ -18,9 +18,9 @@ WORKER_ONLY = (
     "sentence_transformers",
     "torch",
     "ingestion.documents",
-    "activities.reports",
-    "activities.model_steps",
-    "activities.engines.offline",
+    "backends.reports",
+    "backends.model_steps",
+    "backends.engines.offline",
 )
 
 

@@ -211,7 +211,7 @@ def test_the_budget_drops_hints_before_the_summary_and_never_the_evidence() -> N
 
 
 def test_the_model_engine_budget_counts_tokens() -> None:
-    from activities.engines.openai_engine import ModelConfig, OpenAIEngine
+    from backends.engines.openai_engine import ModelConfig, OpenAIEngine
 
     engine = OpenAIEngine(
         ModelConfig(base_url="http://127.0.0.1:9", api_key="k", route_model="m", grade_model="m",

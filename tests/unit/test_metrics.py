@@ -7,7 +7,7 @@ import pytest
 import yaml
 from prometheus_client import CollectorRegistry
 
-from activities.metrics import TurnMetrics
+from backends.metrics import TurnMetrics
 from domain.failures import error_class
 from domain.models import Citation, ModelCall, Relevance, RelevanceItem, UnsupportedClaim
 from domain.turns import Degradation, TurnResult

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from activities.embeddings import LocalEmbedder
-from activities.engines.offline import OfflineEngine, clarifying_question, direct_answer
+from backends.embeddings import LocalEmbedder
+from backends.engines.offline import OfflineEngine, clarifying_question, direct_answer
 from domain.grounding import check_numbers
 from domain.models import ChunkText, Draft, NotFound, Slots
 from tests.unit.corpus_chunks import CORPUS_DIR, chunks_of, corpus, report

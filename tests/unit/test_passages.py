@@ -1,6 +1,6 @@
 """Extractive passages for questions that are not about a figure (pure, on the corpus)."""
 
-from activities.embeddings import LocalEmbedder, similarity_of
+from backends.embeddings import LocalEmbedder, similarity_of
 from domain.models import ChunkText
 from domain.passages import (
     TIME,

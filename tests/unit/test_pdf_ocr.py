@@ -13,8 +13,8 @@ import pytest
 from temporalio.testing import ActivityEnvironment
 
 from activities.contracts import CompanyDetails, IngestFileRequest
-from activities.report_activities import ReportActivities
-from activities.reports import ReportIndex
+from backends.report_activities import ReportActivities
+from backends.reports import ReportIndex
 from domain.companies import Company
 from domain.figures import extract_facts
 from ingestion.documents import ParsedDocument, parse_document

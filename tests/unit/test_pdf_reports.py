@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fpdf import FPDF
 
-from activities.engines.offline import OfflineEngine
+from backends.engines.offline import OfflineEngine
 from domain.companies import Company
 from domain.figures import extract_facts
 from ingestion.documents import DocumentError, ParsedDocument, parse_document

@@ -31,10 +31,10 @@ def test_every_policy_entry_names_a_registered_activity() -> None:
 
 
 def test_each_activity_class_lists_every_activity_it_defines() -> None:
-    from activities.model_steps import GroundingActivities, ModelActivities
-    from activities.report_activities import ReportActivities
-    from activities.sessions import SessionActivities
-    from activities.turn_sweeper import SweepActivities
+    from backends.model_steps import GroundingActivities, ModelActivities
+    from backends.report_activities import ReportActivities
+    from backends.sessions import SessionActivities
+    from backends.turn_sweeper import SweepActivities
 
     for cls, instance in (
         (ReportActivities, ReportActivities(None)),  # type: ignore[arg-type]

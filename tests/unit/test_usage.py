@@ -3,7 +3,7 @@
 import pytest
 from prometheus_client import CollectorRegistry
 
-from activities.metrics import TurnMetrics
+from backends.metrics import TurnMetrics
 from domain.models import ModelCall
 from domain.usage import Price, Usage, usage_of
 from settings import Settings

@@ -14,7 +14,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
 import worker as registry
-from activities.engines.offline import OfflineEngine
+from backends.engines.offline import OfflineEngine
 from workflows.chat_turn import ChatTurn
 
 

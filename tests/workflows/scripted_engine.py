@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from activities.contracts import AnswerGrade, DocumentGrades, RewritePlan, RouteDecision
-from activities.engines.offline import OfflineEngine
+from backends.engines.offline import OfflineEngine
 from domain.memory import MemoryNote
 from domain.models import ChunkText, Draft, Slots
 

@@ -12,7 +12,7 @@ from temporalio.client import WorkflowHandle
 from temporalio.exceptions import ApplicationError
 
 from activities.contracts import AnswerGrade, DocumentGrades, RouteDecision
-from activities.reports import ReportIndex
+from backends.reports import ReportIndex
 from db import audit
 from db import turns as turn_store
 from domain.facts import report_facts

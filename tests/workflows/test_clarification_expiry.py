@@ -13,8 +13,8 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from activities.engines.offline import OfflineEngine
-from activities.reports import ReportIndex
+from backends.engines.offline import OfflineEngine
+from backends.reports import ReportIndex
 from db import turns
 from workflows import attributes
 from workflows.chat_turn import ChatTurn

@@ -17,9 +17,9 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError
 
-from activities.engines.offline import OfflineEngine
-from activities.reports import ReportIndex
-from activities.rerank import CohereReranker
+from backends.engines.offline import OfflineEngine
+from backends.reports import ReportIndex
+from backends.rerank import CohereReranker
 from db import probes
 from domain.evaluation import SAMPLED, SLICES, sample
 from evals import ab, judge

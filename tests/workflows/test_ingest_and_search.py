@@ -6,7 +6,7 @@ from pathlib import Path
 from temporalio.client import Client
 
 from activities.contracts import IngestRequest, SearchRequest
-from activities.reports import ReportIndex
+from backends.reports import ReportIndex
 from tests.conftest import CORPUS_DIR, WorkerFactory, unique
 from workflows.ingest import IngestDocuments
 from workflows.search import SearchReports

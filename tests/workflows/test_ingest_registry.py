@@ -7,8 +7,8 @@ from psycopg_pool import AsyncConnectionPool
 from temporalio.client import Client
 
 from activities.contracts import IngestRequest, IngestResult, SearchRequest
-from activities.report_activities import ReportActivities
-from activities.reports import ReportIndex
+from backends.report_activities import ReportActivities
+from backends.reports import ReportIndex
 from domain.models import SearchHitWithText
 from tests.conftest import CORPUS_DIR, WorkerFactory, unique
 from workflows.ingest import IngestDocuments

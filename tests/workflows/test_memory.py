@@ -10,10 +10,10 @@ from psycopg_pool import AsyncConnectionPool
 from temporalio.client import Client
 
 import worker as registry
-from activities.answer_cache import AnswerCache
 from activities.contracts import AnswerGrade
-from activities.engines.offline import OfflineEngine
-from activities.reports import ReportIndex
+from backends.answer_cache import AnswerCache
+from backends.engines.offline import OfflineEngine
+from backends.reports import ReportIndex
 from db import audit
 from domain.models import Draft
 from tests.conftest import CORPUS_DIR, Turns, TurnWorker, WorkerFactory, unique

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 from temporalio.api.enums.v1 import EventType
 
-from activities.engines.offline import clarifying_question
-from activities.engines.openai_engine import ModelConfig, OpenAIEngine
-from activities.engines.prompts import prompt
+from backends.engines.offline import clarifying_question
+from backends.engines.openai_engine import ModelConfig, OpenAIEngine
+from backends.engines.prompts import prompt
 from domain.turns import TurnResult
 from tests.conftest import Turns, TurnWorker, activity_inputs, outcome
 from tests.fakes.servers import (

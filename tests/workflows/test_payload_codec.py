@@ -14,8 +14,8 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 import payloads
-from activities.engines.offline import OfflineEngine
-from activities.reports import ReportIndex
+from backends.engines.offline import OfflineEngine
+from backends.reports import ReportIndex
 from payloads import EncryptingCodec
 from settings import Settings
 from tests.conftest import Turns, client_for, unique

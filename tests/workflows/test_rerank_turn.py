@@ -6,9 +6,9 @@ from collections.abc import Callable, Iterator
 import pytest
 from psycopg_pool import AsyncConnectionPool
 
-from activities.engines.offline import OfflineEngine
-from activities.reports import ReportIndex
-from activities.rerank import CohereReranker
+from backends.engines.offline import OfflineEngine
+from backends.reports import ReportIndex
+from backends.rerank import CohereReranker
 from domain.turns import TurnResult
 from tests.conftest import Turns, WorkerFactory
 from tests.fakes.servers import FakeCohere

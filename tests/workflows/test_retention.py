@@ -9,7 +9,7 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from activities.contracts import PurgeRequest
-from activities.turn_sweeper import SweepActivities
+from backends.turn_sweeper import SweepActivities
 from db import audit, turns
 from domain.turns import TurnResult
 from tests.conftest import WorkerFactory, unique

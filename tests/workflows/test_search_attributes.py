@@ -11,8 +11,8 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 import worker as registry
-from activities.engines.offline import OfflineEngine
-from activities.reports import ReportIndex
+from backends.engines.offline import OfflineEngine
+from backends.reports import ReportIndex
 from tests.conftest import TEMPORAL_CLI, Turns, unique
 from workflows import attributes
 

@@ -15,8 +15,8 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
 from activities.contracts import RouteDecision, SaveTurnRequest, SweepRequest
-from activities.sessions import SessionActivities
-from activities.turn_sweeper import SweepActivities
+from backends.sessions import SessionActivities
+from backends.turn_sweeper import SweepActivities
 from db import turns as turn_store
 from domain.models import Slots
 from domain.turns import TurnResult

@@ -14,9 +14,9 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer, Worker
 
 import tracing
-from activities.engines.offline import OfflineEngine
-from activities.reports import ReportIndex
-from activities.steplog import StepLog
+from backends.engines.offline import OfflineEngine
+from backends.reports import ReportIndex
+from backends.steplog import StepLog
 from settings import Settings
 from tests.conftest import Turns, unique
 from workflows.chat_turn import ChatTurn

@@ -16,9 +16,9 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 import worker as registry
-from activities.coverage import PinCoverage
-from activities.engines.offline import OfflineEngine
-from activities.reports import ReportIndex
+from backends.coverage import PinCoverage
+from backends.engines.offline import OfflineEngine
+from backends.reports import ReportIndex
 from tests.conftest import Turns, outcome, unique
 from workflows.chat_turn import ChatTurn
 from workflows.policy import WITHOUT_INDEX

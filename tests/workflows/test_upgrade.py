@@ -29,8 +29,8 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 import worker as registry
-from activities.engines.offline import OfflineEngine
-from activities.reports import ReportIndex
+from backends.engines.offline import OfflineEngine
+from backends.reports import ReportIndex
 from settings import PROJECT_ROOT
 from tests.conftest import Turns, TurnWorker, outcome, unique
 from workflows.chat_turn import DEPRECATED_PATCHES, FALLBACK_ATTRIBUTE, ChatTurn

@@ -10,9 +10,9 @@ from psycopg_pool import AsyncConnectionPool
 from activities import steps
 from activities.contracts import LoadSessionRequest, SaveTurnRequest, Session
 from activities.errors import invalid_input
-from activities.heartbeat import heartbeating
-from activities.metrics import turn_metrics
 from activities.steps import implements
+from backends.heartbeat import heartbeating
+from backends.metrics import turn_metrics
 from db import memory, turns
 from domain.turns import TurnResult
 from domain.usage import Price

@@ -1,6 +1,6 @@
 """Activities at the Qdrant report-chunk boundary: search, load by id, ingest a file.
 
-Each heartbeats while its work runs in a thread (`activities.heartbeat`), so a dead
+Each heartbeats while its work runs in a thread (`backends.heartbeat`), so a dead
 worker's attempt is retried after the policy's heartbeat timeout.
 """
 
@@ -23,10 +23,10 @@ from activities.contracts import (
     SearchRequest,
     SearchResult,
 )
-from activities.coverage import CoverageReader, reader_for
-from activities.heartbeat import heartbeating
-from activities.reports import ReportIndex
 from activities.steps import implements
+from backends.coverage import CoverageReader, reader_for
+from backends.heartbeat import heartbeating
+from backends.reports import ReportIndex
 from db import companies as companies_db
 from db import documents, facts
 from domain.companies import Company, coverage, pinned

@@ -166,7 +166,7 @@ class OpenAIEmbedder:
     def embed(self, texts: list[str]) -> list[list[float]]:
         import openai
 
-        from activities.engines.provider_errors import classify_openai
+        from backends.engines.provider_errors import classify_openai
 
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self.BATCH):

@@ -25,7 +25,7 @@ from psycopg import Error as PsycopgError
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, Interceptor
 
-from activities.reports import ReportIndex
+from backends.reports import ReportIndex
 from db import companies as companies_db
 from domain.companies import Company, aliases_for, coverage, pinned, use_coverage
 

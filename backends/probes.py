@@ -25,9 +25,9 @@ from activities.contracts import (
     RecordProbeRun,
 )
 from activities.errors import invalid_input
-from activities.metrics import turn_metrics
-from activities.reports import ReportIndex
 from activities.steps import implements
+from backends.metrics import turn_metrics
+from backends.reports import ReportIndex
 from db import probes, turns
 from domain.evaluation import SLICES, CaseError, incident_due, parse_cases
 

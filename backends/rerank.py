@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from temporalio.exceptions import ApplicationError
 
-from activities.engines.provider_errors import classify_cohere
+from backends.engines.provider_errors import classify_cohere
 
 RERANK_POOL = 20
 """Fused candidates handed to the reranker for each search."""

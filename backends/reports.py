@@ -20,9 +20,9 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.conversions.common_types import PointId
 
 from activities.contracts import IngestFileResult
-from activities.edge import EdgeClient
-from activities.embeddings import Embedder, collection_name, embed_documents
-from activities.rerank import RERANK_POOL, CohereReranker, RerankUnavailable
+from backends.edge import EdgeClient
+from backends.embeddings import Embedder, collection_name, embed_documents
+from backends.rerank import RERANK_POOL, CohereReranker, RerankUnavailable
 from domain.models import ChunkHit, ChunkText, RetrievalConfig
 from ingestion import bm25
 from ingestion.documents import (
@@ -38,7 +38,7 @@ LATER_REPORT_HITS = 3
 
 
 IndexClient = QdrantClient | EdgeClient
-"""A Qdrant server or local mode (qdrant-client), or Qdrant Edge (`activities.edge`):
+"""A Qdrant server or local mode (qdrant-client), or Qdrant Edge (`backends.edge`):
 the one interface `ReportIndex` and the answer cache call."""
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from activities.contracts import AnswerGrade, DocumentGrades, RewritePlan, RouteDecision
-from activities.embeddings import Embedder, similarity_of
+from backends.embeddings import Embedder, similarity_of
 from domain.companies import (
     calendar_note,
     calendars,

@@ -25,13 +25,13 @@ from activities.contracts import (
     RouteDecision,
     RouteRequest,
 )
-from activities.embeddings import similarity_of
-from activities.engines.calls import recording
-from activities.engines.protocol import Engine
 from activities.errors import invalid_input
-from activities.heartbeat import heartbeating
-from activities.reports import ReportIndex
 from activities.steps import implements
+from backends.embeddings import similarity_of
+from backends.engines.calls import recording
+from backends.engines.protocol import Engine
+from backends.heartbeat import heartbeating
+from backends.reports import ReportIndex
 from domain.companies import companies, display_name, proper_names
 from domain.evidence import strip_instructions
 from domain.grounding import check_numbers

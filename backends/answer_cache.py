@@ -24,8 +24,8 @@ import uuid
 from qdrant_client import models
 
 from activities.contracts import CachedAnswer, CacheLookup, CacheWriteResult
-from activities.embeddings import Embedder, collection_name
-from activities.reports import IndexClient, ReportIndex, create_once
+from backends.embeddings import Embedder, collection_name
+from backends.reports import IndexClient, ReportIndex, create_once
 from domain.memory import CacheSlots, cache_decision, cache_slots, cacheable
 
 CANDIDATES = 5

@@ -31,16 +31,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from temporalio.exceptions import ApplicationError
 
 from activities.contracts import AnswerGrade, DocumentGrades, RewritePlan, RouteDecision
-from activities.engines.calls import record
-from activities.engines.offline import (
+from activities.errors import ErrorType
+from backends.engines.calls import record
+from backends.engines.offline import (
     answer_years,
     clarifying_question,
     direct_answer,
     requested_metrics,
 )
-from activities.engines.prompts import prompt
-from activities.engines.provider_errors import classify_openai
-from activities.errors import ErrorType
+from backends.engines.prompts import prompt
+from backends.engines.provider_errors import classify_openai
 from domain.clarification import unshowable
 from domain.companies import companies, display_name, fiscal_years, year_span
 from domain.evidence import fence

@@ -16,8 +16,8 @@ from activities.contracts import (
     SweepRequest,
     SweepResult,
 )
-from activities.metrics import turn_metrics
 from activities.steps import implements
+from backends.metrics import turn_metrics
 from db import audit, ratelimit, reconcile, turns
 from db import pii as token_map
 from domain.turns import OPEN

@@ -8,7 +8,6 @@ from typing import Any
 from psycopg_pool import AsyncConnectionPool
 
 from activities import steps
-from activities.answer_cache import AnswerCache
 from activities.contracts import (
     CacheLookup,
     CacheLookupRequest,
@@ -20,10 +19,11 @@ from activities.contracts import (
     SummarizeRequest,
     SummaryResult,
 )
-from activities.engines.calls import recording
-from activities.engines.protocol import Engine
-from activities.heartbeat import heartbeating
 from activities.steps import implements
+from backends.answer_cache import AnswerCache
+from backends.engines.calls import recording
+from backends.engines.protocol import Engine
+from backends.heartbeat import heartbeating
 from db import memory
 from db import pii as token_map
 from domain.memory import without_markers
