@@ -71,92 +71,107 @@ def _declared() -> Any:
 
 @activity.defn(name="postgres_load_session")
 async def postgres_load_session(request: LoadSessionRequest) -> Session:
-    """The conversation's recent resolved questions (for carry-forward)."""
+    """The conversation's recent resolved questions (for carry-forward).
+    Implemented by `backends/sessions.py` `SessionActivities.load_session`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="postgres_read_coverage")
 async def postgres_read_coverage(request: CoverageRequest) -> CoverageRead:
     """The coverage from the company registry: the companies whose reports are held, with
-    their fiscal years (what the turn's texts name and its questions resolve against)."""
+    their fiscal years (what the turn's texts name and its questions resolve against).
+    Implemented by `backends/report_activities.py` `ReportActivities.read_coverage`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="llm_summarize_history")
 async def llm_summarize_history(request: SummarizeRequest) -> SummaryResult:
-    """Compress all but the last messages of a long conversation into one summary note."""
+    """Compress all but the last messages of a long conversation into one summary note.
+    Implemented by `backends/memory.py` `MemoryActivities.summarize_history`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="qdrant_lookup_answer")
 async def qdrant_lookup_answer(request: CacheLookupRequest) -> CacheLookup:
-    """The semantic answer cache: hit, hint or miss for the resolved question."""
+    """The semantic answer cache: hit, hint or miss for the resolved question.
+    Implemented by `backends/memory.py` `CacheActivities.lookup_answer`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="postgres_remember_fact")
 async def postgres_remember_fact(request: RememberRequest) -> None:
-    """Store a fact the user stated about themselves (a new version of its kind)."""
+    """Store a fact the user stated about themselves (a new version of its kind).
+    Implemented by `backends/memory.py` `MemoryActivities.remember_fact`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="llm_route_question")
 async def llm_route_question(request: RouteRequest) -> RouteDecision:
-    """Route a question: out of scope, clarify, retrieve, or answer directly."""
+    """Route a question: out of scope, clarify, retrieve, or answer directly.
+    Implemented by `backends/model_steps.py` `ModelActivities.route`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="llm_rewrite_query")
 async def llm_rewrite_query(request: RewriteRequest) -> RewritePlan:
-    """One search query per company asked about."""
+    """One search query per company asked about.
+    Implemented by `backends/model_steps.py` `ModelActivities.rewrite`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="qdrant_search_chunks")
 async def qdrant_search_chunks(request: SearchRequest) -> SearchResult:
-    """Hybrid search of one company's reports (dense + BM25, fused)."""
+    """Hybrid search of one company's reports (dense + BM25, fused).
+    Implemented by `backends/report_activities.py` `ReportActivities.search_chunks`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="llm_grade_documents")
 async def llm_grade_documents(request: EvidenceRequest) -> DocumentGrades:
-    """Keep the retrieved chunks relevant to the question."""
+    """Keep the retrieved chunks relevant to the question.
+    Implemented by `backends/model_steps.py` `ModelActivities.grade_documents`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="llm_synthesize_answer")
 async def llm_synthesize_answer(request: EvidenceRequest) -> Draft:
-    """Draft an answer from the kept chunks, with `[n]` markers."""
+    """Draft an answer from the kept chunks, with `[n]` markers.
+    Implemented by `backends/model_steps.py` `ModelActivities.synthesize`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="grounding_check_numbers")
 async def grounding_check_numbers(request: CheckRequest) -> GroundingReport:
-    """Check every figure of a draft against the chunks it cites."""
+    """Check every figure of a draft against the chunks it cites.
+    Implemented by `backends/model_steps.py` `GroundingActivities.check_numbers`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="grounding_check_relevance")
 async def grounding_check_relevance(request: RelevanceRequest) -> Relevance:
-    """Check that a draft addresses every measure or topic its question asks about."""
+    """Check that a draft addresses every measure or topic its question asks about.
+    Implemented by `backends/model_steps.py` `GroundingActivities.check_relevance`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="llm_grade_answer")
 async def llm_grade_answer(request: CheckRequest) -> AnswerGrade:
-    """The judge: answer quality (lenient) and groundedness (strict)."""
+    """The judge: answer quality (lenient) and groundedness (strict).
+    Implemented by `backends/model_steps.py` `ModelActivities.grade_answer`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="qdrant_save_answer")
 async def qdrant_save_answer(request: CacheWriteRequest) -> CacheWriteResult:
-    """Write a checked answer to the semantic answer cache."""
+    """Write a checked answer to the semantic answer cache.
+    Implemented by `backends/memory.py` `CacheActivities.save_answer`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="postgres_save_turn")
 async def postgres_save_turn(request: SaveTurnRequest) -> None:
-    """Store the turn's result in its conversation (waiting, or final)."""
+    """Store the turn's result in its conversation (waiting, or final).
+    Implemented by `backends/sessions.py` `SessionActivities.save_turn`."""
     return _declared()  # type: ignore[no-any-return]
 
 
@@ -165,61 +180,71 @@ async def postgres_save_turn(request: SaveTurnRequest) -> None:
 
 @activity.defn(name="qdrant_load_chunks")
 async def qdrant_load_chunks(chunk_ids: list[str]) -> list[ChunkText]:
-    """Full chunk text by id (the claim check behind the previews in history)."""
+    """Full chunk text by id (the claim check behind the previews in history).
+    Implemented by `backends/report_activities.py` `ReportActivities.load_chunks`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="qdrant_find_chunks")
 async def qdrant_find_chunks(locators: list[ChunkLocator]) -> FoundChunks:
-    """Find chunks by report page and a literal part of their text (evaluation sets)."""
+    """Find chunks by report page and a literal part of their text (evaluation sets).
+    Implemented by `backends/report_activities.py` `ReportActivities.find_chunks`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="qdrant_ingest_file")
 async def qdrant_ingest_file(request: IngestFileRequest) -> IngestFileResult:
-    """Parse, chunk, embed and store one report file."""
+    """Parse, chunk, embed and store one report file.
+    Implemented by `backends/report_activities.py` `ReportActivities.ingest_file`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="qdrant_read_corpus_version")
 async def qdrant_read_corpus_version() -> str:
-    """The corpus version: a hash of what is indexed."""
+    """The corpus version: a hash of what is indexed.
+    Implemented by `backends/report_activities.py` `ReportActivities.corpus_version`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="postgres_sweep_turns")
 async def postgres_sweep_turns(request: SweepRequest) -> SweepResult:
-    """Settle open turns whose workflow has closed."""
+    """Settle open turns whose workflow has closed.
+    Implemented by `backends/turn_sweeper.py` `SweepActivities.sweep_turns`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="postgres_purge_decisions")
 async def postgres_purge_decisions(request: PurgeRequest) -> PurgeResult:
-    """Remove decision records past their retention (the oldest rows only)."""
+    """Remove decision records past their retention (the oldest rows only).
+    Implemented by `backends/turn_sweeper.py` `SweepActivities.purge_decisions`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="postgres_purge_pii_tokens")
 async def postgres_purge_pii_tokens(request: PurgeRequest) -> PiiPurgeResult:
-    """Erase personal values unused for longer than their retention period."""
+    """Erase personal values unused for longer than their retention period.
+    Implemented by `backends/turn_sweeper.py` `SweepActivities.purge_pii_tokens`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="postgres_purge_rate_buckets")
 async def postgres_purge_rate_buckets(request: PurgeRequest) -> RateBucketPurgeResult:
-    """Remove rate-limit buckets untouched for longer than their idle period."""
+    """Remove rate-limit buckets untouched for longer than their idle period.
+    Implemented by `backends/turn_sweeper.py` `SweepActivities.purge_rate_buckets`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="postgres_forget_user")
 async def postgres_forget_user(request: ForgetRequest) -> ForgetResult:
-    """Erase a user's facts, the summaries of their conversations and their personal values."""
+    """Erase a user's facts, the summaries of their conversations and their personal values.
+    Implemented by `backends/memory.py` `MemoryActivities.forget_user`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="qdrant_forget_answers")
 async def qdrant_forget_answers(request: ForgetRequest) -> ForgetResult:
-    """Erase the answer-cache entries written from a user's turns."""
+    """Erase the answer-cache entries written from a user's turns.
+    Implemented by `backends/memory.py` `CacheActivities.forget_answers`."""
     return _declared()  # type: ignore[no-any-return]
 
 
@@ -228,19 +253,22 @@ async def qdrant_forget_answers(request: ForgetRequest) -> ForgetResult:
 
 @activity.defn(name="probes_load_cases")
 async def probes_load_cases(request: ProbeCasesRequest) -> ProbeSet:
-    """Read the golden probe sets and the corpus version they run against."""
+    """Read the golden probe sets and the corpus version they run against.
+    Implemented by `backends/probes.py` `ProbeActivities.load_cases`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="postgres_allocate_probe_turn")
 async def postgres_allocate_probe_turn(request: AllocateProbeTurn) -> ProbeTurn:
-    """Allocate a probe question as a turn, as the API does for a caller's."""
+    """Allocate a probe question as a turn, as the API does for a caller's.
+    Implemented by `backends/probes.py` `ProbeActivities.allocate_turn`."""
     return _declared()  # type: ignore[no-any-return]
 
 
 @activity.defn(name="postgres_record_probe_run")
 async def postgres_record_probe_run(request: RecordProbeRun) -> RecordedProbeRun:
-    """Store a probe run per slice; open an incident after two consecutive breaches."""
+    """Store a probe run per slice; open an incident after two consecutive breaches.
+    Implemented by `backends/probes.py` `ProbeActivities.record_run`."""
     return _declared()  # type: ignore[no-any-return]
 
 
