@@ -33,7 +33,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.turn.answer import answered, plan_for, reused
     from workflows.turn.budget import Budget
     from workflows.turn.errors import TurnError, failure_cause
-    from workflows.turn.ledger import MAX_CLARIFICATIONS, Ledger
+    from workflows.turn.ledger import Ledger
     from workflows.turn.memory import TurnMemory
     from workflows.turn.outcome import (
         CANCELLED_TEXT,
@@ -44,7 +44,7 @@ with workflow.unsafe.imports_passed_through():
         through_gate,
     )
     from workflows.turn.passes import RetrievalPasses
-    from workflows.turn.rounds import Rounds
+    from workflows.turn.rounds import MAX_CLARIFICATIONS, Rounds
     from workflows.turn.steps import TurnSteps
     from workflows.turn.stream import TurnStream
 

@@ -33,9 +33,8 @@ from backends.engines.offline import OfflineEngine
 from backends.reports import ReportIndex
 from settings import PROJECT_ROOT
 from tests.conftest import Turns, TurnWorker, outcome, unique
-from workflows.chat_turn import DEPRECATED_PATCHES, FALLBACK_ATTRIBUTE, ChatTurn
+from workflows.chat_turn import DEPRECATED_PATCHES, ChatTurn
 
-KNOWN_PATCHES = (*DEPRECATED_PATCHES, FALLBACK_ATTRIBUTE)
 BEFORE_DEPRECATION = "188abebbe8aef3847d450b21f6915979b3bd3536"
 """The last commit with every ChatTurn patch live (`workflow.patched`)."""
 RUNNER = Path(__file__).with_name("previous_worker.py")
@@ -76,17 +75,6 @@ async def previous_worker(
     finally:
         process.kill()
         await process.wait()
-
-
-async def patch_ids(client: Client, workflow_id: str) -> set[str]:
-    """The patch ids whose markers the workflow recorded."""
-    found = set()
-    async for e in client.get_workflow_handle(workflow_id).fetch_history_events():
-        if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED:
-            for payloads in e.marker_recorded_event_attributes.details.values():
-                for payload in payloads.payloads:
-                    found |= {p for p in KNOWN_PATCHES if p.encode() in payload.data}
-    return found
 
 
 async def patch_markers(client: Client, workflow_id: str) -> dict[str, bool]:
@@ -136,7 +124,7 @@ async def test_turn_left_waiting_by_the_previous_code_completes_under_the_new_co
     assert "55,658" in (result.answer or "")
     # The previous code took every patch at the start; the new code deprecates them, so
     # the markers in the history are accepted and the turn runs the one code path left.
-    assert await patch_ids(temporal_client, handle.id) == set(DEPRECATED_PATCHES)
+    assert set(await patch_markers(temporal_client, handle.id)) == set(DEPRECATED_PATCHES)
 
 
 async def test_new_single_company_turn_runs_short_steps_locally_with_patches_deprecated(

@@ -13,7 +13,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.budget import MIN_STEP_SECONDS
     from workflows.policy import POLICY, ActivityOptions, step_name
     from workflows.turn.errors import TurnBudgetSpent
-    from workflows.turn.ledger import MAX_CLARIFICATIONS
+    from workflows.turn.rounds import MAX_CLARIFICATIONS
     from workflows.turn.stream import TurnStream
 
 EXECUTION_MARGIN = timedelta(hours=1)

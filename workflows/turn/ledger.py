@@ -13,9 +13,9 @@ with workflow.unsafe.imports_passed_through():
     from workflows.policy import POLICY, step_name
     from workflows.rules.retry import MAX_RETRIES
     from workflows.turn.errors import TurnError, failure_cause
+    from workflows.turn.rounds import MAX_CLARIFICATIONS
     from workflows.turn.stream import TurnStream
 
-MAX_CLARIFICATIONS = 2
 MODEL_STEPS_PER_PASS = 3  # grade documents, synthesize, grade answer
 REDRAFT_MODEL_STEPS = 2  # synthesize and grade the answer again, naming the refuted claims
 MAX_MODEL_CALLS = (

@@ -7,6 +7,9 @@ with workflow.unsafe.imports_passed_through():
     from domain.text import unstorable
     from workflows.contracts import CancelRequest, ClarificationReply
 
+MAX_CLARIFICATIONS = 2
+"""Clarifying questions a turn may ask before it settles with its fallback."""
+
 
 class Rounds:
     def __init__(self) -> None:
