@@ -67,32 +67,45 @@ class _CountRequests:
             return
         started = time.perf_counter()
         status = 500
+        noted = False
+
+        def note() -> None:
+            nonlocal noted
+            if not noted:
+                noted = True
+                self._note(scope, status, time.perf_counter() - started)
 
         async def send_and_note(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = int(message["status"])
+            elif message["type"] == "http.response.body" and not message.get("more_body"):
+                # Noted before the last body part goes out, so a caller that has its
+                # response can already find the request in the log and the counters.
+                note()
             await send(message)
 
         try:
             await self.app(scope, receive, send_and_note)
         finally:
-            route = _template(self.fastapi, scope)
-            method = str(scope.get("method", "GET"))
-            seconds = time.perf_counter() - started
-            REQUESTS.labels(method, route, str(status)).inc()
-            LATENCY.labels(method, route).observe(seconds)
-            params = scope.get("path_params") or {}
-            ACCESS.info(
-                "%s %s %d", method, route, status,
-                extra={
-                    "event": "request", "method": method, "route": route, "status": status,
-                    "ms": round(seconds * 1000, 1),
-                    # A refused id may be anything the caller typed: only real ones.
-                    **{k: str(params[k]) for k in _LOGGED_PARAMS if k in params
-                       if status < 400},
-                },
-            )  # fmt: skip
+            note()  # a request that ended without a full response is counted too
+
+    def _note(self, scope: Scope, status: int, seconds: float) -> None:
+        route = _template(self.fastapi, scope)
+        method = str(scope.get("method", "GET"))
+        REQUESTS.labels(method, route, str(status)).inc()
+        LATENCY.labels(method, route).observe(seconds)
+        params = scope.get("path_params") or {}
+        ACCESS.info(
+            "%s %s %d", method, route, status,
+            extra={
+                "event": "request", "method": method, "route": route, "status": status,
+                "ms": round(seconds * 1000, 1),
+                # A refused id may be anything the caller typed: only real ones.
+                **{k: str(params[k]) for k in _LOGGED_PARAMS if k in params
+                   if status < 400},
+            },
+        )  # fmt: skip
 
 
 def install(app: FastAPI) -> None:
