@@ -6,10 +6,18 @@ STAMP := $(VENV)/.installed
 
 .PHONY: up down test test-unit lint eval-retrieval bench-turns
 
+# The project installs with uv (from PyPI, into the venv): about 10 s where pip takes about
+# 100 s of CPU for the same 174 packages, most of a clean clone's fixed cost. uv does not
+# read pip's configuration, so pip's find-links (where this machine keeps its CPU build of
+# torch) are passed on; without uv (no registry) pip installs the same set.
+UV_FIND_LINKS ?= $(or $(PIP_FIND_LINKS),$(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null))
+export UV_FIND_LINKS
+
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	( $(BIN)/python -m pip install -q uv \
+	  && $(BIN)/uv pip install -q --python $(BIN)/python -e '.[dev]' ) \
+	|| $(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
 up: $(STAMP)
@@ -18,10 +26,15 @@ up: $(STAMP)
 down: $(STAMP)
 	$(BIN)/turnstile down
 
+# mypy keeps its cache outside the checkout, so a clean clone on this machine (CI's) starts
+# warm: 4 s instead of 62 s. A cached module is reused only when its source hash, mypy's
+# version and its options match; a cold cache gives the same verdict, slower.
+MYPY_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/turnstile/mypy
+
 lint: $(STAMP)
 	$(BIN)/ruff check --no-cache .
 	$(BIN)/ruff format --no-cache --check .
-	$(BIN)/mypy --no-incremental
+	$(BIN)/mypy --cache-dir $(MYPY_CACHE)
 	$(BIN)/lint-imports --no-cache
 
 test: lint
