@@ -7,12 +7,21 @@ them; a direct count cross-checks the hit rate.
 """
 
 import statistics
+import sys
 import warnings
 
 
 def ranx_metrics(first_hits: dict[str, int | None], cutoff: int) -> dict[str, float]:
     """`hit@k`, `mrr@k` (ranx) and `mean_rank` (of the cases with a hit)."""
     import numba
+
+    if "ranx" not in sys.modules:
+        # ranx compiles each metric with numba on first use: about 31 CPU seconds per
+        # process in a fresh virtualenv, for a few hundred cases that plain Python scores
+        # in milliseconds (the same values; the hand-count test checks them). numba reads
+        # this when ranx's functions are decorated, so it is set before ranx is imported;
+        # nothing else here uses numba.
+        numba.config.DISABLE_JIT = True  # type: ignore[attr-defined]  # set at import
     from ranx import Qrels, Run, evaluate
 
     if not first_hits:

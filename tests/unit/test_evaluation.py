@@ -1,7 +1,6 @@
 """Evaluation, pure parts: the case loader, the scorers, mock mode (the suites' own check,
-run on every commit), the release gate's comparison and the binomial probe thresholds
-against exact values (the ranx metrics' check sits beside the release gate, in
-tests/workflows/test_evaluation.py, to compile ranx once)."""
+run on every commit), the release gate's comparison, ranx metrics and the binomial probe
+thresholds against exact values."""
 
 import json
 from fractions import Fraction
@@ -31,6 +30,7 @@ from domain.models import Citation, NotFound, SearchHitWithText
 from domain.turns import TurnResult
 from evals.cases import load_probes, load_suites
 from evals.mock import run_mock
+from evals.ranking import ranx_metrics
 from evals.results import Baseline, CaseResult, SuiteRun, gate, merge_repeats
 
 GOOD = {"id": "a", "query": "BHP revenue FY2024", "why_it_matters": "revenue lookup breaks",
@@ -204,6 +204,14 @@ def test_the_retrieval_scorer_wants_the_right_company_year_and_figure_within_the
 
 
 # ---- metrics, the gate, repeats -------------------------------------------------------
+
+
+def test_ranx_metrics_match_a_hand_count() -> None:
+    ranks = {"a": 1, "b": 2, "c": None, "d": 7}
+
+    metrics = ranx_metrics(ranks, 5)
+
+    assert metrics == {"hit@5": 0.5, "mrr@5": round((1 + 0.5) / 4, 4), "mean_rank": 3.333}
 
 
 def result(suite: str, id_: str, passed: bool) -> CaseResult:

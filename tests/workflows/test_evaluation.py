@@ -25,7 +25,6 @@ from domain.evaluation import SAMPLED, SLICES, sample
 from evals import ab, judge
 from evals.cases import BASELINE, load_suites
 from evals.mock import run_mock
-from evals.ranking import ranx_metrics
 from evals.real import Stack, run_real
 from evals.results import Baseline, SuiteRun, gate
 from settings import Settings
@@ -51,17 +50,6 @@ async def stack(
     """The API in-process and a worker with every real activity, as an evaluation sees them."""
     async with turn_worker(task_queue=app_settings.task_queue), client_for(app_settings) as http:
         yield Stack(temporal=temporal_client, task_queue=app_settings.task_queue, http=http)
-
-
-def test_ranx_metrics_match_a_hand_count() -> None:
-    """A pure check, kept beside the release gate on purpose: ranx compiles its metrics
-    with numba on first use (about 30 CPU seconds in a fresh virtualenv), and in the same
-    file the gate's run pays that once per suite run instead of once per pytest worker."""
-    ranks = {"a": 1, "b": 2, "c": None, "d": 7}
-
-    metrics = ranx_metrics(ranks, 5)
-
-    assert metrics == {"hit@5": 0.5, "mrr@5": round((1 + 0.5) / 4, 4), "mean_rank": 3.333}
 
 
 async def test_the_release_gate_finds_no_regression_against_the_baseline(stack: Stack) -> None:
