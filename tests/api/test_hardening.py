@@ -47,7 +47,7 @@ WORST = ["12 34 " * 666, "1-2/3_4.5 " * 400, "a." * 2000, "a@b." * 1000, "0412 3
 e-mail-like runs, and hundreds of real phone numbers (each a token to store)."""
 
 
-async def _healthz_latencies(
+async def _healthz_probes(
     client: httpx.AsyncClient, until: asyncio.Event
 ) -> list[tuple[float, float]]:
     """Each health probe's (event-loop CPU seconds, wall seconds) until `until` is set.
@@ -70,7 +70,9 @@ STALL_SECONDS = 1.0
 held: the old detector held it for seconds per worst input. Measured as the loop
 thread's CPU, not the probe's wall time: beside a CPU-burning process a probe once
 waited 1.3 s of wall time while the loop had little to do (the process was not
-scheduled), which is load, not a stall."""
+scheduled), which is load, not a stall. What this cannot see: a thread other than the
+loop's holding the GIL (a sync route doing pure-Python work in the thread pool) delays
+the loop without spending the loop's CPU; no route of ours does that."""
 
 
 async def test_healthz_answers_while_the_worst_inputs_are_redacted(
@@ -78,7 +80,7 @@ async def test_healthz_answers_while_the_worst_inputs_are_redacted(
 ) -> None:
     await api_client.get("/healthz")  # the pool and the Temporal channel are warm
     done = asyncio.Event()
-    watcher = asyncio.create_task(_healthz_latencies(api_client, done))
+    watcher = asyncio.create_task(_healthz_probes(api_client, done))
     sends = [
         api_client.post(
             "/v1/turns",
@@ -92,12 +94,37 @@ async def test_healthz_answers_while_the_worst_inputs_are_redacted(
         responses = await asyncio.gather(*sends)
     finally:
         done.set()
-    latencies = await watcher
+    probes = await watcher
     assert all(r.status_code in (202, 503) for r in responses[: len(WORST)]), [
         r.text for r in responses
     ]
-    assert len(latencies) >= 3
-    assert max(cpu for cpu, _ in latencies) < STALL_SECONDS, sorted(latencies)[-5:]
+    assert len(probes) >= 3
+    assert max(cpu for cpu, _ in probes) < STALL_SECONDS, sorted(probes)[-5:]
+
+
+def _hold_the_loop(seconds: float) -> None:
+    """Spend `seconds` of this thread's CPU without yielding: what the old detector did
+    inside a request."""
+    until = time.thread_time() + seconds
+    while time.thread_time() < until:
+        pass
+
+
+async def test_the_stall_probe_sees_work_that_holds_the_loop(
+    api_client: httpx.AsyncClient,
+) -> None:
+    """The probe above fires: a health probe in flight while the loop is held for longer
+    than STALL_SECONDS measures it, and one that is not held stays far under."""
+    await api_client.get("/healthz")
+    done = asyncio.Event()
+    watcher = asyncio.create_task(_healthz_probes(api_client, done))
+    await asyncio.sleep(0)  # the first probe is in flight, awaiting its checks
+    _hold_the_loop(STALL_SECONDS * 1.2)
+    await asyncio.sleep(0.2)  # a few probes with nothing holding the loop
+    done.set()
+    held, *free = await watcher
+    assert held[0] >= STALL_SECONDS, held
+    assert free and max(cpu for cpu, _ in free) < STALL_SECONDS / 2, free
 
 
 async def test_an_oversized_search_query_is_refused_before_it_is_read(
