@@ -11,8 +11,10 @@ from api import coverage, errors, guards, metrics, streams, temporal
 from api.routes import (
     audit,
     codec,
+    conversations,
     docs,
     events,
+    feedback,
     health,
     ingest,
     page,
@@ -89,8 +91,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(search.router)
     app.include_router(ingest.router)
     app.include_router(turns.router)
+    app.include_router(conversations.router)
     app.include_router(events.router)
     app.include_router(sources.router)
+    app.include_router(feedback.router)
     app.include_router(audit.router)
     app.include_router(users.router)
     app.include_router(codec.router)

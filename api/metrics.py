@@ -32,6 +32,10 @@ LATENCY = Histogram(
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
 )
 TURNS_STARTED = Counter("turnstile_turns_started", "Turns started through the API")
+FEEDBACK = Counter(
+    "turnstile_feedback", "Readers' ratings of turns (POST /v1/turns/{turn_id}/feedback)",
+    ["rating"],
+)  # fmt: skip
 
 
 def _template(app: FastAPI, scope: Scope) -> str:

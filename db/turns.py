@@ -2,7 +2,7 @@
 
 import uuid
 from collections.abc import Mapping
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
@@ -416,3 +416,57 @@ async def save_turn(
         settled = Settled(seconds=float(row[0]), tenant_id=str(row[1]), usage=usage)
         await audit.append(conn, result, settled.seconds, tenant_id, usage)
         return settled
+
+
+class ConversationRow(BaseModel):
+    """One conversation as a list shows it: its latest turn's question and status."""
+
+    model_config = ConfigDict(frozen=True)
+    conversation_id: str
+    user_id: str | None
+    turns: int
+    last_turn_id: str
+    last_question: str
+    last_status: str
+    started_at: datetime
+    updated_at: datetime
+
+
+_CONVERSATIONS = (
+    "SELECT c.conversation_id, c.user_id, count(t.turn_id),"
+    " (array_agg(t.turn_id ORDER BY t.seq DESC))[1],"
+    " (array_agg(t.question ORDER BY t.seq DESC))[1],"
+    " (array_agg(t.status ORDER BY t.seq DESC))[1], c.created_at, max(t.updated_at)"
+    " FROM conversations c JOIN turns t ON t.conversation_id = c.conversation_id"
+)
+
+
+async def list_conversations(
+    conn: AsyncConnection, tenant_id: str, user_id: str | None, limit: int
+) -> list[ConversationRow]:
+    """A user's conversations in a tenant (the anonymous caller's when `user_id` is None),
+    the latest active first."""
+    rows = await (
+        await conn.execute(
+            _CONVERSATIONS + " WHERE c.tenant_id = %s AND c.user_id IS NOT DISTINCT FROM %s"
+            " GROUP BY c.conversation_id ORDER BY max(t.updated_at) DESC LIMIT %s",
+            (tenant_id, user_id, limit),
+        )
+    ).fetchall()
+    keys = ConversationRow.model_fields
+    return [ConversationRow(**dict(zip(keys, r, strict=True))) for r in rows]
+
+
+async def get_conversation(
+    conn: AsyncConnection, conversation_id: str, tenant_id: str
+) -> ConversationRow | None:
+    """One conversation of the tenant with its latest turn, or None."""
+    row = await (
+        await conn.execute(
+            _CONVERSATIONS + " WHERE c.conversation_id = %s AND c.tenant_id = %s"
+            " GROUP BY c.conversation_id",
+            (conversation_id, tenant_id),
+        )
+    ).fetchone()
+    keys = ConversationRow.model_fields
+    return None if row is None else ConversationRow(**dict(zip(keys, row, strict=True)))

@@ -6,10 +6,12 @@ from typing import Any
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel
 
+from api import redaction
 from api.auth import CallerDep, require_operator
 from api.deps import PoolDep, TurnIdPath
 from api.errors import ApiError, error_responses
-from db import audit
+from api.routes.feedback import FeedbackList, FeedbackOut, feedback_out
+from db import audit, feedback
 
 router = APIRouter(prefix="/v1", tags=["audit"])
 
@@ -25,6 +27,9 @@ class DecisionRecord(BaseModel):
     record: dict[str, Any]
     prev_hash: str
     hash: str
+    feedback: list[FeedbackOut] = []
+    """Readers' ratings of the turn, oldest first: beside the record, not part of its hash
+    chain (they come later and are appended on their own)."""
 
 
 class ChainReport(BaseModel):
@@ -43,9 +48,14 @@ async def turn_audit(turn_id: TurnIdPath, pool: PoolDep, caller: CallerDep) -> D
     or when it is another tenant's)."""
     async with pool.connection() as conn:
         row = await audit.show(conn, turn_id, caller.tenant_id)
+        rated = await feedback.for_turn(conn, turn_id, caller.tenant_id)
     if row is None:
         raise ApiError(404, "NotFound", f"no decision record for turn {turn_id}", turn_id)
-    return DecisionRecord.model_validate(row)
+    # The record stays as stored (tokens); the comments read as their writers' own text.
+    owners = sorted({redaction.owner_of(r.user_id) for r in rated})
+    listed = FeedbackList(items=[feedback_out(r) for r in rated])
+    listed = await redaction.reveal(pool, caller.tenant_id, owners, listed)
+    return DecisionRecord.model_validate(row).model_copy(update={"feedback": listed.items})
 
 
 @router.get(
