@@ -240,14 +240,65 @@ def print_result(result: TurnResult, as_json: bool) -> None:
         print(render(result))
 
 
+COMMANDS = ("/help", "/new", "/cancel", "/quit")
+
 HELP = (
     "Type a question. When the assistant asks back, type your answer, or /cancel to drop "
     "its question. If the conversation already has a question waiting for an answer (asked "
     "in another window, on the web page or through the API), your question is not asked "
     "yet: that question is shown instead, and once you have answered it or dropped it "
-    "with /cancel, your question is asked. /new starts a new conversation; an empty line, "
-    "/quit or Ctrl-D leaves. Arrow keys edit the line and walk the history."
+    "with /cancel, your question is asked. /new starts a new conversation; /quit or Ctrl-D "
+    "leaves, saying how to come back. Arrow keys edit the line and walk the history."
 )
+
+SHOWN_ON_RESUME = 6
+"""Messages of a resumed conversation printed before its prompt (the latest ones)."""
+
+
+def follow_up_line(conversation_id: str) -> str:
+    return (
+        f"(conversation {conversation_id}: follow up with turnstile ask --conversation"
+        f' {conversation_id} "...", or turnstile chat --conversation {conversation_id})'
+    )
+
+
+def _resume(
+    api_url: str, conversation: str, headers: Mapping[str, str] | None
+) -> TurnResult | None:
+    """Print the end of an existing conversation; return its turn that waits for a
+    clarification, if any (the chat then takes the next line as its answer).
+
+    Raises:
+        ChatError: the conversation does not exist for this caller (2), or the API failed.
+    """
+    path = f"{api_url}/v1/conversations/{quote(conversation, safe='')}"
+    try:
+        found = httpx.get(path, timeout=15.0, headers=headers)
+        if found.status_code == 404:
+            raise ChatError(
+                f"no conversation {conversation}: turnstile conversations lists yours",
+                EXIT_BAD_INPUT,
+            )
+        if found.status_code != 200:
+            raise ChatError(_detail(found), 1)
+        response = httpx.get(f"{path}/messages", timeout=15.0, headers=headers)
+    except httpx.HTTPError as exc:
+        raise ChatError(f"cannot reach the API at {api_url}", EXIT_UNREACHABLE) from exc
+    messages = response.json() if response.status_code == 200 else []
+    if len(messages) > SHOWN_ON_RESUME:
+        print(f"({len(messages) - SHOWN_ON_RESUME} earlier messages)")
+    for message in messages[-SHOWN_ON_RESUME:]:
+        who = "you" if message["role"] == "user" else "turnstile"
+        print(f"{who}: {message['content']}")
+    latest = found.json()
+    if latest.get("last_status") != WAITING:
+        return None
+    waiting = get_turn(api_url, str(latest["last_turn_id"]), headers)
+    if waiting is not None and waiting.status == WAITING:
+        print(f"you: {waiting.question}")
+        print(render(waiting, in_chat=True))
+        return waiting
+    return None
 
 
 def _history(path: Path | None) -> None:
@@ -326,11 +377,14 @@ def chat(
     `deferred` and asked once that turn has settled (answered or cancelled here)."""
     # long: the interactive loop: one branch per command.
     _history(history)
-    conversation = conversation or _new_conversation()
     waiting: TurnResult | None = None
     deferred: str | None = None
+    if conversation is not None:
+        waiting = _resume(api_url, conversation, headers)
+    conversation = conversation or _new_conversation()
     print(f"Turnstile chat (conversation {conversation}). /help for commands; "
-          "an empty line or /quit leaves.")  # fmt: skip
+          "/quit or Ctrl-D leaves.")  # fmt: skip
+    asked = waiting is not None
     while True:
         resent = waiting is None and deferred is not None
         if resent:
@@ -341,18 +395,27 @@ def chat(
             try:
                 text = input("> " if waiting is None else "reply> ").strip()
             except (EOFError, KeyboardInterrupt):
+                text = "/quit"
                 print()
-                return 0
-            if not text or text == "/quit":
+            if not text:
+                continue
+            if text == "/quit":
+                _leaving(conversation, waiting, asked)
                 return 0
             if text == "/help":
                 print(HELP)
                 continue
             if text == "/new":
+                _leaving(conversation, waiting, asked)
                 if deferred is not None:
                     print(f"(your question was not asked: {deferred})")
                 conversation, waiting, deferred = _new_conversation(), None, None
+                asked = False
                 print(f"(new conversation {conversation})")
+                continue
+            if text.startswith("/") and text.split()[0] not in COMMANDS:
+                print(f"(unknown command {text.split()[0]}: {', '.join(COMMANDS)};"
+                      " nothing was asked)")  # fmt: skip
                 continue
             if text == "/cancel" and waiting is None:
                 print("(no question is waiting for an answer)")
@@ -376,3 +439,18 @@ def chat(
             continue
         print(render(result, in_chat=True))
         waiting = result if result.status == WAITING else None
+        asked = True
+
+
+def _leaving(conversation: str, waiting: TurnResult | None, asked: bool) -> None:
+    """What a person leaving a conversation needs: how to come back, and that a question
+    the assistant asked still waits (the turn stays open until answered or cancelled)."""
+    if waiting is not None:
+        print(
+            f'(the question "{_gist(waiting.clarifying_question)}" still waits for your'
+            " answer and keeps the conversation busy until it times out (a day by default):"
+            f" come back with turnstile chat --conversation {conversation}, or drop it with"
+            f" turnstile cancel {waiting.turn_id})"
+        )
+    elif asked:
+        print(f"(to continue: turnstile chat --conversation {conversation})")

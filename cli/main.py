@@ -21,6 +21,8 @@ import httpx
 from pydantic import ValidationError
 
 from activities.contracts import CompanyDetails, IngestRequest, SearchRequest
+from cli import records
+from domain.feedback import RATINGS, rating_words
 from domain.models import SearchHitWithText
 from evals import commands as eval_commands
 from settings import Settings, SettingsError, get_settings
@@ -110,6 +112,9 @@ def status_table(report: dict[str, object]) -> str:
     if engine:
         models = ", ".join(f"{step} {model}" for step, model in engine.get("models", {}).items())
         rows.append(("engine", str(engine.get("name")), models))
+    if report.get("api_url"):
+        state_of_api = "ok" if report.get("healthy") else ("DOWN" if health else "unreachable")
+        rows.insert(0, ("api", state_of_api, str(report["api_url"])))
     width = max(len(r[0]) for r in rows) if rows else 0
     state = max(len(r[1]) for r in rows) if rows else 0
     lines = [f"{a:{width}}  {b:{state}}  {c}".rstrip() for a, b, c in rows]
@@ -284,6 +289,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         blocking = chat.get_turn(settings.api_url, blocking_id, _auth(settings))
         raise CliError(chat.blocked_line(blocking_id, blocking), exc.code) from exc
     chat.print_result(result, args.json)
+    if not args.json:
+        print(chat.follow_up_line(result.conversation_id))
     return 0
 
 
@@ -337,7 +344,71 @@ def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
     )
     if response.status_code != 200:
         raise CliError(_api_error_line(response))
-    print(json.dumps(response.json(), indent=2, ensure_ascii=False))
+    if args.json:
+        print(json.dumps(response.json(), indent=2, ensure_ascii=False))
+    else:
+        print(records.render_record(response.json()))
+    return 0
+
+
+def _require_api(settings: Settings) -> None:
+    if not _api_up(settings):
+        raise CliError(
+            f"the API at {settings.api_url} does not answer; start the stack: turnstile up",
+            EXIT_UNREACHABLE,
+        )
+
+
+def cmd_feedback(args: argparse.Namespace, settings: Settings) -> int:
+    """`feedback TURN RATING [--comment TEXT]` rates a turn; `feedback` alone lists the
+    tenant's feedback, latest first (`--rating wrong_figure`: the turns to review)."""
+    _require_api(settings)
+    if args.turn_id is not None:
+        if args.rating_given is None:
+            raise CliError(f"say how it was: {' | '.join(RATINGS)}", EXIT_BAD_INPUT)
+        response = httpx.post(
+            f"{settings.api_url}/v1/turns/{quote(args.turn_id, safe='')}/feedback",
+            json={"rating": args.rating_given, "comment": args.comment or ""},
+            timeout=30.0, headers=_auth(settings),
+        )  # fmt: skip
+        if response.status_code != 201:
+            raise CliError(_api_error_line(response))
+        item = response.json()
+        if args.json:
+            print(json.dumps(item, ensure_ascii=False))
+        else:
+            _say(f"noted: turn {item['turn_id']} rated {rating_words(item['rating'])}")
+        return 0
+    params: dict[str, str | int] = {"limit": args.limit}
+    if args.rating:
+        params["rating"] = args.rating
+    response = httpx.get(
+        f"{settings.api_url}/v1/feedback", params=params, timeout=30.0, headers=_auth(settings)
+    )
+    if response.status_code != 200:
+        raise CliError(_api_error_line(response))
+    items = response.json()["items"]
+    print(json.dumps(items, ensure_ascii=False) if args.json else records.render_feedback(items))
+    return 0
+
+
+def cmd_conversations(args: argparse.Namespace, settings: Settings) -> int:
+    """A user's conversations, the latest active first (without --user: those asked
+    without a user id, as `ask` and `chat` do by default)."""
+    _require_api(settings)
+    params: dict[str, str | int] = {"limit": args.limit}
+    if args.user:
+        params["user_id"] = args.user
+    response = httpx.get(
+        f"{settings.api_url}/v1/conversations", params=params, timeout=30.0,
+        headers=_auth(settings),
+    )  # fmt: skip
+    if response.status_code != 200:
+        raise CliError(_api_error_line(response))
+    items = response.json()["items"]
+    print(
+        json.dumps(items, ensure_ascii=False) if args.json else records.render_conversations(items)
+    )
     return 0
 
 
@@ -376,9 +447,13 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
     if not _api_up(settings):
         raise CliError(f"cannot reach the API at {settings.api_url}", EXIT_UNREACHABLE)
     history = settings.home / "chat_history"
-    return chat.chat(
-        settings.api_url, args.user, args.timeout, _auth(settings), history, args.conversation
-    )
+    try:
+        return chat.chat(
+            settings.api_url, args.user, args.timeout, _auth(settings), history,
+            args.conversation,
+        )  # fmt: skip
+    except chat.ChatError as exc:
+        raise CliError(str(exc), exc.code) from exc
 
 
 class _Parser(argparse.ArgumentParser):
@@ -476,9 +551,28 @@ def build_parser() -> argparse.ArgumentParser:
     audit_sub = p.add_subparsers(dest="audit_command", required=True, metavar="{verify,show}")
     v = audit_sub.add_parser("verify", help="check the hash chain; exit 1 naming a broken row")
     v.set_defaults(func=cmd_audit)
-    s = audit_sub.add_parser("show", help="print one turn's decision record as JSON")
+    s = audit_sub.add_parser("show", help="print one turn's decision record, with its feedback")
     s.add_argument("turn_id", help="the turn's id, e.g. turn-c123-1")
+    s.add_argument("--json", action="store_true", help="print the record as the API's JSON")
     s.set_defaults(func=cmd_audit)
+
+    p = sub.add_parser(
+        "feedback", help="rate a turn (feedback TURN RATING), or list the feedback given"
+    )
+    p.add_argument("turn_id", nargs="?", help="the turn to rate, e.g. turn-c123-1")
+    p.add_argument("rating_given", nargs="?", choices=RATINGS, metavar="RATING",
+                   help=f"how it was: {', '.join(RATINGS)}")  # fmt: skip
+    p.add_argument("--comment", help="what was wrong (or right), in quotes")
+    p.add_argument("--rating", choices=RATINGS, help="list only this rating")
+    p.add_argument("--limit", type=int, default=50, help="how many to list (default 50)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_feedback)
+
+    p = sub.add_parser("conversations", help="list a user's conversations, latest first")
+    p.add_argument("--user", help="user id (default: conversations asked without one)")
+    p.add_argument("--limit", type=int, default=20, help="how many (default 20)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_conversations)
 
     p = sub.add_parser(
         "forget", help="erase everything remembered about a user (facts, summaries, cache)"

@@ -163,8 +163,14 @@ def start_postgres(settings: Settings, paths: Paths) -> None:
 
 
 def _healthz(settings: Settings) -> tuple[int, dict[str, object]]:
+    """The embedded stack's own API (where `up` starts it)."""
+    return _healthz_at(f"http://{settings.api_host}:{settings.api_port}")
+
+
+def _healthz_at(api_url: str) -> tuple[int, dict[str, object]]:
+    """(status, body) of `api_url`'s /healthz; (0, {}) when it does not answer JSON."""
     try:
-        response = httpx.get(f"http://{settings.api_host}:{settings.api_port}/healthz", timeout=5.0)
+        response = httpx.get(f"{api_url.rstrip('/')}/healthz", timeout=5.0)
         body: dict[str, object] = response.json()
         return response.status_code, body
     except (httpx.HTTPError, ValueError):
@@ -295,11 +301,14 @@ def down(settings: Settings, say: Callable[[str], None]) -> None:
 
 
 def status(settings: Settings) -> dict[str, object]:
-    """Report each component's process and, when the API answers, its /healthz."""
+    """Report each local component's process and the /healthz of the API the other
+    commands talk to (`api_url`, TURNSTILE_API_URL): healthy means `ask` can be answered,
+    wherever that API runs."""
     running = running_components(settings)
-    code, health = _healthz(settings)
+    code, health = _healthz_at(settings.api_url)
     return {
         "home": str(settings.home),
+        "api_url": settings.api_url,
         "processes": {name: running.get(name) for name in components(settings)},
         "healthy": code == 200,
         "health": health,

@@ -406,19 +406,20 @@ def turn_status(stack: Stack, turn_id: str) -> str:
 def test_chat_in_a_conversation_with_a_pending_clarification_offers_it_then_asks(
     stack: Stack, way_out: str
 ) -> None:
-    """`turnstile chat --conversation ID` where a turn started elsewhere waits for a
+    """`turnstile chat` where a turn started elsewhere (after the chat opened) waits for a
     clarification: the question typed is not asked yet; the waiting question is shown,
     answered by typing (or dropped with /cancel), and then the typed question is asked."""
     import pexpect
 
-    conversation = f"c-pending-{way_out}-{os.getpid()}"
-    blocking = pending_clarification(stack, conversation)
     env = {**stack.env, "TERM": "dumb"}
-    child = pexpect.spawn(TURNSTILE, ["chat", "--conversation", conversation], env=env,
-                          cwd=str(PROJECT_ROOT), encoding="utf-8", timeout=120)  # fmt: skip
+    child = pexpect.spawn(TURNSTILE, ["chat"], env=env, cwd=str(PROJECT_ROOT),
+                          encoding="utf-8", timeout=120)  # fmt: skip
     try:
-        child.expect_exact(f"Turnstile chat (conversation {conversation})")
+        child.expect(r"Turnstile chat \(conversation (\S+)\)")
+        conversation = child.match.group(1)
         child.expect_exact("> ")
+        # Another window asks in the same conversation while this chat is open.
+        blocking = pending_clarification(stack, conversation)
         child.sendline("What was BHP's net debt in FY2024?")
         child.expect_exact(f"turn {blocking} of this conversation waits for an answer")
         child.expect_exact("your question was not asked yet")
@@ -441,6 +442,118 @@ def test_chat_in_a_conversation_with_a_pending_clarification_offers_it_then_asks
         child.close(force=True)
     assert turn_status(stack, blocking) == ("answered" if way_out == "reply" else "cancelled")
     assert turn_status(stack, f"turn-{conversation}-2") == "answered"
+
+
+def test_chat_resumes_a_conversation_with_its_end_and_its_waiting_question(
+    stack: Stack,
+) -> None:
+    """`turnstile chat --conversation ID` prints the conversation's last messages and the
+    question still waiting, takes the next line as its answer; an unknown /command is not
+    sent; an empty line does not leave; /new and /quit say how to come back, and that a
+    question asked back still waits."""
+    import pexpect
+
+    conversation = f"c-resume-{os.getpid()}"
+    blocking = pending_clarification(stack, conversation)
+    env = {**stack.env, "TERM": "dumb"}
+    child = pexpect.spawn(TURNSTILE, ["chat", "--conversation", conversation], env=env,
+                          cwd=str(PROJECT_ROOT), encoding="utf-8", timeout=120)  # fmt: skip
+    try:
+        child.expect_exact("you: What was the revenue?")
+        child.expect_exact("? Which company do you mean?")
+        child.expect_exact(f"Turnstile chat (conversation {conversation})")
+        child.expect_exact("reply> ")
+        child.sendline("BHP in FY2024")
+        child.expect_exact("55,658")
+        child.expect_exact("> ")
+        child.sendline("/frobnicate the revenue")
+        child.expect_exact("(unknown command /frobnicate: /help, /new, /cancel, /quit;"
+                           " nothing was asked)")  # fmt: skip
+        child.sendline("")
+        child.sendline("/new")
+        child.expect_exact(f"(to continue: turnstile chat --conversation {conversation})")
+        child.expect(r"\(new conversation (\S+)\)")
+        second = child.match.group(1)
+        child.expect_exact("> ")
+        child.sendline("What was the revenue?")
+        child.expect_exact("reply> ")
+        child.sendline("/quit")
+        child.expect_exact('(the question "Which company do you mean?" still waits for your')
+        child.expect_exact(f"turnstile chat --conversation {second}")
+        child.expect_exact(f"turnstile cancel turn-{second}-1")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert turn_status(stack, blocking) == "answered"
+    assert turn_status(stack, f"turn-{second}-1") == "needs_clarification"
+    messages = httpx.get(f"{stack.api_url}/v1/conversations/{conversation}/messages", timeout=10)
+    assert "frobnicate" not in messages.text
+    unknown = turnstile(stack.env, "chat", "--conversation", f"c-never-{os.getpid()}")
+    line = assert_one_clean_error_line(unknown)
+    assert unknown.returncode == 2
+    assert line == (f"turnstile: no conversation c-never-{os.getpid()}: turnstile"
+                    " conversations lists yours")  # fmt: skip
+
+
+def test_ask_names_its_conversation_and_feedback_reaches_the_record_and_the_list(
+    stack: Stack,
+) -> None:
+    """`ask` prints the conversation id a follow-up needs; `feedback TURN RATING` stores a
+    rating that `feedback` lists, `audit show` prints (readably; `--json` raw) and
+    /metrics counts; `conversations` lists the conversation."""
+    user = f"reader-{os.getpid()}"
+    asked = turnstile(stack.env, "ask", "--user", user, "What was BHP's revenue in FY2024?")
+    assert asked.returncode == 0, asked.stderr
+    match = re.search(r"\(conversation (\S+): follow up with turnstile ask --conversation"
+                      r" (\S+) ", asked.stdout)  # fmt: skip
+    assert match and match.group(1) == match.group(2), asked.stdout
+    conversation = match.group(1)
+    turn_id = f"turn-{conversation}-1"
+    followed = turnstile(stack.env, "ask", "--conversation", conversation, "--user", user,
+                         "And in FY2023?")  # fmt: skip
+    assert followed.returncode == 0, followed.stderr
+    assert re.search(r"53,817|53\.82", followed.stdout), followed.stdout  # BHP's FY2023
+
+    rated = turnstile(stack.env, "feedback", turn_id, "wrong_figure", "--comment",
+                      "the FY2023 figure was shown")  # fmt: skip
+    assert rated.returncode == 0, rated.stderr
+    assert rated.stdout.strip() == f"noted: turn {turn_id} rated wrong figure"
+    listed = turnstile(stack.env, "feedback", "--rating", "wrong_figure")
+    assert listed.returncode == 0 and turn_id in listed.stdout, listed.stderr
+    assert "asked: What was BHP's revenue in FY2024?" in listed.stdout
+    assert "said: the FY2023 figure was shown" in listed.stdout
+    shown = turnstile(stack.env, "audit", "show", turn_id)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith("Decision record #")
+    assert "status answered" in shown.stdout and "checks:" in shown.stdout
+    assert re.search(r"^feedback:\n  \S+ \S+ UTC wrong figure by " + user, shown.stdout, re.M)
+    raw = json.loads(turnstile(stack.env, "audit", "show", turn_id, "--json").stdout)
+    assert raw["feedback"][0]["rating"] == "wrong_figure" and raw["record"]["citations"]
+    metrics = httpx.get(f"{stack.api_url}/metrics", timeout=10).text
+    assert re.search(r'^turnstile_feedback_total\{rating="wrong_figure"\} [1-9]', metrics, re.M)
+    mine = turnstile(stack.env, "conversations", "--user", user)
+    assert mine.returncode == 0, mine.stderr
+    assert mine.stdout.splitlines()[0].startswith(f"{conversation}  ")
+    assert "2 turns  answered: And in FY2023?" in mine.stdout.splitlines()[0]
+    bad = turnstile(stack.env, "feedback", turn_id, "great")
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_status_reports_the_api_it_is_pointed_at_not_only_the_local_processes(
+    stack: Stack,
+) -> None:
+    """TURNSTILE_API_URL is the API `ask` talks to: `status` is healthy only when that one
+    answers, whatever runs locally."""
+    elsewhere = f"http://127.0.0.1:{free_port()}"
+    done = turnstile({**stack.env, "TURNSTILE_API_URL": elsewhere}, "status")
+
+    assert done.returncode == 1
+    rows = done.stdout.splitlines()
+    assert re.match(rf"api +unreachable +{re.escape(elsewhere)}$", rows[0]), rows
+    assert rows[-1] == "not healthy"
+    here = turnstile(stack.env, "status")
+    assert here.returncode == 0
+    assert re.match(rf"api +ok +{re.escape(stack.api_url)}$", here.stdout.splitlines()[0])
 
 
 def test_ask_in_a_conversation_with_a_pending_clarification_names_reply_and_cancel(

@@ -62,6 +62,8 @@ class FakeApi:
         monkeypatch.setattr(chat, "reply", self.reply)
         monkeypatch.setattr(chat, "cancel", self.cancel)
         monkeypatch.setattr(chat, "get_turn", self.get_turn)
+        # A resumed conversation's history (tests/e2e/test_stack.py reads it for real).
+        monkeypatch.setattr(chat, "_resume", lambda *a: None)
 
     @staticmethod
     def _next(results: list[TurnResult | chat.ChatError]) -> TurnResult:
