@@ -31,6 +31,10 @@ from settings import DEV_API_KEY, DEV_PII_KEY, DEV_TENANT, Settings, load_settin
 logger = logging.getLogger(__name__)
 
 
+TAG_ORDER = ("turns", "feedback", "search", "users", "audit", "ingest", "health", "operations")
+"""The groups of /docs in the order users need them: asking first, operations last."""
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     # Without explicit settings a bad environment exits here with one line (uvicorn's
     # --factory would print a traceback for anything but SystemExit).
@@ -76,6 +80,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description="Guarded, durable answers about listed companies' annual reports.",
         version="0.1.0",
         lifespan=lifespan,
+        openapi_tags=[{"name": name} for name in TAG_ORDER],
         # Operation ids that read as names (`start_turn`, not `start_turn_v1_turns_post`):
         # each route's function name, unique across the API (checked by a test).
         generate_unique_id_function=lambda route: route.name,

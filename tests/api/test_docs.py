@@ -104,6 +104,41 @@ def test_docs_routes_are_not_operations(settings: Settings) -> None:
     assert not [p for p in paths if p.startswith(("/docs", "/redoc", "/static", "/favicon"))]
 
 
+WHAT_EACH_STATUS_IS = {
+    400: {"InvalidInput"}, 401: {"Unauthorized"}, 403: {"Forbidden"}, 404: {"NotFound"},
+    409: {"TurnInProgress", "NotWaiting", "Conflict"}, 413: {"PayloadTooLarge"},
+    422: {"InvalidInput"}, 429: {"RateLimited"}, 500: {"InternalError"},
+    502: {"UpstreamRejected"}, 503: {"Unavailable", "UpstreamUnavailable"},
+}  # fmt: skip
+
+
+def test_each_error_status_has_an_example_of_its_own_error_type(settings: Settings) -> None:
+    """Swagger UI shows a response's example: a 404 shows a NotFound, /metrics' 500 an
+    InternalError, never the first of ErrorResponse's examples for every status."""
+    paths = create_app(settings).openapi()["paths"]
+    seen = set()
+    for path, operations in paths.items():
+        for method, operation in operations.items():
+            for status, response in operation["responses"].items():
+                body = response.get("content", {}).get("application/json", {})
+                if int(status) < 400 or "ErrorResponse" not in str(body.get("schema")):
+                    continue
+                example = body.get("example")
+                assert example, (method, path, status)
+                assert example["error_type"] in WHAT_EACH_STATUS_IS[int(status)], (path, status)
+                ErrorResponse.model_validate(example)
+                seen.add(int(status))
+    assert {401, 404, 409, 422, 500, 503} <= seen
+
+
+def test_the_docs_list_asking_before_operating(settings: Settings) -> None:
+    schema = create_app(settings).openapi()
+    tags = [t["name"] for t in schema["tags"]]
+    assert tags[0] == "turns" and tags.index("operations") > tags.index("audit")
+    used = {t for ops in schema["paths"].values() for op in ops.values() for t in op["tags"]}
+    assert used <= set(tags), used - set(tags)  # every group has its place in the order
+
+
 DOCUMENTED: list[type[BaseModel]] = [
     TurnRequest, ClarificationRequest, MessageOut, ErrorResponse, TurnResult, Citation,
     Derived, NotFound, UnsupportedClaim, ModelCall, Carried, Degradation, DocumentsUsed,
