@@ -264,8 +264,8 @@ class InternalErrorMiddleware:
 
 
 def _document_errors(schema: dict[str, Any]) -> None:
-    """Describe every 422 and 500 as `ErrorResponse`; drop FastAPI's unused error models."""
-    ref = {"$ref": "#/components/schemas/ErrorResponse"}
+    """Describe every 413, 422 and 500 as `ErrorResponse`, each error status with an example
+    of its own error type; drop FastAPI's unused error models."""
     components = schema.setdefault("components", {}).setdefault("schemas", {})
     components.setdefault(
         "ErrorResponse",
@@ -273,40 +273,36 @@ def _document_errors(schema: dict[str, Any]) -> None:
     )
     for operations in schema.get("paths", {}).values():
         for operation in operations.values():
-            responses = operation.setdefault("responses", {})
-            for status, response in responses.items():
-                # Errors are JSON even where the success is not: FastAPI gives a route's
-                # error models the route's own media type (an event stream's, say).
-                content = response.get("content", {})
-                if int(status) >= 400 and list(content) == ["text/event-stream"]:
-                    response["content"] = {"application/json": content["text/event-stream"]}
-            if "requestBody" in operation:  # the body limit (api/guards.BodyLimit)
-                responses.setdefault(
-                    "413",
-                    {
-                        "description": _DESCRIPTIONS[413],
-                        "content": {"application/json": {"schema": ref}},
-                    },
-                )
-            if "422" in responses:
-                responses["422"] = {
-                    "description": _DESCRIPTIONS[422],
-                    "content": {"application/json": {"schema": ref}},
-                }
-            responses.setdefault(
-                "500",
-                {
-                    "description": _DESCRIPTIONS[500],
-                    "content": {"application/json": {"schema": ref}},
-                },
-            )
-            for status, response in responses.items():
-                body = response.get("content", {}).get("application/json")
-                if int(status) >= 400 and body is not None and int(status) in _EXAMPLES:
-                    body["example"] = _EXAMPLES[int(status)]
+            _document_operation(operation)
     for name in ("HTTPValidationError", "ValidationError"):
         if f'"#/components/schemas/{name}"' not in json.dumps(schema):
             components.pop(name, None)
+
+
+def _error_body(status: int) -> dict[str, Any]:
+    return {
+        "description": _DESCRIPTIONS[status],
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorResponse"}}},
+    }
+
+
+def _document_operation(operation: dict[str, Any]) -> None:
+    responses = operation.setdefault("responses", {})
+    for status, response in responses.items():
+        # Errors are JSON even where the success is not: FastAPI gives a route's error
+        # models the route's own media type (an event stream's, say).
+        content = response.get("content", {})
+        if int(status) >= 400 and list(content) == ["text/event-stream"]:
+            response["content"] = {"application/json": content["text/event-stream"]}
+    if "requestBody" in operation:  # the body limit (api/guards.BodyLimit)
+        responses.setdefault("413", _error_body(413))
+    if "422" in responses:
+        responses["422"] = _error_body(422)
+    responses.setdefault("500", _error_body(500))
+    for status, response in responses.items():
+        body = response.get("content", {}).get("application/json")
+        if int(status) >= 400 and body is not None and int(status) in _EXAMPLES:
+            body["example"] = _EXAMPLES[int(status)]
 
 
 def _with_error_docs(

@@ -14,6 +14,7 @@ from api.auth import CallerDep, limit
 from api.deps import PoolDep, SettingsDep, TurnIdPath
 from api.errors import ApiError, error_responses
 from api.metrics import FEEDBACK
+from api.text import STORABLE
 from api.turn_service import no_turn, owned_turn
 from db import feedback as store
 from db import turns
@@ -26,8 +27,11 @@ router = APIRouter(prefix="/v1", tags=["feedback"])
 class FeedbackIn(BaseModel):
     rating: Rating = Field(examples=["wrong_figure"])
     """`helpful`, `wrong_figure` (a figure shown is not what the report says) or `other`."""
-    comment: str = Field(default="", max_length=MAX_COMMENT_CHARS,
-                         examples=["The revenue is FY2023's, not FY2024's"])  # fmt: skip
+    comment: Annotated[
+        str,
+        Field(max_length=MAX_COMMENT_CHARS, examples=["The revenue is FY2023's, not FY2024's"]),
+        STORABLE,
+    ] = ""
 
 
 class FeedbackOut(BaseModel):

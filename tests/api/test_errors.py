@@ -24,6 +24,7 @@ from temporalio.api.workflowservice.v1 import GetSystemInfoRequest
 from temporalio.client import Client
 
 from api.app import create_app
+from api.errors import ErrorResponse
 from api.text import CleanText
 from settings import Settings
 from stack import postgres
@@ -244,6 +245,7 @@ def test_openapi_documents_every_error_as_one_error_response(settings: Settings)
     assert "HTTPValidationError" not in text
     assert "ValidationError" not in schema["components"]["schemas"]
     error_ref = {"$ref": "#/components/schemas/ErrorResponse"}
+    examples: dict[str, set[str]] = {}
     for path, operations in schema["paths"].items():
         for method, operation in operations.items():
             responses = operation["responses"]
@@ -254,10 +256,15 @@ def test_openapi_documents_every_error_as_one_error_response(settings: Settings)
             for status, response in responses.items():
                 if int(status) < 400 or (path, status) == ("/healthz", "503"):
                     continue
-                assert response["content"] == {"application/json": {"schema": error_ref}}, (
-                    where,
-                    status,
-                )
+                assert list(response["content"]) == ["application/json"], (where, status)
+                body = response["content"]["application/json"]
+                assert body["schema"] == error_ref, (where, status)
+                assert set(body) <= {"schema", "example"}, (where, status)
+                if "example" in body:  # each status shows an error of its own kind
+                    ErrorResponse.model_validate(body["example"])
+                    examples.setdefault(status, set()).add(body["example"]["error_type"])
+    assert examples["404"] == {"NotFound"} and examples["500"] == {"InternalError"}
+    assert examples["422"] == {"InvalidInput"} and examples["503"] == {"Unavailable"}
     error_type = schema["components"]["schemas"]["ErrorResponse"]["properties"]["error_type"]
     assert {"InvalidInput", "NotFound", "Unavailable", "InternalError"} <= set(error_type["enum"])
 

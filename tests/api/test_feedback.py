@@ -85,7 +85,13 @@ async def test_another_tenants_turn_is_404_and_its_feedback_is_not_listed(
 
 
 @pytest.mark.parametrize(
-    "body", [{"rating": "great"}, {}, {"rating": "helpful", "comment": "x" * 2001}]
+    "body",
+    [
+        {"rating": "great"},
+        {},
+        {"rating": "helpful", "comment": "x" * 2001},
+        {"rating": "other", "comment": "a NUL \x00 PostgreSQL cannot store"},
+    ],
 )
 async def test_a_rating_outside_the_form_is_422_and_nothing_is_stored(
     keyed: httpx.AsyncClient, pool: AsyncConnectionPool, body: dict[str, str]

@@ -170,7 +170,10 @@ def test_after_twenty_turns_the_decision_record_verifies(stack: Stack) -> None:
     verified = turnstile(stack.env, "audit", "verify")
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert "chain intact" in verified.stdout
-    shown = turnstile(stack.env, "audit", "show", turn_ids[1])
+    readable = turnstile(stack.env, "audit", "show", turn_ids[1])
+    assert readable.returncode == 0, readable.stderr
+    assert f"turn {turn_ids[1]}" in readable.stdout and "refused" in readable.stdout
+    shown = turnstile(stack.env, "audit", "show", turn_ids[1], "--json")
     assert shown.returncode == 0, shown.stderr
     record = json.loads(shown.stdout)
     assert record["turn_id"] == turn_ids[1] and record["record"]["status"] == "refused"
