@@ -18,6 +18,7 @@ sample corpus) are started once per session; each test gets a fresh task queue.
 
 import contextlib
 import fcntl
+import hashlib
 import os
 import shutil
 import sys
@@ -149,9 +150,22 @@ def temporal_client(temporal_env: WorkflowEnvironment) -> Client:
     return temporal_env.client
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    """One vector cache for the whole run, shared by every stack the tests start
-    (`tests/e2e` passes it on): the sample corpus is embedded once, not once a stack."""
+    """A temporary root of this checkout's own, and one vector cache for the whole run.
+
+    pytest numbers its temporary folders per user (`/tmp/pytest-of-USER/pytest-N`) and
+    prunes all but the newest three when a session starts, so a second checkout's run on
+    the same machine (CI beside a developer, two worktrees) deleted the embedded
+    PostgreSQL and Temporal files of a run still going. Each checkout gets its own folder
+    instead (emptied when its next run starts). `tryfirst`: pytest's tmp_path plugin reads
+    `basetemp` in its own `pytest_configure`, and xdist hands it on to its workers.
+
+    The vector cache is shared by every stack the tests start (`tests/e2e` passes it on):
+    the sample corpus is embedded once, not once a stack."""
+    if config.option.basetemp is None and not hasattr(config, "workerinput"):
+        checkout = hashlib.sha1(str(config.rootpath).encode()).hexdigest()[:10]
+        config.option.basetemp = str(Path(tempfile.gettempdir()) / f"turnstile-tests-{checkout}")
     if "TURNSTILE_EMBEDDING_CACHE_DIR" not in os.environ:
         directory = tempfile.mkdtemp(prefix="turnstile-vectors-")
         os.environ["TURNSTILE_EMBEDDING_CACHE_DIR"] = directory
