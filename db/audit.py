@@ -27,7 +27,15 @@ from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 
 from db import chunks
-from domain.provenance import RecordedPassage, Shown, final_kind, shown_text
+from domain.provenance import (
+    PassageCheck,
+    PassageVersion,
+    RecordedPassage,
+    Shown,
+    check_passage,
+    final_kind,
+    shown_text,
+)
 from domain.turns import TurnResult
 from domain.usage import Usage
 
@@ -329,6 +337,33 @@ async def show(
     out = dict(zip(keys, row, strict=True))
     out["recorded_at"] = _iso(out["recorded_at"])
     return out
+
+
+async def passages_today(conn: AsyncConnection, record: Mapping[str, Any]) -> list[PassageCheck]:
+    """Each passage a stored record cites, compared with what the chunk registry holds
+    today (`domain.provenance.check_passage`). Read-only; beside the record, not in it."""
+    kept = record.get("evidence")
+    evidence = (
+        None if kept is None
+        else {e.chunk_id: e for e in (RecordedPassage.model_validate(x) for x in kept)}
+    )  # fmt: skip
+    documents: dict[tuple[str, str], list[PassageVersion]] = {}
+    checks = []
+    for cited in record.get("citations") or []:
+        chunk_id = str(cited.get("chunk_id") or "")
+        recorded = (
+            None if evidence is None
+            else evidence.get(chunk_id) or RecordedPassage(chunk_id=chunk_id)
+        )  # fmt: skip
+        was = recorded.version if recorded is not None else None
+        now: list[PassageVersion] = []
+        if was is not None:
+            key = (was.corpus, was.document_id)
+            if key not in documents:
+                documents[key] = await chunks.now(conn, *key)
+            now = documents[key]
+        checks.append(check_passage(int(cited.get("n", 0)), chunk_id, recorded, now))
+    return checks
 
 
 @dataclass(frozen=True)

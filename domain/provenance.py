@@ -108,12 +108,26 @@ PassageStatus = Literal["unchanged", "changed", "gone", "unknown"]
 class PassageCheck(Frozen):
     """A cited passage compared with the index today."""
 
-    n: int
-    chunk_id: str
-    status: PassageStatus
-    detail: str
-    now: list[str] = Field(default_factory=list)
-    """The chunks on the same page of the report today, when it changed."""
+    n: int = Field(description="The citation's marker in the answer: `[n]`.", examples=[1])
+    chunk_id: str = Field(
+        description="The passage's id when the turn cited it.",
+        examples=["3f171a5c-7083-5f6e-85ce-f24ea8385b62"],
+    )
+    status: PassageStatus = Field(
+        description="`unchanged` (the index holds the same text), `changed` (its report was"
+        " re-ingested without this text), `gone` (its report is no longer in the index) or"
+        " `unknown` (the record kept no hash of the passage's text to compare).",
+        examples=["unchanged"],
+    )
+    detail: str = Field(
+        description="Why, in words.",
+        examples=["BHP-FY2024 was re-ingested (94c1e7a0b2d3f4e5 → 1a2b3c4d5e6f7081); this"
+                  " passage's text is not in it: page 4 holds other text now"],
+    )  # fmt: skip
+    now: list[str] = Field(
+        default_factory=list,
+        description="When it changed: the ids of the chunks on the same page of the report today.",
+    )
 
 
 def check_passage(
