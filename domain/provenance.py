@@ -111,7 +111,7 @@ class PassageCheck(Frozen):
     n: int = Field(description="The citation's marker in the answer: `[n]`.", examples=[1])
     chunk_id: str = Field(
         description="The passage's id when the turn cited it.",
-        examples=["3f171a5c-7083-5f6e-85ce-f24ea8385b62"],
+        examples=["d968bb18-5c1e-54f8-8ac1-3034722a1e0b"],
     )
     status: PassageStatus = Field(
         description="`unchanged` (the index holds the same text), `changed` (its report was"
