@@ -155,8 +155,11 @@ class ReportActivities:
                 await documents.record(
                     conn, corpus, doc, result.chunks, current, forced=admission == "replace"
                 )
-                # The document's facts change with its chunks, in this transaction.
-                if not await facts.current(conn, corpus, doc.document_id, doc.content_hash):
+                # The document's facts change with its chunks (they cite the chunks' ids),
+                # in this transaction.
+                if result.status == "ingested" or not await facts.current(
+                    conn, corpus, doc.document_id, doc.content_hash
+                ):
                     found = [f for chunk in doc.chunks for f in report_facts(chunk)]
                     stored = await facts.replace(
                         conn, corpus, doc.document_id, doc.content_hash, found

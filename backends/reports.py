@@ -206,13 +206,23 @@ class ReportIndex:
         )
         return found.count
 
+    def _stored_whole(self, doc: ParsedDocument) -> bool:
+        """Whether exactly `doc`'s chunks are stored, under its chunks' ids (a document
+        stored before ids followed the text has the same hash and other ids)."""
+        if self._chunks_of(doc.document_id) != len(doc.chunks):
+            return False
+        ids: list[PointId] = [c.chunk_id for c in doc.chunks]
+        return len(self.client.retrieve(self.collection, ids=ids, with_payload=False)) == len(ids)
+
     def store(self, doc: ParsedDocument, path: str) -> IngestFileResult:
         """Embed and store a parsed document in place of its previous version; idempotent.
 
-        Point ids are derived from (document id, chunk number), so storing the same
-        document again writes nothing ("unchanged"). Otherwise every chunk of the same
-        document id goes, and so does any other document read from the same file: a file
-        re-ingested under corrected company or year flags is re-tagged, not duplicated.
+        Point ids are derived from the document id and each chunk's text
+        (`domain.provenance`), so storing the same document again writes nothing
+        ("unchanged"), and an edited passage never keeps its old id. Otherwise every
+        chunk of the same document id goes, and so does any other document read from the
+        same file: a file re-ingested under corrected company or year flags is re-tagged,
+        not duplicated.
         `path` is the path as the caller gave it, echoed in the result.
         """
         # long: one document's replacement, its deletes and upserts in the order that keeps it
@@ -222,11 +232,7 @@ class ReportIndex:
             stored = self._stored(doc.document_id)
             # Unchanged only when every chunk is there: an upsert cut short (a worker
             # killed mid-write) leaves some with the same hash, and the re-run redoes it.
-            if (
-                stored is not None
-                and stored[0] == doc.content_hash
-                and self._chunks_of(doc.document_id) == len(doc.chunks)
-            ):
+            if stored is not None and stored[0] == doc.content_hash and self._stored_whole(doc):
                 if stored[1] != doc.source_path:  # the same bytes, moved
                     self.client.set_payload(
                         self.collection,

@@ -322,7 +322,8 @@ def cmd_cancel(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
     """`audit verify`: exit 0 when the chain is intact, 1 naming the first broken row;
-    `audit show TURN_ID`: the turn's decision record as JSON."""
+    `audit show TURN_ID`: the turn's decision record for reading (each cited passage
+    marked with whether the index still holds its text), `--json` the API's body."""
     if not _api_up(settings):
         raise CliError(
             f"the API at {settings.api_url} does not answer; start the stack: turnstile up",

@@ -2,6 +2,7 @@
 conversations, as `turnstile audit show`, `turnstile feedback` and `turnstile
 conversations` print them (each also has `--json` for the API's own body)."""
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,8 +20,9 @@ def _words(value: object) -> str:
 
 
 def render_record(shown: Mapping[str, Any]) -> str:
-    """One turn's decision record in reading order: what was decided, what each check
-    found, what was cited, what failed or degraded, then readers' feedback and the chain."""
+    """One turn's decision record in reading order: what was decided and shown, what each
+    check found, what was cited (and whether the index still holds it), what failed or
+    degraded, then readers' feedback and the chain."""
     # long: a record's sections in the order a reviewer reads them; each is a few lines.
     record: Mapping[str, Any] = shown.get("record") or {}
     checks: Mapping[str, Any] = record.get("checks") or {}
@@ -35,6 +37,7 @@ def render_record(shown: Mapping[str, Any]) -> str:
     for key in ("refusal_reason", "fallback_reason", "failure_reason"):
         if record.get(key):
             lines.append(f"{_words(key)}: {_words(record[key])}")
+    lines += _shown_lines(record.get("shown") or [])
     results = record.get("check_results") or []
     if results:
         lines.append("checks:")
@@ -46,14 +49,7 @@ def render_record(shown: Mapping[str, Any]) -> str:
         lines.append(f"  could not verify: {claim.get('label')} ({_words(claim.get('reason'))})")
     for warning in checks.get("warnings") or []:
         lines.append(f"  warning: {warning}")
-    citations = record.get("citations") or []
-    if citations:
-        lines.append("cited:")
-        lines += [
-            f"  [{c.get('n')}] {c.get('company')} FY{c.get('fiscal_year')}, {c.get('document')},"
-            f" p.{c.get('page')} (chunk {c.get('chunk_id')})"
-            for c in citations
-        ]
+    lines += _cited_lines(record, shown.get("passages") or [])
     for degraded in record.get("degradations") or []:
         lines.append(f"degraded: {_words(degraded.get('layer'))} ({degraded.get('reason', '')})")
     for failure in record.get("step_failures") or []:
@@ -69,6 +65,52 @@ def render_record(shown: Mapping[str, Any]) -> str:
     lines += _feedback_lines(shown.get("feedback") or [], indent="  ", header="feedback:")
     lines.append(f"chain: {str(shown.get('prev_hash'))[:12]} → {str(shown.get('hash'))[:12]}")
     return "\n".join(lines)
+
+
+def _shown_lines(shown: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Each text the person was shown, as stored (personal values as tokens), with the
+    start of its SHA-256 (records from before they kept it have none)."""
+    lines = []
+    for item in shown:
+        kind = _words(item.get("kind"))
+        if item.get("round"):
+            kind += f", round {item['round']}"
+        lines.append(f"shown ({kind}, sha256 {str(item.get('sha256'))[:12]}):")
+        lines += [f"  {line}" for line in str(item.get("text", "")).splitlines() or [""]]
+    return lines
+
+
+def _cited_lines(record: Mapping[str, Any], passages: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The cited passages, each with what the index holds of it today, and the versions
+    of the reports the turn's evidence came from."""
+    citations = record.get("citations") or []
+    if not citations:
+        return []
+    today = {p.get("n"): p for p in passages}
+    lines = ["cited (and whether the index holds the same text today):" if today else "cited:"]
+    for c in citations:
+        line = (
+            f"  [{c.get('n')}] {c.get('company')} FY{c.get('fiscal_year')}, {c.get('document')},"
+            f" p.{c.get('page')} (chunk {c.get('chunk_id')})"
+        )
+        check = today.get(c.get("n"))
+        if check is not None:
+            status = str(check.get("status"))
+            line += f": {status.upper() if status in ('changed', 'gone') else status}"
+            if status != "unchanged":
+                line += f" ({check.get('detail')})"
+        lines.append(line)
+    counted = Counter(str(p.get("status")) for p in passages)
+    if counted:
+        order = ("changed", "gone", "unknown", "unchanged")
+        lines.append("  today: " + ", ".join(f"{counted[k]} {k}" for k in order if counted[k]))
+    versions = sorted(
+        {(v["document_id"], v["document_version"]) for e in record.get("evidence") or []
+         if (v := e.get("version"))}
+    )  # fmt: skip
+    if versions:
+        lines.append("evidence from: " + ", ".join(f"{d} (version {h})" for d, h in versions))
+    return lines
 
 
 def _feedback_lines(items: Sequence[Mapping[str, Any]], indent: str, header: str) -> list[str]:

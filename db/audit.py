@@ -3,8 +3,12 @@
 A reviewer reads, months later, what the turn decided and why: the route, every check
 and its result, the evidence cited, unsupported claims with their classes, confidence,
 fallback reason, degradations, retries, prompt hashes, model names, corpus version and
-timing. Rows are written in the same transaction as the turn's final save (so a turn is
-not settled without its record, and the save is retried until it succeeds); PostgreSQL
+timing; and, so the row stands on its own, the exact texts the person was shown (as
+stored: personal values as tokens) with their SHA-256, and for every chunk cited or kept
+the hash of its text and its document's version (`shown`, `evidence`).
+
+Rows are written in the same transaction as the turn's final save (so a turn is not
+settled without its record, and the save is retried until it succeeds); PostgreSQL
 itself refuses UPDATE, DELETE and TRUNCATE (migration 0005), except the retention purge,
 which removes only the oldest rows and logs the hash of the last one it removed.
 
@@ -14,6 +18,7 @@ edited, removed or reordered row breaks the chain at a row `verify` names.
 
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -21,6 +26,16 @@ from typing import Any
 from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 
+from db import chunks
+from domain.provenance import (
+    PassageCheck,
+    PassageVersion,
+    RecordedPassage,
+    Shown,
+    check_passage,
+    final_kind,
+    shown_text,
+)
 from domain.turns import TurnResult
 from domain.usage import Usage
 
@@ -109,12 +124,42 @@ def check_results(result: TurnResult) -> list[dict[str, str]]:
     return [{"check": name, "result": outcome} for name, outcome in checks]
 
 
+def shown_texts(result: TurnResult, asked: Sequence[Mapping[str, Any]] = ()) -> list[Shown]:
+    """What the person was shown, in order: each clarifying question the turn asked (as
+    `asked` holds them, one per round), then its final text."""
+    shown = [shown_text("clarifying_question", str(a["text"]), int(a["round"])) for a in asked]
+    last = result.clarifying_question
+    if last is not None and all(s.text != last for s in shown):  # asked before rounds were kept
+        shown.append(shown_text("clarifying_question", last, result.clarification_round or None))
+    if result.answer is not None:
+        shown.append(shown_text(final_kind(result.status), result.answer))
+    return shown
+
+
+async def evidence_of(conn: AsyncConnection, result: TurnResult) -> list[RecordedPassage]:
+    """Every chunk the turn cited or kept, cited first, with its version from the chunk
+    registry (none when the registry does not hold it)."""
+    cited: dict[str, list[int]] = {}
+    for c in result.citations:
+        if c.chunk_id:
+            cited.setdefault(c.chunk_id, []).append(c.n)
+    kept = set(result.documents.kept)
+    ids = list(dict.fromkeys([*cited, *result.documents.kept]))
+    found = await chunks.versions(conn, ids)
+    return [
+        RecordedPassage(chunk_id=i, cited_as=cited.get(i, []), kept=i in kept, version=found.get(i))
+        for i in ids
+    ]
+
+
 def build_record(
     result: TurnResult,
     seconds: float | None,
     corpus_version: str | None,
     tenant_id: str | None = None,
     usage: Usage | None = None,
+    shown: Sequence[Shown] = (),
+    evidence: Sequence[RecordedPassage] = (),
 ) -> dict[str, Any]:
     """What a reviewer needs from a settled turn: decisions and checks, never a prompt."""
     # long: the decision record's fields, one per line, in the order a reviewer reads them.
@@ -167,6 +212,8 @@ def build_record(
         "corpus_version": corpus_version,
         "seconds": None if seconds is None else round(seconds, 3),
         "incident": incident_category(result),
+        "shown": [s.model_dump(mode="json") for s in shown],
+        "evidence": [e.model_dump(mode="json") for e in evidence],
     }
 
 
@@ -176,12 +223,13 @@ async def append(
     seconds: float | None,
     tenant_id: str | None = None,
     usage: Usage | None = None,
+    asked: Sequence[Mapping[str, Any]] = (),
 ) -> bool:
     """Write the turn's record at the end of the chain (inside the caller's transaction).
 
     Idempotent: a turn that already has its record gets no second one. Returns whether a
     row was written. Writers are serialised by a transaction-level advisory lock, so the
-    chain has exactly one tail.
+    chain has exactly one tail. `asked` holds the clarifying questions the turn asked.
     """
     await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_CHAIN_LOCK,))
     cur = await conn.execute("SELECT 1 FROM decision_records WHERE turn_id = %s", (result.turn_id,))
@@ -194,8 +242,9 @@ async def append(
         )
     ).fetchone()
     record = build_record(
-        result, seconds, str(heartbeat[0]) if heartbeat else None, tenant_id, usage
-    )
+        result, seconds, str(heartbeat[0]) if heartbeat else None, tenant_id, usage,
+        shown_texts(result, asked), await evidence_of(conn, result),
+    )  # fmt: skip
     recorded_at = datetime.now(UTC)
     digest = row_hash(prev, seq, result.turn_id, result.conversation_id, recorded_at, record)
     await conn.execute(
@@ -288,6 +337,33 @@ async def show(
     out = dict(zip(keys, row, strict=True))
     out["recorded_at"] = _iso(out["recorded_at"])
     return out
+
+
+async def passages_today(conn: AsyncConnection, record: Mapping[str, Any]) -> list[PassageCheck]:
+    """Each passage a stored record cites, compared with what the chunk registry holds
+    today (`domain.provenance.check_passage`). Read-only; beside the record, not in it."""
+    kept = record.get("evidence")
+    evidence = (
+        None if kept is None
+        else {e.chunk_id: e for e in (RecordedPassage.model_validate(x) for x in kept)}
+    )  # fmt: skip
+    documents: dict[tuple[str, str], list[PassageVersion]] = {}
+    checks = []
+    for cited in record.get("citations") or []:
+        chunk_id = str(cited.get("chunk_id") or "")
+        recorded = (
+            None if evidence is None
+            else evidence.get(chunk_id) or RecordedPassage(chunk_id=chunk_id)
+        )  # fmt: skip
+        was = recorded.version if recorded is not None else None
+        now: list[PassageVersion] = []
+        if was is not None:
+            key = (was.corpus, was.document_id)
+            if key not in documents:
+                documents[key] = await chunks.now(conn, *key)
+            now = documents[key]
+        checks.append(check_passage(int(cited.get("n", 0)), chunk_id, recorded, now))
+    return checks
 
 
 @dataclass(frozen=True)

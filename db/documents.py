@@ -2,6 +2,7 @@
 
 from psycopg import AsyncConnection
 
+from db import chunks as chunk_registry
 from ingestion.documents import ParsedDocument
 from ingestion.registry import Registered
 
@@ -44,6 +45,7 @@ async def record(
     Idempotent: recording the registered file again changes nothing and logs nothing.
     Another document read from the same file (ingested earlier under other company or
     year flags) is removed, as its chunks were, with a log row whose new file is NULL.
+    The document's chunks (`document_chunks`) are written anew with it.
     """
     # long: one transaction's statements in order.
     await conn.execute(
@@ -72,4 +74,7 @@ async def record(
         " previous_sha256, forced) SELECT %s, document_id, source_path, file_sha256, false"
         " FROM gone",
         (corpus, doc.source_path, doc.document_id, corpus),
+    )
+    await chunk_registry.replace(
+        conn, corpus, doc.document_id, [(c.chunk_id, c.page, c.text) for c in doc.chunks]
     )

@@ -9,7 +9,7 @@ from psycopg.types.json import Jsonb
 from pydantic import BaseModel, ConfigDict
 
 from db import audit
-from domain.turns import OPEN, TurnResult, TurnStatus
+from domain.turns import OPEN, WAITING, TurnResult, TurnStatus
 from domain.usage import Price, Usage, usage_of
 
 IDEMPOTENCY_TTL = timedelta(hours=24)
@@ -376,14 +376,16 @@ async def save_turn(
     """
     # long: one transaction's statements in order; split, what commits together would be hidden.
     async with conn.transaction():
+        await _keep_asked(conn, result)
         cur = await conn.execute(
             "UPDATE turns SET status = %s, result = %s, updated_at = now() WHERE turn_id = %s"
-            " RETURNING extract(epoch FROM now() - created_at), tenant_id",
+            " RETURNING extract(epoch FROM now() - created_at), tenant_id, asked",
             (result.status, Jsonb(result.model_dump(mode="json")), result.turn_id),
         )
         row = await cur.fetchone()
         if not final:
             return None
+        asked = [] if row is None else list(row[2])
         await conn.execute(
             "INSERT INTO messages (conversation_id, turn_id, role, content, resolved, status)"
             " VALUES (%s, %s, 'user', %s, %s, %s) ON CONFLICT (turn_id, role) DO NOTHING",
@@ -411,11 +413,24 @@ async def save_turn(
         if inserted.rowcount != 1 or row is None:
             # Settled before (a retried save, or settled by the sweeper): the record
             # exists unless the turn predates the decision record.
-            await audit.append(conn, result, None, tenant_id, usage)
+            await audit.append(conn, result, None, tenant_id, usage, asked)
             return None
         settled = Settled(seconds=float(row[0]), tenant_id=str(row[1]), usage=usage)
-        await audit.append(conn, result, settled.seconds, tenant_id, usage)
+        await audit.append(conn, result, settled.seconds, tenant_id, usage, asked)
         return settled
+
+
+async def _keep_asked(conn: AsyncConnection, result: TurnResult) -> None:
+    """Keep a clarifying question being shown, once per round: the result keeps only the
+    last one, and the decision record names every text the person was shown."""
+    if result.status != WAITING or result.clarifying_question is None:
+        return
+    number = result.clarification_round
+    await conn.execute(
+        "UPDATE turns SET asked = asked || %s WHERE turn_id = %s AND NOT asked @> %s",
+        (Jsonb([{"round": number, "text": result.clarifying_question}]), result.turn_id,
+         Jsonb([{"round": number}])),
+    )  # fmt: skip
 
 
 class ConversationRow(BaseModel):

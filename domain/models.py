@@ -33,7 +33,7 @@ class ChunkRef(Frozen):
 
     chunk_id: str = Field(
         description="The passage's id in the report index.",
-        examples=["3f171a5c-7083-5f6e-85ce-f24ea8385b62"],
+        examples=["d968bb18-5c1e-54f8-8ac1-3034722a1e0b"],
     )
     company: str = Field(
         description="The company's ASX ticker: BHP, RIO, FMG, S32 or NST.", examples=["BHP"]
@@ -64,7 +64,7 @@ class Source(ChunkRef):
 
 
 CITATION_EXAMPLE: JsonDict = {
-    "chunk_id": "3f171a5c-7083-5f6e-85ce-f24ea8385b62",
+    "chunk_id": "d968bb18-5c1e-54f8-8ac1-3034722a1e0b",
     "company": "BHP",
     "fiscal_year": 2024,
     "page": 4,
@@ -85,7 +85,7 @@ class Citation(Source):
     chunk_id: str = Field(
         default="",
         description="The passage's id in the report index.",
-        examples=["3f171a5c-7083-5f6e-85ce-f24ea8385b62"],
+        examples=["d968bb18-5c1e-54f8-8ac1-3034722a1e0b"],
     )
 
 

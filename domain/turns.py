@@ -55,10 +55,10 @@ class DocumentsUsed(Frozen):
             "examples": [
                 {
                     "retrieved": [
-                        "3f171a5c-7083-5f6e-85ce-f24ea8385b62",
-                        "94749a73-d16f-5949-bab1-2f8da58f3a8d",
+                        "d968bb18-5c1e-54f8-8ac1-3034722a1e0b",
+                        "cc94f8e9-e929-564b-b382-4f9d027e503c",
                     ],
-                    "kept": ["3f171a5c-7083-5f6e-85ce-f24ea8385b62"],
+                    "kept": ["d968bb18-5c1e-54f8-8ac1-3034722a1e0b"],
                 }
             ]
         }
@@ -67,12 +67,12 @@ class DocumentsUsed(Frozen):
     retrieved: list[str] = Field(
         default_factory=list,
         description="Every chunk the turn's searches returned.",
-        examples=[["3f171a5c-7083-5f6e-85ce-f24ea8385b62", "94749a73-d16f-5949-bab1-2f8da58f3a8d"]],
+        examples=[["d968bb18-5c1e-54f8-8ac1-3034722a1e0b", "cc94f8e9-e929-564b-b382-4f9d027e503c"]],
     )
     kept: list[str] = Field(
         default_factory=list,
         description="The chunks relevance grading kept: the evidence the answer was written from.",
-        examples=[["3f171a5c-7083-5f6e-85ce-f24ea8385b62"]],
+        examples=[["d968bb18-5c1e-54f8-8ac1-3034722a1e0b"]],
     )
 
 
@@ -175,10 +175,10 @@ _EXAMPLES: list[JsonValue] = [
         "model_calls": 5,
         "documents": {
             "retrieved": [
-                "3f171a5c-7083-5f6e-85ce-f24ea8385b62",
-                "94749a73-d16f-5949-bab1-2f8da58f3a8d",
+                "d968bb18-5c1e-54f8-8ac1-3034722a1e0b",
+                "cc94f8e9-e929-564b-b382-4f9d027e503c",
             ],
-            "kept": ["3f171a5c-7083-5f6e-85ce-f24ea8385b62"],
+            "kept": ["d968bb18-5c1e-54f8-8ac1-3034722a1e0b"],
         },
     },
     {

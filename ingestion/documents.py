@@ -12,7 +12,6 @@ a report's name must not be able to stand in for it.
 
 import hashlib
 import re
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,10 +25,10 @@ from domain.companies import (
     normalise_ticker,
 )
 from domain.models import ChunkText
+from domain.provenance import chunk_ids_for
 from ingestion.companies import CompaniesFileError, companies_beside
 from ingestion.pdf import PdfError, read_pdf
 
-CHUNK_NAMESPACE = uuid.UUID("5b0f4f0e-8c8e-4c65-9d0b-6a1f3e0c2b7d")
 PROSE_WORDS = 120
 
 UNIT_NOTES: dict[str, str] = {
@@ -234,6 +233,25 @@ def _chunk_blocks(blocks: list[_Block]) -> list[_Block]:
     return merged
 
 
+def _table_unit(block: _Block) -> str | None:
+    """The unit a table's first header cell names (None for prose, or no unit named)."""
+    if not block.is_table:
+        return None
+    return unit_of_header(block.text.lstrip().lstrip("|").split("|", 1)[0])
+
+
+def _context(company_name: str, ticker: str, title: str, fiscal_year: int, block: _Block) -> str:
+    """The line a chunk starts with (and, for a table, the line stating its unit)."""
+    context = (
+        f"[{company_name} ({ticker}) · {title} · FY{fiscal_year} · "
+        f"{block.section or 'Report'} · page {block.page}]"
+    )
+    if block.is_table:
+        unit = _table_unit(block)
+        context += f"\nTable ({UNIT_NOTES[unit] if unit else 'units as stated in the table'}):"
+    return context + "\n"
+
+
 def _build(
     path: Path,
     title: str,
@@ -255,21 +273,15 @@ def _build(
         document_id, title, ticker, fiscal_year, content_hash, source_path,
         hashlib.sha256(raw).hexdigest(), problems=list(problems or []), described=company,
     )  # fmt: skip
-    for n, block in enumerate(_chunk_blocks(blocks)):
-        unit = None
-        if block.is_table:
-            first_cell = block.text.lstrip().lstrip("|").split("|", 1)[0]
-            unit = unit_of_header(first_cell)
-        context = (
-            f"[{company_name} ({ticker}) · {title} · FY{fiscal_year} · "
-            f"{block.section or 'Report'} · page {block.page}]"
-        )
-        if block.is_table:
-            note = UNIT_NOTES[unit] if unit else "units as stated in the table"
-            context += f"\nTable ({note}):"
+    blocks = _chunk_blocks(blocks)
+    texts = [_context(company_name, ticker, title, fiscal_year, b) + b.text for b in blocks]
+    # Ids follow the text (`domain.provenance`): re-ingesting an edited report gives the
+    # edited passages new ids and keeps the others', so an id never names other text.
+    ids = chunk_ids_for(document_id, texts)
+    for block, text, chunk_id in zip(blocks, texts, ids, strict=True):
         doc.chunks.append(
             Chunk(
-                chunk_id=str(uuid.uuid5(CHUNK_NAMESPACE, f"{document_id}:{n}")),
+                chunk_id=chunk_id,
                 document_id=document_id,
                 document=title,
                 company=ticker,
@@ -277,8 +289,8 @@ def _build(
                 page=block.page,
                 section=block.section or "Report",
                 is_table=block.is_table,
-                unit=unit,
-                text=f"{context}\n{block.text}",
+                unit=_table_unit(block),
+                text=text,
                 content_hash=content_hash,
                 source_path=source_path,
             )

@@ -12,6 +12,7 @@ from api.deps import PoolDep, TurnIdPath
 from api.errors import ApiError, error_responses
 from api.routes.feedback import FeedbackList, FeedbackOut, feedback_out
 from db import audit, feedback
+from domain.provenance import PassageCheck
 
 router = APIRouter(prefix="/v1", tags=["audit"])
 
@@ -30,6 +31,9 @@ class DecisionRecord(BaseModel):
     feedback: list[FeedbackOut] = []
     """Readers' ratings of the turn, oldest first: beside the record, not part of its hash
     chain (they come later and are appended on their own)."""
+    passages: list[PassageCheck] = []
+    """Each cited passage compared with the report index today, by the text hash the
+    record kept: beside the record, not part of its hash chain (it is read when asked)."""
 
 
 class ChainReport(BaseModel):
@@ -45,17 +49,21 @@ class ChainReport(BaseModel):
 @router.get("/turns/{turn_id}/audit", responses=error_responses(401, 404, 503))
 async def turn_audit(turn_id: TurnIdPath, pool: PoolDep, caller: CallerDep) -> DecisionRecord:
     """The decision record of a settled turn (404 while it runs, when it does not exist,
-    or when it is another tenant's)."""
+    or when it is another tenant's), with each cited passage checked against the report
+    index today (`passages`: unchanged, changed, gone or unknown)."""
     async with pool.connection() as conn:
         row = await audit.show(conn, turn_id, caller.tenant_id)
         rated = await feedback.for_turn(conn, turn_id, caller.tenant_id)
+        passages = [] if row is None else await audit.passages_today(conn, row["record"])
     if row is None:
         raise ApiError(404, "NotFound", f"no decision record for turn {turn_id}", turn_id)
     # The record stays as stored (tokens); the comments read as their writers' own text.
     owners = sorted({redaction.owner_of(r.user_id) for r in rated})
     listed = FeedbackList(items=[feedback_out(r) for r in rated])
     listed = await redaction.reveal(pool, caller.tenant_id, owners, listed)
-    return DecisionRecord.model_validate(row).model_copy(update={"feedback": listed.items})
+    return DecisionRecord.model_validate(row).model_copy(
+        update={"feedback": listed.items, "passages": passages}
+    )
 
 
 @router.get(

@@ -7,16 +7,21 @@ session's), migrated like any other.
 
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import psycopg
 import pytest
 from psycopg import AsyncConnection
+from psycopg.types.json import Jsonb
 
-from db import audit, turns
+from db import audit, documents, turns
 from db.audit import incident_category
 from domain.models import ModelCall, UnsupportedClaim
-from domain.turns import Degradation, StepFailure, TurnResult
+from domain.provenance import text_sha256
+from domain.turns import Citation, Degradation, DocumentsUsed, StepFailure, TurnResult
 from domain.usage import Price
+from ingestion.documents import ParsedDocument, parse_document
+from tests.conftest import CORPUS_DIR
 
 
 @pytest.fixture
@@ -158,3 +163,154 @@ def test_the_incident_category_follows_the_documented_order() -> None:
         "control_outage"
     )
     assert incident_category(TurnResult(**base, status="answered")) is None
+
+
+async def test_the_record_holds_every_text_shown_with_its_hash(conn: AsyncConnection) -> None:
+    """Each clarifying question asked (once per round, however often its save is retried)
+    and the final text, exactly as stored, with their SHA-256."""
+    alloc = await turns.allocate_turn(conn, "c-asked", None, "How much profit was there?")
+    base = {"turn_id": alloc.turn_id, "conversation_id": alloc.conversation_id,
+            "question": "How much profit was there?"}  # fmt: skip
+    for round_, asked in ((1, "Which company do you mean?"), (2, "Which fiscal year?")):
+        waiting = TurnResult(**base, status="needs_clarification", clarification_round=round_,
+                             clarifying_question=asked)  # fmt: skip
+        await turns.save_turn(conn, waiting, final=False)
+        await turns.save_turn(conn, waiting, final=False)  # a retried save
+        await turns.save_turn(conn, TurnResult(**base, status="running"), final=False)
+    answer = "BHP's attributable profit for FY2024 was US$7,897 million [1]."
+    await turns.save_turn(
+        conn, TurnResult(**base, status="answered", clarification_round=2, answer=answer),
+        final=True,
+    )  # fmt: skip
+
+    row = await audit.show(conn, alloc.turn_id)
+
+    assert row is not None
+    assert row["record"]["shown"] == [
+        {"kind": "clarifying_question", "round": 1, "text": "Which company do you mean?",
+         "sha256": text_sha256("Which company do you mean?")},
+        {"kind": "clarifying_question", "round": 2, "text": "Which fiscal year?",
+         "sha256": text_sha256("Which fiscal year?")},
+        {"kind": "answer", "round": None, "text": answer, "sha256": text_sha256(answer)},
+    ]  # fmt: skip
+    assert (await audit.verify(conn)).ok
+
+
+async def test_a_refusal_is_recorded_as_the_refusal_shown(conn: AsyncConnection) -> None:
+    alloc = await turns.allocate_turn(conn, "c-refused", None, "Should I buy BHP?")
+    text = "I do not give investment advice."
+    await turns.save_turn(
+        conn,
+        TurnResult(turn_id=alloc.turn_id, conversation_id=alloc.conversation_id,
+                   question="Should I buy BHP?", status="refused", answer=text),
+        final=True,
+    )  # fmt: skip
+    row = await audit.show(conn, alloc.turn_id)
+    assert row is not None and [(s["kind"], s["sha256"]) for s in row["record"]["shown"]] == [
+        ("refusal", text_sha256(text))
+    ]
+    assert row["record"]["evidence"] == [] and await audit.passages_today(conn, row["record"]) == []
+
+
+def _copy(folder: Path, text: str) -> ParsedDocument:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "BHP_FY2024.md"
+    path.write_text(text, encoding="utf-8")
+    return parse_document(path)
+
+
+async def _answer_citing(conn: AsyncConnection, doc: ParsedDocument, pages: list[int]) -> str:
+    """Settle an answer citing the first chunk of each of `pages`, keeping those and one more."""
+    cited = [next(c for c in doc.chunks if c.page == page) for page in pages]
+    alloc = await turns.allocate_turn(conn, "c-cites", None, "What was BHP's revenue?")
+    citations = [
+        Citation(n=n, chunk_id=c.chunk_id, company="BHP", fiscal_year=2024, page=c.page,
+                 document=c.document, preview=c.text[:40])
+        for n, c in enumerate(cited, 1)
+    ]  # fmt: skip
+    kept = [*(c.chunk_id for c in cited), doc.chunks[-1].chunk_id]
+    await turns.save_turn(
+        conn,
+        TurnResult(turn_id=alloc.turn_id, conversation_id=alloc.conversation_id,
+                   question="What was BHP's revenue?", status="answered", answer="[1] [2]",
+                   citations=citations, documents=DocumentsUsed(retrieved=kept, kept=kept)),
+        final=True,
+    )  # fmt: skip
+    return alloc.turn_id
+
+
+async def test_cited_passages_are_compared_with_the_registry_today(
+    conn: AsyncConnection, tmp_path: Path
+) -> None:
+    """Unchanged while the report stays; one passage changed by a revision; all gone when
+    the report leaves the index (its file re-ingested under another year)."""
+    corpus = "test-corpus"
+    original = CORPUS_DIR / "BHP_FY2024.md"
+    v1 = _copy(tmp_path / "v1", original.read_text(encoding="utf-8"))
+    await documents.record(conn, corpus, v1, len(v1.chunks), None, forced=False)
+    turn_id = await _answer_citing(conn, v1, [4, 6])
+    row = await audit.show(conn, turn_id)
+    assert row is not None
+    evidence = row["record"]["evidence"]
+    assert [(e["cited_as"], e["kept"]) for e in evidence] == [([1], True), ([2], True), ([], True)]
+    page4 = next(c for c in v1.chunks if c.page == 4)
+    assert evidence[0]["version"] == {
+        "chunk_id": page4.chunk_id, "corpus": corpus, "document_id": "BHP-FY2024",
+        "document_version": v1.content_hash, "page": 4, "position": v1.chunks.index(page4),
+        "text_sha256": text_sha256(page4.text),
+    }  # fmt: skip
+
+    async def statuses() -> list[str]:
+        return [p.status for p in await audit.passages_today(conn, row["record"])]
+
+    assert await statuses() == ["unchanged", "unchanged"]
+    edited = original.read_text(encoding="utf-8").replace(
+        "The table below summarises", "The table below sets out"
+    )
+    v2 = _copy(tmp_path / "v2", edited)
+    await documents.record(conn, corpus, v2, len(v2.chunks), None, forced=True)
+    checks = await audit.passages_today(conn, row["record"])
+    assert [c.status for c in checks] == ["changed", "unchanged"]
+    assert f"re-ingested ({v1.content_hash} → {v2.content_hash})" in checks[0].detail
+    assert checks[0].now == [c.chunk_id for c in v2.chunks if c.page == 4]
+
+    retagged = parse_document(tmp_path / "v2" / "BHP_FY2024.md", fiscal_year=2023)
+    await documents.record(conn, corpus, retagged, len(retagged.chunks), None, forced=False)
+    assert await statuses() == ["gone", "gone"]
+
+
+async def test_records_from_before_the_evidence_fields_still_verify_and_show(
+    conn: AsyncConnection,
+) -> None:
+    """A row written by the earlier code (no `shown`, no `evidence`) keeps its hash and
+    its place in the chain; its cited passages are `unknown`, not guessed."""
+    alloc = await turns.allocate_turn(conn, "c-old", None, "What was BHP's revenue?")
+    result = TurnResult(
+        turn_id=alloc.turn_id, conversation_id=alloc.conversation_id, status="answered",
+        question="What was BHP's revenue?", answer="US$55,658 million [1].",
+        citations=[Citation(n=1, chunk_id="legacy-id", company="BHP", fiscal_year=2024, page=4,
+                            document="BHP Annual Report 2024", preview="Revenue")],
+    )  # fmt: skip
+    old = audit.build_record(result, 0.4, "e70b6e8a82ff")
+    del old["shown"], old["evidence"]
+    recorded_at = datetime.now(UTC)
+    digest = audit.row_hash(
+        audit.GENESIS, 1, alloc.turn_id, alloc.conversation_id, recorded_at, old
+    )
+    await conn.execute(
+        "INSERT INTO decision_records (seq, turn_id, conversation_id, recorded_at, record,"
+        " prev_hash, hash) VALUES (1, %s, %s, %s, %s, %s, %s)",
+        (alloc.turn_id, alloc.conversation_id, recorded_at, Jsonb(old),
+         audit.GENESIS, digest),
+    )  # fmt: skip
+    later = await settle(conn, 2)
+
+    report = await audit.verify(conn)
+    assert report.ok and report.rows == 3, report.line()
+    row = await audit.show(conn, alloc.turn_id)
+    assert row is not None and "evidence" not in row["record"]
+    (check,) = await audit.passages_today(conn, row["record"])
+    assert (check.n, check.chunk_id, check.status) == (1, "legacy-id", "unknown")
+    assert "before decision records kept passage hashes" in check.detail
+    new = await audit.show(conn, later[0])
+    assert new is not None and new["prev_hash"] == digest and "shown" in new["record"]

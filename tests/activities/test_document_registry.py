@@ -1,6 +1,7 @@
 """The ingest activity with the document registry: real PostgreSQL and Qdrant local mode."""
 
 import shutil
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,8 +13,10 @@ from temporalio.testing import ActivityEnvironment
 from activities.contracts import IngestFileRequest, IngestFileResult
 from backends.report_activities import ReportActivities
 from backends.reports import ReportIndex
-from db import facts
+from db import chunks, facts
 from domain.figures import Fact
+from domain.provenance import CHUNK_NAMESPACE, text_sha256
+from ingestion.documents import parse_document
 from tests.conftest import CORPUS_DIR
 
 BHP_FY2024 = CORPUS_DIR / "BHP_FY2024.md"
@@ -67,6 +70,23 @@ class Registry:
                 (self.index.corpus_id,),
             )
             return [(r[0], r[1], r[2], r[3]) for r in await cursor.fetchall()]
+
+    async def chunk_rows(self, document_id: str) -> list[tuple[str, int, str]]:
+        """(chunk id, page, text hash) of each chunk the chunk registry holds of a document."""
+        async with self.pool.connection() as conn:
+            held = await chunks.now(conn, self.index.corpus_id, document_id)
+        return [(c.chunk_id, c.page, c.text_sha256) for c in held]
+
+    def stored_rows(self, document_id: str) -> list[tuple[str, int, str]]:
+        """The same, read from the index itself, in reading order."""
+        records, _ = self.index.client.scroll(
+            self.index.collection, limit=10_000, with_payload=True
+        )
+        found = sorted(
+            (r.payload for r in records if r.payload and r.payload["document_id"] == document_id),
+            key=lambda p: (p["page"], p["text"]),
+        )
+        return [(str(p["chunk_id"]), int(p["page"]), text_sha256(str(p["text"]))) for p in found]
 
     def revenue_texts(self) -> list[str]:
         hits = self.index.search("BHP revenue FY2024", "BHP", [2024], 5)
@@ -159,6 +179,8 @@ async def test_reingesting_a_file_under_a_corrected_year_moves_its_registration(
     assert await registry.entries() == {"BHP-FY2024": str(path.resolve())}
     assert await registry.replacements() == [("BHP-FY2023", str(path.resolve()), None, False)]
     assert [h.fiscal_year for h in registry.index.search("revenue", "BHP", (), 5)] == [2024]
+    assert await registry.chunk_rows("BHP-FY2023") == []  # its chunks left with it
+    assert len(await registry.chunk_rows("BHP-FY2024")) == result.chunks
 
 
 async def test_an_unusable_file_fails_without_touching_the_registry(
@@ -220,3 +242,50 @@ async def test_ingestion_stores_the_reports_facts_and_rebuilds_them_on_replaceme
 async def _all_facts(registry: Registry) -> list[Fact]:
     async with registry.pool.connection() as conn:
         return await facts.of_company(conn, registry.index.corpus_id, "BHP")
+
+
+async def test_the_chunk_registry_holds_what_the_index_holds_and_follows_a_replacement(
+    registry: Registry, tmp_path: Path
+) -> None:
+    """Each stored chunk's id, page and text hash are registered with the document; a
+    revision replaces them, and the passages it did not touch keep their ids."""
+    await registry.ingest(BHP_FY2024)
+    first = await registry.chunk_rows("BHP-FY2024")
+    assert sorted(first, key=lambda r: (r[1], r[0])) == sorted(
+        registry.stored_rows("BHP-FY2024"), key=lambda r: (r[1], r[0])
+    )
+    await registry.ingest(BHP_FY2024)  # unchanged: the same rows again
+    assert await registry.chunk_rows("BHP-FY2024") == first
+
+    await registry.ingest(planted_copy(tmp_path / "inbox"), replace=True)
+    second = await registry.chunk_rows("BHP-FY2024")
+    assert sorted(second, key=lambda r: (r[1], r[0])) == sorted(
+        registry.stored_rows("BHP-FY2024"), key=lambda r: (r[1], r[0])
+    )
+    kept, gone = set(first) & set(second), set(first) - set(second)
+    assert kept and gone and len(second) == len(first)
+    # Only the passages that held the planted figure changed.
+    texts = {c.chunk_id: c.text for c in parse_document(BHP_FY2024).chunks}
+    assert all(REAL_REVENUE in texts[chunk_id] for chunk_id, _, _ in gone)
+    assert not any(REAL_REVENUE in texts[chunk_id] for chunk_id, _, _ in kept)
+
+
+async def test_a_report_stored_under_numbered_ids_is_stored_again_under_ids_of_its_text(
+    registry: Registry,
+) -> None:
+    """A report stored before ids followed the text (`document_id:n`) has the same hash,
+    so it would count as unchanged; it is stored again, and its facts cite the new ids."""
+    doc = parse_document(BHP_FY2024)
+    numbered = [
+        c.model_copy(update={"chunk_id": str(uuid.uuid5(CHUNK_NAMESPACE, f"BHP-FY2024:{n}"))})
+        for n, c in enumerate(doc.chunks)
+    ]
+    doc.chunks = numbered
+    assert registry.index.store(doc, str(BHP_FY2024)).status == "ingested"
+
+    again = await registry.ingest(BHP_FY2024)
+
+    assert again.status == "ingested"
+    ids = {c.chunk_id for c in parse_document(BHP_FY2024).chunks}
+    assert {row[0] for row in registry.stored_rows("BHP-FY2024")} == ids
+    assert {f.chunk_id for f in await _all_facts(registry)} <= ids

@@ -38,6 +38,78 @@ def test_a_record_reads_decisions_checks_citations_feedback_then_the_chain() -> 
     assert lines[-1] == f"chain: {'a' * 12} → {'b' * 12}"
 
 
+def test_a_record_shows_the_texts_shown_and_names_a_changed_cited_passage() -> None:
+    record = {
+        **SHOWN["record"],
+        "citations": [
+            {
+                "n": 1,
+                "chunk_id": "x1",
+                "company": "BHP",
+                "fiscal_year": 2024,
+                "document": "BHP Annual Report 2024",
+                "page": 4,
+            },
+            {
+                "n": 2,
+                "chunk_id": "x2",
+                "company": "BHP",
+                "fiscal_year": 2024,
+                "document": "BHP Annual Report 2024",
+                "page": 9,
+            },
+        ],
+        "shown": [
+            {
+                "kind": "clarifying_question",
+                "round": 1,
+                "text": "Which company?",
+                "sha256": "c" * 64,
+            },
+            {
+                "kind": "answer",
+                "text": "Revenue was US$55,658 million [1].\n\nSee [2].",
+                "sha256": "d" * 64,
+            },
+        ],
+        "evidence": [
+            {
+                "chunk_id": "x1",
+                "cited_as": [1],
+                "kept": True,
+                "version": {
+                    "chunk_id": "x1",
+                    "corpus": "k",
+                    "document_id": "BHP-FY2024",
+                    "document_version": "94c1e7a0",
+                    "page": 4,
+                    "position": 3,
+                    "text_sha256": "e" * 64,
+                },
+            }
+        ],
+    }
+    passages = [
+        {"n": 1, "chunk_id": "x1", "status": "changed", "now": ["y1"],
+         "detail": "BHP-FY2024 was re-ingested (94c1e7a0 → 5b6c7d8e); page 4 holds other text now"},
+        {"n": 2, "chunk_id": "x2", "status": "unchanged", "detail": "same text", "now": []},
+    ]  # fmt: skip
+    lines = render_record({**SHOWN, "record": record, "passages": passages}).splitlines()
+
+    at = lines.index(f"shown (clarifying question, round 1, sha256 {'c' * 12}):")
+    assert lines[at + 1] == "  Which company?"
+    assert lines[at + 2] == f"shown (answer, sha256 {'d' * 12}):"
+    assert lines[at + 3 : at + 6] == ["  Revenue was US$55,658 million [1].", "  ", "  See [2]."]
+    assert "cited (and whether the index holds the same text today):" in lines
+    assert (
+        "  [1] BHP FY2024, BHP Annual Report 2024, p.4 (chunk x1): CHANGED (BHP-FY2024 was"
+        " re-ingested (94c1e7a0 → 5b6c7d8e); page 4 holds other text now)" in lines
+    )
+    assert "  [2] BHP FY2024, BHP Annual Report 2024, p.9 (chunk x2): unchanged" in lines
+    assert "  today: 1 changed, 1 unchanged" in lines
+    assert "evidence from: BHP-FY2024 (version 94c1e7a0)" in lines
+
+
 def test_a_record_missing_later_fields_still_reads() -> None:
     text = render_record({"seq": 1, "turn_id": "t", "record": {"status": "refused"}})
 
