@@ -254,6 +254,9 @@ class Settings(BaseSettings):
     the summary and memory hints while they fit."""
     context_budget_tokens: Annotated[int, Field(ge=500, le=1_000_000)] = 8_000
     """The model engine's synthesis context, in (estimated) tokens."""
+    evidence_budget_tokens: Annotated[int, Field(ge=100, le=1_000_000)] = 6_000
+    """The evidence's share of it: past this the weakest excerpts are left out, so the
+    conversation's last messages and the other notes keep some room (docs/memory.md)."""
 
     @field_validator("api_keys")
     @classmethod
@@ -327,6 +330,11 @@ class Settings(BaseSettings):
                 f"{ENV_PREFIX}EMBEDDING_PROVIDER=openai needs {ENV_PREFIX}EMBEDDING_BASE_URL "
                 f"and {ENV_PREFIX}EMBEDDING_API_KEY (or the OPENAI ones)"
             )
+        if self.evidence_budget_tokens > self.context_budget_tokens:
+            raise ValueError(
+                f"{ENV_PREFIX}EVIDENCE_BUDGET_TOKENS must not be above "
+                f"{ENV_PREFIX}CONTEXT_BUDGET_TOKENS (it is a share of it)"
+            )
         if self.cache_hint_similarity > self.cache_hit_similarity:
             raise ValueError(
                 f"{ENV_PREFIX}CACHE_HINT_SIMILARITY must not be above "
@@ -340,6 +348,12 @@ class Settings(BaseSettings):
         if self.engine == EngineName.OFFLINE:
             return self.context_budget_chars
         return self.context_budget_tokens
+
+    @property
+    def evidence_budget(self) -> int | None:
+        """The evidence's cap, for an engine with a window (None: the offline engine
+        reads every kept excerpt)."""
+        return None if self.engine == EngineName.OFFLINE else self.evidence_budget_tokens
 
     @property
     def judge_is_generator(self) -> bool:

@@ -104,6 +104,7 @@ def activities(
     context_budget: int = 16_000,
     probe_dir: Path = PROBE_DIR,
     ocr: bool = False,
+    evidence_budget: int | None = None,
 ) -> Sequence[Callable[..., Any]]:
     """Every activity the worker runs; `workflows.policy.POLICY` must list each one.
 
@@ -112,7 +113,7 @@ def activities(
         ReportActivities(index, pool, ocr),
         SessionActivities(pool, prices),
         SweepActivities(pool),
-        ModelActivities(engine, index, context_budget),
+        ModelActivities(engine, index, context_budget, evidence_budget),
         GroundingActivities(index),
         MemoryActivities(pool, engine),
         CacheActivities(cache or AnswerCache(index)),
@@ -388,6 +389,7 @@ async def run_worker(settings: Settings) -> None:
         settings.context_budget,
         settings.probe_dir,
         settings.ocr,
+        settings.evidence_budget,
     )
     worker = Worker(
         client,

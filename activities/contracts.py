@@ -11,7 +11,7 @@ from pydantic import Field, field_validator, model_validator
 
 from domain.companies import Company, check_report_year, check_ticker, check_year_end, company_key
 from domain.evaluation import EvalCase, SliceRun
-from domain.memory import CacheOutcome, MemoryNote, Preference
+from domain.memory import CacheOutcome, MemoryNote, Preference, RecentMessage
 from domain.models import (
     ChunkHit,
     Citation,
@@ -187,6 +187,15 @@ class RewritePlan(_Frozen):
     """The model calls behind this result (the model engine only): the turn's trace."""
 
 
+class EvidenceRank(_Frozen):
+    """A chunk's strength as its search found it (the hit's rank and score)."""
+
+    chunk_id: str
+    rank: int
+    """Its rank in its own company's search, 1 the best."""
+    score: float
+
+
 class EvidenceRequest(_Frozen):
     """A question plus the ids of the chunks to judge or answer from, in source order."""
 
@@ -194,8 +203,12 @@ class EvidenceRequest(_Frozen):
     slots: Slots
     chunk_ids: list[str]
     memory: list[MemoryNote] = Field(default_factory=list)
-    """Remembered context for synthesis only (summary, preferences, a cached answer as
-    a hint), labelled a claim; fitted into the context budget after the evidence."""
+    """Remembered context for synthesis only (the conversation's last messages, its
+    summary, preferences, a cached answer as a hint), labelled a claim; fitted into the
+    context budget after the evidence."""
+    ranked: list[EvidenceRank] = Field(default_factory=list)
+    """How strong each chunk is, for synthesis's evidence budget and order; empty (a
+    turn started before it was sent): the source order is the strength order."""
 
 
 class DocumentGrades(_Frozen):
@@ -258,6 +271,9 @@ class Session(_Frozen):
     """Messages before this turn not yet covered by a summary."""
     preferences: list[Preference] = Field(default_factory=list)
     """The user's current remembered facts, oldest first."""
+    recent_messages: list[RecentMessage] = Field(default_factory=list)
+    """The conversation's last messages before this turn (at most `KEEP_RECENT`), oldest
+    first, as stored (personal values are tokens): synthesis sees them verbatim."""
 
 
 class SummarizeRequest(_Frozen):

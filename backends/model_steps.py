@@ -18,6 +18,7 @@ from activities.contracts import (
     AnswerGrade,
     CheckRequest,
     DocumentGrades,
+    EvidenceRank,
     EvidenceRequest,
     RelevanceRequest,
     RewritePlan,
@@ -36,7 +37,7 @@ from domain.companies import companies, display_name, proper_names
 from domain.evidence import strip_instructions
 from domain.grounding import check_numbers
 from domain.measures import asks_topic
-from domain.memory import assemble_context
+from domain.memory import Excerpt, assemble_context, without_markers_to
 from domain.models import ChunkText, Draft, GroundingReport, Relevance
 from domain.relevance import check_relevance
 
@@ -55,6 +56,18 @@ async def load_evidence(index: ReportIndex, chunk_ids: list[str]) -> list[ChunkT
     return [c.model_copy(update={"text": strip_instructions(c.text)[0]}) for c in chunks]
 
 
+def excerpts(sources: list[ChunkText], ranked: list[EvidenceRank]) -> list[Excerpt]:
+    """The sources as the context budget weighs them: numbered in request order, with
+    their search rank and score where the workflow sent them."""
+    strength = {r.chunk_id: r for r in ranked}
+    found = [strength.get(c.chunk_id) for c in sources]
+    return [
+        Excerpt(n=n, text=c.text, company=c.company, rank=r.rank if r else 0,
+                score=r.score if r else 0.0)
+        for n, (c, r) in enumerate(zip(sources, found, strict=True), start=1)
+    ]  # fmt: skip
+
+
 MAX_OWNERS = 2
 """A name in at most this many companies' reports points at them; more is a common word."""
 
@@ -64,11 +77,16 @@ def _name(ticker: str) -> str:
 
 
 class ModelActivities:
-    def __init__(self, engine: Engine, index: ReportIndex, context_budget: int = 16_000) -> None:
+    def __init__(
+        self, engine: Engine, index: ReportIndex, context_budget: int = 16_000,
+        evidence_budget: int | None = None,
+    ) -> None:  # fmt: skip
         self.engine = engine
         self.index = index
         self.context_budget = context_budget
         """The synthesis context's size limit, in the engine's unit (`context_size`)."""
+        self.evidence_budget = evidence_budget
+        """The evidence's share of it (None: no cap, for an engine with no window)."""
 
     def activities(self) -> list[Callable[..., Any]]:
         """This class's activities, bound, for the worker's registry."""
@@ -132,19 +150,29 @@ class ModelActivities:
 
     @implements(steps.llm_synthesize_answer)
     async def synthesize(self, request: EvidenceRequest) -> Draft:
+        """A draft from the evidence and memory that fit the context budget, the strongest
+        excerpts at the ends. A marker naming an excerpt left out is taken out of the
+        draft: the model never read it (`Draft.left_out` names those excerpts)."""
         async with heartbeating():
             sources = await load_evidence(self.index, request.chunk_ids)
             context = assemble_context(
-                request.question, [c.text for c in sources], request.memory,
-                self.context_budget, self.engine.context_size,
+                request.question, excerpts(sources, request.ranked), request.memory,
+                self.context_budget, self.engine.context_size, self.evidence_budget,
             )  # fmt: skip
-            if context.dropped:
-                activity.logger.info("context budget dropped %s", ", ".join(context.dropped))
+            if context.dropped or context.left_out:
+                activity.logger.info(
+                    "context budget dropped %s; left out %d of %d excerpts",
+                    ", ".join(context.dropped) or "no note", len(context.left_out), len(sources),
+                )  # fmt: skip
             with recording() as calls:
                 draft = await self.engine.synthesize(
-                    request.question, request.slots, sources, context.memory
-                )
-        return draft.model_copy(update={"model_calls": calls})
+                    request.question, request.slots, sources, context.memory,
+                    [e.n for e in context.evidence],
+                )  # fmt: skip
+        left_out = [request.chunk_ids[n - 1] for n in context.left_out]
+        answer = without_markers_to(draft.answer, set(context.left_out))
+        return draft.model_copy(update={"answer": answer, "model_calls": calls,
+                                        "left_out": left_out})  # fmt: skip
 
     @implements(steps.llm_grade_answer)
     async def grade_answer(self, request: CheckRequest) -> AnswerGrade:

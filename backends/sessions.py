@@ -35,10 +35,11 @@ class SessionActivities:
     @implements(steps.postgres_load_session)
     async def load_session(self, request: LoadSessionRequest) -> Session:
         """Load what the turn may remember (read-only): the resolved questions of earlier
-        turns, the conversation's summary and how many messages it does not cover yet,
-        and the user's current facts."""
+        turns, the conversation's last messages, its summary and how many messages it does
+        not cover yet, and the user's current facts."""
         async with heartbeating(), self.pool.connection() as conn:
             recent = await turns.recent_user_questions(conn, request.conversation_id, request.seq)
+            said = await turns.recent_messages(conn, request.conversation_id, request.seq)
             summary = await memory.latest_summary(conn, request.conversation_id)
             pending = await memory.unsummarised_count(conn, request.conversation_id, request.seq)
             facts = (
@@ -47,8 +48,9 @@ class SessionActivities:
                 else []
             )
         return Session(
-            recent_questions=recent, summary=summary, unsummarised=pending, preferences=facts
-        )
+            recent_questions=recent, summary=summary, unsummarised=pending, preferences=facts,
+            recent_messages=said,
+        )  # fmt: skip
 
     @implements(steps.postgres_save_turn)
     async def save_turn(self, request: SaveTurnRequest) -> None:

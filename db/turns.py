@@ -9,6 +9,7 @@ from psycopg.types.json import Jsonb
 from pydantic import BaseModel, ConfigDict
 
 from db import audit
+from domain.memory import KEEP_RECENT, RecentMessage
 from domain.turns import OPEN, WAITING, TurnResult, TurnStatus
 from domain.usage import Price, Usage, usage_of
 
@@ -336,6 +337,22 @@ async def recent_user_questions(
         )
     ).fetchall()
     return [r[0] for r in reversed(rows)]
+
+
+async def recent_messages(
+    conn: AsyncConnection, conversation_id: str, before_seq: int, limit: int = KEEP_RECENT
+) -> list[RecentMessage]:
+    """The last `limit` messages of earlier turns, oldest first, as stored (summarised or
+    not: the summary covers the older ones, these are what was just said)."""
+    rows = await (
+        await conn.execute(
+            "SELECT m.role, m.content FROM messages m JOIN turns t USING (turn_id)"
+            " WHERE m.conversation_id = %s AND t.seq < %s"
+            " ORDER BY m.message_id DESC LIMIT %s",
+            (conversation_id, before_seq, limit),
+        )
+    ).fetchall()
+    return [RecentMessage(role=r[0], text=r[1]) for r in reversed(rows)]
 
 
 async def list_messages(conn: AsyncConnection, conversation_id: str) -> list[MessageRow]:

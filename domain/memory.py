@@ -7,6 +7,7 @@ a label saying so, and the numeric check and the judge never see it.
 """
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Literal
@@ -416,8 +417,15 @@ def without_markers(text: str) -> str:
 
 # ---- the context budget ---------------------------------------------------------------
 
-NoteKind = Literal["summary", "preference", "cached_answer", "refuted"]
+NoteKind = Literal["conversation", "summary", "preference", "cached_answer", "refuted"]
 CLAIM_LABEL = "REMEMBERED (a claim from earlier, not evidence: check it against the excerpts)"
+
+
+class RecentMessage(Frozen):
+    """One message of the conversation as stored: personal values already tokens."""
+
+    role: Literal["user", "assistant"]
+    text: str
 
 
 class MemoryNote(Frozen):
@@ -428,6 +436,8 @@ class MemoryNote(Frozen):
 
     def labelled(self) -> str:
         what = {
+            "conversation": "the conversation's last messages, as they were said (what a"
+            ' follow-up such as "why did that fall?" refers to)',
             "summary": "summary of the earlier conversation",
             "preference": "what the user told us about themselves",
             "cached_answer": "an earlier answer to a similar question",
@@ -437,33 +447,126 @@ class MemoryNote(Frozen):
         return f"{CLAIM_LABEL} — {what}: {self.text}"
 
 
+def conversation_note(messages: list[RecentMessage]) -> MemoryNote | None:
+    """The last `KEEP_RECENT` messages, oldest first, each on a new line after its role,
+    as they were said but for their citation markers: a `[2]` numbered that turn's
+    sources, not these."""
+    recent = messages[-KEEP_RECENT:]
+    if not recent:
+        return None
+    lines = [f"\n{m.role}: {without_markers(m.text).strip()}" for m in recent]
+    return MemoryNote(kind="conversation", text="".join(lines))
+
+
+class Excerpt(Frozen):
+    """One kept evidence chunk as the budget sees it."""
+
+    n: int
+    """Its source number: the `[n]` an answer cites it by, whatever order it is shown in."""
+    text: str
+    company: str
+    rank: int = 0
+    """Its rank in its own company's search (1 the best); 0 when unknown."""
+    score: float = 0.0
+    """Its fused (or reranked) search score; the tie-break between equal ranks."""
+
+
 class Context(Frozen):
     """The context of a model step, in its fixed order, within its budget."""
 
     question: str
-    evidence: list[str]
+    evidence: list[Excerpt]
+    """The excerpts that fit, in the order shown: the strongest at the start and the end,
+    the weakest in the middle (`ends_first`)."""
     memory: list[MemoryNote] = Field(default_factory=list)
     dropped: list[NoteKind] = Field(default_factory=list)
     """What did not fit, in the order it was dropped (hints first, then the summary)."""
+    left_out: list[int] = Field(default_factory=list)
+    """Source numbers of the excerpts over the evidence budget, in the order left out
+    (the weakest first)."""
+
+
+def strongest_first(evidence: list[Excerpt]) -> list[Excerpt]:
+    """By rank in its own search, then score, then source order (retrieval order): a
+    company's best hit is as strong as another company's best, so a comparison keeps
+    both companies' best at the ends. Without ranks (all 0) this is the source order."""
+    return sorted(evidence, key=lambda e: (e.rank, -e.score, e.n))
+
+
+def ends_first(ranked: list[Excerpt]) -> list[Excerpt]:
+    """Strongest-first excerpts laid out with the strongest at the two ends and the
+    weakest in the middle (1st, 3rd, 5th … 6th, 4th, 2nd): models read the start and
+    the end of a long context best and the middle worst ("lost in the middle")."""
+    return ranked[0::2] + ranked[1::2][::-1]
+
+
+def fit_evidence(
+    ranked: list[Excerpt], room: int | None, size: Callable[[str], int]
+) -> tuple[list[Excerpt], list[int]]:
+    """Leave out the weakest excerpts until the rest fit `room` (None: no limit).
+
+    A company's only excerpt left is kept while another company still has more than one
+    (it may be all the turn knows of that company, and every company in the evidence was
+    asked about); past that the weakest goes whoever it belongs to. The strongest one
+    always stays: an answer needs evidence, and the excerpt is the budget's to shorten,
+    never to empty. Returns (the excerpts kept, strongest first; the numbers left out).
+    """
+    kept = list(ranked)
+    left_out: list[int] = []
+    total = sum(size(e.text) for e in kept)
+    while room is not None and total > room and len(kept) > 1:
+        per_company = Counter(e.company for e in kept)
+        spare = [e for e in kept[1:] if per_company[e.company] > 1]
+        victim = spare[-1] if spare else kept[-1]
+        kept.remove(victim)
+        left_out.append(victim.n)
+        total -= size(victim.text)
+    return kept, left_out
+
+
+_CITED = re.compile(r"([ \t]?)\[(\d+(?:\s*,\s*\d+)*)\]")
+
+
+def without_markers_to(text: str, unseen: set[int]) -> str:
+    """`text` with every marker number in `unseen` taken out ("[2, 7]" → "[2]"; " [7]"
+    → nothing): an excerpt the model was not shown cannot be the source of anything it
+    wrote, so what it cited there stands uncited, for the checks to judge."""
+    if not unseen:
+        return text
+
+    def keep(match: re.Match[str]) -> str:
+        left = [p.strip() for p in match.group(2).split(",") if int(p) not in unseen]
+        return f"{match.group(1)}[{', '.join(left)}]" if left else ""
+
+    return _CITED.sub(keep, text)
 
 
 def assemble_context(
-    question: str, evidence: list[str], notes: list[MemoryNote], budget: int,
-    size: Callable[[str], int] = len,
+    question: str, evidence: list[Excerpt], notes: list[MemoryNote], budget: int,
+    size: Callable[[str], int] = len, evidence_budget: int | None = None,
 ) -> Context:  # fmt: skip
-    """Order: the question, its evidence, the summary, the memory hints; then drop from
-    the end — every hint before the summary — until the whole fits `budget`.
+    """Order: the question, its evidence, the conversation's last messages, the summary,
+    the memory hints; then drop notes from the end — every hint before the summary, the
+    summary before the last messages — until the whole fits `budget`.
 
-    The question and the evidence are never dropped: an answer needs them, and the
-    numeric check reads the same evidence. `size` measures text (characters by default;
-    the model engine counts tokens).
+    The evidence has a cap of its own, `evidence_budget` (None: none), and never more
+    than the budget less the question: past it the weakest excerpts are left out
+    (`fit_evidence`), so the notes keep some room whatever was retrieved. The question
+    is never dropped, and the evidence that fits is never dropped for a note. `size`
+    measures text (characters by default; the model engine counts tokens).
     """
     measure = size
+    room = None if evidence_budget is None else min(evidence_budget, budget - measure(question))
+    ranked, left_out = fit_evidence(strongest_first(evidence), room, measure)
+    conversation = [n for n in notes if n.kind == "conversation"]
     summary = [n for n in notes if n.kind == "summary"]
-    hints = [n for n in notes if n.kind != "summary"]
-    kept = summary + hints
+    hints = [n for n in notes if n.kind not in ("conversation", "summary")]
+    kept = conversation + summary + hints
     dropped: list[NoteKind] = []
-    base = measure(question) + sum(measure(e) for e in evidence)
+    base = measure(question) + sum(measure(e.text) for e in ranked)
     while kept and base + sum(measure(n.labelled()) for n in kept) > budget:
         dropped.append(kept.pop().kind)  # the last in order goes first: hints, then summary
-    return Context(question=question, evidence=evidence, memory=kept, dropped=dropped)
+    return Context(
+        question=question, evidence=ends_first(ranked), memory=kept, dropped=dropped,
+        left_out=left_out,
+    )  # fmt: skip

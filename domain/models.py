@@ -307,6 +307,8 @@ class Draft(Frozen):
     derived: list[Derived] = Field(default_factory=list)
     not_found: list[NotFound] = Field(default_factory=list)
     model_calls: list[ModelCall] = Field(default_factory=list)
+    left_out: list[str] = Field(default_factory=list)
+    """Chunk ids of the request the synthesiser was not shown: over the evidence budget."""
 
 
 class RelevanceItem(Frozen):

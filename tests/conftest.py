@@ -382,19 +382,22 @@ TurnWorker = Callable[..., contextlib.AbstractAsyncContextManager[str]]
 def turn_worker(
     worker: "WorkerFactory", report_index: ReportIndex, pool: AsyncConnectionPool
 ) -> TurnWorker:
-    """`async with turn_worker(engine) as task_queue:` — every real activity, one engine."""
+    """`async with turn_worker(engine) as task_queue:` — every real activity, one engine
+    (and, for a model engine, the evidence budget a worker of it would have)."""
 
     def run(
-        engine: Engine | None = None, task_queue: str | None = None
-    ) -> contextlib.AbstractAsyncContextManager[str]:
+        engine: Engine | None = None, task_queue: str | None = None,
+        evidence_budget: int | None = None,
+    ) -> contextlib.AbstractAsyncContextManager[str]:  # fmt: skip
         import worker as registry
 
         return worker(
             task_queue=task_queue,
             activities=registry.activities(
-                report_index, pool, engine or OfflineEngine(report_index.embedder)
+                report_index, pool, engine or OfflineEngine(report_index.embedder),
+                evidence_budget=evidence_budget,
             ),
-        )
+        )  # fmt: skip
 
     return run
 

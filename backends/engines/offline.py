@@ -567,13 +567,15 @@ class OfflineEngine:
 
     async def synthesize(
         self, question: str, slots: Slots, sources: list[ChunkText],
-        memory: Sequence[MemoryNote] = (),
+        memory: Sequence[MemoryNote] = (), shown: Sequence[int] | None = None,
     ) -> Draft:  # fmt: skip
         """Compose cited sentences from the sources' figures; see the module docstring.
 
         `memory` is not read: this engine states only what the evidence holds, so a
         remembered claim cannot reach its answer. Preferences reach it through the
         resolved question ("[your preference: in billions]"), where they are visible.
+        Nor is `shown`: this engine has no window to fill, so it reads every source in
+        retrieval order (the worker gives it no evidence budget).
         """
         # long: the answer's sections composed in reading order (see the module docstring);
         # splitting it is listed as left to do.

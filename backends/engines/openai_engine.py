@@ -302,26 +302,29 @@ class OpenAIEngine:
     def context_size(self, text: str) -> int:
         """Tokens, estimated at four characters each: the endpoint's own tokenizer is
         unknown (any OpenAI-compatible model), and tiktoken would fetch its tables at run
-        time. The estimate only decides which remembered notes fit."""
+        time. The estimate only decides which excerpts and remembered notes fit; the
+        budget's defaults leave the model's window a wide margin for its error."""
         return (len(text) + 3) // 4
 
     async def synthesize(
         self, question: str, slots: Slots, sources: list[ChunkText],
-        memory: Sequence[MemoryNote] = (),
+        memory: Sequence[MemoryNote] = (), shown: Sequence[int] | None = None,
     ) -> Draft:  # fmt: skip
         """A cited draft; gaps the model lists are kept only when they name a covered
-        company and year (the workflow adds any exact line the text leaves out)."""
+        company and year (the workflow adds any exact line the text leaves out). The
+        excerpts go in the order `shown` gives, each under its own source number."""
         if not sources:
             return Draft(answer="")
         asked = slots.companies or list(companies())
         years = answer_years(slots, question)
         metrics = requested_metrics(slots)
+        order = list(shown) if shown is not None else range(1, len(sources) + 1)
         text = prompt("synthesize").render(
             question=question,
             companies=", ".join(asked),
             years=", ".join(f"FY{y}" for y in years),
             metrics=", ".join(metric_display(m) for m in metrics) or "as the question asks",
-            evidence=fence([(n, c.text) for n, c in enumerate(sources, start=1)]),
+            evidence=fence([(n, sources[n - 1].text) for n in order]),
             memory="\n".join(note.labelled() for note in memory) or "(nothing remembered)",
         )
         out = await self._ask("synthesize", self.config.synthesize_model, SynthesisOut, text)

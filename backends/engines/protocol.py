@@ -32,13 +32,16 @@ class Engine(Protocol):
 
     async def synthesize(
         self, question: str, slots: Slots, sources: list[ChunkText],
-        memory: Sequence[MemoryNote] = (),
+        memory: Sequence[MemoryNote] = (), shown: Sequence[int] | None = None,
     ) -> Draft:  # fmt: skip
         """Compose an answer with inline [n] markers (1-based into `sources`).
 
         Every requested (company, fiscal year, metric) that the sources do not hold
         gets a NotFound entry and its exact line in the answer. `memory` is remembered
         context, already fitted to the budget and labelled a claim: never a source.
+        `shown` is the source numbers that fit the evidence budget, in the order to show
+        them (strongest at the ends); None: every source in its order. Each keeps its
+        number whatever its place, so the markers mean the same to every later step.
         """
         ...
 

@@ -269,3 +269,34 @@ async def test_remembered_notes_follow_the_evidence_labelled_as_claims(fake: Fak
                                   "not_found": []})  # fmt: skip
     await engine(fake).synthesize("q", Slots(companies=["BHP"]), chunks)
     assert "(nothing remembered)" in fake.requests[-1]["messages"][1]["content"]
+
+
+async def test_the_excerpts_go_in_the_order_shown_each_under_its_own_number(
+    fake: FakeOpenAI,
+) -> None:
+    from domain.memory import CLAIM_LABEL, RecentMessage, conversation_note
+    from tests.fakes.servers import evidence_of
+
+    chunks = list(report("BHP", 2024))[:5]
+    fake.respond("SynthesisOut", {"answer": "BHP Group's revenue was US$55,658 million [3].",
+                                  "not_found": []})  # fmt: skip
+    said = [
+        RecentMessage(role="user", text="What was BHP's revenue in FY2024?"),
+        RecentMessage(role="assistant", text="BHP Group's revenue was US$55,658 million [1]."),
+    ]
+    note = conversation_note(said)
+    assert note is not None
+    await engine(fake).synthesize("Why did that fall?", Slots(companies=["BHP"]), chunks,
+                                  [note], shown=[3, 5, 1])  # fmt: skip
+    body = fake.requests[-1]
+    shown = evidence_of(body)
+    assert list(shown) == [3, 5, 1], "in the order given, under the numbers the answer cites"
+    assert all(shown[n].strip() == chunks[n - 1].text.strip() for n in shown)
+    prompt = body["messages"][1]["content"]
+    assert prompt.index("EVIDENCE>>>") < prompt.index(
+        f"{CLAIM_LABEL} — the conversation's last messages"
+    )
+    assert (
+        "\nuser: What was BHP's revenue in FY2024?"
+        "\nassistant: BHP Group's revenue was US$55,658 million." in prompt
+    )

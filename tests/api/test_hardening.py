@@ -561,10 +561,10 @@ class SlowEngine(OfflineEngine):
 
     async def synthesize(
         self, question: str, slots: Slots, sources: list[ChunkText],
-        memory: Sequence[MemoryNote] = (),
+        memory: Sequence[MemoryNote] = (), shown: Sequence[int] | None = None,
     ) -> Draft:  # fmt: skip
         await asyncio.sleep(4)
-        return await super().synthesize(question, slots, sources, memory)
+        return await super().synthesize(question, slots, sources, memory, shown)
 
 
 async def test_a_hundred_watchers_of_one_turn_each_get_every_step_and_the_outcome(

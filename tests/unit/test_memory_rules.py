@@ -4,14 +4,21 @@ import pytest
 
 from domain.memory import (
     CLAIM_LABEL,
+    Context,
+    Excerpt,
     MemoryNote,
+    RecentMessage,
     apply_preferences,
     assemble_context,
     cache_decision,
     cache_slots,
     cacheable,
+    conversation_note,
+    ends_first,
     needs_summary,
     read_preference,
+    strongest_first,
+    without_markers_to,
 )
 
 # ---- the slot guard -------------------------------------------------------------------
@@ -182,19 +189,31 @@ def test_a_summary_is_due_past_ten_messages() -> None:
 SUMMARY = MemoryNote(kind="summary", text="S" * 100)
 PREFERENCE = MemoryNote(kind="preference", text="P" * 100)
 HINT = MemoryNote(kind="cached_answer", text="H" * 100)
+CONVERSATION = MemoryNote(kind="conversation", text="\nuser: C\nassistant: C")
 
 
-def test_context_order_is_question_evidence_summary_then_hints() -> None:
-    context = assemble_context("q?", ["e1", "e2"], [HINT, PREFERENCE, SUMMARY], budget=10_000)
-    assert context.question == "q?" and context.evidence == ["e1", "e2"]
-    assert [n.kind for n in context.memory] == ["summary", "cached_answer", "preference"]
-    assert context.dropped == []
+def excerpt(n: int, text: str, company: str = "BHP", rank: int = 0, score: float = 0.0) -> Excerpt:
+    return Excerpt(n=n, text=text, company=company, rank=rank, score=score)
+
+
+def texts(context: Context) -> list[str]:
+    return [e.text for e in context.evidence]
+
+
+def test_context_order_is_question_evidence_conversation_summary_then_hints() -> None:
+    evidence = [excerpt(1, "e1"), excerpt(2, "e2")]
+    notes = [HINT, PREFERENCE, SUMMARY, CONVERSATION]
+    context = assemble_context("q?", evidence, notes, budget=10_000)
+    assert context.question == "q?" and texts(context) == ["e1", "e2"]
+    kinds = [n.kind for n in context.memory]
+    assert kinds == ["conversation", "summary", "cached_answer", "preference"]
+    assert context.dropped == [] and context.left_out == []
     assert all(n.labelled().startswith(CLAIM_LABEL) for n in context.memory)
 
 
 def test_the_budget_drops_hints_before_the_summary_and_never_the_evidence() -> None:
     size = lambda text: len(text)  # noqa: E731 - characters, as offline
-    evidence = ["E" * 500]
+    evidence = [excerpt(1, "E" * 500)]
     notes = [SUMMARY, PREFERENCE, HINT]
     full = assemble_context("q?", evidence, notes, budget=100_000)
     needed = len("q?") + 500 + sum(size(n.labelled()) for n in full.memory)
@@ -207,7 +226,110 @@ def test_the_budget_drops_hints_before_the_summary_and_never_the_evidence() -> N
     assert tight.dropped == ["cached_answer", "preference"]
     nothing = assemble_context("q?", evidence, notes, budget=only_summary - 1)
     assert nothing.memory == [] and nothing.dropped == ["cached_answer", "preference", "summary"]
-    assert nothing.evidence == evidence, "the evidence is never dropped"
+    assert nothing.evidence == evidence, "without an evidence budget the evidence is never dropped"
+
+
+def test_the_summary_goes_before_the_conversations_last_messages() -> None:
+    evidence = [excerpt(1, "E" * 100)]
+    base = len("q?") + 100 + len(CONVERSATION.labelled())
+    context = assemble_context("q?", evidence, [SUMMARY, CONVERSATION, HINT], budget=base)
+    assert [n.kind for n in context.memory] == ["conversation"]
+    assert context.dropped == ["cached_answer", "summary"]
+    gone = assemble_context("q?", evidence, [SUMMARY, CONVERSATION], budget=base - 1)
+    assert gone.memory == [] and gone.dropped == ["summary", "conversation"]
+
+
+def test_the_last_four_messages_are_a_labelled_claim_as_said_without_markers() -> None:
+    said = [RecentMessage(role="user", text=f"question {i}") for i in range(3)] + [
+        RecentMessage(role="assistant", text="BHP's revenue fell to US$55,658 million [1, 2]."),
+        RecentMessage(role="user", text="And Rio Tinto's, for <EMAIL_1>?"),
+    ]
+    note = conversation_note(said)
+    assert note is not None and note.kind == "conversation"
+    assert note.text == (
+        "\nuser: question 1\nuser: question 2"
+        "\nassistant: BHP's revenue fell to US$55,658 million."
+        "\nuser: And Rio Tinto's, for <EMAIL_1>?"
+    )  # fmt: skip
+    assert note.labelled().startswith(f"{CLAIM_LABEL} — the conversation's last messages")
+    assert conversation_note([]) is None
+
+
+def test_evidence_is_shown_strongest_at_the_ends_weakest_in_the_middle() -> None:
+    # Six excerpts in source order; their search ranks say 4 is the strongest, then 1, …
+    ranks = {1: 2, 2: 5, 3: 4, 4: 1, 5: 6, 6: 3}
+    evidence = [excerpt(n, f"e{n}", rank=r) for n, r in ranks.items()]
+    ranked = [e.n for e in strongest_first(evidence)]
+    assert ranked == [4, 1, 6, 3, 2, 5]
+    context = assemble_context("q?", evidence, [], budget=10_000)
+    shown = [e.n for e in context.evidence]
+    assert shown == [4, 6, 2, 5, 3, 1]
+    assert shown[0] == 4 and shown[-1] == 1, "the two strongest at the two ends"
+    assert set(shown[2:4]) == {2, 5}, "the two weakest in the middle"
+    assert [e.n for e in ends_first([])] == []
+
+
+def test_equal_ranks_fall_back_to_score_then_source_order() -> None:
+    evidence = [
+        excerpt(1, "a", rank=1, score=0.2), excerpt(2, "b", rank=1, score=0.9),
+        excerpt(3, "c", rank=1, score=0.9), excerpt(4, "d"),
+    ]  # fmt: skip
+    assert [e.n for e in strongest_first(evidence)] == [4, 2, 3, 1]
+    unranked = [excerpt(n, "x") for n in (1, 2, 3)]
+    assert [e.n for e in strongest_first(unranked)] == [1, 2, 3], "source order without ranks"
+
+
+def test_the_evidence_budget_leaves_out_the_weakest_first() -> None:
+    evidence = [excerpt(n, "E" * 100, rank=n) for n in range(1, 7)]
+    fits = assemble_context("q?", evidence, [], budget=10_000, evidence_budget=600)
+    assert fits.left_out == [] and len(fits.evidence) == 6
+    over = assemble_context("q?", evidence, [], budget=10_000, evidence_budget=399)
+    assert over.left_out == [6, 5, 4], "the weakest first, until the rest fit"
+    assert [e.n for e in over.evidence] == [1, 3, 2]
+    assert sum(len(e.text) for e in over.evidence) <= 399
+
+
+def test_the_evidence_budget_keeps_each_companys_only_excerpt_while_it_can() -> None:
+    bhp = [excerpt(n, "B" * 100, "BHP", rank=n) for n in (1, 2, 3)]
+    rio = [excerpt(4, "R" * 100, "RIO", rank=9)]  # the weakest, and all Rio Tinto has
+    context = assemble_context("q?", bhp + rio, [], budget=10_000, evidence_budget=250)
+    assert context.left_out == [3, 2], "BHP's weaker excerpts go before Rio Tinto's only one"
+    assert sorted(e.company for e in context.evidence) == ["BHP", "RIO"]
+    # When every company is down to one and it still does not fit, the weakest goes; the
+    # strongest excerpt always stays.
+    fmg = [excerpt(5, "F" * 100, "FMG", rank=1)]
+    tight = assemble_context("q?", bhp[:1] + rio + fmg, [], budget=10_000, evidence_budget=150)
+    assert tight.left_out == [4, 5] and [e.n for e in tight.evidence] == [1]
+    none_fit = assemble_context("q?", bhp, [], budget=10_000, evidence_budget=10)
+    assert [e.n for e in none_fit.evidence] == [1]
+
+
+def test_the_evidence_budget_spans_retry_passes_and_companies_and_leaves_notes_room() -> None:
+    # Excerpts kept over three passes, for two companies: one budget over all of them.
+    passes = [
+        excerpt(n, "X" * 200, company, rank=rank)
+        for n, (company, rank) in enumerate(
+            [("BHP", 1), ("RIO", 1), ("BHP", 2), ("RIO", 2), ("BHP", 1), ("RIO", 3)], start=1
+        )
+    ]  # fmt: skip
+    budget = 2 + 800 + len(CONVERSATION.labelled()) + len(SUMMARY.labelled())
+    context = assemble_context(
+        "q?", passes, [SUMMARY, CONVERSATION], budget=budget, evidence_budget=800
+    )
+    assert len(context.evidence) == 4 and context.left_out == [6, 4]
+    assert [n.kind for n in context.memory] == ["conversation", "summary"]
+    # Without a cap of its own the evidence would have taken the notes' room.
+    uncapped = assemble_context("q?", passes, [SUMMARY, CONVERSATION], budget=budget)
+    assert uncapped.left_out == [] and uncapped.memory == []
+    # The cap is never more than the budget less the question.
+    small = assemble_context("q" * 500, passes, [], budget=900, evidence_budget=800)
+    assert sum(len(e.text) for e in small.evidence) <= 400
+
+
+def test_a_marker_to_an_excerpt_not_shown_is_taken_out() -> None:
+    text = "Revenue was US$5m [1, 7]. Profit was US$3m [7]. Costs [2][7]."
+    assert without_markers_to(text, {7}) == "Revenue was US$5m [1]. Profit was US$3m. Costs [2]."
+    assert without_markers_to(text, set()) == text
 
 
 def test_the_model_engine_budget_counts_tokens() -> None:
@@ -218,5 +340,12 @@ def test_the_model_engine_budget_counts_tokens() -> None:
                     synthesize_model="m", judge_model="j", summarize_model="m")
     )  # fmt: skip
     assert engine.context_size("x" * 400) == 100
-    tokens = assemble_context("q", ["e" * 400], [SUMMARY], budget=200, size=engine.context_size)
+    tokens = assemble_context(
+        "q", [excerpt(1, "e" * 400)], [SUMMARY], budget=200, size=engine.context_size
+    )
     assert [n.kind for n in tokens.memory] == ["summary"]
+    capped = assemble_context(
+        "q", [excerpt(1, "e" * 400), excerpt(2, "f" * 400)], [], budget=1_000,
+        size=engine.context_size, evidence_budget=150,
+    )  # fmt: skip
+    assert capped.left_out == [2], "800 characters are 200 tokens: one excerpt fits 150"

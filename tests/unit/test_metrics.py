@@ -121,27 +121,41 @@ def exported_names() -> set[str]:
     return names
 
 
+_RECORDED = re.compile(r"\bturnstile:[a-z_]+:[a-z0-9_]+\b")
+
+
 def test_the_alert_rules_are_prometheus_rules_over_exported_metrics() -> None:
+    """Every raw metric a rule reads is exported; every recorded series an alert reads is
+    recorded earlier in the file (Prometheus evaluates a group's rules in order)."""
     document = yaml.safe_load(RULES.read_text())
     assert set(document) == {"groups"}
     exported = exported_names()
-    seen_alerts = set()
+    seen_alerts: set[str] = set()
+    recorded: set[str] = set()
     for group in document["groups"]:
         assert set(group) <= {"name", "interval", "rules"} and group["rules"]
         for rule in group["rules"]:
+            names = set(re.findall(r"\b(turnstile_[a-z_]+|temporal_[a-z_]+)\b", rule["expr"]))
+            assert names <= exported, f"{rule}: {names - exported} not exported"
+            assert set(_RECORDED.findall(rule["expr"])) <= recorded, rule
+            assert rule["expr"].count("(") == rule["expr"].count(")")
+            if "record" in rule:
+                assert set(rule) <= {"record", "expr", "labels"}, rule
+                assert _RECORDED.fullmatch(rule["record"]) and rule["record"] not in recorded
+                recorded.add(rule["record"])
+                continue
             assert set(rule) <= {"alert", "expr", "for", "labels", "annotations"}, rule
             assert rule["alert"] not in seen_alerts
             seen_alerts.add(rule["alert"])
             if "for" in rule:
                 assert re.fullmatch(r"\d+[smhd]", rule["for"])
             assert rule["labels"]["severity"] in {"warning", "critical"}
-            names = set(re.findall(r"\b(turnstile_[a-z_]+|temporal_[a-z_]+)\b", rule["expr"]))
-            assert names, rule["alert"]
-            assert names <= exported, f"{rule['alert']}: {names - exported} not exported"
-            assert rule["expr"].count("(") == rule["expr"].count(")")
+            assert names or _RECORDED.search(rule["expr"]), rule["alert"]
     expected = {"TurnstileLayerDegraded", "TurnstileJudgeUnavailable",
                 "TurnstileRefusalRateOutOfBand", "TurnstileLowConfidenceShareHigh",
-                "TurnstileFallbackRateHigh", "TurnstileTurnsFailing"}  # fmt: skip
+                "TurnstileFallbackRateHigh", "TurnstileTurnsFailing",
+                "TurnstileRefusalRateDrift", "TurnstileClarificationRateDrift",
+                "TurnstileUnsupportedClaimsDrift", "TurnstileCitationsDrift"}  # fmt: skip
     assert expected <= seen_alerts
 
 

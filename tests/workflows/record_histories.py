@@ -24,9 +24,10 @@ HISTORIES = Path(__file__).parent / "histories"
 PREFIX = os.environ.get("TURNSTILE_HISTORY_PREFIX", "deprecated_")
 """Histories recorded by the current code get this prefix, named for the code generation
 that recorded them (`TURNSTILE_HISTORY_PREFIX` to name a new one): `patched_` by the code
-with every ChatTurn patch live, `deprecated_` by today's, with every patch deprecated (its
-markers flagged so). A generation's fixtures are retired with its patches
-(docs/architecture.md, "Retiring workflow versions")."""
+with every ChatTurn patch live, `deprecated_` by the code with every patch deprecated (its
+markers flagged so), `context_` by the code with `context-for-model-v1` live. A
+generation's fixtures are retired with its patches (docs/architecture.md, "Retiring
+workflow versions")."""
 
 
 def _portable(value: Any) -> Any:

@@ -67,10 +67,11 @@ class ScriptedEngine:
 
     async def synthesize(
         self, question: str, slots: Slots, sources: list[ChunkText],
-        memory: Sequence[MemoryNote] = (),
+        memory: Sequence[MemoryNote] = (), shown: Sequence[int] | None = None,
     ) -> Draft:  # fmt: skip
         self.last_sources = sources
         self.last_memory = list(memory)
+        self.last_shown = None if shown is None else list(shown)
         result: Draft = await self._run(
             "synthesize", lambda: self.offline.synthesize(question, slots, sources)
         )

@@ -24,7 +24,7 @@ from backends.engines.offline import clarifying_question
 from backends.engines.openai_engine import ModelConfig, OpenAIEngine
 from backends.engines.prompts import prompt
 from domain.turns import TurnResult
-from tests.conftest import Turns, TurnWorker, activity_inputs, outcome
+from tests.conftest import Turns, TurnWorker, activity_inputs, outcome, unique
 from tests.fakes.servers import (
     ADVERSARIAL_MODES,
     INVENTED,
@@ -570,3 +570,78 @@ async def test_a_draft_that_gives_every_requested_year_gets_no_line(
     )
     assert "data not found" not in (result.answer or ""), result.answer
     assert result.confidence == "high", result
+
+
+# ---- the context synthesis is given ---------------------------------------------------
+
+EARLIER = [
+    "What was BHP's revenue in FY2024?",
+    "How much revenue did BHP Group report for FY2024?",
+    "BHP revenue FY2024, please?",
+]
+FOLLOW_UP_BUDGET = 200
+"""Tokens of evidence (about 800 characters): fewer than a BHP revenue question keeps."""
+
+
+def cites_the_revenue_or_the_first_block(body: Body) -> str:
+    """The revenue sentence where its block was shown; else a sentence with no figure
+    citing the first block shown (which excerpts fit the budget is retrieval's say)."""
+    shown = evidence_of(body)
+    if any("55,658" in text for text in shown.values()):
+        return revenue_sentence(body)
+    return f"BHP Group's report explains the change in its FY2024 revenue [{next(iter(shown))}]."
+
+
+async def test_a_follow_up_is_drafted_with_the_last_four_messages_and_the_best_evidence_at_the_ends(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    from db.turns import list_messages
+    from domain.memory import CLAIM_LABEL, Excerpt, ends_first, strongest_first, without_markers
+
+    brain.writes(cites_the_revenue_or_the_first_block)
+    engine = model_engine(fake)
+    async with turn_worker(engine, evidence_budget=FOLLOW_UP_BUDGET) as tq:
+        turns = turns_on(tq)
+        turns.in_process = False
+        conversation = unique("c")
+        for question in EARLIER:
+            assert (await turns.ask(question, conversation)).status == "answered"
+        before = len(fake.requests)
+        handle = await turns.start("Why did that fall?", conversation)
+        result = await outcome(handle, 0)
+        (sent, *_) = await activity_inputs(handle, "llm_synthesize_answer")
+    assert result.status == "answered", (result.fallback_reason, result.resolved_question)
+    async with turns.pool.connection() as conn:
+        stored = await list_messages(conn, conversation)
+    assert len(stored) == 8, "three turns before the follow-up, and the follow-up's own"
+    stored = stored[:6]
+    body = next(r for r in fake.requests[before:] if r.get("_schema") == "SynthesisOut")
+    prompt_text = user_text(body)
+
+    # The last four messages (of six), oldest first, as stored: labelled a claim, after
+    # the evidence; the first turn's question is not among them.
+    said = "".join(f"\n{m.role}: {without_markers(m.content).strip()}" for m in stored[2:])
+    assert f"{CLAIM_LABEL} — the conversation's last messages" in prompt_text
+    assert said in prompt_text
+    assert stored[1].content.strip() and "[1]" in stored[1].content, "a cited answer"
+    assert prompt_text.index("EVIDENCE>>>") < prompt_text.index(said)
+    assert f"user: {EARLIER[0]}" not in prompt_text
+
+    # The evidence: each chunk's search rank was sent; over the budget the weakest were
+    # left out, and the rest shown strongest at the ends, under their own numbers.
+    request = json.loads(sent)
+    ids, ranked = request["chunk_ids"], {r["chunk_id"]: r for r in request["ranked"]}
+    assert set(ranked) == set(ids)
+    shown = evidence_of(body)
+    assert 1 <= len(shown) < len(ids), (len(shown), len(ids))
+    assert sum(engine.context_size(t.strip()) for t in shown.values()) <= FOLLOW_UP_BUDGET or (
+        len(shown) == 1
+    )
+    excerpts = [
+        Excerpt(n=n, text="", company="BHP", rank=ranked[i]["rank"], score=ranked[i]["score"])
+        for n, i in enumerate(ids, start=1)
+    ]  # fmt: skip
+    strongest = [e.n for e in strongest_first(excerpts)]
+    kept = [n for n in strongest if n in shown]
+    assert kept == strongest[: len(kept)], "the weakest are the ones left out"
+    assert list(shown) == [e.n for e in ends_first([excerpts[n - 1] for n in kept])]

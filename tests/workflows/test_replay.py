@@ -26,12 +26,13 @@ PROBE_HISTORIES = sorted((HISTORIES_DIR / "probes").glob("*.json"))
 
 def test_replay_fixtures_exist_for_every_live_code_generation() -> None:
     """The code with every patch live (`patched_`: each path a patch changed; and `dep_`,
-    recorded before) and today's, with every patch deprecated (`deprecated_`). The
-    generations before (`lean_`, `v2_`, `mem_`, `checked_`, `budget_`: each lacks a later
-    patch's marker) were retired with the code their patches kept (docs/architecture.md,
-    "Retiring workflow versions")."""
+    recorded before), the code with every patch deprecated (`deprecated_`), and today's,
+    with `context-for-model-v1` live (`context_`). The generations before (`lean_`,
+    `v2_`, `mem_`, `checked_`, `budget_`: each lacks a later patch's marker) were retired
+    with the code their patches kept (docs/architecture.md, "Retiring workflow
+    versions")."""
     names = [p.stem for p in HISTORIES]
-    for prefix in ("dep_", "patched_", "deprecated_"):
+    for prefix in ("dep_", "patched_", "deprecated_", "context_"):
         assert any(n.startswith(prefix) for n in names), (prefix, names)
 
 

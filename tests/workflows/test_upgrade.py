@@ -34,7 +34,10 @@ from backends.reports import ReportIndex
 from settings import PROJECT_ROOT
 from tests.conftest import Turns, TurnWorker, outcome, unique
 from workflows.chat_turn import DEPRECATED_PATCHES, ChatTurn
+from workflows.turn.memory import CONTEXT_FOR_MODEL
 
+LIVE_PATCHES = (CONTEXT_FOR_MODEL,)
+"""The ChatTurn patches taken today (`workflow.patched`): a turn that drafts records each."""
 BEFORE_DEPRECATION = "188abebbe8aef3847d450b21f6915979b3bd3536"
 """The last commit with every ChatTurn patch live (`workflow.patched`)."""
 RUNNER = Path(__file__).with_name("previous_worker.py")
@@ -124,7 +127,10 @@ async def test_turn_left_waiting_by_the_previous_code_completes_under_the_new_co
     assert "55,658" in (result.answer or "")
     # The previous code took every patch at the start; the new code deprecates them, so
     # the markers in the history are accepted and the turn runs the one code path left.
-    assert set(await patch_markers(temporal_client, handle.id)) == set(DEPRECATED_PATCHES)
+    # What the new code runs past the reply takes today's live patch.
+    markers = await patch_markers(temporal_client, handle.id)
+    assert set(markers) == {*DEPRECATED_PATCHES, *LIVE_PATCHES}
+    assert not any(markers[p] for p in LIVE_PATCHES)
 
 
 async def test_new_single_company_turn_runs_short_steps_locally_with_patches_deprecated(
@@ -149,16 +155,19 @@ async def test_new_single_company_turn_runs_short_steps_locally_with_patches_dep
         temporal_client, result.turn_id
     )
     # A deprecated patch still leaves its marker, flagged deprecated (a worker of the
-    # code before it could still replay this turn), but no version upsert.
-    assert await patch_markers(temporal_client, result.turn_id) == dict.fromkeys(
-        DEPRECATED_PATCHES, True
-    )
+    # code before it could still replay this turn), but no version upsert; a live one
+    # leaves its marker unflagged.
+    assert await patch_markers(temporal_client, result.turn_id) == {
+        **dict.fromkeys(DEPRECATED_PATCHES, True),
+        **dict.fromkeys(LIVE_PATCHES, False),
+    }
     # The commands, not the total: how many workflow tasks a turn takes depends on how
-    # busy the machine is. 19 markers: the 7 deprecated patches' (they stay until their
-    # calls are deleted) and 12 local steps; 9 search-attribute upserts. An added command
-    # shows here first.
-    assert events["EVENT_TYPE_MARKER_RECORDED"] == 19, events
-    assert events["EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES"] == 9, events
+    # busy the machine is. 20 markers: the 7 deprecated patches' (they stay until their
+    # calls are deleted), the live patch's and 12 local steps; 10 search-attribute
+    # upserts: 9 of the turn's and the live patch's version (TemporalChangeVersion). An
+    # added command shows here first.
+    assert events["EVENT_TYPE_MARKER_RECORDED"] == 20, events
+    assert events["EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES"] == 10, events
 
 
 async def local_steps(client: Client, workflow_id: str) -> set[str]:

@@ -8,11 +8,17 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.contracts import CacheLookup
-    from domain.memory import MemoryNote, without_markers
+    from domain.memory import MemoryNote, RecentMessage, conversation_note, without_markers
+
+CONTEXT_FOR_MODEL = "context-for-model-v1"
+"""Synthesis is sent the conversation's last messages and each chunk's search rank
+(`TurnSteps.synthesize_answer`): its evidence budget and order."""
 
 
 class TurnMemory:
     def __init__(self) -> None:
+        self.conversation: list[MemoryNote] = []
+        """The conversation's last messages, verbatim, labelled a claim."""
         self.summary: list[MemoryNote] = []
         """The conversation's summary for synthesis, labelled a claim."""
         self.preferences: list[MemoryNote] = []
@@ -20,6 +26,10 @@ class TurnMemory:
         self.lookup: CacheLookup | None = None
         self.summarised = 0
         """Older messages the summary step compressed this turn."""
+
+    def heard(self, messages: list[RecentMessage]) -> None:
+        note = conversation_note(messages)
+        self.conversation = [note] if note else []
 
     def summarised_as(self, summary: str) -> None:
         self.summary.append(MemoryNote(kind="summary", text=without_markers(summary)))
@@ -35,10 +45,14 @@ class TurnMemory:
     def corpus_version(self) -> str | None:
         return self.lookup.corpus_version if self.lookup else None
 
-    def notes(self, refuted: list[str] | None = None) -> list[MemoryNote]:
-        """What synthesis may be reminded of, in budget order: summary, the claims the
-        checks refuted (dropped after the hints), then hints."""
-        notes = list(self.summary)
+    def notes(
+        self, refuted: list[str] | None = None, conversation: bool = False
+    ) -> list[MemoryNote]:
+        """What synthesis may be reminded of, in budget order: the last messages (with
+        `conversation`: a turn past `CONTEXT_FOR_MODEL`), summary, the claims the checks
+        refuted (dropped after the hints), then hints."""
+        notes = list(self.conversation) if conversation else []
+        notes += self.summary
         if refuted:
             notes.append(MemoryNote(kind="refuted", text="; ".join(refuted)))
         notes += self.preferences

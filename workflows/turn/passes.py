@@ -87,8 +87,7 @@ class RetrievalPasses:
         if not sources:
             return Pass(number, None, [], [], [], quality_passed=False)
         ids = [h.chunk_id for h in sources]
-        memory = self._memory.notes(refuted)
-        draft = await self._steps.synthesize_answer(question, slots, ids, memory)
+        draft = await self._steps.synthesize_answer(question, slots, sources, refuted)
         if draft is None:
             return Pass(number, None, sources, [], [], quality_passed=False)
         answer, spoken = without_instructions(draft.answer)  # the checks check what is shown

@@ -20,6 +20,7 @@ with workflow.unsafe.imports_passed_through():
         CacheWriteRequest,
         CheckRequest,
         CoverageRequest,
+        EvidenceRank,
         EvidenceRequest,
         LoadSessionRequest,
         RelevanceRequest,
@@ -36,7 +37,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from domain.companies import pin
     from domain.failures import error_class
-    from domain.memory import MemoryNote, Preference, needs_summary
+    from domain.memory import Preference, needs_summary
     from domain.models import ChunkHit, Draft, GroundingReport, Relevance, Slots, SubQuery
     from domain.question import extract_slots
     from domain.turns import TurnResult
@@ -54,7 +55,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.turn.budget import Budget
     from workflows.turn.errors import STEP_FAILED, TurnBudgetSpent, failure_cause
     from workflows.turn.ledger import Ledger
-    from workflows.turn.memory import TurnMemory
+    from workflows.turn.memory import CONTEXT_FOR_MODEL, TurnMemory
     from workflows.turn.stream import TurnStream
 
 _Arg = TypeVar("_Arg")
@@ -124,10 +125,11 @@ class TurnSteps:
         pin(read.companies)
 
     async def load_session(self) -> Session:
-        """The conversation so far (fail-open: an empty one)."""
+        """The conversation so far (fail-open: an empty one); its last messages kept for
+        synthesis."""
         inp = self._inp
         try:
-            return await self.run(
+            session = await self.run(
                 steps.postgres_load_session,
                 LoadSessionRequest(
                     conversation_id=inp.conversation_id, seq=inp.seq,
@@ -138,6 +140,8 @@ class TurnSteps:
         except STEP_FAILED as err:
             self.ledger.degrade(steps.postgres_load_session, failure_cause(err))
             return Session()
+        self.memory.heard(session.recent_messages)
+        return session
 
     async def summarize_history(self, session: Session) -> None:
         """Compress a long conversation's older messages into its summary (fail-open:
@@ -299,16 +303,33 @@ class TurnSteps:
         self.stream.note(f"grading kept {len(kept)}/{len(candidates)}")
         return kept
 
+    def evidence_request(
+        self, question: str, slots: Slots, sources: list[ChunkHit], refuted: list[str] | None
+    ) -> EvidenceRequest:
+        """What synthesis is sent: the chunk ids in source order and the notes; past
+        `CONTEXT_FOR_MODEL` also the conversation's last messages and each chunk's rank,
+        which its evidence budget and order read."""
+        ids = [h.chunk_id for h in sources]
+        if not workflow.patched(CONTEXT_FOR_MODEL):
+            memory = self.memory.notes(refuted)
+            return EvidenceRequest(question=question, slots=slots, chunk_ids=ids, memory=memory)
+        return EvidenceRequest(
+            question=question, slots=slots, chunk_ids=ids,
+            memory=self.memory.notes(refuted, conversation=True),
+            ranked=[EvidenceRank(chunk_id=h.chunk_id, rank=h.rank, score=h.score)
+                    for h in sources],
+        )  # fmt: skip
+
     async def synthesize_answer(
-        self, question: str, slots: Slots, ids: list[str], memory: list[MemoryNote]
+        self, question: str, slots: Slots, sources: list[ChunkHit], refuted: list[str] | None
     ) -> Draft | None:
         """A draft from the evidence (fail-closed: None; a timeout spends the budget)."""
         self.ledger.count_model_call()
         try:
             return await self.run(
                 steps.llm_synthesize_answer,
-                EvidenceRequest(question=question, slots=slots, chunk_ids=ids, memory=memory),
-                summary=f"answer from {len(ids)} sources",
+                self.evidence_request(question, slots, sources, refuted),
+                summary=f"answer from {len(sources)} sources",
             )
         except STEP_FAILED as err:
             self.ledger.fail_closed(steps.llm_synthesize_answer, "synthesis", err)
