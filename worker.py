@@ -46,6 +46,7 @@ from backends.embeddings import (
     VectorCache,
 )
 from backends.engines.protocol import Engine
+from backends.live_cases import LiveCaseActivities
 from backends.memory import CacheActivities, MemoryActivities
 from backends.model_steps import GroundingActivities, ModelActivities
 from backends.probes import ProbeActivities
@@ -64,6 +65,7 @@ from workflows.chat_turn import ChatTurn
 from workflows.evaluation import EvaluateJudge, EvaluateRetrieval, EvaluateRouting
 from workflows.forget import ForgetUser
 from workflows.ingest import IngestDocuments
+from workflows.live_cases import DraftCase, ListCaseCandidates
 from workflows.passages import LoadPassages
 from workflows.policy import WITHOUT_INDEX
 from workflows.probes import (
@@ -92,6 +94,7 @@ def workflows() -> Sequence[type]:
     return [
         ChatTurn, IngestDocuments, SearchReports, SweepTurns, PurgeDecisionRecords, ForgetUser,
         EvaluateRouting, EvaluateRetrieval, EvaluateJudge, RunGoldenProbes, LoadPassages,
+        ListCaseCandidates, DraftCase,
     ]  # fmt: skip
 
 
@@ -117,6 +120,7 @@ def activities(
         MemoryActivities(pool, engine),
         CacheActivities(cache or AnswerCache(index)),
         ProbeActivities(pool, index, probe_dir),
+        LiveCaseActivities(pool, index),
     )
     return [fn for boundary in boundaries for fn in boundary.activities()]
 

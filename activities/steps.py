@@ -23,20 +23,26 @@ from activities.contracts import (
     CacheLookupRequest,
     CacheWriteRequest,
     CacheWriteResult,
+    CandidatesRequest,
     CheckRequest,
     ChunkLocator,
     CoverageRead,
     CoverageRequest,
     DocumentGrades,
+    DraftCaseRequest,
     EvidenceRequest,
     ForgetRequest,
     ForgetResult,
     FoundChunks,
+    FreezeRequest,
+    FrozenCorpus,
     IngestFileRequest,
     IngestFileResult,
     LoadSessionRequest,
     PiiPurgeResult,
     ProbeCasesRequest,
+    ProbeHistory,
+    ProbeHistoryRequest,
     ProbeSet,
     ProbeTurn,
     PurgeRequest,
@@ -59,6 +65,8 @@ from activities.contracts import (
     SweepRequest,
     SweepResult,
 )
+from domain.evaluation import EvalCase
+from domain.live_cases import CaseCandidates
 from domain.models import ChunkText, Draft, GroundingReport, Relevance
 
 
@@ -272,6 +280,37 @@ async def postgres_record_probe_run(request: RecordProbeRun) -> RecordedProbeRun
     return _declared()  # type: ignore[no-any-return]
 
 
+@activity.defn(name="postgres_read_probe_history")
+async def postgres_read_probe_history(request: ProbeHistoryRequest) -> ProbeHistory:
+    """Each slice's latest healthy runs (its own healthy rate is read from them).
+    Implemented by `backends/probes.py` `ProbeActivities.read_history`."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="qdrant_freeze_corpus")
+async def qdrant_freeze_corpus(request: FreezeRequest) -> FrozenCorpus:
+    """Freeze the report index as a snapshot named by its corpus version (the probes read it).
+    Implemented by `backends/probes.py` `ProbeActivities.freeze_corpus`."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+# ---- live evaluation ----------------------------------------------------------------
+
+
+@activity.defn(name="postgres_list_case_candidates")
+async def postgres_list_case_candidates(request: CandidatesRequest) -> CaseCandidates:
+    """Turns rated "wrong figure" and turns of failed probes: candidate regression cases.
+    Implemented by `backends/live_cases.py` `LiveCaseActivities.list_candidates`."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="postgres_draft_case")
+async def postgres_draft_case(request: DraftCaseRequest) -> EvalCase:
+    """A settled turn as an unconfirmed regression case, its figures from the reports' facts.
+    Implemented by `backends/live_cases.py` `LiveCaseActivities.draft_case`."""
+    return _declared()  # type: ignore[no-any-return]
+
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -339,6 +378,10 @@ DECLARED: dict[str, Callable[..., Awaitable[Any]]] = {
         postgres_forget_user,
         qdrant_forget_answers,
         probes_load_cases,
+        postgres_read_probe_history,
+        qdrant_freeze_corpus,
+        postgres_list_case_candidates,
+        postgres_draft_case,
         postgres_allocate_probe_turn,
         postgres_record_probe_run,
     )

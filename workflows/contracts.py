@@ -39,6 +39,9 @@ class TurnInput(_Frozen):
     workers that do not (several turn workers): every step but `WITHOUT_INDEX`'s goes
     there, as a regular activity. None (one worker, and turns started before this): the
     turn's own worker runs every step."""
+    snapshot: str | None = None
+    """A golden probe's turn: the corpus version of the frozen snapshot of the index its
+    steps read (`qdrant_freeze_corpus`). None: the live index."""
 
 
 class ClarificationReply(_Frozen):

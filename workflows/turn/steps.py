@@ -12,6 +12,8 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
+    from pydantic import BaseModel
+
     from activities import steps
     from activities.contracts import (
         AnswerGrade,
@@ -79,6 +81,7 @@ class TurnSteps:
         """Run `step` with its own options from the policy table, locally where it may
         (`runs_local`), on the index worker's queue when this worker has no index."""
         options = self.options(step)  # before the step's progress line: it may not start
+        arg = self._on_snapshot(arg)
         self.stream.publish(progress.step_started(step_name(step)))
         elsewhere = self._index_queue(step)
         if elsewhere is not None:
@@ -96,6 +99,16 @@ class TurnSteps:
             )
         self.ledger.traced(result)
         return result
+
+    def _on_snapshot(self, arg: _Arg) -> _Arg:
+        """`arg` to read the turn's frozen snapshot of the index, when it has one and the
+        step reads the index (its request has a `snapshot` field)."""
+        snapshot = self._inp.snapshot
+        if snapshot is None or not isinstance(arg, BaseModel):
+            return arg
+        if "snapshot" not in type(arg).model_fields:
+            return arg
+        return arg.model_copy(update={"snapshot": snapshot})
 
     def options(self, step: Callable[..., Any]) -> ActivityOptions:
         """`step`'s options from the policy table, bounded by the turn's budget."""
@@ -257,6 +270,7 @@ class TurnSteps:
                     SearchRequest(
                         query=sq.query, company=sq.company, fiscal_years=sq.fiscal_years,
                         limit=RETRIEVAL_LIMIT, later_years=sq.later_years,
+                        snapshot=self._inp.snapshot,
                     ),
                     summary=f"{sq.company} fy={sq.fiscal_years or 'any'}",
                     task_queue=self._index_queue(search), **self.options(search),
