@@ -480,6 +480,18 @@ class FrozenCorpus(_Frozen):
 # ---- live evaluation -----------------------------------------------------------------
 
 
+class RecordShadowRequest(_Frozen):
+    live_turn_id: str
+    shadow: TurnResult
+    """The shadow's outcome (its `turn_id` is the live turn's: it answered that question)."""
+    live_config: str = ""
+    shadow_config: str = ""
+
+
+class ShadowRunsRequest(_Frozen):
+    limit: int = Field(default=200, ge=1, le=10_000)
+
+
 class CandidatesRequest(_Frozen):
     limit: int = Field(default=50, ge=1, le=1000)
 

@@ -50,6 +50,7 @@ from activities.contracts import (
     RateBucketPurgeResult,
     RecordedProbeRun,
     RecordProbeRun,
+    RecordShadowRequest,
     RelevanceRequest,
     RememberRequest,
     RewritePlan,
@@ -60,6 +61,7 @@ from activities.contracts import (
     SearchRequest,
     SearchResult,
     Session,
+    ShadowRunsRequest,
     SummarizeRequest,
     SummaryResult,
     SweepRequest,
@@ -68,6 +70,7 @@ from activities.contracts import (
 from domain.evaluation import EvalCase
 from domain.live_cases import CaseCandidates
 from domain.models import ChunkText, Draft, GroundingReport, Relevance
+from domain.shadow import ShadowReport
 
 
 def _declared() -> Any:
@@ -297,6 +300,20 @@ async def qdrant_freeze_corpus(request: FreezeRequest) -> FrozenCorpus:
 # ---- live evaluation ----------------------------------------------------------------
 
 
+@activity.defn(name="postgres_record_shadow")
+async def postgres_record_shadow(request: RecordShadowRequest) -> None:
+    """Record a shadow run's outcome beside its live turn's (nowhere else).
+    Implemented by `backends/shadow.py` `ShadowActivities.record`."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="postgres_read_shadow_runs")
+async def postgres_read_shadow_runs(request: ShadowRunsRequest) -> ShadowReport:
+    """The latest shadow runs beside their live turns, as the A/B report.
+    Implemented by `backends/shadow.py` `ShadowActivities.report`."""
+    return _declared()  # type: ignore[no-any-return]
+
+
 @activity.defn(name="postgres_list_case_candidates")
 async def postgres_list_case_candidates(request: CandidatesRequest) -> CaseCandidates:
     """Turns rated "wrong figure" and turns of failed probes: candidate regression cases.
@@ -382,6 +399,8 @@ DECLARED: dict[str, Callable[..., Awaitable[Any]]] = {
         qdrant_freeze_corpus,
         postgres_list_case_candidates,
         postgres_draft_case,
+        postgres_record_shadow,
+        postgres_read_shadow_runs,
         postgres_allocate_probe_turn,
         postgres_record_probe_run,
     )

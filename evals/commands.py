@@ -149,7 +149,8 @@ def add_parser(sub: Any, auth: Callable[[Settings], dict[str, str]]) -> None:
 
 
 def _add_live(cmds: Any, auth: Callable[[Settings], dict[str, str]]) -> None:
-    """`candidates` and `add-case`: from live turns that went wrong to regression cases."""
+    """`candidates` and `add-case`, from live turns that went wrong to regression cases;
+    `shadow`, the shadow configuration's A/B report."""
     c = cmds.add_parser("candidates", help="turns worth a regression case: rated wrong "
                         "figure, or the turn of a failed golden probe")  # fmt: skip
     _common(c, case=False, sub=True)
@@ -163,6 +164,10 @@ def _add_live(cmds: Any, auth: Callable[[Settings], dict[str, str]]) -> None:
     a.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                    help="print the drafted case")  # fmt: skip
     a.set_defaults(func=lambda args, settings: _run(add_case_command, args, settings, auth))
+    sh = cmds.add_parser("shadow", help="the shadow configuration's A/B report: sampled live "
+                         "turns beside their shadows (TURNSTILE_SHADOW_SAMPLE)")  # fmt: skip
+    _common(sh, case=False, sub=True)
+    sh.set_defaults(func=lambda args, settings: _run(shadow_command, args, settings, auth))
 
 
 def _run(command: Callable[..., Any], args: argparse.Namespace, settings: Settings,
@@ -434,4 +439,13 @@ async def add_case_command(args: argparse.Namespace, settings: Settings,
         print(case.to_line())
     else:
         print(live.render_draft(case, out))
+    return 0
+
+
+async def shadow_command(args: argparse.Namespace, settings: Settings,
+                         auth: Callable[[Settings], dict[str, str]]) -> int:  # fmt: skip
+    async with stack(settings, auth) as target:
+        report = await live.shadow(target.temporal, settings.task_queue,
+                                   _opt(args, "limit") or 200)  # fmt: skip
+    print(report.model_dump_json() if _opt(args, "json") else live.render_shadow(report))
     return 0

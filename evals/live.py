@@ -1,5 +1,6 @@
 """Live evaluation from the command line: the turns worth a regression case, a case drafted
-from one for a reviewer to confirm, and the shadow configuration's A/B report.
+from one for a reviewer to confirm, and the shadow configuration's A/B report (sampled
+live turns beside their shadows: `TURNSTILE_SHADOW_SAMPLE`, `TURNSTILE_SHADOW_ENGINE`).
 
 Drafted cases are appended to a candidates file (evals/candidates/live.jsonl by default),
 one JSON line each, marked `"confirmed": false`: `turnstile eval --mode real --file PATH`
@@ -14,11 +15,12 @@ from pathlib import Path
 from temporalio.client import Client, WorkflowFailureError
 from temporalio.exceptions import ApplicationError
 
-from activities.contracts import CandidatesRequest, DraftCaseRequest
+from activities.contracts import CandidatesRequest, DraftCaseRequest, ShadowRunsRequest
 from domain.evaluation import DRAFTS, CaseError, EvalCase, parse_cases
 from domain.live_cases import CaseCandidate
+from domain.shadow import ShadowReport, Side
 from evals.cases import HOME, SUITE_DIR, relative
-from workflows.live_cases import DraftCase, ListCaseCandidates
+from workflows.live_cases import DraftCase, ListCaseCandidates, ReadShadowRuns
 
 CANDIDATE_DIR = HOME / "candidates"
 DRAFTED = CANDIDATE_DIR / "live.jsonl"
@@ -123,4 +125,39 @@ def render_draft(case: EvalCase, out: Path) -> str:
     for note in case.origin.notes if case.origin else []:
         lines.append(f"  note: {note}")
     lines.append(f"(run it: turnstile eval --mode real --file {relative(out)} --case {case.id})")
+    return "\n".join(lines)
+
+
+async def shadow(temporal: Client, task_queue: str, limit: int) -> ShadowReport:
+    return await temporal.execute_workflow(
+        ReadShadowRuns.run, ShadowRunsRequest(limit=limit),
+        id=f"eval-shadow-{uuid.uuid4().hex[:8]}", task_queue=task_queue,
+        execution_timeout=SHORT_RUN, static_summary="shadow runs beside live turns",
+    )  # fmt: skip
+
+
+def _side(side: Side) -> str:
+    statuses = ", ".join(f"{n} {s}" for s, n in sorted(side.statuses.items()))
+    return (f"{side.config}: {statuses}; {side.high_confidence} at confidence high; "
+            f"{side.mean_unsupported} unsupported claims, {side.mean_citations} citations, "
+            f"{side.mean_model_calls} model calls an answer")  # fmt: skip
+
+
+def render_shadow(report: ShadowReport) -> str:
+    if not report.pairs:
+        return ("no shadow runs recorded: set TURNSTILE_SHADOW_SAMPLE (and "
+                "TURNSTILE_SHADOW_ENGINE) and restart the stack")  # fmt: skip
+    lines = [f"{len(report.pairs)} live turns beside their shadows: "
+             + ", ".join(f"{n} {v}" for v, n in sorted(report.verdicts.items()))]  # fmt: skip
+    lines += [f"  live    {_side(s)}" for s in report.live]
+    lines += [f"  shadow  {_side(s)}" for s in report.shadow]
+    for pair in report.pairs:
+        if pair.verdict == "same":
+            continue
+        live_, shadow_ = pair.live, pair.shadow
+        lines.append(f"{pair.verdict:13} {pair.turn_id}: {pair.question}")
+        lines.append(f"    live   {live_.status} {live_.confidence or '-'} "
+                     f"({live_.unsupported} unsupported): {live_.answer[:100]}")  # fmt: skip
+        lines.append(f"    shadow {shadow_.status} {shadow_.confidence or '-'} "
+                     f"({shadow_.unsupported} unsupported): {shadow_.answer[:100]}")  # fmt: skip
     return "\n".join(lines)

@@ -1,4 +1,5 @@
-"""ListCaseCandidates and DraftCase: from live turns that went wrong to regression cases.
+"""Live evaluation: ListCaseCandidates and DraftCase, from live turns that went wrong to
+regression cases; ReadShadowRuns, the shadow configuration's A/B report.
 
 `turnstile eval candidates` lists the turns worth a case (rated "wrong figure", or the
 turn of a failed golden probe); `turnstile eval add-case --from-turn TURN` drafts one
@@ -11,9 +12,10 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities import steps
-    from activities.contracts import CandidatesRequest, DraftCaseRequest
+    from activities.contracts import CandidatesRequest, DraftCaseRequest, ShadowRunsRequest
     from domain.evaluation import EvalCase
     from domain.live_cases import CaseCandidates
+    from domain.shadow import ShadowReport
     from workflows.policy import step_options
 
 
@@ -34,4 +36,16 @@ class DraftCase:
         return await workflow.execute_activity(
             steps.postgres_draft_case, request, summary=f"draft a case from {request.turn_id}",
             **step_options(steps.postgres_draft_case),
+        )  # fmt: skip
+
+
+@workflow.defn(name="ReadShadowRuns")
+class ReadShadowRuns:
+    """The shadow configuration's A/B report: each sampled live turn beside its shadow."""
+
+    @workflow.run
+    async def run(self, request: ShadowRunsRequest) -> ShadowReport:
+        return await workflow.execute_activity(
+            steps.postgres_read_shadow_runs, request, summary="shadow runs beside live turns",
+            **step_options(steps.postgres_read_shadow_runs),
         )  # fmt: skip

@@ -211,6 +211,14 @@ POLICY: dict[str, StepPolicy] = {
         start_to_close=timedelta(minutes=5), schedule_to_close=timedelta(minutes=20),
         heartbeat=_BEAT,
     ),
+    "postgres_record_shadow": StepPolicy(
+        "closed", "the shadow run fails visibly; the live turn, settled before it began, is"
+        " untouched", "a shadow outcome recorded in part would skew the A/B report",
+        kind="local", heartbeat=_BEAT,
+    ),
+    "postgres_read_shadow_runs": StepPolicy(
+        "closed", "the command fails visibly", "a report with pairs missing would look whole",
+    ),
     "postgres_list_case_candidates": StepPolicy(
         "closed", "the command fails visibly", "a list with rows missing would look complete",
     ),

@@ -24,6 +24,7 @@ with workflow.unsafe.imports_passed_through():
         CoverageRequest,
         EvidenceRequest,
         LoadSessionRequest,
+        RecordShadowRequest,
         RelevanceRequest,
         RememberRequest,
         RewritePlan,
@@ -156,7 +157,8 @@ class TurnSteps:
         """Compress a long conversation's older messages into its summary (fail-open:
         the history stays as it is), and keep what synthesis may be reminded of."""
         summary = session.summary
-        if needs_summary(session.unsummarised):
+        # A shadow run writes nothing to the conversation: it reads the summary as is.
+        if self._inp.shadow_of is None and needs_summary(session.unsummarised):
             self.ledger.count_model_call()
             try:
                 done = await self.run(
@@ -174,6 +176,9 @@ class TurnSteps:
     async def remember_fact(self, user_id: str, preference: Preference) -> bool:
         """Store a stated preference (fail-closed: nothing stored, and the person told)."""
         inp = self._inp
+        if inp.shadow_of is not None:  # a shadow run remembers nothing for anyone
+            self.stream.note("shadow run: the preference is not stored")
+            return True
         try:
             await self.run(
                 steps.postgres_remember_fact,
@@ -369,7 +374,22 @@ class TurnSteps:
             return None
 
     async def save_turn(self, result: TurnResult, final: bool) -> None:
-        """Save the turn as it stands (fail-closed: the turn cannot settle unsaved)."""
+        """Save the turn as it stands (fail-closed: the turn cannot settle unsaved). A
+        shadow run saves nothing of the conversation's: its outcome, once settled, is
+        recorded beside the live turn's, and that is its only write."""
+        plan = self._inp.shadow
+        if self._inp.shadow_of is not None:
+            if final:
+                await self.run(
+                    steps.postgres_record_shadow,
+                    RecordShadowRequest(
+                        live_turn_id=self._inp.shadow_of, shadow=result,
+                        live_config=plan.live_config if plan else "",
+                        shadow_config=plan.shadow_config if plan else "",
+                    ),
+                    summary=f"record beside {self._inp.shadow_of}",
+                )  # fmt: skip
+            return
         await self.run(
             steps.postgres_save_turn, SaveTurnRequest(result=result, final=final),
             summary=f"save {result.status}",
