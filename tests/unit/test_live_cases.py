@@ -213,3 +213,21 @@ def test_a_shadow_engine_setting_is_checked_at_start_up(monkeypatch: pytest.Monk
         with pytest.raises(SettingsError, match=says):
             get_settings()
     get_settings.cache_clear()
+
+
+def test_drafted_cases_run_from_their_file_and_only_from_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli.main import main
+
+    drafted = draft_case(turn("BHP's revenue for FY2024 was US$55,685 million [1]."), [],
+                         FACTS, ["rated wrong figure"], wrong_figure=True)  # fmt: skip
+    path = tmp_path / "live.jsonl"
+    path.write_text(drafted.to_line() + "\n")
+    assert main(["eval", "--mode", "mock", "--file", str(path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [(c["suite"], c["id"], c["passed"]) for c in report["cases"]] == [
+        ("live", "live-turn-c1-2", True)
+    ]
+    assert main(["eval", "--file", str(path), "--suite", "boundary"]) == 2
+    assert capsys.readouterr().err.strip() == "turnstile: give --file or --suite, not both"
