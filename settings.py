@@ -64,6 +64,29 @@ def _parse_prices(text: str) -> dict[str, tuple[float, float]]:
         ) from None
 
 
+SHADOW_FIELDS = (
+    "engine", "openai_base_url", "openai_api_key", "openai_structured_output", "model_route",
+    "model_grade", "model_synthesize", "model_judge", "model_summarize",
+    "model_timeout_seconds", "model_temperature", "context_budget_chars",
+    "context_budget_tokens",
+)  # fmt: skip
+"""The settings a shadow configuration may set (`TURNSTILE_SHADOW_ENGINE`)."""
+
+
+def _parse_shadow(text: str) -> dict[str, object]:
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        raise ValueError('must be a JSON object of engine settings, like {"engine": "openai"}'
+                         ) from None  # fmt: skip
+    if not isinstance(parsed, dict):
+        raise ValueError("must be a JSON object of engine settings")
+    unknown = sorted(set(parsed) - set(SHADOW_FIELDS))
+    if unknown:
+        raise ValueError(f"{unknown[0]!r} is not an engine setting: use {', '.join(SHADOW_FIELDS)}")
+    return parsed
+
+
 class EngineName(StrEnum):
     """Which engine runs a turn's model steps (`worker.make_engine` builds it)."""
 
@@ -191,6 +214,16 @@ class Settings(BaseSettings):
     def _empty_temperature(cls, value: object) -> object:
         return None if value == "" else value
 
+    shadow_sample: Annotated[float, Field(ge=0, le=1)] = 0.0
+    """The share of live questions a second engine configuration answers as well, in
+    shadow (`shadow_engine`), on its own task queue: 0, none. The shadow's answer is never
+    shown and never written to the conversation, the answer cache or the decision
+    record; both outcomes go side by side to `turnstile eval shadow`."""
+    shadow_engine: SecretStr | None = None
+    """The shadow configuration: a JSON object of the engine settings it changes, named
+    as their variables are without the prefix (`{"engine": "openai", "openai_base_url":
+    "http://…", "openai_api_key": "…", "model_synthesize": "gpt-4.1"}`). Unset: the live
+    configuration itself (a shadow then shows how much its answers vary run to run)."""
     clarification_timeout_seconds: Seconds = 24 * 3600.0
     decision_retention_days: Annotated[int, Field(ge=1, le=36_500)] = 365
     """Decision records older than this are purged by the daily retention schedule."""
@@ -265,6 +298,34 @@ class Settings(BaseSettings):
             _parse_api_keys(value.get_secret_value())
         return value
 
+    @field_validator("shadow_engine")
+    @classmethod
+    def _shadow_engine(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            _parse_shadow(value.get_secret_value())
+        return value
+
+    def shadow_settings(self) -> "Settings":
+        """These settings with the shadow configuration's engine settings in place."""
+        overrides = (
+            _parse_shadow(self.shadow_engine.get_secret_value()) if self.shadow_engine else {}
+        )
+        merged = {**dict(self), **overrides, "shadow_sample": 0.0, "shadow_engine": None}
+        return type(self).model_validate(merged)
+
+    @property
+    def shadow_task_queue(self) -> str:
+        """The queue of the shadow worker (the index holder runs it beside its own)."""
+        return f"{self.task_queue}-shadow"
+
+    @property
+    def engine_label(self) -> str:
+        """The engine configuration in a few words, as the A/B report names each side."""
+        if self.engine == EngineName.OFFLINE:
+            return "offline"
+        return (f"openai: synthesize {self.model_synthesize}, judge {self.model_judge}, "
+                f"route {self.model_route}")  # fmt: skip
+
     @field_validator("payload_key")
     @classmethod
     def _payload_key(cls, value: SecretStr | None) -> SecretStr | None:
@@ -335,6 +396,11 @@ class Settings(BaseSettings):
                 f"{ENV_PREFIX}EVIDENCE_BUDGET_TOKENS must not be above "
                 f"{ENV_PREFIX}CONTEXT_BUDGET_TOKENS (it is a share of it)"
             )
+        if self.shadow_sample > 0:
+            try:
+                self.shadow_settings()
+            except ValidationError as exc:
+                raise ValueError(f"{ENV_PREFIX}SHADOW_ENGINE: {one_line(exc)}") from None
         if self.cache_hint_similarity > self.cache_hit_similarity:
             raise ValueError(
                 f"{ENV_PREFIX}CACHE_HINT_SIMILARITY must not be above "

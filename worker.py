@@ -46,6 +46,7 @@ from backends.embeddings import (
     VectorCache,
 )
 from backends.engines.protocol import Engine
+from backends.live_cases import LiveCaseActivities
 from backends.memory import CacheActivities, MemoryActivities
 from backends.model_steps import GroundingActivities, ModelActivities
 from backends.probes import ProbeActivities
@@ -53,6 +54,7 @@ from backends.report_activities import ReportActivities
 from backends.reports import ReportIndex, open_qdrant
 from backends.rerank import CohereReranker
 from backends.sessions import SessionActivities
+from backends.shadow import ShadowActivities
 from backends.steplog import StepLog
 from backends.turn_sweeper import SweepActivities
 from db.migrate import migrate
@@ -64,6 +66,7 @@ from workflows.chat_turn import ChatTurn
 from workflows.evaluation import EvaluateJudge, EvaluateRetrieval, EvaluateRouting
 from workflows.forget import ForgetUser
 from workflows.ingest import IngestDocuments
+from workflows.live_cases import DraftCase, ListCaseCandidates, ReadShadowRuns
 from workflows.passages import LoadPassages
 from workflows.policy import WITHOUT_INDEX
 from workflows.probes import (
@@ -92,6 +95,7 @@ def workflows() -> Sequence[type]:
     return [
         ChatTurn, IngestDocuments, SearchReports, SweepTurns, PurgeDecisionRecords, ForgetUser,
         EvaluateRouting, EvaluateRetrieval, EvaluateJudge, RunGoldenProbes, LoadPassages,
+        ListCaseCandidates, DraftCase, ReadShadowRuns,
     ]  # fmt: skip
 
 
@@ -118,6 +122,8 @@ def activities(
         MemoryActivities(pool, engine),
         CacheActivities(cache or AnswerCache(index)),
         ProbeActivities(pool, index, probe_dir),
+        LiveCaseActivities(pool, index),
+        ShadowActivities(pool),
     )
     return [fn for boundary in boundaries for fn in boundary.activities()]
 
@@ -435,13 +441,35 @@ async def run_worker(settings: Settings) -> None:
         loop.add_signal_handler(sig, stop.set)
     worker_id = f"{socket.gethostname()}:{os.getpid()}"
     beat = asyncio.create_task(_heartbeat(pool, index, worker_id, settings.task_queue))
-    async with worker, turns or contextlib.nullcontext():
+    shadow = shadow_worker(client, settings, index, pool) if settings.shadow_sample > 0 else None
+    async with worker, turns or contextlib.nullcontext(), shadow or contextlib.nullcontext():
         log.info("worker polling %s", settings.task_queue)
         await stop.wait()
     beat.cancel()
     refresh.cancel()
     await pool.close()
     qdrant.close()
+
+
+def shadow_worker(
+    client: Client, settings: Settings, index: ReportIndex, pool: AsyncConnectionPool
+) -> Worker:
+    """The shadow configuration's worker (TURNSTILE_SHADOW_SAMPLE): ChatTurn and every
+    step with the shadow's engine, on its own queue, in the process that holds the index
+    (its steps read it). A shadow run writes only its record (`TurnInput.shadow_of`)."""
+    shadow = settings.shadow_settings()
+    log.info("shadow runs of %.0f%% of questions on %s: %s", 100 * settings.shadow_sample,
+             settings.shadow_task_queue, shadow.engine_label)  # fmt: skip
+    served = activities(
+        index, pool, make_engine(shadow, index.embedder),
+        {m: Price(input=i, output=o) for m, (i, o) in settings.prices.items()},
+        make_cache(settings, index), shadow.context_budget, settings.probe_dir, settings.ocr,
+    )  # fmt: skip
+    return Worker(
+        client, task_queue=settings.shadow_task_queue, workflows=[ChatTurn],
+        activities=served, interceptors=[StepLog(), PinCoverage()],
+        sticky_queue_schedule_to_start_timeout=timedelta(seconds=2),
+    )  # fmt: skip
 
 
 def keep_bytecode(settings: Settings) -> None:

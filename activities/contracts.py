@@ -31,7 +31,15 @@ MAX_YEARS = 50
 """The most fiscal years one search may name."""
 
 
-class SearchRequest(_Frozen):
+class _OnIndex(_Frozen):
+    """A request to a step that reads the report index."""
+
+    snapshot: str | None = None
+    """The corpus version of a frozen snapshot to read instead of the live index (a
+    golden-probe turn's); None: the live index."""
+
+
+class SearchRequest(_OnIndex):
     query: str = Field(max_length=4000)
     company: str | None = None
     fiscal_years: list[int] = Field(default_factory=list, max_length=MAX_YEARS)
@@ -162,7 +170,7 @@ class IngestResult(_Frozen):
 # Engines receive chunk TEXT; the activities load it from Qdrant by id (claim check).
 
 
-class RouteRequest(_Frozen):
+class RouteRequest(_OnIndex):
     question: str
 
 
@@ -176,7 +184,7 @@ class RouteDecision(_Frozen):
     """The model calls behind this result (the model engine only): the turn's trace."""
 
 
-class RewriteRequest(_Frozen):
+class RewriteRequest(_OnIndex):
     question: str
     slots: Slots
 
@@ -196,7 +204,7 @@ class EvidenceRank(_Frozen):
     score: float
 
 
-class EvidenceRequest(_Frozen):
+class EvidenceRequest(_OnIndex):
     """A question plus the ids of the chunks to judge or answer from, in source order."""
 
     question: str
@@ -218,13 +226,13 @@ class DocumentGrades(_Frozen):
     """The model calls behind this result (the model engine only): the turn's trace."""
 
 
-class CheckRequest(_Frozen):
+class CheckRequest(_OnIndex):
     question: str
     answer: str
     chunk_ids: list[str]
 
 
-class RelevanceRequest(_Frozen):
+class RelevanceRequest(_OnIndex):
     """A draft to check against its question: does it address what was asked?"""
 
     question: str
@@ -242,7 +250,7 @@ class AnswerGrade(_Frozen):
     """The model calls behind this result (the model engine only): the turn's trace."""
 
 
-class CoverageRequest(_Frozen):
+class CoverageRequest(_OnIndex):
     max_age_seconds: float = 2.0
     """How old a reading of the registry may be (a worker reads it at most this often)."""
 
@@ -452,6 +460,60 @@ class ProbeIncident(_Frozen):
 
 class RecordedProbeRun(_Frozen):
     incidents: list[ProbeIncident] = Field(default_factory=list)
+
+
+class ProbeHistoryRequest(_Frozen):
+    scope: str
+    slices: list[str]
+    runs: int = Field(default=20, ge=1, le=1000)
+    """How many of each slice's latest healthy runs to read."""
+
+
+class ProbeHistory(_Frozen):
+    slices: dict[str, list[tuple[int, int]]] = Field(default_factory=dict)
+    """Slice → (cases, passed) of its latest runs that did not breach, newest first."""
+
+
+class FreezeRequest(_Frozen):
+    scope: str
+    """Whose probe runs decide which snapshots are still in use (the task queue)."""
+    keep: int = Field(default=3, ge=1, le=100)
+    """Snapshots kept: the one frozen now and those of the latest recorded runs."""
+    corpus_version: str | None = None
+    """Read this earlier snapshot instead of freezing the index as it stands (it must
+    still be kept); None: freeze now."""
+
+
+class FrozenCorpus(_Frozen):
+    corpus_version: str
+    """The snapshot's name: the corpus version the index held when it was frozen."""
+    created: bool
+    """Whether this call made the copy (False: that version was frozen before)."""
+    dropped: list[str] = Field(default_factory=list)
+    """Older snapshots deleted (no recent run used them)."""
+
+
+# ---- live evaluation -----------------------------------------------------------------
+
+
+class RecordShadowRequest(_Frozen):
+    live_turn_id: str
+    shadow: TurnResult
+    """The shadow's outcome (its `turn_id` is the live turn's: it answered that question)."""
+    live_config: str = ""
+    shadow_config: str = ""
+
+
+class ShadowRunsRequest(_Frozen):
+    limit: int = Field(default=200, ge=1, le=10_000)
+
+
+class CandidatesRequest(_Frozen):
+    limit: int = Field(default=50, ge=1, le=1000)
+
+
+class DraftCaseRequest(_Frozen):
+    turn_id: str = Field(min_length=1, max_length=200)
 
 
 class ChunkLocator(_Frozen):

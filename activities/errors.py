@@ -19,3 +19,7 @@ class ErrorType:
 
 def invalid_input(message: str) -> ApplicationError:
     return ApplicationError(message, type=ErrorType.INVALID_INPUT, non_retryable=True)
+
+
+def not_found(message: str) -> ApplicationError:
+    return ApplicationError(message, type=ErrorType.NOT_FOUND, non_retryable=True)

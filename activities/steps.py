@@ -23,20 +23,26 @@ from activities.contracts import (
     CacheLookupRequest,
     CacheWriteRequest,
     CacheWriteResult,
+    CandidatesRequest,
     CheckRequest,
     ChunkLocator,
     CoverageRead,
     CoverageRequest,
     DocumentGrades,
+    DraftCaseRequest,
     EvidenceRequest,
     ForgetRequest,
     ForgetResult,
     FoundChunks,
+    FreezeRequest,
+    FrozenCorpus,
     IngestFileRequest,
     IngestFileResult,
     LoadSessionRequest,
     PiiPurgeResult,
     ProbeCasesRequest,
+    ProbeHistory,
+    ProbeHistoryRequest,
     ProbeSet,
     ProbeTurn,
     PurgeRequest,
@@ -44,6 +50,7 @@ from activities.contracts import (
     RateBucketPurgeResult,
     RecordedProbeRun,
     RecordProbeRun,
+    RecordShadowRequest,
     RelevanceRequest,
     RememberRequest,
     RewritePlan,
@@ -54,12 +61,16 @@ from activities.contracts import (
     SearchRequest,
     SearchResult,
     Session,
+    ShadowRunsRequest,
     SummarizeRequest,
     SummaryResult,
     SweepRequest,
     SweepResult,
 )
+from domain.evaluation import EvalCase
+from domain.live_cases import CaseCandidates
 from domain.models import ChunkText, Draft, GroundingReport, Relevance
+from domain.shadow import ShadowReport
 
 
 def _declared() -> Any:
@@ -272,6 +283,51 @@ async def postgres_record_probe_run(request: RecordProbeRun) -> RecordedProbeRun
     return _declared()  # type: ignore[no-any-return]
 
 
+@activity.defn(name="postgres_read_probe_history")
+async def postgres_read_probe_history(request: ProbeHistoryRequest) -> ProbeHistory:
+    """Each slice's latest healthy runs (its own healthy rate is read from them).
+    Implemented by `backends/probes.py` `ProbeActivities.read_history`."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="qdrant_freeze_corpus")
+async def qdrant_freeze_corpus(request: FreezeRequest) -> FrozenCorpus:
+    """Freeze the report index as a snapshot named by its corpus version (the probes read it).
+    Implemented by `backends/probes.py` `ProbeActivities.freeze_corpus`."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+# ---- live evaluation ----------------------------------------------------------------
+
+
+@activity.defn(name="postgres_record_shadow")
+async def postgres_record_shadow(request: RecordShadowRequest) -> None:
+    """Record a shadow run's outcome beside its live turn's (nowhere else).
+    Implemented by `backends/shadow.py` `ShadowActivities.record`."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="postgres_read_shadow_runs")
+async def postgres_read_shadow_runs(request: ShadowRunsRequest) -> ShadowReport:
+    """The latest shadow runs beside their live turns, as the A/B report.
+    Implemented by `backends/shadow.py` `ShadowActivities.report`."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="postgres_list_case_candidates")
+async def postgres_list_case_candidates(request: CandidatesRequest) -> CaseCandidates:
+    """Turns rated "wrong figure" and turns of failed probes: candidate regression cases.
+    Implemented by `backends/live_cases.py` `LiveCaseActivities.list_candidates`."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="postgres_draft_case")
+async def postgres_draft_case(request: DraftCaseRequest) -> EvalCase:
+    """A settled turn as an unconfirmed regression case, its figures from the reports' facts.
+    Implemented by `backends/live_cases.py` `LiveCaseActivities.draft_case`."""
+    return _declared()  # type: ignore[no-any-return]
+
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -339,6 +395,12 @@ DECLARED: dict[str, Callable[..., Awaitable[Any]]] = {
         postgres_forget_user,
         qdrant_forget_answers,
         probes_load_cases,
+        postgres_read_probe_history,
+        qdrant_freeze_corpus,
+        postgres_list_case_candidates,
+        postgres_draft_case,
+        postgres_record_shadow,
+        postgres_read_shadow_runs,
         postgres_allocate_probe_turn,
         postgres_record_probe_run,
     )

@@ -37,10 +37,11 @@ from api.errors import ApiError
 from api.metrics import TURNS_STARTED
 from api.turn_schemas import TurnRequest, prefers_async
 from db import reconcile, turns
+from domain.shadow import sampled
 from domain.turns import OPEN, SETTLED, WAITING, TurnResult
 from settings import EngineName, Settings
 from workflows.chat_turn import ChatTurn
-from workflows.contracts import CancelRequest, ClarificationReply, TurnInput
+from workflows.contracts import CancelRequest, ClarificationReply, ShadowPlan, TurnInput
 from workflows.turn_start import start_options
 
 
@@ -195,7 +196,21 @@ def turn_input(
         turn_budget_seconds=settings.turn_budget_seconds,
         # Several workers: turns on theirs, index steps on the index holder's.
         index_task_queue=settings.task_queue if settings.workers > 1 else None,
+        shadow=shadow_plan(settings, alloc.turn_id),
     )
+
+
+def shadow_plan(settings: Settings, turn_id: str) -> ShadowPlan | None:
+    """The turn's shadow when it is in the TURNSTILE_SHADOW_SAMPLE sample (decided by
+    its id), else None."""
+    if not sampled(turn_id, settings.shadow_sample):
+        return None
+    shadow = settings.shadow_settings()
+    return ShadowPlan(
+        task_queue=settings.shadow_task_queue,
+        engine_in_process=shadow.engine == EngineName.OFFLINE,
+        live_config=settings.engine_label, shadow_config=shadow.engine_label,
+    )  # fmt: skip
 
 
 async def start(

@@ -15,6 +15,7 @@ ships such an adapter (Edge's API is its own and still moves: the package is pin
 A shard directory is held by one process, as local mode's folder was: the worker.
 """
 
+import shutil
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -87,6 +88,32 @@ def _vector(vector: Any) -> Any:
     if isinstance(vector, dict):
         return {name: _vector(v) for name, v in vector.items()}
     return list(vector)
+
+
+def _client_vector(vector: Any) -> Any:
+    """An Edge record's vector(s) as qdrant-client's models (a copy upserts them back)."""
+    if isinstance(vector, dict):
+        return {name: _client_vector(v) for name, v in vector.items()}
+    if isinstance(vector, edge.SparseVector):
+        return models.SparseVector(indices=list(vector.indices), values=list(vector.values))
+    return list(vector)
+
+
+@dataclass(frozen=True)
+class _Record:
+    id: Any
+    payload: Any
+    vector: Any
+
+
+@dataclass(frozen=True)
+class _Named:
+    name: str
+
+
+@dataclass(frozen=True)
+class _Collections:
+    collections: list[_Named]
 
 
 def _nearest(query: Any, using: str | None) -> Any:
@@ -198,13 +225,30 @@ class EdgeClient:
         limit: int = 10,
         offset: Any = None,
         with_payload: Any = True,
+        with_vectors: bool = False,
     ) -> tuple[list[Any], Any]:
         request = edge.ScrollRequest(
             offset=offset, limit=limit, filter=_filter(scroll_filter),
-            with_payload=_payload(with_payload), with_vector=False,
+            with_payload=_payload(with_payload), with_vector=with_vectors,
         )  # fmt: skip
         records, next_offset = self._shard(name).scroll(request)
+        if with_vectors:
+            return [
+                _Record(r.id, r.payload, _client_vector(r.vector)) for r in records
+            ], next_offset
         return list(records), next_offset
+
+    def get_collections(self) -> "_Collections":
+        with self._lock:
+            names = {p.name for p in self.root.iterdir() if (p / "edge_config.json").exists()}
+            return _Collections([_Named(n) for n in sorted(names | set(self._shards))])
+
+    def delete_collection(self, name: str) -> None:
+        with self._lock:
+            shard = self._shards.pop(name, None)
+            if shard is not None:
+                shard.close()
+            shutil.rmtree(self._dir(name), ignore_errors=True)
 
     def retrieve(self, name: str, ids: Sequence[Any], with_payload: Any = True) -> list[Any]:
         return list(self._shard(name).retrieve(list(ids), _payload(with_payload), False))

@@ -32,7 +32,7 @@ from backends.embeddings import similarity_of
 from backends.engines.calls import recording
 from backends.engines.protocol import Engine
 from backends.heartbeat import heartbeating
-from backends.reports import ReportIndex
+from backends.reports import ReportIndex, read_index
 from domain.companies import companies, display_name, proper_names
 from domain.evidence import strip_instructions
 from domain.grounding import check_numbers
@@ -42,13 +42,16 @@ from domain.models import ChunkText, Draft, GroundingReport, Relevance
 from domain.relevance import check_relevance
 
 
-async def load_evidence(index: ReportIndex, chunk_ids: list[str]) -> list[ChunkText]:
-    """Load chunks in the given order with instruction-like lines removed.
+async def load_evidence(
+    index: ReportIndex, chunk_ids: list[str], snapshot: str | None = None
+) -> list[ChunkText]:
+    """Load chunks in the given order with instruction-like lines removed, from the live
+    index or from the frozen snapshot `snapshot` names.
 
     Raises a non-retryable InvalidInput when a chunk is gone (re-ingested mid-turn):
     source numbering must match the workflow's list exactly.
     """
-    chunks = await asyncio.to_thread(index.get_chunks, chunk_ids)
+    chunks = await asyncio.to_thread(read_index(index, snapshot).get_chunks, chunk_ids)
     if len(chunks) != len(chunk_ids):
         found = {c.chunk_id for c in chunks}
         missing = [c for c in chunk_ids if c not in found]
@@ -98,18 +101,22 @@ class ModelActivities:
             with recording() as calls:
                 decision = await self.engine.route(request.question)
             if decision.route != "direct_answer" and not decision.slots.companies:
-                decision = await asyncio.to_thread(self._owner_of_names, request.question,
-                                                   decision)  # fmt: skip
+                index = read_index(self.index, request.snapshot)
+                decision = await asyncio.to_thread(self._owner_of_names, index,
+                                                   request.question, decision)  # fmt: skip
         return decision.model_copy(update={"model_calls": calls})
 
-    def _owner_of_names(self, question: str, decision: RouteDecision) -> RouteDecision:
+    @staticmethod
+    def _owner_of_names(
+        index: ReportIndex, question: str, decision: RouteDecision
+    ) -> RouteDecision:
         """A question naming no company but a name only some companies' reports use
         ("When did the Oyu Tolgoi underground mine start producing?") is about those
         companies: the reports say whose the name is, so no list of assets is needed.
         A name every company's reports use (a city, "Board") says nothing."""
         owners: set[str] = set()
         for name in proper_names(question):
-            found = self.index.companies_naming(name)
+            found = index.companies_naming(name)
             if found and len(found) <= MAX_OWNERS:
                 owners |= found
         if not owners or len(owners) > MAX_OWNERS:
@@ -142,7 +149,7 @@ class ModelActivities:
     async def grade_documents(self, request: EvidenceRequest) -> DocumentGrades:
         """Judge each chunk's relevance; returns validated, unique, in-range indices."""
         async with heartbeating():
-            chunks = await load_evidence(self.index, request.chunk_ids)
+            chunks = await load_evidence(self.index, request.chunk_ids, request.snapshot)
             with recording() as calls:
                 grades = await self.engine.grade_documents(request.question, request.slots, chunks)
         keep = sorted({i for i in grades.keep if 0 <= i < len(chunks)})
@@ -154,7 +161,7 @@ class ModelActivities:
         excerpts at the ends. A marker naming an excerpt left out is taken out of the
         draft: the model never read it (`Draft.left_out` names those excerpts)."""
         async with heartbeating():
-            sources = await load_evidence(self.index, request.chunk_ids)
+            sources = await load_evidence(self.index, request.chunk_ids, request.snapshot)
             context = assemble_context(
                 request.question, excerpts(sources, request.ranked), request.memory,
                 self.context_budget, self.engine.context_size, self.evidence_budget,
@@ -178,7 +185,7 @@ class ModelActivities:
     async def grade_answer(self, request: CheckRequest) -> AnswerGrade:
         """The judge: independent of the synthesiser; sees only answer and evidence."""
         async with heartbeating():
-            sources = await load_evidence(self.index, request.chunk_ids)
+            sources = await load_evidence(self.index, request.chunk_ids, request.snapshot)
             with recording() as calls:
                 grade = await self.engine.grade_answer(request.question, request.answer, sources)
         return grade.model_copy(update={"model_calls": calls})
@@ -198,7 +205,7 @@ class GroundingActivities:
         the question, the answer and the cited chunks, never the draft's own gap list);
         meaning by the worker's embedder. An activity because it needs chunk text."""
         async with heartbeating():
-            sources = await load_evidence(self.index, request.chunk_ids)
+            sources = await load_evidence(self.index, request.chunk_ids, request.snapshot)
             similarity = similarity_of(self.index.embedder)
             return await asyncio.to_thread(
                 check_relevance, request.question, request.answer, sources, request.derived,
@@ -209,5 +216,5 @@ class GroundingActivities:
     async def check_numbers(self, request: CheckRequest) -> GroundingReport:
         """Deterministic numeric grounding; an activity only because it needs chunk text."""
         async with heartbeating():
-            sources = await load_evidence(self.index, request.chunk_ids)
+            sources = await load_evidence(self.index, request.chunk_ids, request.snapshot)
         return check_numbers(request.answer, sources, request.question)

@@ -17,7 +17,11 @@ from temporalio import activity
 from activities import steps
 from activities.contracts import (
     AllocateProbeTurn,
+    FreezeRequest,
+    FrozenCorpus,
     ProbeCasesRequest,
+    ProbeHistory,
+    ProbeHistoryRequest,
     ProbeIncident,
     ProbeSet,
     ProbeTurn,
@@ -26,8 +30,9 @@ from activities.contracts import (
 )
 from activities.errors import invalid_input
 from activities.steps import implements
+from backends.heartbeat import heartbeating
 from backends.metrics import turn_metrics
-from backends.reports import ReportIndex
+from backends.reports import ReportIndex, read_index
 from db import probes, turns
 from domain.evaluation import SLICES, CaseError, incident_due, parse_cases
 
@@ -43,7 +48,10 @@ class ProbeActivities:
 
     def activities(self) -> list[Callable[..., Any]]:
         """This class's activities, bound, for the worker's registry."""
-        return [self.load_cases, self.allocate_turn, self.record_run]
+        return [
+            self.load_cases, self.allocate_turn, self.record_run, self.read_history,
+            self.freeze_corpus,
+        ]  # fmt: skip
 
     @implements(steps.probes_load_cases)
     async def load_cases(self, request: ProbeCasesRequest) -> ProbeSet:
@@ -81,6 +89,7 @@ class ProbeActivities:
                 recorded = await probes.record_run(
                     conn, request.scope, request.run_id, run.slice, run.cases, run.passed,
                     run.threshold, run.breached, run.failed, request.corpus_version,
+                    run.failed_turns, run.healthy_rate,
                 )  # fmt: skip
                 if recorded.stored:
                     metrics.observe_probe(run.slice, run.cases, run.passed, run.breached)
@@ -103,3 +112,33 @@ class ProbeActivities:
                                   previous_run_id=previous)
                 )  # fmt: skip
         return RecordedProbeRun(incidents=opened)
+
+    @implements(steps.postgres_read_probe_history)
+    async def read_history(self, request: ProbeHistoryRequest) -> ProbeHistory:
+        """Each slice's latest healthy runs, for its own healthy rate."""
+        async with self.pool.connection() as conn:
+            return ProbeHistory(slices={
+                name: await probes.healthy_history(conn, request.scope, name, request.runs)
+                for name in request.slices
+            })  # fmt: skip
+
+    @implements(steps.qdrant_freeze_corpus)
+    async def freeze_corpus(self, request: FreezeRequest) -> FrozenCorpus:
+        """Freeze the index as it stands (a copy named by its corpus version, made once),
+        and drop the snapshots no recent run of the scope used. Idempotent. With a
+        version named, that snapshot is read instead (InvalidInput when it is gone)."""
+        async with heartbeating():
+            if request.corpus_version is not None:
+                read_index(self.index, request.corpus_version)  # raises when it is gone
+                return FrozenCorpus(corpus_version=request.corpus_version, created=False)
+            version, created = await asyncio.to_thread(self.index.freeze)
+            async with self.pool.connection() as conn:
+                keep = {version, *await probes.recent_versions(conn, request.scope,
+                                                               request.keep - 1)}  # fmt: skip
+            held = await asyncio.to_thread(self.index.snapshot_versions)
+            dropped = [v for v in held if v not in keep]
+            for old in dropped:
+                await asyncio.to_thread(self.index.drop_snapshot, old)
+        if created:
+            activity.logger.info("froze the index at corpus %s for the probes", version)
+        return FrozenCorpus(corpus_version=version, created=created, dropped=dropped)

@@ -26,7 +26,7 @@ from activities.contracts import (
 from activities.steps import implements
 from backends.coverage import CoverageReader, reader_for
 from backends.heartbeat import heartbeating
-from backends.reports import ReportIndex
+from backends.reports import ReportIndex, read_index
 from db import companies as companies_db
 from db import documents, facts
 from domain.companies import Company, coverage, pinned
@@ -66,7 +66,9 @@ class ReportActivities:
     @implements(steps.postgres_read_coverage)
     async def read_coverage(self, request: CoverageRequest) -> CoverageRead:
         """The companies whose reports the index holds, as the registry describes them."""
-        found, stale = await self.coverage.read(request.max_age_seconds)
+        reader = (self.coverage if request.snapshot is None
+                  else reader_for(read_index(self.index, request.snapshot), self.pool))  # fmt: skip
+        found, stale = await reader.read(request.max_age_seconds)
         return CoverageRead(companies=found, stale=stale)
 
     @implements(steps.qdrant_search_chunks)
@@ -74,8 +76,9 @@ class ReportActivities:
         """Hybrid search (dense + BM25, RRF). Read-only, so safe to retry."""
         notes: list[str] = []
         async with heartbeating():
+            index = read_index(self.index, request.snapshot)
             hits = await asyncio.to_thread(
-                self.index.search,
+                index.search,
                 request.query,
                 request.company,
                 request.fiscal_years,

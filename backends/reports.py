@@ -20,6 +20,7 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.conversions.common_types import PointId
 
 from activities.contracts import IngestFileResult
+from activities.errors import invalid_input
 from backends.edge import EdgeClient
 from backends.embeddings import Embedder, collection_name, embed_documents
 from backends.rerank import RERANK_POOL, CohereReranker, RerankUnavailable
@@ -33,6 +34,9 @@ from ingestion.documents import (
     parse_document,
 )
 
+SNAPSHOT_MARK = "@"
+"""A snapshot's collection is the live one's name, this mark and its corpus version."""
+COPY_BATCH = 256
 LATER_REPORT_HITS = 3
 """Hits a search adds from later reports (restated comparatives) after the main ones."""
 
@@ -78,20 +82,32 @@ def open_qdrant(
     return QdrantClient(path=str(path))
 
 
+class SnapshotMissing(LookupError):
+    """No frozen snapshot of the index for that corpus version."""
+
+
 class ReportIndex:
-    """The report-chunk collection of one embedding model."""
+    """The report-chunk collection of one embedding model, or a frozen snapshot of it
+    (`at`): a copy named by the corpus version it held, read like the live one."""
 
     def __init__(
-        self, client: IndexClient, embedder: Embedder, reranker: "CohereReranker | None" = None
-    ) -> None:
+        self, client: IndexClient, embedder: Embedder, reranker: "CohereReranker | None" = None,
+        *, snapshot_of: "ReportIndex | None" = None, version: str | None = None,
+    ) -> None:  # fmt: skip
         self.client = client
         self.embedder = embedder
-        self.collection = collection_name("reports", embedder.name, embedder.dimension)
+        live = collection_name("reports", embedder.name, embedder.dimension)
+        self.collection = live if version is None else f"{live}{SNAPSHOT_MARK}{version}"
         self.reranker = reranker
-        # Local-mode Qdrant is not safe for concurrent use from several threads.
-        self._lock = threading.RLock()
+        self._live = snapshot_of
+        # Local-mode Qdrant is not safe for concurrent use from several threads: a
+        # snapshot shares its live index's client, so it shares the lock too.
+        self._lock: threading.RLock = (
+            threading.RLock() if snapshot_of is None else snapshot_of._lock
+        )
         self._version: str | None = None
         self._reports: dict[str, tuple[int, ...]] = {}
+        self._snapshots: dict[str, ReportIndex] = {}
 
     @property
     def corpus_id(self) -> str:
@@ -100,6 +116,8 @@ class ReportIndex:
         A local folder is named by its resolved path and a server by its URL (never its
         key), so each test's throwaway index has registrations of its own.
         """
+        if self._live is not None:  # a snapshot answers to its live index's registry
+            return self._live.corpus_id
         options = self.client.init_options
         if options.get("path"):
             where = f"local:{Path(str(options['path'])).resolve()}"
@@ -110,6 +128,71 @@ class ReportIndex:
         else:
             where = str(options.get("location") or ":memory:")
         return f"{where}#{self.collection}"
+
+    def at(self, version: str | None) -> "ReportIndex":
+        """This index (`version` None), or its frozen snapshot of corpus `version`.
+
+        Raises SnapshotMissing when no snapshot of that version was frozen (`freeze`)."""
+        if version is None:
+            return self
+        live = self._live or self
+        with self._lock:
+            found = live._snapshots.get(version)
+            if found is None:
+                found = ReportIndex(self.client, self.embedder, self.reranker,
+                                    snapshot_of=live, version=version)  # fmt: skip
+                if not self.client.collection_exists(found.collection):
+                    raise SnapshotMissing(f"no snapshot of the index at corpus {version}")
+                live._snapshots[version] = found
+            return found
+
+    def freeze(self) -> tuple[str, bool]:
+        """Copy the live index as it stands into a collection named by its corpus version
+        (points, vectors and payloads as they are: nothing is embedded again), unless one
+        exists. Returns the version and whether this call made the copy.
+
+        Under the index's lock, so no ingestion lands halfway through the copy; a copy
+        left short by an interrupted freeze (fewer points than the index) is made again."""
+        with self._lock:
+            version = self.corpus_version()
+            frozen = ReportIndex(self.client, self.embedder, self.reranker,
+                                 snapshot_of=self, version=version)  # fmt: skip
+            expected = self.chunk_count()
+            if self.client.collection_exists(frozen.collection):
+                if frozen.chunk_count() == expected:
+                    return version, False
+                self.client.delete_collection(frozen.collection)
+            frozen.ensure_collection()
+            offset: PointId | None = None
+            while True:
+                records, offset = self.client.scroll(
+                    self.collection, limit=COPY_BATCH, offset=offset, with_payload=True,
+                    with_vectors=True,
+                )  # fmt: skip
+                points = [
+                    models.PointStruct(id=r.id, vector=_vectors(r.vector), payload=r.payload)
+                    for r in records
+                ]
+                if points:
+                    self.client.upsert(frozen.collection, points=points)
+                if offset is None:
+                    break
+            return version, True
+
+    def snapshot_versions(self) -> list[str]:
+        """The corpus versions this index has frozen snapshots of."""
+        prefix = f"{self.collection}{SNAPSHOT_MARK}"
+        with self._lock:
+            names = [c.name for c in self.client.get_collections().collections]
+        return sorted(n.removeprefix(prefix) for n in names if n.startswith(prefix))
+
+    def drop_snapshot(self, version: str) -> None:
+        """Delete the frozen snapshot of corpus `version` (nothing when there is none)."""
+        with self._lock:
+            self._snapshots.pop(version, None)
+            name = f"{self.collection}{SNAPSHOT_MARK}{version}"
+            if self.client.collection_exists(name):
+                self.client.delete_collection(name)
 
     def ensure_collection(self) -> None:
         keyword = models.PayloadSchemaType.KEYWORD
@@ -427,6 +510,28 @@ class ReportIndex:
             )
         return {str(r.payload["company"]) for r in records if r.payload}
 
+    def chunks_of(self, company: str, fiscal_years: Sequence[int] = ()) -> list[ChunkText]:
+        """Every chunk of a company's reports (of `fiscal_years`, else all), in no order."""
+        conditions: list[models.Condition] = [_match("company", company)]
+        if fiscal_years:
+            conditions.append(
+                models.FieldCondition(
+                    key="fiscal_year", match=models.MatchAny(any=list(fiscal_years))
+                )
+            )
+        found: list[ChunkText] = []
+        offset: PointId | None = None
+        with self._lock:
+            self.ensure_collection()
+            while True:
+                records, offset = self.client.scroll(
+                    self.collection, scroll_filter=models.Filter(must=conditions), limit=512,
+                    offset=offset, with_payload=True,
+                )  # fmt: skip
+                found += [Chunk.model_validate(r.payload).as_text() for r in records]
+                if offset is None:
+                    return found
+
     def get_chunks(self, chunk_ids: list[str]) -> list[ChunkText]:
         """Load full chunk text by id (claim check); missing ids are simply absent."""
         if not chunk_ids:
@@ -438,6 +543,21 @@ class ReportIndex:
             chunk = Chunk.model_validate(record.payload).as_text()
             by_id[chunk.chunk_id] = chunk
         return [by_id[c] for c in chunk_ids if c in by_id]
+
+
+def _vectors(vector: Any) -> dict[str, Any]:
+    """A scrolled point's named vectors, as an upsert takes them."""
+    return dict(vector or {})
+
+
+def read_index(index: ReportIndex, snapshot: str | None) -> ReportIndex:
+    """The index a request reads: the live one, or the frozen snapshot it names. A
+    snapshot that is gone (dropped as unused) is InvalidInput, non-retryable: asking
+    again would not bring it back."""
+    try:
+        return index.at(snapshot)
+    except SnapshotMissing as err:
+        raise invalid_input(str(err)) from None
 
 
 def _reports(hashes: dict[str, str]) -> dict[str, tuple[int, ...]]:

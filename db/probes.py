@@ -19,16 +19,18 @@ class Recorded(BaseModel):
 async def record_run(
     conn: AsyncConnection, scope: str, run_id: str, slice_: str, cases: int, passed: int,
     threshold: int, breached: bool, failed: list[str], corpus_version: str | None,
+    failed_turns: list[str] | None = None, healthy_rate: float | None = None,
 ) -> Recorded:  # fmt: skip
     """Store one slice of a run (idempotent: a retried write changes nothing) and read the
     two runs of the slice before it, by sequence."""
     async with conn.transaction():
         inserted = await conn.execute(
             "INSERT INTO probe_runs (scope, run_id, slice, cases, passed, threshold, breached,"
-            " failed, corpus_version) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+            " failed, corpus_version, failed_turns, healthy_rate)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
             " ON CONFLICT (run_id, slice) DO NOTHING",
             (scope, run_id, slice_, cases, passed, threshold, breached, json.dumps(failed),
-             corpus_version),
+             corpus_version, json.dumps(failed_turns or []), healthy_rate),
         )  # fmt: skip
         rows = await (
             await conn.execute(
@@ -40,6 +42,33 @@ async def record_run(
         ).fetchall()
     return Recorded(stored=inserted.rowcount == 1,
                     previous=[(str(r[0]), bool(r[1])) for r in rows])  # fmt: skip
+
+
+async def healthy_history(
+    conn: AsyncConnection, scope: str, slice_: str, runs: int
+) -> list[tuple[int, int]]:
+    """(cases, passed) of a slice's latest `runs` recorded runs that did not breach,
+    newest first, within `scope`."""
+    rows = await (
+        await conn.execute(
+            "SELECT cases, passed FROM probe_runs WHERE scope = %s AND slice = %s"
+            " AND NOT breached ORDER BY seq DESC LIMIT %s",
+            (scope, slice_, runs),
+        )
+    ).fetchall()
+    return [(int(r[0]), int(r[1])) for r in rows]
+
+
+async def recent_versions(conn: AsyncConnection, scope: str, count: int) -> list[str]:
+    """The corpus versions of a scope's latest recorded runs, newest first, distinct."""
+    rows = await (
+        await conn.execute(
+            "SELECT corpus_version FROM probe_runs WHERE scope = %s AND corpus_version"
+            " IS NOT NULL GROUP BY corpus_version ORDER BY max(seq) DESC LIMIT %s",
+            (scope, count),
+        )
+    ).fetchall()
+    return [str(r[0]) for r in rows]
 
 
 async def open_incident(

@@ -22,6 +22,7 @@ from typing import Annotated, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from domain.models import Citation
 from domain.turns import TurnResult
 
 SUITES = (
@@ -32,6 +33,9 @@ SAMPLED = ("open_vocabulary", "narrative")
 """Suites of whole turns too long for every test run: `make test` runs a fixed sample
 (`sample`), `turnstile eval --mode real` and `bench/answers.py` run all of them."""
 SLICES = ("single_figure", "comparison", "follow_up", "boundary")
+DRAFTS = "live"
+"""The shape of cases drafted from live turns (`turnstile eval add-case`): whole turns,
+read from a candidates file (evals/candidates/), never from a suite, until confirmed."""
 REQUIRED = ("id", "query", "expected", "why_it_matters")
 TurnStatusExpected = Literal["answered", "refused", "needs_clarification", "fallback"]
 Route = Literal["needs_retrieval", "needs_clarification", "out_of_scope", "direct_answer"]
@@ -46,6 +50,26 @@ class _Strict(BaseModel):
 
 
 Text = Annotated[str, StringConstraints(min_length=1)]
+
+
+class ExpectedCite(_Strict):
+    """A source the answer must cite: the company's report of `fiscal_year`, on one of
+    `pages` (any page of it when `pages` is empty)."""
+
+    company: Text
+    fiscal_year: int
+    pages: list[int] = Field(default_factory=list)
+
+    def describe(self) -> str:
+        where = f" p.{'/'.join(str(p) for p in self.pages)}" if self.pages else ""
+        return f"{self.company} FY{self.fiscal_year} report{where}"
+
+    def cited_by(self, citations: Sequence[Citation]) -> bool:
+        return any(
+            c.company == self.company and c.fiscal_year == self.fiscal_year
+            and (not self.pages or c.page in self.pages)
+            for c in citations
+        )  # fmt: skip
 
 
 class TurnExpected(_Strict):
@@ -65,6 +89,8 @@ class TurnExpected(_Strict):
     """Statuses that also pass ("fallback" or an honest "answered" for a topic the
     reports never mention); `status` is the one a correct system most likely gives."""
     confidence_not: list[Literal["high", "medium", "low"]] = Field(default_factory=list)
+    cites: list[ExpectedCite] = Field(default_factory=list)
+    """Sources the answer must cite, each on one of its pages."""
 
 
 class RoutingExpected(_Strict):
@@ -100,7 +126,23 @@ _SHAPES: dict[str, type[BaseModel]] = {
     "open_vocabulary": TurnExpected,
     "narrative": TurnExpected,
     "probe": TurnExpected,
+    DRAFTS: TurnExpected,
 }
+
+
+class CaseOrigin(_Strict):
+    """Where a case drafted from a live turn came from, for the reviewer who confirms it."""
+
+    turn_id: Text
+    why: list[str] = Field(default_factory=list)
+    """Why the turn is a candidate: its "wrong figure" rating, the probe it failed."""
+    status: str = ""
+    """The turn's status as settled."""
+    shown: str = ""
+    """What the turn showed the person (its answer, question back or refusal)."""
+    notes: list[str] = Field(default_factory=list)
+    """What the draft could not decide: a reviewer settles each before confirming."""
+    corpus_version: str | None = None
 
 
 class EvalCase(_Strict):
@@ -114,6 +156,16 @@ class EvalCase(_Strict):
     tags: list[str] = Field(default_factory=list)
     source: str = ""
     """Where the case was read: `file:line`."""
+    confirmed: bool = True
+    """False for a case drafted from a live turn until a reviewer confirms it: a suite
+    or a probe set refuses an unconfirmed case (`parse_cases`)."""
+    origin: CaseOrigin | None = None
+    """The live turn a drafted case came from."""
+
+    def to_line(self) -> str:
+        """The case as one JSONL line, as `parse_cases` reads it (no suite or source)."""
+        data = self.model_dump(mode="json", exclude={"suite", "source"}, exclude_defaults=True)
+        return json.dumps(data, ensure_ascii=False)
 
 
 def parse_cases(text: str, source: str, suite: str) -> list[EvalCase]:
@@ -148,6 +200,9 @@ def parse_cases(text: str, source: str, suite: str) -> list[EvalCase]:
             )
         except ValidationError as err:
             raise CaseError(f"{where}: {_first_error(err)}") from None
+        if not case.confirmed and suite != DRAFTS:
+            raise CaseError(f"{where}: case {case.id!r} is not confirmed: a drafted case "
+                            "joins a suite once a reviewer confirms it")  # fmt: skip
         if case.id in seen:
             raise CaseError(f"{where}: id {case.id!r} already used on line {seen[case.id]}")
         seen[case.id] = number
@@ -197,6 +252,8 @@ def score_turn(expected: TurnExpected, result: TurnResult) -> list[str]:
         problems.append(
             f"refusal reason {result.refusal_reason}, expected {expected.refusal_reason}"
         )
+    problems += [f"no citation of the {c.describe()}" for c in expected.cites
+                 if not c.cited_by(result.citations)]  # fmt: skip
     figures = expected.status == "answered" and expected.present and result.status == "answered"
     if figures and not result.citations:
         problems.append("a figure is given without a citation")
@@ -335,10 +392,39 @@ class SliceRun(_Strict):
     threshold: int
     failed: list[str] = Field(default_factory=list)
     """`id: first problem` of each failing case."""
+    failed_turns: list[str] = Field(default_factory=list)
+    """The turn of each failing case, in `failed`'s order ("" where none settled)."""
+    healthy_rate: float | None = None
+    """The healthy pass rate the threshold was computed at (None: runs before it was
+    taken from the slice's history)."""
 
     @property
     def breached(self) -> bool:
         return self.passed < self.threshold
+
+
+PRIOR_PROBES = 20
+"""How many probes' worth of weight the configured healthy rate carries against a
+slice's own history (`healthy_rate`)."""
+HISTORY_RUNS = 20
+"""How many of a slice's latest healthy runs its healthy rate is read from."""
+
+
+def healthy_rate(history: Sequence[tuple[int, int]], prior: float,
+                 prior_probes: int = PRIOR_PROBES) -> float:  # fmt: skip
+    """One probe's pass rate on a healthy system, for one slice, from its own history.
+
+    `history` holds (cases, passed) of the slice's latest runs that did not breach; the
+    configured rate (`prior`) counts as `prior_probes` more probes passing at that rate,
+    so a slice with no history yet uses the configured rate and one with a long history
+    its own: a slice that has not failed in hundreds of probes breaches on one failure
+    (an incident still needs two breaches in a row), one that fails a probe in most
+    runs gets a lower bar. Breached runs are left out, so a slice that keeps failing
+    does not lower its own bar."""
+    cases = sum(c for c, _ in history)
+    passed = sum(p for _, p in history)
+    rate = (passed + prior * prior_probes) / (cases + prior_probes)
+    return round(min(max(rate, 1e-6), 1.0), 6)
 
 
 def incident_due(breached: bool, before: Sequence[bool]) -> bool:

@@ -23,9 +23,9 @@ from temporalio.client import Client, WorkflowFailureError
 from temporalio.service import RPCError
 
 import payloads
-from domain.evaluation import SLICES, SUITES, CaseError, EvalCase, SliceRun
-from evals import ab, judge
-from evals.cases import BASELINE, JUDGE_SET, load_probes, load_suites
+from domain.evaluation import DRAFTS, SLICES, SUITES, CaseError, EvalCase, SliceRun
+from evals import ab, judge, live
+from evals.cases import BASELINE, JUDGE_SET, load_file, load_probes, load_suites
 from evals.mock import run_mock
 from evals.real import EvalError, Stack, run_real
 from evals.results import Baseline, CaseResult, SuiteRun, gate, merge_repeats
@@ -96,7 +96,12 @@ def add_parser(sub: Any, auth: Callable[[Settings], dict[str, str]]) -> None:
                    help="real mode, every suite: write this run's failures and measures as "
                         "a baseline (edit the reasons before committing it)")  # fmt: skip
     p.set_defaults(func=lambda args, settings: _run(suites_command, args, settings, auth))
-    cmds = p.add_subparsers(dest="eval_command", metavar="{retrieval-ab,judge,probes}")
+    p.add_argument("--file", action="append", metavar="PATH",
+                   help="run the cases of this file instead of the suites (drafted cases: "
+                        "evals/candidates/live.jsonl; repeatable)")  # fmt: skip
+    cmds = p.add_subparsers(
+        dest="eval_command", metavar="{retrieval-ab,judge,probes,candidates,add-case,shadow}"
+    )
 
     r = cmds.add_parser(
         "retrieval-ab", help="compare two retrieval configurations on the retrieval suite"
@@ -136,7 +141,33 @@ def add_parser(sub: Any, auth: Callable[[Settings], dict[str, str]]) -> None:
         metavar="NAME",
         help="single_figure, comparison, follow_up or boundary (repeatable)",
     )
+    g.add_argument("--corpus", metavar="VERSION", default=argparse.SUPPRESS,
+                   help="run on this earlier frozen snapshot of the index (a corpus version "
+                        "of a recent run) instead of freezing the index as it stands")  # fmt: skip
     g.set_defaults(func=lambda args, settings: _run(probes_command, args, settings, auth))
+    _add_live(cmds, auth)
+
+
+def _add_live(cmds: Any, auth: Callable[[Settings], dict[str, str]]) -> None:
+    """`candidates` and `add-case`, from live turns that went wrong to regression cases;
+    `shadow`, the shadow configuration's A/B report."""
+    c = cmds.add_parser("candidates", help="turns worth a regression case: rated wrong "
+                        "figure, or the turn of a failed golden probe")  # fmt: skip
+    _common(c, case=False, sub=True)
+    c.set_defaults(func=lambda args, settings: _run(candidates_command, args, settings, auth))
+    a = cmds.add_parser("add-case", help="draft a regression case from a turn, for a "
+                        "reviewer to confirm")  # fmt: skip
+    a.add_argument("--from-turn", required=True, metavar="TURN", help="the turn's id")
+    a.add_argument("--out", default=str(live.DRAFTED), metavar="PATH",
+                   help="the candidates file to append to "
+                        "(default evals/candidates/live.jsonl)")  # fmt: skip
+    a.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                   help="print the drafted case")  # fmt: skip
+    a.set_defaults(func=lambda args, settings: _run(add_case_command, args, settings, auth))
+    sh = cmds.add_parser("shadow", help="the shadow configuration's A/B report: sampled live "
+                         "turns beside their shadows (TURNSTILE_SHADOW_SAMPLE)")  # fmt: skip
+    _common(sh, case=False, sub=True)
+    sh.set_defaults(func=lambda args, settings: _run(shadow_command, args, settings, auth))
 
 
 def _run(command: Callable[..., Any], args: argparse.Namespace, settings: Settings,
@@ -206,7 +237,12 @@ def narrow(cases: list[EvalCase], ids: list[str] | None, limit: int | None) -> l
 
 
 def chosen_cases(args: argparse.Namespace) -> list[EvalCase]:
-    suites = load_suites(args.suite or None)
+    if args.file and args.suite:
+        raise CaseError("give --file or --suite, not both")
+    if args.file:
+        suites = {path: load_file(Path(path), DRAFTS) for path in args.file}
+    else:
+        suites = load_suites(args.suite or None)
     if args.case and args.limit:
         raise CaseError("give --case or --limit, not both")
     out: list[EvalCase] = []
@@ -221,10 +257,10 @@ def _check_options(args: argparse.Namespace) -> None:
                             (args.write_baseline, "--write-baseline")):  # fmt: skip
             if given:
                 raise CaseError(f"{flag} needs --mode real (mock mode runs no stack)")
-    narrowed = bool(args.suite or args.case or args.limit)
+    narrowed = bool(args.suite or args.case or args.limit or args.file)
     if args.write_baseline and (narrowed or args.repeat > 1):
         raise CaseError("--write-baseline writes the whole baseline: run every suite once, "
-                        "without --suite, --case, --limit or --repeat")  # fmt: skip
+                        "without --suite, --file, --case, --limit or --repeat")  # fmt: skip
 
 
 def _read_baseline(text: str) -> Baseline:
@@ -261,7 +297,7 @@ async def suites_command(args: argparse.Namespace, settings: Settings,
                    cases=merge_repeats(runs), metrics=metrics)  # fmt: skip
     verdict: list[str] | None = None
     if baseline is not None:
-        complete = not (args.suite or args.case or args.limit)
+        complete = not (args.suite or args.case or args.limit or args.file)
         verdict = gate(run, baseline, complete=complete)
     if args.write_baseline:
         failures = {f"{c.suite}/{c.id}": "; ".join(c.problems) for c in run.cases if not c.passed}
@@ -353,7 +389,8 @@ async def probes_command(args: argparse.Namespace, settings: Settings,
             result = await target.temporal.execute_workflow(
                 RunGoldenProbes.run,
                 ProbeRequest(slices=slices, limit=_opt(args, "limit"), record=False,
-                             engine_in_process=engine == "offline"),
+                             engine_in_process=engine == "offline",
+                             corpus_version=_opt(args, "corpus")),
                 id=workflow_id,
                 task_queue=settings.task_queue,
                 execution_timeout=timedelta(minutes=PROBE_RUN_MINUTES),
@@ -365,6 +402,7 @@ async def probes_command(args: argparse.Namespace, settings: Settings,
         print(result.model_dump_json())
     else:
         print(render_probes(result.slices))
+        print(f"corpus {result.corpus_version} (a frozen snapshot of the index)")
     return EXIT_FAILED if any(s.breached for s in result.slices) else 0
 
 
@@ -372,6 +410,42 @@ def render_probes(slices: list[SliceRun]) -> str:
     lines = []
     for s in slices:
         state = "BREACH" if s.breached else "ok"
-        lines.append(f"{s.slice:14} {s.passed:>3}/{s.cases:<3} threshold {s.threshold:>3}  {state}")
+        rate = f" (healthy rate {s.healthy_rate:.3f})" if s.healthy_rate is not None else ""
+        lines.append(f"{s.slice:14} {s.passed:>3}/{s.cases:<3} threshold {s.threshold:>3}{rate}"
+                     f"  {state}")  # fmt: skip
         lines += [f"    {f}" for f in s.failed]
     return "\n".join(lines)
+
+
+async def candidates_command(args: argparse.Namespace, settings: Settings,
+                             auth: Callable[[Settings], dict[str, str]]) -> int:  # fmt: skip
+    async with stack(settings, auth) as target:
+        found = await live.candidates(target.temporal, settings.task_queue,
+                                      _opt(args, "limit") or 50)  # fmt: skip
+    if _opt(args, "json"):
+        print(json.dumps([c.model_dump(mode="json") for c in found], ensure_ascii=False))
+    else:
+        print(live.render_candidates(found, live.known_drafts()))
+    return 0
+
+
+async def add_case_command(args: argparse.Namespace, settings: Settings,
+                           auth: Callable[[Settings], dict[str, str]]) -> int:  # fmt: skip
+    out = Path(args.out)
+    async with stack(settings, auth) as target:
+        case = await live.draft(target.temporal, settings.task_queue, args.from_turn)
+    live.write_draft(case, out)
+    if _opt(args, "json"):
+        print(case.to_line())
+    else:
+        print(live.render_draft(case, out))
+    return 0
+
+
+async def shadow_command(args: argparse.Namespace, settings: Settings,
+                         auth: Callable[[Settings], dict[str, str]]) -> int:  # fmt: skip
+    async with stack(settings, auth) as target:
+        report = await live.shadow(target.temporal, settings.task_queue,
+                                   _opt(args, "limit") or 200)  # fmt: skip
+    print(report.model_dump_json() if _opt(args, "json") else live.render_shadow(report))
+    return 0

@@ -61,11 +61,17 @@ def good_turn(case: EvalCase, expected: TurnExpected) -> TurnResult:
         parts.append("\n| company | figure |\n|---|---|\n| BHP | 1 |\n")
     answer = " ".join(p for p in parts if p) or "A synthetic answer of some length."
     citations = max(expected.min_citations or 0, 1 if expected.present else 0)
+    cited = [_citation(n) for n in range(1, citations + 1)]
+    cited += [
+        Citation(chunk_id=f"mock-cite-{i}", company=c.company, fiscal_year=c.fiscal_year,
+                 page=(c.pages or [1])[0], document="mock", preview="mock", n=len(cited) + i)
+        for i, c in enumerate(expected.cites, start=1)
+    ]  # fmt: skip
     asks = expected.status == "needs_clarification"
     return TurnResult(
         turn_id=f"mock-{case.id}", conversation_id="mock", status=expected.status,
         question=case.query, grounded=expected.grounded,
-        citations=[_citation(n) for n in range(1, citations + 1)],
+        citations=cited,
         derived=[Derived(label=d, formula="mock") for d in expected.derived],
         not_found=not_found, refusal_reason=expected.refusal_reason,
         answer=None if asks else answer, clarifying_question=answer if asks else None,
@@ -98,9 +104,7 @@ def broken_turns(good: TurnResult, expected: TurnExpected) -> list[tuple[str, Tu
     if expected.grounded:
         other = "no" if expected.grounded != "no" else "yes"
         broken.append(("grounded", good.model_copy(update={"grounded": other})))
-    if expected.min_citations:
-        fewer = good.citations[: expected.min_citations - 1]
-        broken.append(("min_citations", good.model_copy(update={"citations": fewer})))
+    broken += _broken_citations(good, expected)
     if expected.derived:
         broken.append(("derived", good.model_copy(update={"derived": []})))
     if expected.table is not None:
@@ -108,6 +112,19 @@ def broken_turns(good: TurnResult, expected: TurnExpected) -> list[tuple[str, Tu
         broken.append(("table", good.model_copy(update=said(flipped))))
     if expected.refusal_reason:
         broken.append(("refusal_reason", good.model_copy(update={"refusal_reason": "other"})))
+    return broken
+
+
+def _broken_citations(good: TurnResult, expected: TurnExpected) -> list[tuple[str, TurnResult]]:
+    """Too few citations, and each source to cite left uncited."""
+    broken = []
+    if expected.min_citations:
+        fewer = good.citations[: expected.min_citations - 1]
+        broken.append(("min_citations", good.model_copy(update={"citations": fewer})))
+    for cite in expected.cites:
+        others = [c for c in good.citations if not cite.cited_by([c])]
+        broken.append((f"cites {cite.describe()!r}",
+                       good.model_copy(update={"citations": others})))  # fmt: skip
     return broken
 
 
@@ -173,6 +190,7 @@ _SAYS = {
     "refusal_reason": "refusal reason", "route": "route ", "by": "decided by",
     "companies": "companies ", "fiscal_years": "fiscal_years ", "metrics": "metrics ",
     "declines": "declin", "ranking": "", "in_scope": "scope", "confidence_not": "confidence ",
+    "cites": "no citation of",
 }  # fmt: skip
 
 

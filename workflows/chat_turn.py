@@ -14,6 +14,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 from temporalio import workflow
+from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from pydantic import ValidationError
@@ -47,6 +48,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.turn.rounds import MAX_CLARIFICATIONS, Rounds
     from workflows.turn.steps import TurnSteps
     from workflows.turn.stream import TurnStream
+    from workflows.turn_start import start_options
 
 NO_USER_TEXT = (
     "I can only remember preferences for a known user (send a user id with your "
@@ -86,6 +88,14 @@ DEPRECATED_PATCHES = (
 """Asked at the start of `run`, in the order their `patched` calls stood."""
 FALLBACK_ATTRIBUTE = "fallback-attribute"
 """A turn that falls back also sets `TurnstileFallback`; asked only on that path."""
+SHADOW_RUNS = "shadow-runs-v1"
+"""A turn in the shadow sample starts its shadow once settled; asked only on that path."""
+SHADOWED: frozenset[str] = frozenset({"answered", "refused", "fallback"})
+"""The outcomes a shadow is started for: a question answered, refused or fallen back on
+(not a preference stated, a turn failed, cancelled or left unanswered)."""
+SHADOW_CLARIFICATION_SECONDS = 1.0
+"""A shadow that asks back waits for nobody: its question expires at once, and counts as
+the question it asked."""
 
 
 @workflow.defn(name="ChatTurn", failure_exception_types=[ValidationError])
@@ -129,8 +139,39 @@ class ChatTurn:
         except Exception as err:  # the settle path: any failure still ends the turn
             result = await self._settle_after("failed", failure_cause(err), None)
         self._stream.end(result.status)
+        await self._start_shadow(result)
         await workflow.wait_condition(workflow.all_handlers_finished)
         return result
+
+    async def _start_shadow(self, result: TurnResult) -> None:
+        """Start the turn's shadow when it is in the sample, and never wait for it.
+
+        It starts after the turn has settled, been saved and streamed, so it cannot slow
+        or change what the person is shown: a ChatTurn of the shadow configuration on its
+        own queue (`TurnInput.shadow_of`: it writes nothing but its record), abandoned,
+        never cancelled, when this workflow ends. Fail-open: a shadow that cannot start
+        is logged, and the live turn is already whole."""
+        inp, plan = self._inp, self._inp.shadow
+        if plan is None or inp.shadow_of is not None or result.route == "remember":
+            return
+        if result.status not in SHADOWED or not workflow.patched(SHADOW_RUNS):
+            return
+        shadow = inp.model_copy(update={
+            "shadow_of": inp.turn_id, "answer_cache": False, "index_task_queue": None,
+            "snapshot": None, "engine_in_process": plan.engine_in_process,
+            "clarification_timeout_seconds": SHADOW_CLARIFICATION_SECONDS,
+        })  # fmt: skip
+        options = start_options(shadow, summary=f"shadow of {inp.turn_id}")
+        options["id"] = f"shadow-{inp.turn_id}"
+        try:
+            await workflow.start_child_workflow(
+                ChatTurn.run, shadow, task_queue=plan.task_queue,
+                parent_close_policy=ParentClosePolicy.ABANDON, **options,
+            )  # fmt: skip
+        except workflow.NondeterminismError:
+            raise
+        except Exception as err:  # the live turn has settled: a shadow never fails it
+            workflow.logger.warning("shadow of %s not started: %s", inp.turn_id, err)
 
     @workflow.signal(
         name="clarification_reply",

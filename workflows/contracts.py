@@ -16,6 +16,17 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True)
 
 
+class ShadowPlan(_Frozen):
+    """Where a sampled live turn's shadow runs, and how the A/B report names each side."""
+
+    task_queue: str
+    """The shadow worker's queue: its steps run with the shadow configuration's engine."""
+    engine_in_process: bool = True
+    """The shadow's engine runs inside its worker (its model steps may run locally)."""
+    live_config: str = ""
+    shadow_config: str = ""
+
+
 class TurnInput(_Frozen):
     turn_id: str
     conversation_id: str
@@ -39,6 +50,16 @@ class TurnInput(_Frozen):
     workers that do not (several turn workers): every step but `WITHOUT_INDEX`'s goes
     there, as a regular activity. None (one worker, and turns started before this): the
     turn's own worker runs every step."""
+    snapshot: str | None = None
+    """A golden probe's turn: the corpus version of the frozen snapshot of the index its
+    steps read (`qdrant_freeze_corpus`). None: the live index."""
+    shadow: ShadowPlan | None = None
+    """The turn is in the shadow sample (TURNSTILE_SHADOW_SAMPLE): once it has settled it
+    starts its shadow, a ChatTurn on `shadow.task_queue`, and does not wait for it."""
+    shadow_of: str | None = None
+    """This turn is the shadow of that live turn: it writes nothing to the conversation,
+    its summary, the answer cache, memory or the decision record; its outcome is
+    recorded beside the live one (`postgres_record_shadow`) and shown to no one."""
 
 
 class ClarificationReply(_Frozen):

@@ -201,6 +201,32 @@ POLICY: dict[str, StepPolicy] = {
         "an unrecorded breach would hide the first of two consecutive ones",
         schedule_to_close=None, retry=_UNTIL_DONE,
     ),
+    "postgres_read_probe_history": StepPolicy(
+        "open", "each slice's threshold uses the configured healthy rate",
+        "a threshold from the configured rate is the one used before history was kept",
+    ),
+    "qdrant_freeze_corpus": StepPolicy(
+        "closed", "this probe run fails visibly; the next scheduled one tries again",
+        "probes on a moving index are not comparable run to run, and must not look so",
+        start_to_close=timedelta(minutes=5), schedule_to_close=timedelta(minutes=20),
+        heartbeat=_BEAT,
+    ),
+    "postgres_record_shadow": StepPolicy(
+        "closed", "the shadow run fails visibly; the live turn, settled before it began, is"
+        " untouched", "a shadow outcome recorded in part would skew the A/B report",
+        kind="local", heartbeat=_BEAT,
+    ),
+    "postgres_read_shadow_runs": StepPolicy(
+        "closed", "the command fails visibly", "a report with pairs missing would look whole",
+    ),
+    "postgres_list_case_candidates": StepPolicy(
+        "closed", "the command fails visibly", "a list with rows missing would look complete",
+    ),
+    "postgres_draft_case": StepPolicy(
+        "closed", "the command fails visibly (an unknown turn: one line)",
+        "a case drafted from half the facts would expect the wrong figures",
+        heartbeat=_BEAT,
+    ),
     "qdrant_ingest_file": StepPolicy(
         "closed", "the file is reported failed; other files still ingest",
         "a half-ingested document must not be served",

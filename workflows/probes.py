@@ -33,16 +33,20 @@ with workflow.unsafe.imports_passed_through():
     from activities import steps
     from activities.contracts import (
         AllocateProbeTurn,
+        FreezeRequest,
         ProbeCasesRequest,
+        ProbeHistoryRequest,
         ProbeIncident,
         RecordedProbeRun,
         RecordProbeRun,
     )
     from domain.budget import TURN_BUDGET_SECONDS
     from domain.evaluation import (
+        HISTORY_RUNS,
         EvalCase,
         SliceRun,
         TurnExpected,
+        healthy_rate,
         incident_category,
         pass_threshold,
         score_turn,
@@ -58,6 +62,10 @@ SCHEDULE_PREFIX = "turnstile-golden-probes"
 SHARED_START_OPTIONS = "probe-turns-start-as-api-turns"
 """Retired patch (deprecated: a run that took it replays, a new one records no marker):
 a probe turn starts with ChatTurn's own start options (`workflows.turn_start`), the API's."""
+FROZEN_AND_OWN_RATES = "probes-frozen-corpus-own-rates"
+"""Patch: a run freezes the index first (a snapshot named by its corpus version, which
+its turns read), records each failed probe's turn, and takes each slice's healthy rate
+from that slice's own history. A run recorded before takes none of these steps."""
 PROBE_TENANT = "probes"
 CONCURRENCY = 4
 """Probe turns in flight at once: enough to finish quickly, few enough not to crowd
@@ -70,12 +78,16 @@ class ProbeRequest(BaseModel):
     slices: list[str] = Field(default_factory=list)
     limit: int | None = Field(default=None, ge=1)
     healthy_rate: float = Field(default=0.95, gt=0, le=1)
-    """The pass rate of one probe on a healthy system (calibrated from past runs)."""
+    """The pass rate of one probe on a healthy system before a slice has history of its
+    own; with history, the slice's own rate (`domain.evaluation.healthy_rate`)."""
     false_alarm_rate: float = Field(default=0.05, gt=0, lt=1)
     engine_in_process: bool = True
     clarification_timeout_seconds: float = Field(default=2.0, gt=0)
     turn_budget_seconds: float = Field(default=TURN_BUDGET_SECONDS, gt=0)
     """Each probe turn's budget: the one the API gives a caller's turn."""
+    corpus_version: str | None = None
+    """Run against this earlier frozen snapshot of the index (one of the latest kept)
+    instead of freezing the index as it stands: today's code on an earlier corpus."""
     record: bool = True
     """False for a run started by hand: it is neither stored nor counted, so it can
     neither open an incident nor stand as "the run before" for the schedule's next one."""
@@ -101,7 +113,6 @@ def run_id(task_queue: str, trigger: str) -> str:
 class RunGoldenProbes:
     @workflow.run
     async def run(self, request: ProbeRequest) -> ProbeRunResult:
-        # long: the workflow's steps in order, as the Temporal UI shows them.
         probe_set = await workflow.execute_activity(
             steps.probes_load_cases,
             ProbeCasesRequest(slices=request.slices, limit=request.limit),
@@ -111,29 +122,24 @@ class RunGoldenProbes:
         self._run = workflow.info().workflow_id
         self._request = request
         self._gate = asyncio.Semaphore(CONCURRENCY)
+        self._snapshot: str | None = None
         names = list(probe_set.slices)
-        problems = await asyncio.gather(
+        corpus_version = probe_set.corpus_version
+        rates = {name: request.healthy_rate for name in names}
+        if workflow.patched(FROZEN_AND_OWN_RATES):
+            corpus_version = self._snapshot = await self._freeze()
+            rates = await self._rates(names)
+        found = await asyncio.gather(
             *(asyncio.gather(*(self._probe(case) for case in probe_set.slices[name]))
               for name in names)
         )  # fmt: skip
-        slices: list[SliceRun] = []
-        categories: dict[str, str] = {}
-        for name, found in zip(names, problems, strict=True):
-            cases = probe_set.slices[name]
-            failed = [f"{c.id}: {p[0]}" for c, p in zip(cases, found, strict=True) if p]
-            slices.append(SliceRun(
-                slice=name, cases=len(cases), passed=len(cases) - len(failed),
-                threshold=pass_threshold(len(cases), request.healthy_rate,
-                                         request.false_alarm_rate),
-                failed=failed,
-            ))  # fmt: skip
-            categories[name] = incident_category([p for ps in found for p in ps])
+        slices, categories = self._scored(probe_set.slices, found, rates)
         recorded = RecordedProbeRun()
         if request.record:
             recorded = await workflow.execute_activity(
                 steps.postgres_record_probe_run,
                 RecordProbeRun(scope=workflow.info().task_queue, run_id=self._run,
-                               corpus_version=probe_set.corpus_version, slices=slices,
+                               corpus_version=corpus_version, slices=slices,
                                categories=categories),
                 summary="record the run; an incident after two breaches in a row",
                 **step_options(steps.postgres_record_probe_run),
@@ -143,11 +149,61 @@ class RunGoldenProbes:
                       for s in slices)
             + "".join(f"; incident {i.incident_id} ({i.slice})" for i in recorded.incidents)
         )  # fmt: skip
-        return ProbeRunResult(run_id=self._run, corpus_version=probe_set.corpus_version,
+        return ProbeRunResult(run_id=self._run, corpus_version=corpus_version,
                               slices=slices, incidents=recorded.incidents)  # fmt: skip
 
-    async def _probe(self, case: EvalCase) -> list[str]:
-        """Ask the case (and its earlier questions) as turns; what is wrong with it."""
+    def _scored(
+        self, cases: dict[str, list[EvalCase]], found: list[list[tuple[list[str], str]]],
+        rates: dict[str, float],
+    ) -> tuple[list[SliceRun], dict[str, str]]:  # fmt: skip
+        """Each slice counted against its threshold, and the incident category its
+        failures point to."""
+        slices: list[SliceRun] = []
+        categories: dict[str, str] = {}
+        for name, outcomes in zip(cases, found, strict=True):
+            failing = [(c, p, t) for c, (p, t) in zip(cases[name], outcomes, strict=True) if p]
+            n = len(cases[name])
+            slices.append(SliceRun(
+                slice=name, cases=n, passed=n - len(failing),
+                threshold=pass_threshold(n, rates[name], self._request.false_alarm_rate),
+                failed=[f"{c.id}: {p[0]}" for c, p, _ in failing],
+                failed_turns=[t for _, _, t in failing], healthy_rate=rates[name],
+            ))  # fmt: skip
+            categories[name] = incident_category([p for ps, _ in outcomes for p in ps])
+        return slices, categories
+
+    async def _freeze(self) -> str:
+        """Freeze the index (made once per corpus version): every probe turn of this run
+        reads the snapshot, so a re-ingest mid-run changes nothing it sees, and runs on
+        the same version are comparable whatever was ingested since."""
+        frozen = await workflow.execute_activity(
+            steps.qdrant_freeze_corpus,
+            FreezeRequest(scope=workflow.info().task_queue,
+                          corpus_version=self._request.corpus_version),
+            summary="freeze the index as a snapshot named by its corpus version",
+            **step_options(steps.qdrant_freeze_corpus),
+        )  # fmt: skip
+        return frozen.corpus_version
+
+    async def _rates(self, names: list[str]) -> dict[str, float]:
+        """Each slice's healthy rate from its own latest healthy runs (fail-open: the
+        configured rate for every slice)."""
+        prior = self._request.healthy_rate
+        try:
+            history = await workflow.execute_activity(
+                steps.postgres_read_probe_history,
+                ProbeHistoryRequest(scope=workflow.info().task_queue, slices=names,
+                                    runs=HISTORY_RUNS),
+                summary="each slice's healthy runs",
+                **step_options(steps.postgres_read_probe_history),
+            )  # fmt: skip
+        except ActivityError:
+            return {name: prior for name in names}
+        return {name: healthy_rate(history.slices.get(name, []), prior) for name in names}
+
+    async def _probe(self, case: EvalCase) -> tuple[list[str], str]:
+        """Ask the case (and its earlier questions) as turns; what is wrong with it, and
+        the turn that was scored ("" when none settled)."""
         async with self._gate:
             conversation: str | None = None
             result: TurnResult | None = None
@@ -157,13 +213,13 @@ class RunGoldenProbes:
                 except (ChildWorkflowError, ActivityError) as err:
                     # A turn that could not be allocated or settle fails its probe, never
                     # the run: the other probes still finish and the run is recorded.
-                    return [f"the turn did not settle: {err.cause or err}"]
+                    return [f"the turn did not settle: {err.cause or err}"], ""
                 conversation = result.conversation_id
         if result is None or not isinstance(case.expected, TurnExpected):
-            return ["not a turn case"]
+            return ["not a turn case"], ""
         if result.status == "expired" and result.clarifying_question:
             result = result.model_copy(update={"status": "needs_clarification", "answer": None})
-        return score_turn(case.expected, result)
+        return score_turn(case.expected, result), result.turn_id
 
     async def _turn(self, key: str, question: str, conversation: str | None) -> TurnResult:
         turn = await workflow.execute_activity(
@@ -179,6 +235,7 @@ class RunGoldenProbes:
             question=question, clarification_timeout_seconds=timeout,
             turn_budget_seconds=self._request.turn_budget_seconds,
             engine_in_process=self._request.engine_in_process, tenant_id=PROBE_TENANT,
+            snapshot=self._snapshot,
         )  # fmt: skip
         workflow.deprecate_patch(SHARED_START_OPTIONS)
         options = start_options(turn_input, summary=f"probe {key}")

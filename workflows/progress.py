@@ -33,6 +33,7 @@ STEP_TEXT = {
     "llm_grade_answer": "Checking that the answer answers the question",
     "qdrant_save_answer": "Keeping the checked answer for similar questions",
     "postgres_save_turn": "Saving the turn",
+    "postgres_record_shadow": "Recording the shadow run beside the live turn",
 }
 
 

@@ -175,3 +175,37 @@ async def test_record_probe_history(
     PROBE_HISTORIES.mkdir(parents=True, exist_ok=True)
     text = json.dumps(_portable(json.loads(history.to_json())), indent=1)
     (PROBE_HISTORIES / f"{name}.json").write_text(text + "\n")
+
+
+@pytest.mark.record_histories
+async def test_record_shadow_history(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """The `shadow-runs-v1` path: a turn in the shadow sample starts its shadow once
+    settled. No shadow worker runs: starting the child is all the live turn records (the
+    child, left waiting on its queue, is terminated afterwards)."""
+    from db import turns as turns_db
+    from tests.conftest import unique
+    from workflows import attributes
+    from workflows.chat_turn import ChatTurn
+    from workflows.contracts import ShadowPlan, TurnInput
+
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        conversation = unique("c")
+        async with t.pool.connection() as conn:
+            alloc = await turns_db.allocate_turn(
+                conn, conversation, None, "What was BHP's revenue in FY2024?"
+            )
+        plan = ShadowPlan(task_queue=unique("shadow"), live_config="offline",
+                          shadow_config="offline")  # fmt: skip
+        inp = TurnInput(turn_id=alloc.turn_id, conversation_id=conversation, seq=alloc.seq,
+                        question="What was BHP's revenue in FY2024?", engine_in_process=True,
+                        shadow=plan)  # fmt: skip
+        handle = await t.client.start_workflow(
+            ChatTurn.run, inp, id=alloc.turn_id, task_queue=tq,
+            search_attributes=attributes.at_start(conversation),
+        )  # fmt: skip
+        await handle.result()
+        await _save(t, "shadow_started", alloc.turn_id)
+    await t.client.get_workflow_handle(f"shadow-{alloc.turn_id}").terminate("recorded")

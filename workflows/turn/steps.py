@@ -12,6 +12,8 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
+    from pydantic import BaseModel
+
     from activities import steps
     from activities.contracts import (
         AnswerGrade,
@@ -23,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
         EvidenceRank,
         EvidenceRequest,
         LoadSessionRequest,
+        RecordShadowRequest,
         RelevanceRequest,
         RememberRequest,
         RewritePlan,
@@ -80,6 +83,7 @@ class TurnSteps:
         """Run `step` with its own options from the policy table, locally where it may
         (`runs_local`), on the index worker's queue when this worker has no index."""
         options = self.options(step)  # before the step's progress line: it may not start
+        arg = self._on_snapshot(arg)
         self.stream.publish(progress.step_started(step_name(step)))
         elsewhere = self._index_queue(step)
         if elsewhere is not None:
@@ -97,6 +101,16 @@ class TurnSteps:
             )
         self.ledger.traced(result)
         return result
+
+    def _on_snapshot(self, arg: _Arg) -> _Arg:
+        """`arg` to read the turn's frozen snapshot of the index, when it has one and the
+        step reads the index (its request has a `snapshot` field)."""
+        snapshot = self._inp.snapshot
+        if snapshot is None or not isinstance(arg, BaseModel):
+            return arg
+        if "snapshot" not in type(arg).model_fields:
+            return arg
+        return arg.model_copy(update={"snapshot": snapshot})
 
     def options(self, step: Callable[..., Any]) -> ActivityOptions:
         """`step`'s options from the policy table, bounded by the turn's budget."""
@@ -147,7 +161,8 @@ class TurnSteps:
         """Compress a long conversation's older messages into its summary (fail-open:
         the history stays as it is), and keep what synthesis may be reminded of."""
         summary = session.summary
-        if needs_summary(session.unsummarised):
+        # A shadow run writes nothing to the conversation: it reads the summary as is.
+        if self._inp.shadow_of is None and needs_summary(session.unsummarised):
             self.ledger.count_model_call()
             try:
                 done = await self.run(
@@ -165,6 +180,9 @@ class TurnSteps:
     async def remember_fact(self, user_id: str, preference: Preference) -> bool:
         """Store a stated preference (fail-closed: nothing stored, and the person told)."""
         inp = self._inp
+        if inp.shadow_of is not None:  # a shadow run remembers nothing for anyone
+            self.stream.note("shadow run: the preference is not stored")
+            return True
         try:
             await self.run(
                 steps.postgres_remember_fact,
@@ -261,6 +279,7 @@ class TurnSteps:
                     SearchRequest(
                         query=sq.query, company=sq.company, fiscal_years=sq.fiscal_years,
                         limit=RETRIEVAL_LIMIT, later_years=sq.later_years,
+                        snapshot=self._inp.snapshot,
                     ),
                     summary=f"{sq.company} fy={sq.fiscal_years or 'any'}",
                     task_queue=self._index_queue(search), **self.options(search),
@@ -376,7 +395,22 @@ class TurnSteps:
             return None
 
     async def save_turn(self, result: TurnResult, final: bool) -> None:
-        """Save the turn as it stands (fail-closed: the turn cannot settle unsaved)."""
+        """Save the turn as it stands (fail-closed: the turn cannot settle unsaved). A
+        shadow run saves nothing of the conversation's: its outcome, once settled, is
+        recorded beside the live turn's, and that is its only write."""
+        plan = self._inp.shadow
+        if self._inp.shadow_of is not None:
+            if final:
+                await self.run(
+                    steps.postgres_record_shadow,
+                    RecordShadowRequest(
+                        live_turn_id=self._inp.shadow_of, shadow=result,
+                        live_config=plan.live_config if plan else "",
+                        shadow_config=plan.shadow_config if plan else "",
+                    ),
+                    summary=f"record beside {self._inp.shadow_of}",
+                )  # fmt: skip
+            return
         await self.run(
             steps.postgres_save_turn, SaveTurnRequest(result=result, final=final),
             summary=f"save {result.status}",

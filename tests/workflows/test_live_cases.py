@@ -1,0 +1,207 @@
+"""From a live turn that went wrong to a regression case, through the real stack.
+
+Real parts: the Temporal dev server, PostgreSQL, the sample corpus in Qdrant Edge, the API
+in-process, the CLI's own `eval add-case`. The wrong turn comes from the model engine
+against the fake provider (tests/fakes/servers.py): its draft writes a figure in words,
+another year's ("fifty-three point eight billion US dollars", FY2023's revenue for
+FY2024). The numeric check reads digits only, so that figure is shown (at confidence low,
+under the relevance control's caveat): a real slip of today's controls, and the turn a
+reader rates "wrong figure". The case drafted from it must fail on that configuration and
+pass on a correct one (the offline engine).
+"""
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from psycopg_pool import AsyncConnectionPool
+from temporalio.client import Client
+
+from backends.engines.openai_engine import ModelConfig, OpenAIEngine
+from backends.reports import ReportIndex
+from domain.evaluation import DRAFTS, TurnExpected
+from evals import live
+from evals.cases import load_file
+from evals.real import run_turn_case
+from settings import Settings, get_settings
+from tests.conftest import TurnWorker, WorkerFactory, client_for, unique
+from tests.fakes.servers import Body, Brain, FakeOpenAI, block_with
+from workflows.probes import ProbeRequest, RunGoldenProbes
+
+QUESTION = "What was BHP's revenue in FY2024?"
+SPELLED = "fifty-three point eight billion"
+"""FY2023's revenue (US$53.82 billion), written in words and stated for FY2024."""
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI().running() as server:
+        yield server
+
+
+def spells_the_wrong_year(fake: FakeOpenAI) -> OpenAIEngine:
+    """The configuration that produced the wrong turn: a model engine whose draft states
+    another year's figure in words, and a judge that passes it."""
+    fake.responders.clear()
+    brain = Brain(fake)
+
+    def draft(body: Body) -> str:
+        n = block_with(body, "55,658")
+        return (f"BHP Group's revenue for FY2024 (year ended 30 June 2024) was {SPELLED} "
+                f"US dollars [{n}].")  # fmt: skip
+
+    brain.writes(draft)
+    return OpenAIEngine(ModelConfig(
+        base_url=fake.base_url, api_key=fake.api_key, route_model="small-1",
+        grade_model="small-1", synthesize_model="large-1", judge_model="judge-1",
+        summarize_model="small-1", timeout_seconds=5.0,
+    ))  # fmt: skip
+
+
+async def ask(http: httpx.AsyncClient, question: str) -> dict[str, object]:
+    response = await http.post("/v1/turns", json={"question": question})
+    assert response.status_code == 200, response.text
+    body: dict[str, object] = response.json()
+    return body
+
+
+async def cli(settings: Settings, monkeypatch: pytest.MonkeyPatch, *argv: str) -> int:
+    """`turnstile ARGV` as a person runs it, against the test's Temporal server and queue."""
+    from cli.main import main
+
+    monkeypatch.setenv("TURNSTILE_TEMPORAL_PORT", str(settings.temporal_port))
+    monkeypatch.setenv("TURNSTILE_TASK_QUEUE", settings.task_queue)
+    monkeypatch.setenv("TURNSTILE_HOME", str(settings.home))
+    get_settings.cache_clear()
+    try:
+        return await asyncio.to_thread(main, list(argv))
+    finally:
+        get_settings.cache_clear()
+
+
+async def test_a_turn_rated_wrong_figure_becomes_a_case_that_fails_where_it_was_produced(
+    app_settings: Settings, turn_worker: TurnWorker, fake: FakeOpenAI, temporal_client: Client,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    producing = app_settings
+    async with (
+        turn_worker(spells_the_wrong_year(fake), task_queue=producing.task_queue),
+        client_for(producing) as http,
+    ):
+        shown = await ask(http, QUESTION)
+        # The slip, as a person saw it: the wrong year's figure, in words.
+        assert shown["status"] == "answered" and SPELLED in str(shown["answer"]), shown
+        turn_id = str(shown["turn_id"])
+        rating = {"rating": "wrong_figure", "comment": "that is FY2023"}
+        rated = await http.post(f"/v1/turns/{turn_id}/feedback", json=rating)
+        assert rated.status_code == 201
+
+        listed = await live.candidates(temporal_client, producing.task_queue, 500)
+        mine = [c for c in listed if c.turn_id == turn_id]
+        assert [(c.kind, c.why) for c in mine] == [
+            ("wrong_figure", 'rated wrong figure: "that is FY2023"')
+        ]
+
+        out = tmp_path / "live.jsonl"
+        code = await cli(producing, monkeypatch, "eval", "add-case", "--from-turn", turn_id,
+                         "--out", str(out))  # fmt: skip
+        assert code == 0, capsys.readouterr().err
+        assert "unconfirmed" in capsys.readouterr().out
+        [case] = load_file(out, DRAFTS)
+        assert not case.confirmed and case.origin is not None
+        assert case.origin.turn_id == turn_id and SPELLED in case.origin.shown
+        expected = case.expected
+        assert isinstance(expected, TurnExpected)
+        # What the reports say, not what the turn showed; the shown figure must not be.
+        assert expected.status == "answered" and expected.present == ["55,658"]
+        assert expected.absent == [SPELLED]
+        assert [(c.company, c.fiscal_year) for c in expected.cites] == [("BHP", 2024)]
+        assert 4 in expected.cites[0].pages
+
+        # Drafting it twice is refused in one line: the file holds it already.
+        again = await cli(producing, monkeypatch, "eval", "add-case", "--from-turn", turn_id,
+                          "--out", str(out))  # fmt: skip
+        assert again == 2 and "already holds a case" in capsys.readouterr().err
+
+        on_producing, _ = await run_turn_case(http, case)
+    assert not on_producing.passed
+    assert "missing '55,658'" in on_producing.problems
+    assert f"unexpected {SPELLED!r}" in on_producing.problems
+
+    correct = app_settings.model_copy(update={"task_queue": unique("correct")})
+    async with turn_worker(task_queue=correct.task_queue), client_for(correct) as http:
+        on_correct, result = await run_turn_case(http, case)
+    assert on_correct.passed, (on_correct.problems, result.answer)
+
+
+async def test_a_turn_rated_helpful_last_is_no_candidate_and_a_correct_turn_drafts_no_absent(
+    app_settings: Settings, turn_worker: TurnWorker, temporal_client: Client,
+) -> None:  # fmt: skip
+    async with turn_worker(task_queue=app_settings.task_queue), client_for(app_settings) as http:
+        right = str((await ask(http, QUESTION))["turn_id"])
+        changed = str((await ask(http, "What was Fortescue's revenue in FY2024?"))["turn_id"])
+        await http.post(f"/v1/turns/{right}/feedback", json={"rating": "wrong_figure"})
+        for rating in ("wrong_figure", "helpful"):  # a changed mind: the latest counts
+            await http.post(f"/v1/turns/{changed}/feedback", json={"rating": rating})
+
+        found = await live.candidates(temporal_client, app_settings.task_queue, 500)
+        listed = {c.turn_id for c in found}
+        draft = await live.draft(temporal_client, app_settings.task_queue, right)
+        on_correct, _ = await run_turn_case(http, draft)
+
+    assert right in listed and changed not in listed
+    # The figure shown agrees with the reports: expected, and nothing must-not-show.
+    expected = draft.expected
+    assert isinstance(expected, TurnExpected)
+    assert expected.present == ["55,658"] and expected.absent == []
+    assert on_correct.passed, on_correct.problems
+
+
+async def test_adding_a_case_from_an_unknown_turn_is_one_line_and_writes_nothing(
+    app_settings: Settings, turn_worker: TurnWorker, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    out = tmp_path / "live.jsonl"
+    async with turn_worker(task_queue=app_settings.task_queue):
+        code = await cli(app_settings, monkeypatch, "eval", "add-case", "--from-turn",
+                         "turn-nope-1", "--out", str(out))  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and err.strip() == "turnstile: no turn turn-nope-1", err
+    assert not out.exists()
+
+
+async def test_a_failed_probes_turn_is_a_candidate_and_drafts_the_reports_figure(
+    worker: WorkerFactory, report_index: ReportIndex, pool: AsyncConnectionPool,
+    temporal_client: Client, tmp_path: Path,
+) -> None:  # fmt: skip
+    import worker as registry
+    from backends.engines.offline import OfflineEngine
+
+    name = unique("slice").replace("-", "_")
+    (tmp_path / f"{name}.jsonl").write_text(
+        '{"id": "wrong-expectation", "query": "What was BHP\'s revenue in FY2024?",'
+        ' "expected": {"status": "answered", "present": ["US$1 trillion"]},'
+        ' "why_it_matters": "a probe made to fail"}\n'
+    )
+    activities = registry.activities(report_index, pool, OfflineEngine(), probe_dir=tmp_path)
+    async with worker(activities=activities) as tq:
+        run = await temporal_client.execute_workflow(
+            RunGoldenProbes.run, ProbeRequest(slices=[name]), id=unique("probes"), task_queue=tq
+        )
+        [failed] = run.slices
+        [turn_id] = failed.failed_turns
+        listed = [c for c in await live.candidates(temporal_client, tq, 500)
+                  if c.turn_id == turn_id]  # fmt: skip
+        draft = await live.draft(temporal_client, tq, turn_id)
+
+    assert [(c.kind, c.why.split(" (run")[0]) for c in listed] == [
+        ("probe", f"probe {name}/wrong-expectation: missing 'US$1 trillion'")
+    ]
+    expected = draft.expected
+    assert isinstance(expected, TurnExpected)
+    assert expected.present == ["55,658"] and draft.tags == ["live", "probe"]
+    assert draft.origin is not None and draft.origin.why == [
+        f"probe {name}/wrong-expectation: missing 'US$1 trillion'"
+    ]
