@@ -423,6 +423,8 @@ async def run_worker(settings: Settings) -> None:
                 false_alarm_rate=settings.probe_false_alarm_rate,
                 engine_in_process=settings.engine == EngineName.OFFLINE,
                 turn_budget_seconds=settings.turn_budget_seconds,
+                judge_policy=settings.judge_policy,
+                classifier_policy=settings.classifier_policy,
             ),
         )  # fmt: skip
     else:  # 0: no probes, and no schedule left from an earlier start either

@@ -10,6 +10,7 @@ Frozen pydantic models; new fields only with defaults (histories replay old payl
 from pydantic import BaseModel, ConfigDict
 
 from domain.budget import TURN_BUDGET_SECONDS
+from domain.failures import Direction
 
 
 class _Frozen(BaseModel):
@@ -39,6 +40,14 @@ class TurnInput(_Frozen):
     workers that do not (several turn workers): every step but `WITHOUT_INDEX`'s goes
     there, as a regular activity. None (one worker, and turns started before this): the
     turn's own worker runs every step."""
+    judge_policy: Direction = "open"
+    """What a judge that is down does to the turn (TURNSTILE_JUDGE_POLICY): `open`
+    passes the draft with its confidence capped at medium; `closed` settles the turn
+    with the diagnostic fallback. Turns started before this: open."""
+    classifier_policy: Direction = "open"
+    """What a route classifier that is down does (TURNSTILE_CLASSIFIER_POLICY): `open`
+    routes to retrieval; `closed` settles the turn with the diagnostic fallback, nothing
+    looked up. Turns started before this: open."""
 
 
 class ClarificationReply(_Frozen):

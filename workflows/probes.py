@@ -47,6 +47,7 @@ with workflow.unsafe.imports_passed_through():
         pass_threshold,
         score_turn,
     )
+    from domain.failures import Direction
     from domain.turns import TurnResult
     from workflows.chat_turn import ChatTurn
     from workflows.contracts import TurnInput
@@ -76,6 +77,10 @@ class ProbeRequest(BaseModel):
     clarification_timeout_seconds: float = Field(default=2.0, gt=0)
     turn_budget_seconds: float = Field(default=TURN_BUDGET_SECONDS, gt=0)
     """Each probe turn's budget: the one the API gives a caller's turn."""
+    # The failure policies a caller's turn gets (TURNSTILE_JUDGE_POLICY and
+    # TURNSTILE_CLASSIFIER_POLICY): a probe measures the turns callers get.
+    judge_policy: Direction = "open"
+    classifier_policy: Direction = "open"
     record: bool = True
     """False for a run started by hand: it is neither stored nor counted, so it can
     neither open an incident nor stand as "the run before" for the schedule's next one."""
@@ -179,6 +184,8 @@ class RunGoldenProbes:
             question=question, clarification_timeout_seconds=timeout,
             turn_budget_seconds=self._request.turn_budget_seconds,
             engine_in_process=self._request.engine_in_process, tenant_id=PROBE_TENANT,
+            judge_policy=self._request.judge_policy,
+            classifier_policy=self._request.classifier_policy,
         )  # fmt: skip
         workflow.deprecate_patch(SHARED_START_OPTIONS)
         options = start_options(turn_input, summary=f"probe {key}")
