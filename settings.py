@@ -244,6 +244,10 @@ class Settings(BaseSettings):
     """The HMAC key behind the token map's lookup column; set your own in production."""
     pii_retention_days: Annotated[int, Field(ge=1, le=36_500)] = 30
     """Personal values unused for this long are erased by the daily retention schedule."""
+    conversation_retention_days: Annotated[int, Field(ge=0, le=36_500)] = 90
+    """Conversations idle for this long lose their turns, messages and summaries to the
+    daily retention schedule (never a turn running or waiting, never a decision record);
+    0 keeps them forever."""
     rate_limit_per_minute: Annotated[float, Field(gt=0, le=1_000_000)] = 60.0
     """Turns and clarification replies one user may send per minute, sustained."""
     rate_limit_burst: Annotated[int, Field(ge=1, le=1_000_000)] = 20

@@ -413,7 +413,7 @@ async def run_worker(settings: Settings) -> None:
     )
     await ensure_retention_schedule(
         client, settings.task_queue, settings.decision_retention_days,
-        settings.pii_retention_days,
+        settings.pii_retention_days, settings.conversation_retention_days,
     )  # fmt: skip
     if settings.probe_interval_minutes:
         await ensure_probe_schedule(

@@ -212,6 +212,13 @@ POLICY: dict[str, StepPolicy] = {
         start_to_close=timedelta(minutes=5), schedule_to_close=timedelta(minutes=20),
         heartbeat=None,
     ),
+    "postgres_expire_conversations": StepPolicy(
+        "closed", "this expiry fails visibly; tomorrow's run tries again",
+        "each batch is one transaction, so a conversation expires whole or not at all, and"
+        " one kept a day longer is expired by the next run",
+        start_to_close=timedelta(minutes=10), schedule_to_close=timedelta(minutes=30),
+        heartbeat=timedelta(minutes=2),
+    ),
     "postgres_forget_user": StepPolicy(
         "closed", "retried until it succeeds; the erase request reports it pending",
         "an erasure request must complete, not be dropped",

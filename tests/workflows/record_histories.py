@@ -10,7 +10,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from temporalio.exceptions import ApplicationError
@@ -19,6 +19,11 @@ from activities.errors import ErrorType
 from domain.models import Draft
 from tests.conftest import Turns, TurnWorker, outcome
 from tests.workflows.scripted_engine import ScriptedEngine
+
+if TYPE_CHECKING:
+    from temporalio.client import Client
+
+    from tests.conftest import WorkerFactory
 
 HISTORIES = Path(__file__).parent / "histories"
 PREFIX = os.environ.get("TURNSTILE_HISTORY_PREFIX", "deprecated_")
@@ -174,3 +179,41 @@ async def test_record_probe_history(
     PROBE_HISTORIES.mkdir(parents=True, exist_ok=True)
     text = json.dumps(_portable(json.loads(history.to_json())), indent=1)
     (PROBE_HISTORIES / f"{name}.json").write_text(text + "\n")
+
+
+RETENTION_HISTORIES = HISTORIES / "retention"
+"""PurgeDecisionRecords histories (replayed with that workflow, apart from ChatTurn's)."""
+
+
+@pytest.mark.record_histories
+async def test_record_retention_history(
+    fresh_database_url: str, worker: "WorkerFactory", temporal_client: "Client"
+) -> None:
+    """A retention run asked to expire conversations idle for 90 days, on a database of
+    its own, saved as `retention/<name>.json`; name it with RETENTION_NAME (the code
+    generation it was run on)."""
+    from psycopg_pool import AsyncConnectionPool
+
+    from activities.contracts import PurgeRequest
+    from backends.turn_sweeper import SweepActivities
+    from tests.conftest import unique
+    from workflows.retention import PurgeDecisionRecords
+
+    name = os.environ.get("RETENTION_NAME", "retention_run")
+    pool = AsyncConnectionPool(fresh_database_url, open=False, kwargs={"autocommit": True})
+    await pool.open()
+    try:
+        async with worker(
+            workflows=[PurgeDecisionRecords], activities=SweepActivities(pool).activities()
+        ) as tq:
+            run_id = unique("purge")
+            await temporal_client.execute_workflow(
+                PurgeDecisionRecords.run, PurgeRequest(conversation_retention_days=90),
+                id=run_id, task_queue=tq,
+            )  # fmt: skip
+            history = await temporal_client.get_workflow_handle(run_id).fetch_history()
+    finally:
+        await pool.close()
+    RETENTION_HISTORIES.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(_portable(json.loads(history.to_json())), indent=1)
+    (RETENTION_HISTORIES / f"{name}.json").write_text(text + "\n")
