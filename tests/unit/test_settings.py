@@ -106,6 +106,7 @@ def test_a_judge_on_the_generators_model_is_flagged() -> None:
         ("TURNSTILE_OPENAI_STRUCTURED_OUTPUT", "xml", "'json_schema' or 'json_object'"),
         ("TURNSTILE_JUDGE_POLICY", "strict", "input should be 'open' or 'closed'"),
         ("TURNSTILE_CLASSIFIER_POLICY", "", "input should be 'open' or 'closed'"),
+        ("TURNSTILE_CONVERSATION_RETENTION_DAYS", "-1", "greater than or equal to 0"),
     ],
 )
 def test_each_bound_refuses_a_nonsense_value_naming_its_variable(
@@ -130,6 +131,7 @@ def test_each_bound_refuses_a_nonsense_value_naming_its_variable(
         ("TURNSTILE_MODEL_TIMEOUT_SECONDS", "70"),
         ("TURNSTILE_JUDGE_POLICY", "closed"),
         ("TURNSTILE_CLASSIFIER_POLICY", "closed"),
+        ("TURNSTILE_CONVERSATION_RETENTION_DAYS", "0"),  # kept forever
     ],
 )
 def test_values_at_the_bounds_are_accepted(

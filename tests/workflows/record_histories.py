@@ -152,6 +152,28 @@ async def test_record_budgeted_histories(
         await _save(t, "budget_draft_timed_out", late.turn_id)
 
 
+@pytest.mark.record_histories
+async def test_record_fail_closed_histories(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """The fail-closed options' paths: a judge that is down withholding the draft
+    (fallback `judge_unavailable`), and a route classifier that is down settling the turn
+    before anything is looked up (fallback `classifier_unavailable`)."""
+    down = ApplicationError("the model refused", type=ErrorType.MODEL_REFUSED, non_retryable=True)
+    async with turn_worker(ScriptedEngine().always("grade_answer", down)) as tq:
+        t = turns_on(tq)
+        t.judge_policy = "closed"
+        withheld = await t.ask("What was BHP's revenue in FY2024?")
+        assert withheld.fallback_reason == "judge_unavailable", withheld
+        await _save(t, "judge_closed", withheld.turn_id)
+    async with turn_worker(ScriptedEngine().always("route", down)) as tq:
+        t = turns_on(tq)
+        t.classifier_policy = "closed"
+        unrouted = await t.ask("What was BHP's revenue in FY2024?")
+        assert unrouted.fallback_reason == "classifier_unavailable", unrouted
+        await _save(t, "classifier_closed", unrouted.turn_id)
+
+
 PROBE_HISTORIES = HISTORIES / "probes"
 """RunGoldenProbes histories (replayed with that workflow, apart from ChatTurn's)."""
 
