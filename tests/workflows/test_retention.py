@@ -11,8 +11,8 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from activities.contracts import PurgeRequest
 from backends.turn_sweeper import SweepActivities
-from db import audit, feedback, memory, turns
-from domain.turns import TurnResult
+from db import audit, expiry, feedback, memory, turns
+from domain.turns import OPEN, TurnResult
 from tests.conftest import WorkerFactory, unique
 from workflows.retention import SCHEDULE_PREFIX, PurgeDecisionRecords, ensure_retention_schedule
 
@@ -237,3 +237,8 @@ async def test_without_a_conversation_retention_nothing_expires(
         )
     assert purged.conversations_expired == 0
     assert (await held(own_pool, old.conversation_id))["messages"] == 2
+
+
+def test_expiry_spares_every_open_status() -> None:
+    """The expiry's SQL names the open statuses itself (for the partial index)."""
+    assert all(f"'{status}'" in expiry._NONE_OPEN for status in OPEN)
