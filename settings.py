@@ -17,6 +17,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from domain.budget import MAX_MODEL_TIMEOUT_SECONDS, TURN_BUDGET_SECONDS
+from domain.failures import Direction
 
 PROJECT_ROOT = Path(__file__).resolve().parent
 ENV_PREFIX = "TURNSTILE_"
@@ -208,6 +209,12 @@ class Settings(BaseSettings):
     it the turn settles saying the model provider did not answer in time."""
     model_temperature: Annotated[float, Field(ge=0, le=2)] | None = 0.0
     """Set it empty for reasoning models (o-series, gpt-5), which accept only their default."""
+    judge_policy: Direction = "open"
+    """A judge that is down: `open` shows the answer capped at medium confidence, `closed`
+    (regulated use) settles the turn with the diagnostic fallback instead."""
+    classifier_policy: Direction = "open"
+    """A route classifier that is down: `open` routes to retrieval, `closed` (regulated
+    use) settles the turn with the diagnostic fallback, nothing looked up."""
 
     @field_validator("model_temperature", mode="before")
     @classmethod
@@ -270,6 +277,10 @@ class Settings(BaseSettings):
     """The HMAC key behind the token map's lookup column; set your own in production."""
     pii_retention_days: Annotated[int, Field(ge=1, le=36_500)] = 30
     """Personal values unused for this long are erased by the daily retention schedule."""
+    conversation_retention_days: Annotated[int, Field(ge=0, le=36_500)] = 90
+    """Conversations idle for this long lose their turns, messages and summaries to the
+    daily retention schedule (never a turn running or waiting, never a decision record);
+    0 keeps them forever."""
     rate_limit_per_minute: Annotated[float, Field(gt=0, le=1_000_000)] = 60.0
     """Turns and clarification replies one user may send per minute, sustained."""
     rate_limit_burst: Annotated[int, Field(ge=1, le=1_000_000)] = 20

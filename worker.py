@@ -421,7 +421,7 @@ async def run_worker(settings: Settings) -> None:
     )
     await ensure_retention_schedule(
         client, settings.task_queue, settings.decision_retention_days,
-        settings.pii_retention_days,
+        settings.pii_retention_days, settings.conversation_retention_days,
     )  # fmt: skip
     if settings.probe_interval_minutes:
         await ensure_probe_schedule(
@@ -431,6 +431,8 @@ async def run_worker(settings: Settings) -> None:
                 false_alarm_rate=settings.probe_false_alarm_rate,
                 engine_in_process=settings.engine == EngineName.OFFLINE,
                 turn_budget_seconds=settings.turn_budget_seconds,
+                judge_policy=settings.judge_policy,
+                classifier_policy=settings.classifier_policy,
             ),
         )  # fmt: skip
     else:  # 0: no probes, and no schedule left from an earlier start either

@@ -386,6 +386,10 @@ class PurgeRequest(_Frozen):
     rate_bucket_idle_days: float = Field(default=1, gt=0)
     """Days a rate-limit bucket may stay untouched before it is removed: by then it has
     refilled at any limit of one request a day or more, so removing it changes nothing."""
+    conversation_retention_days: float = Field(default=0, ge=0)
+    """Days a conversation may stay idle (no turn started, saved or replied to) before
+    its turns, messages and summaries are deleted; 0 keeps them forever (requests from
+    before expiry existed, and TURNSTILE_CONVERSATION_RETENTION_DAYS=0)."""
 
 
 class PurgeResult(_Frozen):
@@ -397,6 +401,8 @@ class PurgeResult(_Frozen):
     """Personal values erased from the token map by this purge."""
     rate_buckets: int = 0
     """Idle rate-limit buckets removed by this purge."""
+    conversations_expired: int = 0
+    """Idle conversations whose turns and messages this purge deleted."""
 
 
 class PiiPurgeResult(_Frozen):
@@ -407,6 +413,13 @@ class PiiPurgeResult(_Frozen):
 class RateBucketPurgeResult(_Frozen):
     removed: int
     """Rate-limit buckets removed (idle, so full)."""
+
+
+class ConversationExpiryResult(_Frozen):
+    conversations: int
+    """Idle conversations expired: their turns, messages, summaries and feedback deleted."""
+    turns: int = 0
+    messages: int = 0
 
 
 # ---- golden probes ------------------------------------------------------------------

@@ -26,6 +26,7 @@ from activities.contracts import (
     CandidatesRequest,
     CheckRequest,
     ChunkLocator,
+    ConversationExpiryResult,
     CoverageRead,
     CoverageRequest,
     DocumentGrades,
@@ -245,6 +246,13 @@ async def postgres_purge_rate_buckets(request: PurgeRequest) -> RateBucketPurgeR
     return _declared()  # type: ignore[no-any-return]
 
 
+@activity.defn(name="postgres_expire_conversations")
+async def postgres_expire_conversations(request: PurgeRequest) -> ConversationExpiryResult:
+    """Delete the turns, messages and summaries of conversations idle past their retention.
+    Implemented by `backends/turn_sweeper.py` `SweepActivities.expire_conversations`."""
+    return _declared()  # type: ignore[no-any-return]
+
+
 @activity.defn(name="postgres_forget_user")
 async def postgres_forget_user(request: ForgetRequest) -> ForgetResult:
     """Erase a user's facts, the summaries of their conversations and their personal values.
@@ -392,6 +400,7 @@ DECLARED: dict[str, Callable[..., Awaitable[Any]]] = {
         postgres_purge_decisions,
         postgres_purge_pii_tokens,
         postgres_purge_rate_buckets,
+        postgres_expire_conversations,
         postgres_forget_user,
         qdrant_forget_answers,
         probes_load_cases,

@@ -194,6 +194,8 @@ def turn_input(
         answer_cache=settings.answer_cache and not fresh,
         tenant_id=caller.tenant_id,
         turn_budget_seconds=settings.turn_budget_seconds,
+        judge_policy=settings.judge_policy,
+        classifier_policy=settings.classifier_policy,
         # Several workers: turns on theirs, index steps on the index holder's.
         index_task_queue=settings.task_queue if settings.workers > 1 else None,
         shadow=shadow_plan(settings, alloc.turn_id),

@@ -26,7 +26,7 @@ from backends.engines.protocol import Engine
 from backends.heartbeat import heartbeating
 from db import memory
 from db import pii as token_map
-from domain.memory import without_markers
+from domain.memory import merge_summary, without_markers
 
 
 class MemoryActivities:
@@ -42,24 +42,24 @@ class MemoryActivities:
 
     @implements(steps.llm_summarize_history)
     async def summarize_history(self, request: SummarizeRequest) -> SummaryResult:
-        """Summarise all but the last messages (with the previous summary, if any) and
-        mark them summarised, in one transaction. A failing summariser raises before
+        """Summarise all but the last messages into an increment, merge it into the
+        previous summary (`domain.memory.merge_summary`: one line per fact, the newest
+        value winning, bounded without dropping the oldest facts first) and mark the
+        messages summarised, in one transaction. A failing summariser raises before
         anything is written: the history stays exactly as it was."""
         async with heartbeating():
             async with self.pool.connection() as conn:
                 pending = await memory.to_summarise(conn, request.conversation_id, request.seq)
             if not pending.message_ids:
                 return SummaryResult(summary=pending.previous)
-            # The newest messages first and the previous summary last: a summariser that
-            # keeps what fits in order (the offline one) keeps what was just said, and
-            # remembered text loses its citation markers (they numbered other sources).
-            texts = [without_markers(t) for t in reversed(pending.texts)]
-            if pending.previous:
-                texts.append(without_markers(pending.previous))
+            # Oldest first, so the increment's last line is the latest said; remembered
+            # text loses its citation markers (they numbered other sources).
+            texts = [without_markers(t) for t in pending.texts]
             with recording() as calls:
-                summary = (await self.engine.summarize(texts)).strip()
-            if not summary:
+                increment = (await self.engine.summarize(texts)).strip()
+            if not increment:
                 raise ValueError("the summariser returned an empty summary")
+            summary = merge_summary(pending.previous, increment)
             async with self.pool.connection() as conn:
                 await memory.store_summary(
                     conn, request.conversation_id, pending.message_ids, summary

@@ -1,4 +1,6 @@
-"""The sweep activity: reconcile open turns whose workflow has closed."""
+"""The sweep and retention activities: reconcile open turns whose workflow has closed;
+purge decision records, personal values and rate-limit buckets past their retention;
+expire idle conversations."""
 
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -9,6 +11,7 @@ from temporalio import activity
 
 from activities import steps
 from activities.contracts import (
+    ConversationExpiryResult,
     PiiPurgeResult,
     PurgeRequest,
     PurgeResult,
@@ -18,9 +21,12 @@ from activities.contracts import (
 )
 from activities.steps import implements
 from backends.metrics import turn_metrics
-from db import audit, ratelimit, reconcile, turns
+from db import audit, expiry, ratelimit, reconcile, turns
 from db import pii as token_map
 from domain.turns import OPEN
+
+EXPIRY_BATCH = 500
+"""Conversations expired per transaction: short locks, and progress a retry keeps."""
 
 
 class SweepActivities:
@@ -31,8 +37,33 @@ class SweepActivities:
         """This class's activities, bound, for the worker's registry."""
         return [
             self.sweep_turns, self.purge_decisions, self.purge_pii_tokens,
-            self.purge_rate_buckets,
+            self.purge_rate_buckets, self.expire_conversations,
         ]  # fmt: skip
+
+    @implements(steps.postgres_expire_conversations)
+    async def expire_conversations(self, request: PurgeRequest) -> ConversationExpiryResult:
+        """Expire conversations idle for `conversation_retention_days` (0: none), a batch
+        of them per transaction, heartbeating between batches; idempotent. A turn running
+        or waiting is never deleted, and the decision records stay (`db.expiry`)."""
+        if request.conversation_retention_days <= 0:
+            return ConversationExpiryResult(conversations=0)
+        cutoff = datetime.now(UTC) - timedelta(days=request.conversation_retention_days)
+        done = expiry.Expired()
+        async with self.pool.connection() as conn:
+            while True:
+                batch = await expiry.expire_idle(conn, cutoff, EXPIRY_BATCH)
+                done += batch
+                activity.heartbeat(done.conversations)
+                if batch.conversations < EXPIRY_BATCH:
+                    break
+        if done.conversations:
+            activity.logger.warning(
+                "retention expired %d idle conversation(s): %d turn(s), %d message(s)",
+                done.conversations, done.turns, done.messages,
+            )  # fmt: skip
+        return ConversationExpiryResult(
+            conversations=done.conversations, turns=done.turns, messages=done.messages
+        )
 
     @implements(steps.postgres_purge_rate_buckets)
     async def purge_rate_buckets(self, request: PurgeRequest) -> RateBucketPurgeResult:

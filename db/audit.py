@@ -100,6 +100,16 @@ def check_results(result: TurnResult) -> list[dict[str, str]]:
     """Each control the turn went through and what it decided, in the turn's order."""
     docs = result.documents
     judge_down = any(d.layer == "llm_grade_answer" for d in result.degraded)
+    closed = {f.step for f in result.step_failures if f.direction == "closed"}
+    judge = (
+        "unavailable: passed with 0 unsupported, confidence capped" if judge_down
+        else "unavailable: failed closed, the draft not shown" if "llm_grade_answer" in closed
+        else "ran" if result.grounded is not None else "not run"
+    )  # fmt: skip
+    route = result.route or (
+        "classifier unavailable: failed closed, nothing looked up"
+        if "llm_route_question" in closed else "not reached"
+    )  # fmt: skip
     grading_down = any(d.layer == "llm_grade_documents" for d in result.degraded)
     reused = (
         f"not run: the answer of {result.cache_turn_id} (checked then: {result.grounded})"
@@ -110,14 +120,13 @@ def check_results(result: TurnResult) -> list[dict[str, str]]:
         ("scope_rules", f"refused: {result.refusal_reason}" if result.route == "scope_rules"
          else "passed"),
         ("answer_cache", result.cache or "not asked"),
-        ("route", result.route or "not reached"),
+        ("route", route),
         ("relevance_grading", "not run" if not docs.retrieved else
          f"kept {len(docs.kept)} of {len(docs.retrieved)}"
          + (" (grader unavailable: kept all)" if grading_down else "")),
         ("numeric_grounding", reused or _numeric_result(result)),
         ("answer_relevance", reused or _relevance_result(result)),
-        ("answer_judge", reused or ("unavailable: passed with 0 unsupported, confidence capped"
-         if judge_down else ("ran" if result.grounded is not None else "not run"))),
+        ("answer_judge", reused or judge),
         ("final_gate", f"fallback: {result.fallback_reason}" if result.fallback_reason
          else ("passed" if result.status == "answered" else result.status)),
     ]  # fmt: skip

@@ -295,11 +295,12 @@ async def settle_closed_turn(
 async def conversation_exists(
     conn: AsyncConnection, conversation_id: str, tenant_id: str | None = None
 ) -> bool:
-    """Whether the conversation exists (for `tenant_id`, when given)."""
+    """Whether the conversation exists (for `tenant_id`, when given); an expired one
+    (its tombstone, `db.expiry`) does not."""
     row = await (
         await conn.execute(
             "SELECT 1 FROM conversations WHERE conversation_id = %s"
-            " AND tenant_id = coalesce(%s, tenant_id)",
+            " AND tenant_id = coalesce(%s, tenant_id) AND expired_at IS NULL",
             (conversation_id, tenant_id),
         )
     ).fetchone()

@@ -7,11 +7,17 @@ model's own, a step's, or the turn's budget), rate limit or another upstream err
 """
 
 import re
+from typing import Literal
+
+Direction = Literal["open", "closed"]
+"""What a step's failure does to the turn: `open`, the turn goes on without the step;
+`closed`, the step's part counts as refused (docs/failure-policy.md)."""
 
 _CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (label, re.compile(pattern, re.IGNORECASE))
     for label, pattern in (
         ("judge_unavailable", r"judge_unavailable"),
+        ("classifier_unavailable", r"classifier_unavailable"),
         ("reranker_unavailable", r"reranker unavailable"),
         ("malformed_output", r"ModelOutputInvalid"),
         ("refusal", r"ModelRefused"),

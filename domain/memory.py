@@ -1,6 +1,7 @@
 """What a turn may remember, as pure rules: the answer cache's slot guard, user
-preferences, and the ordered context budget. Storage lives in `db.memory` (PostgreSQL)
-and `backends.answer_cache` (Qdrant); this module decides, it never stores.
+preferences, the conversation summary's merge, and the ordered context budget. Storage
+lives in `db.memory` (PostgreSQL) and `backends.answer_cache` (Qdrant); this module
+decides, it never stores.
 
 Remembered content is a claim, never evidence: every note handed to a model step carries
 a label saying so, and the numeric check and the judge never see it.
@@ -15,6 +16,7 @@ from typing import Literal
 from pydantic import Field
 
 from domain.companies import companies, coverage, display_name, find_companies
+from domain.grounding import split_sentences
 from domain.intent import asks_over_all_companies
 from domain.metrics import metric_mentions, other_measure_mentions
 from domain.models import Frozen
@@ -400,10 +402,79 @@ SUMMARISE_OVER = 10
 """A conversation with more unsummarised messages than this is compressed..."""
 KEEP_RECENT = 4
 """...into one summary of all but its last this many messages."""
+SUMMARY_CHARS = 1200
+"""The bound on a conversation's summary, all its lines together."""
+LINE_CHARS = 300
+"""The bound on one line of it: a long table or quotation is cut, not the summary."""
 
 
 def needs_summary(unsummarised: int) -> bool:
     return unsummarised > SUMMARISE_OVER
+
+
+_SPEAKER = re.compile(r"\s+(?=(?:user|assistant): )")
+"""Where a message began in a summary stored as a paragraph (`db.memory.to_summarise`
+writes each message as `role: text`)."""
+
+
+def summary_lines(text: str | None) -> list[str]:
+    """A summary's lines, least recently mentioned first: one per line, one per sentence
+    (a summary stored as a paragraph, before summaries had lines, reads the same way)."""
+    lines = []
+    for sentence in split_sentences(text or ""):
+        for part in _SPEAKER.split(sentence):
+            line = " ".join(part.split())
+            if line:
+                lines.append(line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…")
+    return lines
+
+
+def fact_key(line: str) -> tuple[str, ...]:
+    """What a line is about: its companies, years and measures (line items and
+    commodities included, so copper revenue is not iron-ore revenue) when it names a
+    company and a measure the registry and the lexicon read; else its words, so it only
+    ever matches itself (a fact about a company or measure they do not know is never
+    taken for another)."""
+    slots = extract_slots(line)
+    measures = sorted({*slots.metrics, *slots.other_measures})
+    if not (measures and slots.companies):
+        return ("text", " ".join(_WORD.findall(line.lower())))
+    commodities = sorted({" ".join(m.lower().split()) for m in _COMMODITY.findall(line)})
+    return (
+        "fact", ",".join(sorted(slots.companies)), ",".join(map(str, mentioned_years(line))),
+        ",".join(measures), ",".join(commodities),
+    )  # fmt: skip
+
+
+def gives_value(line: str) -> bool:
+    """Whether the line states a figure (a number that is not a year): a question or a
+    "not found" line about a fact does not, and never replaces one that does."""
+    return bool(_NUMBER.search(_YEARISH.sub(" ", line)))
+
+
+def merge_summary(base: str | None, increment: str, budget: int = SUMMARY_CHARS) -> str:
+    """The base summary with an increment (a summary of newer messages) merged into it.
+
+    One line per fact: a line about the same (companies, years, measure) as one already
+    held replaces it, the newest value winning, and moves it to the end as the most
+    recently mentioned; a mention without a figure keeps the figure held and only moves
+    it. Lines about nothing the lexicon reads are deduplicated as they are. Only when the
+    whole is over `budget` are lines dropped, the least recently mentioned first: a fact
+    is never lost for being old, only for not having come up again while newer ones
+    filled the budget.
+    """
+    held: dict[tuple[str, ...], str] = {}
+    for line in [*summary_lines(base), *summary_lines(increment)]:
+        key = fact_key(line)
+        kept = held.pop(key, None)
+        held[key] = (
+            kept if kept is not None and gives_value(kept) and not gives_value(line) else line
+        )
+    lines = list(held.values())
+    while len(lines) > 1 and len("\n".join(lines)) > budget:
+        lines.pop(0)
+    text = "\n".join(lines)
+    return text if len(text) <= budget else text[: budget - 1] + "…"
 
 
 _MARKER = re.compile(r"\s?\[\d+(?:\s*,\s*\d+)*\]")

@@ -53,6 +53,7 @@ from db import turns
 from db.migrate import migrate
 from domain.budget import TURN_BUDGET_SECONDS
 from domain.companies import use_coverage
+from domain.failures import Direction
 from domain.turns import TurnResult
 from ingestion.companies import sample_coverage
 from settings import PROJECT_ROOT, Settings
@@ -445,6 +446,10 @@ class Turns:
         """The turn's budget (`domain/budget.py`); a test of running out sets it short."""
         self.index_task_queue: str | None = None
         """The index holder's queue, when the turns run on workers without the index."""
+        self.judge_policy: Direction = "open"
+        self.classifier_policy: Direction = "open"
+        """The failure policies the API passes (TURNSTILE_JUDGE_POLICY and
+        TURNSTILE_CLASSIFIER_POLICY); a test of failing closed sets them."""
 
     async def start(
         self,
@@ -471,6 +476,8 @@ class Turns:
                 answer_cache=self.answer_cache,
                 turn_budget_seconds=self.turn_budget,
                 index_task_queue=self.index_task_queue,
+                judge_policy=self.judge_policy,
+                classifier_policy=self.classifier_policy,
             ),
             id=alloc.turn_id,
             task_queue=self.task_queue,

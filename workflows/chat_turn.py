@@ -252,7 +252,7 @@ class ChatTurn:
                     cached = reused(lookup.entry, resolved, carried, self._decline)
                     return await self._finish(cached)
             decision = await self._steps.route_question(resolved)
-            if decision.route != "needs_clarification":
+            if decision is None or decision.route != "needs_clarification":
                 return await self._answer(resolved, carried, decision)
             reply = await self._clarify(decision, resolved, carried)
             if isinstance(reply, TurnResult):
@@ -276,9 +276,16 @@ class ChatTurn:
             self._stream.note(f"preferences applied: {'; '.join(applied)}")
         return resolved, carried
 
-    async def _answer(self, resolved: str, carried: Carried, decision: RouteDecision) -> TurnResult:
+    async def _answer(
+        self, resolved: str, carried: Carried, decision: RouteDecision | None
+    ) -> TurnResult:
         """A route that needs no clarification: refused, answered directly, or answered
-        from the reports."""
+        from the reports; no route (the classifier down, failing closed): the fallback."""
+        if decision is None:
+            return await self._finish(
+                Outcome("fallback", None, None, resolved, carried,
+                        fallback_reason=gate.CLASSIFIER_UNAVAILABLE)
+            )  # fmt: skip
         if decision.route == "out_of_scope":
             return await self._finish(
                 Outcome("refused", refusal_text(), decision.route, resolved, carried,
@@ -373,12 +380,16 @@ class ChatTurn:
         plan = RewritePlan(sub_queries=plan_for(plan, resolved, slots, requested))
         passes = RetrievalPasses(self._steps)
         done, kept, coverage = await passes.run(resolved, slots, requested, plan)
-        drafted = {p.number: p for p in done if p.draft is not None}
+        # A draft the judge could not grade, where it fails closed, is never shown.
+        drafted = {p.number: p for p in done if p.draft is not None and not p.judge_closed}
         if not drafted:
+            reason = (
+                gate.JUDGE_UNAVAILABLE if any(p.judge_closed for p in done)
+                else gate.MODEL_TIMEOUT if self._budget.out_of_time else None
+            )  # fmt: skip
             return await self._finish(
                 Outcome("fallback", None, decision.route, resolved, carried, coverage=coverage,
-                        had_evidence=bool(kept),
-                        fallback_reason=gate.MODEL_TIMEOUT if self._budget.out_of_time else None)
+                        had_evidence=bool(kept), fallback_reason=reason)
             )  # fmt: skip
         attempts = [Attempt(p.number, len(p.unsupported), len(p.gaps)) for p in drafted.values()]
         best = drafted[best_attempt(attempts).pass_number]

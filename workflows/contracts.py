@@ -10,6 +10,7 @@ Frozen pydantic models; new fields only with defaults (histories replay old payl
 from pydantic import BaseModel, ConfigDict
 
 from domain.budget import TURN_BUDGET_SECONDS
+from domain.failures import Direction
 
 
 class _Frozen(BaseModel):
@@ -60,6 +61,14 @@ class TurnInput(_Frozen):
     """This turn is the shadow of that live turn: it writes nothing to the conversation,
     its summary, the answer cache, memory or the decision record; its outcome is
     recorded beside the live one (`postgres_record_shadow`) and shown to no one."""
+    judge_policy: Direction = "open"
+    """What a judge that is down does to the turn (TURNSTILE_JUDGE_POLICY): `open`
+    passes the draft with its confidence capped at medium; `closed` settles the turn
+    with the diagnostic fallback. Turns started before this: open."""
+    classifier_policy: Direction = "open"
+    """What a route classifier that is down does (TURNSTILE_CLASSIFIER_POLICY): `open`
+    routes to retrieval; `closed` settles the turn with the diagnostic fallback, nothing
+    looked up. Turns started before this: open."""
 
 
 class ClarificationReply(_Frozen):

@@ -15,6 +15,7 @@ from temporalio.common import RetryPolicy
 from activities.errors import ErrorType
 from activities.steps import declared_name
 from domain.budget import MODEL_STEP_ATTEMPTS, MODEL_STEP_SECONDS, MODEL_STEP_TOTAL_SECONDS
+from domain.failures import Direction
 
 _BOUNDED = RetryPolicy(
     initial_interval=timedelta(milliseconds=200),
@@ -48,8 +49,26 @@ when it calls a remote model."""
 
 
 @dataclass(frozen=True)
+class ClosedOption:
+    """A fail-open step a deployment may switch to fail closed (regulated use).
+
+    The setting is read at the process edges only and travels into each turn as the
+    `TurnInput` field named here, whose default is `open`: turns started before the
+    option, and histories recorded before it, replay on the open path unchanged.
+    """
+
+    setting: str
+    """The environment variable that switches it: `closed` or `open` (the default)."""
+    field: str
+    """The `TurnInput` field that carries it into the turn."""
+    on_error: str
+    """What the turn does instead, once Temporal's retries are spent."""
+    why: str
+
+
+@dataclass(frozen=True)
 class StepPolicy:
-    direction: Literal["open", "closed"]
+    direction: Direction
     on_error: str
     why: str
     kind: StepKind = "activity"
@@ -60,6 +79,8 @@ class StepPolicy:
     budgeted: bool = False
     """Part of a turn's answering work: never given longer than what is left of the
     turn's budget, and not started once it is spent (`domain/budget.py`)."""
+    closed_option: ClosedOption | None = None
+    """For a fail-open step: how a deployment makes it fail closed instead."""
 
 
 WITHOUT_INDEX = frozenset(
@@ -71,14 +92,16 @@ the others need the index (retrieval, the answer cache, the coverage, and the mo
 grounding steps, which load chunk text from it)."""
 
 
-def _model_step(direction: Literal["open", "closed"], on_error: str, why: str) -> StepPolicy:
+def _model_step(
+    direction: Direction, on_error: str, why: str, closed_option: ClosedOption | None = None
+) -> StepPolicy:
     """A model step: one model call per attempt, so its timeouts hold the longest model
     timeout the settings accept, for every attempt; and it counts against the budget."""
     return StepPolicy(
         direction, on_error, why, kind="engine", heartbeat=_BEAT, budgeted=True,
         start_to_close=timedelta(seconds=MODEL_STEP_SECONDS),
         schedule_to_close=timedelta(seconds=MODEL_STEP_TOTAL_SECONDS),
-        retry=_MODEL_RETRY,
+        retry=_MODEL_RETRY, closed_option=closed_option,
     )  # fmt: skip
 
 
@@ -112,6 +135,13 @@ POLICY: dict[str, StepPolicy] = {
     "llm_route_question": _model_step(
         "open", "default to retrieval, never block on clarification",
         "retrieval is the safe default: its answer is still graded and gated",
+        ClosedOption(
+            "TURNSTILE_CLASSIFIER_POLICY", "classifier_policy",
+            "diagnostic fallback (classifier_unavailable): nothing is looked up",
+            "the classifier is the second check of scope after the scope rules; where an"
+            " answer to a question nobody classified may not go out (advice rules), the"
+            " turn says the check could not run rather than answer or refuse unchecked",
+        ),
     ),
     "llm_rewrite_query": _model_step(
         "open", "one sub-query per company built from the question",
@@ -140,7 +170,13 @@ POLICY: dict[str, StepPolicy] = {
     ),
     "llm_grade_answer": _model_step(
         "open", "pass with 0 unsupported, marked judge_unavailable, confidence capped at medium",
-        "the numeric check still ran; configurable to closed for regulated use",
+        "the numeric check still ran, and the answer says the judge did not",
+        ClosedOption(
+            "TURNSTILE_JUDGE_POLICY", "judge_policy",
+            "diagnostic fallback (judge_unavailable): the draft is not shown",
+            "where every answer shown must have passed the independent judge, an answer"
+            " checked by the numeric check alone is not enough, capped or not",
+        ),
     ),
     "qdrant_save_answer": StepPolicy(
         "open", "the answer is not cached (the next such question is answered afresh)",
@@ -175,6 +211,13 @@ POLICY: dict[str, StepPolicy] = {
         "one DELETE of idle (full) buckets; one kept a day longer changes nothing",
         start_to_close=timedelta(minutes=5), schedule_to_close=timedelta(minutes=20),
         heartbeat=None,
+    ),
+    "postgres_expire_conversations": StepPolicy(
+        "closed", "this expiry fails visibly; tomorrow's run tries again",
+        "each batch is one transaction, so a conversation expires whole or not at all, and"
+        " one kept a day longer is expired by the next run",
+        start_to_close=timedelta(minutes=10), schedule_to_close=timedelta(minutes=30),
+        heartbeat=timedelta(minutes=2),
     ),
     "postgres_forget_user": StepPolicy(
         "closed", "retried until it succeeds; the erase request reports it pending",

@@ -83,13 +83,18 @@ def activity_row(step: str, p: StepPolicy) -> str:
         f"schedule-to-close {duration(p.schedule_to_close)}"
         + (", at most what is left of the turn's budget" if p.budgeted else "")
     )
+    on_error, direction, why = p.on_error, str(p.direction), p.why
+    if (closed := p.closed_option) is not None:
+        on_error += f"; closed: {closed.on_error}"
+        direction += f" (closed with `{closed.setting}=closed`)"
+        why += f"; closed: {closed.why}"
     return _row(
         [
             f"`{step}`",
             kind_of(step),
-            p.on_error,
-            p.direction,
-            p.why,
+            on_error,
+            direction,
+            why,
             timeouts,
             retries(p.retry),
             duration(p.heartbeat) if p.heartbeat else "none",

@@ -51,6 +51,7 @@ with workflow.unsafe.imports_passed_through():
         pass_threshold,
         score_turn,
     )
+    from domain.failures import Direction
     from domain.turns import TurnResult
     from workflows.chat_turn import ChatTurn
     from workflows.contracts import TurnInput
@@ -88,6 +89,10 @@ class ProbeRequest(BaseModel):
     corpus_version: str | None = None
     """Run against this earlier frozen snapshot of the index (one of the latest kept)
     instead of freezing the index as it stands: today's code on an earlier corpus."""
+    # The failure policies a caller's turn gets (TURNSTILE_JUDGE_POLICY and
+    # TURNSTILE_CLASSIFIER_POLICY): a probe measures the turns callers get.
+    judge_policy: Direction = "open"
+    classifier_policy: Direction = "open"
     record: bool = True
     """False for a run started by hand: it is neither stored nor counted, so it can
     neither open an incident nor stand as "the run before" for the schedule's next one."""
@@ -236,6 +241,8 @@ class RunGoldenProbes:
             turn_budget_seconds=self._request.turn_budget_seconds,
             engine_in_process=self._request.engine_in_process, tenant_id=PROBE_TENANT,
             snapshot=self._snapshot,
+            judge_policy=self._request.judge_policy,
+            classifier_policy=self._request.classifier_policy,
         )  # fmt: skip
         workflow.deprecate_patch(SHARED_START_OPTIONS)
         options = start_options(turn_input, summary=f"probe {key}")

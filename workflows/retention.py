@@ -1,12 +1,15 @@
-"""PurgeDecisionRecords: retention of the decision record and the token map, run by a
-Temporal Schedule.
+"""PurgeDecisionRecords: the daily retention run — the decision record, the token map,
+idle rate-limit buckets and idle conversations — run by a Temporal Schedule.
 
 Once a day the purge removes the decision records older than the retention period
 (`TURNSTILE_DECISION_RETENTION_DAYS`) — only the oldest rows, a prefix of the hash chain —
 and logs in `decision_purges` how many rows it removed and the hash of the last one, so
 `turnstile audit verify` still passes afterwards. It then erases the personal values
-unused for `TURNSTILE_PII_RETENTION_DAYS`. The workflow's result (and its history)
-records what it purged. Created by the worker at start-up, idempotently, like the sweep.
+unused for `TURNSTILE_PII_RETENTION_DAYS`, removes idle rate-limit buckets, and expires
+the conversations idle for `TURNSTILE_CONVERSATION_RETENTION_DAYS` (their turns,
+messages and summaries; never a turn running or waiting, never a decision record). The
+workflow's result (and its history) records what it purged. Created by the worker at
+start-up, idempotently, like the sweep.
 """
 
 from datetime import timedelta
@@ -19,7 +22,7 @@ from temporalio.client import (
 
 with workflow.unsafe.imports_passed_through():
     from activities import steps
-    from activities.contracts import PurgeRequest, PurgeResult
+    from activities.contracts import ConversationExpiryResult, PurgeRequest, PurgeResult
     from workflows.policy import step_options
     from workflows.sweep import ensure_schedule, interval_schedule
 
@@ -28,6 +31,8 @@ PII_PURGE = "purge-pii-tokens"
 """Patch: runs started before it purged decision records only."""
 RATE_BUCKET_PURGE = "purge-rate-buckets"
 """Patch: runs started before it left idle rate-limit buckets in place."""
+CONVERSATION_EXPIRY = "expire-conversations"
+"""Patch: runs started before it kept every conversation."""
 EVERY = timedelta(days=1)
 
 
@@ -61,12 +66,32 @@ class PurgeDecisionRecords:
             )
             result = result.model_copy(update={"rate_buckets": buckets.removed})
             details += f"; removed {buckets.removed} idle rate-limit bucket(s)"
+        if workflow.patched(CONVERSATION_EXPIRY) and request.conversation_retention_days > 0:
+            expired = await self._expire_conversations(request)
+            result = result.model_copy(update={"conversations_expired": expired.conversations})
+            details += (
+                f"; expired {expired.conversations} idle conversation(s)"
+                f" ({expired.turns} turn(s), {expired.messages} message(s))"
+            )
         workflow.set_current_details(details)
         return result
 
+    async def _expire_conversations(self, request: PurgeRequest) -> ConversationExpiryResult:
+        return await workflow.execute_activity(
+            steps.postgres_expire_conversations,
+            request,
+            summary=f"conversations idle for {request.conversation_retention_days:g} days",
+            **step_options(steps.postgres_expire_conversations),
+        )
 
-def _schedule(task_queue: str, retention_days: int, pii_retention_days: int) -> Schedule:
-    request = PurgeRequest(retention_days=retention_days, pii_retention_days=pii_retention_days)
+
+def _schedule(
+    task_queue: str, retention_days: int, pii_retention_days: int, conversation_retention_days: int
+) -> Schedule:
+    request = PurgeRequest(
+        retention_days=retention_days, pii_retention_days=pii_retention_days,
+        conversation_retention_days=conversation_retention_days,
+    )  # fmt: skip
     return interval_schedule(
         PurgeDecisionRecords.run, request, f"purge-decisions-{task_queue}", task_queue, EVERY,
         timedelta(hours=1),
@@ -74,10 +99,13 @@ def _schedule(task_queue: str, retention_days: int, pii_retention_days: int) -> 
 
 
 async def ensure_retention_schedule(
-    client: Client, task_queue: str, retention_days: int, pii_retention_days: int = 30
-) -> None:
-    """Create the purge schedule, or bring an existing one up to date."""
+    client: Client, task_queue: str, retention_days: int, pii_retention_days: int = 30,
+    conversation_retention_days: int = 0,
+) -> None:  # fmt: skip
+    """Create the purge schedule, or bring an existing one up to date (a restart with
+    other retention settings changes what its next run purges)."""
     schedule_id = f"{SCHEDULE_PREFIX}-{task_queue}"
-    await ensure_schedule(
-        client, schedule_id, _schedule(task_queue, retention_days, pii_retention_days)
+    schedule = _schedule(
+        task_queue, retention_days, pii_retention_days, conversation_retention_days
     )
+    await ensure_schedule(client, schedule_id, schedule)

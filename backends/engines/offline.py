@@ -55,7 +55,7 @@ from domain.measures import (
     read_focus,
     search_words,
 )
-from domain.memory import MemoryNote
+from domain.memory import MemoryNote, merge_summary
 from domain.metrics import (
     DIVIDEND_COMPONENT,
     HEADLINE_METRICS,
@@ -190,7 +190,6 @@ _DECISION = re.compile(
     r"always|never|focus\w*|interested)\b",
     re.IGNORECASE,
 )
-SUMMARY_CHARS = 600
 
 
 def _best_per_company(chunks: list[ChunkText], companies: list[str], years: set[int]) -> list[int]:
@@ -718,29 +717,18 @@ class OfflineEngine:
         return AnswerGrade(quality_passed=quality, unsupported=report.unsupported, notes=notes)
 
     async def summarize(self, messages: list[str]) -> str:
-        """Keep the sentences with numbers, company names or decisions, about 600 chars."""
-        kept: list[str] = []
-        size = 0
-        for message in messages:
-            for sentence in split_sentences(message):
-                if sentence in kept:
-                    continue
-                if not (
-                    re.search(r"\d", sentence)
-                    or find_companies(sentence)
-                    or _DECISION.search(sentence)
-                ):
-                    continue
-                if size + len(sentence) + 1 > SUMMARY_CHARS:
-                    if not kept:
-                        kept.append(sentence[: SUMMARY_CHARS - 1] + "…")
-                    return " ".join(kept)
-                kept.append(sentence)
-                size += len(sentence) + 1
-        if not kept and messages:
-            text = " ".join(" ".join(messages).split())
-            return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"
-        return " ".join(kept)
+        """An increment, extractively: the sentences with numbers, company names or
+        decisions, one a line, oldest first, merged one fact a line and bounded as the
+        summary is (`domain.memory.merge_summary`)."""
+        kept = [
+            sentence
+            for message in messages
+            for sentence in split_sentences(message)
+            if re.search(r"\d", sentence) or find_companies(sentence) or _DECISION.search(sentence)
+        ]
+        if not kept:  # nothing of note: the messages themselves, cut to the bound
+            kept = [" ".join(" ".join(messages).split())]
+        return merge_summary(None, "\n".join(kept))
 
 
 class _Composer:

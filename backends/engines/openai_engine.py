@@ -44,7 +44,7 @@ from backends.engines.provider_errors import classify_openai
 from domain.clarification import unshowable
 from domain.companies import companies, display_name, fiscal_years, year_span
 from domain.evidence import fence
-from domain.memory import MemoryNote
+from domain.memory import MemoryNote, merge_summary
 from domain.metrics import metric_display, read_metric_words
 from domain.models import ChunkText, Draft, ModelCall, NotFound, Slots, SubQuery, UnsupportedClaim
 from domain.question import extract_slots
@@ -357,10 +357,11 @@ class OpenAIEngine:
         )
 
     async def summarize(self, messages: list[str]) -> str:
-        """One note keeping numbers, names, years and decisions."""
+        """An increment: one fact a line (numbers, names, years and decisions), merged one
+        fact a line and bounded as the summary is (`domain.memory.merge_summary`)."""
         text = prompt("summarize").render(messages="\n".join(f"- {m}" for m in messages))
         out = await self._ask("summarize", self.config.summarize_model, SummaryOut, text)
-        return out.summary.strip()[:1000]
+        return merge_summary(None, out.summary.strip())
 
 
 def _company_list() -> str:

@@ -56,5 +56,7 @@ class Engine(Protocol):
         ...
 
     async def summarize(self, messages: list[str]) -> str:
-        """Summarise older turns into one note, keeping numbers, companies and decisions."""
+        """Summarise messages (oldest first) into an increment, one fact a line, keeping
+        numbers, companies and decisions; it is merged into the conversation's summary
+        (`domain.memory.merge_summary`), never handed the summary itself."""
         ...

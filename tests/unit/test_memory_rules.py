@@ -1,9 +1,11 @@
-"""The pure memory rules: the cache's slot guard, preferences, and the context budget."""
+"""The pure memory rules: the cache's slot guard, preferences, the summary's merge, and the
+context budget."""
 
 import pytest
 
 from domain.memory import (
     CLAIM_LABEL,
+    SUMMARY_CHARS,
     Context,
     Excerpt,
     MemoryNote,
@@ -15,6 +17,8 @@ from domain.memory import (
     cacheable,
     conversation_note,
     ends_first,
+    fact_key,
+    merge_summary,
     needs_summary,
     read_preference,
     strongest_first,
@@ -184,6 +188,90 @@ def test_a_newer_preference_of_a_kind_wins() -> None:
 
 def test_a_summary_is_due_past_ten_messages() -> None:
     assert not needs_summary(10) and needs_summary(11)
+
+
+BHP_REVENUE = "BHP Group's revenue for FY2024 was US$55,658 million."
+
+
+def test_the_same_fact_again_is_one_line_and_its_newest_value_wins() -> None:
+    rio = "Rio Tinto's net debt in FY2024 was US$5,491 million."
+    base = merge_summary(None, f"{BHP_REVENUE}\n{rio}")
+    merged = merge_summary(base, "BHP's revenue in FY2024 was US$55,700 million, as restated.")
+    assert merged.splitlines() == [
+        rio,
+        "BHP's revenue in FY2024 was US$55,700 million, as restated.",  # last: just mentioned
+    ]
+
+
+def test_a_mention_without_a_figure_keeps_the_figure_and_counts_as_recent() -> None:
+    s32 = "South32's revenue in FY2025 was US$5,646 million."
+    base = merge_summary(None, f"{BHP_REVENUE}\n{s32}")
+    merged = merge_summary(base, "user: What was BHP's revenue in FY2024 again?")
+    assert merged.splitlines() == [s32, BHP_REVENUE]
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("Rio Tinto's copper revenue in FY2024 was US$5 billion.",
+         "Rio Tinto's iron ore revenue in FY2024 was US$30 billion."),
+        ("BHP's revenue in FY2023 was US$53,817 million.", BHP_REVENUE),
+        ("Rio Tinto's revenue in FY2024 was US$53,658 million.", BHP_REVENUE),
+        ("BHP's net debt in FY2024 was US$9,120 million.", BHP_REVENUE),
+        ("user: I prefer figures in billions.", "user: I only follow iron-ore miners."),
+    ],
+)  # fmt: skip
+def test_different_facts_keep_a_line_each(one: str, other: str) -> None:
+    assert fact_key(one) != fact_key(other)
+    assert merge_summary(merge_summary(None, one), other).splitlines() == [one, other]
+
+
+def test_a_first_round_fact_outlives_rounds_that_go_over_other_facts_again() -> None:
+    summary = merge_summary(None, f"user: What was BHP's revenue in FY2024?\n{BHP_REVENUE}")
+    for round_ in range(20):
+        increment = "\n".join(
+            f"{company}'s {measure} for FY2024 was US${1000 + round_:,} million, the figure"
+            " the report sets out, with the movements against the prior year explained."
+            for company in ("Rio Tinto", "Fortescue", "South32")
+            for measure in ("revenue", "net debt")
+        )
+        summary = merge_summary(summary, increment)
+        assert len(summary) <= SUMMARY_CHARS
+    assert BHP_REVENUE in summary.splitlines()
+    assert "US$1,019 million" in summary and "US$1,018 million" not in summary
+
+
+def test_over_the_budget_the_least_recently_mentioned_fact_goes_first() -> None:
+    facts = [
+        f"{company}'s {measure} in FY{year} was US${n:,} million."
+        for n, (company, measure, year) in enumerate(
+            (c, m, y)
+            for c in ("BHP", "Rio Tinto", "Fortescue", "South32", "Northern Star")
+            for m in ("revenue", "net debt", "underlying EBITDA", "capital expenditure")
+            for y in (2023, 2024, 2025)
+        )
+    ]
+    summary = merge_summary(None, "\n".join(facts[:2]))
+    summary = merge_summary(summary, "\n".join(facts[2:]))
+    assert facts[0] not in summary.splitlines()  # over the budget: the oldest unmentioned
+    summary = merge_summary(merge_summary(None, "\n".join(facts[:2])), "\n".join(facts[2:20]))
+    assert facts[0] in summary.splitlines()  # within the budget nothing is dropped
+    summary = merge_summary(summary, "user: What was BHP's revenue in FY2023?")  # facts[0]
+    summary = merge_summary(summary, "\n".join(facts[20:32]))
+    lines = summary.splitlines()
+    assert len(summary) <= SUMMARY_CHARS
+    assert facts[31] in lines and facts[1] not in lines  # never mentioned again: gone
+    assert facts[0] in lines  # the oldest, but mentioned again: kept over later ones
+    assert facts[5] not in lines  # newer than facts[0], less recently mentioned
+
+
+def test_a_summary_stored_as_a_paragraph_merges_sentence_by_sentence() -> None:
+    paragraph = f"{BHP_REVENUE} user: I prefer figures in billions."
+    merged = merge_summary(paragraph, "BHP's revenue in FY2024 was US$55.7 billion.")
+    assert merged.splitlines() == [
+        "user: I prefer figures in billions.",
+        "BHP's revenue in FY2024 was US$55.7 billion.",
+    ]
 
 
 SUMMARY = MemoryNote(kind="summary", text="S" * 100)

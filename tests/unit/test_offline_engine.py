@@ -9,6 +9,7 @@ import pytest
 from backends.embeddings import LocalEmbedder
 from backends.engines.offline import OfflineEngine, clarifying_question, direct_answer
 from domain.grounding import check_numbers
+from domain.memory import SUMMARY_CHARS
 from domain.models import ChunkText, Draft, NotFound, Slots
 from tests.unit.corpus_chunks import CORPUS_DIR, chunks_of, corpus, report
 
@@ -330,19 +331,26 @@ def test_answer_grade_judges_the_text_alone_and_flags_a_tampered_figure() -> Non
     ]
 
 
-def test_summary_keeps_numbers_companies_and_decisions_within_the_cap() -> None:
+def test_summary_keeps_numbers_companies_and_decisions_one_a_line() -> None:
     messages = [
         "Hello there.",
         "What was BHP's revenue in FY2024?",
         "BHP Group's revenue for FY2024 was US$55,658 million [1]. Thanks for asking.",
         "I prefer answers in US dollars only.",
-        *[f"Rio Tinto figure number {n} was noted." for n in range(60)],
     ]
     summary = asyncio.run(ENGINE.summarize(messages))
-    assert "US$55,658 million" in summary
-    assert "prefer answers in US dollars" in summary
-    assert "Hello there" not in summary and "Thanks for asking" not in summary
-    assert len(summary) <= 600
+    # The question and its answer are one fact: the line with the figure stands for both.
+    assert summary.splitlines() == [
+        "BHP Group's revenue for FY2024 was US$55,658 million [1].",
+        "I prefer answers in US dollars only.",
+    ]
+
+
+def test_summary_of_many_messages_stays_within_the_bound_keeping_the_latest() -> None:
+    messages = [f"Rio Tinto figure number {n} was noted." for n in range(60)]
+    summary = asyncio.run(ENGINE.summarize(messages))
+    assert len(summary) <= SUMMARY_CHARS
+    assert summary.splitlines()[-1] == "Rio Tinto figure number 59 was noted."
 
 
 def test_engine_is_named_for_the_decision_record() -> None:

@@ -4,7 +4,14 @@ from datetime import timedelta
 
 import pytest
 
+from api.auth import Caller
+from api.turn_schemas import TurnRequest
+from api.turn_service import turn_input
+from db.turns import Allocation
 from domain.budget import MAX_MODEL_TIMEOUT_SECONDS, MODEL_STEP_ATTEMPTS, TURN_BUDGET_SECONDS
+from domain.failures import Direction
+from settings import ENV_PREFIX, Settings
+from workflows.contracts import TurnInput
 from workflows.policy import POLICY, PURE_LAYERS, activity_options
 
 SAVE = "postgres_save_turn"
@@ -30,6 +37,39 @@ def test_every_entry_has_a_direction_and_a_reason(name: str) -> None:
 @pytest.mark.parametrize(("layer", "name"), sorted(FAIL_OPEN.items()))
 def test_quality_layer_fails_open(layer: str, name: str) -> None:
     assert POLICY[name].direction == "open", layer
+
+
+SWITCHABLE = {
+    "llm_grade_answer": "TURNSTILE_JUDGE_POLICY",
+    "llm_route_question": "TURNSTILE_CLASSIFIER_POLICY",
+}
+
+
+def test_the_judge_and_the_classifier_can_be_switched_to_fail_closed() -> None:
+    assert {n: p.closed_option.setting for n, p in POLICY.items() if p.closed_option} == (
+        SWITCHABLE
+    )
+
+
+@pytest.mark.parametrize("name", sorted(SWITCHABLE))
+def test_a_closed_option_is_a_setting_and_a_turn_field_both_open_by_default(name: str) -> None:
+    option = POLICY[name].closed_option
+    assert option is not None and POLICY[name].direction == "open"
+    setting = option.setting.removeprefix(ENV_PREFIX).lower()
+    assert Settings.model_fields[setting].default == "open"
+    # Turns started before the option, and their histories, keep the open path.
+    assert TurnInput.model_fields[option.field].default == "open"
+
+
+@pytest.mark.parametrize("policy", ["open", "closed"])
+def test_the_api_passes_the_failure_policies_into_each_turn(policy: Direction) -> None:
+    settings = Settings(judge_policy=policy, classifier_policy=policy)
+    turn = turn_input(
+        settings, Caller(tenant_id="t", key_fingerprint="f"),
+        Allocation(turn_id="turn-c-1", conversation_id="c", seq=1),
+        TurnRequest(question="What was BHP's revenue in FY2024?"), fresh=False,
+    )  # fmt: skip
+    assert (turn.judge_policy, turn.classifier_policy) == (policy, policy)
 
 
 def test_cache_layers_fail_open_when_present() -> None:

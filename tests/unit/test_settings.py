@@ -104,6 +104,9 @@ def test_a_judge_on_the_generators_model_is_flagged() -> None:
         ("TURNSTILE_MODEL_TIMEOUT_SECONDS", "71", "less than or equal to 70"),
         ("TURNSTILE_TURN_BUDGET_SECONDS", "0", "greater than 0"),
         ("TURNSTILE_OPENAI_STRUCTURED_OUTPUT", "xml", "'json_schema' or 'json_object'"),
+        ("TURNSTILE_JUDGE_POLICY", "strict", "input should be 'open' or 'closed'"),
+        ("TURNSTILE_CLASSIFIER_POLICY", "", "input should be 'open' or 'closed'"),
+        ("TURNSTILE_CONVERSATION_RETENTION_DAYS", "-1", "greater than or equal to 0"),
     ],
 )
 def test_each_bound_refuses_a_nonsense_value_naming_its_variable(
@@ -126,6 +129,9 @@ def test_each_bound_refuses_a_nonsense_value_naming_its_variable(
         ("TURNSTILE_API_URL", "https://turnstile.example"),
         ("TURNSTILE_ENGINE", "offline"),
         ("TURNSTILE_MODEL_TIMEOUT_SECONDS", "70"),
+        ("TURNSTILE_JUDGE_POLICY", "closed"),
+        ("TURNSTILE_CLASSIFIER_POLICY", "closed"),
+        ("TURNSTILE_CONVERSATION_RETENTION_DAYS", "0"),  # kept forever
     ],
 )
 def test_values_at_the_bounds_are_accepted(

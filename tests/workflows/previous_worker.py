@@ -14,8 +14,15 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
 import worker as registry
-from backends.engines.offline import OfflineEngine
 from workflows.chat_turn import ChatTurn
+
+# The commit's own engine, wherever that commit kept it: a module missing from its tree
+# would be loaded from today's (the project is installed editable), and today's engine
+# needs today's domain.
+try:
+    from activities.engines.offline import OfflineEngine  # type: ignore[import-not-found]
+except ImportError:  # a commit after activities/ was split into backends/
+    from backends.engines.offline import OfflineEngine
 
 
 async def main(address: str, namespace: str, task_queue: str, dsn: str) -> None:

@@ -10,7 +10,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from temporalio.exceptions import ApplicationError
@@ -19,6 +19,11 @@ from activities.errors import ErrorType
 from domain.models import Draft
 from tests.conftest import Turns, TurnWorker, outcome
 from tests.workflows.scripted_engine import ScriptedEngine
+
+if TYPE_CHECKING:
+    from temporalio.client import Client
+
+    from tests.conftest import WorkerFactory
 
 HISTORIES = Path(__file__).parent / "histories"
 PREFIX = os.environ.get("TURNSTILE_HISTORY_PREFIX", "deprecated_")
@@ -148,6 +153,28 @@ async def test_record_budgeted_histories(
         await _save(t, "budget_draft_timed_out", late.turn_id)
 
 
+@pytest.mark.record_histories
+async def test_record_fail_closed_histories(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """The fail-closed options' paths: a judge that is down withholding the draft
+    (fallback `judge_unavailable`), and a route classifier that is down settling the turn
+    before anything is looked up (fallback `classifier_unavailable`)."""
+    down = ApplicationError("the model refused", type=ErrorType.MODEL_REFUSED, non_retryable=True)
+    async with turn_worker(ScriptedEngine().always("grade_answer", down)) as tq:
+        t = turns_on(tq)
+        t.judge_policy = "closed"
+        withheld = await t.ask("What was BHP's revenue in FY2024?")
+        assert withheld.fallback_reason == "judge_unavailable", withheld
+        await _save(t, "judge_closed", withheld.turn_id)
+    async with turn_worker(ScriptedEngine().always("route", down)) as tq:
+        t = turns_on(tq)
+        t.classifier_policy = "closed"
+        unrouted = await t.ask("What was BHP's revenue in FY2024?")
+        assert unrouted.fallback_reason == "classifier_unavailable", unrouted
+        await _save(t, "classifier_closed", unrouted.turn_id)
+
+
 PROBE_HISTORIES = HISTORIES / "probes"
 """RunGoldenProbes histories (replayed with that workflow, apart from ChatTurn's)."""
 
@@ -209,3 +236,41 @@ async def test_record_shadow_history(
         await handle.result()
         await _save(t, "shadow_started", alloc.turn_id)
     await t.client.get_workflow_handle(f"shadow-{alloc.turn_id}").terminate("recorded")
+
+
+RETENTION_HISTORIES = HISTORIES / "retention"
+"""PurgeDecisionRecords histories (replayed with that workflow, apart from ChatTurn's)."""
+
+
+@pytest.mark.record_histories
+async def test_record_retention_history(
+    fresh_database_url: str, worker: "WorkerFactory", temporal_client: "Client"
+) -> None:
+    """A retention run asked to expire conversations idle for 90 days, on a database of
+    its own, saved as `retention/<name>.json`; name it with RETENTION_NAME (the code
+    generation it was run on)."""
+    from psycopg_pool import AsyncConnectionPool
+
+    from activities.contracts import PurgeRequest
+    from backends.turn_sweeper import SweepActivities
+    from tests.conftest import unique
+    from workflows.retention import PurgeDecisionRecords
+
+    name = os.environ.get("RETENTION_NAME", "retention_run")
+    pool = AsyncConnectionPool(fresh_database_url, open=False, kwargs={"autocommit": True})
+    await pool.open()
+    try:
+        async with worker(
+            workflows=[PurgeDecisionRecords], activities=SweepActivities(pool).activities()
+        ) as tq:
+            run_id = unique("purge")
+            await temporal_client.execute_workflow(
+                PurgeDecisionRecords.run, PurgeRequest(conversation_retention_days=90),
+                id=run_id, task_queue=tq,
+            )  # fmt: skip
+            history = await temporal_client.get_workflow_handle(run_id).fetch_history()
+    finally:
+        await pool.close()
+    RETENTION_HISTORIES.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(_portable(json.loads(history.to_json())), indent=1)
+    (RETENTION_HISTORIES / f"{name}.json").write_text(text + "\n")

@@ -18,11 +18,14 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from psycopg_pool import AsyncConnectionPool
 from temporalio.api.enums.v1 import EventType
 
 from backends.engines.offline import clarifying_question
 from backends.engines.openai_engine import ModelConfig, OpenAIEngine
 from backends.engines.prompts import prompt
+from db import audit
+from domain.failures import Direction
 from domain.turns import TurnResult
 from tests.conftest import Turns, TurnWorker, activity_inputs, outcome, unique
 from tests.fakes.servers import (
@@ -75,11 +78,25 @@ async def ask(
     fake: FakeOpenAI,
     question: str,
     timeout: float = 5.0,
+    *,
+    judge: Direction = "open",
+    classifier: Direction = "open",
 ) -> TurnResult:
+    """Ask as the API does for a remote model engine, with the failure policies it passes
+    (TURNSTILE_JUDGE_POLICY, TURNSTILE_CLASSIFIER_POLICY)."""
     async with turn_worker(model_engine(fake, timeout)) as tq:
         turns = turns_on(tq)
         turns.in_process = False  # as the API starts turns for a remote model engine
+        turns.judge_policy, turns.classifier_policy = judge, classifier
         return await turns.ask(question)
+
+
+async def checks_recorded(pool: AsyncConnectionPool, turn_id: str) -> dict[str, str]:
+    """The decision record's check results of a turn, by check."""
+    async with pool.connection() as conn:
+        row = await audit.show(conn, turn_id)
+    assert row is not None, turn_id
+    return {c["check"]: c["result"] for c in row["record"]["check_results"]}
 
 
 def revenue_sentence(body: Body) -> str:
@@ -302,6 +319,56 @@ async def test_a_judge_on_timeout_is_retried_then_fails_open(
     assert result.confidence == "medium"
 
 
+async def test_a_judge_that_is_down_passes_the_answer_capped_when_it_fails_open(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns],
+    pool: AsyncConnectionPool,
+) -> None:  # fmt: skip
+    brain.writes(revenue_sentence)
+    fake.step_faults["JudgeOut"] = "500"  # every attempt: Temporal's retries run out
+    result = await ask(turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?")
+    assert result.status == "answered" and "US$55,658 million" in (result.answer or "")
+    assert result.confidence == "medium", result
+    assert [d.reason.split(":")[0] for d in result.degraded] == ["judge_unavailable"]
+    assert [(f.step, f.direction) for f in result.step_failures] == [("llm_grade_answer", "open")]
+    checks = await checks_recorded(pool, result.turn_id)
+    assert checks["answer_judge"].startswith("unavailable: passed"), checks
+
+
+async def test_a_judge_that_is_down_sends_the_turn_to_the_fallback_when_it_fails_closed(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns],
+    pool: AsyncConnectionPool,
+) -> None:  # fmt: skip
+    brain.writes(revenue_sentence)
+    fake.step_faults["JudgeOut"] = "500"
+    result = await ask(
+        turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?", judge="closed"
+    )
+    assert result.status == "fallback" and result.fallback_reason == "judge_unavailable", result
+    assert "could not run" in (result.answer or "") and "55,658" not in (result.answer or "")
+    assert result.confidence is None and result.citations == []
+    assert fake.steps_called().count("JudgeOut") == 3  # its retries ran first
+    assert fake.steps_called().count("SynthesisOut") == 1  # no redraft, no retry pass
+    assert result.degraded == []
+    assert [(f.step, f.direction, f.error_class) for f in result.step_failures] == [
+        ("llm_grade_answer", "closed", "upstreamunavailable")
+    ]
+    checks = await checks_recorded(pool, result.turn_id)
+    assert checks["answer_judge"] == "unavailable: failed closed, the draft not shown"
+    assert checks["final_gate"] == "fallback: judge_unavailable"
+
+
+async def test_the_closed_policies_change_nothing_while_the_judge_and_classifier_answer(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    brain.writes(revenue_sentence)
+    result = await ask(
+        turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?",
+        judge="closed", classifier="closed",
+    )  # fmt: skip
+    assert result.status == "answered" and result.confidence == "high", result
+    assert result.step_failures == [] and result.fallback_reason is None
+
+
 async def test_a_grader_with_malformed_output_keeps_every_document(
     brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
@@ -324,6 +391,27 @@ async def test_a_router_outage_defaults_to_retrieval(
     result = await ask(turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?")
     assert result.status == "answered", result
     assert any(d.layer == "llm_route_question" for d in result.degraded), result.degraded
+
+
+async def test_a_router_outage_falls_back_without_looking_anything_up_when_it_fails_closed(
+    brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns],
+    pool: AsyncConnectionPool,
+) -> None:  # fmt: skip
+    brain.writes(revenue_sentence)
+    fake.step_faults["RouteOut"] = "500"
+    result = await ask(
+        turn_worker, turns_on, fake, "What was BHP's revenue in FY2024?", classifier="closed"
+    )
+    assert result.status == "fallback", result
+    assert result.fallback_reason == "classifier_unavailable" and result.refusal_reason is None
+    assert "could not check what kind of question" in (result.answer or "")
+    assert fake.steps_called() == ["RouteOut"] * 3  # retried, then nothing else ran
+    assert result.route is None and result.degraded == []
+    assert [(f.step, f.direction) for f in result.step_failures] == [
+        ("llm_route_question", "closed")
+    ]
+    checks = await checks_recorded(pool, result.turn_id)
+    assert checks["route"].startswith("classifier unavailable: failed closed"), checks
 
 
 async def test_a_synthesiser_that_refuses_fails_closed_to_the_diagnostic_fallback(

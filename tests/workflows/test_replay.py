@@ -18,10 +18,12 @@ import payloads
 from settings import Settings
 from workflows.chat_turn import ChatTurn
 from workflows.probes import RunGoldenProbes
+from workflows.retention import PurgeDecisionRecords
 
 HISTORIES_DIR = Path(__file__).parent / "histories"
 HISTORIES = sorted(HISTORIES_DIR.glob("*.json"))
 PROBE_HISTORIES = sorted((HISTORIES_DIR / "probes").glob("*.json"))
+RETENTION_HISTORIES = sorted((HISTORIES_DIR / "retention").glob("*.json"))
 
 
 def test_replay_fixtures_exist_for_every_live_code_generation() -> None:
@@ -57,6 +59,21 @@ async def test_recorded_probe_run_replays_without_nondeterminism(path: Path) -> 
     """A RunGoldenProbes run recorded before its turns took ChatTurn's shared start
     options (`probe-turns-start-as-api-turns`) replays on today's code."""
     replayer = Replayer(workflows=[RunGoldenProbes], data_converter=pydantic_data_converter)
+    await replayer.replay_workflow(WorkflowHistory.from_json(path.stem, path.read_text()))
+
+
+def test_retention_run_fixtures_exist_from_before_conversation_expiry() -> None:
+    assert {"before_conversation_expiry", "conversation_expiry"} <= {
+        p.stem for p in RETENTION_HISTORIES
+    }
+
+
+@pytest.mark.parametrize("path", RETENTION_HISTORIES, ids=lambda p: p.stem)
+async def test_recorded_retention_run_replays_without_nondeterminism(path: Path) -> None:
+    """A PurgeDecisionRecords run asked to expire idle conversations, recorded before the
+    step existed (`expire-conversations`: it must not run on replay) and after, replays
+    on today's code. Checked once by hand: without the patch the first one fails."""
+    replayer = Replayer(workflows=[PurgeDecisionRecords], data_converter=pydantic_data_converter)
     await replayer.replay_workflow(WorkflowHistory.from_json(path.stem, path.read_text()))
 
 

@@ -18,6 +18,11 @@ UNVERIFIED = "unverified"
 """Every figure the draft gave was refuted and taken out (`workflows/rules/refuted.py`)."""
 MODEL_TIMEOUT = "model_timeout"
 """The model provider did not answer before the turn's budget was spent."""
+JUDGE_UNAVAILABLE = "judge_unavailable"
+"""The judge was down and the deployment fails it closed (TURNSTILE_JUDGE_POLICY)."""
+CLASSIFIER_UNAVAILABLE = "classifier_unavailable"
+"""The route classifier was down and the deployment fails it closed
+(TURNSTILE_CLASSIFIER_POLICY)."""
 
 EXAMPLE_QUESTIONS = (
     "What was BHP's revenue in FY2024?",
@@ -30,29 +35,39 @@ def final_gate(answer: str | None) -> bool:
     return answer is not None and len(answer.strip()) >= MIN_ANSWER_CHARS
 
 
+_HEADS = {
+    NO_ANSWER_COMPOSED: (
+        "I found report passages for this question but could not compose an answer "
+        "I can check against them."
+    ),
+    CLARIFICATION_EXHAUSTED: (
+        "I still could not tell which company or figure you mean after two questions."
+    ),
+    UNVERIFIED: (
+        "The figures I drafted for this question could not be verified against the "
+        "reports, so none is shown."
+    ),
+    MODEL_TIMEOUT: (
+        "The model provider did not answer in time, so no answer was composed. "
+        "Please ask again in a moment."
+    ),
+    JUDGE_UNAVAILABLE: (
+        "I drafted an answer from the report passages, but the independent check every "
+        "answer must pass here could not run just now, so it is not shown. Please ask "
+        "again in a moment."
+    ),
+    CLASSIFIER_UNAVAILABLE: (
+        "I could not check what kind of question this is just now, so nothing was "
+        "looked up. Please ask again in a moment."
+    ),
+    INTERNAL_ERROR: "Something went wrong while answering this question, so no answer was given.",
+}
+"""The fallback's first sentence, by reason; any other reason is `NOTHING_RELEVANT`'s."""
+
+
 def fallback_answer(reason: str, coverage: Mapping[str, bool]) -> str:
     """Say which failure happened, what is covered, and give two example questions."""
-    if reason == NO_ANSWER_COMPOSED:
-        head = (
-            "I found report passages for this question but could not compose an answer "
-            "I can check against them."
-        )
-    elif reason == CLARIFICATION_EXHAUSTED:
-        head = "I still could not tell which company or figure you mean after two questions."
-    elif reason == UNVERIFIED:
-        head = (
-            "The figures I drafted for this question could not be verified against the "
-            "reports, so none is shown."
-        )
-    elif reason == MODEL_TIMEOUT:
-        head = (
-            "The model provider did not answer in time, so no answer was composed. "
-            "Please ask again in a moment."
-        )
-    elif reason == INTERNAL_ERROR:
-        head = "Something went wrong while answering this question, so no answer was given."
-    else:
-        head = "I found nothing relevant in the reports for this question."
+    head = _HEADS.get(reason, "I found nothing relevant in the reports for this question.")
     if coverage:
         found = ", ".join(t for t, ok in coverage.items() if ok) or "none"
         missing = ", ".join(t for t, ok in coverage.items() if not ok) or "none"

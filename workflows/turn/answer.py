@@ -64,6 +64,9 @@ class Pass:
     """Sentences of the draft taken out for instructions or a claim of being verified."""
     verified: list[CheckedFigure] = field(default_factory=list)
     """The answer's figures the numeric check found backed (company, year, metric)."""
+    judge_closed: bool = False
+    """The judge was down and fails closed (`TurnInput.judge_policy`): the draft is
+    never shown."""
 
     @property
     def gaps(self) -> list[NotFound]:

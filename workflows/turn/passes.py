@@ -49,6 +49,9 @@ class RetrievalPasses:
                 f"pass {number}: {new} new, {len(sources)} kept; {progress.covered(coverage)}"
             )
             this = await self._draft_and_check(number, resolved, slots, sources)
+            if this.judge_closed:  # no unjudged draft is shown: another pass cannot help
+                passes.append(this)
+                return passes, kept, coverage
             if this.unsupported and not self._redrafted and self._budget.time_for("redraft"):
                 this = await self._redraft(this, resolved, slots, sources)
             passes.append(this)
@@ -102,6 +105,8 @@ class RetrievalPasses:
             question, draft.answer, ids, [d.label for d in report.derived + draft.derived]
         )
         grade = await self._steps.grade_answer(check)
+        if grade is None and self._steps.judge_fails_closed:  # the ledger noted it
+            return Pass(number, draft, sources, [], [], quality_passed=False, judge_closed=True)
         judge_unavailable = grade is None
         grade = grade or AnswerGrade(quality_passed=True)
         unsupported = merge_claims(report.unsupported, grade.unsupported)
@@ -126,7 +131,9 @@ class RetrievalPasses:
         labels = [c.label for c in last.unsupported]
         self._stream.note(f"redraft {last.number}: naming {len(labels)} refuted claim(s)")
         again = await self._draft_and_check(last.number, question, slots, sources, labels)
-        if again.draft is None or len(again.unsupported) > len(last.unsupported):
+        if again.draft is None or again.judge_closed:  # the judged draft stands
+            return last
+        if len(again.unsupported) > len(last.unsupported):
             return last
         return again
 

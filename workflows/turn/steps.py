@@ -230,8 +230,9 @@ class TurnSteps:
         except STEP_FAILED as err:
             self.ledger.degrade(steps.qdrant_save_answer, failure_cause(err))
 
-    async def route_question(self, question: str) -> RouteDecision:
-        """The route (fail-open: retrieval, with the slots read by rule)."""
+    async def route_question(self, question: str) -> RouteDecision | None:
+        """The route (fail-open: retrieval, with the slots read by rule; fail-closed when
+        the turn says so, `TurnInput.classifier_policy`: None, the turn falls back)."""
         self.ledger.count_model_call()
         try:
             decision = await self.run(
@@ -239,6 +240,9 @@ class TurnSteps:
                 summary="classify the question",
             )  # fmt: skip
         except STEP_FAILED as err:
+            if self._inp.classifier_policy == "closed":
+                self.ledger.fail_closed(steps.llm_route_question, "route classifier", err)
+                return None
             self.ledger.degrade(steps.llm_route_question, failure_cause(err))
             decision = RouteDecision(
                 route="needs_retrieval", reason="classifier unavailable",
@@ -384,12 +388,21 @@ class TurnSteps:
         )  # fmt: skip
         return relevance, True
 
+    @property
+    def judge_fails_closed(self) -> bool:
+        """Whether a judge that is down withholds the draft (`TurnInput.judge_policy`)."""
+        return self._inp.judge_policy == "closed"
+
     async def grade_answer(self, check: CheckRequest) -> AnswerGrade | None:
-        """The judge (fail-open: None, the answer passed with its confidence capped)."""
+        """The judge (fail-open: None, the answer passed with its confidence capped; when
+        it fails closed, `judge_fails_closed`: None, and the draft is not shown)."""
         self.ledger.count_model_call()
         try:
             return await self.run(steps.llm_grade_answer, check, summary="judge the answer")
         except STEP_FAILED as err:
+            if self.judge_fails_closed:
+                self.ledger.fail_closed(steps.llm_grade_answer, "judge", err)
+                return None
             cause = failure_cause(err)
             self.ledger.degrade(steps.llm_grade_answer, f"{JUDGE_UNAVAILABLE}: {cause}", cause)
             return None
