@@ -74,6 +74,9 @@ async def _delete(conn: AsyncConnection, ids: list[str]) -> Expired:
     await conn.execute(f"DELETE FROM idempotency_keys WHERE {in_turns}", (ids,))
     messages = await conn.execute("DELETE FROM messages WHERE conversation_id = ANY(%s)", (ids,))
     await conn.execute("DELETE FROM conversation_summaries WHERE conversation_id = ANY(%s)", (ids,))
+    # A shadow run holds copies of the live turn's result and the shadow's: the
+    # conversation's text, so it goes with it.
+    await conn.execute("DELETE FROM shadow_runs WHERE conversation_id = ANY(%s)", (ids,))
     turns = await conn.execute("DELETE FROM turns WHERE conversation_id = ANY(%s)", (ids,))
     await conn.execute(
         "UPDATE conversations SET expired_at = now(), user_id = NULL"

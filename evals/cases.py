@@ -11,6 +11,9 @@ PROBE_DIR = HOME / "probes"
 CONFIG_DIR = HOME / "configs"
 JUDGE_SET = HOME / "judge.jsonl"
 BASELINE = HOME / "baseline.json"
+CANDIDATE_DIR = HOME / "candidates"
+DRAFTED = CANDIDATE_DIR / "live.jsonl"
+"""Where `turnstile eval add-case` drafts cases for a reviewer to confirm."""
 
 
 def relative(path: Path) -> str:

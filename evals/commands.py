@@ -1,11 +1,6 @@
-"""`turnstile eval`: the suites (mock or real), the retrieval A/B harness, the judge
-calibration and one golden-probe run, from the command line.
-
-Exit codes: 0 every case passed (or, with `--baseline`, no regression against it);
-1 a case failed or the gate found a regression; 2 bad input (an unknown suite, case or
-configuration, a malformed case file — named by file and line); 3 the stack is not
-reachable.
-"""
+"""`turnstile eval`'s subcommands: the suites (mock or real), the retrieval A/B harness, the
+judge calibration, one golden-probe run, and the live cases and shadow report. Their
+arguments and exit codes are in `evals.cli`."""
 
 import argparse
 import asyncio
@@ -23,154 +18,21 @@ from temporalio.client import Client, WorkflowFailureError
 from temporalio.service import RPCError
 
 import payloads
-from domain.evaluation import DRAFTS, SLICES, SUITES, CaseError, EvalCase, SliceRun
+from domain.evaluation import DRAFTS, SLICES, CaseError, EvalCase, SliceRun
 from evals import ab, judge, live
-from evals.cases import BASELINE, JUDGE_SET, load_file, load_probes, load_suites
+from evals.cases import JUDGE_SET, load_file, load_probes, load_suites
+from evals.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_UNREACHABLE, CommandError
 from evals.mock import run_mock
 from evals.real import EvalError, Stack, run_real
 from evals.results import Baseline, CaseResult, SuiteRun, gate, merge_repeats
 from settings import Settings
 
-EXIT_FAILED, EXIT_BAD_INPUT, EXIT_UNREACHABLE = 1, 2, 3
 FLOORS = ("retrieval.hit@5", "retrieval.mrr@5")
 """The measures a baseline keeps as floors (higher is better for both)."""
 PROBE_RUN_MINUTES = 30
 
 
-class CommandError(Exception):
-    def __init__(self, message: str, code: int) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
-def _common(parser: argparse.ArgumentParser, *, case: bool = True, sub: bool = False) -> None:
-    """--json, --limit and --case. A subcommand's copies default to "not given", so the
-    same flag given before the subcommand (`eval --json judge`) is kept, not reset."""
-    extra: dict[str, Any] = {"default": argparse.SUPPRESS} if sub else {}
-    parser.add_argument("--json", action="store_true", help="print machine-readable results",
-                        **extra)  # fmt: skip
-    parser.add_argument("--limit", type=_positive, metavar="N",
-                        help="at most N cases per suite (or slice, or pairs)", **extra)  # fmt: skip
-    if case:
-        parser.add_argument("--case", action="append", metavar="ID",
-                            help="only this case id (repeatable)", **extra)  # fmt: skip
-
-
-def add_parser(sub: Any, auth: Callable[[Settings], dict[str, str]]) -> None:
-    """Register `eval` and its subcommands on the CLI's subparsers."""
-    # long: declarations: one eval subcommand and its arguments per block.
-    description = ("Run the evaluation suites (mock or real mode), the retrieval A/B "
-                   "harness, the judge calibration or one golden-probe run.")  # fmt: skip
-    p = sub.add_parser("eval", help="run the evaluation suites", description=description)
-    _common(p)
-    p.add_argument("--mode", choices=["mock", "real"], default="mock",
-                   help="mock: synthetic outcomes through the scorers (no stack); "
-                        "real: the running stack (default mock)")  # fmt: skip
-    p.add_argument(
-        "--suite",
-        action="append",
-        metavar="NAME",
-        help=", ".join(SUITES) + " (repeatable; default all)",
-    )
-    p.add_argument("--repeat", type=_positive, default=1, metavar="N",
-                   help="run each case N times and report k of N per case")  # fmt: skip
-    p.add_argument(
-        "--engine",
-        choices=["offline", "openai"],
-        help="real mode: the engine the stack must run (checked, never switched)",
-    )
-    p.add_argument("--baseline", nargs="?", const=str(BASELINE), metavar="PATH",
-                   help="real mode, the release gate: exit 1 only on a regression against "
-                        "the baseline (default evals/baseline.json)")  # fmt: skip
-    p.add_argument("--write-baseline", metavar="PATH",
-                   help="real mode, every suite: write this run's failures and measures as "
-                        "a baseline (edit the reasons before committing it)")  # fmt: skip
-    p.set_defaults(func=lambda args, settings: _run(suites_command, args, settings, auth))
-    p.add_argument("--file", action="append", metavar="PATH",
-                   help="run the cases of this file instead of the suites (drafted cases: "
-                        "evals/candidates/live.jsonl; repeatable)")  # fmt: skip
-    cmds = p.add_subparsers(
-        dest="eval_command", metavar="{retrieval-ab,judge,probes,candidates,add-case,shadow}"
-    )
-
-    r = cmds.add_parser(
-        "retrieval-ab", help="compare two retrieval configurations on the retrieval suite"
-    )
-    _common(r, sub=True)
-    r.add_argument(
-        "--a",
-        required=True,
-        metavar="CONFIG",
-        help="a configuration name (evals/configs/NAME.json) or a JSON file",
-    )
-    r.add_argument("--b", required=True, metavar="CONFIG", help="the configuration to compare")
-    r.add_argument(
-        "--pause",
-        type=float,
-        default=0.0,
-        metavar="SECONDS",
-        help="wait between cases (a reranker's rate limit); runs one at a time",
-    )
-    r.set_defaults(func=lambda args, settings: _run(ab_command, args, settings, auth))
-
-    j = cmds.add_parser(
-        "judge", help="agreement of the numeric check (and the judge) with labelled pairs"
-    )
-    _common(j, sub=True)
-    j.add_argument("--model", action="store_true",
-                   help="also run the judge step (the model judge with a model engine; the "
-                        "offline engine's judge is the numeric check)")  # fmt: skip
-    j.set_defaults(func=lambda args, settings: _run(judge_command, args, settings, auth))
-
-    g = cmds.add_parser("probes", help="run the golden probes once now (not recorded: the "
-                        "schedule's runs alone open incidents)")  # fmt: skip
-    _common(g, case=False, sub=True)
-    g.add_argument(
-        "--slice",
-        action="append",
-        metavar="NAME",
-        help="single_figure, comparison, follow_up or boundary (repeatable)",
-    )
-    g.add_argument("--corpus", metavar="VERSION", default=argparse.SUPPRESS,
-                   help="run on this earlier frozen snapshot of the index (a corpus version "
-                        "of a recent run) instead of freezing the index as it stands")  # fmt: skip
-    g.set_defaults(func=lambda args, settings: _run(probes_command, args, settings, auth))
-    _add_live(cmds, auth)
-
-
-def _add_live(cmds: Any, auth: Callable[[Settings], dict[str, str]]) -> None:
-    """`candidates` and `add-case`, from live turns that went wrong to regression cases;
-    `shadow`, the shadow configuration's A/B report."""
-    c = cmds.add_parser("candidates", help="turns worth a regression case: rated wrong "
-                        "figure, or the turn of a failed golden probe")  # fmt: skip
-    _common(c, case=False, sub=True)
-    c.set_defaults(func=lambda args, settings: _run(candidates_command, args, settings, auth))
-    a = cmds.add_parser("add-case", help="draft a regression case from a turn, for a "
-                        "reviewer to confirm")  # fmt: skip
-    a.add_argument("--from-turn", required=True, metavar="TURN", help="the turn's id")
-    a.add_argument("--out", default=str(live.DRAFTED), metavar="PATH",
-                   help="the candidates file to append to "
-                        "(default evals/candidates/live.jsonl)")  # fmt: skip
-    a.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
-                   help="print the drafted case")  # fmt: skip
-    a.set_defaults(func=lambda args, settings: _run(add_case_command, args, settings, auth))
-    sh = cmds.add_parser("shadow", help="the shadow configuration's A/B report: sampled live "
-                         "turns beside their shadows (TURNSTILE_SHADOW_SAMPLE)")  # fmt: skip
-    _common(sh, case=False, sub=True)
-    sh.set_defaults(func=lambda args, settings: _run(shadow_command, args, settings, auth))
-
-
-def _run(command: Callable[..., Any], args: argparse.Namespace, settings: Settings,
+def run(command: Callable[..., Any], args: argparse.Namespace, settings: Settings,
          auth: Callable[[Settings], dict[str, str]]) -> int:  # fmt: skip
     try:
         return int(asyncio.run(command(args, settings, auth)))

@@ -19,11 +19,9 @@ from activities.contracts import CandidatesRequest, DraftCaseRequest, ShadowRuns
 from domain.evaluation import DRAFTS, CaseError, EvalCase, parse_cases
 from domain.live_cases import CaseCandidate
 from domain.shadow import ShadowReport, Side
-from evals.cases import HOME, SUITE_DIR, relative
+from evals.cases import CANDIDATE_DIR, SUITE_DIR, relative
 from workflows.live_cases import DraftCase, ListCaseCandidates, ReadShadowRuns
 
-CANDIDATE_DIR = HOME / "candidates"
-DRAFTED = CANDIDATE_DIR / "live.jsonl"
 SHORT_RUN = timedelta(minutes=2)
 
 

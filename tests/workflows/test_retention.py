@@ -11,7 +11,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from activities.contracts import PurgeRequest
 from backends.turn_sweeper import SweepActivities
-from db import audit, expiry, feedback, memory, turns
+from db import audit, expiry, feedback, memory, shadow, turns
 from domain.turns import OPEN, TurnResult
 from tests.conftest import WorkerFactory, unique
 from workflows.retention import SCHEDULE_PREFIX, PurgeDecisionRecords, ensure_retention_schedule
@@ -148,7 +148,7 @@ async def held(pool: AsyncConnectionPool, conversation: str) -> dict[str, int]:
     """How many rows of each kind the conversation still holds."""
     counts = {}
     async with pool.connection() as conn:
-        for table in ("turns", "messages", "conversation_summaries"):
+        for table in ("turns", "messages", "conversation_summaries", "shadow_runs"):
             row = await (
                 await conn.execute(
                     f"SELECT count(*) FROM {table} WHERE conversation_id = %s", (conversation,)
@@ -172,6 +172,8 @@ async def test_an_idle_conversation_expires_whole_and_its_decision_record_stays(
             )).fetchall()
         ]  # fmt: skip
         await memory.store_summary(conn, old.conversation_id, [message_id], "BHP FY2024 revenue")
+        for kept in (old, recent):  # each answered turn sampled for a shadow run
+            assert await shadow.record(conn, kept.turn_id, kept, "offline", "candidate")
     for conversation in (old.conversation_id, waiting.conversation_id):
         await idle_for(own_pool, conversation, 91)
     await idle_for(own_pool, recent.conversation_id, 89)
@@ -188,10 +190,10 @@ async def test_an_idle_conversation_expires_whole_and_its_decision_record_stays(
         )  # fmt: skip
     assert (purged.conversations_expired, again.conversations_expired) == (1, 0)
     assert await held(own_pool, old.conversation_id) == {
-        "turns": 0, "messages": 0, "conversation_summaries": 0
+        "turns": 0, "messages": 0, "conversation_summaries": 0, "shadow_runs": 0
     }  # fmt: skip
     assert await held(own_pool, recent.conversation_id) == {
-        "turns": 1, "messages": 2, "conversation_summaries": 0
+        "turns": 1, "messages": 2, "conversation_summaries": 0, "shadow_runs": 1
     }  # fmt: skip
     assert (await held(own_pool, waiting.conversation_id))["turns"] == 1  # waiting: kept
     async with own_pool.connection() as conn:
