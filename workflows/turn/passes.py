@@ -45,9 +45,7 @@ class RetrievalPasses:
             new = await self._gather(resolved, slots, to_search, kept)
             sources = list(kept.values())
             coverage = company_status(requested, {h.company for h in sources})
-            self._stream.note(
-                f"pass {number}: {new} new, {len(sources)} kept; {progress.covered(coverage)}"
-            )
+            self._stream.note(*progress.pass_found(number, new, len(sources), coverage))
             this = await self._draft_and_check(number, resolved, slots, sources)
             if this.unsupported and not self._redrafted and self._budget.time_for("redraft"):
                 this = await self._redraft(this, resolved, slots, sources)
@@ -93,7 +91,7 @@ class RetrievalPasses:
             return Pass(number, None, sources, [], [], quality_passed=False)
         answer, spoken = without_instructions(draft.answer)  # the checks check what is shown
         if spoken:
-            self._stream.note(f"draft: {len(spoken)} sentence(s) speaking to the reader taken out")
+            self._stream.note(*progress.spoken_taken_out(len(spoken)))
             draft = draft.model_copy(update={"answer": answer})
         check = CheckRequest(question=question, answer=draft.answer, chunk_ids=ids)
         report = await self._steps.check_numbers(check)
@@ -106,10 +104,9 @@ class RetrievalPasses:
         judge_unavailable = grade is None
         grade = grade or AnswerGrade(quality_passed=True)
         unsupported = merge_claims(report.unsupported, grade.unsupported)
-        self._stream.note(
-            f"pass {number}: quality {'pass' if grade.quality_passed else 'FAIL'}, "
-            f"{len(unsupported)} unsupported, {len(draft.not_found)} gaps"
-        )
+        self._stream.note(*progress.pass_checked(
+            number, grade.quality_passed, len(unsupported), len(draft.not_found)
+        ))  # fmt: skip
         return Pass(
             number, draft, sources, unsupported, report.derived or draft.derived,
             grade.quality_passed, judge_unavailable, numbers_unverified,
@@ -125,7 +122,11 @@ class RetrievalPasses:
         is kept."""
         self._redrafted = True
         labels = [c.label for c in last.unsupported]
-        self._stream.note(f"redraft {last.number}: naming {len(labels)} refuted claim(s)")
+        self._stream.note(
+            f"redraft {last.number}: naming {len(labels)} refuted claim(s)",
+            f"Writing the answer again, without the {progress.plural(len(labels), 'statement')}"
+            " the checks refuted",
+        )
         again = await self._draft_and_check(last.number, question, slots, sources, labels)
         if again.draft is None or len(again.unsupported) > len(last.unsupported):
             return last
@@ -143,7 +144,13 @@ class RetrievalPasses:
         )
         if retry_plan is None:
             self._ledger.retry_skipped = "nothing in the sub-queries could change"
-            self._stream.note(f"retry skipped: {self._ledger.retry_skipped}")
+            self._stream.note(
+                f"retry skipped: {self._ledger.retry_skipped}",
+                "Nothing could be searched for differently, so the search stops here",
+            )
             return None
-        self._stream.note(f"retry {last.number}: {'; '.join(retry_plan.changes)}")
+        self._stream.note(
+            f"retry {last.number}: {'; '.join(retry_plan.changes)}",
+            "Searching again, differently, for what is still missing",
+        )
         return retry_plan.sub_queries
