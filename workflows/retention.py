@@ -70,6 +70,8 @@ def _schedule(task_queue: str, retention_days: int, pii_retention_days: int) -> 
     return interval_schedule(
         PurgeDecisionRecords.run, request, f"purge-decisions-{task_queue}", task_queue, EVERY,
         timedelta(hours=1),
+        f"retention: purge decision records older than {retention_days} days, personal"
+        f" values unused for {pii_retention_days} days",
     )  # fmt: skip
 
 

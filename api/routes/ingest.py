@@ -21,6 +21,7 @@ from api.deps import PoolDep, SettingsDep, TemporalDep
 from api.errors import ApiError, error_responses
 from api.text import STORABLE
 from workflows.ingest import IngestDocuments
+from workflows.turn_start import summary_line
 
 router = APIRouter(prefix="/v1", tags=["ingest"])
 INGEST_MAX_BODY_BYTES = 1024 * 1024
@@ -103,8 +104,17 @@ async def ingest(
         details=body.details,
     )
     timeout = timedelta(seconds=settings.ingest_timeout_seconds)
+    files = ", ".join(Path(p).name for p in paths)
     result = await run_short(
-        client, settings, IngestDocuments.run, request, "ingest", timeout, "ingestion"
-    )
+        client, settings, IngestDocuments.run, request, "ingest", timeout, "ingestion",
+        summary=summary_line(f"ingest {len(paths)} report(s): {files}"),
+        details=", ".join(
+            part for part in (
+                f"company {body.company}" if body.company else None,
+                f"FY{body.fiscal_year}" if body.fiscal_year else None,
+                "replacing the registered report" if body.replace else None,
+            ) if part
+        ) or None,
+    )  # fmt: skip
     await coverage.read_coverage(http.app.state, pool)  # a new company is known at once
     return result

@@ -17,6 +17,7 @@ from api.text import STORABLE
 from domain.companies import pinned
 from domain.models import SearchHitWithText
 from workflows.search import SearchReports
+from workflows.turn_start import summary_line
 
 router = APIRouter(prefix="/v1", tags=["search"])
 MAX_QUERY_CHARS = 1000
@@ -66,6 +67,9 @@ async def search(
         except ValidationError as exc:
             raise ApiError(422, "InvalidInput", _one_line(exc)) from exc
     timeout = timedelta(seconds=settings.search_timeout_seconds)
+    where = " ".join(p for p in (company, f"FY{fy}" if fy else None) if p)
     return await run_short(
-        client, settings, SearchReports.run, request, "search", timeout, "the search"
-    )
+        client, settings, SearchReports.run, request, "search", timeout, "the search",
+        summary=summary_line(f"search: {q}" + (f" ({where})" if where else "")),
+        details=f"tenant {caller.tenant_id}, up to {limit} passages",
+    )  # fmt: skip
