@@ -13,9 +13,11 @@ from settings import Settings
 from tests.conftest import unique
 
 
-async def summaries(client: Client, task_queue: str, kinds: set[str]) -> dict[str, list[str]]:
+async def summaries(
+    client: Client, task_queue: str, kinds: set[str], each: int = 1
+) -> dict[str, list[str]]:
     """Each workflow type's static summaries on `task_queue`, once every type in `kinds`
-    is listed (visibility lags the start by a moment)."""
+    is listed `each` times (visibility lags the start by a moment)."""
     found: dict[str, list[str]] = {}
     for _ in range(100):
         found = {}
@@ -24,7 +26,7 @@ async def summaries(client: Client, task_queue: str, kinds: set[str]) -> dict[st
             found.setdefault(listed.workflow_type, []).append(
                 await described.static_summary() or ""
             )
-        if kinds <= set(found):
+        if all(len(found.get(kind, [])) >= each for kind in kinds):
             return found
         await asyncio.sleep(0.2)
     return found
