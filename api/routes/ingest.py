@@ -104,17 +104,21 @@ async def ingest(
         details=body.details,
     )
     timeout = timedelta(seconds=settings.ingest_timeout_seconds)
-    files = ", ".join(Path(p).name for p in paths)
     result = await run_short(
         client, settings, IngestDocuments.run, request, "ingest", timeout, "ingestion",
-        summary=summary_line(f"ingest {len(paths)} report(s): {files}"),
-        details=", ".join(
-            part for part in (
-                f"company {body.company}" if body.company else None,
-                f"FY{body.fiscal_year}" if body.fiscal_year else None,
-                "replacing the registered report" if body.replace else None,
-            ) if part
-        ) or None,
+        summary=summary_line(f"ingest {len(paths)} report(s): "
+                             + ", ".join(Path(p).name for p in paths)),
+        details=_details(request),
     )  # fmt: skip
     await coverage.read_coverage(http.app.state, pool)  # a new company is known at once
     return result
+
+
+def _details(request: IngestRequest) -> str | None:
+    """The ingestion's details in the Temporal UI: what it was told about the files."""
+    parts = (
+        f"company {request.company}" if request.company else None,
+        f"FY{request.fiscal_year}" if request.fiscal_year else None,
+        "replacing the registered report" if request.replace else None,
+    )
+    return ", ".join(p for p in parts if p) or None

@@ -67,9 +67,13 @@ async def search(
         except ValidationError as exc:
             raise ApiError(422, "InvalidInput", _one_line(exc)) from exc
     timeout = timedelta(seconds=settings.search_timeout_seconds)
-    where = " ".join(p for p in (company, f"FY{fy}" if fy else None) if p)
     return await run_short(
         client, settings, SearchReports.run, request, "search", timeout, "the search",
-        summary=summary_line(f"search: {q}" + (f" ({where})" if where else "")),
-        details=f"tenant {caller.tenant_id}, up to {limit} passages",
+        summary=_summary(q, company, fy), details=f"tenant {caller.tenant_id}, up to {limit} hits",
     )  # fmt: skip
+
+
+def _summary(query: str, company: str | None, fy: int | None) -> str:
+    """The search's line in the Temporal UI's list (its query already redacted)."""
+    where = " ".join(p for p in (company, f"FY{fy}" if fy else None) if p)
+    return summary_line(f"search: {query}" + (f" ({where})" if where else ""))
