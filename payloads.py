@@ -16,11 +16,13 @@ error naming the key id, never garbage.
 import base64
 import dataclasses
 import hashlib
+import json
 import os
 from collections.abc import Sequence
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from google.protobuf.message import DecodeError
 from temporalio.api.common.v1 import Payload
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.converter import DataConverter, PayloadCodec
@@ -87,3 +89,52 @@ def data_converter(settings: Settings) -> DataConverter:
     if key is None:
         return pydantic_data_converter
     return dataclasses.replace(pydantic_data_converter, payload_codec=EncryptingCodec(key))
+
+
+_STREAM_ITEM = {"topic", "data", "offset"}
+_POLL_RESULT = {"items", "next_offset", "more_ready"}
+
+
+def _item_value(wire: object) -> object:
+    """A stream item's `data` (base64 of a serialized Payload) as the JSON it holds, or
+    as it is when it is anything else."""
+    if not isinstance(wire, str):
+        return wire
+    try:
+        inner = Payload.FromString(base64.b64decode(wire, validate=True))
+        if inner.metadata.get("encoding") != b"json/plain":
+            return wire
+        return json.loads(inner.data)
+    except (ValueError, DecodeError):
+        return wire
+
+
+def readable(payload: Payload) -> Payload:
+    """The payload as an operator should read it in the Temporal UI.
+
+    A turn's progress reaches its watchers as the results of the workflow stream's poll
+    updates (`temporalio.contrib.workflow_streams`). The library writes each item of a
+    result as base64 of a serialized Payload, because its JSON converter cannot nest a
+    Payload in a dataclass: in the UI every progress line was an opaque base64 string.
+    Here each such item's `data` is replaced by the JSON it holds (the TurnEvent), for
+    display; every other payload comes back unchanged. Display only: nothing decoded here
+    is ever handed back to a workflow (the codec's `/encode` does not undo it).
+    """
+    if payload.metadata.get("encoding") != b"json/plain":
+        return payload
+    try:
+        body = json.loads(payload.data)
+    except ValueError:
+        return payload
+    if not (isinstance(body, dict) and set(body) == _POLL_RESULT):
+        return payload
+    items = body["items"]
+    if not (isinstance(items, list) and all(isinstance(i, dict) and set(i) == _STREAM_ITEM
+                                            for i in items)):  # fmt: skip
+        return payload
+    shown = [{**item, "data": _item_value(item["data"])} for item in items]
+    if shown == items:
+        return payload
+    return Payload(
+        metadata=dict(payload.metadata), data=json.dumps({**body, "items": shown}).encode()
+    )

@@ -234,8 +234,11 @@ class Settings(BaseSettings):
     clarification_timeout_seconds: Seconds = 24 * 3600.0
     decision_retention_days: Annotated[int, Field(ge=1, le=36_500)] = 365
     """Decision records older than this are purged by the daily retention schedule."""
-    sweep_interval_seconds: Seconds = 60.0
-    """How often the SweepTurns schedule reconciles open turns with their workflows."""
+    sweep_interval_seconds: Seconds = 600.0
+    """How often the SweepTurns schedule reconciles open turns with their workflows. Ten
+    minutes: the API reconciles a turn that blocks its conversation at once, so the sweep
+    only catches the rest, and each run is a row in the Temporal UI's workflow list (a
+    per-minute sweep added 1,440 a day to the list operators read)."""
     probe_interval_minutes: Annotated[int, Field(ge=0, le=10_080)] = 360
     """How often the golden probes run (RunGoldenProbes schedule); 0: no schedule."""
     probe_dir: Path = Field(default=PROJECT_ROOT / "evals" / "probes")

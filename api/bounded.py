@@ -95,9 +95,14 @@ async def run_short(
     prefix: str,
     timeout: timedelta,
     what: str,
+    *,
+    summary: str,
+    details: str | None = None,
 ) -> ReturnType:
     """Run a short workflow for a request and give its result: 503 when no worker polls,
-    and 503 past `timeout`, the run's own execution timeout (the server closes it)."""
+    and 503 past `timeout`, the run's own execution timeout (the server closes it). The
+    Temporal UI's workflow list names the run by `summary` (and `details`): what it does
+    for whom, never personal data (the caller passes text already redacted)."""
     await require_worker(client, settings)
     handle = await client.start_workflow(
         run,
@@ -105,5 +110,7 @@ async def run_short(
         id=f"{prefix}-{uuid.uuid4().hex[:12]}",
         task_queue=settings.task_queue,
         execution_timeout=timeout,
+        static_summary=summary,
+        static_details=details,
     )
     return await result_within(handle, timeout, what)

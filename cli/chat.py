@@ -202,22 +202,21 @@ def render(result: TurnResult, in_chat: bool = False) -> str:
         for d in result.derived:
             lines.append(f"  {d.label}: {d.formula}")
     for claim in result.unsupported_claims:  # each claim the checks could not back
-        lines.append(f"! could not verify: {claim.label} ({claim.reason.replace('_', ' ')})")
+        lines.append(f"! could not verify: {claim.label} ({CLAIM_WORDS.get(claim.reason, '')})")
     for warning in result.warnings:
         lines.append(f"! {warning}")
-    meta = [f"status {result.status}"]
+    meta = [result.status_text]
     if result.confidence:
-        meta.append(f"confidence {result.confidence} (grounded {result.grounded})")
-    if result.fallback_reason:
-        meta.append(f"fallback {result.fallback_reason}")
-    if result.failure_reason:
+        reason = f": {result.confidence_reason.rstrip('.')}" if result.confidence_reason else ""
+        meta.append(f"confidence {result.confidence}{reason}")
+    if result.failure_reason and result.status == "cancelled":
         meta.append(result.failure_reason)
     if result.degraded:
-        meta.append("degraded " + ", ".join(d.layer for d in result.degraded))
+        meta.append(f"{_steps(len(result.degraded))} failed and the answer went on without")
     if result.cache == "hit":
         meta.append("reused an earlier checked answer")
     elif result.cache == "hint":
-        meta.append("an earlier answer was offered to the model as a hint")
+        meta.append("an earlier answer to a similar question was a lead, checked again")
     carried = result.carried
     if carried.company or carried.fiscal_year or carried.metric:
         parts = (
@@ -231,6 +230,18 @@ def render(result: TurnResult, in_chat: bool = False) -> str:
     lines.append("")
     lines.append(f"— {'; '.join(meta)} · {result.turn_id}")
     return "\n".join(lines)
+
+
+CLAIM_WORDS = {
+    "calculation": "a calculation that does not recompute",
+    "interpolation": "an estimate",
+    "general_knowledge": "not in the cited pages",
+}
+"""Why the checks could not back a claim, as people say it (`UnsupportedClaim.reason`)."""
+
+
+def _steps(n: int) -> str:
+    return "one step" if n == 1 else f"{n} steps"
 
 
 def print_result(result: TurnResult, as_json: bool) -> None:

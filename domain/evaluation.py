@@ -23,6 +23,7 @@ from typing import Annotated, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from domain.models import Citation
+from domain.tables import said_in_table
 from domain.turns import TurnResult
 
 SUITES = (
@@ -234,7 +235,8 @@ def score_turn(expected: TurnExpected, result: TurnResult) -> list[str]:
     for wanted in expected.not_found:
         if not any(wanted in line for line in lines):
             problems.append(f"no not-found line with {wanted!r}")
-        if wanted not in answer:
+        rows = [nf for nf in result.not_found if wanted in nf.line() and said_in_table(nf, answer)]
+        if wanted not in answer and not rows:
             problems.append(f"the answer text lacks {wanted!r}")
     if expected.opens_with and not answer.startswith(expected.opens_with):
         problems.append(f"does not open with {expected.opens_with!r}")

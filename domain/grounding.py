@@ -41,7 +41,13 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TypeVar
 
-from domain.companies import companies, find_companies, fiscal_years, normalise_ticker
+from domain.companies import (
+    companies,
+    display_name,
+    find_companies,
+    fiscal_years,
+    normalise_ticker,
+)
 from domain.figures import column_year, parse_number, table_blocks, unit_key, unit_spec
 from domain.metrics import (
     DIVIDEND_COMPONENT,
@@ -692,14 +698,24 @@ def _fmt(value: float) -> str:
     return f"−{text}" if value < 0 else text
 
 
-_BASE_NAMES = {
-    ("money", "US$"): "US$ million",
-    ("money", "A$"): "A$ million",
-    ("per_share", "US$"): "US cents per share",
-    ("per_share", "A$"): "Australian cents per share",
-    ("mass", None): "Mt",
-    ("gold", None): "koz",
+_BASE_UNITS = {
+    ("money", "US$"): ("US$", " million"),
+    ("money", "A$"): ("A$", " million"),
+    ("per_share", "US$"): ("", " US cents per share"),
+    ("per_share", "A$"): ("", " Australian cents per share"),
+    ("mass", None): ("", " Mt"),
+    ("gold", None): ("", " koz"),
 }
+"""How a base-unit figure is written, before and after the number: "US$3,629 million"."""
+
+
+def _in_unit(value: float, unit: tuple[str, str]) -> str:
+    """A base-unit figure with its unit the way people write it ("US$3,629 million",
+    "263 Mt"), never the number then the currency ("3,629 US$ million")."""
+    before, after = unit
+    text = _fmt(value)
+    sign, digits = ("−", text[1:]) if text.startswith("−") else ("", text)
+    return f"{sign}{before}{digits}{after}"
 
 
 def _derived_label(op: str, inputs: list[SourceNumber], metrics: list[str]) -> str:
@@ -710,7 +726,8 @@ def _derived_label(op: str, inputs: list[SourceNumber], metrics: list[str]) -> s
     years = sorted({y for src in inputs for y in src.years})
     metric = next((s.metric for s in inputs if s.metric), None) or (metrics[0] if metrics else "")
     span = f"FY{years[0]}" if len(years) == 1 else f"FY{years[0]}–FY{years[-1]}"
-    parts = [" vs ".join(companies), metric_display(metric) if metric else "figure", op, span]
+    names = [display_name(c) for c in companies]  # people read names, not tickers
+    parts = [" vs ".join(names), metric_display(metric) if metric else "figure", op, span]
     return " ".join(p for p in parts if p)
 
 
@@ -729,7 +746,9 @@ def _recompute(
             va, vb = _base(a.amount), _base(b.amount)
             if va is None or vb is None or va == vb:
                 continue
-            unit_name = _BASE_NAMES.get((a.amount.kind, a.amount.currency or b.amount.currency), "")
+            unit = _BASE_UNITS.get(
+                (a.amount.kind, a.amount.currency or b.amount.currency), ("", "")
+            )
             if claim.kind == "percent":
                 ordered = sorted((a, b), key=lambda s: min(s.years))
                 pairs = [(ordered[0], ordered[1]), (ordered[1], ordered[0])]
@@ -776,11 +795,12 @@ def _recompute(
             if claim.factor is None or not _same_kind(claim, a.amount):
                 continue
             for op, result, text in (
-                ("difference", abs(va - vb), f"{_fmt(max(va, vb))} − {_fmt(min(va, vb))}"),
-                ("sum", va + vb, f"{_fmt(va)} + {_fmt(vb)}"),
-            ):
+                ("difference", abs(va - vb),
+                 f"{_in_unit(max(va, vb), unit)} − {_in_unit(min(va, vb), unit)}"),
+                ("sum", va + vb, f"{_in_unit(va, unit)} + {_in_unit(vb, unit)}"),
+            ):  # fmt: skip
                 if abs(abs(result) / claim.factor - claim.value) <= tol:
-                    formula = f"{text} = {_fmt(result)} {unit_name}".strip()
+                    formula = f"{text} = {_in_unit(result, unit)}"
                     larger_first = [a, b] if va >= vb else [b, a]
                     return Derived(label=_derived_label(op, larger_first, metrics), formula=formula)
     return None

@@ -8,7 +8,7 @@ Frozen pydantic models; new fields only with defaults (histories replay old payl
 from datetime import datetime
 from typing import Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, computed_field
 from pydantic.config import JsonValue
 
 from domain.models import (
@@ -403,3 +403,108 @@ class TurnResult(Frozen):
         description="Messages this turn compressed into the conversation's summary.",
         examples=[0],
     )
+
+    # Derived from the fields above whenever the turn is read, so every turn has them,
+    # those saved before they existed included, and a workflow never has to set them.
+    @computed_field(  # type: ignore[prop-decorator]
+        description="The status in plain words for people, drawn from the fields (never"
+        " from the answer's text): `Answered`, `Answered in part` (some of what was asked"
+        " is not in the reports), `Not in the reports` (an answered turn that gives nothing"
+        " that was asked), `Needs one more detail`, `Declined`, `No checked answer`,"
+        " `Expired`, `Cancelled`, `Failed` or `Working on it`.",
+        examples=["Answered"],
+    )
+    @property
+    def status_text(self) -> str:
+        return status_text(self)
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="Why the confidence is not high, in plain words drawn from the fields"
+        " (unverified statements, figures not in the reports, a check that could not run);"
+        " null when it is high or there is none.",
+        examples=[
+            "The reports do not give one figure asked for: Northern Star FY2023 underlying EBITDA."
+        ],
+    )
+    @property
+    def confidence_reason(self) -> str | None:
+        return confidence_reason(self)
+
+
+NUMERIC_CHECK = "grounding_check_numbers"
+RELEVANCE_CHECK = "grounding_check_relevance"
+JUDGE = "llm_grade_answer"
+"""The steps whose failure lowers a turn's confidence (their activity names)."""
+_FROM_ELSEWHERE = frozenset({"direct_answer", "remember"})
+"""Routes whose answer is not drawn from the reports: nothing in them is cited."""
+
+_STATUS_TEXT = {
+    "running": "Working on it",
+    "needs_clarification": "Needs one more detail",
+    "refused": "Declined",
+    "fallback": "No checked answer",
+    "expired": "Expired",
+    "failed": "Failed",
+    "cancelled": "Cancelled",
+}
+
+
+def answered_nothing(result: TurnResult) -> bool:
+    """Whether an `answered` turn gives nothing of what was asked: no cited figure or
+    sentence at all (only its not-found lines), or only the closest figures to a question
+    the reports do not answer (off the point)."""
+    if result.status != "answered" or result.route in _FROM_ELSEWHERE:
+        return False
+    off_point = result.relevance is not None and result.relevance.off_point
+    return not result.citations or off_point
+
+
+def status_text(result: TurnResult) -> str:
+    """The turn's status as a person reads it (see `TurnResult.status_text`)."""
+    if result.status != "answered":
+        return _STATUS_TEXT.get(result.status, result.status)
+    if answered_nothing(result):
+        return "Not in the reports"
+    missing = result.relevance is not None and bool(result.relevance.missing())
+    return "Answered in part" if result.not_found or missing else "Answered"
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"one {one}" if n == 1 else f"{n} {many}"
+
+
+def confidence_reason(result: TurnResult) -> str | None:
+    """Why the turn's confidence is medium or low, in a sentence; None when it is high
+    or the turn has none. Each reason is one the confidence rule acts on
+    (workflows/rules/confidence.py), read back from the fields that record it. Counts,
+    not names: the answer names each figure missing, and this is computed wherever the
+    turn is read, including where no company registry is loaded."""
+    if result.confidence in (None, "high"):
+        return None
+    closed = {f.step for f in result.step_failures if f.direction == "closed"}
+    reasons: list[str] = []
+    if NUMERIC_CHECK in closed:
+        reasons.append("the figures could not be checked against the reports")
+    if result.not_found and result.figures_checked == 0 and answered_nothing(result):
+        reasons.append("the reports give none of the figures asked for")
+    elif result.not_found:
+        n = len(result.not_found)
+        reasons.append(f"the reports do not give {_count(n, 'figure', 'figures')} asked for")
+    if result.relevance is not None and result.relevance.off_point:
+        reasons.append("the answer gives the closest figures, not what was asked")
+    elif result.relevance is not None and (missing := result.relevance.missing()):
+        reasons.append("the answer does not cover " + ", ".join(missing))
+    elif RELEVANCE_CHECK in closed:
+        reasons.append("whether the answer covers the question could not be checked")
+    if result.unsupported_claims:
+        n = len(result.unsupported_claims)
+        reasons.append(
+            f"{_count(n, 'statement', 'statements')} could not be verified against the cited pages"
+        )
+    if any(d.layer == JUDGE for d in result.degraded):
+        reasons.append("the independent answer check was unavailable, so the figures were"
+                       " checked numerically only")  # fmt: skip
+    if not reasons:
+        reasons.append("part of the answer could not be checked")
+    text = "; ".join(reasons)
+    return text[:1].upper() + text[1:] + "."

@@ -127,6 +127,7 @@ async def calibrate(stack: Stack, pairs: list[JudgePair], model: bool, engine: s
                        model_judge=model),
             id=f"eval-{stack.run_id}-judge-{pair.id}",
             task_queue=stack.task_queue,
+            static_summary=f"judge calibration pair {pair.id}",
             execution_timeout=timedelta(minutes=5),
         )  # fmt: skip
 

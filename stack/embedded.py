@@ -142,7 +142,10 @@ def start_temporal(settings: Settings, paths: Paths) -> None:
         args += ["--http-port", str(settings.temporal_http_port)]
     if settings.temporal_dev_metrics_port is not None:
         args += ["--metrics-port", str(settings.temporal_dev_metrics_port)]
-    if settings.payload_key is not None:  # the UI decrypts through the API's codec server
+    if settings.payload_key is not None or settings.dev_auth:
+        # The UI decodes through the API's codec server: decrypting, and writing a turn's
+        # progress events readably. With API keys and no encryption the UI cannot send an
+        # operator's key, so it reads payloads as Temporal holds them.
         args += ["--ui-codec-endpoint", f"{settings.api_url}/codec"]
     # The worker registers these too (on any cluster); here they exist before it starts.
     for key in attributes.ALL:
@@ -198,6 +201,8 @@ async def _ingest_sample_corpus(settings: Settings) -> str:
         IngestRequest(paths=paths),
         id="ingest-sample-corpus",
         task_queue=settings.task_queue,
+        static_summary=f"ingest the sample corpus: {len(paths)} reports",
+        static_details=f"from {settings.corpus_dir}, at start-up (turnstile up)",
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         execution_timeout=timedelta(seconds=settings.ingest_timeout_seconds),
     )

@@ -20,7 +20,7 @@ with workflow.unsafe.imports_passed_through():
     from pydantic import ValidationError
 
     from activities.contracts import CacheWriteRequest, RewritePlan, RouteDecision, Session
-    from domain.companies import companies
+    from domain.companies import companies, display_name
     from domain.memory import Remembering, apply_preferences, read_preference
     from domain.pii import TOKEN
     from domain.text import storable
@@ -86,6 +86,8 @@ DEPRECATED_PATCHES = (
     COVERAGE_FROM_REGISTRY,
 )  # fmt: skip
 """Asked at the start of `run`, in the order their `patched` calls stood."""
+EXPIRED_SAID = "The clarifying question expired without a reply"
+CANCELLED_SAID = "The clarifying question was cancelled"
 FALLBACK_ATTRIBUTE = "fallback-attribute"
 """A turn that falls back also sets `TurnstileFallback`; asked only on that path."""
 SHADOW_RUNS = "shadow-runs-v1"
@@ -138,7 +140,7 @@ class ChatTurn:
             raise  # new code on an old history: fail the task visibly, settle nothing
         except Exception as err:  # the settle path: any failure still ends the turn
             result = await self._settle_after("failed", failure_cause(err), None)
-        self._stream.end(result.status)
+        self._stream.end(result)
         await self._start_shadow(result)
         await workflow.wait_condition(workflow.all_handlers_finished)
         return result
@@ -181,7 +183,8 @@ class ChatTurn:
     def clarification_reply(self, reply: ClarificationReply) -> None:
         """Accept the reply to the question now waiting; ignore (and record) any other."""
         if (ignored := self._rounds.accept_reply(reply)) is not None:
-            self._stream.note(ignored)
+            self._stream.note(ignored, "A reply came for a question that no longer waits;"
+                              " it was set aside")  # fmt: skip
 
     @workflow.signal(
         name="cancel_turn",
@@ -191,7 +194,8 @@ class ChatTurn:
     def cancel_turn(self, request: CancelRequest) -> None:
         """Cancel the clarification now waiting; ignore (and record) any other request."""
         if (ignored := self._rounds.accept_cancel(request)) is not None:
-            self._stream.note(ignored)
+            self._stream.note(ignored, "A cancel came for a question that no longer waits;"
+                              " it was set aside")  # fmt: skip
 
     @workflow.update(
         name="wait_for_outcome",
@@ -237,11 +241,9 @@ class ChatTurn:
             scope = scope_rules(resolved)
             self._decline = scope.decline
             if scope.decline:
-                self._stream.note(
-                    f"scope rules: answering the facts, declining the rest ({scope.reason})"
-                )
+                self._stream.note(*progress.scope_declined(scope.reason))
             if scope.refuse:
-                self._stream.note(f"scope rules: refused ({scope.reason})")
+                self._stream.note(*progress.scope_refused(scope.reason))
                 return await self._finish(
                     Outcome("refused", refusal_text(), "scope_rules", resolved, carried,
                             refusal_reason=scope.reason)
@@ -258,7 +260,7 @@ class ChatTurn:
             if isinstance(reply, TurnResult):
                 return reply
             question = merge_reply(question, reply)
-            self._stream.note(f"clarification {self._rounds.round} answered; question merged")
+            self._stream.note(*progress.reply_merged(self._rounds.round))
 
     def _resolve(self, question: str, recent: list[str], session: Session) -> tuple[str, Carried]:
         """The question with what it leaves open filled: from the conversation's recent
@@ -266,14 +268,24 @@ class ChatTurn:
         resolved, carried = carry_entities(question, recent)
         if carried.company or carried.fiscal_year or carried.metric:
             parts = (carried.company, carried.metric, carried.fiscal_year)
-            self._stream.note("carried " + " ".join(str(p) for p in parts if p))
+            said = (
+                display_name(carried.company) if carried.company else None, carried.metric,
+                f"FY{carried.fiscal_year}" if carried.fiscal_year else None,
+            )  # fmt: skip
+            self._stream.note(
+                "carried " + " ".join(str(p) for p in parts if p),
+                "Took " + ", ".join(p for p in said if p) + " from earlier in the conversation",
+            )
         if not session.preferences:
             return resolved, carried
         resolved, applied = apply_preferences(resolved, session.preferences)
         self._memory.applied(applied)
         if applied:
             carried = carried.model_copy(update={"preferences": applied})
-            self._stream.note(f"preferences applied: {'; '.join(applied)}")
+            self._stream.note(
+                f"preferences applied: {'; '.join(applied)}",
+                f"Applied your preferences: {'; '.join(applied)}",
+            )
         return resolved, carried
 
     async def _answer(
@@ -329,7 +341,10 @@ class ChatTurn:
             if not await self._steps.remember_fact(user_id, remembering.preference):
                 text = REMEMBER_FAILED_TEXT
         else:
-            self._stream.note("a request to remember something the turn cannot act on")
+            self._stream.note(
+                "a request to remember something the turn cannot act on",
+                "Nothing in the request can be remembered",
+            )
         question = self._inp.question
         return await self._finish(Outcome("answered", text, "remember", question, Carried()))
 
@@ -347,7 +362,7 @@ class ChatTurn:
         number = rounds.open()  # before the save: see `Rounds.open`
         self._result = await self._save(waiting, final=False)
         rounds.asked = number
-        self._stream.note(f"asked clarification {number}")
+        self._stream.note(f"asked clarification {number}", "Asked a clarifying question")
         self._stream.publish(progress.waiting(number))
         asked_at = workflow.now()
         try:
@@ -356,11 +371,11 @@ class ChatTurn:
             )
         except TimeoutError:
             rounds.close()
-            self._stream.note("clarification expired")
+            self._stream.note("clarification expired", EXPIRED_SAID)
             return None
         if rounds.cancel is not None:
             rounds.close()
-            self._stream.note(f"clarification {number} cancelled")
+            self._stream.note(f"clarification {number} cancelled", CANCELLED_SAID)
             return rounds.cancel
         self._budget.waited(asked_at)
         reply = rounds.take_reply()
@@ -404,7 +419,10 @@ class ChatTurn:
         """The single exit: final gate, fallback, confidence and disclaimer, save."""
         gated = through_gate(outcome)
         if gated is not outcome:
-            self._stream.note(f"final gate: fallback ({gated.fallback_reason})")
+            self._stream.note(
+                f"final gate: fallback ({gated.fallback_reason})",
+                progress.fallback_said(gated.fallback_reason),
+            )
         if (shape := shape_of(gated)) is not None:
             if gated.status == "answered" and gated.fallback_reason is None:
                 # Before any disclaimer is added: the cache keeps the clean answer.
@@ -423,7 +441,7 @@ class ChatTurn:
             settled.append(attributes.FALLBACK.value_set(result.fallback_reason))
         workflow.upsert_search_attributes(settled)
         confidence = f", confidence {result.confidence}" if result.confidence else ""
-        self._stream.note(f"outcome: {result.status}{confidence}")
+        self._stream.note(f"outcome: {result.status}{confidence}", progress.outcome_said(result))
         return result
 
     async def _save_to_cache(self, outcome: Outcome, grounded: str) -> None:
@@ -458,7 +476,10 @@ class ChatTurn:
         """
         if self._rounds.settled and self._result is not None:
             return self._result
-        self._stream.note(f"settling as {status}: {cause}")
+        self._stream.note(
+            f"settling as {status}: {cause}",
+            "Cancelled" if status == "cancelled" else "Stopped on an error",
+        )
         workflow.logger.warning("turn %s settling as %s: %s", self._inp.turn_id, status, cause)
         outcome = Outcome(
             status, text, self._result.route if self._result else None,

@@ -94,10 +94,15 @@ class TurnEvent(_Frozen):
     """`step` (a step starts), `decision` (what a step decided), `waiting` (the turn
     asks a clarifying question and pauses) or `settled` (the last event of a turn)."""
     text: str
-    """Plain English, for people: "Searching BHP's reports for FY2024"."""
+    """Plain English, for people: "Searching BHP's reports for FY2024"; never a step's,
+    route's or setting's name."""
     step: str | None = None
     """The step's activity name, for `step` events and decisions a step took."""
     round: int | None = None
     """The clarification round, for `waiting` events."""
     status: str | None = None
     """The turn's status, for `settled` events."""
+    detail: str | None = None
+    """For `decision` events: the operator's line, as the decision trail in the Temporal
+    UI has it ("route: needs_retrieval (figures asked for BHP)"): for programs and
+    operators, not for people."""

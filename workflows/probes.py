@@ -260,7 +260,7 @@ class RunGoldenProbes:
 def _schedule(task_queue: str, every: timedelta, request: ProbeRequest) -> Schedule:
     return interval_schedule(
         RunGoldenProbes.run, request, f"golden-probes-{task_queue}", task_queue, every,
-        timedelta(hours=1),
+        timedelta(hours=1), "golden probes: the probe sets asked as turns, scored and recorded",
     )  # fmt: skip
 
 

@@ -95,6 +95,8 @@ def _schedule(
     return interval_schedule(
         PurgeDecisionRecords.run, request, f"purge-decisions-{task_queue}", task_queue, EVERY,
         timedelta(hours=1),
+        f"retention: purge decision records older than {retention_days} days, personal"
+        f" values unused for {pii_retention_days} days",
     )  # fmt: skip
 
 

@@ -46,22 +46,43 @@ class SweepTurns:
 
 
 def interval_schedule(
-    run: Any, arg: Any, workflow_id: str, task_queue: str, every: timedelta, timeout: timedelta
-) -> Schedule:
-    """Start `run(arg)` every `every`; a start is skipped while the last run still goes."""
+    run: Any, arg: Any, workflow_id: str, task_queue: str, every: timedelta, timeout: timedelta,
+    summary: str,
+) -> Schedule:  # fmt: skip
+    """Start `run(arg)` every `every`; a start is skipped while the last run still goes.
+    Each run is named in the Temporal UI by `summary`, and says it is scheduled."""
     return Schedule(
         action=ScheduleActionStartWorkflow(
-            run, arg, id=workflow_id, task_queue=task_queue, execution_timeout=timeout
+            run,
+            arg,
+            id=workflow_id,
+            task_queue=task_queue,
+            execution_timeout=timeout,
+            static_summary=summary,
+            static_details=(
+                f"started every {_every(every)} by a Temporal Schedule; hide scheduled runs"
+                " from the workflow list with TemporalScheduledById IS NULL"
+            ),
         ),
         spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=every)]),
         policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
     )
 
 
+def _every(every: timedelta) -> str:
+    seconds = every.total_seconds()
+    for size, name in ((86_400, "day"), (3_600, "hour"), (60, "minute")):
+        if seconds >= size and seconds % size == 0:
+            n = int(seconds // size)
+            return name if n == 1 else f"{n} {name}s"
+    return f"{seconds:g} seconds"
+
+
 def _schedule(task_queue: str, every: timedelta) -> Schedule:
     return interval_schedule(
         SweepTurns.run, SweepRequest(), f"sweep-turns-{task_queue}", task_queue, every,
         max(every, timedelta(minutes=1)),
+        "sweep: settle turns whose workflow closed without saying so",
     )  # fmt: skip
 
 

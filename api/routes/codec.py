@@ -1,10 +1,12 @@
-"""The codec server the Temporal UI calls to show encrypted payloads to operators.
+"""The codec server the Temporal UI calls to show payloads to operators.
 
 Temporal's codec-server protocol: `POST /codec/decode` (and `/codec/encode`) with
 `{"payloads": [{"metadata": {key: base64}, "data": base64}]}`, answered in the same
-shape. Only when `TURNSTILE_PAYLOAD_KEY` is set (else 404), and only for an API key of
-a tenant in `TURNSTILE_OPERATOR_TENANTS` (else 403): decrypting shows every tenant's
-turns. Point the UI at `<api>/codec` (the embedded stack does it itself).
+shape. Only for an API key of a tenant in `TURNSTILE_OPERATOR_TENANTS` (else 403):
+decoding shows every tenant's turns. With `TURNSTILE_PAYLOAD_KEY` set it decrypts; with
+or without it, decoding writes a turn's progress events readably (`payloads.readable`:
+the workflow stream's items are base64 otherwise). Without a key `/encode` changes
+nothing. Point the UI at `<api>/codec` (the embedded stack does it itself).
 """
 
 import base64
@@ -17,7 +19,7 @@ from temporalio.api.common.v1 import Payload
 from api.auth import require_operator
 from api.deps import SettingsDep
 from api.errors import ApiError, error_responses
-from payloads import EncryptingCodec, payload_key
+from payloads import EncryptingCodec, payload_key, readable
 from settings import Settings
 
 # Decrypting shows every tenant's turns: an operator's key, for every route here.
@@ -60,25 +62,28 @@ def _to_json(payloads: list[Payload]) -> CodecPayloads:
     )
 
 
-def _codec(settings: Settings) -> EncryptingCodec:
+def _codec(settings: Settings) -> EncryptingCodec | None:
     key = payload_key(settings)
-    if key is None:
-        raise ApiError(404, "NotFound", "payloads are not encrypted: no codec is configured")
-    return EncryptingCodec(key)
+    return None if key is None else EncryptingCodec(key)
 
 
-@router.post("/decode", responses=error_responses(401, 403, 404))
+@router.post("/decode", responses=error_responses(401, 403, 422))
 async def decode(body: CodecPayloads, settings: SettingsDep) -> CodecPayloads:
-    """Decrypt payloads for the Temporal UI (unencrypted ones come back unchanged)."""
+    """Payloads as the Temporal UI shows them: decrypted (unencrypted ones as they are),
+    a turn's progress events written out as JSON."""
     codec = _codec(settings)
+    payloads = _to_proto(body)
     try:
-        return _to_json(await codec.decode(_to_proto(body)))
+        plain = payloads if codec is None else await codec.decode(payloads)
     except ValueError as exc:
         raise ApiError(422, "InvalidInput", str(exc)) from exc
+    return _to_json([readable(p) for p in plain])
 
 
-@router.post("/encode", responses=error_responses(401, 403, 404))
+@router.post("/encode", responses=error_responses(401, 403, 422))
 async def encode(body: CodecPayloads, settings: SettingsDep) -> CodecPayloads:
-    """Encrypt payloads (the UI encodes what an operator sends, such as a signal)."""
+    """Encrypt payloads (the UI encodes what an operator sends, such as a signal); without
+    a key they go as they are."""
     codec = _codec(settings)
-    return _to_json(await codec.encode(_to_proto(body)))
+    payloads = _to_proto(body)
+    return _to_json(payloads if codec is None else await codec.encode(payloads))

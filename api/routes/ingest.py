@@ -21,6 +21,7 @@ from api.deps import PoolDep, SettingsDep, TemporalDep
 from api.errors import ApiError, error_responses
 from api.text import STORABLE
 from workflows.ingest import IngestDocuments
+from workflows.turn_start import summary_line
 
 router = APIRouter(prefix="/v1", tags=["ingest"])
 INGEST_MAX_BODY_BYTES = 1024 * 1024
@@ -104,7 +105,20 @@ async def ingest(
     )
     timeout = timedelta(seconds=settings.ingest_timeout_seconds)
     result = await run_short(
-        client, settings, IngestDocuments.run, request, "ingest", timeout, "ingestion"
-    )
+        client, settings, IngestDocuments.run, request, "ingest", timeout, "ingestion",
+        summary=summary_line(f"ingest {len(paths)} report(s): "
+                             + ", ".join(Path(p).name for p in paths)),
+        details=_details(request),
+    )  # fmt: skip
     await coverage.read_coverage(http.app.state, pool)  # a new company is known at once
     return result
+
+
+def _details(request: IngestRequest) -> str | None:
+    """The ingestion's details in the Temporal UI: what it was told about the files."""
+    parts = (
+        f"company {request.company}" if request.company else None,
+        f"FY{request.fiscal_year}" if request.fiscal_year else None,
+        "replacing the registered report" if request.replace else None,
+    )
+    return ", ".join(p for p in parts if p) or None

@@ -17,6 +17,7 @@ from api.text import STORABLE
 from domain.companies import pinned
 from domain.models import SearchHitWithText
 from workflows.search import SearchReports
+from workflows.turn_start import summary_line
 
 router = APIRouter(prefix="/v1", tags=["search"])
 MAX_QUERY_CHARS = 1000
@@ -67,5 +68,12 @@ async def search(
             raise ApiError(422, "InvalidInput", _one_line(exc)) from exc
     timeout = timedelta(seconds=settings.search_timeout_seconds)
     return await run_short(
-        client, settings, SearchReports.run, request, "search", timeout, "the search"
-    )
+        client, settings, SearchReports.run, request, "search", timeout, "the search",
+        summary=_summary(q, company, fy), details=f"tenant {caller.tenant_id}, up to {limit} hits",
+    )  # fmt: skip
+
+
+def _summary(query: str, company: str | None, fy: int | None) -> str:
+    """The search's line in the Temporal UI's list (its query already redacted)."""
+    where = " ".join(p for p in (company, f"FY{fy}" if fy else None) if p)
+    return summary_line(f"search: {query}" + (f" ({where})" if where else ""))

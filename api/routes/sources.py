@@ -67,7 +67,10 @@ async def turn_sources(
     await limit(caller, user_id, pool, settings)  # each read starts a workflow
     timeout = timedelta(seconds=settings.search_timeout_seconds)
     ids = [c.chunk_id for c in stored.citations]
-    chunks = await run_short(client, settings, LoadPassages.run, ids, "passages", timeout, "it")
+    chunks = await run_short(
+        client, settings, LoadPassages.run, ids, "passages", timeout, "it",
+        summary=f"passages cited by {turn_id}", details=f"{len(ids)} cited passage(s)",
+    )  # fmt: skip
     texts = {chunk.chunk_id: chunk.text for chunk in chunks}
     # The answer as its owner sees it (personal data shown back), so figures line up.
     shown = await redaction.reveal(pool, caller.tenant_id, [redaction.owner_of(user_id)], stored)

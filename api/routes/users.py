@@ -93,6 +93,8 @@ async def forget_user(
         ForgetRequest(tenant_id=caller.tenant_id, user_id=user_id),
         id=forget_workflow_id(caller.tenant_id, user_id),
         task_queue=settings.task_queue,
+        static_summary=f"forget user {user_id}: facts, summaries, personal values, cache",
+        static_details=f"tenant {caller.tenant_id}",
         id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
     )

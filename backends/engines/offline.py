@@ -20,6 +20,7 @@ from domain.companies import (
     calendars,
     companies,
     company_names,
+    coverage,
     display_name,
     find_companies,
     fiscal_years,
@@ -86,6 +87,7 @@ from domain.open_answers import (
 )
 from domain.passages import find_passages, role_asked, topic_terms
 from domain.question import extract_slots
+from domain.tables import NOT_FOUND_CELL, said_in_table
 from domain.units import requested_currency, requested_scale
 from domain.years import later_report_years, mentioned_years
 
@@ -604,6 +606,9 @@ class OfflineEngine:
         narrowed = {m for p in parts for m in narrowed_metrics(p)}
         metrics = [m for m in metrics if m not in inputs | narrowed]
         composer = _Composer(facts, requested_scale(question))
+        composer.share(
+            [p for t in asked for m in metrics for y in years if (p := composer.pick(t, y, m))]
+        )
         paragraphs: list[str] = []
         not_found: list[NotFound] = []
         chosen: dict[tuple[str, int, str], _Sourced] = {}
@@ -696,8 +701,10 @@ class OfflineEngine:
         answered = [t for t, _, _ in chosen if t in asked]
         if note := calendar_note(answered):
             paragraphs.append(note)
-        if not_found:
-            paragraphs.append("\n".join(nf.line() for nf in not_found))
+        # A gap a table's row says (a company asked with no figure) is not said again.
+        said = "\n\n".join(paragraphs)
+        if lines := [nf.line() for nf in not_found if not said_in_table(nf, said)]:
+            paragraphs.append("\n".join(lines))
         return Draft(answer="\n\n".join(paragraphs), derived=composer.derived, not_found=not_found)
 
     async def grade_answer(
@@ -734,18 +741,34 @@ class OfflineEngine:
 class _Composer:
     """Builds the sentences of one answer from the facts found in its sources.
 
-    Figures side by side (a change, a ranking, a table) are written in one unit, the
-    coarsest of theirs, or the scale the question asks for ("in millions") when the
-    figure is money.
+    One measure is written in one unit throughout the answer (`share`): its figures'
+    coarsest, or the scale the question asks for ("in millions") when the figure is
+    money, so a comparison never puts US$ billion beside US$ million. The conversion is
+    a shift of the decimal point, exact: 5,491 (US$M) is written 5.491 (US$bn).
     """
 
     def __init__(self, facts: list[_Sourced], scale: str | None = None) -> None:
         self.facts = facts
         self.scale = scale
         self.derived: list[Derived] = []
+        self.shared: dict[tuple[str | None, str], str] = {}
+        """The unit of each measure (and unit base) in this answer."""
+
+    def share(self, picks: list[_Sourced]) -> None:
+        """Fix the one unit each measure is written in, from the figures the answer gives."""
+        groups: dict[tuple[str | None, str], list[Fact]] = {}
+        for pick in picks:
+            key = (pick.fact.metric, unit_spec(pick.fact.unit).base)
+            groups.setdefault(key, []).append(pick.fact)
+        for key, facts in groups.items():
+            if (unit := self.unit_for(facts)) is not None:
+                self.shared[key] = unit
 
     def unit_for(self, facts: list[Fact]) -> str | None:
         """The one unit `facts` are written in together; None when they cannot share one."""
+        keys = {(f.metric, unit_spec(f.unit).base) for f in facts}
+        if len(keys) == 1 and (shared := self.shared.get(keys.pop())) is not None:
+            return shared
         units = [f.unit for f in facts]
         if self.scale:
             asked = {unit_in_scale(u, self.scale) for u in units}
@@ -895,7 +918,7 @@ class _Composer:
             verb = "rose" if pct > 0 else "fell"
             self.derived.append(
                 Derived(
-                    label=f"{ticker} {display} change FY{y1}–FY{y2}",
+                    label=f"{_name(ticker)} {display} change FY{y1}–FY{y2}",
                     formula=(
                         f"({_fmt_number(qn.value)} − {_fmt_number(qo.value)}) / "
                         f"{_fmt_number(qo.value)} = {pct:+.1f}%"
@@ -909,9 +932,9 @@ class _Composer:
             amount = format_value(gap, qn.base)
             self.derived.append(
                 Derived(
-                    label=f"{ticker} {display} change FY{y1}–FY{y2}",
+                    label=f"{_name(ticker)} {display} change FY{y1}–FY{y2}",
                     formula=f"|{_fmt_number(qn.value)} − ({_fmt_number(qo.value)})| = "
-                    f"{_fmt_number(gap)}",
+                    f"{format_value(gap, qn.base)}",
                 )
             )
             return f"{_possessive(ticker)} loss {verb} by {amount} {span}, {values}."
@@ -970,9 +993,10 @@ class _Composer:
                 pct = (qa.value - qb.value) / qb.value * 100.0
                 self.derived.append(
                     Derived(
-                        label=f"{top} vs {second} {display} difference FY{year}",
-                        formula=f"{_fmt_number(qa.value)} − {_fmt_number(qb.value)} = "
-                        f"{_fmt_number(qa.value - qb.value)}; "
+                        label=f"{_name(top)} vs {_name(second)} {display} difference FY{year}",
+                        formula=f"{format_value(qa.value, qa.base)} − "
+                        f"{format_value(qb.value, qb.base)} = "
+                        f"{format_value(qa.value - qb.value, qa.base)}; "
                         f"({_fmt_number(qa.value)} − {_fmt_number(qb.value)}) / "
                         f"{_fmt_number(qb.value)} = {pct:+.1f}%",
                     )
@@ -1011,7 +1035,9 @@ class _Composer:
     ) -> list[str]:
         """One Markdown table per unit base: a row per company (ranked by the latest
         year's figure), a column per year, every cell in the table's one unit and cited.
-        Figures in different currencies or kinds get separate tables, never one column."""
+        Figures in different currencies or kinds get separate tables, never one column.
+        A company asked with no figure keeps its row, last, in the table of its reporting
+        currency (else the first), every cell `NOT_FOUND_CELL`: its not-found line."""
         # long: one table per unit base, its rows and columns built in order.
         present = {
             (t, y): chosen[(t, y, metric)]
@@ -1024,6 +1050,12 @@ class _Composer:
             members = groups.setdefault(to_base(s.fact.value, s.fact.unit).base, [])
             if ticker not in members:
                 members.append(ticker)
+        absent = [t for t in companies if not any((t, y) in present for y in years)]
+        for ticker in absent if groups else []:
+            registered = coverage().companies.get(ticker)
+            currency = registered.currency.lower() if registered else ""
+            home = next((b for b in groups if b.startswith(currency)), next(iter(groups)))
+            groups[home].append(ticker)
         display = metric_display(metric)
         title = display[:1].upper() + display[1:]
         basis = metric == "production"
@@ -1038,17 +1070,18 @@ class _Composer:
 
             header = [title, *(["Reported as"] if basis else []), *(f"FY{y}" for y in years)]
             lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-            for ticker in sorted(tickers, key=rank):
+            for ticker in sorted(tickers, key=lambda t: (t in absent, rank(t))):
                 cells = [_name(ticker)]
                 if basis:
                     label = next(
-                        present[(ticker, y)].fact.label for y in years if (ticker, y) in present
+                        (present[(ticker, y)].fact.label for y in years if (ticker, y) in present),
+                        None,
                     )
-                    cells.append(_basis(label))
+                    cells.append(_basis(label) if label else "")
                 for year in years:
                     cell = present.get((ticker, year))
                     cells.append(
-                        f"{self._value(cell.fact, unit)} [{cell.n}]" if cell else "not found"
+                        f"{self._value(cell.fact, unit)} [{cell.n}]" if cell else NOT_FOUND_CELL
                     )
                 lines.append("| " + " | ".join(cells) + " |")
             blocks.append("\n".join(lines))
@@ -1176,7 +1209,9 @@ class _OpenAnswers:
         worked = derive(spec.kind, num, den)
         if worked is None:
             return None
-        self.derived.append(Derived(label=f"{ticker} {spec.name} FY{year}", formula=worked.formula))
+        self.derived.append(
+            Derived(label=f"{_name(ticker)} {spec.name} FY{year}", formula=worked.formula)
+        )
         return (
             f"{_possessive(ticker)} {spec.name} for {_year_phrase(ticker, year)} was "
             f"{worked.text}, worked out from the reported figures: {phrase(num.fact)} of "

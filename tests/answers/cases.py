@@ -90,11 +90,12 @@ CASES: tuple[Case, ...] = (
          present=("55,658",), absent=("data not found",), tags=("quiet",)),
     # 3 — years outside coverage
     Case("fy2022-bhp", 3, "What was BHP's revenue in FY2022?",
-         opens_with="FY2022 is" + NOT_COVERED, present=("55,658", "53.82")),
+         # Every year of one measure in one unit: FY2024's US$55,658 million in billions.
+         opens_with="FY2022 is" + NOT_COVERED, present=("55.658 billion", "53.82")),
     Case("fy2026-fmg", 3, "What will Fortescue's revenue be in FY2026?",
          opens_with="FY2026 is" + NOT_COVERED, present=("I do not forecast", "15.54")),
     Case("2021-rio", 3, "What was Rio Tinto's net debt in 2021?",
-         opens_with="FY2021 is" + NOT_COVERED, present=("5,491",)),
+         opens_with="FY2021 is" + NOT_COVERED, present=("5.491 billion",)),
     Case("fy2020-vs-fy2024-bhp", 3, "Compare BHP's revenue in FY2020 and FY2024",
          opens_with="FY2020 is" + NOT_COVERED, present=("55,658",)),
     Case("fy2019-nst", 3, "How much gold did Northern Star sell in FY2019?",

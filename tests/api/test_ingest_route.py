@@ -12,6 +12,7 @@ from backends.report_activities import ReportActivities
 from backends.reports import ReportIndex
 from settings import Settings
 from tests.api.test_bounded_waits import until_polled
+from tests.api.test_operator_view import summaries
 from tests.conftest import CORPUS_DIR, WorkerFactory, client_for
 
 BHP_FY2024 = CORPUS_DIR / "BHP_FY2024.md"
@@ -102,6 +103,7 @@ async def test_a_loopback_client_ingests_files_in_the_ingest_directory_through_t
         real = await http.post("/v1/ingest", json={"paths": ["real/BHP_FY2024.md"]})
         refused = await http.post("/v1/ingest", json={"paths": [str(planted)]})
         replaced = await http.post("/v1/ingest", json={"paths": [str(planted)], "replace": True})
+        named = await summaries(temporal_client, inbox_settings.task_queue, {"IngestDocuments"}, 3)
 
     assert real.status_code == 200, real.json()
     assert real.json()["files"][0]["path"] == str((inbox / "real" / BHP_FY2024.name).resolve())
@@ -111,3 +113,5 @@ async def test_a_loopback_client_ingests_files_in_the_ingest_directory_through_t
     assert file["status"] == "refused"
     assert str((inbox / "real" / BHP_FY2024.name).resolve()) in file["error"]
     assert [f["status"] for f in replaced.json()["files"]] == ["ingested"]
+    # The Temporal UI's list names each ingestion by its files.
+    assert sorted(named["IngestDocuments"]) == ["ingest 1 report(s): BHP_FY2024.md"] * 3

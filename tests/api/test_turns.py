@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import re
 
 import httpx
 import pytest
@@ -199,7 +200,9 @@ async def test_progress_stream_sends_steps_then_one_outcome_with_the_answer(
     texts = [s["text"] for s in steps]
     assert "Reading the question" in texts and "Searching BHP Group's reports for FY2025" in texts
     assert "Checking every figure against its source" in texts
-    assert any(t.startswith("route: needs_retrieval") for t in texts)
+    assert "The question needs the reports: searching them" in texts
+    # The operator's line rides along as the decision's detail.
+    assert any((s.get("detail") or "").startswith("route: needs_retrieval") for s in steps)
     assert steps[-1]["kind"] == "settled" and steps[-1]["status"] == "answered"
     # Plain English: no Python reprs of dicts or lists.
     assert not [t for t in texts if "{" in t or "[" in t or "True" in t], texts
@@ -216,6 +219,68 @@ async def test_progress_stream_sends_steps_then_one_outcome_with_the_answer(
     assert resumed[-1]["event"] == "outcome"
     by_query = _sse((await served.get(f"/v1/turns/{turn_id}/events?after={last}")).text)
     assert [e["event"] for e in by_query] == ["outcome"]
+
+
+INTERNAL_WORDS = re.compile(
+    r"\b[a-z]+_[a-z_]+\b"  # a step's, route's or reason's name: needs_clarification
+    r"|answer cache|slots differ|\broute:|DEGRADED|failed open|\(closed\)|\bpass \d"
+    r"|\bquality (?:pass|FAIL)|\bunsupported\b|\bgaps?\b|offered to the model|\bhint\b"
+    r"|\b(?:BHP|RIO|FMG|S32|NST)\b(?! Group)"  # a ticker where a name belongs
+)
+"""What a person must never read in a progress line (the operator's trail has it)."""
+
+
+def test_the_internal_words_check_fires_on_the_old_wording_and_not_on_plain_words() -> None:
+    old = [
+        "answer cache: miss slots differ (fiscal years) at 0.987",
+        "route: needs_clarification (no company named)",
+        "an earlier answer was offered to the model as a hint",
+        "pass 1: 8 new, 3 kept; found BHP; nothing for FMG",
+        "llm_grade_answer failed open and was counted: timeout",
+        "Finished: needs_clarification",
+    ]
+    assert all(INTERNAL_WORDS.search(line) for line in old)
+    plain = [
+        "No earlier checked answer fits this question; answering afresh",
+        "The question needs one more detail before it can be answered",
+        "Found relevant passages for BHP Group and Fortescue; none for Northern Star",
+        "Finished: not in the reports",
+    ]
+    assert not [line for line in plain if INTERNAL_WORDS.search(line)]
+
+
+async def test_progress_lines_are_plain_words_and_keep_the_operators_line_as_detail(
+    app_settings: Settings, turn_worker: TurnWorker
+) -> None:
+    """The cache's miss, the route, the checks and a clarification, as a person reads
+    them: no step or route name, no cache reason, no ticker; the operator's line (the
+    Temporal UI's) is each decision's `detail`."""
+    cached = app_settings.model_copy(update={"answer_cache": True})
+    events: list[dict[str, str]] = []
+    async with turn_worker(task_queue=cached.task_queue), client_for(cached) as served:
+        first = "What was Fortescue's underlying EBITDA in FY2025?"
+        asked = await served.post("/v1/turns", json={"question": first})
+        events += _sse((await served.get(f"/v1/turns/{asked.json()['turn_id']}/events")).text)
+        # The same words for another year: similar enough for the cache, its slots differ.
+        again = await served.post("/v1/turns", json={"question": first.replace("5", "4")})
+        events += _sse((await served.get(f"/v1/turns/{again.json()['turn_id']}/events")).text)
+        vague = await served.post("/v1/turns", json={"question": "What was their revenue?"})
+        turn_id = vague.json()["turn_id"]
+        await served.post(f"/v1/turns/{turn_id}/clarification", json={"reply": "Fortescue FY2024"})
+        events += _sse((await served.get(f"/v1/turns/{turn_id}/events")).text)
+
+    steps = [json.loads(e["data"]) for e in events if e["event"] == "step"]
+    leaked = [s["text"] for s in steps if INTERNAL_WORDS.search(s["text"])]
+    assert leaked == [], leaked
+    details = [s["detail"] for s in steps if s["kind"] == "decision"]
+    assert all(details), steps
+    assert any(d.startswith("answer cache: miss") and "slots differ" in d for d in details), details
+    assert any(d.startswith("route: needs_clarification") for d in details), details
+    texts = {s["text"] for s in steps}
+    assert "No earlier checked answer fits this question; answering afresh" in texts
+    assert "The question needs one more detail before it can be answered" in texts
+    assert "Your reply was added to the question" in texts
+    assert "Finished: answered" in texts
 
 
 async def test_respond_async_answers_202_at_once_with_the_turn_to_follow(

@@ -542,6 +542,85 @@ def test_ask_names_its_conversation_and_feedback_reaches_the_record_and_the_list
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
 
 
+def in_terminal(stack: Stack, *args: str, env: dict[str, str] | None = None) -> tuple[str, int]:
+    """Run `turnstile ARGS` in a terminal (a pty, as a person types it): what it printed
+    there, stdout and stderr as they appear, and its exit code."""
+    import pexpect
+
+    child = pexpect.spawn(TURNSTILE, list(args), env={**(env or stack.env), "TERM": "dumb"},
+                          cwd=str(PROJECT_ROOT), encoding="utf-8", timeout=120)  # fmt: skip
+    child.expect(pexpect.EOF)
+    child.close()
+    return child.before.replace("\r\n", "\n"), child.exitstatus
+
+
+def test_each_cli_finding_of_issue_27_in_a_terminal(stack: Stack) -> None:
+    """Issue 27's CLI findings, each as a person meets it in a terminal: `status` checks
+    the API TURNSTILE_API_URL names; `--fy FY2024` is a year; `ask` names the
+    conversation a follow-up needs; in `chat` an unknown /command is not sent, an empty
+    line neither asks nor leaves, /new says a question asked back still waits and how to
+    come back, an unknown --conversation is an error; `audit show` is readable (`--json`
+    raw); `conversations` and `feedback` list what they hold."""
+    # long: one terminal session per finding, in the order the issue lists them.
+    import pexpect
+
+    elsewhere = f"http://127.0.0.1:{free_port()}"
+    shown, code = in_terminal(stack, "status", env={**stack.env, "TURNSTILE_API_URL": elsewhere})
+    assert code == 1 and re.search(rf"^api +unreachable +{re.escape(elsewhere)}$", shown, re.M)
+    assert shown.rstrip().endswith("not healthy"), shown
+    shown, code = in_terminal(stack, "search", "Fortescue net debt", "--company", "FMG",
+                              "--fy", "FY2024", "--limit", "2")  # fmt: skip
+    assert code == 0 and "FMG FY2024 p." in shown, shown
+    user = f"terminal-{os.getpid()}"
+    question = "What was Fortescue's revenue in FY2024?"
+    shown, code = in_terminal(stack, "ask", "--user", user, question)
+    match = re.search(r"\(conversation (\S+): follow up with turnstile ask --conversation", shown)
+    assert code == 0 and match and "18.22" in shown, shown
+    turn_id = f"turn-{match.group(1)}-1"
+
+    child = pexpect.spawn(TURNSTILE, ["chat", "--user", user], env={**stack.env, "TERM": "dumb"},
+                          cwd=str(PROJECT_ROOT), encoding="utf-8", timeout=120)  # fmt: skip
+    try:
+        child.expect(r"Turnstile chat \(conversation (\S+)\)")
+        conversation = child.match.group(1)
+        child.expect_exact("> ")
+        child.sendline("/revenue of BHP")
+        child.expect_exact("(unknown command /revenue: /help, /new, /cancel, /quit; nothing"
+                           " was asked)")  # fmt: skip
+        child.sendline("What was the revenue?")
+        child.expect_exact("? Which company do you mean?")
+        child.expect_exact("reply> ")
+        child.sendline("")  # an empty line: the question still waits, the chat stays
+        child.expect_exact("reply> ")
+        child.sendline("/new")
+        child.expect_exact('(the question "Which company do you mean?" still waits for'
+                           " your answer and keeps the conversation busy")  # fmt: skip
+        child.expect_exact(f"come back with turnstile chat --conversation {conversation}, or"
+                           f" drop it with turnstile cancel turn-{conversation}-1)")  # fmt: skip
+        child.expect(r"\(new conversation \S+\)")
+        child.sendline("/quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    shown, code = in_terminal(stack, "cancel", f"turn-{conversation}-1")
+    assert code == 0 and "Cancelled" in shown, shown
+    shown, code = in_terminal(stack, "chat", "--conversation", f"c-nowhere-{os.getpid()}")
+    assert code == 2 and "no conversation c-nowhere" in shown and "Traceback" not in shown
+
+    shown, code = in_terminal(stack, "audit", "show", turn_id)
+    assert code == 0 and shown.startswith("Decision record #") and "checks:" in shown, shown
+    raw, code = in_terminal(stack, "audit", "show", turn_id, "--json")
+    assert code == 0 and json.loads(raw)["turn_id"] == turn_id
+    shown, code = in_terminal(stack, "conversations", "--user", user)
+    listed = rf"^{re.escape(match.group(1))}  .* 1 turn  answered: {re.escape(question)}$"
+    assert code == 0 and re.search(listed, shown, re.M), shown
+    assert "(continue one with: turnstile chat --conversation ID)" in shown
+    shown, code = in_terminal(stack, "feedback", turn_id, "helpful", "--comment", "clear")
+    assert code == 0 and shown.strip() == f"noted: turn {turn_id} rated helpful", shown
+    shown, code = in_terminal(stack, "feedback", "--rating", "helpful")
+    assert code == 0 and turn_id in shown and "said: clear" in shown, shown
+
+
 def test_status_reports_the_api_it_is_pointed_at_not_only_the_local_processes(
     stack: Stack,
 ) -> None:

@@ -4,6 +4,7 @@ import re
 from pathlib import Path
 
 from domain.citing import cited_figures, cited_lines
+from domain.turns import TurnResult
 from workflows import progress
 from workflows.turn import steps as turn_steps
 
@@ -53,9 +54,20 @@ def test_progress_events_are_plain_english() -> None:
     search = progress.search_started("S32", [2024, 2023])
     assert search.text == "Searching South32's reports for FY2023 and FY2024"
     assert progress.covered({"BHP": True, "S32": False}) == "found BHP; nothing for S32"
-    degraded = progress.decision("DEGRADED llm_grade_answer: judge unavailable: timeout")
-    assert degraded.step == "llm_grade_answer" and "failed open" in degraded.text
-    assert progress.settled("needs_clarification").text == "Finished: needs clarification"
+    assert progress.covered_said({"BHP": True, "S32": False}) == (
+        "Found relevant passages for BHP Group; none for South32"
+    )
+    assert progress.degraded_said("llm_grade_answer") == (
+        "Went on without one step (checking that the answer answers the question): it"
+        " failed, and this was recorded"
+    )
+    decided = progress.decision("route: needs_retrieval (x)", "The question needs the reports")
+    assert (decided.text, decided.detail) == ("The question needs the reports",
+                                              "route: needs_retrieval (x)")  # fmt: skip
+    waiting = TurnResult(turn_id="t", conversation_id="c", status="needs_clarification",
+                         question="q")  # fmt: skip
+    assert progress.settled(waiting).text == "Finished: needs one more detail"
+    assert progress.settled(waiting).status == "needs_clarification"
     # Every step a turn runs has its own words.
     source = Path(turn_steps.__file__).read_text(encoding="utf-8")
     used = set(re.findall(r"\bsteps\.([a-z_]+)", source))

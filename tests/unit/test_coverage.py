@@ -1,6 +1,8 @@
-"""Coverage post-check: every gap has its exact line; found-flags come from survivors."""
+"""Coverage post-check: every gap has its exact line (or its table row); found-flags come
+from survivors."""
 
 from domain.models import NotFound
+from domain.tables import NOT_FOUND_CELL, said_in_table
 from workflows.rules.coverage import company_status, ensure_gap_lines
 
 FMG_REVENUE = NotFound(company="FMG", fiscal_year=2024, metric="revenue")
@@ -40,6 +42,29 @@ def test_gap_line_on_an_empty_answer_becomes_the_answer() -> None:
     fixed, added = ensure_gap_lines("", [FMG_REVENUE])
     assert fixed == FMG_REVENUE.line()
     assert added == [FMG_REVENUE.line()]
+
+
+TABLE = f"""| Revenue | FY2023 | FY2024 |
+|---|---|---|
+| BHP Group | US$53.82 billion [1] | US$55.658 billion [2] |
+| Fortescue | US$16.87 billion [3] | {NOT_FOUND_CELL} |"""
+
+
+def test_a_gap_its_table_row_says_gets_no_line_of_its_own() -> None:
+    # Quiet: Fortescue's row says FY2024 is not found; the answer is left as it is.
+    assert said_in_table(FMG_REVENUE, TABLE)
+    assert ensure_gap_lines(TABLE, [FMG_REVENUE]) == (TABLE, [])
+
+
+def test_a_row_for_another_year_measure_or_company_does_not_say_the_gap() -> None:
+    # Firing: each of these leaves the gap unsaid, so its line is added.
+    for gap in (
+        FMG_REVENUE.model_copy(update={"fiscal_year": 2023}),  # that cell has a figure
+        FMG_REVENUE.model_copy(update={"metric": "net debt"}),  # another measure's table
+        FMG_REVENUE.model_copy(update={"company": "NST"}),  # no row of its own
+    ):
+        assert not said_in_table(gap, TABLE), gap
+        assert ensure_gap_lines(TABLE, [gap]) == (TABLE + "\n" + gap.line(), [gap.line()])
 
 
 def test_company_status_is_rebuilt_from_surviving_documents() -> None:

@@ -302,7 +302,7 @@ def test_growth_recomputed_from_cited_figures_is_derived_with_its_formula() -> N
     result = check_numbers(answer, [BHP23, BHP24])
     assert result.unsupported == []
     [derived] = result.derived
-    assert derived.label == "BHP revenue change FY2023–FY2024"
+    assert derived.label == "BHP Group revenue change FY2023–FY2024"
     assert derived.formula == "(55,658 − 53,820) / 53,820 = +3.4%"
 
 
@@ -311,7 +311,11 @@ def test_a_difference_recomputed_from_cited_figures_is_derived() -> None:
     answer = "In FY2024, BHP's revenue was US$2,000 million higher than Rio Tinto's [1,2]."
     result = check_numbers(answer, [BHP24, rio])
     assert result.unsupported == []
-    assert [d.label for d in result.derived] == ["BHP vs RIO revenue difference FY2024"]
+    # Companies by name; each figure with its unit, the way round people write it.
+    assert [(d.label, d.formula) for d in result.derived] == [(
+        "BHP Group vs Rio Tinto revenue difference FY2024",
+        "US$55,658 million − US$53,658 million = US$2,000 million",
+    )]  # fmt: skip
 
 
 def test_a_wrong_growth_figure_is_flagged_as_calculation() -> None:
@@ -442,7 +446,7 @@ def test_cross_company_change_label_names_the_compared_company_first() -> None:
     answer = "In FY2024, BHP Group's revenue was 3.7% higher than Rio Tinto's [1,2]."
     report = check_numbers(answer, [bhp, rio])
     assert report.unsupported == []
-    assert [d.label for d in report.derived] == ["BHP vs RIO revenue change FY2024"]
+    assert [d.label for d in report.derived] == ["BHP Group vs Rio Tinto revenue change FY2024"]
 
 
 def test_the_numeric_check_agrees_with_every_labelled_calibration_pair() -> None:

@@ -11,6 +11,7 @@ from backends.engines.offline import OfflineEngine, clarifying_question, direct_
 from domain.grounding import check_numbers
 from domain.memory import SUMMARY_CHARS
 from domain.models import ChunkText, Draft, NotFound, Slots
+from domain.tables import NOT_FOUND_CELL
 from tests.unit.corpus_chunks import CORPUS_DIR, chunks_of, corpus, report
 
 ENGINE = OfflineEngine()
@@ -205,10 +206,12 @@ def test_answer_follows_altered_report_text_not_remembered_figures(tmp_path: Pat
     assert check_numbers(draft.answer, kept).unsupported == []
 
 
-def test_no_year_answers_all_three_years() -> None:
+def test_no_year_answers_all_three_years_in_one_unit() -> None:
     draft, _ = run_turn("BHP revenue")
-    for figure in ("US$53.82 billion", "US$55,658 million", "US$51.26 billion"):
+    # FY2024's table is in US$M (55,658): written in the others' billions, exactly.
+    for figure in ("US$53.82 billion", "US$55.658 billion", "US$51.26 billion"):
         assert figure in draft.answer
+    assert "million" not in draft.answer
     for year in ("FY2023", "FY2024", "FY2025"):
         assert year in draft.answer
 
@@ -223,6 +226,37 @@ def test_overview_gives_the_latest_headline_figures() -> None:
     ):
         assert figure in draft.answer
     assert "FY2025" in draft.answer and "FY2024" not in draft.answer
+
+
+def test_a_comparison_of_five_shows_all_five_and_the_one_without_a_figure_says_so() -> None:
+    """A company asked for with no figure keeps its row, which says it is not found: the
+    table shows every company, and no line below repeats what the row says."""
+    draft, kept = run_turn("Rank the miners by underlying EBITDA in FY2023")
+    rows = [line for line in draft.answer.splitlines() if line.startswith("| ")][1:]
+    assert [row.split(" | ")[0].strip("| ") for row in rows] == [
+        "BHP Group", "Rio Tinto", "Fortescue", "South32", "Northern Star",
+    ]  # fmt: skip
+    assert rows[-1] == f"| Northern Star | {NOT_FOUND_CELL} |"
+    gap = NotFound(company="NST", fiscal_year=2023, metric="underlying EBITDA")
+    assert draft.not_found == [gap]  # still listed: the turn's not_found stays
+    assert gap.line() not in draft.answer
+    assert check_numbers(draft.answer, kept).unsupported == []
+
+
+def test_two_companies_are_sentences_and_a_missing_one_keeps_its_line() -> None:
+    draft, _ = run_turn("Compare Northern Star and BHP underlying EBITDA in FY2023")
+    assert "|" not in draft.answer
+    assert "NST FY2023 underlying EBITDA: data not found in provided documents" in draft.answer
+
+
+def test_one_measure_is_written_in_one_unit_the_conversion_exact() -> None:
+    """Rio Tinto's net debt is in a US$M table (5,491), BHP's in US$bn (9.12): the answer
+    writes both in billions, 5,491 as 5.491, never "US$5,491 million" beside "US$9.12
+    billion"."""
+    draft, kept = run_turn("Compare Rio Tinto and BHP net debt in FY2024")
+    assert "US$5.491 billion" in draft.answer and "US$9.12 billion" in draft.answer
+    assert "million" not in draft.answer
+    assert check_numbers(draft.answer, kept).unsupported == []
 
 
 def test_missing_metrics_get_not_found_entries_and_exact_lines() -> None:
@@ -279,7 +313,7 @@ def test_change_over_years_adds_derived_growth_with_formulas() -> None:
     draft, _ = run_turn("How did BHP revenue change from FY2023 to FY2024?")
     assert "BHP Group's revenue rose 3.4% from FY2023 to FY2024" in draft.answer
     assert [(d.label, d.formula) for d in draft.derived] == [
-        ("BHP revenue change FY2023–FY2024", "(55,658 − 53,820) / 53,820 = +3.4%")
+        ("BHP Group revenue change FY2023–FY2024", "(55,658 − 53,820) / 53,820 = +3.4%")
     ]
 
 
@@ -293,7 +327,12 @@ def test_comparison_in_one_currency_computes_the_difference() -> None:
     draft, _ = run_turn("Compare BHP and Rio revenue in FY2024")
     assert "was US$2,000 million (3.7%) higher than Rio Tinto's" in draft.answer
     assert "calendar" in draft.answer
-    assert [d.label for d in draft.derived] == ["BHP vs RIO revenue difference FY2024"]
+    # Named as people name the companies, each figure with its unit before the number.
+    assert [(d.label, d.formula) for d in draft.derived] == [(
+        "BHP Group vs Rio Tinto revenue difference FY2024",
+        "US$55,658 million − US$53,658 million = US$2,000 million;"
+        " (55,658 − 53,658) / 53,658 = +3.7%",
+    )]  # fmt: skip
 
 
 def test_comparison_across_currencies_is_not_computed() -> None:
@@ -373,7 +412,8 @@ def test_operational_figures_on_different_bases_are_not_compared() -> None:
 def test_an_overview_of_two_companies_covers_the_latest_year() -> None:
     draft, _ = run_turn("Tell me about Fortescue and South32")
     assert "FY2025" in draft.answer and "FY2023" not in draft.answer
-    assert "US$15.54 billion" in draft.answer and "US$5,780 million" in draft.answer
+    # One unit for one measure: South32's US$5,780 million beside Fortescue's billions.
+    assert "US$15.54 billion" in draft.answer and "US$5.780 billion" in draft.answer
 
 
 # line items

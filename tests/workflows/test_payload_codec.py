@@ -11,6 +11,7 @@ from pydantic import SecretStr
 from temporalio.api.common.v1 import Payload
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
 import payloads
@@ -20,6 +21,7 @@ from payloads import EncryptingCodec
 from settings import Settings
 from tests.conftest import Turns, client_for, unique
 from workflows.chat_turn import ChatTurn
+from workflows.contracts import TurnEvent
 
 KEY = os.urandom(32)
 QUESTION = "What was BHP's revenue in FY2024?"
@@ -37,6 +39,30 @@ async def test_the_codec_round_trips_and_refuses_another_key_or_tampering() -> N
     tampered = Payload(metadata=sealed.metadata, data=sealed.data[:-1] + b"\x00")
     with pytest.raises(ValueError, match="altered"):
         await codec.decode([tampered])
+
+
+def test_a_progress_poll_result_reads_as_its_events_and_nothing_else_changes() -> None:
+    """`payloads.readable`: the stream's wire items (base64 of a serialized payload) are
+    written out as the JSON they hold; any other payload is left exactly as it was."""
+    converter = pydantic_data_converter.payload_converter
+    event = TurnEvent(kind="step", text="Reading the question", step="llm_route_question")
+    inner = converter.to_payloads([event])[0]
+    wire = base64.b64encode(inner.SerializeToString()).decode()
+    poll = Payload(
+        metadata={"encoding": b"json/plain"},
+        data=json.dumps({"items": [{"topic": "progress", "data": wire, "offset": 0}],
+                         "next_offset": 1, "more_ready": False}).encode(),
+    )  # fmt: skip
+    shown = json.loads(payloads.readable(poll).data)
+    assert shown["items"][0]["data"] == event.model_dump(mode="json")
+    assert shown["next_offset"] == 1 and "Reading the question" not in poll.data.decode()
+    plain = Payload(metadata={"encoding": b"json/plain"}, data=json.dumps(QUESTION).encode())
+    look_alike = Payload(metadata={"encoding": b"json/plain"}, data=json.dumps(
+        {"items": [{"topic": "t", "data": "not base64!", "offset": 0}], "next_offset": 1,
+         "more_ready": False}).encode())  # fmt: skip
+    binary = Payload(metadata={"encoding": b"binary/plain"}, data=b"\x00\x01")
+    for unchanged in (plain, look_alike, binary):
+        assert payloads.readable(unchanged) == unchanged
 
 
 def test_a_key_that_is_not_32_bytes_of_base64_is_refused_at_start_up() -> None:
@@ -104,8 +130,9 @@ async def test_an_encrypted_turn_is_ciphertext_in_temporal_and_operators_decode_
             "/codec/decode", json=body, headers={"X-API-Key": "key-a-0123456789abcdef"}
         )
         assert refused.status_code == 403 and refused.json()["error_type"] == "Forbidden"
-    async with client_for(app_settings) as api:  # no key configured: nothing to decode
-        assert (await api.post("/codec/decode", json=body)).status_code == 404
+    async with client_for(app_settings) as api:  # no key: nothing decrypted, nothing broken
+        as_is = await api.post("/codec/decode", json=body)
+        assert as_is.status_code == 200 and as_is.json() == body
 
 
 def test_without_a_key_the_converter_is_plain_json(settings: Settings) -> None:

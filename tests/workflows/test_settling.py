@@ -20,6 +20,7 @@ from backends.turn_sweeper import SweepActivities
 from db import turns as turn_store
 from domain.models import Slots
 from domain.turns import TurnResult
+from settings import Settings
 from tests.conftest import Turns, TurnWorker, WorkerFactory, outcome, unique
 from tests.workflows.scripted_engine import ScriptedEngine
 from workflows.chat_turn import ChatTurn
@@ -227,3 +228,54 @@ async def test_sweep_schedule_is_created_once_and_updated_on_restart(
     description = await handle.describe()
     assert description.schedule.spec.intervals[0].every == timedelta(minutes=2)
     await handle.delete()
+
+
+async def listed(client: Client, query: str, at_least: int = 1) -> list[str]:
+    """The workflow types `query` lists, once it lists `at_least` (visibility lags)."""
+    types: list[str] = []
+    for _ in range(100):
+        types = [w.workflow_type async for w in client.list_workflows(query)]
+        if len(types) >= at_least:
+            break
+        await asyncio.sleep(0.2)
+    return types
+
+
+async def test_the_sweep_stays_out_of_the_operators_list_and_says_what_it_is(
+    worker: WorkerFactory, pool: AsyncConnectionPool, temporal_client: Client
+) -> None:
+    """The sweep runs every ten minutes by default (at most 144 runs a day, not 1,440),
+    each run names itself, and the operators' query `TemporalScheduledById IS NULL`
+    (docs/operations.md) lists what people started, never a scheduled run."""
+    default = Settings.model_fields["sweep_interval_seconds"].default
+    assert default >= 600 and 86_400 / default <= 144
+    async with worker(
+        workflows=[SweepTurns], activities=[SweepActivities(pool).sweep_turns]
+    ) as queue:
+        await ensure_sweep_schedule(temporal_client, queue, timedelta(seconds=default))
+        schedule = temporal_client.get_schedule_handle(f"turnstile-sweep-turns-{queue}")
+        try:
+            await schedule.trigger()  # one scheduled run now, not in ten minutes
+            # and one started by hand, as an operator might
+            await temporal_client.execute_workflow(
+                SweepTurns.run, SweepRequest(), id=unique("sweep-by-hand"), task_queue=queue,
+                static_summary="sweep started by hand",
+            )  # fmt: skip
+            everything = await listed(temporal_client, f'TaskQueue = "{queue}"', at_least=2)
+            operators = await listed(
+                temporal_client, f'TaskQueue = "{queue}" AND TemporalScheduledById IS NULL'
+            )
+            scheduled = [
+                w async for w in temporal_client.list_workflows(
+                    f'TaskQueue = "{queue}" AND TemporalScheduledById IS NOT NULL'
+                )
+            ]  # fmt: skip
+            run = await temporal_client.get_workflow_handle(scheduled[0].id).describe()
+        finally:
+            await schedule.delete()
+    assert sorted(everything) == ["SweepTurns", "SweepTurns"]
+    assert operators == ["SweepTurns"]  # the one by hand; the scheduled run is left out
+    assert await run.static_summary() == (
+        "sweep: settle turns whose workflow closed without saying so"
+    )
+    assert "every 10 minutes by a Temporal Schedule" in (await run.static_details() or "")

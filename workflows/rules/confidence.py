@@ -39,9 +39,6 @@ def confidence_band(unsupported: int, judge_unavailable: bool = False) -> Band:
 
 NUMBERS_UNVERIFIED_WARNING = "The figures could not be checked against the reports."
 NO_FIGURE_GIVEN_WARNING = "The answer gives none of the figures asked for."
-MISSING_FIGURES_WARNING = (
-    "Not every figure asked for is in the reports; the answer says which are missing."
-)
 
 
 @dataclass(frozen=True)
@@ -76,10 +73,12 @@ def shape_answer(
     grounded, confidence = band.grounded, band.confidence
     warnings: tuple[str, ...] = ()
     if missing:
+        # No warning of its own: the answer says each missing figure (its line or its
+        # table row) and `TurnResult.confidence_reason` says why confidence is lower; a
+        # notice repeating them was one more box saying the same thing.
         confidence = (
             "low" if not figures_given else ("medium" if confidence == "high" else confidence)
         )
-        warnings = (MISSING_FIGURES_WARNING,)
     if figures_asked and not figures_given:
         grounded, confidence = "no", "low"
         warnings = (*warnings, NO_FIGURE_GIVEN_WARNING)

@@ -1,13 +1,17 @@
-"""Coverage post-check: every requested-but-missing figure has its exact line."""
+"""Coverage post-check: every requested-but-missing figure has its exact line, or its row
+in the comparison's table saying so (`domain.tables`)."""
 
+from domain.companies import display_name
 from domain.intent import superlative
 from domain.metrics import metric_display
 from domain.models import CheckedFigure, Derived, NotFound, Slots
+from domain.tables import said
 
 
 def ensure_gap_lines(answer: str, gaps: list[NotFound]) -> tuple[str, list[str]]:
-    """Append any missing "data not found" line; return (answer, lines that were added)."""
-    added = [gap.line() for gap in gaps if gap.line() not in answer]
+    """Append the "data not found" line of each gap the answer does not say (by its line or
+    its table row); return (answer, lines that were added)."""
+    added = [gap.line() for gap in gaps if not said(gap, answer)]
     if not added:
         return answer, []
     return (answer.rstrip() + "\n" + "\n".join(added)).strip(), added
@@ -75,10 +79,13 @@ def unanswered(
         ):  # fmt: skip
             return True
         name = metric_display(metric).lower()
+        # Labels name the company (older turns' labels, its ticker).
+        whose = (company, display_name(company))
         return any(
-            company in d.label and f"FY{year}" in d.label and name in d.label.lower()
+            any(w in d.label for w in whose) and f"FY{year}" in d.label
+            and name in d.label.lower()
             for d in derived
-        )
+        )  # fmt: skip
 
     return [
         NotFound(company=company, fiscal_year=year, metric=metric_display(metric))

@@ -27,6 +27,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.question import asks_figures
     from domain.turns import Carried, Citation
     from domain.years import coverage_notice, coverage_warning
+    from workflows import progress
     from workflows.rules import gate
     from workflows.rules.citations import Bound, bind_citations
     from workflows.rules.coverage import ensure_gap_lines, unanswered
@@ -35,7 +36,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.turn.errors import TurnError
     from workflows.turn.outcome import Outcome
 
-Note = Callable[[str], None]
+Note = Callable[[str, str], None]
+"""`TurnStream.note`: the operator's line, then the person's."""
 SPOKE_TO_READER_WARNING = (
     "A sentence of the drafted answer spoke of instructions or called itself verified; it "
     "was taken out (only the checks say what is verified)."
@@ -156,7 +158,7 @@ def _gaps(
             best, slots, coverage, resolved, known | {g.line().lower() for g in gaps}, removed
         )
         if asked:
-            note(f"coverage: {len(asked)} asked item(s) no backed figure gives")
+            note(*progress.asked_gaps(len(asked)))
             gaps.extend(asked)
     return gaps, verdict
 
@@ -171,7 +173,7 @@ def _without_refuted(best: Pass, note: Note) -> tuple[str, list[str]]:
         return answer, []
     answer, removed = remove_refuted(answer, best.unsupported, best.sentences)
     if removed:
-        note(f"final gate: {len(removed)} refuted figure(s) taken out")
+        note(*progress.refuted_taken_out(len(removed)))
     return answer, removed
 
 
@@ -193,7 +195,7 @@ def answered(
     gaps, verdict = _gaps(best, bound, decision.slots, coverage, resolved, removed, note)
     text, added = ensure_gap_lines(bound.answer, gaps)
     if added:
-        note(f"coverage post-check added {len(added)} line(s)")
+        note(*progress.gap_lines_added(len(added)))
     text = f"{verdict.lead}\n\n{text}" if verdict.lead else text
     bound.warnings += [verdict.warning] if verdict.warning else []
     spoke = best.spoke_to_reader

@@ -76,5 +76,8 @@ class Budget:
         if self.left() >= timedelta(seconds=MIN_STEP_SECONDS):
             return True
         self.out_of_time = True
-        self._stream.note(f"{what} skipped: the turn's budget is spent")
+        self._stream.note(
+            f"{what} skipped: the turn's budget is spent",
+            "No time left to try again: answering with what is done",
+        )
         return False

@@ -10,6 +10,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.failures import error_class
     from domain.models import ChunkHit, ModelCall
     from domain.turns import Degradation, DocumentsUsed, StepFailure
+    from workflows import progress
     from workflows.policy import POLICY, step_name
     from workflows.rules.retry import MAX_RETRIES
     from workflows.turn.errors import TurnError, failure_cause
@@ -70,10 +71,13 @@ class Ledger:
             )
         )  # fmt: skip
         workflow.logger.warning("degraded %s: %s", layer, reason)
-        self._stream.note(f"DEGRADED {layer}: {reason}")
+        self._stream.note(f"DEGRADED {layer}: {reason}", progress.degraded_said(layer), layer)
 
-    def fail_closed(self, step: Callable[..., Any], what: str, err: BaseException) -> None:
-        """Record a fail-closed step's failure: its part counts as refused."""
+    def fail_closed(
+        self, step: Callable[..., Any], what: str, err: BaseException, said: str
+    ) -> None:
+        """Record a fail-closed step's failure: its part counts as refused. `said` is
+        what it means for the person."""
         cause = failure_cause(err)
         self.failures.append(
             StepFailure(
@@ -81,7 +85,7 @@ class Ledger:
                 reason=cause,
             )
         )  # fmt: skip
-        self._stream.note(f"{what} failed (closed): {cause}")
+        self._stream.note(f"{what} failed (closed): {cause}", said, step_name(step))
 
     def bookkeeping(self) -> dict[str, Any]:
         """The TurnResult fields the ledger holds."""

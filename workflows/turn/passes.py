@@ -45,9 +45,7 @@ class RetrievalPasses:
             new = await self._gather(resolved, slots, to_search, kept)
             sources = list(kept.values())
             coverage = company_status(requested, {h.company for h in sources})
-            self._stream.note(
-                f"pass {number}: {new} new, {len(sources)} kept; {progress.covered(coverage)}"
-            )
+            self._stream.note(*progress.pass_found(number, new, len(sources), coverage))
             this = await self._draft_and_check(number, resolved, slots, sources)
             if this.judge_closed:  # no unjudged draft is shown: another pass cannot help
                 passes.append(this)
@@ -95,7 +93,7 @@ class RetrievalPasses:
             return Pass(number, None, sources, [], [], quality_passed=False)
         answer, spoken = without_instructions(draft.answer)  # the checks check what is shown
         if spoken:
-            self._stream.note(f"draft: {len(spoken)} sentence(s) speaking to the reader taken out")
+            self._stream.note(*progress.spoken_taken_out(len(spoken)))
             draft = draft.model_copy(update={"answer": answer})
         check = CheckRequest(question=question, answer=draft.answer, chunk_ids=ids)
         report = await self._steps.check_numbers(check)
@@ -110,10 +108,9 @@ class RetrievalPasses:
         judge_unavailable = grade is None
         grade = grade or AnswerGrade(quality_passed=True)
         unsupported = merge_claims(report.unsupported, grade.unsupported)
-        self._stream.note(
-            f"pass {number}: quality {'pass' if grade.quality_passed else 'FAIL'}, "
-            f"{len(unsupported)} unsupported, {len(draft.not_found)} gaps"
-        )
+        self._stream.note(*progress.pass_checked(
+            number, grade.quality_passed, len(unsupported), len(draft.not_found)
+        ))  # fmt: skip
         return Pass(
             number, draft, sources, unsupported, report.derived or draft.derived,
             grade.quality_passed, judge_unavailable, numbers_unverified,
@@ -129,7 +126,11 @@ class RetrievalPasses:
         is kept."""
         self._redrafted = True
         labels = [c.label for c in last.unsupported]
-        self._stream.note(f"redraft {last.number}: naming {len(labels)} refuted claim(s)")
+        self._stream.note(
+            f"redraft {last.number}: naming {len(labels)} refuted claim(s)",
+            f"Writing the answer again, without the {progress.plural(len(labels), 'statement')}"
+            " the checks refuted",
+        )
         again = await self._draft_and_check(last.number, question, slots, sources, labels)
         if again.draft is None or again.judge_closed:  # the judged draft stands
             return last
@@ -149,7 +150,13 @@ class RetrievalPasses:
         )
         if retry_plan is None:
             self._ledger.retry_skipped = "nothing in the sub-queries could change"
-            self._stream.note(f"retry skipped: {self._ledger.retry_skipped}")
+            self._stream.note(
+                f"retry skipped: {self._ledger.retry_skipped}",
+                "Nothing could be searched for differently, so the search stops here",
+            )
             return None
-        self._stream.note(f"retry {last.number}: {'; '.join(retry_plan.changes)}")
+        self._stream.note(
+            f"retry {last.number}: {'; '.join(retry_plan.changes)}",
+            "Searching again, differently, for what is still missing",
+        )
         return retry_plan.sub_queries

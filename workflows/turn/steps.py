@@ -64,6 +64,8 @@ with workflow.unsafe.imports_passed_through():
 _Arg = TypeVar("_Arg")
 _Ret = TypeVar("_Ret")
 RETRIEVAL_LIMIT = 8
+KEPT = "Kept the checked answer for the same question later"
+NOT_KEPT = "This answer is not kept for reuse"
 
 
 class TurnSteps:
@@ -171,7 +173,11 @@ class TurnSteps:
                     summary=f"{session.unsummarised} messages not yet summarised",
                 )
                 summary, self.memory.summarised = done.summary, done.summarised
-                self.stream.note(f"summarised {done.summarised} older messages")
+                self.stream.note(
+                    f"summarised {done.summarised} older messages",
+                    f"Summarised {progress.plural(done.summarised, 'earlier message')} of"
+                    " the conversation",
+                )
             except STEP_FAILED as err:
                 self.ledger.degrade(steps.llm_summarize_history, failure_cause(err))
         if summary:
@@ -181,7 +187,9 @@ class TurnSteps:
         """Store a stated preference (fail-closed: nothing stored, and the person told)."""
         inp = self._inp
         if inp.shadow_of is not None:  # a shadow run remembers nothing for anyone
-            self.stream.note("shadow run: the preference is not stored")
+            self.stream.note(
+                "shadow run: the preference is not stored", "Checking another configuration"
+            )
             return True
         try:
             await self.run(
@@ -193,9 +201,12 @@ class TurnSteps:
                 summary=f"remember {preference.kind}",
             )  # fmt: skip
         except STEP_FAILED as err:
-            self.ledger.fail_closed(steps.postgres_remember_fact, "remembering", err)
+            self.ledger.fail_closed(
+                steps.postgres_remember_fact, "remembering", err, "Could not store the preference"
+            )
             return False
-        self.stream.note(f"remembered {preference.describe()}")
+        self.stream.note(f"remembered {preference.describe()}",
+                         f"Remembered your preference: {preference.describe()}")  # fmt: skip
         return True
 
     async def lookup_answer(self, resolved: str) -> CacheLookup:
@@ -213,20 +224,25 @@ class TurnSteps:
         similarity = f" at {lookup.similarity:.3f}" if lookup.similarity is not None else ""
         # No source turn id here: progress lines reach the caller's event stream, and
         # another user's turn id names their conversation (the result keeps it).
-        self.stream.note(f"answer cache: {lookup.outcome}{similarity} {lookup.reason}".rstrip())
+        self.stream.note(
+            f"answer cache: {lookup.outcome}{similarity} {lookup.reason}".rstrip(),
+            progress.cache_said(lookup.outcome),
+        )
         return lookup
 
     async def save_answer(self, why_not: str | None, request: CacheWriteRequest) -> None:
         """Write a checked answer to the cache unless `why_not` (fail-open: skipped)."""
         if why_not:
-            self.stream.note(f"answer cache: not written ({why_not})")
+            self.stream.note(f"answer cache: not written ({why_not})", NOT_KEPT)
             return
         try:
             written = await self.run(
                 steps.qdrant_save_answer, request, summary="remember this checked answer"
             )
-            self.stream.note("answer cache: written" if written.written else
-                              f"answer cache: not written ({written.reason})")  # fmt: skip
+            if written.written:
+                self.stream.note("answer cache: written", KEPT)
+            else:
+                self.stream.note(f"answer cache: not written ({written.reason})", NOT_KEPT)
         except STEP_FAILED as err:
             self.ledger.degrade(steps.qdrant_save_answer, failure_cause(err))
 
@@ -241,14 +257,19 @@ class TurnSteps:
             )  # fmt: skip
         except STEP_FAILED as err:
             if self._inp.classifier_policy == "closed":
-                self.ledger.fail_closed(steps.llm_route_question, "route classifier", err)
+                self.ledger.fail_closed(
+                    steps.llm_route_question, "route classifier", err,
+                    "Could not tell what kind of question this is",
+                )  # fmt: skip
                 return None
             self.ledger.degrade(steps.llm_route_question, failure_cause(err))
             decision = RouteDecision(
                 route="needs_retrieval", reason="classifier unavailable",
                 slots=extract_slots(question),
             )  # fmt: skip
-        self.stream.note(f"route: {decision.route} ({decision.reason})")
+        self.stream.note(
+            f"route: {decision.route} ({decision.reason})", progress.route_said(decision.route)
+        )
         workflow.upsert_search_attributes([attributes.ROUTE.value_set(decision.route)])
         return decision
 
@@ -323,7 +344,11 @@ class TurnSteps:
             self.ledger.degrade(steps.llm_grade_documents, failure_cause(err))
             return candidates
         kept = [candidates[i] for i in grades.keep if 0 <= i < len(candidates)]
-        self.stream.note(f"grading kept {len(kept)}/{len(candidates)}")
+        self.stream.note(
+            f"grading kept {len(kept)}/{len(candidates)}",
+            f"Kept {len(kept)} of the {progress.plural(len(candidates), 'passage')} found"
+            " as relevant to the question",
+        )
         return kept
 
     def evidence_request(
@@ -355,7 +380,10 @@ class TurnSteps:
                 summary=f"answer from {len(sources)} sources",
             )
         except STEP_FAILED as err:
-            self.ledger.fail_closed(steps.llm_synthesize_answer, "synthesis", err)
+            self.ledger.fail_closed(
+                steps.llm_synthesize_answer, "synthesis", err,
+                "Could not write an answer from the passages found",
+            )  # fmt: skip
             if error_class(failure_cause(err)) == "timeout":
                 self.budget.out_of_time = True
             return None
@@ -365,7 +393,10 @@ class TurnSteps:
         try:
             return await self.run(steps.grounding_check_numbers, check, summary="numeric grounding")
         except STEP_FAILED as err:
-            self.ledger.fail_closed(steps.grounding_check_numbers, "numeric check", err)
+            self.ledger.fail_closed(
+                steps.grounding_check_numbers, "numeric check", err,
+                "Could not check the figures against the reports: none counts as verified",
+            )  # fmt: skip
             return None
 
     async def check_relevance(
@@ -379,12 +410,18 @@ class TurnSteps:
                 summary="does the answer address the question",
             )
         except STEP_FAILED as err:
-            self.ledger.fail_closed(steps.grounding_check_relevance, "relevance check", err)
+            self.ledger.fail_closed(
+                steps.grounding_check_relevance, "relevance check", err,
+                "Could not check that the answer covers the question",
+            )  # fmt: skip
             return None, False
         missing = relevance.missing()
         self.stream.note(
             "relevance: " + ("addressed" if relevance.addressed else f"missing {missing}")
-            + (" (off the point)" if relevance.off_point else "")
+            + (" (off the point)" if relevance.off_point else ""),
+            "The answer does not address what was asked" if relevance.off_point
+            else "The answer covers what was asked" if relevance.addressed or not missing
+            else "The answer does not cover " + ", ".join(missing),
         )  # fmt: skip
         return relevance, True
 
@@ -401,7 +438,10 @@ class TurnSteps:
             return await self.run(steps.llm_grade_answer, check, summary="judge the answer")
         except STEP_FAILED as err:
             if self.judge_fails_closed:
-                self.ledger.fail_closed(steps.llm_grade_answer, "judge", err)
+                self.ledger.fail_closed(
+                    steps.llm_grade_answer, "judge", err,
+                    "Could not have the answer checked, so it is not shown",
+                )  # fmt: skip
                 return None
             cause = failure_cause(err)
             self.ledger.degrade(steps.llm_grade_answer, f"{JUDGE_UNAVAILABLE}: {cause}", cause)

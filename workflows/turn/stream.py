@@ -4,7 +4,7 @@ from temporalio import workflow
 from temporalio.contrib.workflow_streams import WorkflowStream
 
 with workflow.unsafe.imports_passed_through():
-    from domain.turns import TurnStatus
+    from domain.turns import TurnResult
     from workflows import progress
     from workflows.contracts import TurnEvent
 
@@ -30,11 +30,12 @@ class TurnStream:
         self._events = self._stream.topic(progress.EVENTS_TOPIC, type=TurnEvent)
         self._published = 0
 
-    def note(self, line: str) -> None:
-        """A decision: a line of the trail, the workflow's details, and a stream event."""
+    def note(self, line: str, said: str, step: str | None = None) -> None:
+        """A decision: `line` in the operator's trail (the workflow's details, the
+        `progress` query), and a stream event saying it to people in `said`."""
         self.lines.append(line)
         workflow.set_current_details("\n".join(self.lines[-DETAILS_SHOWN:]))
-        self.publish(progress.decision(line))
+        self.publish(progress.decision(line, said, step))
 
     def publish(self, event: TurnEvent) -> None:
         """Publish on the turn's stream, keeping at most the last MAX_RETAINED_EVENTS."""
@@ -43,8 +44,8 @@ class TurnStream:
         if self._published > progress.MAX_RETAINED_EVENTS:
             self._stream.truncate(self._published - progress.MAX_RETAINED_EVENTS)
 
-    def end(self, status: TurnStatus) -> None:
+    def end(self, result: TurnResult) -> None:
         """The stream's in-band end, then release its waiting subscribers: a poll still
         waiting would otherwise keep the turn's handlers from ever finishing."""
-        self.publish(progress.settled(status))
+        self.publish(progress.settled(result))
         self._stream.detach_pollers()
