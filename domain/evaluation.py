@@ -231,13 +231,7 @@ def score_turn(expected: TurnExpected, result: TurnResult) -> list[str]:
                         f"{', '.join(expected.confidence_not)}")  # fmt: skip
     problems += [f"missing {p!r}" for p in expected.present if p not in answer]
     problems += [f"unexpected {a!r}" for a in expected.absent if a in answer]
-    lines = [nf.line() for nf in result.not_found]
-    for wanted in expected.not_found:
-        if not any(wanted in line for line in lines):
-            problems.append(f"no not-found line with {wanted!r}")
-        rows = [nf for nf in result.not_found if wanted in nf.line() and said_in_table(nf, answer)]
-        if wanted not in answer and not rows:
-            problems.append(f"the answer text lacks {wanted!r}")
+    problems += _not_found_problems(expected, result, answer)
     if expected.opens_with and not answer.startswith(expected.opens_with):
         problems.append(f"does not open with {expected.opens_with!r}")
     if expected.grounded and result.grounded != expected.grounded:
@@ -259,6 +253,20 @@ def score_turn(expected: TurnExpected, result: TurnResult) -> list[str]:
     figures = expected.status == "answered" and expected.present and result.status == "answered"
     if figures and not result.citations:
         problems.append("a figure is given without a citation")
+    return problems
+
+
+def _not_found_problems(expected: TurnExpected, result: TurnResult, answer: str) -> list[str]:
+    """Each expected gap listed, and said in the answer: as its line, or as its company's
+    row of a comparison table."""
+    problems = []
+    lines = [nf.line() for nf in result.not_found]
+    for wanted in expected.not_found:
+        if not any(wanted in line for line in lines):
+            problems.append(f"no not-found line with {wanted!r}")
+        rows = [nf for nf in result.not_found if wanted in nf.line() and said_in_table(nf, answer)]
+        if wanted not in answer and not rows:
+            problems.append(f"the answer text lacks {wanted!r}")
     return problems
 
 
