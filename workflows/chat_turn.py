@@ -14,13 +14,12 @@ from dataclasses import replace
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from pydantic import ValidationError
 
     from activities.contracts import CacheWriteRequest, RewritePlan, RouteDecision, Session
-    from domain.companies import companies, display_name
+    from domain.companies import companies
     from domain.memory import Remembering, apply_preferences, read_preference
     from domain.pii import TOKEN
     from domain.text import storable
@@ -31,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.rules.carry import carry_entities, merge_reply
     from workflows.rules.retry import Attempt, best_attempt
     from workflows.rules.scope import refusal_text, scope_rules
+    from workflows.turn import memory as memory_room
     from workflows.turn.answer import answered, plan_for, reused
     from workflows.turn.budget import Budget
     from workflows.turn.errors import TurnError, failure_cause
@@ -46,19 +46,9 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.turn.passes import RetrievalPasses
     from workflows.turn.rounds import MAX_CLARIFICATIONS, Rounds
+    from workflows.turn.shadow import start_shadow
     from workflows.turn.steps import TurnSteps
     from workflows.turn.stream import TurnStream
-    from workflows.turn_start import start_options
-
-NO_USER_TEXT = (
-    "I can only remember preferences for a known user (send a user id with your "
-    "questions), so nothing was stored."
-)
-REMEMBER_FAILED_TEXT = (
-    "I could not store that preference just now, so nothing was stored. Please say it "
-    "again in a moment."
-)
-
 
 # ---- retired patches ---------------------------------------------------------------
 # Each id once guarded a change with `workflow.patched`; every in-flight turn has since
@@ -90,14 +80,6 @@ EXPIRED_SAID = "The clarifying question expired without a reply"
 CANCELLED_SAID = "The clarifying question was cancelled"
 FALLBACK_ATTRIBUTE = "fallback-attribute"
 """A turn that falls back also sets `TurnstileFallback`; asked only on that path."""
-SHADOW_RUNS = "shadow-runs-v1"
-"""A turn in the shadow sample starts its shadow once settled; asked only on that path."""
-SHADOWED: frozenset[str] = frozenset({"answered", "refused", "fallback"})
-"""The outcomes a shadow is started for: a question answered, refused or fallen back on
-(not a preference stated, a turn failed, cancelled or left unanswered)."""
-SHADOW_CLARIFICATION_SECONDS = 1.0
-"""A shadow that asks back waits for nobody: its question expires at once, and counts as
-the question it asked."""
 
 
 @workflow.defn(name="ChatTurn", failure_exception_types=[ValidationError])
@@ -141,39 +123,9 @@ class ChatTurn:
         except Exception as err:  # the settle path: any failure still ends the turn
             result = await self._settle_after("failed", failure_cause(err), None)
         self._stream.end(result)
-        await self._start_shadow(result)
+        await start_shadow(self._inp, result)
         await workflow.wait_condition(workflow.all_handlers_finished)
         return result
-
-    async def _start_shadow(self, result: TurnResult) -> None:
-        """Start the turn's shadow when it is in the sample, and never wait for it.
-
-        It starts after the turn has settled, been saved and streamed, so it cannot slow
-        or change what the person is shown: a ChatTurn of the shadow configuration on its
-        own queue (`TurnInput.shadow_of`: it writes nothing but its record), abandoned,
-        never cancelled, when this workflow ends. Fail-open: a shadow that cannot start
-        is logged, and the live turn is already whole."""
-        inp, plan = self._inp, self._inp.shadow
-        if plan is None or inp.shadow_of is not None or result.route == "remember":
-            return
-        if result.status not in SHADOWED or not workflow.patched(SHADOW_RUNS):
-            return
-        shadow = inp.model_copy(update={
-            "shadow_of": inp.turn_id, "answer_cache": False, "index_task_queue": None,
-            "snapshot": None, "engine_in_process": plan.engine_in_process,
-            "clarification_timeout_seconds": SHADOW_CLARIFICATION_SECONDS,
-        })  # fmt: skip
-        options = start_options(shadow, summary=f"shadow of {inp.turn_id}")
-        options["id"] = f"shadow-{inp.turn_id}"
-        try:
-            await workflow.start_child_workflow(
-                ChatTurn.run, shadow, task_queue=plan.task_queue,
-                parent_close_policy=ParentClosePolicy.ABANDON, **options,
-            )  # fmt: skip
-        except workflow.NondeterminismError:
-            raise
-        except Exception as err:  # the live turn has settled: a shadow never fails it
-            workflow.logger.warning("shadow of %s not started: %s", inp.turn_id, err)
 
     @workflow.signal(
         name="clarification_reply",
@@ -267,25 +219,14 @@ class ChatTurn:
         questions (carry-forward), then from the user's remembered preferences."""
         resolved, carried = carry_entities(question, recent)
         if carried.company or carried.fiscal_year or carried.metric:
-            parts = (carried.company, carried.metric, carried.fiscal_year)
-            said = (
-                display_name(carried.company) if carried.company else None, carried.metric,
-                f"FY{carried.fiscal_year}" if carried.fiscal_year else None,
-            )  # fmt: skip
-            self._stream.note(
-                "carried " + " ".join(str(p) for p in parts if p),
-                "Took " + ", ".join(p for p in said if p) + " from earlier in the conversation",
-            )
+            self._stream.note(*progress.carried(carried))
         if not session.preferences:
             return resolved, carried
         resolved, applied = apply_preferences(resolved, session.preferences)
         self._memory.applied(applied)
         if applied:
             carried = carried.model_copy(update={"preferences": applied})
-            self._stream.note(
-                f"preferences applied: {'; '.join(applied)}",
-                f"Applied your preferences: {'; '.join(applied)}",
-            )
+            self._stream.note(*progress.preferences_applied(applied))
         return resolved, carried
 
     async def _answer(
@@ -336,10 +277,10 @@ class ChatTurn:
         on and the user is known) and say plainly what happened."""
         text, user_id = remembering.reply, self._inp.user_id
         if remembering.preference is not None and not user_id:
-            text = NO_USER_TEXT
+            text = memory_room.NO_USER_TEXT
         elif remembering.preference is not None and user_id:
             if not await self._steps.remember_fact(user_id, remembering.preference):
-                text = REMEMBER_FAILED_TEXT
+                text = memory_room.REMEMBER_FAILED_TEXT
         else:
             self._stream.note(
                 "a request to remember something the turn cannot act on",

@@ -18,7 +18,7 @@ no command's argument: rewording them changes no history.
 from collections.abc import Iterable
 
 from domain.companies import display_name
-from domain.turns import TurnResult
+from domain.turns import Carried, TurnResult
 from workflows.contracts import TurnEvent
 
 EVENTS_TOPIC = "progress"
@@ -171,6 +171,25 @@ def scope_refused(reason: str | None) -> Said:
     return (
         f"scope rules: refused ({reason})",
         "The question asks for something the reports cannot answer: declining",
+    )
+
+
+def carried(carried: Carried) -> Said:
+    parts = (carried.company, carried.metric, carried.fiscal_year)
+    said = (
+        display_name(carried.company) if carried.company else None, carried.metric,
+        f"FY{carried.fiscal_year}" if carried.fiscal_year else None,
+    )  # fmt: skip
+    return (
+        "carried " + " ".join(str(p) for p in parts if p),
+        "Took " + ", ".join(p for p in said if p) + " from earlier in the conversation",
+    )
+
+
+def preferences_applied(applied: list[str]) -> Said:
+    return (
+        f"preferences applied: {'; '.join(applied)}",
+        f"Applied your preferences: {'; '.join(applied)}",
     )
 
 

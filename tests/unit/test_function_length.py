@@ -59,3 +59,12 @@ def test_the_rule_fires_on_a_long_function_without_a_reason(tmp_path: Path) -> N
     path.write_text(f"def long() -> None:\n    # long: a reason.\n{body}\n", encoding="utf-8")
     function = ast.parse(path.read_text()).body[0]
     assert isinstance(function, ast.FunctionDef) and reason(path, function) == "a reason."
+
+
+CHAT_TURN_LINES = 450
+"""ChatTurn keeps only the orchestration; its state and steps live in workflows/turn/."""
+
+
+def test_the_chat_turn_module_stays_under_its_size() -> None:
+    lines = (PROJECT_ROOT / "workflows" / "chat_turn.py").read_text(encoding="utf-8")
+    assert len(lines.splitlines()) < CHAT_TURN_LINES, "move state or a step to workflows/turn/"

@@ -10,6 +10,16 @@ with workflow.unsafe.imports_passed_through():
     from activities.contracts import CacheLookup
     from domain.memory import MemoryNote, RecentMessage, conversation_note, without_markers
 
+NO_USER_TEXT = (
+    "I can only remember preferences for a known user (send a user id with your "
+    "questions), so nothing was stored."
+)
+REMEMBER_FAILED_TEXT = (
+    "I could not store that preference just now, so nothing was stored. Please say it "
+    "again in a moment."
+)
+"""What a person who stated a preference is told when it was not stored."""
+
 CONTEXT_FOR_MODEL = "context-for-model-v1"
 """Synthesis is sent the conversation's last messages and each chunk's search rank
 (`TurnSteps.synthesize_answer`): its evidence budget and order."""
