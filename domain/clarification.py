@@ -1,7 +1,8 @@
 """Whether a model-written clarifying question may be shown to a person as it is.
 
 Pure and deterministic. A clarifying question is shown with no citation, no numeric
-check and no confidence, so it may carry nothing that would need them: no figure, no
+check and no confidence, so it may carry nothing that would need them: no figure (in
+digits or in words), no
 claim about the answer's quality, no instruction to the reader or about the assistant's
 instructions, no link. It asks; it does not tell. A question failing any of these is
 replaced by the fixed clarification text, and the reason is recorded.
@@ -9,7 +10,7 @@ replaced by the fixed clarification text, and the reason is recorded.
 
 import re
 
-from domain.grounding import find_amounts
+from domain.grounding import claimed_amounts
 from domain.injection import speaks_to_the_reader
 
 MIN_CHARS, MAX_CHARS = 10, 400
@@ -43,6 +44,6 @@ def unshowable(text: str) -> str | None:
     if speaks_to_the_reader(stripped) or _INSTRUCTIONS.search(stripped):
         return "it speaks of instructions or verification"
     rest = _NOT_FIGURES.sub(" ", stripped)
-    if find_amounts(rest) or re.search(r"\d", rest):
+    if claimed_amounts(rest) or re.search(r"\d", rest):
         return "it carries a figure"
     return None

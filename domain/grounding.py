@@ -36,6 +36,7 @@ unsupported claim with a short label (metric and context, never the number) and 
 does not recompute), `general_knowledge`.
 """
 
+import math
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -64,6 +65,7 @@ from domain.models import (
     GroundingReport,
     UnsupportedClaim,
 )
+from domain.number_words import word_numbers
 from domain.years import find_fiscal_years, mentioned_years
 
 _MONTHS = (
@@ -77,7 +79,7 @@ _UNIT = re.compile(
     r"^(?P<space>\s?)(?P<u>%|per\s?cent\b|pct\b|"
     r"million\s+tonnes\b|million\s+ounces\b|thousand\s+tonnes\b|thousand\s+ounces\b|"
     r"mtpa\b|mt\b|kt\b|koz\b|moz\b|tonnes\b|ounces\b|oz\b|"
-    r"billion\b|bn\b|b\b|million\b|mn\b|m\b|"
+    r"trillion\b|billion\b|bn\b|b\b|million\b|mn\b|m\b|"
     r"us\s+cents\b|australian\s+cents\b|a\s?cents\b|cents\b|¢|c\b|cps\b)",
     re.IGNORECASE,
 )
@@ -154,6 +156,17 @@ class Amount:
     approx: bool
     start: int
     end: int
+    precision: float | None = None
+    """The unit of the last place the figure states, on the scale of `value`, when it is
+    not its last decimal: a share written as a fraction ("two thirds of") states it to a
+    tenth of its value."""
+    words: bool = False
+    """Written in words ("fifty-three point eight billion"), not in digits."""
+
+    @property
+    def step(self) -> float:
+        """The unit of the last place stated: what rounding is measured in."""
+        return self.precision if self.precision is not None else 10.0 ** (-self.decimals)
 
 
 def _currency(token: str) -> str | None:
@@ -182,6 +195,8 @@ def _unit_of(word: str, currency: str | None, after: str) -> tuple[str, str | No
         return "gold", None, 1.0
     if w in ("ounces", "oz"):
         return "gold", None, 0.001
+    if w == "trillion":
+        return "money", currency, 1_000_000.0
     if w in ("billion", "bn", "b"):
         return "money", currency, 1000.0
     if w in ("million", "mn", "m"):
@@ -193,14 +208,106 @@ def _unit_of(word: str, currency: str | None, after: str) -> tuple[str, str | No
     return "per_share", currency, 1.0  # cents, ¢, c, cps
 
 
+@dataclass(frozen=True)
+class _Written:
+    """A number as the text writes it, in digits or in words, before its context is read."""
+
+    start: int
+    end: int
+    value: float
+    decimals: int
+    digits: str | None
+    """As written in digits ("55,658"); None for a number in words."""
+    scale: float = 1.0
+    scale_end: int = 0
+    share: bool = False
+    year: bool = False
+
+
+def _in_digits(text: str) -> list[_Written]:
+    found = []
+    for match in _NUMBER.finditer(text):
+        number = match.group("num")
+        decimals = len(number.split(".", 1)[1]) if "." in number else 0
+        value = float(number.replace(",", ""))
+        found.append(_Written(*match.span("num"), value, decimals, number))
+    return found
+
+
+def _in_words(text: str) -> list[_Written]:
+    found = []
+    for w in word_numbers(text):
+        written = _Written(w.start, w.end, w.value, w.decimals, None, w.scale, w.scale_end,
+                           w.share, w.year)  # fmt: skip
+        if w.scale != 1.0 and not _UNIT.match(text[w.end : w.end + 40]):
+            # Scale words that are no unit ("twenty-five thousand employees") are part
+            # of the number, as "25,000" is.
+            places = max(0, w.decimals - round(math.log10(w.scale)))
+            written = replace(written, value=w.value * w.scale, decimals=places, end=w.scale_end)
+        found.append(written)
+    return found
+
+
 def find_amounts(text: str) -> list[Amount]:
-    """Return the amounts `text` claims, skipping years, dates, pages and list numbers."""
-    # long: one pass over the text; each kind of number skipped where it is recognised.
+    """Return the amounts `text` claims in digits, skipping years, dates, pages and list
+    numbers. A report prints its figures in digits: this is what facts are read from."""
+    return _amounts(text, _in_digits(text))
+
+
+def claimed_amounts(text: str) -> list[Amount]:
+    """Return the amounts `text` claims, in digits or in words ("fifty-three point eight
+    billion US dollars", "nineteen per cent", "two thirds of revenue"), in text order, each
+    read by the same rules: what an answer states, whichever way it writes it."""
+    return _amounts(text, sorted([*_in_digits(text), *_in_words(text)], key=lambda w: w.start))
+
+
+def _skipped(text: str, w: _Written, plain: bool) -> bool:
+    """Whether a plain number is a year, a date or a count rather than an amount."""
+    before, after = text[max(0, w.start - 40) : w.start], text[w.end : w.end + 40]
+    if w.digits is not None:
+        year = bool(re.fullmatch(r"(?:19|20)\d{2}", w.digits))
+        day = bool(re.fullmatch(r"\d{1,2}", w.digits))
+    else:
+        year = w.year or (w.decimals == 0 and 1900 <= w.value <= 2099)
+        day = w.decimals == 0 and w.value < 100
+    if plain and year:
+        return True
+    if (
+        plain
+        and day
+        and (
+            re.match(rf"^\s*{_MONTHS}\b", after, re.IGNORECASE)
+            or re.search(rf"\b{_MONTHS}\.?\s*$", before, re.IGNORECASE)
+        )
+    ):
+        return True
+    paren = before.endswith("(") and after.startswith(")")
+    # counts and list numbers ("3 years", "Scope 1")
+    return plain and not paren and w.decimals == 0 and w.value <= 12
+
+
+def _share(text: str, w: _Written) -> Amount:
+    """A fraction of something in words, as the percentage it states: "half of" is 50%
+    and holds within a twentieth of its value (a fraction is a rounded share)."""
+    before = text[max(0, w.start - 40) : w.start]
+    return Amount(
+        value=w.value, decimals=0, kind="percent", currency=None, factor=1.0, negative=False,
+        sign_known=False, approx=bool(_APPROX.search(before)), start=w.start, end=w.end,
+        precision=w.value / 10.0, words=True,
+    )  # fmt: skip
+
+
+def _amounts(text: str, written: list[_Written]) -> list[Amount]:
+    """The amounts among `written` (numbers of `text`), each with what its context says."""
+    # long: one pass over the numbers; each kind of number skipped where it is recognised.
     amounts: list[Amount] = []
     last_end = 0
-    for match in _NUMBER.finditer(text):
-        start, end = match.span("num")
-        number = match.group("num")
+    for w in written:
+        start, end = w.start, w.end
+        if w.share:
+            amounts.append(_share(text, w))
+            last_end = end
+            continue
         before = text[max(0, start - 40) : start]
         after = text[end : end + 40]
         if re.match(r"^[A-Za-z]", after) and not _UNIT.match(after):
@@ -211,23 +318,9 @@ def find_amounts(text: str) -> list[Amount]:
         currency_token = cur_match.group("cur") if cur_match else None
         currency = _currency(currency_token) if currency_token else None
         unit_match = _UNIT.match(after)
-        has_decimals = "." in number
-        plain = not currency_token and not unit_match
-        if plain and re.fullmatch(r"(?:19|20)\d{2}", number):
-            continue  # a year
-        if (
-            plain
-            and re.fullmatch(r"\d{1,2}", number)
-            and (
-                re.match(rf"^\s*{_MONTHS}\b", after, re.IGNORECASE)
-                or re.search(rf"\b{_MONTHS}\.?\s*$", before, re.IGNORECASE)
-            )
-        ):
-            continue  # a date
-        value = float(number.replace(",", ""))
+        if _skipped(text, w, plain=not currency_token and not unit_match):
+            continue
         paren = before.endswith("(") and after.startswith(")")
-        if plain and not paren and not has_decimals and value <= 12:
-            continue  # counts and list numbers ("3 years", "Scope 1")
         if unit_match:
             kind, unit_currency, factor = _unit_of(unit_match.group("u"), currency, after)
             currency = unit_currency or currency
@@ -253,8 +346,8 @@ def find_amounts(text: str) -> list[Amount]:
         )
         amounts.append(
             Amount(
-                value=value,
-                decimals=len(number.split(".", 1)[1]) if has_decimals else 0,
+                value=w.value,
+                decimals=w.decimals,
                 kind=kind,
                 currency=currency,
                 factor=factor_opt,
@@ -263,6 +356,7 @@ def find_amounts(text: str) -> list[Amount]:
                 approx=bool(_APPROX.search(before)),
                 start=start,
                 end=end,
+                words=w.digits is None,
             )
         )
         last_end = end
@@ -572,7 +666,7 @@ def source_numbers(chunk: ChunkText, index: int) -> list[SourceNumber]:
         found.extend(_table_numbers(rows, chunk, index))
     prose = "\n".join(ln for ln in lines if not ln.strip().startswith("|"))
     for sentence in split_sentences(prose):
-        amounts = find_amounts(sentence)
+        amounts = claimed_amounts(sentence)
         # A prose figure belongs to the year its own clause names ("restated to US$4,923
         # million for FY2024"), else to the report's own fiscal year.
         for a, bound in zip(amounts, bind_amounts(sentence, amounts, follow=False), strict=True):
@@ -622,7 +716,7 @@ def _bound_sources(sentence: str, position: int, count: int) -> list[int]:
 
 
 def _tolerance(claim: Amount) -> float:
-    step = 10.0 ** (-claim.decimals)
+    step = claim.step
     tol = 0.5 * step
     if claim.approx:
         tol = max(tol, min(step, 0.05 * claim.value))
@@ -938,7 +1032,7 @@ def check_numbers(
             continue
         cited = cited_sources(sentence, len(sources))
         text = _MARKER.sub(lambda m: " " * len(m.group(0)), sentence)
-        claims = find_amounts(text)
+        claims = claimed_amounts(text)
         if not claims:
             continue
         ctx = _Context(

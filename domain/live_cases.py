@@ -8,10 +8,10 @@ every figure it showed that the reports contradict as one it must not show. What
 shown is never taken as the truth: a figure the turn showed is expected only when a fact
 of the same company, year and measure agrees with it.
 
-A figure written in words ("fifty-three point eight billion US dollars") is read too:
-the numeric check reads digits, so such a figure is exactly what can reach a person
-unchecked. The draft is marked unconfirmed; what it could not decide is listed in its
-notes for the reviewer.
+A figure written in words ("fifty-three point eight billion US dollars") is read as one
+in digits is, by the numeric check's own reader (`domain/grounding.py`,
+`claimed_amounts`). The draft is marked unconfirmed; what it could not decide is listed
+in its notes for the reviewer.
 """
 
 import re
@@ -32,11 +32,11 @@ from domain.evaluation import (
     TurnStatusExpected,
 )
 from domain.figures import UNITS, Fact
-from domain.grounding import bind_amounts, find_amounts, split_sentences
+from domain.grounding import Amount, bind_amounts, claimed_amounts, split_sentences, unit_after
 from domain.metrics import find_metrics, metric_display
 from domain.models import Frozen
 from domain.turns import TurnResult
-from domain.years import find_fiscal_years, mentioned_years
+from domain.years import find_fiscal_years
 
 CandidateKind = Literal["wrong_figure", "probe"]
 
@@ -76,83 +76,6 @@ class Shown:
 _MARKER = re.compile(r"\[[\d,;\s–-]+\]")
 _NOT_FOUND_LINE = re.compile(r"data not found in provided documents", re.IGNORECASE)
 
-# ---- figures written in words ------------------------------------------------------------
-
-_ONES = {
-    word: n
-    for n, word in enumerate([
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-        "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
-        "eighteen", "nineteen",
-    ])
-}  # fmt: skip
-_TENS = {
-    word: 10 * n
-    for n, word in enumerate(
-        ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"], start=2
-    )
-}  # fmt: skip
-_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-_WORD = "|".join([*_ONES, *_TENS, "hundred", "point", *_SCALES])
-_RUN = re.compile(rf"\b(?:{_WORD})(?:(?:\s+|-)(?:and\s+)?(?:{_WORD}))*\b", re.IGNORECASE)
-_DOLLARS = re.compile(r"^\s+(?:(?:US|Australian|A)\s+)?dollars\b", re.IGNORECASE)
-_PERCENT = re.compile(r"^\s*(?:per\s*cent|percent|%)", re.IGNORECASE)
-_CURRENCY_BEFORE = re.compile(r"(?:US\s?\$|A\s?\$|AU\s?\$|\$)\s*$", re.IGNORECASE)
-
-
-def spelled_amounts(sentence: str) -> list[tuple[str, float, int, str]]:
-    """Amounts of money or per cent written in words: (as written, value in its base,
-    decimals, kind).
-
-    Only number words written as money ("fifty-three point eight billion US dollars",
-    "US$ fifty billion") or as a percentage ("twelve per cent") are read: "one of the
-    largest" and "two million tonnes" are not. Money is in millions, the tables' base."""
-    found = []
-    for match in _RUN.finditer(sentence):
-        words = [w.lower() for w in re.split(r"[\s-]+", match.group(0)) if w.lower() != "and"]
-        after = sentence[match.end() : match.end() + 40]
-        percent = _PERCENT.match(after) is not None
-        money = _DOLLARS.match(after) or _CURRENCY_BEFORE.search(sentence[: match.start()])
-        if not (percent or money) or all(w in _SCALES for w in words):
-            continue
-        value, decimals = _words_value(words)
-        if value is None:
-            continue
-        if percent:
-            found.append((match.group(0), value, decimals, "percent"))
-        else:
-            found.append((match.group(0), value / 1e6, decimals, "money"))
-    return found
-
-
-def _words_value(words: list[str]) -> tuple[float | None, int]:
-    """ "fifty three point eight billion" → (53.8e9, 1); None when the words do not read."""
-    scale = 1.0
-    while words and words[-1] in _SCALES:
-        scale *= _SCALES[words.pop()]
-    whole, group, fraction, decimals, after_point = 0, 0, "", 0, False
-    for word in words:
-        if word == "point":
-            after_point = True
-        elif after_point:
-            if word not in _ONES or _ONES[word] > 9:
-                return None, 0
-            fraction += str(_ONES[word])
-            decimals += 1
-        elif word in _ONES:
-            group += _ONES[word]
-        elif word in _TENS:
-            group += _TENS[word]
-        elif word == "hundred":
-            group = max(group, 1) * 100
-        elif word in _SCALES:
-            whole, group = whole + group * int(_SCALES[word]), 0
-        else:
-            return None, 0
-    number = float(f"{whole + group}.{fraction or '0'}")
-    return number * scale, decimals
-
-
 # ---- what the turn showed -------------------------------------------------------------
 
 
@@ -186,38 +109,33 @@ def shown_figures(answer: str, asked: Asked) -> list[Shown]:
         if _NOT_FOUND_LINE.search(sentence):
             continue
         text = _MARKER.sub(lambda m: " " * len(m.group(0)), sentence)
-        amounts = find_amounts(text)
+        amounts = claimed_amounts(text)
         for amount, binding in zip(amounts, bind_amounts(text, amounts), strict=True):
-            step = 10.0 ** (-amount.decimals)
             factor = amount.factor if amount.factor is not None else 1.0
             shown.append(Shown(
-                text=re.sub(r"[^\d.,]", "", text[amount.start : amount.end]).strip(".,")
-                or text[amount.start : amount.end],
-                base=amount.value * factor, tolerance=0.5 * step * factor,
-                kind=amount.kind,
+                text=_as_written(text, amount), base=amount.value * factor,
+                tolerance=0.5 * amount.step * factor, kind=amount.kind,
                 company=binding.company or _str(asked.one([], asked.companies)),
                 year=(binding.years[0] if len(binding.years) == 1
                       else _int(asked.one([], asked.years))),
                 metric=binding.metric or _str(asked.one([], asked.metrics)),
             ))  # fmt: skip
-        for written, base, decimals, kind in spelled_amounts(text):
-            shown.append(Shown(
-                text=written, base=base, tolerance=_spelled_tolerance(written, base, decimals),
-                kind=kind,
-                company=_str(asked.one(find_companies(text), asked.companies)),
-                year=_int(asked.one(mentioned_years(text), asked.years)),
-                metric=_str(asked.one(find_metrics(text), asked.metrics)),
-            ))  # fmt: skip
     return shown
 
 
-def _spelled_tolerance(written: str, base: float, decimals: int) -> float:
-    """Half a unit of the last place written, on the scale written ("53.8 billion": 50 m)."""
-    scale = 1.0
-    for word, factor in _SCALES.items():
-        if word in written.lower().split():
-            scale = factor / 1e6
-    return 0.5 * (10.0 ** (-decimals)) * scale
+_SCALE_WORD = re.compile(r"^\s*(?:thousand|million|billion|trillion)\b", re.IGNORECASE)
+
+
+def _as_written(text: str, amount: Amount) -> str:
+    """The figure as the answer writes it: its digits ("55,685"), or its words with the
+    scale word after them ("fifty-three point eight billion")."""
+    written = text[amount.start : amount.end]
+    if not amount.words:
+        return re.sub(r"[^\d.,]", "", written).strip(".,") or written
+    unit = unit_after(text[amount.end :])
+    if unit is not None and _SCALE_WORD.match(unit.group(0)):
+        written += unit.group(0)
+    return written
 
 
 def _str(value: str | int | None) -> str | None:

@@ -26,7 +26,13 @@ from typing import Literal
 from domain.companies import find_companies
 from domain.facts import report_facts
 from domain.figures import Fact
-from domain.grounding import cited_sources, find_amounts, split_sentences, value_matches
+from domain.grounding import (
+    cited_sources,
+    claimed_amounts,
+    find_amounts,
+    split_sentences,
+    value_matches,
+)
 from domain.intent import asks_narrative
 from domain.measures import (
     Focus,
@@ -50,7 +56,7 @@ _NOT_FOUND_LINE = re.compile(r"^\s*(?:[-*•]\s*)?[A-Z0-9]{2,4}\s+FY\d{4}\s+(?P<
 def _fact_amount_matches(fact: Fact, sentence: str) -> bool:
     """Whether `sentence` states `fact`'s figure (within the rounding it is written at)."""
     wanted = find_amounts(fact.raw if fact.source == "prose" else fact.raw + " ")
-    claims = find_amounts(sentence)
+    claims = claimed_amounts(sentence)
     if not wanted and re.fullmatch(r"\d{1,2}", f"{fact.value:g}"):
         # A small count ("11 directors"), which amounts skip as a list number: the
         # sentence states it when it has that number as a word of its own.
@@ -58,9 +64,9 @@ def _fact_amount_matches(fact: Fact, sentence: str) -> bool:
     if not claims:
         return False
     if not wanted:  # a bare table cell: compare the number itself
-        return any(abs(c.value - abs(fact.value)) < 10 ** (-max(c.decimals, 0)) for c in claims)
+        return any(abs(c.value - abs(fact.value)) < c.step for c in claims)
     return any(value_matches(c, w) for c in claims for w in wanted) or any(
-        abs(c.value - abs(fact.value)) <= 0.5 * 10 ** (-c.decimals) for c in claims
+        abs(c.value - abs(fact.value)) <= 0.5 * c.step for c in claims
     )
 
 
@@ -117,7 +123,7 @@ def _answered_by_figure(
             break
         if (
             not amounts
-            and find_amounts(sentence)
+            and claimed_amounts(sentence)
             and shares_most(part, sentence)
             and meets_condition(part, sentence)
         ):

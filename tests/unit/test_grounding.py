@@ -543,3 +543,77 @@ def test_the_check_names_each_backed_figure_by_its_sources_company_year_and_metr
     assert report_.verified == [CheckedFigure(company="BHP", fiscal_year=2024, metric="revenue")]
     wrong = check_numbers("BHP's revenue for FY2024 was US$55,685 million [1].", [BHP24])
     assert wrong.verified == [] and wrong.unsupported  # quiet: nothing refuted is backed
+
+
+# ---- figures written in words are checked as figures in digits are ---------------------
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "fifty-five point seven billion US dollars",
+        "about fifty-six billion dollars",
+        "fifty-five thousand six hundred and fifty-eight million US dollars",
+        "US$ fifty-five point six six billion",
+    ],
+)
+def test_a_right_figure_in_words_is_supported(written: str) -> None:
+    report_ = check_numbers(f"BHP's revenue for FY2024 was {written} [1].", [BHP24])
+    assert report_.unsupported == [] and report_.checked_numbers == 1
+    assert report_.verified == [CheckedFigure(company="BHP", fiscal_year=2024, metric="revenue")]
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "fifty-three point eight billion US dollars",  # FY2023's, stated for FY2024
+        "about forty billion dollars",
+        "half a billion US dollars",
+        "one and a half billion dollars",
+        "twenty-nine billion dollars",  # underlying EBITDA's
+    ],
+)
+def test_a_wrong_figure_in_words_is_refuted_as_in_digits(written: str) -> None:
+    report_ = check_numbers(f"BHP's revenue for FY2024 was {written} [1].", [BHP24])
+    assert [(c.label, c.reason) for c in report_.unsupported] == [
+        ("BHP FY2024 revenue", "general_knowledge")
+    ]
+    assert report_.sentences["BHP FY2024 revenue"].startswith("BHP's revenue for FY2024 was")
+
+
+def test_a_figure_in_words_without_a_citation_is_unsupported() -> None:
+    answer = "BHP's revenue for FY2024 was fifty-five point seven billion US dollars."
+    assert check_numbers(answer, [BHP24]).unsupported != []
+
+
+def test_a_percentage_in_words_is_recomputed_or_refuted() -> None:
+    right = "BHP's revenue rose three point four per cent from FY2023 to FY2024 [1][2]."
+    report_ = check_numbers(right, [BHP23, BHP24])
+    [derived] = report_.derived
+    assert report_.unsupported == [] and "revenue change FY2023–FY2024" in derived.label
+    wrong = "BHP's revenue rose nineteen per cent from FY2023 to FY2024 [1][2]."
+    assert unsupported(wrong, [BHP23, BHP24]) == [
+        ("BHP FY2023–FY2024 revenue calculation", "calculation")
+    ]
+
+
+def test_a_share_in_words_holds_within_a_twentieth_of_its_value() -> None:
+    source = [prose("Iron ore accounted for 66% of Group revenue in FY2024.")]
+    right = "Iron ore made up about two-thirds of BHP's revenue in FY2024 [1]."
+    assert check_numbers(right, source).unsupported == []
+    wrong = "Iron ore made up half of BHP's revenue in FY2024 [1]."
+    assert check_numbers(wrong, source).unsupported != []
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "In the first half of FY2024, BHP's revenue was US$55,658 million [1].",
+        "BHP, one of the largest miners, had revenue of US$55,658 million in FY2024 [1].",
+        "In twenty twenty-four BHP's revenue was US$55,658 million [1].",
+        "For the second quarter in a row, BHP's FY2024 revenue was US$55,658 million [1].",
+    ],
+)
+def test_ordinals_years_and_ordinary_words_are_not_read_as_figures(answer: str) -> None:
+    report_ = check_numbers(answer, [BHP24])
+    assert report_.unsupported == [] and report_.checked_numbers == 1

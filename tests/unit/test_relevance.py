@@ -16,6 +16,12 @@ def test_an_answer_with_the_asked_figure_is_addressed() -> None:
     assert [i.status for i in relevance.items] == ["answered"]
 
 
+def test_an_answer_with_the_asked_figure_in_words_is_addressed() -> None:
+    answer = "BHP Group's revenue for FY2024 was fifty-five point seven billion US dollars [1]."
+    relevance = check_relevance("What was BHP's revenue in FY2024?", answer, BHP_2024)
+    assert relevance.addressed and [i.status for i in relevance.items] == ["answered"]
+
+
 def test_an_answer_about_another_measure_is_off_point() -> None:
     relevance = check_relevance("What was BHP's net debt in FY2024?", REVENUE, BHP_2024)
     assert relevance.off_point and not relevance.addressed

@@ -2,12 +2,20 @@
 
 Real parts: the Temporal dev server, PostgreSQL, the sample corpus in Qdrant Edge, the API
 in-process, the CLI's own `eval add-case`. The wrong turn comes from the model engine
-against the fake provider (tests/fakes/servers.py): its draft writes a figure in words,
-another year's ("fifty-three point eight billion US dollars", FY2023's revenue for
-FY2024). The numeric check reads digits only, so that figure is shown (at confidence low,
-under the relevance control's caveat): a real slip of today's controls, and the turn a
-reader rates "wrong figure". The case drafted from it must fail on that configuration and
-pass on a correct one (the offline engine).
+against the fake provider (tests/fakes/servers.py), by a path today's controls really
+leave open: the draft states another year's figure for FY2024 (US$53.82 billion, FY2023's
+revenue) and says it again in a closing sentence. The numeric check refutes both
+sentences' figure under one claim label ("BHP FY2024 revenue"); the turn drafts once more
+naming it (the fake model writes the same draft) and the final gate takes the refuted
+claim's sentence out. But the check keeps one sentence per label
+(`GroundingReport.sentences`) and `workflows/rules/refuted.py`, `remove_refuted`, takes out
+that one only, so the second sentence, with the same wrong figure, is shown beside the
+line saying the figure was removed: the turn a reader rates "wrong figure". The case
+drafted from it must fail on that configuration and pass on a correct one (the offline
+engine).
+
+(Until the numeric check read figures written in words, this test's wrong turn wrote the
+figure in words, which the check did not read; it reads them now, and refutes them.)
 """
 
 import asyncio
@@ -31,8 +39,8 @@ from tests.fakes.servers import Body, Brain, FakeOpenAI, block_with
 from workflows.probes import ProbeRequest, RunGoldenProbes
 
 QUESTION = "What was BHP's revenue in FY2024?"
-SPELLED = "fifty-three point eight billion"
-"""FY2023's revenue (US$53.82 billion), written in words and stated for FY2024."""
+WRONG = "53.82"
+"""FY2023's revenue (US$53.82 billion), stated for FY2024."""
 
 
 @pytest.fixture(scope="module")
@@ -41,16 +49,17 @@ def fake() -> Iterator[FakeOpenAI]:
         yield server
 
 
-def spells_the_wrong_year(fake: FakeOpenAI) -> OpenAIEngine:
+def repeats_the_wrong_year(fake: FakeOpenAI) -> OpenAIEngine:
     """The configuration that produced the wrong turn: a model engine whose draft states
-    another year's figure in words, and a judge that passes it."""
+    another year's figure, then says it again, and a judge that passes it."""
     fake.responders.clear()
     brain = Brain(fake)
 
     def draft(body: Body) -> str:
         n = block_with(body, "55,658")
-        return (f"BHP Group's revenue for FY2024 (year ended 30 June 2024) was {SPELLED} "
-                f"US dollars [{n}].")  # fmt: skip
+        return (f"BHP Group's revenue for FY2024 (year ended 30 June 2024) was US${WRONG} "
+                f"billion [{n}]. In short, BHP's FY2024 revenue came to US${WRONG} billion "
+                f"[{n}].")  # fmt: skip
 
     brain.writes(draft)
     return OpenAIEngine(ModelConfig(
@@ -87,12 +96,15 @@ async def test_a_turn_rated_wrong_figure_becomes_a_case_that_fails_where_it_was_
 ) -> None:  # fmt: skip
     producing = app_settings
     async with (
-        turn_worker(spells_the_wrong_year(fake), task_queue=producing.task_queue),
+        turn_worker(repeats_the_wrong_year(fake), task_queue=producing.task_queue),
         client_for(producing) as http,
     ):
         shown = await ask(http, QUESTION)
-        # The slip, as a person saw it: the wrong year's figure, in words.
-        assert shown["status"] == "answered" and SPELLED in str(shown["answer"]), shown
+        # The slip, as a person saw it: the wrong year's figure, beside the line saying
+        # the figure was removed.
+        answer = str(shown["answer"])
+        assert shown["status"] == "answered" and f"US${WRONG} billion" in answer, shown
+        assert "could not be verified against the cited report and was removed" in answer
         turn_id = str(shown["turn_id"])
         rating = {"rating": "wrong_figure", "comment": "that is FY2023"}
         rated = await http.post(f"/v1/turns/{turn_id}/feedback", json=rating)
@@ -111,12 +123,12 @@ async def test_a_turn_rated_wrong_figure_becomes_a_case_that_fails_where_it_was_
         assert "unconfirmed" in capsys.readouterr().out
         [case] = load_file(out, DRAFTS)
         assert not case.confirmed and case.origin is not None
-        assert case.origin.turn_id == turn_id and SPELLED in case.origin.shown
+        assert case.origin.turn_id == turn_id and WRONG in case.origin.shown
         expected = case.expected
         assert isinstance(expected, TurnExpected)
         # What the reports say, not what the turn showed; the shown figure must not be.
         assert expected.status == "answered" and expected.present == ["55,658"]
-        assert expected.absent == [SPELLED]
+        assert expected.absent == [WRONG]
         assert [(c.company, c.fiscal_year) for c in expected.cites] == [("BHP", 2024)]
         assert 4 in expected.cites[0].pages
 
@@ -128,7 +140,7 @@ async def test_a_turn_rated_wrong_figure_becomes_a_case_that_fails_where_it_was_
         on_producing, _ = await run_turn_case(http, case)
     assert not on_producing.passed
     assert "missing '55,658'" in on_producing.problems
-    assert f"unexpected {SPELLED!r}" in on_producing.problems
+    assert f"unexpected {WRONG!r}" in on_producing.problems
 
     correct = app_settings.model_copy(update={"task_queue": unique("correct")})
     async with turn_worker(task_queue=correct.task_queue), client_for(correct) as http:

@@ -5,8 +5,9 @@ The real `openai` client talks to the fake server of tests/fakes/servers.py; wha
 the engine really sent (the question, the fenced evidence). Every other part is real:
 the dev server, PostgreSQL, the Qdrant index, the numeric check, the gate. Each kind of
 bad draft (`Adversary`'s modes: another year's, metric's or company's figure unlabelled,
-an invented one, an off-topic answer, injected instructions, a skipped company) has a
-whole turn showing the control that stops it, and the honest mode the controls quiet;
+another year's in words, an invented one, an off-topic answer, injected instructions, a
+skipped company) has a whole turn showing the control that stops it, and the honest
+modes (in digits, in words) the controls quiet;
 each provider fault takes the path the failure-policy table declares for its step, and
 a slow provider ends the turn within its budget.
 """
@@ -549,6 +550,8 @@ BHP_REVENUE = Truth(
     other_year=Figure("US$51.26 billion", "51.26"),  # FY2025's, from the later report
     other_metric=Figure("US$29,016 million", "29,016"),  # underlying EBITDA
     other_company=Figure("US$53,658 million", "53,658"),  # Rio Tinto's revenue
+    asked_in_words="fifty-five point seven billion US dollars",
+    other_year_in_words="fifty-one point three billion US dollars",  # FY2025's, in words
 )  # fmt: skip
 RIO_REVENUE = Truth(
     company="Rio Tinto", says="consolidated sales revenue for FY2024",
@@ -559,9 +562,12 @@ RIO_REVENUE = Truth(
 )  # fmt: skip
 SINGLE = "What was BHP's revenue in FY2024?"
 COMPARISON = "Compare BHP and Rio Tinto revenue in FY2024"
-WRONG = ("US$51.26 billion", "US$29,016 million", INVENTED, "US$99 billion")
+WRONG = (
+    "US$51.26 billion", "US$29,016 million", INVENTED, "US$99 billion",
+    "fifty-one point three billion",
+)  # fmt: skip
 """Every figure an adversary states that answers nothing asked (another year's, another
-metric's, an invented one, the injected one)."""
+metric's, an invented one, the injected one, another year's in words)."""
 
 
 def shown_for(mode: str) -> tuple[str, tuple[Truth, ...]]:
@@ -579,9 +585,14 @@ def control_for(mode: str, result: TurnResult) -> None:
         assert result.status == "answered" and result.confidence == "high", result
         assert "US$55,658 million" in answer and result.unsupported_claims == []
         assert result.step_failures == [] and not result.warnings, result
-    elif mode in ("other_year", "other_metric", "invented"):
+    elif mode == "honest_in_words":  # quiet: a true figure in words is checked and backed
+        assert result.status == "answered" and result.confidence == "high", result
+        assert "fifty-five point seven billion" in answer and result.unsupported_claims == []
+        assert result.figures_checked == 1 and not result.warnings, result
+    elif mode in ("other_year", "other_metric", "invented", "in_words"):
         # Bound to the question's company, year and metric, refuted, drafted again
-        # naming it, still refuted: taken out, nothing left, the turn falls back.
+        # naming it, still refuted: taken out, nothing left, the turn falls back. Written
+        # in words, it is read and refuted the same way.
         assert result.status == "fallback" and result.fallback_reason == "unverified", result
     elif mode == "other_company":
         # Each company's sentence carries the other's figure: both refuted and removed.
