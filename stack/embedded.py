@@ -93,7 +93,16 @@ def running_components(settings: Settings) -> dict[str, int]:
 def _ports(settings: Settings) -> dict[str, list[int]]:
     ports: dict[str, list[int]] = {"api": [settings.api_port]}
     if not settings.temporal_address:
-        ports["temporal"] = [settings.temporal_port, settings.temporal_ui_port]
+        ports["temporal"] = [
+            port
+            for port in (
+                settings.temporal_port,
+                settings.temporal_ui_port,
+                settings.temporal_http_port,
+                settings.temporal_dev_metrics_port,
+            )
+            if port is not None
+        ]
     if not settings.database_url:
         ports["postgres"] = [settings.postgres_port]
     return ports
@@ -123,7 +132,9 @@ def _check_alive(paths: Paths, name: str) -> None:
         log = paths.logs / f"{name}.log"
         if log.exists():
             lines = [ln for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
-            tail = f": {lines[-1][:200]}" if lines else ""
+            # The cause ends the line (the dev server wraps it in its start-up chain).
+            last = lines[-1] if lines else ""
+            tail = f": {last if len(last) <= 400 else last[:150] + ' … ' + last[-250:]}"
         raise StackError(f"{name} exited during start-up (log {log}){tail}")
 
 

@@ -1,9 +1,12 @@
 """Small process and port helpers for the embedded stack (pid files, ports, waiting)."""
 
 import contextlib
+import fcntl
 import os
+import random
 import signal
 import socket
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,10 +38,45 @@ def port_bindable(port: int, host: str = "127.0.0.1") -> bool:
         return True
 
 
+# Ports handed out by free_port() in this process, each held by an open, locked file so that
+# no other process on the machine (another test worker, a benchmark) takes it while we live.
+_RESERVED: dict[int, int] = {}
+_RESERVATIONS = Path(tempfile.gettempdir()) / "turnstile-ports"
+
+
+def _ephemeral_range() -> tuple[int, int]:
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A port nothing listens on, outside the kernel's ephemeral range, reserved for this
+    process's lifetime.
+
+    Not the kernel's `bind(0)`: that port comes from the ephemeral range, where any outgoing
+    connection may take it as its local port while the server it was chosen for is down
+    (a stack stopped and started again, minutes later, failed to bind its own port so).
+    """
+    _RESERVATIONS.mkdir(exist_ok=True)
+    low, high = _ephemeral_range()
+    below = (10000, low - 1) if low > 11000 else (high + 1, 65535)
+    rng = random.Random()
+    for _ in range(2000):
+        port = rng.randint(*below)
+        if port in _RESERVED or not port_bindable(port):
+            continue
+        fd = os.open(_RESERVATIONS / f"{port}.lock", os.O_CREAT | os.O_RDWR, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        _RESERVED[port] = fd
+        return port
+    raise StackError("no free port outside the ephemeral range")
 
 
 def pid_alive(pid: int) -> bool:
