@@ -138,15 +138,20 @@ def _side(side: Side) -> str:
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(side.statuses.items()))
     return (f"{side.config}: {statuses}; {side.high_confidence} at confidence high; "
             f"{side.mean_unsupported} unsupported claims, {side.mean_citations} citations, "
-            f"{side.mean_model_calls} model calls an answer")  # fmt: skip
+            f"{side.mean_model_calls} engine calls an answer")  # fmt: skip
 
 
 def render_shadow(report: ShadowReport) -> str:
     if not report.pairs:
         return ("no shadow runs recorded: set TURNSTILE_SHADOW_SAMPLE (and "
                 "TURNSTILE_SHADOW_ENGINE) and restart the stack")  # fmt: skip
-    lines = [f"{len(report.pairs)} live turns beside their shadows: "
-             + ", ".join(f"{n} {v}" for v, n in sorted(report.verdicts.items()))]  # fmt: skip
+    pairs = len(report.pairs)
+    head = (
+        "1 live turn beside its shadow"
+        if pairs == 1
+        else f"{pairs} live turns beside their shadows"
+    )
+    lines = [f"{head}: " + ", ".join(f"{n} {v}" for v, n in sorted(report.verdicts.items()))]
     lines += [f"  live    {_side(s)}" for s in report.live]
     lines += [f"  shadow  {_side(s)}" for s in report.shadow]
     for pair in report.pairs:

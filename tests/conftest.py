@@ -16,6 +16,7 @@ sample corpus) are started once per session; each test gets a fresh task queue.
   turns the way the API does (allocated in PostgreSQL first).
 """
 
+import asyncio
 import contextlib
 import fcntl
 import hashlib
@@ -56,7 +57,7 @@ from domain.companies import use_coverage
 from domain.failures import Direction
 from domain.turns import TurnResult
 from ingestion.companies import sample_coverage
-from settings import PROJECT_ROOT, Settings
+from settings import PROJECT_ROOT, Settings, get_settings
 from stack import postgres
 from stack.processes import free_port
 from workflows import attributes
@@ -510,3 +511,18 @@ async def served(
 @pytest.fixture
 def turns_on(temporal_client: Client, pool: AsyncConnectionPool) -> Callable[[str], Turns]:
     return lambda task_queue: Turns(temporal_client, pool, task_queue)
+
+
+async def run_cli(settings: Settings, monkeypatch: pytest.MonkeyPatch, *argv: str) -> int:
+    """`turnstile ARGV` as a person runs it (its own parser, settings from the environment),
+    against the test's Temporal server and task queue."""
+    from cli.main import main
+
+    monkeypatch.setenv("TURNSTILE_TEMPORAL_PORT", str(settings.temporal_port))
+    monkeypatch.setenv("TURNSTILE_TASK_QUEUE", settings.task_queue)
+    monkeypatch.setenv("TURNSTILE_HOME", str(settings.home))
+    get_settings.cache_clear()
+    try:
+        return await asyncio.to_thread(main, list(argv))
+    finally:
+        get_settings.cache_clear()

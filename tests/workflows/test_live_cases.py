@@ -19,6 +19,7 @@ figure in words, which the check did not read; it reads them now, and refutes th
 """
 
 import asyncio
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -150,9 +151,16 @@ async def test_a_turn_rated_wrong_figure_becomes_a_case_that_fails_where_it_was_
 
 async def test_a_turn_rated_helpful_last_is_no_candidate_and_a_correct_turn_drafts_no_absent(
     app_settings: Settings, turn_worker: TurnWorker, temporal_client: Client,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
     async with turn_worker(task_queue=app_settings.task_queue), client_for(app_settings) as http:
-        right = str((await ask(http, QUESTION))["turn_id"])
+        first = await ask(http, QUESTION)
+        right = str(first["turn_id"])
+        # A follow-up: its case carries the question before it, and replays it.
+        followed = await http.post("/v1/turns", json={
+            "question": "And in FY2023?", "conversation_id": first["conversation_id"]})  # fmt: skip
+        follow_up = str(followed.json()["turn_id"])
+        assert followed.json()["status"] == "answered", followed.text
         changed = str((await ask(http, "What was Fortescue's revenue in FY2024?"))["turn_id"])
         await http.post(f"/v1/turns/{right}/feedback", json={"rating": "wrong_figure"})
         for rating in ("wrong_figure", "helpful"):  # a changed mind: the latest counts
@@ -160,15 +168,29 @@ async def test_a_turn_rated_helpful_last_is_no_candidate_and_a_correct_turn_draf
 
         found = await live.candidates(temporal_client, app_settings.task_queue, 500)
         listed = {c.turn_id for c in found}
+        # As a reviewer reads the list: `turnstile eval candidates`.
+        capsys.readouterr()
+        code = await cli(app_settings, monkeypatch, "eval", "candidates", "--limit", "500")
+        printed = capsys.readouterr().out
         draft = await live.draft(temporal_client, app_settings.task_queue, right)
         on_correct, _ = await run_turn_case(http, draft)
+        drafted_follow_up = await live.draft(temporal_client, app_settings.task_queue, follow_up)
+        on_follow_up, replayed = await run_turn_case(http, drafted_follow_up)
 
     assert right in listed and changed not in listed
+    assert code == 0 and re.search(rf"^\S+ \S+  wrong_figure +{right}\b", printed, re.M), printed
+    assert f"    asked: {QUESTION}" in printed and changed not in printed
+    assert printed.rstrip().endswith("(draft one with: turnstile eval add-case --from-turn TURN)")
     # The figure shown agrees with the reports: expected, and nothing must-not-show.
     expected = draft.expected
     assert isinstance(expected, TurnExpected)
     assert expected.present == ["55,658"] and expected.absent == []
     assert on_correct.passed, on_correct.problems
+    assert drafted_follow_up.before == [QUESTION] and drafted_follow_up.query == "And in FY2023?"
+    follow_up_expected = drafted_follow_up.expected
+    assert isinstance(follow_up_expected, TurnExpected)
+    assert follow_up_expected.present == ["53.82"], follow_up_expected
+    assert on_follow_up.passed and "53.82" in (replayed.answer or ""), on_follow_up.problems
 
 
 async def test_adding_a_case_from_an_unknown_turn_is_one_line_and_writes_nothing(

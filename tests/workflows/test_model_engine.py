@@ -12,6 +12,7 @@ each provider fault takes the path the failure-policy table declares for its ste
 a slow provider ends the turn within its budget.
 """
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -356,6 +357,13 @@ async def test_a_judge_that_is_down_sends_the_turn_to_the_fallback_when_it_fails
     checks = await checks_recorded(pool, result.turn_id)
     assert checks["answer_judge"] == "unavailable: failed closed, the draft not shown"
     assert checks["final_gate"] == "fallback: judge_unavailable"
+    # The record holds the fallback text the person read, not the draft it withheld.
+    async with pool.connection() as conn:
+        row = await audit.show(conn, result.turn_id)
+    assert row is not None
+    shown = row["record"]["shown"]
+    assert [(s["kind"], s["text"]) for s in shown] == [("fallback", result.answer)], shown
+    assert shown[0]["sha256"] == hashlib.sha256(str(result.answer).encode()).hexdigest()
 
 
 async def test_the_closed_policies_change_nothing_while_the_judge_and_classifier_answer(

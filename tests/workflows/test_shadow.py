@@ -10,6 +10,7 @@ the model engine against the fake provider.
 
 import asyncio
 import json
+import re
 from collections.abc import Iterator
 
 import httpx
@@ -24,7 +25,7 @@ from backends.reports import ReportIndex
 from domain.turns import TurnResult
 from evals import live
 from settings import Settings
-from tests.conftest import TurnWorker, activity_inputs, client_for
+from tests.conftest import TurnWorker, activity_inputs, client_for, run_cli
 from tests.fakes.servers import Brain, FakeOpenAI, block_with
 from workflows.chat_turn import ChatTurn
 
@@ -90,6 +91,7 @@ async def what_the_person_sees(http: httpx.AsyncClient, turn_id: str, conversati
 async def test_a_sampled_turn_is_shadowed_side_by_side_and_the_person_sees_only_the_live_one(
     app_settings: Settings, turn_worker: TurnWorker, report_index: ReportIndex,
     pool: AsyncConnectionPool, temporal_client: Client, fake: FakeOpenAI, brain: Brain,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
     settings = shadowing(app_settings, fake)
     async with (
@@ -102,6 +104,10 @@ async def test_a_sampled_turn_is_shadowed_side_by_side_and_the_person_sees_only_
         live_stored, shadow = await recorded(pool, shown.turn_id)
         seen = await what_the_person_sees(http, shown.turn_id, shown.conversation_id)
         report = await live.shadow(temporal_client, settings.task_queue, 1000)
+        # The A/B report as an operator reads it: `turnstile eval shadow`.
+        capsys.readouterr()
+        code = await run_cli(settings, monkeypatch, "eval", "shadow", "--limit", "1000")
+        printed = capsys.readouterr().out
         handle = temporal_client.get_workflow_handle_for(ChatTurn.run, f"shadow-{shown.turn_id}")
         saves = await activity_inputs(handle, "postgres_save_turn")
         described = await handle.describe()
@@ -115,6 +121,12 @@ async def test_a_sampled_turn_is_shadowed_side_by_side_and_the_person_sees_only_
     [pair] = [p for p in report.pairs if p.turn_id == shown.turn_id]
     assert pair.live_config == "offline" and pair.shadow_config.startswith("openai")
     assert pair.question == QUESTION and SHADOW_SAYS in pair.shadow.answer
+    headline = rf"^\d+ live turns? beside (its shadow|their shadows): .*\b\d+ {pair.verdict}\b"
+    assert code == 0 and re.search(headline, printed, re.M), printed
+    assert re.search(r"^  live    offline: \d+ answered", printed, re.M), printed
+    assert re.search(r"^  shadow  openai: .*\d+ answered", printed, re.M), printed
+    if pair.verdict != "same":  # a pair that differs is shown with both answers
+        assert f"{pair.verdict:13} {shown.turn_id}: {QUESTION}" in printed, printed
     # The person, the conversation and the decision record hold only the live answer.
     assert SHADOW_SAYS not in seen and "US$55,658 million" in seen
     async with pool.connection() as conn:
