@@ -8,9 +8,12 @@ import json
 import httpx
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
+from temporalio.contrib.workflow_streams import WorkflowStreamClient
 
 from settings import Settings
 from tests.conftest import unique
+from workflows.contracts import TurnEvent
+from workflows.progress import EVENTS_TOPIC
 
 
 async def summaries(
@@ -60,11 +63,18 @@ async def test_a_turns_progress_reads_as_json_through_the_codec_not_base64(
 ) -> None:
     """A watched turn's history holds the progress stream's poll results, each item base64
     of a serialized payload (the library's wire form). Decoded through the codec endpoint
-    the Temporal UI uses, each item is the TurnEvent itself; other payloads are unchanged."""
-    started = await served.post("/v1/turns", json={"question": "What was BHP's net debt in"
-                                " FY2025?"}, headers={"Prefer": "respond-async"})  # fmt: skip
-    turn_id = started.json()["turn_id"]
-    assert "event: outcome" in (await served.get(f"/v1/turns/{turn_id}/events")).text
+    the Temporal UI uses, each item is the TurnEvent itself; other payloads are unchanged.
+
+    The turn asks back and stays open, and is read through its stream as a watcher of a
+    running turn reads it (the poll update): its history then holds a poll result however
+    fast or slow the machine is (a turn that settled before its watcher came is read by
+    query, which writes nothing)."""
+    asked = await served.post("/v1/turns", json={"question": "What was their revenue?"})
+    assert asked.json()["status"] == "needs_clarification", asked.text
+    turn_id = asked.json()["turn_id"]
+    stream = WorkflowStreamClient.create(temporal_client, turn_id)
+    async for _ in stream.subscribe(EVENTS_TOPIC, 0, result_type=TurnEvent):
+        break  # one poll answered is one update completed in the history
     history = temporal_client.get_workflow_handle(turn_id).fetch_history_events()
     completed = [
         e.workflow_execution_update_completed_event_attributes.outcome.success.payloads[0]
@@ -74,18 +84,20 @@ async def test_a_turns_progress_reads_as_json_through_the_codec_not_base64(
         and e.workflow_execution_update_completed_event_attributes.outcome.HasField("success")
     ]
     polls = [p for p in completed if b'"next_offset"' in p.data]
-    assert polls, "the turn was read through its stream while it ran"
+    others = [p for p in completed if b'"next_offset"' not in p.data]
+    assert polls, "the turn was read through its stream"
+    assert others, "the turn's own update (its start, answered with the turn's state)"
     wire = json.loads(polls[0].data)["items"][0]["data"]
     assert isinstance(wire, str) and "Reading" not in wire  # firing: base64 as Temporal holds it
     body = {"payloads": [
         {"metadata": {k: base64.b64encode(v).decode() for k, v in p.metadata.items()},
          "data": base64.b64encode(p.data).decode()}
-        for p in polls[:1] + completed[-1:]
+        for p in polls[:1] + others[:1]
     ]}  # fmt: skip
     decoded = await served.post("/codec/decode", json=body)
     assert decoded.status_code == 200, decoded.text
     poll, other = (json.loads(base64.b64decode(p["data"])) for p in decoded.json()["payloads"])
     event = poll["items"][0]["data"]
     assert event["kind"] in ("step", "decision") and event["text"][0].isupper(), event
-    if "next_offset" not in other:  # the last update of a turn: its TurnResult, unchanged
-        assert other == json.loads(completed[-1].data)
+    assert other == json.loads(others[0].data)  # any other payload: unchanged
+    await served.post(f"/v1/turns/{turn_id}/cancel")
