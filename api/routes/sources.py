@@ -12,8 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Annotated
 
-from fastapi import APIRouter
-from fastapi import Path as PathParam
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from api import redaction
@@ -124,10 +123,10 @@ def report_pages(markdown: str) -> list[ReportPage]:
     ]
 
 
-@router.get("/turns/{turn_id}/sources/{n}/report", responses=error_responses(401, 404, 503))
+@router.get("/turns/{turn_id}/report", responses=error_responses(401, 404, 503))
 async def cited_report(
     turn_id: TurnIdPath,
-    n: Annotated[int, PathParam(ge=1, le=1000)],
+    n: Annotated[int, Query(ge=1, le=1000, description="The citation: `[n]` in the answer.")],
     pool: PoolDep,
     settings: SettingsDep,
     caller: CallerDep,

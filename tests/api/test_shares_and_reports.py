@@ -112,7 +112,7 @@ async def test_the_report_view_opens_the_cited_report_at_its_page(
     turn = await ask(keyed, SINGLE)
     turn_id = str(turn["turn_id"])
 
-    view = await keyed.get(f"/v1/turns/{turn_id}/sources/1/report", headers=A)
+    view = await keyed.get(f"/v1/turns/{turn_id}/report?n=1", headers=A)
     assert view.status_code == 200, view.text
     report = view.json()
     assert (report["company"], report["fiscal_year"], report["page"]) == ("BHP", 2024, 4)
@@ -122,6 +122,6 @@ async def test_the_report_view_opens_the_cited_report_at_its_page(
     assert "Revenue" in page[row] and "55,658" in page[row]
     assert not any("<!-- page" in p["text"] for p in report["pages"])
 
-    error(await keyed.get(f"/v1/turns/{turn_id}/sources/1/report", headers=B), 404, "NotFound")
-    error(await keyed.get(f"/v1/turns/{turn_id}/sources/9/report", headers=A), 404, "NotFound")
-    error(await keyed.get(f"/v1/turns/{turn_id}/sources/0/report", headers=A), 422, "InvalidInput")
+    error(await keyed.get(f"/v1/turns/{turn_id}/report?n=1", headers=B), 404, "NotFound")
+    error(await keyed.get(f"/v1/turns/{turn_id}/report?n=9", headers=A), 404, "NotFound")
+    error(await keyed.get(f"/v1/turns/{turn_id}/report?n=0", headers=A), 422, "InvalidInput")
