@@ -19,6 +19,7 @@ from api.routes import (
     ingest,
     page,
     search,
+    shares,
     sources,
     turns,
     users,
@@ -99,6 +100,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(conversations.router)
     app.include_router(events.router)
     app.include_router(sources.router)
+    app.include_router(shares.router)
     app.include_router(feedback.router)
     app.include_router(audit.router)
     app.include_router(users.router)

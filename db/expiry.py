@@ -67,10 +67,33 @@ async def expire_idle(conn: AsyncConnection, cutoff: datetime, limit: int) -> Ex
         return await _delete(conn, ids)
 
 
+async def delete_conversation(
+    conn: AsyncConnection, conversation_id: str, tenant_id: str
+) -> Expired | None:
+    """Delete one of the tenant's conversations now, as expiry would (its row kept as a
+    tombstone). None when it is not the tenant's (or already gone); `Expired()` (nothing
+    deleted) when a turn of it is running or waiting, which the caller reports."""
+    async with conn.transaction():
+        row = await (
+            await conn.execute(
+                "SELECT c.conversation_id, " + _NONE_OPEN + " FROM conversations c"
+                " WHERE c.conversation_id = %s AND c.tenant_id = %s AND c.expired_at IS NULL"
+                " FOR UPDATE",
+                (conversation_id, tenant_id),
+            )
+        ).fetchone()
+        if row is None:
+            return None
+        if not row[1]:
+            return Expired()
+        return await _delete(conn, [conversation_id])
+
+
 async def _delete(conn: AsyncConnection, ids: list[str]) -> Expired:
     """Delete the conversations' contents, children first, and mark them expired."""
     in_turns = "turn_id IN (SELECT turn_id FROM turns WHERE conversation_id = ANY(%s))"
     await conn.execute(f"DELETE FROM feedback WHERE {in_turns}", (ids,))
+    await conn.execute(f"DELETE FROM shares WHERE {in_turns}", (ids,))
     await conn.execute(f"DELETE FROM idempotency_keys WHERE {in_turns}", (ids,))
     messages = await conn.execute("DELETE FROM messages WHERE conversation_id = ANY(%s)", (ids,))
     await conn.execute("DELETE FROM conversation_summaries WHERE conversation_id = ANY(%s)", (ids,))

@@ -1,10 +1,11 @@
 """GET /v1/conversations: a user's past conversations, latest first (the page's list and
 `turnstile conversations`); GET /v1/conversations/{id}: one, with its latest turn (what
-`turnstile chat --conversation` resumes)."""
+`turnstile chat --conversation` resumes); DELETE /v1/conversations/{id}: delete one (its
+turns, messages, feedback and share links, as expiry does)."""
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Response
 from pydantic import AfterValidator, BaseModel
 
 from api import redaction
@@ -12,7 +13,7 @@ from api.auth import CallerDep
 from api.deps import PoolDep
 from api.errors import ApiError, error_responses
 from api.text import ID_CHARS, check_user_id
-from db import turns
+from db import expiry, turns
 
 router = APIRouter(prefix="/v1", tags=["turns"])
 UserIdText = Annotated[str, ID_CHARS, AfterValidator(check_user_id)]
@@ -56,3 +57,29 @@ async def get_conversation(
         raise ApiError(404, "NotFound", f"no conversation {conversation_id}")
     owner = redaction.owner_of(row.user_id)
     return await redaction.reveal(pool, caller.tenant_id, [owner], row)
+
+
+@router.delete(
+    "/conversations/{conversation_id}",
+    status_code=204,
+    responses=error_responses(401, 404, 409, 503),
+)
+async def delete_conversation(
+    conversation_id: Annotated[str, Path(max_length=64), ID_CHARS],
+    pool: PoolDep,
+    caller: CallerDep,
+) -> Response:
+    """Delete one of the caller tenant's conversations: its turns, messages, summaries,
+    feedback and share links go, as when it expires (docs/memory.md, "Expiry"); the
+    decision records stay. Another tenant's (or an unknown) conversation is 404; one with
+    a turn running or waiting for a reply is 409 (cancel it first)."""
+    async with pool.connection() as conn:
+        deleted = await expiry.delete_conversation(conn, conversation_id, caller.tenant_id)
+    if deleted is None:
+        raise ApiError(404, "NotFound", f"no conversation {conversation_id}")
+    if not deleted.conversations:
+        raise ApiError(
+            409, "Conflict",
+            f"conversation {conversation_id} has a turn running or waiting: cancel it first",
+        )  # fmt: skip
+    return Response(status_code=204)

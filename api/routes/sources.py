@@ -7,18 +7,21 @@ are read through the worker (LoadPassages), which owns Qdrant; only the chunks t
 stored turn cites can be read here, so this is no back door into the index.
 """
 
+import re
 from datetime import timedelta
+from pathlib import Path
+from typing import Annotated
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from api import redaction
 from api.auth import CallerDep, limit
 from api.bounded import run_short
 from api.deps import PoolDep, SettingsDep, TemporalDep, TurnIdPath
-from api.errors import error_responses
+from api.errors import ApiError, error_responses
 from api.turn_service import no_turn, owned_turn
-from db import turns
+from db import reports, turns
 from domain.citing import cited_lines
 from workflows.passages import LoadPassages
 
@@ -83,3 +86,75 @@ async def turn_sources(
         )
         for c in shown.citations
     ]  # fmt: skip
+
+
+class ReportPage(BaseModel):
+    page: int = Field(examples=[4])
+    text: str = Field(description="The page as the report's Markdown (tables as pipes).")
+
+
+class ReportView(BaseModel):
+    """A cited report, page by page, to read a citation in its place."""
+
+    n: int = Field(description="The citation the view was opened from.", examples=[1])
+    company: str = Field(examples=["BHP"])
+    fiscal_year: int = Field(examples=[2024])
+    document: str = Field(examples=["BHP Annual Report 2024"])
+    page: int = Field(description="The cited page (open the view there).", examples=[4])
+    pages: list[ReportPage] = Field(description="Every page of the report, in order.")
+    cited_lines: list[int] = Field(
+        description="Indexes of the cited page's lines (table rows) holding a figure the"
+        " answer cites to this source.",
+        examples=[[12]],
+    )
+
+
+_PAGE_MARK = re.compile(r"^<!--\s*page:\s*(\d+)\s*-->\s*$", re.MULTILINE)
+
+
+def report_pages(markdown: str) -> list[ReportPage]:
+    """A Markdown report split at its `<!-- page: N -->` marks (the front matter before
+    the first mark dropped)."""
+    marks = list(_PAGE_MARK.finditer(markdown))
+    ends = [m.start() for m in marks[1:]] + [len(markdown)]
+    return [
+        ReportPage(page=int(m.group(1)), text=markdown[m.end() : end].strip("\n"))
+        for m, end in zip(marks, ends, strict=True)
+    ]
+
+
+@router.get("/turns/{turn_id}/report", responses=error_responses(401, 404, 503))
+async def cited_report(
+    turn_id: TurnIdPath,
+    n: Annotated[int, Query(ge=1, le=1000, description="The citation: `[n]` in the answer.")],
+    pool: PoolDep,
+    settings: SettingsDep,
+    caller: CallerDep,
+) -> ReportView:
+    """The report a turn's citation `[n]` comes from, page by page, with the cited page
+    and its cited rows: the page shows it opened at that page. Only a report the stored
+    turn cites can be read (another tenant's turn is 404); 404 too when the report is not
+    a Markdown file this server can read (a PDF's pages are read through its passages)."""
+    user_id = await owned_turn(pool, turn_id, caller)
+    async with pool.connection() as conn:
+        stored = await turns.get_turn(conn, turn_id, caller.tenant_id)
+        cited = None if stored is None else next((c for c in stored.citations if c.n == n), None)
+        registered = None if cited is None else await reports.source_path(
+            conn, cited.company, cited.fiscal_year
+        )  # fmt: skip
+    if stored is None:
+        raise no_turn(turn_id)
+    if cited is None:
+        raise ApiError(404, "NotFound", f"turn {turn_id} cites no source [{n}]", turn_id)
+    candidates = [Path(registered)] if registered else []
+    candidates.append(settings.corpus_dir / f"{cited.company}_FY{cited.fiscal_year}.md")
+    path = next((p for p in candidates if p.suffix == ".md" and p.is_file()), None)
+    pages = report_pages(path.read_text("utf-8")) if path else []
+    page = next((p for p in pages if p.page == cited.page), None)
+    if page is None:
+        raise ApiError(404, "NotFound", f"the text of {cited.document} is not available here")
+    shown = await redaction.reveal(pool, caller.tenant_id, [redaction.owner_of(user_id)], stored)
+    return ReportView(
+        n=n, company=cited.company, fiscal_year=cited.fiscal_year, document=cited.document,
+        page=cited.page, pages=pages, cited_lines=cited_lines(shown.answer or "", n, page.text),
+    )  # fmt: skip

@@ -13,6 +13,7 @@ driver manager never runs. A screenshot of each state is written to
 `test-output/page/` (or `$TURNSTILE_TEST_OUTPUT/page/`) on every run.
 """
 
+import json
 import os
 import shutil
 from collections.abc import Callable, Iterator
@@ -22,6 +23,9 @@ from typing import Any
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.actions import interaction
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -43,6 +47,10 @@ SINGLE = "What was BHP's revenue in FY2024?"
 VAGUE = "What was their revenue?"
 COMPARE = "Compare the revenue of BHP, Rio Tinto and Fortescue in FY2024"
 OUT_OF_SCOPE = "Should I buy BHP shares?"
+FRESH = "What was South32's underlying EBITDA in FY2024?"
+# A figure the reports leave out (corpus/README.md, "Deliberately absent metrics").
+ABSENT = "What was Northern Star's underlying EBITDA in FY2023?"
+DARK = {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}
 # The stack runs with API keys, as a deployment would: the page must send one.
 PAGE_KEY = "page-test-key-0123456789"
 KEY_STORE = "turnstile.apiKey"
@@ -107,6 +115,10 @@ def answers(driver: WebDriver) -> list[WebElement]:
     return driver.find_elements(By.CSS_SELECTOR, ".msg.assistant .answer")
 
 
+def messages(driver: WebDriver) -> list[WebElement]:
+    return driver.find_elements(By.CSS_SELECTOR, ".msg.assistant")
+
+
 def ask(driver: WebDriver, question: str) -> WebElement:
     """Type a question, press Enter, and return the answer that arrives for it."""
     before = len(answers(driver))
@@ -127,6 +139,75 @@ def record_order(driver: WebDriver) -> None:
           }
         }).observe(document.getElementById("log"), {childList: true, subtree: true});
     """)
+
+
+def turn_json(driver: WebDriver, turn_id: str | None) -> dict[str, Any]:
+    """The turn as the API gives it, read in the page with its kept key."""
+    assert turn_id, "the answer names its turn"
+    result: dict[str, Any] = driver.execute_async_script(
+        """const [path, done] = arguments;
+        const key = localStorage.getItem("turnstile.apiKey");
+        fetch(path, {headers: {authorization: "Bearer " + key}})
+          .then((r) => r.json()).then(done, (e) => done({error: String(e)}));""",
+        f"/v1/turns/{turn_id}",
+    )
+    return result
+
+
+def in_view(driver: WebDriver, element: WebElement) -> bool:
+    """Whether the element is on screen and not under the fixed ask bar (its top, when it
+    is taller than the space above the bar)."""
+    return bool(driver.execute_script(
+        """const r = arguments[0].getBoundingClientRect();
+        const bar = document.getElementById("ask").getBoundingClientRect().top;
+        return r.top >= -1 && (r.bottom <= bar + 1 || r.top <= 16);""",
+        element,
+    ))  # fmt: skip
+
+
+def tap(driver: WebDriver, element: WebElement) -> None:
+    """A finger's tap (a touch pointer, not a mouse click)."""
+    actions = ActionBuilder(driver, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))
+    actions.pointer_action.move_to(element).pointer_down().pointer_up()
+    actions.perform()
+
+
+def row_in_dialog(driver: WebDriver, row: WebElement) -> bool:
+    return bool(driver.execute_script(
+        """const r = arguments[0].getBoundingClientRect();
+        const d = document.getElementById("report").getBoundingClientRect();
+        return r.top >= d.top && r.bottom <= d.bottom;""",
+        row,
+    ))  # fmt: skip
+
+
+def api_call(driver: WebDriver, method: str, path: str) -> dict[str, Any]:
+    """Call the API from the page with its kept key: {status, body}."""
+    result: dict[str, Any] = driver.execute_async_script(
+        """const [method, path, done] = arguments;
+        const key = localStorage.getItem("turnstile.apiKey");
+        fetch(path, {method, headers: {authorization: "Bearer " + key}})
+          .then(async (r) => done({status: r.status, body: await r.text()}),
+                (e) => done({error: String(e)}));""",
+        method, path,
+    )  # fmt: skip
+    return result
+
+
+def said(message: WebElement) -> str:
+    """What an answer's actions last said (copied, feedback recorded, link revoked)."""
+    return str(message.find_element(By.CSS_SELECTOR, ".actions .done").text)
+
+
+def listed(driver: WebDriver) -> list[WebElement]:
+    return driver.find_elements(By.CSS_SELECTOR, "#history-list li")
+
+
+def download(driver: WebDriver, folder: Path, name: str) -> str:
+    """The text of a file the page downloads into `folder` (once it is complete)."""
+    until(driver, lambda d: (folder / name).is_file() and not list(folder.glob("*.crdownload")),
+          f"the download {name}")  # fmt: skip
+    return (folder / name).read_text("utf-8")
 
 
 def serious_violations(driver: WebDriver) -> list[str]:
@@ -199,18 +280,27 @@ def test_a_vague_question_is_asked_back_and_answered_in_the_page(
 ) -> None:
     browser.get(stack.api_url + "/")
     browser.find_element(By.ID, "question").send_keys(VAGUE, Keys.ENTER)
+    until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".reply input"), "the reply field")
+    asked = browser.find_element(By.CSS_SELECTOR, ".clarify").text
+    assert "Which company" in asked
+    # A reload while the question waits shows it again, with its reply box focused.
+    browser.refresh()
     reply = until(
         browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".reply input"), "the reply field"
     )[0]
-    assert "Which company" in browser.find_element(By.CSS_SELECTOR, ".clarify").text
+    assert browser.find_element(By.CSS_SELECTOR, ".msg.user p").text == VAGUE
+    assert browser.find_element(By.CSS_SELECTOR, ".clarify").text == asked
     assert browser.switch_to.active_element == reply, "focus moves to the reply field"
-    shot(browser, "04-clarifying-question")
+    shot(browser, "04-clarifying-question-after-reload")
     assert not serious_violations(browser)
 
     reply.send_keys("BHP in FY2024", Keys.ENTER)
     answer = until(browser, lambda d: answers(d) and answers(d)[-1], "the answer")
     assert BHP_REVENUE_FY2024 in answer.text
     assert not browser.find_elements(By.CSS_SELECTOR, ".reply"), "the reply form is gone"
+    # The question asked back and the reply stay in the conversation.
+    exchange = browser.find_element(By.CSS_SELECTOR, ".msg.assistant .exchange")
+    assert asked in exchange.text and "You replied: BHP in FY2024" in exchange.text
     shot(browser, "05-clarification-answered")
 
     # The thread continues: a follow-up in the same conversation is answered too.
@@ -225,7 +315,8 @@ def test_a_clarification_can_be_cancelled_in_the_page(stack: Stack, browser: Web
     cancel = browser.find_element(By.XPATH, "//button[normalize-space()='Cancel question']")
     cancel.click()
     until(browser, lambda d: answers(d), "the cancelled turn's message")
-    assert "Cancelled" in browser.find_element(By.CSS_SELECTOR, ".msg.assistant .meta").text
+    status = browser.find_element(By.CSS_SELECTOR, ".msg.assistant .status-line").text
+    assert status == "Cancelled"
     # The conversation is free again.
     assert BHP_REVENUE_FY2024 in ask(browser, SINGLE).text
 
@@ -247,7 +338,14 @@ def test_a_refusal_offers_suggestions_that_ask_when_clicked(
     browser.get(stack.api_url + "/")
     refused = ask(browser, OUT_OF_SCOPE)
     message = browser.find_elements(By.CSS_SELECTOR, ".msg.assistant")[-1]
-    assert "Refused" in message.find_element(By.CSS_SELECTOR, ".badge").text
+    # Drawn from the turn's status, not its text: a "Declined" box, never "Not found".
+    turn = turn_json(browser, message.get_attribute("data-turn-id"))
+    assert turn["status"] == "refused" and turn["status_text"] == "Declined"
+    assert message.find_element(By.CSS_SELECTOR, ".badge").text == "Declined"
+    assert message.find_element(By.CSS_SELECTOR, ".status-line").text == "Declined"
+    assert refused.find_elements(By.CSS_SELECTOR, ".flag.declined")
+    assert not message.find_elements(By.CSS_SELECTOR, ".flag.notfound")
+    assert "Not found" not in message.text
     suggestion = message.find_element(By.CSS_SELECTOR, "button.suggestion")
     suggested = suggestion.text
     assert suggested.endswith("?") and "investment advice" in refused.text
@@ -272,6 +370,17 @@ def test_a_reload_keeps_the_conversation_and_new_conversation_starts_over(
     users = [m.text for m in browser.find_elements(By.CSS_SELECTOR, ".msg.user p")]
     assert users == [SINGLE, COMPARE]
     assert answers(browser)[1].find_elements(By.CSS_SELECTOR, "table")
+    # The page opens at the latest answer, not at the top, and each answer keeps its
+    # "How this was checked" trail, read from the stored turn.
+    until(browser, lambda d: in_view(d, messages(d)[-1]), "the latest answer in view")
+    assert browser.execute_script("return window.scrollY") > 0
+    for trail in browser.find_elements(By.CSS_SELECTOR, ".msg.assistant details.trail"):
+        assert trail.is_displayed() and "How this was checked" in trail.text
+        trail.find_element(By.TAG_NAME, "summary").click()
+        lines = [li.text for li in trail.find_elements(By.CSS_SELECTOR, "li")]
+        assert lines and all(lines), lines
+        assert f"({len(lines)} step" in trail.find_element(By.TAG_NAME, "summary").text
+        trail.find_element(By.TAG_NAME, "summary").click()
     # The restored answer's citations still open their previews.
     marker = answers(browser)[0].find_element(By.CSS_SELECTOR, "a.cite")
     browser.execute_script("arguments[0].focus()", marker)
@@ -343,9 +452,12 @@ def test_the_page_is_usable_390_px_wide(stack: Stack) -> None:
             "Emulation.setDeviceMetricsOverride",
             {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True},
         )
+        driver.execute_cdp_cmd(
+            "Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5}
+        )
         with_key(driver, stack.api_url)
         assert driver.execute_script("return window.innerWidth") == 390
-        ask(driver, COMPARE)
+        answer = ask(driver, COMPARE)
         overflow = driver.execute_script(
             "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
         )
@@ -353,6 +465,50 @@ def test_the_page_is_usable_390_px_wide(stack: Stack) -> None:
         send = driver.find_element(By.ID, "send")
         assert send.is_displayed() and send.rect["x"] + send.rect["width"] <= 390
         shot(driver, "10-narrow-390px")
+        assert not serious_violations(driver)
+
+        # Past conversations fold away on a phone, behind a button in the header.
+        history, toggle = (
+            driver.find_element(By.ID, "history"),
+            driver.find_element(By.ID, "history-toggle"),
+        )
+        assert not history.is_displayed() and toggle.get_attribute("aria-expanded") == "false"
+        tap(driver, toggle)
+        until(driver, lambda d: history.is_displayed(), "the conversations opened")
+        assert toggle.get_attribute("aria-expanded") == "true"
+        assert COMPARE in history.text
+        shot(driver, "10b-narrow-conversations")
+        assert not serious_violations(driver)
+        tap(driver, toggle)
+        until(driver, lambda d: not history.is_displayed(), "the conversations folded")
+
+        # A tap on [1] opens its preview where it is, instead of jumping to the source list.
+        marker = answer.find_element(By.CSS_SELECTOR, "a.cite")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", marker)
+        url = driver.current_url
+        tap(driver, marker)
+        popover = until(
+            driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".popover tr.cited"), "a preview"
+        )
+        assert driver.current_url == url, "the tap did not follow the link"
+        popover = driver.find_element(By.CSS_SELECTOR, ".popover")
+        assert popover.rect["x"] >= 0 and popover.rect["x"] + popover.rect["width"] <= 390
+        shot(driver, "10c-narrow-tapped-citation")
+        assert not serious_violations(driver)
+        # From the preview, the report opens at the cited page with the cited row marked.
+        opener = popover.find_element(By.XPATH, ".//button[starts-with(., 'Open page')]")
+        assert in_view(driver, opener), "the preview is not under the ask bar"
+        tap(driver, opener)
+        row = until(
+            driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#report tr.cited"), "the report"
+        )[0]
+        until(driver, lambda d: row_in_dialog(d, row), "the cited row scrolled into view")
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", DARK)
+        shot(driver, "10d-narrow-report-page-dark")
+        assert not serious_violations(driver)
+        tap(driver, driver.find_element(By.ID, "report-close"))
+        until(driver, lambda d: not d.find_element(By.ID, "report").is_displayed(), "closed")
+        shot(driver, "10e-narrow-dark")
         assert not serious_violations(driver)
     finally:
         driver.quit()
@@ -436,3 +592,204 @@ def test_the_page_and_the_docs_send_security_headers(stack: Stack) -> None:
         assert "unsafe-inline" not in policy.split("script-src")[1].split(";")[0], path
         assert headers["x-content-type-options"] == "nosniff"
         assert headers["x-frame-options"] == "DENY"
+
+
+def test_each_answer_comes_into_view_labelled_from_its_fields(
+    stack: Stack, browser: WebDriver
+) -> None:
+    """Every answer lands above the fixed ask bar; the status line is the turn's
+    `status_text` (never "Answered" for a turn that answered nothing) and a confidence
+    below high says why (`confidence_reason`); figures the reports lack are one box drawn
+    from `not_found`."""
+    browser.get(stack.api_url + "/")
+    # Asked in no other test: answered afresh (a turn the answer cache answers carries no
+    # relevance check, so no match strength).
+    first = ask(browser, FRESH)
+    message = browser.find_elements(By.CSS_SELECTOR, ".msg.assistant")[-1]
+    turn = turn_json(browser, message.get_attribute("data-turn-id"))
+    assert (turn["status_text"], turn["confidence"]) == ("Answered", "high")
+    assert message.find_element(By.CSS_SELECTOR, ".status-line").text == "Answered"
+    assert not message.find_elements(By.CSS_SELECTOR, ".badges .reason")
+    assert not message.find_elements(By.CSS_SELECTOR, ".flag.notfound")
+    # Match strength on the sources, in words and as a bar with its number.
+    meter = first.find_element(By.XPATH, "..").find_element(By.CSS_SELECTOR, ".match-item meter")
+    assert 0 < float(meter.get_attribute("value")) <= 1.5
+    assert "match (" in message.find_element(By.CSS_SELECTOR, ".match-item .strength").text
+
+    ask(browser, COMPARE)
+    until(browser, lambda d: in_view(d, messages(d)[-1]), "the second answer above the ask bar")
+    ask(browser, ABSENT)
+    until(browser, lambda d: in_view(d, messages(d)[-1]), "the third answer above the ask bar")
+    message = browser.find_elements(By.CSS_SELECTOR, ".msg.assistant")[-1]
+    turn = turn_json(browser, message.get_attribute("data-turn-id"))
+    assert turn["not_found"] and turn["status_text"] != "Answered", turn
+    assert message.find_element(By.CSS_SELECTOR, ".status-line").text == turn["status_text"]
+    box = message.find_element(By.CSS_SELECTOR, ".flag.notfound")
+    assert "Northern Star, FY2023" in box.text
+    assert "data not found in provided documents" not in message.text, "said once, in words"
+    assert turn["confidence_reason"], turn
+    assert (
+        message.find_element(By.CSS_SELECTOR, ".badges .reason").text == turn["confidence_reason"]
+    )
+    shot(browser, "14-answer-in-view-not-in-the-reports")
+    assert not serious_violations(browser)
+
+
+def test_an_unreachable_api_says_so_and_retries_with_the_question_kept(
+    stack: Stack, browser: WebDriver
+) -> None:
+    browser.get(stack.api_url + "/")
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/v1/turns*"]})
+    browser.find_element(By.ID, "question").send_keys(SINGLE, Keys.ENTER)
+    retry = until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".error-box button.retry"),
+                  "the retry button")[0]  # fmt: skip
+    error = browser.find_element(By.CSS_SELECTOR, ".error-box .error").text
+    assert "Could not reach Turnstile" in error and "Failed to fetch" not in error
+    assert browser.find_element(By.ID, "question").get_attribute("value") == SINGLE
+    shot(browser, "15-unreachable-api-retry")
+    assert not serious_violations(browser)
+
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+    retry.click()
+    answer = until(browser, lambda d: answers(d) and answers(d)[-1], "the answer on retry")
+    assert BHP_REVENUE_FY2024 in answer.text
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".msg.user")) == 1, "asked once"
+    assert not browser.find_elements(By.CSS_SELECTOR, ".error-box")
+    assert browser.find_element(By.ID, "question").get_attribute("value") == ""
+
+
+def test_an_answer_can_be_copied_rated_opened_at_its_page_and_shared(
+    stack: Stack, browser: WebDriver
+) -> None:
+    browser.execute_cdp_cmd("Browser.grantPermissions", {
+        "origin": stack.api_url, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"],
+    })  # fmt: skip
+    browser.get(stack.api_url + "/")
+    ask(browser, SINGLE)
+    message = browser.find_elements(By.CSS_SELECTOR, ".msg.assistant")[-1]
+    turn_id = message.get_attribute("data-turn-id")
+
+    # Copy: the answer with its numbered sources, as text.
+    message.find_element(By.CSS_SELECTOR, "button.copy").click()
+    until(browser, lambda d: "Copied" in said(message), "copied")
+    copied = browser.execute_async_script(
+        "navigator.clipboard.readText().then(arguments[0], (e) => arguments[0]('failed: ' + e))"
+    )
+    assert BHP_REVENUE_FY2024 in copied and "[1]" in copied, copied
+    assert "[1] BHP Group, FY2024 — BHP Annual Report 2024, page 4" in copied, copied
+
+    # Feedback: "wrong figure" with a comment, stored with the turn.
+    message.find_element(By.CSS_SELECTOR, "button[data-rating='wrong_figure']").click()
+    box = message.find_element(By.CSS_SELECTOR, ".feedback-box")
+    until(browser, lambda d: box.is_displayed(), "the comment field")
+    comment = box.find_element(By.TAG_NAME, "input")
+    assert browser.switch_to.active_element == comment
+    shot(browser, "16-feedback-comment")
+    assert not serious_violations(browser)
+    comment.send_keys("The revenue looks like FY2023's", Keys.ENTER)
+    until(browser, lambda d: "Thank you" in said(message), "feedback recorded")
+    listed = api_call(browser, "GET", "/v1/feedback?rating=wrong_figure")
+    [mine] = [f for f in json.loads(listed["body"])["items"] if f["turn_id"] == turn_id]
+    assert mine["comment"] == "The revenue looks like FY2023's"
+
+    # The report, opened at the cited page with the cited row marked and in view.
+    opener = message.find_element(By.CSS_SELECTOR, "button.open-report")
+    opener.click()
+    row = until(
+        browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#report tr.cited"), "the report"
+    )[0]
+    assert "Revenue" in row.text and BHP_REVENUE_FY2024 in row.text
+    cited = browser.find_element(By.CSS_SELECTOR, "#report section.cited-page h3")
+    assert cited.text.startswith("Page 4")
+    until(browser, lambda d: row_in_dialog(d, row), "the cited row scrolled into view")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#report section.report-page")) > 4
+    shot(browser, "17-report-at-the-cited-page")
+    assert not serious_violations(browser)
+    browser.find_element(By.ID, "report-close").click()
+    assert browser.switch_to.active_element == opener
+
+    # Share: a read-only link that opens without a key, until it is revoked.
+    message.find_element(By.CSS_SELECTOR, "button.share").click()
+    link = until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".share-link"), "the link")[0]
+    url = link.get_attribute("value")
+    assert url.startswith(stack.api_url + "/?share=")
+    shot(browser, "18-share-link")
+    assert not serious_violations(browser)
+    reader = chromium()  # another person: no key, nothing kept
+    try:
+        reader.get(url)
+        shared = until(reader, lambda d: answers(d) and answers(d)[-1], "the shared answer")
+        assert BHP_REVENUE_FY2024 in shared.text and shared.find_elements(By.CSS_SELECTOR, "a.cite")
+        assert not reader.find_element(By.ID, "ask").is_displayed()
+        assert not reader.find_elements(By.CSS_SELECTOR, ".actions, .open-report")
+        assert reader.find_element(By.CSS_SELECTOR, ".msg.user p").text == SINGLE
+        shot(reader, "19-shared-read-only")
+        assert not serious_violations(reader)
+        message.find_element(By.CSS_SELECTOR, "button.revoke").click()
+        until(browser, lambda d: "no longer" in said(message), "the link revoked")
+        reader.refresh()
+        gone = until(
+            reader, lambda d: d.find_elements(By.CSS_SELECTOR, "#log .error"), "the refusal"
+        )
+        assert "not available" in gone[0].text and not answers(reader)
+    finally:
+        reader.quit()
+
+
+def test_conversations_are_listed_exported_deleted_and_shown_dark(
+    stack: Stack, browser: WebDriver, tmp_path: Path
+) -> None:
+    browser.execute_cdp_cmd(
+        "Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)}
+    )
+    browser.get(stack.api_url + "/")
+    history = browser.find_element(By.ID, "history")
+    assert history.is_displayed() and "None yet" in history.text  # a column on a wide screen
+    ask(browser, SINGLE)
+    table_answer = ask(browser, COMPARE)
+    first = browser.current_url.split("?c=")[1]
+
+    # The comparison table as CSV, and the conversation as Markdown with its sources.
+    table_answer.find_element(By.CSS_SELECTOR, "button.csv").click()
+    rows = download(browser, tmp_path, "turnstile-table.csv").strip().splitlines()
+    assert len(rows) >= 4 and "[" not in "".join(rows), rows
+    assert all(any(name in r for r in rows) for name in ("BHP", "Rio Tinto", "Fortescue")), rows
+    browser.find_element(By.ID, "export").click()
+    markdown = download(browser, tmp_path, f"turnstile-{first}.md")
+    assert f"## {SINGLE}" in markdown and f"## {COMPARE}" in markdown
+    assert BHP_REVENUE_FY2024 in markdown
+    assert "1. BHP Group, FY2024 — BHP Annual Report 2024, page 4" in markdown
+
+    # Past conversations, kept server-side for this browser's user: open one, delete one.
+    until(browser, lambda d: len(listed(d)) == 1, "listed")
+    browser.find_element(By.ID, "new").click()
+    ask(browser, OUT_OF_SCOPE)
+    second = browser.current_url.split("?c=")[1]
+    until(browser, lambda d: len(listed(d)) == 2, "two conversations")
+    items = listed(browser)
+    assert OUT_OF_SCOPE in items[0].text and COMPARE in items[1].text
+    shot(browser, "20-conversations")
+    assert not serious_violations(browser)
+    items[1].find_element(By.CSS_SELECTOR, "button.open").click()
+    until(browser, lambda d: len(answers(d)) == 2, "the first conversation opened")
+    assert f"?c={first}" in browser.current_url
+    assert [m.text for m in browser.find_elements(By.CSS_SELECTOR, ".msg.user p")] == [
+        SINGLE,
+        COMPARE,
+    ]
+
+    other = browser.find_elements(By.CSS_SELECTOR, "#history-list li")[0]
+    other.find_element(By.CSS_SELECTOR, "button.delete").click()
+    other.find_element(By.CSS_SELECTOR, "button.confirm-delete").click()
+    until(browser, lambda d: len(listed(d)) == 1, "deleted")
+    assert api_call(browser, "GET", f"/v1/conversations/{second}")["status"] == 404
+    assert len(answers(browser)) == 2, "the open conversation is untouched"
+
+    # Dark mode follows the system setting.
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", DARK)
+    background = browser.execute_script("return getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(23, 24, 27)", background
+    shot(browser, "21-dark-mode")
+    assert not serious_violations(browser)
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
