@@ -1,4 +1,4 @@
-"""Read-only share links to a turn (migration 0014): made, read and revoked."""
+"""Read-only share links to a turn (migration 0018): made, read and revoked."""
 
 import secrets
 
