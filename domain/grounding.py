@@ -93,20 +93,24 @@ _CURRENCY = re.compile(
     r"(?P<cur>US\s?\$|USD|A\s?\$|AU\s?\$|AUD|\$)\s?(?P<neg>[-−])?\s?$", re.IGNORECASE
 )
 _QUALIFIED = r"\s*[~(]?\s*(?:US\s?\$|USD|A\s?\$|AU\s?\$|AUD|\$)?\s*$"
+# One-sided qualifiers: the figure meant lies at or above ("more than US$60 billion",
+# "topped US$56 billion"), or at or below ("almost 56", "under 5%", "short of US$56
+# billion"), the number written, never on the other side.
+_ABOVE_WORDS = (
+    r"more\s+than|(?:just\s+|well\s+)?(?:over|above|beyond)|at\s+least|in\s+excess\s+of|"
+    r"upwards\s+of|exceed(?:s|ed|ing)?|top(?:s|ped|ping)|surpass(?:es|ed|ing)?"
+)
+_BELOW_WORDS = (
+    r"less\s+than|(?:just\s+|well\s+)?(?:under|below)|at\s+most|nearly|almost|up\s+to|"
+    r"(?:just\s+)?short\s+of|approach(?:es|ed|ing)?"
+)
 _APPROX = re.compile(
-    r"\b(?:about|around|approximately|approx\.?|roughly|some|nearly|almost|close\s+to|circa|"
-    r"more\s+than|over|under|less\s+than|just\s+(?:over|under)|at\s+least|at\s+most|"
-    rf"in\s+excess\s+of|c\.){_QUALIFIED}|~\s*(?:US\$|A\$|\$)?\s*$",
+    r"\b(?:about|around|approximately|approx\.?|roughly|some|close\s+to|circa|c\.|"
+    rf"{_ABOVE_WORDS}|{_BELOW_WORDS}){_QUALIFIED}|~\s*(?:US\$|A\$|\$)?\s*$",
     re.IGNORECASE,
 )
-# One-sided qualifiers: the figure meant lies at or above ("more than US$60 billion"), or
-# at or below ("almost 56", "under 5%"), the number written, never on the other side.
-_AT_LEAST = re.compile(
-    rf"\b(?:more\s+than|(?:just\s+)?over|at\s+least|in\s+excess\s+of){_QUALIFIED}", re.I
-)
-_AT_MOST = re.compile(
-    rf"\b(?:less\s+than|(?:just\s+)?under|at\s+most|nearly|almost){_QUALIFIED}", re.I
-)
+_AT_LEAST = re.compile(rf"\b(?:{_ABOVE_WORDS}){_QUALIFIED}", re.IGNORECASE)
+_AT_MOST = re.compile(rf"\b(?:{_BELOW_WORDS}){_QUALIFIED}", re.IGNORECASE)
 _RESULT_WORD = re.compile(
     r"(?<![/(])\b(loss|losses|deficit|profits?|earnings|income|surplus)\b(?!\))", re.IGNORECASE
 )

@@ -674,6 +674,9 @@ def test_a_comparison_between_companies_is_measured_from_the_one_after_than() ->
         "BHP's revenue for FY2024 was nearly US$60 billion [1].",
         "BHP's revenue for FY2024 was under US$55 billion [1].",
         "BHP's revenue for FY2024 was less than US$55.6 billion [1].",
+        "BHP's revenue for FY2024 topped US$56 billion [1].",
+        "BHP's revenue for FY2024 exceeded US$56 billion [1].",
+        "BHP's revenue for FY2024 fell just short of US$55 billion [1].",
     ],
 )
 def test_a_one_sided_qualifier_on_the_wrong_side_is_refuted(answer: str) -> None:
@@ -690,6 +693,8 @@ def test_a_one_sided_qualifier_on_the_wrong_side_is_refuted(answer: str) -> None
         "BHP's revenue for FY2024 was nearly US$56 billion [1].",
         "BHP's revenue for FY2024 was under US$56 billion [1].",
         "BHP's revenue for FY2024 was about US$56 billion [1].",
+        "BHP's revenue for FY2024 topped US$55 billion [1].",
+        "BHP's revenue for FY2024 fell just short of US$56 billion [1].",
     ],
 )
 def test_a_one_sided_qualifier_on_the_right_side_is_supported(answer: str) -> None:
