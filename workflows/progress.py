@@ -243,6 +243,13 @@ def refuted_taken_out(n: int) -> Said:
     )
 
 
+def refuted_not_found(n: int) -> Said:
+    return (
+        f"final gate: a sentence of {n} refuted claim(s) not found to take out: draft withheld",
+        "The figures drafted could not all be checked, so the draft is not shown",
+    )
+
+
 def gap_lines_added(n: int) -> Said:
     return (
         f"coverage post-check added {n} line(s)",
