@@ -31,6 +31,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.rules.retry import Attempt, best_attempt
     from workflows.rules.scope import refusal_text, scope_rules
     from workflows.turn import memory as memory_room
+    from workflows.turn.answer import NUMBERS_UNCHECKED_CLOSED as NUMBERS_UNCHECKED
     from workflows.turn.answer import answered, plan_for, reused, shown_passes
     from workflows.turn.budget import Budget
     from workflows.turn.errors import TurnError, failure_cause
@@ -338,7 +339,7 @@ class ChatTurn:
         done, kept, coverage = await passes.run(resolved, slots, requested, plan)
         # A draft the judge could not grade, where it fails closed, or whose figures
         # could not be checked, is never shown.
-        drafted, withheld = shown_passes(done)
+        drafted, withheld = shown_passes(done, lambda: workflow.patched(NUMBERS_UNCHECKED))
         if not drafted:
             reason = withheld or (gate.MODEL_TIMEOUT if self._budget.out_of_time else None)
             return await self._finish(

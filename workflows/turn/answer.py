@@ -94,12 +94,16 @@ class Pass:
         return self.checked_numbers > 0 or self.numbers_unverified
 
 
-def shown_passes(done: list[Pass]) -> tuple[dict[int, Pass], str | None]:
+def shown_passes(
+    done: list[Pass], unchecked_closed: Callable[[], bool]
+) -> tuple[dict[int, Pass], str | None]:
     """The passes whose draft may be shown, by number; and, when none may, the fallback
-    reason of the closed check that withheld a draft (None: no draft was composed)."""
+    reason of the closed check that withheld a draft (None: no draft was composed). A
+    draft whose numeric check could not run is withheld where `unchecked_closed()` says
+    so (the workflow's `NUMBERS_UNCHECKED_CLOSED` patch; asked only when there is one)."""
     drafted = {p.number: p for p in done if p.draft is not None and not p.judge_closed}
     unchecked = [p for p in drafted.values() if p.numbers_unverified]
-    if unchecked and workflow.patched(NUMBERS_UNCHECKED_CLOSED):
+    if unchecked and unchecked_closed():
         drafted = {n: p for n, p in drafted.items() if not p.numbers_unverified}
         if not drafted and not any(p.judge_closed for p in done):
             return drafted, gate.NUMBERS_UNCHECKED
