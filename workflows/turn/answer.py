@@ -1,7 +1,8 @@
 """A retrieval pass, and how the best one becomes the turn's outcome: its draft with
 refuted figures taken out, bound to its citations, every gap line present, and the
 notices and declines a person must read first. A cached answer is reused the same way.
-Pure functions: the decision lines go to the `note` they are given."""
+Pure functions: the decision lines go to the `note` they are given (`_without_refuted`
+asks its patch, `REFUTED_EVERY_SENTENCE`, of the workflow it runs in)."""
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
