@@ -18,6 +18,7 @@ _CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for label, pattern in (
         ("judge_unavailable", r"judge_unavailable"),
         ("classifier_unavailable", r"classifier_unavailable"),
+        ("numbers_unchecked", r"numbers_unchecked"),
         ("reranker_unavailable", r"reranker unavailable"),
         ("malformed_output", r"ModelOutputInvalid"),
         ("refusal", r"ModelRefused"),

@@ -73,8 +73,13 @@ _MONTHS = (
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
 _NUMBER = re.compile(
-    r"(?<![A-Za-z0-9.,/_])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![,.]?\d)"
+    r"(?<![A-Za-z0-9.,/_])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?"
+    r"|(?!(?:19|20)\d\d,(?:19|20)\d\d(?!\d))\d+,(?!\d{3}(?!\d))\d+|\d+(?:\.\d+)?)(?![,.]?\d)"
 )
+"""A number in digits. A comma followed by exactly three digits groups thousands ("53,800",
+"1,234,567.8"); a comma followed by any other count of digits is a decimal comma ("53,8",
+"4,25"), except between two years ("2023,2024"). A run the two rules cannot tell apart
+("1,234,56") is no number."""
 _UNIT = re.compile(
     r"^(?P<space>\s?)(?P<u>%|per\s?cent\b|pct\b|"
     r"million\s+tonnes\b|million\s+ounces\b|thousand\s+tonnes\b|thousand\s+ounces\b|"
@@ -87,12 +92,25 @@ _PER_SHARE = re.compile(r"^\s*(?:per\s+(?:ordinary\s+)?share|a\s+share|/\s*share
 _CURRENCY = re.compile(
     r"(?P<cur>US\s?\$|USD|A\s?\$|AU\s?\$|AUD|\$)\s?(?P<neg>[-−])?\s?$", re.IGNORECASE
 )
+_QUALIFIED = r"\s*[~(]?\s*(?:US\s?\$|USD|A\s?\$|AU\s?\$|AUD|\$)?\s*$"
+# One-sided qualifiers: the figure meant lies at or above ("more than US$60 billion",
+# "topped US$56 billion"), or at or below ("almost 56", "under 5%", "short of US$56
+# billion"), the number written, never on the other side.
+_ABOVE_WORDS = (
+    r"more\s+than|(?:just\s+|well\s+)?(?:over|above|beyond)|at\s+least|in\s+excess\s+of|"
+    r"upwards\s+of|exceed(?:s|ed|ing)?|top(?:s|ped|ping)|surpass(?:es|ed|ing)?"
+)
+_BELOW_WORDS = (
+    r"less\s+than|(?:just\s+|well\s+)?(?:under|below)|at\s+most|nearly|almost|up\s+to|"
+    r"(?:just\s+)?short\s+of|approach(?:es|ed|ing)?"
+)
 _APPROX = re.compile(
-    r"\b(?:about|around|approximately|approx\.?|roughly|some|nearly|almost|close\s+to|circa|"
-    r"more\s+than|over|under|less\s+than|just\s+(?:over|under)|c\.)\s*[~(]?\s*"
-    r"(?:US\s?\$|USD|A\s?\$|AU\s?\$|AUD|\$)?\s*$|~\s*(?:US\$|A\$|\$)?\s*$",
+    r"\b(?:about|around|approximately|approx\.?|roughly|some|close\s+to|circa|c\.|"
+    rf"{_ABOVE_WORDS}|{_BELOW_WORDS}){_QUALIFIED}|~\s*(?:US\$|A\$|\$)?\s*$",
     re.IGNORECASE,
 )
+_AT_LEAST = re.compile(rf"\b(?:{_ABOVE_WORDS}){_QUALIFIED}", re.IGNORECASE)
+_AT_MOST = re.compile(rf"\b(?:{_BELOW_WORDS}){_QUALIFIED}", re.IGNORECASE)
 _RESULT_WORD = re.compile(
     r"(?<![/(])\b(loss|losses|deficit|profits?|earnings|income|surplus)\b(?!\))", re.IGNORECASE
 )
@@ -162,6 +180,9 @@ class Amount:
     tenth of its value."""
     words: bool = False
     """Written in words ("fifty-three point eight billion"), not in digits."""
+    side: int = 0
+    """Which side of the number written a one-sided qualifier puts the figure meant: 1
+    at or above ("more than", "over"), -1 at or below ("almost", "under"), 0 either."""
 
     @property
     def step(self) -> float:
@@ -228,10 +249,18 @@ def _in_digits(text: str) -> list[_Written]:
     found = []
     for match in _NUMBER.finditer(text):
         number = match.group("num")
-        decimals = len(number.split(".", 1)[1]) if "." in number else 0
-        value = float(number.replace(",", ""))
+        value, decimals = _digits_value(number)
         found.append(_Written(*match.span("num"), value, decimals, number))
     return found
+
+
+def _digits_value(number: str) -> tuple[float, int]:
+    """The value of a number `_NUMBER` read, and how many decimals it states: commas that
+    group thousands are dropped, a decimal comma is a decimal point."""
+    if "," in number and "." not in number and not re.fullmatch(r"\d{1,3}(?:,\d{3})+", number):
+        number = number.replace(",", ".")
+    decimals = len(number.split(".", 1)[1]) if "." in number else 0
+    return float(number.replace(",", "")), decimals
 
 
 def _in_words(text: str) -> list[_Written]:
@@ -293,8 +322,13 @@ def _share(text: str, w: _Written) -> Amount:
     return Amount(
         value=w.value, decimals=0, kind="percent", currency=None, factor=1.0, negative=False,
         sign_known=False, approx=bool(_APPROX.search(before)), start=w.start, end=w.end,
-        precision=w.value / 10.0, words=True,
+        precision=w.value / 10.0, words=True, side=_side(before),
     )  # fmt: skip
+
+
+def _side(before: str) -> int:
+    """The side a one-sided qualifier right before a number puts its figure on."""
+    return 1 if _AT_LEAST.search(before) else -1 if _AT_MOST.search(before) else 0
 
 
 def _amounts(text: str, written: list[_Written]) -> list[Amount]:
@@ -357,6 +391,7 @@ def _amounts(text: str, written: list[_Written]) -> list[Amount]:
                 start=start,
                 end=end,
                 words=w.digits is None,
+                side=_side(before),
             )
         )
         last_end = end
@@ -723,6 +758,19 @@ def _tolerance(claim: Amount) -> float:
     return tol + 1e-9 * max(1.0, claim.value)
 
 
+def _close(claim: Amount, figure: float) -> bool:
+    """Whether `figure` (on the claim's scale) is what the claim states, within its
+    rounding: on either side of the number written, or, after a one-sided qualifier, on
+    the side it names only ("more than 60" is not 55.7; "almost 56" is 55.7, not 56.3)."""
+    tol = _tolerance(claim)
+    exact = 1e-9 * max(1.0, claim.value)
+    if claim.side > 0:
+        return claim.value - exact <= figure <= claim.value + tol
+    if claim.side < 0:
+        return claim.value - tol <= figure <= claim.value + exact
+    return abs(figure - claim.value) <= tol
+
+
 def _same_kind(claim: Amount, src: Amount) -> bool:
     if claim.kind != src.kind:
         return False
@@ -731,24 +779,23 @@ def _same_kind(claim: Amount, src: Amount) -> bool:
 
 def value_matches(claim: Amount, src: Amount) -> bool:
     """Does a source amount support the claimed amount's value (ignoring context)?"""
-    tol = _tolerance(claim)
     if claim.kind == "percent":
         if src.kind == "percent":
-            return abs(src.value - claim.value) <= tol
+            return _close(claim, src.value)
         if src.kind == "bare" and src.decimals >= 2 and src.value <= 1.5:
-            return abs(src.value * 100.0 - claim.value) <= tol
+            return _close(claim, src.value * 100.0)
         return False
     if claim.factor is not None and src.factor is not None:
         if not _same_kind(claim, src):
             return False
-        return abs(src.value * src.factor / claim.factor - claim.value) <= tol
+        return _close(claim, src.value * src.factor / claim.factor)
     if src.kind == "percent":
         return False
     if claim.kind in ("money", "per_share") and src.kind not in ("money", "per_share", "bare"):
         return False
     if claim.currency and src.currency and claim.currency != src.currency:
         return False
-    return abs(src.value - claim.value) <= tol
+    return _close(claim, src.value)
 
 
 def _sign_ok(claim: Amount, src: SourceNumber) -> bool:
@@ -825,14 +872,136 @@ def _derived_label(op: str, inputs: list[SourceNumber], metrics: list[str]) -> s
     return " ".join(p for p in parts if p)
 
 
+# A word that introduces what a change or comparison is measured from: "from FY2023",
+# "than in FY2024", "compared with Rio Tinto's", "on FY2023".
+_BASE_WORD = re.compile(
+    r"\b(?:from|since|than|compared\s+(?:with|to)|versus|vs\.?|against|relative\s+to|on|over)"
+    r"\s+(?:(?:the|in|for|that\s+of|those\s+of)\s+)*$",
+    re.IGNORECASE,
+)
+
+
+def _stated_base(text: str, mentions: list[tuple[int, _T]], keys: set[_T]) -> _T | None:
+    """Which of two `keys` (years or companies) the text measures from: the one its
+    mention follows a base word for ("than in FY2024"), when just one does."""
+    based = {
+        key for at, key in mentions
+        if key in keys and _BASE_WORD.search(text[max(0, at - 40) : at])
+    }  # fmt: skip
+    return based.pop() if len(based) == 1 else None
+
+
+def _year_tokens(text: str, claim: Amount) -> list[tuple[int, int]]:
+    """Each fiscal year the text names, with where it is, in text order ("from FY2023 to
+    FY2024" is two)."""
+    tokens: list[tuple[int, int]] = []
+    for start, end, _ in _year_mentions(text, [claim]):
+        for token in re.finditer(_YEAR_TOKEN, text[start:end], re.IGNORECASE):
+            years = mentioned_years(token.group(0))
+            if years:
+                tokens.append((start + token.start(), years[0]))
+    return tokens
+
+
+def _change_orders(
+    text: str, claim: Amount, a: SourceNumber, b: SourceNumber
+) -> list[tuple[SourceNumber, SourceNumber]]:
+    """The (from, to) order a change between `a` and `b` is stated in. Between years: from
+    the year a base word introduces ("than in FY2024", "compared with FY2023"), else from
+    the earlier year to the later; a change is never read backwards in time. Between
+    companies of one year: from the one a base word introduces, else from the second
+    named to the first ("BHP's revenue was 4% higher than Rio Tinto's"). Both orders only
+    when the text names neither."""
+    year_a, year_b = min(a.years), min(b.years)
+    if year_a != year_b:
+        base = _stated_base(text, _year_tokens(text, claim), {year_a, year_b})
+        base = min(year_a, year_b) if base is None else base
+        return [(a, b) if year_a == base else (b, a)]
+    if a.company != b.company:
+        named = [(s, t) for s, _, t in _company_mentions(text) if t in (a.company, b.company)]
+        base_company = _stated_base(text, named, {a.company, b.company})
+        order = list(dict.fromkeys(t for _, t in named))
+        if base_company is None and len(order) == 2:
+            base_company = order[1]
+        if base_company is not None:
+            return [(a, b) if a.company == base_company else (b, a)]
+    return [(a, b), (b, a)]
+
+
+def _direction(text: str, claim: Amount) -> int | None:
+    """Which way the text says a claimed change goes: 1 up, -1 down, 0 not said; None when
+    it says both ("fell +3%"). Read from the figure's own sign ("-3.3%", "+3.4%"), else
+    from the change word nearest it ("rose 3.4%", "3.3% lower"), a one-sided qualifier
+    ("more than") not being one."""
+    before = text[: claim.start]
+    qualifier = _APPROX.search(before)
+    if qualifier:
+        before = before[: qualifier.start()]
+    said: set[int] = set()
+    if claim.sign_known and claim.negative:
+        said.add(-1)
+    elif re.search(r"(?:^|[\s(])\+\s?$", text[: claim.start]):
+        said.add(1)
+    else:
+        after = text[claim.end :]
+        nearest: tuple[int, int] | None = None  # (distance, direction)
+        for pattern, way in ((_UP, 1), (_DOWN, -1)):
+            last = next(reversed(list(pattern.finditer(before))), None)
+            if last is not None:
+                distance = len(before) - last.end()
+                nearest = min(nearest or (distance, way), (distance, way))
+            following = pattern.search(after)
+            if following is not None:
+                nearest = min(nearest or (following.start(), way), (following.start(), way))
+        if nearest is not None:
+            said.add(nearest[1])
+    return None if len(said) > 1 else (said.pop() if said else 0)
+
+
+def _change(
+    claim: Amount, text: str, a: SourceNumber, b: SourceNumber, metrics: list[str]
+) -> Derived | None:
+    """The claimed percentage as the change between `a` and `b`, in the order and the
+    direction the text states it; else as one's share of the other, where the text states
+    no change."""
+    direction = _direction(text, claim)
+    for old, new in _change_orders(text, claim, a, b) if direction is not None else []:
+        vo, vn = _base(old.amount), _base(new.amount)
+        if vo is None or vn is None or vo == 0:
+            continue
+        pct = (vn - vo) / abs(vo) * 100.0
+        if direction and (pct >= 0) != (direction > 0):
+            continue
+        if _close(claim, abs(pct)):
+            return Derived(
+                # "BHP vs RIO … change": the first named is compared to the second.
+                label=_derived_label("change", [new, old], metrics),
+                formula=f"({_fmt(vn)} − {_fmt(vo)}) / {_fmt(vo)} = {pct:+.1f}%",
+            )
+    # A sentence that says the figure moved states a change, never a share: "fell 41.5%"
+    # is not 380 as a share of 916.
+    if _UP.search(text) or _DOWN.search(text):
+        return None
+    first, second = sorted((a, b), key=lambda s: min(s.years))
+    for part, whole in ((first, second), (second, first)):
+        vp, vw = _base(part.amount), _base(whole.amount)
+        if vp is None or not vw:
+            continue
+        ratio = vp / vw * 100.0
+        if _close(claim, abs(ratio)):
+            return Derived(
+                label=_derived_label("ratio", [part, whole], metrics),
+                formula=f"{_fmt(vp)} / {_fmt(vw)} = {ratio:.1f}%",
+            )
+    return None
+
+
 def _recompute(
     claim: Amount, sentence: str, candidates: list[SourceNumber], metrics: list[str]
 ) -> Derived | None:
     """Find two cited numbers from which the claimed figure recomputes, within rounding."""
     # long: the formulas tried in order, each with its rounding rule.
     usable = [c for c in candidates if c.amount.factor is not None and c.amount.kind != "percent"]
-    tol = _tolerance(claim)
-    up, down = bool(_UP.search(sentence)), bool(_DOWN.search(sentence))
     for i, a in enumerate(usable):
         for b in usable[i + 1 :]:
             if not _same_kind(a.amount, b.amount) or a.amount.kind != b.amount.kind:
@@ -844,34 +1013,9 @@ def _recompute(
                 (a.amount.kind, a.amount.currency or b.amount.currency), ("", "")
             )
             if claim.kind == "percent":
-                ordered = sorted((a, b), key=lambda s: min(s.years))
-                pairs = [(ordered[0], ordered[1]), (ordered[1], ordered[0])]
-                for old, new in pairs:
-                    vo, vn = _base(old.amount), _base(new.amount)
-                    if vo is None or vn is None or vo == 0:
-                        continue
-                    pct = (vn - vo) / abs(vo) * 100.0
-                    if up and not down:
-                        signed_ok = pct >= 0
-                    elif down and not up:
-                        signed_ok = pct < 0
-                    else:
-                        signed_ok = True
-                    if signed_ok and abs(abs(pct) - claim.value) <= tol:
-                        formula = f"({_fmt(vn)} − {_fmt(vo)}) / {_fmt(vo)} = {pct:+.1f}%"
-                        return Derived(
-                            # "BHP vs RIO … change": the first named is compared to the second.
-                            label=_derived_label("change", [new, old], metrics),
-                            formula=formula,
-                        )
-                    # A sentence that says the figure moved states a change, never a
-                    # share: "fell 41.5%" is not 380 as a share of 916.
-                    ratio = vo / vn * 100.0 if vn else 0.0
-                    if vn and not (up or down) and abs(abs(ratio) - claim.value) <= tol:
-                        formula = f"{_fmt(vo)} / {_fmt(vn)} = {ratio:.1f}%"
-                        return Derived(
-                            label=_derived_label("ratio", [old, new], metrics), formula=formula
-                        )
+                found = _change(claim, sentence, a, b, metrics)
+                if found is not None:
+                    return found
                 continue
             if claim.kind == "bare" and claim.factor is None:
                 # A quotient of two figures of one kind ("net debt to EBITDA, 0.24
@@ -880,7 +1024,7 @@ def _recompute(
                     vt, vb_ = _base(top.amount), _base(bottom.amount)
                     if vt is None or not vb_:
                         continue
-                    if abs(vt / vb_ - claim.value) <= tol:
+                    if _close(claim, vt / vb_):
                         formula = f"{_fmt(vt)} / {_fmt(vb_)} = {vt / vb_:.{claim.decimals}f}"
                         return Derived(
                             label=_derived_label("ratio", [top, bottom], metrics), formula=formula
@@ -893,7 +1037,7 @@ def _recompute(
                  f"{_in_unit(max(va, vb), unit)} − {_in_unit(min(va, vb), unit)}"),
                 ("sum", va + vb, f"{_in_unit(va, unit)} + {_in_unit(vb, unit)}"),
             ):  # fmt: skip
-                if abs(abs(result) / claim.factor - claim.value) <= tol:
+                if _close(claim, abs(result) / claim.factor):
                     formula = f"{text} = {_in_unit(result, unit)}"
                     larger_first = [a, b] if va >= vb else [b, a]
                     return Derived(label=_derived_label(op, larger_first, metrics), formula=formula)
@@ -1025,6 +1169,7 @@ def check_numbers(
     unsupported: list[UnsupportedClaim] = []
     derived: list[Derived] = []
     sentences: dict[str, str] = {}
+    every: dict[str, list[str]] = {}
     verified: list[CheckedFigure] = []
     checked = 0
     for sentence in split_sentences(answer):
@@ -1094,11 +1239,13 @@ def check_numbers(
                 seen.add(label)
                 unsupported.append(UnsupportedClaim(label=label, reason=reason))
                 sentences.setdefault(label, sentence)
+                every.setdefault(label, []).append(sentence)
     return GroundingReport(
         unsupported=unsupported,
         derived=derived,
         checked_numbers=checked,
         sentences=sentences,
+        every_sentence=every,
         verified=verified,
     )
 

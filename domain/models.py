@@ -381,3 +381,7 @@ class GroundingReport(Frozen):
     sentences: dict[str, str] = Field(default_factory=dict)
     """Each unsupported claim's answer sentence, by its label: what the final gate takes
     out of the answer when the claim stays refuted (never shown or stored as a result)."""
+    every_sentence: dict[str, list[str]] = Field(default_factory=dict)
+    """Every answer sentence that carries each unsupported claim, by its label, in answer
+    order: a figure said twice is in two sentences, and the final gate takes out each.
+    (`sentences` keeps the first only, as a check recorded before this field gave it.)"""

@@ -31,7 +31,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.rules.retry import Attempt, best_attempt
     from workflows.rules.scope import refusal_text, scope_rules
     from workflows.turn import memory as memory_room
-    from workflows.turn.answer import answered, plan_for, reused
+    from workflows.turn.answer import NUMBERS_UNCHECKED_CLOSED as NUMBERS_UNCHECKED
+    from workflows.turn.answer import answered, plan_for, reused, shown_passes
     from workflows.turn.budget import Budget
     from workflows.turn.errors import TurnError, failure_cause
     from workflows.turn.ledger import Ledger
@@ -336,13 +337,11 @@ class ChatTurn:
         plan = RewritePlan(sub_queries=plan_for(plan, resolved, slots, requested))
         passes = RetrievalPasses(self._steps)
         done, kept, coverage = await passes.run(resolved, slots, requested, plan)
-        # A draft the judge could not grade, where it fails closed, is never shown.
-        drafted = {p.number: p for p in done if p.draft is not None and not p.judge_closed}
+        # A draft the judge could not grade, where it fails closed, or whose figures
+        # could not be checked, is never shown.
+        drafted, withheld = shown_passes(done, lambda: workflow.patched(NUMBERS_UNCHECKED))
         if not drafted:
-            reason = (
-                gate.JUDGE_UNAVAILABLE if any(p.judge_closed for p in done)
-                else gate.MODEL_TIMEOUT if self._budget.out_of_time else None
-            )  # fmt: skip
+            reason = withheld or (gate.MODEL_TIMEOUT if self._budget.out_of_time else None)
             return await self._finish(
                 Outcome("fallback", None, decision.route, resolved, carried, coverage=coverage,
                         had_evidence=bool(kept), fallback_reason=reason)

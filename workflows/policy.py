@@ -160,8 +160,10 @@ POLICY: dict[str, StepPolicy] = {
         "no text is better than unchecked text",
     ),
     "grounding_check_numbers": StepPolicy(
-        "closed", "every figure counts as unverified (grounded no, confidence low)",
-        "an unverifiable figure must not be shown as verified", kind="local", heartbeat=_BEAT,
+        "closed", "the draft is not shown: another pass's checked draft, else diagnostic "
+        "fallback (numbers_unchecked)",
+        "no unchecked figure reaches a person, at any confidence", kind="local",
+        heartbeat=_BEAT,
     ),
     "grounding_check_relevance": StepPolicy(
         "closed", "the answer counts as not shown to address the question (confidence low)",

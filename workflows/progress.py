@@ -125,6 +125,7 @@ FALLBACK_SAID = {
     "no_answer_composed": "No answer that passes the checks could be written",
     "clarification_exhausted": "Still unclear after two clarifying questions",
     "unverified": "Every figure drafted was refuted by the checks, so none is shown",
+    "numbers_unchecked": "The figures drafted could not be checked, so none is shown",
     "model_timeout": "The model provider did not answer in time",
     "internal_error": "Stopped on an error",
 }
@@ -240,6 +241,13 @@ def refuted_taken_out(n: int) -> Said:
     return (
         f"final gate: {n} refuted figure(s) taken out",
         f"Took out {plural(n, 'figure')} the checks refuted",
+    )
+
+
+def refuted_not_found(n: int) -> Said:
+    return (
+        f"final gate: a sentence of {n} refuted claim(s) not found to take out: draft withheld",
+        "The figures drafted could not all be checked, so the draft is not shown",
     )
 
 

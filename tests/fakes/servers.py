@@ -598,6 +598,13 @@ class Truth:
     US dollars"."""
     other_year_in_words: str = ""
     """The other year's figure in words (found by `other_year.needle`)."""
+    rounded_up: str = ""
+    """The asked figure rounded up to a round figure above it ("US$56 billion"): "more
+    than" it is false."""
+    change_backwards: str = ""
+    """The change from the asked year to the other year stated the wrong way round: the
+    size of the change measured from the other year, in the other direction ("rose 8.6%
+    from FY2024 to FY2025" where it fell 7.9%)."""
 
 
 INVENTED = "US$12,345 million"
@@ -608,6 +615,7 @@ INJECTION = (
 ADVERSARIAL_MODES = (
     "honest", "honest_in_words", "other_year", "other_metric", "other_company", "in_words",
     "invented", "off_topic", "injected_answer", "injected_clarification", "skips_company",
+    "repeats_other_year", "reversed_change", "past_its_bound", "decimal_comma",
 )  # fmt: skip
 """One kind of bad draft each (and `honest`, the same model telling the truth;
 `honest_in_words`, telling it with the figure written in words):
@@ -618,7 +626,13 @@ ADVERSARIAL_MODES = (
 - off_topic: a cited answer about something else, with no figure;
 - injected_answer: the honest answer followed by an instruction to the reader;
 - injected_clarification: a vague question asked back with an instruction (no figure);
-- skips_company: a comparison answered for its first company only."""
+- skips_company: a comparison answered for its first company only;
+- repeats_other_year: the honest answer, then the other year's figure, said twice;
+- reversed_change: the honest answer, then the change to the other year stated the wrong
+  way round (`Truth.change_backwards`), citing both years' blocks;
+- past_its_bound: the asked figure as "more than" a round figure above it;
+- decimal_comma: the other year's figure written with a decimal comma ("US$51,26
+  billion"), the way other_year writes it."""
 
 
 class Adversary(Brain):
@@ -655,6 +669,13 @@ class Adversary(Brain):
         if wrong is not None:
             n = block_with(body, wrong.needle)
             return f"For {truth.company} the figure was {wrong.stated} [{n}]."
+        if self.mode in (
+            "repeats_other_year",
+            "reversed_change",
+            "past_its_bound",
+            "decimal_comma",
+        ):
+            return self._slip(body, truth, honest)
         if self.mode == "in_words":
             n = block_with(body, truth.other_year.needle)
             return f"For {truth.company} the figure was {truth.other_year_in_words} [{n}]."
@@ -670,3 +691,20 @@ class Adversary(Brain):
         if self.mode == "injected_answer":
             return f"{honest} {INJECTION}"
         return honest
+
+    def _slip(self, body: Body, truth: Truth, honest: str) -> str:
+        """The bad drafts that slip a figure past a reading of it: said twice, a change
+        read backwards, a bound on the wrong side, a decimal comma."""
+        other = block_with(body, truth.other_year.needle)
+        asked = block_with(body, truth.asked.needle)
+        if self.mode == "repeats_other_year":
+            return (f"{honest} For {truth.company} the figure was {truth.other_year.stated} "
+                    f"[{other}]. In short, the figure came to {truth.other_year.stated} "
+                    f"[{other}].")  # fmt: skip
+        if self.mode == "reversed_change":
+            return (f"{honest} {truth.company}'s revenue {truth.change_backwards} "
+                    f"[{asked}, {other}].")  # fmt: skip
+        if self.mode == "past_its_bound":
+            return f"{truth.company}'s {truth.says} was more than {truth.rounded_up} [{asked}]."
+        comma = truth.other_year.stated.replace(".", ",")
+        return f"For {truth.company} the figure was {comma} [{other}]."

@@ -8,6 +8,7 @@ from workflows.rules.gate import (
     MIN_ANSWER_CHARS,
     NO_ANSWER_COMPOSED,
     NOTHING_RELEVANT,
+    NUMBERS_UNCHECKED,
     fallback_answer,
     final_gate,
 )
@@ -75,3 +76,10 @@ def test_fallback_names_the_corpus_and_gives_two_example_questions(reason: str) 
 @pytest.mark.parametrize("reason", [NOTHING_RELEVANT, NO_ANSWER_COMPOSED, CLARIFICATION_EXHAUSTED])
 def test_fallback_itself_passes_the_final_gate(reason: str) -> None:
     assert final_gate(fallback_answer(reason, {})) is True
+
+
+def test_fallback_for_unchecked_figures_says_the_check_did_not_run_and_passes_the_gate() -> None:
+    text = fallback_answer(NUMBERS_UNCHECKED, COVERAGE)
+    assert "check of its figures against the reports could not run" in text
+    assert final_gate(text)
+    assert "could not run" not in fallback_answer(NOTHING_RELEVANT, COVERAGE)

@@ -617,3 +617,126 @@ def test_a_share_in_words_holds_within_a_twentieth_of_its_value() -> None:
 def test_ordinals_years_and_ordinary_words_are_not_read_as_figures(answer: str) -> None:
     report_ = check_numbers(answer, [BHP24])
     assert report_.unsupported == [] and report_.checked_numbers == 1
+
+
+# ---- a change is read the way round and in the direction it is stated ------------------
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "BHP's revenue fell 3.3% from FY2023 to FY2024 [1,2].",
+        "BHP's revenue in FY2024 was 3.3% lower than in FY2023 [1,2].",
+        "BHP's revenue changed by -3.3% from FY2023 to FY2024 [1,2].",
+        "BHP's revenue changed by −3.4% from FY2023 to FY2024 [1,2].",
+    ],
+)
+def test_a_change_stated_the_wrong_way_round_is_refuted(answer: str) -> None:
+    """FY2023 53.82 → FY2024 55,658 is +3.4%; read from FY2024 back it is −3.3%, which
+    these state for a change from FY2023 (or for FY2024 against FY2023)."""
+    assert [r for _, r in unsupported(answer, [BHP23, BHP24])] == ["calculation"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "formula"),
+    [
+        ("BHP's revenue rose 3.4% from FY2023 to FY2024 [1,2].", "= +3.4%"),
+        ("BHP's revenue changed by +3.4% from FY2023 to FY2024 [1,2].", "= +3.4%"),
+        ("BHP's revenue in FY2024 was 3.4% higher than in FY2023 [1,2].", "= +3.4%"),
+        ("BHP's revenue in FY2023 was 3.3% lower than in FY2024 [1,2].", "= -3.3%"),
+    ],
+)
+def test_a_change_stated_the_right_way_round_recomputes(answer: str, formula: str) -> None:
+    report_ = check_numbers(answer, [BHP23, BHP24])
+    assert report_.unsupported == []
+    assert [d.formula.endswith(formula) for d in report_.derived] == [True]
+
+
+def test_a_comparison_between_companies_is_measured_from_the_one_after_than() -> None:
+    bhp = next(c for c in tables("BHP", 2024) if "55,658" in c.text)
+    rio = next(c for c in tables("RIO", 2024) if "53,658" in c.text)
+    right = "In FY2024, Rio Tinto's revenue was 3.6% lower than BHP Group's [1,2]."
+    assert unsupported(right, [bhp, rio]) == []
+    # (53,658 − 55,658) / 55,658 is −3.6%: BHP's measured from Rio Tinto's is +3.7%.
+    swapped = "In FY2024, BHP Group's revenue was 3.6% lower than Rio Tinto's [1,2]."
+    assert [r for _, r in unsupported(swapped, [bhp, rio])] == ["calculation"]
+
+
+# ---- a one-sided qualifier is checked on its side only ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "BHP's revenue for FY2024 was more than US$60 billion [1].",
+        "BHP's revenue for FY2024 was over US$56 billion [1].",
+        "BHP's revenue for FY2024 was almost US$55 billion [1].",
+        "BHP's revenue for FY2024 was nearly US$60 billion [1].",
+        "BHP's revenue for FY2024 was under US$55 billion [1].",
+        "BHP's revenue for FY2024 was less than US$55.6 billion [1].",
+        "BHP's revenue for FY2024 topped US$56 billion [1].",
+        "BHP's revenue for FY2024 exceeded US$56 billion [1].",
+        "BHP's revenue for FY2024 fell just short of US$55 billion [1].",
+    ],
+)
+def test_a_one_sided_qualifier_on_the_wrong_side_is_refuted(answer: str) -> None:
+    """Revenue was US$55,658 million: not more than 56 or 60, not under 55 or 55.6."""
+    assert unsupported(answer, [BHP24]) != []
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "BHP's revenue for FY2024 was more than US$55 billion [1].",
+        "BHP's revenue for FY2024 was over US$55.6 billion [1].",
+        "BHP's revenue for FY2024 was almost US$56 billion [1].",
+        "BHP's revenue for FY2024 was nearly US$56 billion [1].",
+        "BHP's revenue for FY2024 was under US$56 billion [1].",
+        "BHP's revenue for FY2024 was about US$56 billion [1].",
+        "BHP's revenue for FY2024 topped US$55 billion [1].",
+        "BHP's revenue for FY2024 fell just short of US$56 billion [1].",
+    ],
+)
+def test_a_one_sided_qualifier_on_the_right_side_is_supported(answer: str) -> None:
+    assert unsupported(answer, [BHP24]) == []
+
+
+def test_a_one_sided_qualifier_bounds_a_recomputed_change_too() -> None:
+    assert unsupported("BHP's revenue rose more than 3% from FY2023 to FY2024 [1,2].",
+                       [BHP23, BHP24]) == []  # fmt: skip
+    assert unsupported("BHP's revenue rose more than 4% from FY2023 to FY2024 [1,2].",
+                       [BHP23, BHP24]) != []  # fmt: skip
+
+
+# ---- a decimal comma is a decimal point; a comma before three digits groups thousands ---
+
+
+def test_a_decimal_comma_is_read_and_checked() -> None:
+    assert [(a.value, a.decimals) for a in find_amounts("US$53,8 billion and 4,25%")] == [
+        (53.8, 1), (4.25, 2)
+    ]  # fmt: skip
+    assert [(a.value, a.decimals) for a in find_amounts("US$53,800 million")] == [(53800.0, 0)]
+    assert unsupported("BHP's revenue for FY2024 was US$55,7 billion [1].", [BHP24]) == []
+    # FY2023's figure, written with a decimal comma, for FY2024: refuted as in digits.
+    assert unsupported("BHP's revenue for FY2024 was US$53,8 billion [1].", [BHP24]) == [
+        ("BHP FY2024 revenue", "general_knowledge")
+    ]
+
+
+@pytest.mark.parametrize("text", ["in 2023,2024", "1,234,56", "FY2024,25"])
+def test_a_comma_that_is_neither_rule_or_a_list_of_years_is_no_figure(text: str) -> None:
+    assert find_amounts(text) == []
+
+
+# ---- every sentence of a refuted claim is named, not the first only ---------------------
+
+
+def test_a_refuted_figure_said_twice_names_both_its_sentences() -> None:
+    first = "BHP's revenue for FY2024 was US$53.82 billion [1]."
+    again = "In short, BHP's FY2024 revenue came to US$53.82 billion [1]."
+    right = "BHP's underlying EBITDA for FY2024 was US$29,016 million [1]."
+    report_ = check_numbers(f"{first} {right} {again}", [BHP24])
+    assert report_.every_sentence == {"BHP FY2024 revenue": [first, again]}
+    assert report_.sentences == {"BHP FY2024 revenue": first}
+    quiet = check_numbers(f"{right} {right}", [BHP24])
+    assert quiet.every_sentence == {} and quiet.unsupported == []

@@ -155,7 +155,8 @@ def test_the_alert_rules_are_prometheus_rules_over_exported_metrics() -> None:
                 "TurnstileRefusalRateOutOfBand", "TurnstileLowConfidenceShareHigh",
                 "TurnstileFallbackRateHigh", "TurnstileTurnsFailing",
                 "TurnstileRefusalRateDrift", "TurnstileClarificationRateDrift",
-                "TurnstileUnsupportedClaimsDrift", "TurnstileCitationsDrift"}  # fmt: skip
+                "TurnstileUnsupportedClaimsDrift", "TurnstileCitationsDrift",
+                "TurnstileNumericCheckUnavailable"}  # fmt: skip
     assert expected <= seen_alerts
 
 
@@ -179,3 +180,12 @@ def test_the_relevance_control_is_counted_for_answered_turns() -> None:
     assert sample(registry, "turnstile_relevance_total", result="off_point") == 1
     assert sample(registry, "turnstile_relevance_total", result="partial") == 1
     assert sample(registry, "turnstile_relevance_total", result="addressed") == 2
+
+
+def test_a_draft_withheld_for_unchecked_figures_is_counted_as_its_own_fallback() -> None:
+    registry = CollectorRegistry()
+    metrics = TurnMetrics(registry)
+    metrics.observe_turn(result(status="fallback", fallback_reason="numbers_unchecked"), None)
+    metrics.observe_turn(result(status="fallback", fallback_reason="nothing_relevant"), None)
+    assert sample(registry, "turnstile_fallbacks_total", reason="numbers_unchecked") == 1
+    assert sample(registry, "turnstile_fallbacks_total", reason="other") == 1

@@ -30,7 +30,8 @@ PREFIX = os.environ.get("TURNSTILE_HISTORY_PREFIX", "deprecated_")
 """Histories recorded by the current code get this prefix, named for the code generation
 that recorded them (`TURNSTILE_HISTORY_PREFIX` to name a new one): `patched_` by the code
 with every ChatTurn patch live, `deprecated_` by the code with every patch deprecated (its
-markers flagged so), `context_` by the code with `context-for-model-v1` live. A
+markers flagged so), `context_` by the code with `context-for-model-v1` live, `gates_` by
+the code with `refuted-every-sentence-v1` and `numbers-unchecked-closed-v1` live. A
 generation's fixtures are retired with its patches (docs/architecture.md, "Retiring
 workflow versions")."""
 
@@ -173,6 +174,44 @@ async def test_record_fail_closed_histories(
         unrouted = await t.ask("What was BHP's revenue in FY2024?")
         assert unrouted.fallback_reason == "classifier_unavailable", unrouted
         await _save(t, "classifier_closed", unrouted.turn_id)
+
+
+@pytest.mark.record_histories
+async def test_record_gate_histories(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns], worker: "WorkerFactory",
+    make_report_index: Callable[[], Any], pool: Any, report_index: Any,
+) -> None:  # fmt: skip
+    """The `refuted-every-sentence-v1` path: a refuted figure said twice beside a verified
+    one, taken out of both sentences; and the `numbers-unchecked-closed-v1` path: a numeric
+    check that cannot run (its index has no chunks) withholding the draft (fallback
+    `numbers_unchecked`)."""
+    import worker as registry
+    from activities.steps import declared_name, grounding_check_numbers
+    from backends.engines.offline import OfflineEngine
+    from backends.model_steps import GroundingActivities
+
+    twice = ScriptedEngine().always(
+        "synthesize",
+        lambda d: Draft(answer=d.answer + " Its net debt was US$1,234 million [1]. In short,"
+                        " its net debt came to US$1,234 million [1].", derived=d.derived),
+    )  # fmt: skip
+    async with turn_worker(twice) as tq:
+        t = turns_on(tq)
+        removed = await t.ask("What was BHP's revenue in FY2024?")
+        assert "was removed" in (removed.answer or ""), removed
+        assert "1,234" not in (removed.answer or ""), removed
+        await _save(t, "refuted_twice_removed", removed.turn_id)
+    broken = GroundingActivities(make_report_index()).check_numbers
+    check = declared_name(grounding_check_numbers)
+    activities = [
+        broken if declared_name(fn) == check else fn
+        for fn in registry.activities(report_index, pool, OfflineEngine(report_index.embedder))
+    ]
+    async with worker(activities=activities) as tq:
+        t = turns_on(tq)
+        unchecked = await t.ask("What was BHP's revenue in FY2024?")
+        assert unchecked.fallback_reason == "numbers_unchecked", unchecked
+        await _save(t, "numbers_unchecked", unchecked.turn_id)
 
 
 PROBE_HISTORIES = HISTORIES / "probes"

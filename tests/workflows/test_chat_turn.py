@@ -5,13 +5,14 @@ import json
 import re
 from collections.abc import Callable
 
-from prometheus_client import REGISTRY
+from prometheus_client import REGISTRY, CollectorRegistry
 from psycopg_pool import AsyncConnectionPool
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHandle
 from temporalio.exceptions import ApplicationError
 
 from activities.contracts import AnswerGrade, DocumentGrades, RouteDecision
+from backends.metrics import TurnMetrics
 from backends.reports import ReportIndex
 from db import audit
 from db import turns as turn_store
@@ -19,12 +20,12 @@ from domain.facts import report_facts
 from domain.grounding import split_sentences
 from domain.models import Draft, Slots
 from domain.turns import TurnResult
-from tests.conftest import Turns, TurnWorker, activity_inputs, outcome, unique
+from tests.conftest import Turns, TurnWorker, WorkerFactory, activity_inputs, outcome, unique
 from tests.workflows.scripted_engine import ScriptedEngine
 from workflows import attributes
 from workflows.chat_turn import ChatTurn
 from workflows.contracts import ClarificationReply
-from workflows.rules.gate import CLARIFICATION_EXHAUSTED, NO_ANSWER_COMPOSED
+from workflows.rules.gate import CLARIFICATION_EXHAUSTED, NO_ANSWER_COMPOSED, NUMBERS_UNCHECKED
 from workflows.rules.relevance import OFF_POINT_LEAD
 from workflows.rules.scope import refusal_text
 from workflows.turn.ledger import MAX_MODEL_CALLS
@@ -627,3 +628,49 @@ async def test_a_name_with_no_company_is_asked_of_the_company_whose_reports_use_
     assert result.status == "answered", result
     assert result.citations and {c.company for c in result.citations} == {"RIO"}
     assert "Oyu Tolgoi" in (result.answer or "")
+
+
+# ---- a numeric check that cannot run withholds the draft --------------------------------
+
+
+async def test_a_draft_whose_numeric_check_cannot_run_is_never_shown(
+    worker: WorkerFactory, report_index: ReportIndex, pool: AsyncConnectionPool,
+    make_report_index: Callable[[], ReportIndex], turns_on: Callable[[str], Turns],
+) -> None:  # fmt: skip
+    """The check's own index has lost every chunk (a real GroundingActivities over an
+    empty Qdrant collection): the check fails closed, and the drafted figure, unchecked,
+    is not shown; the fallback says why and is counted by its reason."""
+    import worker as registry
+    from activities.steps import declared_name, grounding_check_numbers
+    from backends.engines.offline import OfflineEngine
+    from backends.model_steps import GroundingActivities
+
+    broken = GroundingActivities(make_report_index()).check_numbers
+    check = declared_name(grounding_check_numbers)
+    activities = [
+        broken if declared_name(fn) == check else fn
+        for fn in registry.activities(report_index, pool, OfflineEngine(report_index.embedder))
+    ]
+    async with worker(activities=activities) as tq:
+        result = await turns_on(tq).ask("What was BHP's revenue in FY2024?")
+    assert result.status == "fallback" and result.fallback_reason == NUMBERS_UNCHECKED, result
+    assert "55,658" not in (result.answer or "") and result.citations == []
+    assert "check of its figures against the reports could not run" in (result.answer or "")
+    assert [(f.step, f.direction) for f in result.step_failures] == [
+        ("grounding_check_numbers", "closed")
+    ]
+    metrics = TurnMetrics(CollectorRegistry())
+    metrics.observe_turn(result, None)
+    counted = metrics.registry.get_sample_value(
+        "turnstile_fallbacks_total", {"reason": NUMBERS_UNCHECKED}
+    )
+    assert counted == 1
+
+
+async def test_a_draft_whose_numeric_check_runs_is_shown_checked(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    async with turn_worker() as tq:
+        result = await turns_on(tq).ask("What was BHP's revenue in FY2024?")
+    assert result.status == "answered" and result.fallback_reason is None, result
+    assert "55,658" in (result.answer or "") and result.step_failures == []

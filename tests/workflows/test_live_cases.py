@@ -3,19 +3,19 @@
 Real parts: the Temporal dev server, PostgreSQL, the sample corpus in Qdrant Edge, the API
 in-process, the CLI's own `eval add-case`. The wrong turn comes from the model engine
 against the fake provider (tests/fakes/servers.py), by a path today's controls really
-leave open: the draft states another year's figure for FY2024 (US$53.82 billion, FY2023's
-revenue) and says it again in a closing sentence. The numeric check refutes both
-sentences' figure under one claim label ("BHP FY2024 revenue"); the turn drafts once more
-naming it (the fake model writes the same draft) and the final gate takes the refuted
-claim's sentence out. But the check keeps one sentence per label
-(`GroundingReport.sentences`) and `workflows/rules/refuted.py`, `remove_refuted`, takes out
-that one only, so the second sentence, with the same wrong figure, is shown beside the
-line saying the figure was removed: the turn a reader rates "wrong figure". The case
-drafted from it must fail on that configuration and pass on a correct one (the offline
-engine).
+leave open: the draft states FY2024's revenue as a share of FY2025's the wrong way round
+("92.1% of its FY2025 revenue": 51,260 / 55,658; FY2024's is 108.6% of FY2025's) and
+says it again. The numeric check recomputes a share from two cited figures trying both
+ways round (`domain/grounding.py`, `_change`: only a change is read in the order it is
+stated), so the figure is derived, not refuted, and shown at high confidence: the turn a
+reader rates "wrong figure". The case drafted from it must fail on that configuration
+and pass on a correct one (the offline engine).
 
-(Until the numeric check read figures written in words, this test's wrong turn wrote the
-figure in words, which the check did not read; it reads them now, and refutes them.)
+(Earlier this test's wrong turn was another year's figure said twice, which the final
+gate took out of one sentence only; every sentence of a refuted figure is taken out now
+(`refuted-every-sentence-v1`), and the adversary's `repeats_other_year` mode,
+tests/workflows/test_model_engine.py, shows it stopped. Before that the figure was in
+words, which the check did not read; it reads them now.)
 """
 
 import asyncio
@@ -40,8 +40,9 @@ from tests.fakes.servers import Body, Brain, FakeOpenAI, block_with
 from workflows.probes import ProbeRequest, RunGoldenProbes
 
 QUESTION = "What was BHP's revenue in FY2024?"
-WRONG = "53.82"
-"""FY2023's revenue (US$53.82 billion), stated for FY2024."""
+WRONG = "92.1"
+"""FY2025's revenue as a share of FY2024's (51,260 / 55,658), stated as FY2024's share of
+FY2025's (which is 108.6%)."""
 
 
 @pytest.fixture(scope="module")
@@ -50,17 +51,18 @@ def fake() -> Iterator[FakeOpenAI]:
         yield server
 
 
-def repeats_the_wrong_year(fake: FakeOpenAI) -> OpenAIEngine:
+def states_the_share_backwards(fake: FakeOpenAI) -> OpenAIEngine:
     """The configuration that produced the wrong turn: a model engine whose draft states
-    another year's figure, then says it again, and a judge that passes it."""
+    FY2024's revenue as a share of FY2025's the wrong way round, then says it again, and
+    a judge that passes it."""
     fake.responders.clear()
     brain = Brain(fake)
 
     def draft(body: Body) -> str:
-        n = block_with(body, "55,658")
-        return (f"BHP Group's revenue for FY2024 (year ended 30 June 2024) was US${WRONG} "
-                f"billion [{n}]. In short, BHP's FY2024 revenue came to US${WRONG} billion "
-                f"[{n}].")  # fmt: skip
+        fy24, fy25 = block_with(body, "55,658"), block_with(body, "51.26")
+        return (f"BHP Group's revenue for FY2024 (year ended 30 June 2024) was {WRONG}% of "
+                f"its FY2025 revenue [{fy24}, {fy25}]. In short, BHP's FY2024 revenue came "
+                f"to {WRONG}% of FY2025's [{fy24}, {fy25}].")  # fmt: skip
 
     brain.writes(draft)
     return OpenAIEngine(ModelConfig(
@@ -97,24 +99,24 @@ async def test_a_turn_rated_wrong_figure_becomes_a_case_that_fails_where_it_was_
 ) -> None:  # fmt: skip
     producing = app_settings
     async with (
-        turn_worker(repeats_the_wrong_year(fake), task_queue=producing.task_queue),
+        turn_worker(states_the_share_backwards(fake), task_queue=producing.task_queue),
         client_for(producing) as http,
     ):
         shown = await ask(http, QUESTION)
-        # The slip, as a person saw it: the wrong year's figure, beside the line saying
-        # the figure was removed.
+        # The slip, as a person saw it: the share the wrong way round, derived by the
+        # check and shown with nothing taken out.
         answer = str(shown["answer"])
-        assert shown["status"] == "answered" and f"US${WRONG} billion" in answer, shown
-        assert "could not be verified against the cited report and was removed" in answer
+        assert shown["status"] == "answered" and f"{WRONG}% of" in answer, shown
+        assert "was removed" not in answer
         turn_id = str(shown["turn_id"])
-        rating = {"rating": "wrong_figure", "comment": "that is FY2023"}
+        rating = {"rating": "wrong_figure", "comment": "it is the other way round"}
         rated = await http.post(f"/v1/turns/{turn_id}/feedback", json=rating)
         assert rated.status_code == 201
 
         listed = await live.candidates(temporal_client, producing.task_queue, 500)
         mine = [c for c in listed if c.turn_id == turn_id]
         assert [(c.kind, c.why) for c in mine] == [
-            ("wrong_figure", 'rated wrong figure: "that is FY2023"')
+            ("wrong_figure", 'rated wrong figure: "it is the other way round"')
         ]
 
         out = tmp_path / "live.jsonl"

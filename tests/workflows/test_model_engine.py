@@ -6,7 +6,9 @@ the engine really sent (the question, the fenced evidence). Every other part is 
 the dev server, PostgreSQL, the Qdrant index, the numeric check, the gate. Each kind of
 bad draft (`Adversary`'s modes: another year's, metric's or company's figure unlabelled,
 another year's in words, an invented one, an off-topic answer, injected instructions, a
-skipped company) has a whole turn showing the control that stops it, and the honest
+skipped company, a wrong figure said twice, a change stated the wrong way round, "more
+than" a figure below it, a decimal comma) has a whole turn showing the control that
+stops it, and the honest
 modes (in digits, in words) the controls quiet;
 each provider fault takes the path the failure-policy table declares for its step, and
 a slow provider ends the turn within its budget.
@@ -560,6 +562,9 @@ BHP_REVENUE = Truth(
     other_company=Figure("US$53,658 million", "53,658"),  # Rio Tinto's revenue
     asked_in_words="fifty-five point seven billion US dollars",
     other_year_in_words="fifty-one point three billion US dollars",  # FY2025's, in words
+    rounded_up="US$56 billion",
+    # 55,658 → 51,260 fell 7.9%; measured from FY2025's 51,260 it is +8.6%.
+    change_backwards="rose 8.6% from FY2024 to FY2025",
 )  # fmt: skip
 RIO_REVENUE = Truth(
     company="Rio Tinto", says="consolidated sales revenue for FY2024",
@@ -572,7 +577,7 @@ SINGLE = "What was BHP's revenue in FY2024?"
 COMPARISON = "Compare BHP and Rio Tinto revenue in FY2024"
 WRONG = (
     "US$51.26 billion", "US$29,016 million", INVENTED, "US$99 billion",
-    "fifty-one point three billion",
+    "fifty-one point three billion", "US$51,26 billion", "rose 8.6%", "more than US$56",
 )  # fmt: skip
 """Every figure an adversary states that answers nothing asked (another year's, another
 metric's, an invented one, the injected one, another year's in words)."""
@@ -597,6 +602,14 @@ def control_for(mode: str, result: TurnResult) -> None:
         assert result.status == "answered" and result.confidence == "high", result
         assert "fifty-five point seven billion" in answer and result.unsupported_claims == []
         assert result.figures_checked == 1 and not result.warnings, result
+    elif mode in ("repeats_other_year", "reversed_change"):
+        # The true sentence stays; every sentence of the refuted figure, said once or
+        # twice, or the change read backwards, is taken out and named.
+        assert result.status == "answered" and "US$55,658 million" in answer, result
+        assert "could not be verified against the cited report and was removed" in answer
+    elif mode in ("past_its_bound", "decimal_comma"):
+        # "More than" checked on its side; a decimal comma read: refuted, nothing left.
+        assert result.status == "fallback" and result.fallback_reason == "unverified", result
     elif mode in ("other_year", "other_metric", "invented", "in_words"):
         # Bound to the question's company, year and metric, refuted, drafted again
         # naming it, still refuted: taken out, nothing left, the turn falls back. Written

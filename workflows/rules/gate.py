@@ -20,6 +20,8 @@ MODEL_TIMEOUT = "model_timeout"
 """The model provider did not answer before the turn's budget was spent."""
 JUDGE_UNAVAILABLE = "judge_unavailable"
 """The judge was down and the deployment fails it closed (TURNSTILE_JUDGE_POLICY)."""
+NUMBERS_UNCHECKED = "numbers_unchecked"
+"""The numeric check could not run on the draft: no unchecked figure is shown."""
 CLASSIFIER_UNAVAILABLE = "classifier_unavailable"
 """The route classifier was down and the deployment fails it closed
 (TURNSTILE_CLASSIFIER_POLICY)."""
@@ -54,6 +56,11 @@ _HEADS = {
     JUDGE_UNAVAILABLE: (
         "I drafted an answer from the report passages, but the independent check every "
         "answer must pass here could not run just now, so it is not shown. Please ask "
+        "again in a moment."
+    ),
+    NUMBERS_UNCHECKED: (
+        "I drafted an answer from the report passages, but the check of its figures "
+        "against the reports could not run just now, so it is not shown. Please ask "
         "again in a moment."
     ),
     CLASSIFIER_UNAVAILABLE: (

@@ -1,7 +1,8 @@
 """A retrieval pass, and how the best one becomes the turn's outcome: its draft with
 refuted figures taken out, bound to its citations, every gap line present, and the
 notices and declines a person must read first. A cached answer is reused the same way.
-Pure functions: the decision lines go to the `note` they are given."""
+Pure functions: the decision lines go to the `note` they are given (`_without_refuted`
+asks its patch, `REFUTED_EVERY_SENTENCE`, of the workflow it runs in)."""
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,11 +32,24 @@ with workflow.unsafe.imports_passed_through():
     from workflows.rules import gate
     from workflows.rules.citations import Bound, bind_citations
     from workflows.rules.coverage import ensure_gap_lines, unanswered
-    from workflows.rules.refuted import remove_refuted, substance_left
+    from workflows.rules.refuted import (
+        remove_every_refuted,
+        remove_refuted,
+        substance_left,
+    )
     from workflows.rules.relevance import RelevanceVerdict, relevance_verdict
     from workflows.turn.errors import TurnError
     from workflows.turn.outcome import Outcome
 
+REFUTED_EVERY_SENTENCE = "refuted-every-sentence-v1"
+"""ChatTurn patch (2026-12-04): every sentence that carries a refuted figure is taken out,
+and a draft with one that cannot be found falls back (`gate.UNVERIFIED`); asked only when
+the chosen draft has refuted claims. Before it, one sentence per claim label was."""
+NUMBERS_UNCHECKED_CLOSED = "numbers-unchecked-closed-v1"
+"""ChatTurn patch (2026-12-04): a draft whose numeric check could not run is never shown
+(no unchecked figure reaches a person): another pass's checked draft is, else the turn
+falls back (`gate.NUMBERS_UNCHECKED`); asked only when a check failed. Before it, the
+draft was shown at low confidence."""
 Note = Callable[[str, str], None]
 """`TurnStream.note`: the operator's line, then the person's."""
 SPOKE_TO_READER_WARNING = (
@@ -69,6 +83,8 @@ class Pass:
     judge_closed: bool = False
     """The judge was down and fails closed (`TurnInput.judge_policy`): the draft is
     never shown."""
+    every_sentence: dict[str, list[str]] = field(default_factory=dict)
+    """Every sentence in the draft that carries each unsupported claim, by label."""
 
     @property
     def gaps(self) -> list[NotFound]:
@@ -77,6 +93,23 @@ class Pass:
     @property
     def figures_given(self) -> bool:
         return self.checked_numbers > 0 or self.numbers_unverified
+
+
+def shown_passes(
+    done: list[Pass], unchecked_closed: Callable[[], bool]
+) -> tuple[dict[int, Pass], str | None]:
+    """The passes whose draft may be shown, by number; and, when none may, the fallback
+    reason of the closed check that withheld a draft (None: no draft was composed). A
+    draft whose numeric check could not run is withheld where `unchecked_closed()` says
+    so (the workflow's `NUMBERS_UNCHECKED_CLOSED` patch; asked only when there is one)."""
+    drafted = {p.number: p for p in done if p.draft is not None and not p.judge_closed}
+    unchecked = [p for p in drafted.values() if p.numbers_unverified]
+    if unchecked and unchecked_closed():
+        drafted = {n: p for n, p in drafted.items() if not p.numbers_unverified}
+        if not drafted and not any(p.judge_closed for p in done):
+            return drafted, gate.NUMBERS_UNCHECKED
+    withheld = gate.JUDGE_UNAVAILABLE if any(p.judge_closed for p in done) else None
+    return drafted, withheld
 
 
 def plan_for(
@@ -163,18 +196,29 @@ def _gaps(
     return gaps, verdict
 
 
-def _without_refuted(best: Pass, note: Note) -> tuple[str, list[str]]:
-    """The draft with each figure still refuted taken out (a figure still refuted is
-    never shown; a draft the gate refuses anyway is left to it), and their labels."""
+def _without_refuted(best: Pass, note: Note) -> tuple[str | None, list[str]]:
+    """The draft with each figure still refuted taken out, every sentence that says it (a
+    figure still refuted is never shown; a draft the gate refuses anyway is left to it),
+    and their labels; no text when a refuted sentence could not be found to take out."""
     if best.draft is None:  # only drafted passes are chosen
         raise TurnError("the chosen pass has no draft", "NoDraft")
     answer = best.draft.answer
     if not (best.unsupported and gate.final_gate(answer)):
         return answer, []
-    answer, removed = remove_refuted(answer, best.unsupported, best.sentences)
-    if removed:
-        note(*progress.refuted_taken_out(len(removed)))
-    return answer, removed
+    if not workflow.patched(REFUTED_EVERY_SENTENCE):
+        answer, removed = remove_refuted(answer, best.unsupported, best.sentences)
+        if removed:
+            note(*progress.refuted_taken_out(len(removed)))
+        return answer, removed
+    # A check recorded before `every_sentence` existed gave one sentence per claim.
+    every = best.every_sentence or {label: [s] for label, s in best.sentences.items()}
+    removal = remove_every_refuted(answer, best.unsupported, every)
+    if removal.removed:
+        note(*progress.refuted_taken_out(len(removal.removed)))
+    if removal.not_found:
+        note(*progress.refuted_not_found(len(removal.not_found)))
+        return None, removal.removed
+    return removal.answer, removal.removed
 
 
 def answered(
@@ -183,7 +227,7 @@ def answered(
 ) -> Outcome:  # fmt: skip
     """The best pass's draft, bound to its citations, with every gap line present."""
     answer, removed = _without_refuted(best, note)
-    if removed and not substance_left(answer, removed):
+    if answer is None or (removed and not substance_left(answer, removed)):
         return Outcome(
             "answered", None, decision.route, resolved, carried, coverage=coverage,
             had_evidence=True, fallback_reason=gate.UNVERIFIED,

@@ -18,7 +18,7 @@ with workflow.unsafe.imports_passed_through():
         retryable,
         should_retry,
     )
-    from workflows.turn.answer import Pass
+    from workflows.turn.answer import NUMBERS_UNCHECKED_CLOSED, Pass
     from workflows.turn.steps import TurnSteps
 
 
@@ -115,7 +115,7 @@ class RetrievalPasses:
             number, draft, sources, unsupported, report.derived or draft.derived,
             grade.quality_passed, judge_unavailable, numbers_unverified,
             report.checked_numbers, relevance, relevance_checked, report.sentences,
-            len(spoken), report.verified,
+            len(spoken), report.verified, every_sentence=report.every_sentence,
         )  # fmt: skip
 
     async def _redraft(
@@ -134,6 +134,10 @@ class RetrievalPasses:
         again = await self._draft_and_check(last.number, question, slots, sources, labels)
         if again.draft is None or again.judge_closed:  # the judged draft stands
             return last
+        unchecked = again.numbers_unverified != last.numbers_unverified
+        if unchecked and workflow.patched(NUMBERS_UNCHECKED_CLOSED):
+            # The checked draft of the two: one whose figures went unchecked is never shown.
+            return last if again.numbers_unverified else again
         if len(again.unsupported) > len(last.unsupported):
             return last
         return again
