@@ -10,6 +10,7 @@ is not started. `down` stops only what `up` started and leaves the data.
 """
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -287,7 +288,10 @@ def up(settings: Settings, say: Callable[[str], None]) -> bool:
 
         wait_until(green, 120, "a green /healthz")
     except BaseException:
-        down(settings, lambda _: None)
+        # What failed is what the person needs to read: a clean-up that cannot finish
+        # (ports slow to be released) must not take its place.
+        with contextlib.suppress(StackError):
+            down(settings, lambda _: None)
         raise
     say(
         f"turnstile is up in {time.monotonic() - started:.0f}s: "
