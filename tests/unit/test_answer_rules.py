@@ -8,7 +8,7 @@ from domain.question import extract_slots
 from domain.turns import Carried
 from domain.years import coverage_notice
 from workflows.rules.carry import carry_entities
-from workflows.rules.confidence import shape_answer
+from workflows.rules.confidence import NO_FIGURE_GIVEN_WARNING, shape_answer
 from workflows.rules.retry import retryable
 from workflows.rules.scope import DECLINE_LINE, ScopeDecision, scope_rules
 
@@ -56,6 +56,11 @@ def test_confidence_is_never_high_while_a_requested_figure_is_missing() -> None:
     # Firing: a figure question answered with no figure at all is not grounded.
     asked = shape_answer(0, False, False, missing=1, figures_given=False, figures_asked=True)
     assert asked.grounded == "no" and asked.confidence == "low"
+    # Its not-found lines name what is missing: no notice repeats them...
+    assert asked.warnings == ()
+    # ...but an answer that neither gives nor says it lacks what was asked is flagged.
+    silent = shape_answer(0, False, False, figures_given=False, figures_asked=True)
+    assert silent.grounded == "no" and silent.warnings == (NO_FIGURE_GIVEN_WARNING,)
     # Quiet: a figure question whose figure is given, or a question for no figure.
     assert shape_answer(0, False, False, figures_given=True, figures_asked=True).grounded == "yes"
     assert shape_answer(0, False, False, figures_given=False).grounded == "yes"

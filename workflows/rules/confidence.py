@@ -81,7 +81,8 @@ def shape_answer(
         )
     if figures_asked and not figures_given:
         grounded, confidence = "no", "low"
-        warnings = (*warnings, NO_FIGURE_GIVEN_WARNING)
+        if not missing:  # else its not-found lines say so already, each figure by name
+            warnings = (*warnings, NO_FIGURE_GIVEN_WARNING)
     if numbers_unverified:
         grounded, confidence = "no", "low"
         warnings = (*warnings, NUMBERS_UNVERIFIED_WARNING)
