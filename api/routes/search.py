@@ -1,10 +1,11 @@
-"""GET /v1/search: hybrid retrieval through the worker (which owns Qdrant)."""
+"""GET /v1/search: hybrid retrieval through the worker (which owns Qdrant); GET
+/v1/companies: the companies whose reports are held, with their names and years."""
 
 from datetime import timedelta
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from activities.contracts import SearchRequest
 from api import coverage, redaction
@@ -77,3 +78,23 @@ def _summary(query: str, company: str | None, fy: int | None) -> str:
     """The search's line in the Temporal UI's list (its query already redacted)."""
     where = " ".join(p for p in (company, f"FY{fy}" if fy else None) if p)
     return summary_line(f"search: {query}" + (f" ({where})" if where else ""))
+
+
+class CompanyOut(BaseModel):
+    ticker: str
+    name: str
+    fiscal_years: list[int]
+    year_end: str
+    """Month and day its fiscal year ends ("06-30"; "12-31" for calendar years)."""
+
+
+@router.get("/companies", responses=error_responses(401))
+async def companies(http: Request, caller: CallerDep) -> list[CompanyOut]:
+    """The companies whose reports are held (the company registry, as the API last read
+    it): what a question can name, and the names to show for tickers in labels."""
+    held = http.app.state.coverage
+    return [
+        CompanyOut(ticker=c.ticker, name=c.name, fiscal_years=list(c.fiscal_years),
+                   year_end=c.year_end)
+        for c in sorted(held, key=lambda c: c.ticker)
+    ]  # fmt: skip

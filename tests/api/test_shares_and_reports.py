@@ -125,3 +125,18 @@ async def test_the_report_view_opens_the_cited_report_at_its_page(
     error(await keyed.get(f"/v1/turns/{turn_id}/report?n=1", headers=B), 404, "NotFound")
     error(await keyed.get(f"/v1/turns/{turn_id}/report?n=9", headers=A), 404, "NotFound")
     error(await keyed.get(f"/v1/turns/{turn_id}/report?n=0", headers=A), 422, "InvalidInput")
+
+
+async def test_the_companies_held_are_listed_with_their_names_for_a_caller_with_a_key(
+    keyed: httpx.AsyncClient,
+) -> None:
+    """The page names companies from this list (it keeps none of its own)."""
+    listed = await keyed.get("/v1/companies", headers=A)
+    assert listed.status_code == 200, listed.text
+    names = {c["ticker"]: c["name"] for c in listed.json()}
+    assert names["RIO"] == "Rio Tinto" and names["FMG"] == "Fortescue", names
+    rio = next(c for c in listed.json() if c["ticker"] == "RIO")
+    assert rio["year_end"] == "12-31" and 2024 in rio["fiscal_years"]
+    # Firing: without a key, as every other read.
+    refused = await keyed.get("/v1/companies")
+    assert refused.status_code == 401 and refused.json()["error_type"], refused.text

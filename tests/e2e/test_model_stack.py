@@ -65,7 +65,8 @@ def test_a_stack_configured_for_a_model_answers_through_it(
             driver.get(api + "/")
             ask(driver, COMPARISON)
             flags = [f.text for f in driver.find_elements(By.CSS_SELECTOR, ".msg.assistant .flag")]
-            assert any(f.startswith("Could not verify:") and "RIO FY2024 revenue" in f
+            # The page names the company (the registry's name for the label's ticker).
+            assert any(f.startswith("Could not verify:") and "Rio Tinto FY2024 revenue" in f
                        for f in flags), flags  # fmt: skip
         finally:
             driver.quit()
