@@ -14,7 +14,7 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from starlette.datastructures import State
 
 from db import companies as companies_db
-from domain.companies import check_company, check_fiscal_year, coverage, pinned
+from domain.companies import Company, check_company, check_fiscal_year, coverage, pinned
 
 log = logging.getLogger(__name__)
 
@@ -74,3 +74,11 @@ def _check(state: State, company: str | None, fiscal_year: int | None) -> str | 
         ticker = check_company(company)
         check_fiscal_year(fiscal_year)
         return ticker
+
+
+async def held(state: State, pool: AsyncConnectionPool) -> list[Company]:
+    """The companies held, read again when the last reading is older than
+    `FRESH_SECONDS` (a list shown to people must not lag a report just ingested)."""
+    if time.monotonic() - getattr(state, "coverage_read_at", 0.0) > FRESH_SECONDS:
+        await read_coverage(state, pool)
+    return list(state.coverage)

@@ -89,10 +89,11 @@ class CompanyOut(BaseModel):
 
 
 @router.get("/companies", responses=error_responses(401))
-async def companies(http: Request, caller: CallerDep) -> list[CompanyOut]:
-    """The companies whose reports are held (the company registry, as the API last read
-    it): what a question can name, and the names to show for tickers in labels."""
-    held = http.app.state.coverage
+async def companies(http: Request, pool: PoolDep, caller: CallerDep) -> list[CompanyOut]:
+    """The companies whose reports are held (the company registry, read again when the
+    last reading is a few seconds old): what a question can name, and the names to show
+    for tickers in labels."""
+    held = await coverage.held(http.app.state, pool)
     return [
         CompanyOut(ticker=c.ticker, name=c.name, fiscal_years=list(c.fiscal_years),
                    year_end=c.year_end)

@@ -15,6 +15,7 @@ driver manager never runs. A screenshot of each state is written to
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -793,3 +794,44 @@ def test_conversations_are_listed_exported_deleted_and_shown_dark(
     shot(browser, "21-dark-mode")
     assert not serious_violations(browser)
     browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+FIVE = "Compare the revenue of BHP, Rio Tinto, Fortescue, South32 and Northern Star in FY2025"
+"""Rio Tinto's FY2025 revenue is not in its report (corpus/README.md): four figures and one
+gap."""
+INTERNAL = re.compile(r"\b[a-z]+_[a-z_]+\b|\bslots? differ|\bhint\b|\broute:|\bcache: (hit|miss)")
+"""Words of the code, not of a person: snake_case names, the cache's and router's jargon."""
+SCALED = re.compile(r"(US\$|A\$)\s?[\d.,]+\s*(billion|million|bn|m)\b", re.I)
+
+
+def test_a_comparison_of_five_names_each_company_in_one_table_in_plain_words(
+    stack: Stack, browser: WebDriver
+) -> None:
+    """Every company asked about has its row, the one whose report lacks the figure too
+    (said there, not only in a line below); names, not tickers; one scale per currency
+    in the table; and the steps of "How this was checked" in a person's words."""
+    browser.get(stack.api_url + "/")
+    answer = ask(browser, FIVE)
+    message = messages(browser)[-1]
+    turn = turn_json(browser, message.get_attribute("data-turn-id"))
+    rows = answer.find_elements(By.CSS_SELECTOR, "table tbody tr")
+    named = [r.find_elements(By.CSS_SELECTOR, "td, th")[0].text for r in rows]
+    companies = ["BHP Group", "Rio Tinto", "Fortescue", "South32", "Northern Star"]
+    assert all(any(c in n for n in named) for c in companies), named
+    assert not any(re.fullmatch(r"(BHP|RIO|FMG|S32|NST)", n.strip()) for n in named), named
+    [rio] = [r for r in rows if "Rio Tinto" in r.text]
+    assert not re.search(r"\d{2},\d{3}|\d+\.\d+ (billion|million)", rio.text), rio.text
+    assert [(g["company"], g["fiscal_year"]) for g in turn["not_found"]] == [("RIO", 2025)]
+    box = message.find_element(By.CSS_SELECTOR, ".flag.notfound").text
+    assert "Rio Tinto, FY2025" in box and "RIO" not in box, (box, browser.execute_script(
+        "return [COMPANY, String(TICKERS)]"))  # fmt: skip
+    table = " ".join(r.text for r in rows)
+    for currency in ("US$", "A$"):
+        scales = {m.group(2).lower()[:1] for m in SCALED.finditer(table) if m.group(1) == currency}
+        assert len(scales) <= 1, (currency, scales, table)
+    steps = message.find_elements(By.CSS_SELECTOR, ".trail li")
+    assert steps, "the trail lists the steps"
+    said = "\n".join(s.get_attribute("textContent") for s in steps)
+    assert not INTERNAL.search(said), INTERNAL.search(said)
+    shot(browser, "22-comparison-of-five")
+    assert not serious_violations(browser)
