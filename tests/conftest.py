@@ -59,7 +59,7 @@ from domain.turns import TurnResult
 from ingestion.companies import sample_coverage
 from settings import PROJECT_ROOT, Settings, get_settings
 from stack import postgres
-from stack.processes import free_port
+from stack.processes import free_port, pid_alive
 from workflows import attributes
 from workflows.chat_turn import ChatTurn
 from workflows.contracts import ClarificationReply, TurnInput
@@ -164,9 +164,12 @@ def pytest_configure(config: pytest.Config) -> None:
     pytest numbers its temporary folders per user (`/tmp/pytest-of-USER/pytest-N`) and
     prunes all but the newest three when a session starts, so a second checkout's run on
     the same machine (CI beside a developer, two worktrees) deleted the embedded
-    PostgreSQL and Temporal files of a run still going. Each checkout gets its own folder
-    instead (emptied when its next run starts). `tryfirst`: pytest's tmp_path plugin reads
-    `basetemp` in its own `pytest_configure`, and xdist hands it on to its workers.
+    PostgreSQL and Temporal files of a run still going. Each session gets its own folder
+    instead, named by checkout and process (two sessions in one checkout, a run and a file
+    rerun beside it, collided while the folder was the checkout's); a session removes the
+    folders of this checkout's sessions that have ended. `tryfirst`: pytest's tmp_path
+    plugin reads `basetemp` in its own `pytest_configure`, and xdist hands it on to its
+    workers.
 
     The vector cache is shared by every stack the tests start (`tests/e2e` passes it on):
     the sample corpus is embedded once, not once a stack. It is kept outside the checkout,
@@ -176,7 +179,12 @@ def pytest_configure(config: pytest.Config) -> None:
     the vector the model would give; TURNSTILE_TEST_VECTORS=fresh gives a run its own."""
     if config.option.basetemp is None and not hasattr(config, "workerinput"):
         checkout = hashlib.sha1(str(config.rootpath).encode()).hexdigest()[:10]
-        config.option.basetemp = str(Path(tempfile.gettempdir()) / f"turnstile-tests-{checkout}")
+        root = Path(tempfile.gettempdir())
+        for earlier in root.glob(f"turnstile-tests-{checkout}*"):
+            owner = earlier.name.removeprefix(f"turnstile-tests-{checkout}").lstrip("-")
+            if not (owner.isdigit() and pid_alive(int(owner))):
+                shutil.rmtree(earlier, ignore_errors=True)
+        config.option.basetemp = str(root / f"turnstile-tests-{checkout}-{os.getpid()}")
     if "TURNSTILE_EMBEDDING_CACHE_DIR" not in os.environ:
         if os.environ.get("TURNSTILE_TEST_VECTORS") == "fresh":
             directory = tempfile.mkdtemp(prefix="turnstile-vectors-")
