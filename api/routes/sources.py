@@ -7,6 +7,7 @@ are read through the worker (LoadPassages), which owns Qdrant; only the chunks t
 stored turn cites can be read here, so this is no back door into the index.
 """
 
+import asyncio
 import re
 from datetime import timedelta
 from pathlib import Path
@@ -149,7 +150,8 @@ async def cited_report(
     candidates = [Path(registered)] if registered else []
     candidates.append(settings.corpus_dir / f"{cited.company}_FY{cited.fiscal_year}.md")
     path = next((p for p in candidates if p.suffix == ".md" and p.is_file()), None)
-    pages = report_pages(path.read_text("utf-8")) if path else []
+    # Off the event loop: a whole report read and split is no other request's wait.
+    pages = await asyncio.to_thread(lambda: report_pages(path.read_text("utf-8"))) if path else []
     page = next((p for p in pages if p.page == cited.page), None)
     if page is None:
         raise ApiError(404, "NotFound", f"the text of {cited.document} is not available here")

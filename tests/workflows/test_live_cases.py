@@ -18,7 +18,6 @@ tests/workflows/test_model_engine.py, shows it stopped. Before that the figure w
 words, which the check did not read; it reads them now.)
 """
 
-import asyncio
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,8 +33,8 @@ from domain.evaluation import DRAFTS, TurnExpected
 from evals import live
 from evals.cases import load_file
 from evals.real import run_turn_case
-from settings import Settings, get_settings
-from tests.conftest import TurnWorker, WorkerFactory, client_for, unique
+from settings import Settings
+from tests.conftest import TurnWorker, WorkerFactory, client_for, run_cli, unique
 from tests.fakes.servers import Body, Brain, FakeOpenAI, block_with
 from workflows.probes import ProbeRequest, RunGoldenProbes
 
@@ -79,20 +78,6 @@ async def ask(http: httpx.AsyncClient, question: str) -> dict[str, object]:
     return body
 
 
-async def cli(settings: Settings, monkeypatch: pytest.MonkeyPatch, *argv: str) -> int:
-    """`turnstile ARGV` as a person runs it, against the test's Temporal server and queue."""
-    from cli.main import main
-
-    monkeypatch.setenv("TURNSTILE_TEMPORAL_PORT", str(settings.temporal_port))
-    monkeypatch.setenv("TURNSTILE_TASK_QUEUE", settings.task_queue)
-    monkeypatch.setenv("TURNSTILE_HOME", str(settings.home))
-    get_settings.cache_clear()
-    try:
-        return await asyncio.to_thread(main, list(argv))
-    finally:
-        get_settings.cache_clear()
-
-
 async def test_a_turn_rated_wrong_figure_becomes_a_case_that_fails_where_it_was_produced(
     app_settings: Settings, turn_worker: TurnWorker, fake: FakeOpenAI, temporal_client: Client,
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -120,7 +105,7 @@ async def test_a_turn_rated_wrong_figure_becomes_a_case_that_fails_where_it_was_
         ]
 
         out = tmp_path / "live.jsonl"
-        code = await cli(producing, monkeypatch, "eval", "add-case", "--from-turn", turn_id,
+        code = await run_cli(producing, monkeypatch, "eval", "add-case", "--from-turn", turn_id,
                          "--out", str(out))  # fmt: skip
         assert code == 0, capsys.readouterr().err
         assert "unconfirmed" in capsys.readouterr().out
@@ -136,7 +121,7 @@ async def test_a_turn_rated_wrong_figure_becomes_a_case_that_fails_where_it_was_
         assert 4 in expected.cites[0].pages
 
         # Drafting it twice is refused in one line: the file holds it already.
-        again = await cli(producing, monkeypatch, "eval", "add-case", "--from-turn", turn_id,
+        again = await run_cli(producing, monkeypatch, "eval", "add-case", "--from-turn", turn_id,
                           "--out", str(out))  # fmt: skip
         assert again == 2 and "already holds a case" in capsys.readouterr().err
 
@@ -172,7 +157,7 @@ async def test_a_turn_rated_helpful_last_is_no_candidate_and_a_correct_turn_draf
         listed = {c.turn_id for c in found}
         # As a reviewer reads the list: `turnstile eval candidates`.
         capsys.readouterr()
-        code = await cli(app_settings, monkeypatch, "eval", "candidates", "--limit", "500")
+        code = await run_cli(app_settings, monkeypatch, "eval", "candidates", "--limit", "500")
         printed = capsys.readouterr().out
         draft = await live.draft(temporal_client, app_settings.task_queue, right)
         on_correct, _ = await run_turn_case(http, draft)
@@ -201,7 +186,7 @@ async def test_adding_a_case_from_an_unknown_turn_is_one_line_and_writes_nothing
 ) -> None:  # fmt: skip
     out = tmp_path / "live.jsonl"
     async with turn_worker(task_queue=app_settings.task_queue):
-        code = await cli(app_settings, monkeypatch, "eval", "add-case", "--from-turn",
+        code = await run_cli(app_settings, monkeypatch, "eval", "add-case", "--from-turn",
                          "turn-nope-1", "--out", str(out))  # fmt: skip
     err = capsys.readouterr().err
     assert code == 2 and err.strip() == "turnstile: no turn turn-nope-1", err
