@@ -126,6 +126,9 @@ class IngestFileResult(_Frozen):
     error: str | None = None
     facts: int | None = None
     """Facts (re)stored for the document by this ingestion; None when none changed."""
+    identified: str | None = None
+    """What was read from a PDF's first pages of who and when it is of (and what could
+    not be told), in one line; None when the command said both."""
     problems: list[str] = Field(default_factory=list)
     """Pages read but not indexed, each with why ("page 5: no text layer ...")."""
 

@@ -328,6 +328,7 @@ class ReportIndex:
                     status="unchanged",
                     chunks=len(doc.chunks),
                     problems=doc.problems,
+                    identified=doc.identified,
                 )
         vectors = embed_documents(self.embedder, [c.text for c in doc.chunks])
         points = []
@@ -372,6 +373,7 @@ class ReportIndex:
             status="ingested",
             chunks=len(points),
             problems=doc.problems,
+            identified=doc.identified,
         )
 
     def search(

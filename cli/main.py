@@ -270,6 +270,8 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
             print(f"{r['status']}: {r['error']}", file=sys.stderr)
         else:
             _say(f"{r['status']}: {r['path']} ({r['chunks']} chunks)")
+            if r.get("identified"):
+                _say(f"  {r['identified']}")
             for problem in r.get("problems", []):
                 print(f"  {r['path']}: {problem}", file=sys.stderr)
     _say(f"corpus version {body['corpus_version']}")
@@ -507,8 +509,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("ingest", help="ingest Markdown or PDF reports")
     p.add_argument("paths", nargs="+", help="report files or folders (.md, .pdf)")
-    p.add_argument("--company", help="for PDFs: ticker or name (a new company: its ticker)")
-    p.add_argument("--fy", type=_fiscal_year, help="for PDFs: fiscal year, 2022 or FY2022")
+    p.add_argument(
+        "--company",
+        help="ticker or name (a new company: its ticker); a PDF's own first pages say it"
+        " when not given",
+    )
+    p.add_argument(
+        "--fy",
+        type=_fiscal_year,
+        help="fiscal year, 2022 or FY2022; a PDF's own first pages say it when not given",
+    )
     p.add_argument("--name", help='a company not registered yet: its name, "Example Mining"')
     p.add_argument(
         "--alias", action="append", default=[], help="another name it goes by (repeatable)"

@@ -8,7 +8,7 @@ from domain.figures import Fact
 _COLUMNS = (
     "corpus, document_id, document, content_hash, extractor_version, chunk_id, company,"
     " report_fiscal_year, fiscal_year, page, source, label, metric, value, raw, unit,"
-    " decimals, restated, context"
+    " decimals, restated, context, period_end, period_months, column_group"
 )
 
 
@@ -35,13 +35,14 @@ async def replace(
     rows = [
         (corpus, document_id, f.document, content_hash, EXTRACTOR_VERSION, f.chunk_id, f.company,
          f.report_fiscal_year, f.fiscal_year, f.page, f.source, f.label, f.metric, f.value,
-         f.raw, f.unit, f.decimals, f.restated, f.context)
+         f.raw, f.unit, f.decimals, f.restated, f.context, f.period_end, f.period_months,
+         f.group)
         for f in facts
     ]  # fmt: skip
     if rows:
         async with conn.cursor() as cursor:
             await cursor.executemany(
-                f"INSERT INTO facts ({_COLUMNS}) VALUES ({', '.join(['%s'] * 19)})", rows
+                f"INSERT INTO facts ({_COLUMNS}) VALUES ({', '.join(['%s'] * 22)})", rows
             )
     return len(rows)
 
@@ -61,7 +62,8 @@ async def of_company(
     """A company's stored facts (of `years`, else all), in document and page order."""
     cursor = await conn.execute(
         "SELECT chunk_id, company, document, page, report_fiscal_year, fiscal_year,"
-        " restated, label, metric, value, raw, unit, decimals, context, source FROM facts"
+        " restated, label, metric, value, raw, unit, decimals, context, source,"
+        " period_end::text, period_months, column_group FROM facts"
         " WHERE corpus = %s AND company = %s AND (%s::int[] IS NULL OR fiscal_year = ANY(%s))"
         " ORDER BY report_fiscal_year, page, fact_id",
         (corpus, company, years, years),
@@ -70,7 +72,8 @@ async def of_company(
         Fact(
             chunk_id=r[0], company=r[1], document=r[2], page=r[3], report_fiscal_year=r[4],
             fiscal_year=r[5], restated=r[6], label=r[7], metric=r[8], value=r[9], raw=r[10],
-            unit=r[11], decimals=r[12], context=r[13], source=r[14],
+            unit=r[11], decimals=r[12], context=r[13], source=r[14], period_end=r[15],
+            period_months=r[16], group=r[17],
         )
         for r in await cursor.fetchall()
     ]  # fmt: skip

@@ -133,12 +133,14 @@ def aliases_for(ticker: str, name: str, others: Iterable[str] = ()) -> tuple[str
     legal suffix ("Example Mining Limited" is also "example mining"), and `others`."""
     found: list[str] = []
     stripped = name
-    while (shorter := _LEGAL_SUFFIX.sub("", stripped)) != stripped and shorter.strip():
+    while (shorter := _LEGAL_SUFFIX.sub("", stripped).rstrip(" ,")) != stripped and shorter:
         stripped = shorter
     # A short name left by the suffix ("Star" of "Star Group") would match ordinary text.
     if len(stripped) < _MIN_WORD_CHARS or _key(stripped) in _ORDINARY_WORDS:
         stripped = name
-    for value in (ticker, name, stripped, *others):
+    # "Amazon.com" is also "Amazon": a web address's ending is no part of how it is named.
+    bare = re.sub(r"\.(?:com|net|org|io)$", "", stripped, flags=re.IGNORECASE)
+    for value in (ticker, name, stripped, bare, *others):
         key = _key(value)
         if key and key not in found:
             found.append(key)

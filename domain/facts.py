@@ -21,10 +21,9 @@ from domain.figures import (
     OPEN,
     UNITS,
     Fact,
-    column_year,
+    cell_fact,
     open_unit,
-    parse_number,
-    table_blocks,
+    table_cells,
     unit_key,
     unit_words,
 )
@@ -39,7 +38,7 @@ from domain.grounding import (
 from domain.metrics import metric_of_row_label
 from domain.models import ChunkText
 
-EXTRACTOR_VERSION = 1
+EXTRACTOR_VERSION = 2
 """Bumped when the reading changes: stored facts of an older version are rebuilt."""
 
 _HEADER_LINE = re.compile(r"^\[.*\]$")
@@ -134,46 +133,29 @@ def _row_unit(label: str) -> str | None:
 
 
 def table_facts(chunk: ChunkText, text: str | None = None) -> list[Fact]:
-    """A fact per numeric cell of every table: row label, column period, unit.
+    """A fact per numeric cell of every table: row label, its own period, unit.
 
-    The unit is the row's own (a parenthesis at the end of its label) or the table's
-    (its first header cell, else the chunk's); a table with neither states counts or
-    ratios, and its cells are facts with no unit rather than dropped. A column header
-    without a year is the report's own period.
+    The unit is the row's own (a parenthesis at the end of its label, or what the row
+    says: per share, a count of shares) or the table's (its first header cell, else the
+    chunk's); a table with neither states counts or ratios, and its cells are facts with
+    no unit rather than dropped. A cell whose period cannot be read (a column headed by
+    no year or date, a row of no dated balance) is evidence text, not a fact of a year.
     """
-    # long: one pass over a table's cells; its cases share the row's state.
     facts: list[Fact] = []
-    for table in table_blocks(chunk.text if text is None else text):
-        header, rows = table[0], table[1:]
-        table_unit = unit_key(header[0]) or (unit_key(chunk.unit) if chunk.unit else None)
-        columns: list[tuple[int, int, bool]] = []
-        for index, cell in enumerate(header[1:], start=1):
-            year = column_year(cell)
-            restated = bool(re.search(r"restated|re-presented|represented", cell, re.I))
-            columns.append((index, year if year is not None else chunk.fiscal_year, restated))
-        for row in rows:
-            label = row[0]
-            if not re.search(r"[A-Za-z]", label):
-                continue
-            unit = _row_unit(label) or table_unit or open_unit("")
-            metric = metric_of_row_label(label)
-            context = " | ".join(c for c in (header[0], label) if c)
-            for index, year, restated in columns:
-                if index >= len(row):
-                    continue
-                parsed = parse_number(row[index])
-                if parsed is None:
-                    continue
-                value, raw, decimals = parsed
-                facts.append(
-                    Fact(
-                        chunk_id=chunk.chunk_id, company=chunk.company, document=chunk.document,
-                        page=chunk.page, report_fiscal_year=chunk.fiscal_year,
-                        fiscal_year=year, restated=restated, label=label,
-                        metric=metric, value=value, raw=raw, unit=unit, decimals=decimals,
-                        context=f"{context} | {header[index]}: {raw}", source="table",
-                    )
-                )  # fmt: skip
+    for cell in table_cells(chunk.text if text is None else text, chunk.unit):
+        if cell.period is None:
+            continue
+        unit = _row_unit(cell.label) or cell.unit or open_unit("")
+        context = " | ".join(c for c in (cell.table_unit, cell.section, cell.label) if c)
+        facts.append(
+            cell_fact(
+                chunk,
+                cell,
+                unit,
+                metric_of_row_label(cell.label),
+                context=f"{context} | {cell.header}: {cell.raw}",
+            )
+        )
     return facts
 
 

@@ -8,6 +8,7 @@ offline engine states and compares them. Different currencies or kinds of quanti
 never combined: `to_base` puts US$bn and US$M on one scale, never US$ and A$.
 """
 
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from domain.metrics import metric_of_row_label
 from domain.models import ChunkText
+from domain.periods import ColumnPeriod, column_period, row_period
 
 
 @dataclass(frozen=True)
@@ -33,9 +35,11 @@ class Unit:
 UNITS: dict[str, Unit] = {
     u.key: u
     for u in (
+        Unit("us$1", "money", "US$", 0.000001, "us$m"),  # a column in whole dollars
         Unit("us$k", "money", "US$", 0.001, "us$m"),  # a "US$'000" column
         Unit("us$m", "money", "US$", 1.0, "us$m"),
         Unit("us$bn", "money", "US$", 1000.0, "us$m"),
+        Unit("a$1", "money", "A$", 0.000001, "a$m"),  # whole dollars of an A$ reporter
         Unit("a$k", "money", "A$", 0.001, "a$m"),  # a "$'000" column of an A$ reporter
         Unit("a$m", "money", "A$", 1.0, "a$m"),
         Unit("a$bn", "money", "A$", 1000.0, "a$m"),
@@ -52,6 +56,12 @@ UNITS: dict[str, Unit] = {
 }
 
 _UNIT_ALIASES: dict[str, str] = {
+    # A column headed with the currency alone is in whole units of it; a row of it that
+    # is per share says so in its label (`cell_unit`).
+    "a$": "a$1",
+    "us$": "us$1",
+    "a$ (whole dollars)": "a$1",
+    "us$ (whole dollars)": "us$1",
     "us$'000": "us$k",
     "us$000": "us$k",
     "us$ thousand": "us$k",
@@ -84,6 +94,8 @@ _UNIT_ALIASES: dict[str, str] = {
     "a¢": "a cents",
     "a$ per share": "a$",
     "us$ per share": "us$",
+    "a$/share": "a$",
+    "us$/share": "us$",
     "million tonnes": "mt",
     "thousand tonnes": "kt",
     "thousand ounces": "koz",
@@ -149,6 +161,22 @@ class Fact(BaseModel):
     context: str = ""
     """The row (table header, label, column and cell) or the sentence the figure is in."""
     source: Literal["table", "prose"] = "table"
+    period_end: str | None = None
+    """The date (ISO) the figure's column or row is printed for, when it says one."""
+    period_months: int | None = None
+    """3, 6 or 9 for an interim column; None or 12 for a year or a balance at its end."""
+    group: str = ""
+    """The column group it was printed under ("Consolidated", "Parent"), or ""."""
+
+    @property
+    def annual(self) -> bool:
+        """Whether it is a whole year's figure (or a balance at a year's end)."""
+        return self.period_months in (None, 12)
+
+    @property
+    def parent_only(self) -> bool:
+        """A figure of the parent entity alone, printed beside the consolidated group's."""
+        return bool(re.search(r"\b(?:parent|company)\b", self.group, re.IGNORECASE))
 
     @property
     def is_net_cash(self) -> bool:
@@ -225,54 +253,169 @@ def column_year(header: str) -> int | None:
     return 2000 + int(year) if len(year) == 2 else int(year)
 
 
-def extract_facts(chunk: ChunkText) -> list[Fact]:
-    """Return every figure in the chunk's tables, with its unit, column year and metric.
+_PER_SHARE = re.compile(
+    r"\bper\s+(?:ordinary\s+|common\s+|basic\s+|diluted\s+)?(?:share|unit|security|ADS)\b|"
+    r"\bEPS\b|\b(?:earnings|dividends?|distributions?)\s+per\b|/share\b",
+    re.IGNORECASE,
+)
+_SHARE_COUNT = re.compile(
+    r"\b(?:weighted[-\s]average\s+(?:number\s+of\s+)?(?:\w+\s+)?shares|number\s+of\s+(?:\w+\s+)?"
+    r"shares|shares\s+(?:outstanding|used|issued|on\s+issue|in\s+issue))\b",
+    re.IGNORECASE,
+)
+_SCALE_WORD = {0.001: "thousand", 1.0: "million", 1000.0: "billion"}
 
-    A table whose unit cannot be read (neither its header cell nor the chunk's unit) is
-    skipped rather than guessed: a bare number without a unit is not a fact.
-    """
-    # long: one pass over a table's cells; its cases share the row's state.
-    facts: list[Fact] = []
-    for table in table_blocks(chunk.text):
-        header, rows = table[0], table[1:]
-        unit = unit_key(header[0]) or (unit_key(chunk.unit) if chunk.unit else None)
-        if unit is None:
+
+def cell_unit(table_unit: str | None, label: str, raw: str = "", section: str = "") -> str | None:
+    """The unit of one cell: its table's, unless its row (or the heading it is under)
+    says otherwise.
+
+    A row per share in a money table ("in millions, except per share data") is in the
+    currency per share, or in cents when its row or heading says cents ("Earnings per
+    share (cents per share)"); a row counting shares is a count in the table's scale
+    ("million shares"); a cell written with "%" is a percentage."""
+    if raw.rstrip().endswith("%"):
+        return "%"
+    if table_unit is None:
+        return None
+    spec = unit_spec(table_unit)
+    if spec.kind != "money" or not spec.currency:
+        return table_unit
+    said = f"{section} {label}"
+    if _SHARE_COUNT.search(said) and "capital" not in label.lower():
+        word = _SCALE_WORD.get(spec.factor)  # the table's scale, as millions of its currency
+        return open_unit(f"{word} shares" if word else "shares")
+    if _PER_SHARE.search(said):
+        cents = bool(re.search(r"\bcents\b", said, re.IGNORECASE))
+        return next(
+            k for k, u in UNITS.items()
+            if u.kind == "per_share" and u.currency == spec.currency
+            and u.factor == (1.0 if cents else 100.0)
+        )  # fmt: skip
+    return table_unit
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One number of one Markdown table: its row, its column's period and its unit."""
+
+    label: str
+    section: str
+    """The heading row above it in the table ("Current assets"), or ""."""
+    header: str
+    """Its column's header cell as printed."""
+    period: ColumnPeriod | None
+    """Its own period (`domain.periods.row_period`); None: bound to no year."""
+    unit: str | None
+    value: float
+    raw: str
+    decimals: int
+    table_unit: str
+
+
+def _cell_number(text: str) -> tuple[float, str, int] | None:
+    """A cell's number; a dash alone is nil (0)."""
+    if re.fullmatch(r"\s*[-–—−]{1,2}\s*", text):
+        return 0.0, text.strip(), 0
+    return parse_number(text)
+
+
+def _between_balances(rows: list[list[str]]) -> dict[int, ColumnPeriod]:
+    """The period of each movement row of a table whose rows are dated balances (a
+    statement of changes in equity): a row between the balance at one date and the
+    balance at a later one is a movement of the period the later one closes."""
+    dated = [(n, p) for n, row in enumerate(rows) if (p := row_period(None, row[0])) is not None]
+    found: dict[int, ColumnPeriod] = {}
+    for (start, opening), (stop, closing) in itertools.pairwise(dated):
+        if opening.end is None or closing.end is None or closing.end <= opening.end:
             continue
-        columns: list[tuple[int, int, bool]] = []
-        for index, cell in enumerate(header[1:], start=1):
-            year = column_year(cell)
-            if year is not None:
-                restated = bool(re.search(r"restated|re-presented|represented", cell, re.I))
-                columns.append((index, year, restated))
-        for row in rows:
+        months = round((closing.end - opening.end).days / 30.44)
+        for n in range(start + 1, stop):
+            found[n] = ColumnPeriod(
+                fiscal_year=closing.fiscal_year, end=closing.end, months=months or None
+            )
+    return found
+
+
+def table_cells(text: str, chunk_unit: str | None = None) -> list[Cell]:
+    """Every number in the Markdown tables of `text`, each with its period and unit.
+
+    The one reading of a report's tables: the facts at ingestion, the offline engine and
+    the numeric check all take a table cell's period and unit from here. The first header
+    cell is the table's unit (else `chunk_unit`); a column's period is its header's
+    (`column_period`), moved by what its row says ("at the beginning of the year"); a
+    Note column holds references, not values; a row without numbers is a heading."""
+    # long: one pass over a table's cells; its cases share the row's state.
+    cells: list[Cell] = []
+    for table in table_blocks(text):
+        header, rows = table[0], table[1:]
+        table_unit = unit_key(header[0]) or (unit_key(chunk_unit) if chunk_unit else None)
+        columns = [
+            (i, column_period(cell))
+            for i, cell in enumerate(header[1:], start=1)
+            if cell.strip().lower() not in ("note", "notes")
+        ]
+        section = ""
+        between = _between_balances(rows)
+        for number, row in enumerate(rows):
             label = row[0]
             if not re.search(r"[A-Za-z]", label):
                 continue
-            metric = metric_of_row_label(label)
-            for index, year, restated in columns:
-                if index >= len(row):
-                    continue
-                parsed = parse_number(row[index])
+            parsed_row = [(i, p, _cell_number(row[i])) for i, p in columns if i < len(row)]
+            if not any(parsed is not None for _, _, parsed in parsed_row):
+                if all(not c.strip() for c in row[1:]):
+                    section = label.rstrip(":").strip()
+                continue
+            # A one-word row ("Basic", "Total", "Borrowings") is named with its heading.
+            named = f"{section}: {label}" if len(label.split()) == 1 and section else label
+            for i, period, parsed in parsed_row:
                 if parsed is None:
                     continue
                 value, raw, decimals = parsed
-                facts.append(
-                    Fact(
-                        chunk_id=chunk.chunk_id,
-                        company=chunk.company,
-                        document=chunk.document,
-                        page=chunk.page,
-                        report_fiscal_year=chunk.fiscal_year,
-                        fiscal_year=year,
-                        restated=restated,
-                        label=label,
-                        metric=metric if metric_fits_unit(metric, unit) else None,
-                        value=value,
-                        raw=raw,
-                        unit=unit,
-                        decimals=decimals,
+                own = row_period(period, label, header[i]) or between.get(number)
+                cells.append(
+                    Cell(
+                        label=named, section=section, header=header[i], period=own,
+                        unit=cell_unit(table_unit, label, raw, section), value=value, raw=raw,
+                        decimals=decimals, table_unit=header[0],
                     )
-                )
+                )  # fmt: skip
+    return cells
+
+
+def cell_fact(
+    chunk: ChunkText, cell: Cell, unit: str, metric: str | None, context: str = ""
+) -> Fact:
+    """The fact of one table cell of a chunk, with its own period (`table_cells`)."""
+    period = cell.period
+    assert period is not None
+    return Fact(
+        chunk_id=chunk.chunk_id, company=chunk.company, document=chunk.document,
+        page=chunk.page, report_fiscal_year=chunk.fiscal_year, fiscal_year=period.fiscal_year,
+        restated=period.restated, label=cell.label, metric=metric, value=cell.value,
+        raw=cell.raw, unit=unit, decimals=cell.decimals,
+        period_end=period.end.isoformat() if period.end else None,
+        period_months=period.months, group=period.group, context=context, source="table",
+    )  # fmt: skip
+
+
+def extract_facts(chunk: ChunkText) -> list[Fact]:
+    """Return every figure in the chunk's tables, with its unit, period and metric.
+
+    A cell whose unit cannot be read (neither its table's header cell nor the chunk's
+    unit) is skipped rather than guessed, as is one bound to no period: a bare number,
+    or a number of no year, is not a fact of a year.
+    """
+    facts: list[Fact] = []
+    for cell in table_cells(chunk.text, chunk.unit):
+        if cell.period is None or cell.unit is None or cell.unit not in UNITS:
+            continue
+        metric = metric_of_row_label(cell.label)
+        facts.append(
+            cell_fact(
+                chunk, cell, cell.unit, metric if metric_fits_unit(metric, cell.unit) else None
+            )
+        )
     return facts
 
 
@@ -307,7 +450,9 @@ def format_value(
     # long: one case per unit kind.
     spec = unit_spec(unit)
     number = _digits(abs(value), decimals)
-    if unit in ("us$k", "a$k"):
+    if unit in ("us$1", "a$1"):
+        text = f"{spec.currency}{number}"
+    elif unit in ("us$k", "a$k"):
         text = f"{spec.currency}{number} thousand"
     elif unit in ("us$m", "a$m"):
         text = f"{spec.currency}{number} million"

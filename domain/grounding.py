@@ -49,7 +49,7 @@ from domain.companies import (
     fiscal_years,
     normalise_ticker,
 )
-from domain.figures import column_year, parse_number, table_blocks, unit_key, unit_spec
+from domain.figures import table_blocks, table_cells, unit_spec
 from domain.metrics import (
     DIVIDEND_COMPONENT,
     find_metrics,
@@ -641,36 +641,42 @@ def _base(a: Amount) -> float | None:
     return None if a.factor is None else a.value * a.factor * (-1.0 if a.negative else 1.0)
 
 
-def _table_numbers(rows: list[list[str]], chunk: ChunkText, index: int) -> list[SourceNumber]:
+def _table_numbers(text: str, chunk: ChunkText, index: int) -> list[SourceNumber]:
+    """The numbers of a chunk's tables: each cell with its own unit and period
+    (`table_cells`); a cell bound to no period backs no figure of a year, and one printed
+    for a period shorter than a year ("3 months to ...") is no year's."""
     found: list[SourceNumber] = []
-    header, body = rows[0], rows[1:]
-    unit = unit_key(header[0]) or (unit_key(chunk.unit) if chunk.unit else None)
-    spec = unit_spec(unit) if unit else None
-    columns = [(i, column_year(cell)) for i, cell in enumerate(header[1:], start=1)]
-    all_years = frozenset(y for _, y in columns if y is not None) or frozenset({chunk.fiscal_year})
-    for row in body:
-        label = row[0]
-        metric = metric_of_row_label(label)
-        for a in find_amounts(label):
-            found.append(SourceNumber(a, index, chunk.company, all_years, metric, False))
-        for i, year in columns:
-            if i >= len(row) or (parsed := parse_number(row[i])) is None:
-                continue
-            value, _, decimals = parsed
-            amount = Amount(
-                value=abs(value),
-                decimals=decimals,
-                kind=spec.kind if spec else "bare",
-                currency=spec.currency if spec else None,
-                factor=spec.factor if spec else None,
-                negative=value < 0,
-                sign_known=True,
-                approx=False,
-                start=0,
-                end=0,
-            )
-            years = frozenset({year if year is not None else chunk.fiscal_year})
-            found.append(SourceNumber(amount, index, chunk.company, years, metric, True))
+    cells = table_cells(text, chunk.unit)
+    row_years: dict[str, set[int]] = {}
+    for cell in cells:
+        if cell.period is not None:
+            row_years.setdefault(cell.label, set()).add(cell.period.fiscal_year)
+    labels: set[str] = set()
+    for cell in cells:
+        metric = metric_of_row_label(cell.label)
+        if cell.label not in labels:
+            # A number in a row's label ("production (100%)") is of the row's periods.
+            labels.add(cell.label)
+            years = frozenset(row_years.get(cell.label, ()))
+            for a in find_amounts(cell.label):
+                found.append(SourceNumber(a, index, chunk.company, years, metric, False))
+        spec = unit_spec(cell.unit) if cell.unit else None
+        amount = Amount(
+            value=abs(cell.value),
+            decimals=cell.decimals,
+            kind=spec.kind if spec else "bare",
+            currency=spec.currency if spec else None,
+            factor=spec.factor if spec else None,
+            negative=cell.value < 0,
+            sign_known=True,
+            approx=False,
+            start=0,
+            end=0,
+        )
+        period = cell.period
+        annual = period is not None and period.annual
+        years = frozenset({period.fiscal_year}) if annual and period else frozenset()
+        found.append(SourceNumber(amount, index, chunk.company, years, metric, True))
     return found
 
 
@@ -696,9 +702,7 @@ def source_numbers(chunk: ChunkText, index: int) -> list[SourceNumber]:
         lines = lines[1:]
     lines = [ln for ln in lines if not re.match(r"^Table \(.*\):$", ln.strip())]
     text = "\n".join(lines)
-    found: list[SourceNumber] = []
-    for rows in table_blocks(text):
-        found.extend(_table_numbers(rows, chunk, index))
+    found = _table_numbers(text, chunk, index)
     prose = "\n".join(ln for ln in lines if not ln.strip().startswith("|"))
     for sentence in split_sentences(prose):
         amounts = claimed_amounts(sentence)

@@ -24,10 +24,13 @@ from domain.companies import (
     companies,
     normalise_ticker,
 )
+from domain.figures import unit_key
 from domain.models import ChunkText
 from domain.provenance import chunk_ids_for
 from ingestion.companies import CompaniesFileError, companies_beside
+from ingestion.identity import Identity, ticker_from_name
 from ingestion.pdf import PdfError, read_pdf
+from ingestion.statements import ReadContext
 
 PROSE_WORDS = 120
 
@@ -41,7 +44,9 @@ UNIT_NOTES: dict[str, str] = {
     "us cents": "all figures in US cents per share",
     "a cents": "all figures in Australian cents per share",
     "a$": "all figures in A$ per share",
-    "us$": "all figures in US$",
+    "us$": "all figures in US$ per share",
+    "us$1": "all figures in US$",
+    "a$1": "all figures in A$",
     "mt": "all figures in million tonnes (Mt)",
     "kt": "all figures in thousand tonnes (kt)",
     "koz": "all figures in thousand ounces (koz)",
@@ -83,6 +88,9 @@ class ParsedDocument:
     """Pages read but not indexed, each with why ("page 5: no text layer ...")."""
     described: Company | None = None
     """Who its company is, as ingestion registers it."""
+    identified: str | None = None
+    """What was read from its first pages of who and when (and what could not be), in one
+    line; None when the command said both."""
 
 
 def document_key(ticker: str, fiscal_year: int) -> str:
@@ -156,7 +164,7 @@ def _company_for(path: Path, value: str | None, meta: dict[str, str]) -> Company
 
 def unit_of_header(cell: str) -> str | None:
     """Return the canonical unit key of a table's first header cell, if it names one."""
-    key = " ".join(cell.strip().lower().split())
+    key = unit_key(cell)
     return key if key in UNIT_NOTES else None
 
 
@@ -329,21 +337,103 @@ def parse_markdown(
 def parse_pdf(
     path: Path, company: "str | Company | None", fiscal_year: int | None, ocr: bool = False
 ) -> ParsedDocument:
-    """Parse a PDF report; company and fiscal year come from flags (a PDF has no front
-    matter). Tables keep their columns and periods (`ingestion.pdf`); pages whose text
-    cannot be used are listed in the document's `problems`, and not indexed unless `ocr`
-    reads them."""
-    described, fy = _check_metadata(path, company, fiscal_year)
+    """Parse a PDF report. Who and when it is of come from the flags, else from its first
+    pages (`ingestion.identity`: its name, listing code, period end and currency), which
+    the document then says in its `identified` line, with what could not be told. Tables
+    keep their columns and periods (`ingestion.statements`); pages whose text cannot be
+    used are listed in the document's `problems`, and not indexed unless `ocr` reads
+    them."""
+    # long: who and when resolved while the file is read (its tables need them), then built.
+    try:
+        check_report_year(fiscal_year)
+    except ValueError as exc:
+        raise DocumentError(f"{path}: {exc}") from exc
+    chosen: list[tuple[Company, int, Identity]] = []
+
+    def resolve(identity: Identity) -> ReadContext:
+        described = _pdf_company(path, company, identity)
+        fy = fiscal_year or identity.fiscal_year(described.year_end if company else None)
+        if fy is None:
+            raise DocumentError(
+                f"{path}: could not tell its fiscal year from its first pages (give it: --fy 2024)"
+            )
+        try:
+            check_report_year(fy)
+        except ValueError as exc:
+            raise DocumentError(f"{path}: {exc}") from exc
+        chosen.append((described, fy, identity))
+        return ReadContext(described.currency, described.year_end, fy)
+
     try:
         raw = path.read_bytes()
-        read = read_pdf(path, described.currency, ocr=ocr)
+        read = read_pdf(path, ocr=ocr, resolve=resolve)
     except OSError as exc:
         raise DocumentError(f"{path}: cannot be read ({exc.__class__.__name__})") from exc
     except PdfError as exc:
         raise DocumentError(f"{path}: not a readable PDF: {exc}") from exc
+    described, fy, identity = chosen[-1]
     blocks = [_Block(b.page, b.section, b.text, b.is_table) for b in read.blocks]
     title = f"{described.name} Annual Report {fy}"
-    return _build(path, title, described, fy, raw, blocks, read.problems)
+    doc = _build(path, title, described, fy, raw, blocks, read.problems)
+    doc.identified = _identified(described, fy, identity, company, fiscal_year)
+    return doc
+
+
+def _pdf_company(path: Path, company: "str | Company | None", identity: Identity) -> Company:
+    """The company a PDF is of: the flag's, else the registered one its first pages name
+    (by listing code or name), else a new one described by them."""
+    if isinstance(company, Company):
+        return company
+    if company:
+        return _company_for(path, company, {})
+    if identity.name is None:
+        raise DocumentError(
+            f"{path}: could not tell its company from its first pages (give --company,"
+            ' and --name "Example Mining" for a company not registered yet)'
+        )
+    for value in (identity.ticker, identity.name):
+        ticker = normalise_ticker(value) if value else None
+        if ticker is not None:
+            return companies()[ticker]
+    ticker = identity.ticker or ticker_from_name(identity.name)
+    if ticker in companies():
+        raise DocumentError(
+            f"{path}: its code {ticker} is registered to {companies()[ticker].name}, not"
+            f" {identity.name} (give --company and --name)"
+        )
+    return Company(
+        ticker, identity.name, aliases_for(ticker, identity.name),
+        identity.year_end or "06-30", identity.currency or "US$",
+    )  # fmt: skip
+
+
+def _identified(
+    described: Company, fy: int, identity: Identity, company: object, fiscal_year: int | None
+) -> str | None:
+    """The one line that says what was read from the report's first pages, and what was
+    not; None when the flags said everything."""
+    if company and fiscal_year:
+        return None
+    read: list[str] = []
+    if not company:
+        read.append(f"{described.name} ({described.ticker}), in {described.currency}")
+    if not fiscal_year:
+        end = identity.period_end
+        said = f", {'period' if identity.interim else 'year'} ended {end:%d %B %Y}" if end else ""
+        read.append(f"FY{fy}{said}")
+    line = "read from its first pages: " + "; ".join(read)
+    unknown = [u for u in identity.unknown if not (company and u != "the period it covers")]
+    if unknown:
+        line += f"; could not tell {_and(unknown)}"
+        if "its listing code" in unknown and not company:
+            line += f" (registered as {described.ticker}; --company sets another)"
+        if "its reporting currency" in unknown and not company:
+            line += f" (taken as {described.currency}; --currency sets another)"
+    return line
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
 
 
 def parse_document(

@@ -24,6 +24,7 @@ What is handled, each by a rule below:
   the same rules, and reported as read by OCR.
 """
 
+import itertools
 import re
 import statistics
 import xml.etree.ElementTree as ET
@@ -33,72 +34,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ingestion.identity import Identity, read_identity
+from ingestion.layout import Line, Word, is_number, lines_of
+from ingestion.statements import ReadContext, Table, find_tables
+
 _BAND = 0.08
 """The share of a page's height at its top and bottom where headers and footers sit."""
-_PERIOD = re.compile(r"^(?:FY)?((?:19|20)\d{2})$")
-_NUMBER = re.compile(r"^\(?-?\$?\d[\d,]*(?:\.\d+)?\)?%?$|^[–—-]$")
 # Either case: OCR reads a note's "C2" as "c2" (a note reference is only taken at the
 # note column, where no label word sits).
-_NOTE_REF = re.compile(r"^[A-Z]?\d{1,2}(?:\.\d{1,2})?(?:\([a-z]{1,3}\))?$", re.IGNORECASE)
-_UNIT = re.compile(
-    r"^(?:\$'?m|\$'?000|US\$'?000|A\$'?000|\$\s?million|\$M|US\$'?m|US\$M|US\$\s?million|US\$bn|A\$'?m|A\$M|"
-    r"A\$bn|Mt|kt|koz|Moz|%)$",
-    re.IGNORECASE,
-)
-_RESTATED = re.compile(r"restated|re-presented", re.IGNORECASE)
 
 
 class PdfError(ValueError):
     """The file is not a PDF this reader can use (the message says why)."""
-
-
-@dataclass(frozen=True)
-class _Word:
-    text: str
-    x0: float
-    x1: float
-    top: float
-    bottom: float
-    size: float
-    unsure: bool = False
-    """Read by OCR with too little confidence to be taken as a figure: a value cell it
-    sits in is left blank, a row whose label holds it loses its values, a header with it
-    sets no columns, and prose shows it as "[illegible]"."""
-    faint: bool = False
-    """Read by OCR with too little confidence to be text at all (also `unsure`): left out
-    of prose, but kept in its line, so a row it was part of loses its values rather than
-    keeping them under a shorter label ("Segment revenue" for "Segment 14 revenue")."""
-
-
-@dataclass
-class _Line:
-    words: list[_Word]
-
-    @property
-    def text(self) -> str:
-        return " ".join(w.text for w in self.words)
-
-    @property
-    def reading(self) -> str:
-        """The line as prose: an unsure number is not passed on as a figure, and a faint
-        word not at all."""
-        return " ".join(
-            "[illegible]" if w.unsure and _is_number(w.text) else w.text
-            for w in self.words
-            if not w.faint
-        )
-
-    @property
-    def top(self) -> float:
-        return min(w.top for w in self.words)
-
-    @property
-    def bottom(self) -> float:
-        return max(w.bottom for w in self.words)
-
-    @property
-    def size(self) -> float:
-        return statistics.median(w.size for w in self.words)
 
 
 @dataclass
@@ -119,44 +66,50 @@ class PdfRead:
     ("page 5: no text layer (a scanned or drawn page); not indexed", or "...; read by
     OCR")."""
     pages: int = 0
+    identity: Identity | None = None
+    """Who and when its first pages say it is of, when read (`read_pdf`'s `resolve`)."""
 
 
-@dataclass
-class _Columns:
-    """A table's header: where each period column ends, the note column, the unit."""
-
-    periods: list[tuple[float, str]]  # (right edge, header cell such as "FY2024")
-    note: float | None
-    unit: str | None
-    left: float  # where the first column starts: the labels end before it
+def _upright(char: dict[str, Any]) -> bool:
+    """Whether a character is set upright: pdfminer's flag, and its matrix (a glyph turned
+    a quarter with a signed zero, "-0.0", passes the flag)."""
+    a, b, c, d = (abs(float(v)) for v in char.get("matrix", (1, 0, 0, 1))[:4])
+    return bool(char.get("upright", True)) and a >= b and d >= c
 
 
-def _words(page: Any) -> list[_Word]:
-    chars = page.chars
-    if not chars:
+def _words(page: Any) -> list[Word]:
+    """The page's words, each with its box and type size.
+
+    Text set sideways (a stamp up the margin, "For personal use only") is no part of the
+    page's lines. A footnote marker, set small and touching the word before it
+    ("Other income¹"), is no part of a label or a value; small type standing alone (a page
+    number, a source line) is kept."""
+    if not page.chars:
         return []
-    body = statistics.median(c["size"] for c in chars)
-    # A footnote marker is set small against its line; it is no part of a label or value.
-    kept = page.filter(lambda o: o.get("object_type") != "char" or o["size"] >= 0.7 * body)
-    return [
-        _Word(w["text"], w["x0"], w["x1"], w["top"], w["bottom"], w["size"])
-        for w in kept.extract_words(extra_attrs=["size"], keep_blank_chars=False)
+    upright = page.filter(lambda o: o.get("object_type") != "char" or _upright(o))
+    if not upright.chars:
+        return []
+    body = statistics.median(c["size"] for c in upright.chars)
+    words = [
+        Word(w["text"], w["x0"], w["x1"], w["top"], w["bottom"], w["size"])
+        for w in upright.extract_words(extra_attrs=["size"], keep_blank_chars=False)
     ]
+    kept: list[Word] = []
+    for word in words:
+        before = kept[-1] if kept else None
+        marker = (
+            word.size < 0.7 * body
+            and before is not None
+            and before.size >= 0.7 * body
+            and 0 <= word.x0 - before.x1 < 4.0
+            and abs(word.bottom - before.bottom) < before.bottom - before.top
+        )
+        if not marker:
+            kept.append(word)
+    return kept
 
 
-def _lines(words: list[_Word]) -> list[_Line]:
-    lines: list[_Line] = []
-    for word in sorted(words, key=lambda w: (round(w.top), w.x0)):
-        if lines and abs(lines[-1].top - word.top) <= 2.5:
-            lines[-1].words.append(word)
-        else:
-            lines.append(_Line([word]))
-    for line in lines:
-        line.words.sort(key=lambda w: w.x0)
-    return lines
-
-
-def _text_problem(page: Any, words: list[_Word]) -> str | None:
+def _text_problem(page: Any, words: list[Word]) -> str | None:
     """Why a page's text cannot be used, or None."""
     if not words:
         drawn = page.images or page.rects or page.curves
@@ -167,7 +120,43 @@ def _text_problem(page: Any, words: list[_Word]) -> str | None:
     odd = sum(1 for ch in text if not ch.isprintable() or "\ue000" <= ch <= "\uf8ff")
     if (unmapped + odd) * 4 > len(text):
         return "text in a font without a character map (garbled)"
+    common, pairs = letter_pairs(text)
+    if pairs >= _MIN_PAIRS and common < _WORDLIKE * pairs:
+        share = round(100 * common / pairs)
+        return f"text that reads as no words ({share}% of its letter pairs common; garbled)"
     return None
+
+
+# The 120 commonest letter pairs of English: in the reports' running text three quarters or
+# more of the pairs of adjacent letters within words are among these; in the nonsense a
+# font with a wrong character map prints ("Wkh Jurxs uhsruwhg"), at most a third (a letter
+# shift or a shuffle of the alphabet). Letter statistics, not a list of words: any English
+# word, name or measure passes on its own letters.
+_PAIRS = (
+    "th he in er an re on at en nd ti es or te of ed is it al ar st to nt ng se ha as ou "
+    "io le ve co me de hi ri ro ic ne ea ra ce li ch ll be ma si om ur ca el ta la ns di "
+    "fo ho pe ec pr no ct us ac ot il tr ly nc et ut ss so rs un lo wa ge ie wh ee wi em "
+    "ad ol rt po we na ul ni ts mo ow pa im mi ai sh ir su id os iv ia am fi ci vi pl ig "
+    "tu ev ld ry"
+)
+_COMMON_PAIRS = frozenset(_PAIRS.split())
+_MIN_PAIRS = 150
+"""A page with fewer letter pairs (a table of figures, a cover) is not judged by them."""
+_WORDLIKE = 0.45
+"""Below this share of common pairs a page's text is not words (docs/corpus.md, "Pages
+whose text is not words", gives the shares measured on real reports)."""
+
+
+def letter_pairs(text: str) -> tuple[int, int]:
+    """How many pairs of adjacent letters within the words of `text` are common ones in
+    English, and how many there are."""
+    common = total = 0
+    for word in re.findall(r"[A-Za-z]{3,}", text):
+        low = word.lower()
+        for a, b in itertools.pairwise(low):
+            total += 1
+            common += a + b in _COMMON_PAIRS
+    return common, total
 
 
 OCR_READINGS = ((300, ""), (400, "--psm 6"))
@@ -246,7 +235,7 @@ def _hocr_words(
             if span.get("class") != "ocrx_word" or not text or found is None:
                 continue
             # A closing bracket read as a brace: "(58}" is "(58)". Nothing else is mended.
-            if _is_number(mended := re.sub(r"\}$", ")", re.sub(r"^\{", "(", text))):
+            if is_number(mended := re.sub(r"\}$", ")", re.sub(r"^\{", "(", text))):
                 text = mended
             confidence = re.search(r"x_wconf (\d+)", span.get("title", ""))
             wx0, _, wx1, _ = (int(v) for v in found.groups())
@@ -276,7 +265,7 @@ def _page_number(page: Any, read: list[_Read]) -> list[_Read]:
     return found
 
 
-def ocr_words(page: Any) -> tuple[list[_Word], int]:
+def ocr_words(page: Any) -> tuple[list[Word], int]:
     """The words tesseract reads on `page`, in PDF points, and how many it read too
     unsure to be taken as figures or kept at all.
 
@@ -311,17 +300,17 @@ def ocr_words(page: Any) -> tuple[list[_Word], int]:
             for other in others
         )  # fmt: skip
 
-    out: list[_Word] = []
+    out: list[Word] = []
     for w in first:
         faint = w.confidence < _OCR_MIN_CONFIDENCE
         unsure = faint or (
-            _is_number(w.text)
+            is_number(w.text)
             and (w.confidence < _OCR_MIN_NUMBER_CONFIDENCE or w in only_later or not agreed(w))
         )
         dropped += unsure
         size = w.size if w.size >= _OCR_HEADING * typical else typical
         top = w.baseline - typical
-        out.append(_Word(w.text, w.x0, w.x1, top, w.baseline, size, unsure, faint))
+        out.append(Word(w.text, w.x0, w.x1, top, w.baseline, size, unsure, faint))
     return out, dropped
 
 
@@ -329,13 +318,27 @@ def _template(text: str) -> str:
     return re.sub(r"\d+", "#", text)
 
 
-def read_pdf(path: Path, currency: str = "US$", ocr: bool = False) -> PdfRead:
+def read_pdf(
+    path: Path,
+    currency: str = "US$",
+    ocr: bool = False,
+    year_end: str | None = None,
+    fiscal_year: int | None = None,
+    resolve: Callable[[Identity], ReadContext] | None = None,
+) -> PdfRead:
     """The prose and tables of a PDF report, cited to their printed pages.
 
-    `currency` is the reporting currency, read into a bare "$'m" column unit. With `ocr`,
-    a page without usable text is read by tesseract (`ocr_words`). Raises PdfError when
-    the file is not a PDF, is encrypted, or cannot be parsed.
+    `currency` is the reporting currency, read into a bare "$'m" column unit; `year_end`
+    ("06-30") dates a column printed as a year alone and names the fiscal year of an
+    interim column (None: read from the tables' own captions); `fiscal_year`, the report's
+    own, keeps a number that is no period's ("NSW 2000") out of the headers. With `ocr`,
+    a page without usable text is read by tesseract (`ocr_words`). With `resolve`, who
+    and when the report is of is read from its first pages (`ingestion.identity`) before
+    its tables, and `resolve` turns that into what the tables are read with (the three
+    arguments above are then not used). Raises PdfError when the file is not a PDF, is
+    encrypted, or cannot be parsed.
     """
+    # long: the file checked, opened and read, each of its failures said in its own words.
     import pdfplumber
     from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
     from pdfminer.pdfparser import PDFSyntaxError
@@ -351,7 +354,15 @@ def read_pdf(path: Path, currency: str = "US$", ocr: bool = False) -> PdfRead:
     try:
         with pdfplumber.open(path) as pdf:
             raw_pages = [(p, _words(p)) for p in pdf.pages]
-            return _read(raw_pages, currency, ocr_words if ocr else None)
+            identity = None
+            if resolve is not None:
+                identity = read_identity([_page_text(words) for _, words in raw_pages[:6]])
+                ctx = resolve(identity)
+            else:
+                ctx = ReadContext(currency, year_end, fiscal_year)
+            read = _read(raw_pages, ctx, ocr_words if ocr else None)
+            read.identity = identity
+            return read
     except (PDFPasswordIncorrect, PDFEncryptionError) as exc:
         raise PdfError("encrypted (a password is needed to read it)") from exc
     except (PdfminerException, PDFSyntaxError, PSException, KeyError, TypeError, ValueError) as exc:
@@ -364,12 +375,24 @@ def read_pdf(path: Path, currency: str = "US$", ocr: bool = False) -> PdfRead:
         raise PdfError(f"cannot be parsed ({inner.__class__.__name__}: {str(inner)[:80]})") from exc
 
 
-def _banded(page: Any, words: list[_Word]) -> tuple[list[_Line], list[_Line]]:
-    """A page's lines in its header and footer bands, and the rest."""
-    lines = _lines(words)
+def _page_text(words: list[Word]) -> str:
+    """A page's text, a line to a line (what its identity is read from)."""
+    return "\n".join(line.text for line in lines_of(words))
+
+
+def _banded(page: Any, words: list[Word]) -> tuple[list[Line], list[Line]]:
+    """A page's lines in its header and footer bands, and the rest. A page number set
+    alone as the lowest (or highest) line of the page is in the band wherever it sits (a
+    10-K prints it under its text, well above the page's foot)."""
+    lines = lines_of(words)
     height = float(page.height)
     band = [ln for ln in lines if ln.bottom < _BAND * height or ln.top > (1 - _BAND) * height]
-    return band, [ln for ln in lines if ln not in band]
+    body = [ln for ln in lines if ln not in band]
+    for edge in (body[-1:], body[:1]):
+        if edge and _bare_number(edge[0]) and len(body) > 1:
+            band.append(edge[0])
+            body.remove(edge[0])
+    return band, body
 
 
 @dataclass
@@ -377,16 +400,16 @@ class _OcrPage:
     """A page without usable text, as OCR read it."""
 
     problem: str
-    band: list[_Line]
-    body: list[_Line]
+    band: list[Line]
+    body: list[Line]
     unsure: int
     failed: str | None = None  # why it was not read (tesseract missing)
 
 
 def _read(
-    raw_pages: list[tuple[Any, list[_Word]]],
-    currency: str,
-    ocr: Callable[[Any], tuple[list[_Word], int]] | None = None,
+    raw_pages: list[tuple[Any, list[Word]]],
+    ctx: ReadContext,
+    ocr: Callable[[Any], tuple[list[Word], int]] | None = None,
 ) -> PdfRead:
     # long: one pass over the PDF's pages; each page's cases share its state.
     out = PdfRead(pages=len(raw_pages))
@@ -413,42 +436,42 @@ def _read(
         body.sort(key=lambda ln: ln.top)
     offsets = _page_offsets(banded, read)
     section = ""
-    columns: _Columns | None = None  # a table still open at the end of the last page
+    carry: Table | None = None  # a table still open at the end of the last page
     for index, ((page, _), (band, body)) in enumerate(zip(raw_pages, banded, strict=True), 1):
         if index in problems:
             ocr_read = read[index]
             if ocr_read is None or ocr_read.failed:
-                columns = None  # a table is not carried over a page not read
+                carry = None  # a table is not carried over a page not read
                 why = f" ({ocr_read.failed})" if ocr_read and ocr_read.failed else ""
                 out.problems.append(f"page {index}: {problems[index]}; not indexed{why}")
                 continue
             # Columns are neither carried into nor out of a page read by OCR: a misread
             # header there would otherwise be read as a row of the last page's table.
             blocks, section, _ = _page_blocks(
-                ocr_read.body, index + offsets, section, None, float(page.width), currency, True
+                ocr_read.body, index + offsets, section, None, float(page.width), ctx, True
             )
-            columns = None
+            carry = None
             out.problems.append(f"page {index}: {problems[index]}; {_ocr_note(ocr_read, blocks)}")
             out.blocks += [
                 Block(b.page, f"{b.section} (page read by OCR)".lstrip(), b.text, b.is_table)
                 for b in blocks
             ]  # fmt: skip
             continue
-        blocks, section, columns = _page_blocks(
-            body, _printed_number(band) or index, section, columns, float(page.width), currency
+        blocks, section, carry = _page_blocks(
+            body, _printed_number(band) or index, section, carry, float(page.width), ctx
         )
         out.blocks.extend(blocks)
     return out
 
 
-def _kept(line: _Line, running: set[str]) -> bool:
+def _kept(line: Line, running: set[str]) -> bool:
     """Whether a line of a page's header or footer band is text: not a running header or
     footer, not the page number."""
     return _template(line.text) not in running and not _bare_number(line)
 
 
 def _ocr_page(
-    page: Any, ocr: Callable[[Any], tuple[list[_Word], int]] | None, problem: str
+    page: Any, ocr: Callable[[Any], tuple[list[Word], int]] | None, problem: str
 ) -> _OcrPage | None:
     """The page as OCR reads it (None with OCR off)."""
     if ocr is None:
@@ -469,7 +492,7 @@ def _ocr_page(
 
 
 def _page_offsets(
-    banded: list[tuple[list[_Line], list[_Line]]], read: dict[int, "_OcrPage | None"]
+    banded: list[tuple[list[Line], list[Line]]], read: dict[int, "_OcrPage | None"]
 ) -> int:
     """The commonest offset of the printed page numbers from the PDF index: what a page
     read by OCR is cited as (index + offset), since OCR misreads or misses a small page
@@ -497,11 +520,11 @@ def _ocr_note(page: _OcrPage, blocks: list[Block]) -> str:
     return f"read by OCR ({words} words{doubt})"
 
 
-def _bare_number(line: _Line) -> bool:
+def _bare_number(line: Line) -> bool:
     return bool(re.fullmatch(r"(?:page\s+)?\d{1,4}", line.text.strip(), re.IGNORECASE))
 
 
-def _printed_number(band: list[_Line]) -> int | None:
+def _printed_number(band: list[Line]) -> int | None:
     """The page number printed in the header or footer band: a number standing alone
     ("57", "Page 57") or at either end of a band line ("Annual Report 2024 | 57")."""
     for line in sorted(band, key=lambda ln: -ln.top):  # footers first
@@ -513,148 +536,23 @@ def _printed_number(band: list[_Line]) -> int | None:
     return None
 
 
-def _is_number(text: str) -> bool:
-    return bool(_NUMBER.match(text))
-
-
-def _header(
-    line: _Line, before: _Line | None, after: _Line | None, currency: str
-) -> _Columns | None:
-    """The columns a header line of periods ("Note 2024 2023") sets, or None."""
-    if any(w.unsure for w in line.words):
-        return None  # a period or a unit OCR is unsure of would file figures under it
-    periods = [w for w in line.words if _PERIOD.match(w.text)]
-    # Two periods, or one after the unit ("US$M FY2024"): a year alone is not a header.
-    one = len(periods) == 1 and _unit_of(line) is not None
-    if len(periods) < 2 and not one:
-        return None
-    if any(_is_number(w.text) and not _PERIOD.match(w.text) for w in line.words):
-        return None
-    if periods[0].x0 < 0.35 * (line.words[-1].x1 or 1):
-        return None  # a sentence or a label that names years, not columns
-    restated = _RESTATED.search(line.text) is not None
-    cells = [
-        (w.x1, f"FY{_PERIOD.match(w.text).group(1)}"  # type: ignore[union-attr]
-         + (" (restated)" if restated and i > 0 else ""))
-        for i, w in enumerate(periods)
-    ]  # fmt: skip
-    note = next((w.x1 for w in line.words if w.text.lower() == "note"), None)
-    unit = None
-    for other in (ln for ln in (line, after, before) if ln is not None):
-        if (found := _unit_of(other)) is not None:
-            unit = _unit_cell(found, currency)
-            break
-    return _Columns(cells, note, unit, min(w.x0 for w in periods))
-
-
-_CENTS = re.compile(r"^(?:US|A)\s+cents$", re.IGNORECASE)
-
-
-def _unit_of(line: _Line) -> str | None:
-    """The unit a header line (or the line above or under it) names: a unit word
-    ("$'m", "US$M") or "US cents" at its start."""
-    first_two = " ".join(w.text for w in line.words[:2])
-    if _CENTS.match(first_two):
-        return first_two
-    return next((w.text for w in line.words if _UNIT.match(w.text)), None)
-
-
-def _unit_cell(text: str, currency: str) -> str:
-    """A header's unit as the tables downstream write it ("$'m" of an A$ reporter → "A$M")."""
-    bare = text.replace("'", "").replace(" ", "").lower()
-    if bare in ("$m", "$million"):
-        return f"{currency}M"
-    if bare in ("$000", "$thousand"):
-        return f"{currency}'000"
-    if bare in ("us$000", "a$000"):
-        return f"{bare[:-4].upper()}$'000"
-    if bare in ("us$m", "us$million"):
-        return "US$M"
-    if bare == "a$m":
-        return "A$M"
-    return text
-
-
-def _row(line: _Line, columns: _Columns) -> tuple[str, str, list[str]] | None:
-    """(label, note, values by column) of a statement row under `columns`, or None when
-    the line is not one (prose, or numbers that sit under no column).
-
-    The numbers that end the line are its values: as many as there are columns, they
-    fill them in order; fewer (a blank cell), each goes to the column it sits under."""
-    # long: one statement row's cells read column by column.
-    words = list(line.words)
-    values: list[str] = [""] * len(columns.periods)
-    trailing: list[_Word] = []
-    while words and _is_number(words[-1].text) and len(trailing) < len(columns.periods):
-        trailing.insert(0, words.pop())
-    note = ""
-    if (
-        words
-        and columns.note is not None
-        and _NOTE_REF.match(words[-1].text)
-        and abs(words[-1].x1 - columns.note) <= 14
-    ):
-        note = words.pop().text
-    label = " ".join(w.text for w in words)
-    if any(_is_number(w.text) and w.x0 >= columns.left - 5 for w in words):
-        return None  # numbers among the words under the columns: not this table's row
-    aligned = all(
-        abs(w.x1 - x1) <= 30 for w, (x1, _) in zip(trailing, columns.periods, strict=False)
-    )
-    if len(trailing) == len(columns.periods) and (aligned or len(trailing) == 1):
-        values = ["" if w.unsure else w.text for w in trailing]
-    else:
-        if (
-            trailing
-            and columns.note is not None
-            and abs(trailing[0].x1 - columns.note) <= 14
-            and _NOTE_REF.match(trailing[0].text)
-            and not note
-        ):  # a note reference before a row with a blank cell
-            note = trailing.pop(0).text
-        for word in trailing:
-            nearest = min(
-                range(len(columns.periods)), key=lambda i: abs(columns.periods[i][0] - word.x1)
-            )
-            if abs(columns.periods[nearest][0] - word.x1) > 30 or values[nearest]:
-                return None
-            values[nearest] = "" if word.unsure else word.text
-    if not label:
-        return None
-    if not trailing and (len(words) > 8 or line.words[-1].x1 > columns.left):
-        return None  # prose running across the columns, or a line of another layout
-    if any(w.unsure for w in words):  # OCR unsure of a number in the label ("item 1")
-        values = [""] * len(values)  # which line item the figures are is in doubt
-    return label, note, values
-
-
-def _markdown(columns: _Columns, rows: list[tuple[str, str, list[str]]]) -> str:
-    head = [columns.unit or "", *(["Note"] if columns.note is not None else []),
-            *(cell for _, cell in columns.periods)]  # fmt: skip
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for label, note, values in rows:
-        cells = [label, *([note] if columns.note is not None else []), *values]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
-def _two_column(lines: list[_Line], width: float) -> list[_Line]:
+def _two_column(lines: list[Line], width: float) -> list[Line]:
     """Lines of two-column prose split at the gutter, the left column first, in runs."""
     mid = width / 2
 
-    def halves(line: _Line, least: int) -> tuple[_Line, _Line] | None:
+    def halves(line: Line, least: int) -> tuple[Line, Line] | None:
         left = [w for w in line.words if w.x1 <= mid]
         right = [w for w in line.words if w.x0 >= mid]
         if len(left) + len(right) != len(line.words):
             return None  # a word crosses the gutter: one column
         if len(left) < least or len(right) < least:
             return None
-        if least and sum(not _is_number(w.text) for w in right) < least:
+        if least and sum(not is_number(w.text) for w in right) < least:
             return None  # a table row: numbers on the right
-        return _Line(left), _Line(right)
+        return Line(left), Line(right)
 
-    out: list[_Line] = []
-    run: list[tuple[_Line, _Line]] = []
+    out: list[Line] = []
+    run: list[tuple[Line, Line]] = []
 
     def flush() -> None:
         out.extend(left for left, _ in run)
@@ -675,77 +573,61 @@ def _two_column(lines: list[_Line], width: float) -> list[_Line]:
 
 
 def _page_blocks(
-    lines: list[_Line],
+    lines: list[Line],
     page: int,
     section: str,
-    columns: _Columns | None,
+    carry: Table | None,
     width: float,
-    currency: str,
+    ctx: ReadContext,
     ocr: bool = False,
-) -> tuple[list[Block], str, _Columns | None]:
-    """A page's paragraphs and tables; `ocr` for a page read by OCR (its text sizes are
+) -> tuple[list[Block], str, Table | None]:
+    """A page's paragraphs and tables in reading order, the section it ends in, and a
+    table that may go on over the page; `ocr` for a page read by OCR (its text sizes are
     estimates, and some of its words are faint)."""
     # long: one pass over a page's lines; paragraphs and tables share the line state.
     blocks: list[Block] = []
+    lines = [ln for ln in lines if not all(w.faint for w in ln.words)]
     if not lines:
-        return blocks, section, columns
+        return blocks, section, carry
     # The body's size by words, not lines: a short page's heading is one line of two.
     body_size = statistics.median(w.size for ln in lines for w in ln.words)
-    lines = _two_column(lines, width)
+    tables, open_table = find_tables(lines, ctx, None if ocr else carry, ocr)
+    starts = {t.lines[0]: t for t in tables}
+    taken = {i for t in tables for i in t.lines}
     prose: list[str] = []
-    rows: list[tuple[str, str, list[str]]] = []
-    last_bottom: float | None = None
+    run: list[Line] = []
 
     def flush_prose() -> None:
         if prose:
             blocks.append(Block(page, section, " ".join(prose), False))
             prose.clear()
 
-    def flush_table() -> None:
-        if rows and columns is not None:
-            blocks.append(Block(page, section, _markdown(columns, rows), True))
-        rows.clear()
+    def flush_run() -> None:
+        nonlocal section
+        ordered = _two_column(run, width)
+        for k, line in enumerate(ordered):
+            text = line.reading
+            heading = line.size >= (1.35 if ocr else 1.2) * body_size and len(text.split()) <= 12
+            if heading and not text.endswith("."):
+                flush_prose()
+                section = text
+                continue
+            before = ordered[k - 1] if k else None
+            if prose and before is not None and line.top - before.bottom > 1.2 * line.size:
+                flush_prose()
+            prose.append(text)
+        run.clear()
 
     for i, line in enumerate(lines):
-        if all(w.faint for w in line.words):
-            continue  # nothing OCR could read with any confidence: neither text nor a row
-        before = lines[i - 1] if i else None
-        after = lines[i + 1] if i + 1 < len(lines) else None
-        header = _header(line, before, after, currency)
-        if header is not None:
+        if i in starts:
+            flush_run()
             flush_prose()
-            flush_table()
-            columns = header
-            last_bottom = line.bottom
+            table = starts[i]
+            for text in table.markdown():
+                blocks.append(Block(page, table.title or section, text, True))
+        if i in taken:
             continue
-        heading = line.size >= 1.2 * body_size and len(line.text.split()) <= 12
-        if columns is not None:
-            if not heading and (
-                all(_UNIT.match(w.text) for w in line.words) or _CENTS.match(line.text)
-            ):
-                last_bottom = line.bottom
-                continue  # the unit line under a header
-            row = _row(line, columns)
-            gap = last_bottom is not None and line.top - last_bottom > 3 * line.size
-            # On a page read by OCR, a larger line is a heading unless it holds values
-            # under the columns (a row whose size OCR overestimated).
-            ends_in_numbers = ocr and _is_number(line.words[-1].text)  # sure or not
-            kept_row = row is not None and not (gap and not any(row[2]))
-            if row is not None and kept_row and (not heading or ends_in_numbers):
-                rows.append(row)
-                last_bottom = line.bottom
-                continue
-        flush_table()
-        columns = None
-        last_bottom = line.bottom
-        text = line.reading
-        if heading and not text.endswith("."):
-            flush_prose()
-            section = text
-            continue
-        if prose and before is not None and line.top - before.bottom > 1.2 * line.size:
-            flush_prose()
-        prose.append(text)
+        run.append(line)
+    flush_run()
     flush_prose()
-    flush_table()
-    return blocks, section, columns
+    return blocks, section, open_table

@@ -117,6 +117,8 @@ def report_pages(markdown: str) -> list[ReportPage]:
     """A Markdown report split at its `<!-- page: N -->` marks (the front matter before
     the first mark dropped)."""
     marks = list(_PAGE_MARK.finditer(markdown))
+    if not marks:
+        return []  # a file with no page marks has no page to open at
     ends = [m.start() for m in marks[1:]] + [len(markdown)]
     return [
         ReportPage(page=int(m.group(1)), text=markdown[m.end() : end].strip("\n"))

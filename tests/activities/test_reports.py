@@ -241,7 +241,9 @@ def test_a_full_length_pdf_is_stored_with_its_tables_and_its_unreadable_pages_na
     ]
     texts = _texts_of(index, "NST-FY2024")
     assert any(
-        "| A$M | Note | FY2024 | FY2023 |\n" in t and "| Revenue | C1(a) |" in t for t in texts
+        "| A$M | Note | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |\n" in t
+        and "| Revenue | C1(a) |" in t
+        for t in texts
     )
     hits = index.search("consolidated statement of profit or loss revenue", "NST", [2024], 5)
     page = next(f.printed_page for f in written.figures if f.label == "Revenue")

@@ -18,7 +18,9 @@ from backends.reports import ReportIndex
 from domain.companies import Company
 from domain.figures import extract_facts
 from ingestion.documents import ParsedDocument, parse_document
-from ingestion.pdf import _Columns, _header, _Line, _page_blocks, _row, _Word
+from ingestion.layout import Line, Word
+from ingestion.pdf import _page_blocks
+from ingestion.statements import ReadContext, _is_period_line, find_tables
 from tests.reportgen import Written, write_report, write_scan
 
 WOMBAT = Company("WTN", "Wombat Tin", ("wtn", "wombat tin"), "06-30", "A$")
@@ -118,15 +120,22 @@ def test_a_scanned_statement_gives_only_figures_both_readings_agree_on(
 
 def _line(
     *words: tuple[str, float, bool], top: float = 100, size: float = 9, faint: str = ""
-) -> _Line:
+) -> Line:
     """A line of words (text, right edge, unsure); the word `faint` is faint as well."""
-    return _Line([
-        _Word(t, x1 - 20, x1, top, top + size, size, unsure, faint=bool(faint) and t == faint)
+    return Line([
+        Word(t, x1 - 20, x1, top, top + size, size, unsure, faint=bool(faint) and t == faint)
         for t, x1, unsure in words
     ])  # fmt: skip
 
 
-COLUMNS = _Columns([(480.0, "FY2022"), (565.0, "FY2021")], 395.0, "A$M", 440.0)
+HEADER = _line(("Note", 394, False), ("2022", 479, False), ("2021", 564, False), top=80)
+OTHER = _line(("Cost", 80, False), ("(96)", 479, False), ("(90)", 564, False), top=140)
+
+
+def _rows(line: Line) -> list[tuple[str, list[str]]]:
+    """The rows the statement reader reads from a header, `line` and one more row."""
+    tables, _ = find_tables([HEADER, line, OTHER], ReadContext("A$", "06-30"))
+    return [(r.label, r.values) for t in tables for r in t.rows if r.values]
 
 
 def test_an_unsure_value_leaves_its_cell_blank_and_an_unsure_label_number_its_row() -> None:
@@ -136,9 +145,9 @@ def test_an_unsure_value_leaves_its_cell_blank_and_an_unsure_label_number_its_ro
         ("Segment", 80, False), ("14", 110, True), ("73", 479, False), ("600", 564, False)
     )
 
-    assert _row(sure, COLUMNS) == ("Revenue", "", ["4,200", "3,900"])
-    assert _row(unsure_value, COLUMNS) == ("Revenue", "", ["", "3,900"])
-    assert _row(unsure_label, COLUMNS) == ("Segment 14", "", ["", ""])
+    assert _rows(sure)[0] == ("Revenue", ["4,200", "3,900"])
+    assert _rows(unsure_value)[0] == ("Revenue", ["", "3,900"])
+    assert _rows(unsure_label)[0] == ("Segment 14", ["", ""])
     assert unsure_label.reading == "Segment [illegible] 73 600"
 
 
@@ -173,13 +182,12 @@ def test_a_faint_label_word_blanks_its_row_and_an_unsure_period_sets_no_columns(
         ("Segment", 80, False), ("14", 110, True), ("73", 479, False), ("600", 564, False),
         faint="14",
     )  # fmt: skip
-    header = _line(("Note", 394, False), ("2022", 479, False), ("2021", 564, False))
     unsure_header = _line(("Note", 394, False), ("2022", 479, True), ("2021", 564, False))
 
-    assert _row(faint_label, COLUMNS) == ("Segment 14", "", ["", ""])
+    assert _rows(faint_label)[0] == ("Segment 14", ["", ""])
     assert faint_label.reading == "Segment 73 600"
-    assert _header(header, None, None, "A$") is not None
-    assert _header(unsure_header, None, None, "A$") is None
+    assert _is_period_line(HEADER, 300)
+    assert not _is_period_line(unsure_header, 300)
 
 
 def test_a_larger_line_ending_in_a_year_is_a_heading_on_a_text_page() -> None:
@@ -190,9 +198,10 @@ def test_a_larger_line_ending_in_a_year_is_a_heading_on_a_text_page() -> None:
     heading = _line(("Outlook", 80, False), ("for", 110, False), ("2025", 479, False),
                     top=150, size=14)  # fmt: skip
     rows = [_line(("Cost", 80, False), ("(96)", 479, False), top=180 + 15 * i) for i in range(6)]
+    ctx = ReadContext("A$", "06-30")
 
-    text_page, _, _ = _page_blocks([header, row, heading, *rows], 5, "", None, 595, "A$")
-    ocr_page, _, _ = _page_blocks([header, row, heading, *rows], 5, "", None, 595, "A$", True)
+    text_page, _, _ = _page_blocks([header, row, heading, *rows], 5, "", None, 595, ctx)
+    ocr_page, _, _ = _page_blocks([header, row, heading, *rows], 5, "", None, 595, ctx, True)
 
     assert "Outlook for 2025" in [b.section for b in text_page]
     assert all("Outlook" not in b.section for b in ocr_page)

@@ -65,7 +65,7 @@ def test_running_headers_footers_and_note_references_are_not_text(
     facts = [f for c in doc.chunks for f in extract_facts(c.as_text())]
     assert not any("C1" in f.raw or f.label.endswith("C1(a)") for f in facts)
     statement = next(c for c in doc.chunks if c.is_table and "| Revenue |" in c.text)
-    assert "| A$M | Note | FY2024 | FY2023 |" in statement.text
+    assert "| A$M | Note | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |" in statement.text
     assert "| Revenue | C1(a) | 4,200 | 3,900 |" in statement.text
     # The footnote marker after "Other income" is set small: not part of the label.
     assert "| Other income | C1(b) | 35 | 48 |" in statement.text
@@ -79,7 +79,7 @@ def test_a_statement_over_a_page_break_keeps_its_columns(
     assert len(pages) == 2
     continued = next(c for c in doc.chunks if c.is_table and "| Provisions |" in c.text)
     assert continued.page == pages[1]
-    assert "| A$M | Note | FY2024 | FY2023 |" in continued.text
+    assert "| A$M | Note | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |" in continued.text
 
 
 def test_two_column_prose_is_read_column_by_column(written: Written, doc: ParsedDocument) -> None:

@@ -1,0 +1,932 @@
+"""Read the tables of a report page (primary statements and notes) by where their numbers sit.
+
+Why our own column reader over pdfplumber's words rather than a library's table finder:
+measured on the five real ASX reports and the FinanceBench 10-Ks (docs/corpus.md, "How
+PDF statements are read"), pdfplumber's `extract_tables` with text strategies cuts row
+labels into several columns, and PyMuPDF's `find_tables` (also AGPL-licensed) loses the
+spaces of its lines strategy and splits words with its text strategy; neither says which
+period a column is. Statements are unruled: only where a number sits says which column,
+so which period, it belongs to. What is done here:
+
+- value lines are lines ending in numbers on the right of the page; runs of them, with the
+  headings and wrapped labels between, are a table's rows;
+- its columns are found from the numbers themselves (their right edges line up), and a
+  column's header is what is printed above it: a year or a date ("2022", "June 30, 2022"),
+  a phrase spanning several columns ("Year Ended December 31,", "Consolidated", "Three
+  Months Ended"), a unit ("$'000", "Cents"); the caption above the table ("For the year
+  ended 30 June 2022", "(in millions, except per share data)") fills what the columns do
+  not say;
+- a Note column's references are not values; a dash is nil; a label wrapped over two or
+  three lines is one label (the values may sit on its first, last or middle line);
+- a statement continued on the next page without its header keeps its columns.
+
+Each table comes out as Markdown whose header cells say each column's period as
+`[group ]FY2022 (30 Jun 2022)` (or `FY2024 (3 months to 29 Jul 2023)`), so a figure's
+period is read from its column, never from its position; a column with no period keeps its
+printed header, and its figures are bound to no year (domain/figures.py says how cells are
+read).
+"""
+
+import itertools
+import re
+import statistics
+from dataclasses import dataclass, field
+from datetime import date
+
+from domain.periods import fiscal_year_of, period_cell
+from ingestion.layout import CURRENCY_MARK, DASH, NOTE_REF, Line, Word, is_number, phrases
+
+MONTHS = {
+    m: i
+    for i, names in enumerate(
+        (
+            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
+            ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
+            ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+            ("december", "dec"),
+        ),
+        start=1,
+    )
+    for m in names
+}  # fmt: skip
+_MONTH = r"(?P<m>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY_MONTH = re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r"(?![a-z])", re.I)
+_MONTH_DAY = re.compile(r"\b" + _MONTH + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b,?", re.I)
+_YEAR = re.compile(
+    r"(?<![\d.,$£€/])(?:FY\s?|F|fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})(?![\d,.%])", re.I
+)
+_FY_SHORT = re.compile(r"^(?:FY|F)(\d{2})$", re.I)
+_DURATIONS = (
+    (re.compile(r"\b(?:three|3)[\s-]+months?\b|\bquarters?\b|\b1[34][\s-]+weeks\b", re.I), 3),
+    (re.compile(r"\b(?:six|6)[\s-]+months?\b|\bhalf[\s-]+year\b|\b2[67][\s-]+weeks\b", re.I), 6),
+    (re.compile(r"\b(?:nine|9)[\s-]+months?\b|\b39[\s-]+weeks\b|\b40[\s-]+weeks\b", re.I), 9),
+    (
+        re.compile(
+            r"\b(?:twelve|12)[\s-]+months?\b|\b5[23][\s-]+weeks\b|\byears?\s+end|"
+            r"\bfor\s+the\s+(?:financial\s+|fiscal\s+)?year\b|\bfiscal\s+years?\b",
+            re.I,
+        ),
+        12,
+    ),
+)
+_AT_DATE = re.compile(r"\b(?:as\s+(?:at|of)|balances?\s+(?:at|as\s+of))\b", re.I)
+_CAPTION_DATE = re.compile(
+    r"\b(?:ended|ending|as\s+at|as\s+of|at|year|years)\s+(?:on\s+)?"
+    r"(?:\d{1,2}(?:st|nd|rd|th)?\s+[A-Za-z]{3,9}\.?|[A-Za-z]{3,9}\.?\s+\d{1,2}\b,?)",
+    re.I,
+)
+"""A caption's date of the period: "For the year ended 30 June 2022", "As at 30 June
+2022", "Year Ended December 31," (not any date a sentence above mentions)."""
+_GROUP_NOISE = re.compile(
+    r"\b(?:note|notes|restated|re-presented|unaudited|audited|ended|ending|end|as|at|of|to|"
+    r"for|the|year|years|months?|weeks|quarter|period|fiscal|financial|three|six|nine|"
+    r"twelve|and|in|millions?|thousands?|billions?|cents?|dollars?|except|per|share|data|"
+    r"amounts|fy)\b|[$£€¥%'’(),:]",
+    re.I,
+)
+_SCALE_WORDS = (
+    (re.compile(r"\bin\s+billions\b|\bbillions\b|\$\s?['’]?bn\b|\bbn\b", re.I), 1e9),
+    (re.compile(r"\bin\s+millions\b|\bmillions?\b|\$\s?['’]?m\b|\bmn\b", re.I), 1e6),
+    (re.compile(r"\bin\s+thousands\b|\bthousands?\b|'000|’000|000’|000'|\$000\b", re.I), 1e3),
+)
+_UNIT_TOKEN = re.compile(
+    r"^\(?(?:(?:US|A|AU|NZ|C|HK|S)?[$£€¥](?:\s?'?’?(?:000|m|mn|bn|b|million|billion|thousand)'?’?)?|"
+    r"'000|’000|000'|000’|cents?|c|%|(?:US|A|AU)?\s?cents|USD|AUD|GBP|EUR)\)?$",
+    re.I,
+)
+_CURRENCY = re.compile(r"(US|A|AU|NZ|C|HK|S)?\$|£|€|¥|\b(USD|AUD|GBP|EUR|NZD|CAD)\b")
+_CODES = {"USD": "US$", "AUD": "A$", "GBP": "£", "EUR": "€", "NZD": "NZ$", "CAD": "C$"}
+_CONNECTOR = re.compile(
+    r"(?:\b(?:of|and|or|the|to|for|from|in|on|by|with|net|before|after|at|attributable|"
+    r"less|plus|including|excluding|per|a|an)|[-–,/(])$",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class ReadContext:
+    """What the whole document says that a table may not: its currency for a bare "$",
+    and its fiscal year's end ("06-30") for a column printed as a year alone."""
+
+    currency: str = "US$"
+    year_end: str | None = None
+    fiscal_year: int | None = None
+    """The report's own fiscal year, when known: a header's years lie near it."""
+
+
+@dataclass
+class Column:
+    right: float
+    """Where its values end (they are printed right-aligned)."""
+    left: float
+    header: list[str] = field(default_factory=list)
+    note: bool = False
+    cell: str = ""
+    """The Markdown header cell: its period (`FY2022 (30 Jun 2022)`) or its printed header."""
+    unit: str = ""
+
+
+@dataclass
+class Row:
+    label: str
+    note: str = ""
+    values: list[str] = field(default_factory=list)
+    heading: bool = False
+    unit: str = ""
+
+
+@dataclass
+class Table:
+    lines: list[int]
+    """Indices of the page's lines it was read from (no longer prose)."""
+    title: str
+    columns: list[Column]
+    rows: list[Row]
+    periods: bool
+    """Whether any column is a period's: else its figures are bound to no year."""
+
+    def markdown(self) -> list[str]:
+        """The table as Markdown, one table per unit (a statement that turns to cents for
+        its earnings per share is two tables); a heading goes with the rows under it."""
+        values = [c for c in self.columns if not c.note]
+        notes = any(c.note for c in self.columns)
+        segments: list[tuple[str, list[Row]]] = []
+        waiting: list[Row] = []
+        for row in self.rows:
+            if not any(row.values):
+                waiting.append(row)
+                continue
+            if not segments or segments[-1][0] != row.unit:
+                segments.append((row.unit, []))
+            segments[-1][1].extend([*waiting, row])
+            waiting = []
+        if waiting and segments:
+            segments[-1][1].extend(waiting)
+        out: list[str] = []
+        for unit, rows in segments:
+            head = [unit, *(["Note"] if notes else []), *(c.cell for c in values)]
+            lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+            for row in rows:
+                cells = [row.label, *([row.note] if notes else []), *row.values]
+                lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
+            out.append("\n".join(lines))
+        return out
+
+
+def _year_of(word: Word) -> int | None:
+    match = _YEAR.fullmatch(word.text.strip(",")) or _FY_SHORT.match(word.text)
+    if match is None:
+        return None
+    year = int(match.group(1))
+    return year + 2000 if year < 100 else year
+
+
+def _is_period_line(line: Line, left: float, ctx: "ReadContext | None" = None) -> bool:
+    """A header line of periods: its numbers are years (or the days of dates), at the
+    right of the page, and nothing else on it is a figure; with the report's fiscal year
+    known, years near it only (a postcode "2000" is no period)."""
+    years = [w for w in line.words if _year_of(w) is not None and w.x0 >= left]
+    if not years or any(w.unsure for w in line.words):
+        return False
+    if (
+        ctx is not None
+        and ctx.fiscal_year is not None
+        and any(
+            not ctx.fiscal_year - 12 <= (_year_of(w) or 0) <= ctx.fiscal_year + 1 for w in years
+        )
+    ):
+        return False
+    for w in line.words:
+        if w in years or not any(ch.isdigit() for ch in w.text):
+            continue
+        if re.fullmatch(r"\d{1,2}(?:st|nd|rd|th)?,?", w.text):  # a day: "June 30, 2022"
+            continue
+        return False
+    words_left = [w for w in line.words if w.x1 < left and not _year_of(w)]
+    # Beside the years, over the labels, a short group or date, or the table's unit
+    # ("(In millions, except per share data)  2021  2020  2019").
+    return len(words_left) <= 4 or _has_unit(" ".join(w.text for w in words_left))
+
+
+def _value_words(line: Line, left: float) -> tuple[list[Word], list[Word]]:
+    """A line split into its label words and the numbers that end it at the right of
+    `left` (currency signs standing alone dropped)."""
+    words = list(line.words)
+    values: list[Word] = []
+    while words and words[-1].x0 >= left - 2:
+        word = words[-1]
+        if CURRENCY_MARK.match(word.text):
+            words.pop()
+            continue
+        if not is_number(word.text):
+            break
+        values.insert(0, words.pop())
+    return words, values
+
+
+def _numeric(line: Line, left: float) -> bool:
+    """A table row: numbers at its end, right of `left` (a sentence running up to the
+    number that ends it is prose, not a row)."""
+    label, values = _value_words(line, left)
+    if not values:
+        return False
+    if len(label) >= 10 and values[0].x0 - label[-1].x1 < 0.8 * line.size:
+        return False
+    return any(not DASH.match(w.text) for w in values) or len(values) >= 2
+
+
+@dataclass
+class _Region:
+    header: list[int]
+    lines: list[int]
+
+
+def _text_left(lines: list[Line]) -> tuple[float, float]:
+    if not lines:
+        return 0.0, 1.0
+    return min(ln.x0 for ln in lines), max(ln.x1 for ln in lines)
+
+
+def find_tables(
+    lines: list[Line], ctx: ReadContext, carry: Table | None = None, ocr: bool = False
+) -> tuple[list[Table], Table | None]:
+    """The tables among a page's lines, and the last table of periods, which a table at
+    the top of the next page may go on under (`carry` is the previous page's: rows under
+    no header of their own whose columns line up with it are read under its headers).
+
+    A line in larger type than the page's text is a heading and ends a table, unless the
+    page was read by OCR (`ocr`: its sizes are estimates)."""
+    # long: the page's regions found, then each read under its columns.
+    if not lines:
+        return [], carry
+    x0, x1 = _text_left(lines)
+    left = x0 + 0.35 * (x1 - x0)
+    regions: list[_Region] = []
+    current: _Region | None = None
+    last_value: int | None = None
+    values_from = x1  # where the current region's numbers start
+    body = statistics.median(w.size for ln in lines for w in ln.words)
+    for i, line in enumerate(lines):
+        period = _is_period_line(line, left, ctx)
+        if not ocr and line.size >= 1.2 * body and (period or not _numeric(line, left)):
+            current = None  # a heading ("Outlook for 2025"), not a row nor a header
+            last_value = None
+            continue
+        if period:
+            if (
+                current is not None
+                and current.header
+                and not current.lines
+                and (i - current.header[-1] <= 2)
+            ):
+                current.header.append(i)  # a date over two lines
+                continue
+            current = _Region([i], [])
+            regions.append(current)
+            last_value = None
+            values_from = min(w.x0 for w in line.words if _year_of(w) is not None) - 30
+            continue
+        if _numeric(line, left):
+            gap_ok = last_value is None or line.top - lines[last_value].bottom < 6 * line.size
+            if current is None or not gap_ok:
+                current = _Region([], [])
+                regions.append(current)
+                values_from = x1
+            current.lines.append(i)
+            last_value = i
+            _, found = _value_words(line, left)
+            values_from = min(values_from, *(w.x0 for w in found))
+            continue
+        if current is None:
+            continue
+        after = lines[i + 1] if i + 1 < len(lines) else None
+        wrapped = after is not None and (_numeric(after, left) or _continues(after))
+        if (_prose(line, values_from) and not wrapped) or (
+            last_value is not None and line.top - lines[last_value].bottom > 6 * line.size
+        ):
+            current = None
+            last_value = None
+            continue
+        if (
+            current.header
+            and last_value is None
+            and len(current.header) < 4
+            and (line.x0 >= values_from - 80)
+        ):
+            current.header.append(i)  # a unit line under the periods ("$'000 $'000")
+            continue
+        current.lines.append(i)
+    tables: list[Table] = []
+    last_periods = carry
+    for region in regions:
+        # Lines after the last row are the region's only if they end a wrapped label.
+        while region.lines and not _numeric(lines[region.lines[-1]], left):
+            tail = lines[region.lines[-1]]
+            before = region.lines[-2] if len(region.lines) > 1 else None
+            if before is not None and _continues(tail) and _numeric(lines[before], left):
+                break
+            region.lines.pop()
+        if not _amounts(lines, region, left):
+            continue
+        region.header = [i for i in region.header if _aligned(lines, i, region, left)]
+        table = _read_region(lines, region, ctx, last_periods, left)
+        if table is not None:
+            tables.append(table)
+            if table.periods:
+                last_periods = table
+    return tables, last_periods
+
+
+def _aligned(lines: list[Line], i: int, region: _Region, left: float) -> bool:
+    """Whether a header line's years stand over the table's numbers: a caption that names
+    a year ("For the year ended 30 June 2022") does not."""
+    years = [w for w in lines[i].words if _year_of(w) is not None]
+    if not years:
+        return True
+    found = [w for k in region.lines[:12] for w in _value_words(lines[k], left)[1]]
+    if not found:
+        return True
+
+    def under(year: Word, value: Word) -> bool:
+        # Centred over its numbers, or set to their right edge, a little off as it may be.
+        return value.x0 - 30 <= year.middle <= value.x1 + 10 or abs(value.x1 - year.x1) <= 24
+
+    # Over figures, not only over dashes (a dash is set in the middle of its cell, and a
+    # caption's year may happen to stand over one).
+    figures = [v for v in found if not DASH.match(v.text)]
+    near = [y for y in years if any(under(y, v) for v in figures)]
+    return bool(near) and (len(years) > 1 or len(near) == 1)
+
+
+def _amounts(lines: list[Line], region: _Region, left: float) -> bool:
+    """Whether a region's numbers are a table's: amounts (grouped thousands, decimals,
+    brackets, dashes, short numbers) on at least two lines, not postcodes and phone
+    numbers."""
+    rows = 0
+    plain = 0
+    for i in region.lines:
+        _, values = _value_words(lines[i], left)
+        if not values:
+            continue
+        amount = [
+            w for w in values if re.search(r"[,.()%]|^\D*\d{1,3}\D*$", w.text) or DASH.match(w.text)
+        ]
+        plain += len(values) - len(amount)
+        rows += bool(amount)
+    return rows >= (1 if region.header else 2) and plain <= rows
+
+
+def _prose(line: Line, values_from: float) -> bool:
+    """A line of running text into the columns: it ends a table."""
+    return (
+        len(line.words) >= 9 and line.x1 > values_from + 10 and not is_number(line.words[-1].text)
+    )
+
+
+def _continues(line: Line) -> bool:
+    first = line.words[0].text
+    return first[:1].islower() or first[:1] in "(&"
+
+
+def _clusters(tokens: list[tuple[int, Word]]) -> list[list[tuple[int, Word]]]:
+    """The value tokens in columns: right edges within a few points are one column,
+    unless two of one line would share it."""
+    ordered = sorted(tokens, key=lambda t: t[1].x1)
+    groups: list[list[tuple[int, Word]]] = []
+    for tok in ordered:
+        if groups:
+            last = groups[-1]
+            near = tok[1].x1 - statistics.median(w.x1 for _, w in last) <= 7
+            overlaps = tok[1].x0 <= max(w.x1 for _, w in last) and tok[1].x1 - last[-1][1].x1 < 12
+            same_line = any(li == tok[0] for li, _ in last)
+            if (near or overlaps) and not same_line:
+                last.append(tok)
+                continue
+        groups.append([tok])
+    # Numbers centred in their column end at different places: two groups that never
+    # share a line and overlap across it are one column.
+    merged: list[list[tuple[int, Word]]] = []
+    for group in groups:
+        if merged:
+            prev = merged[-1]
+            lines_a = {li for li, _ in prev}
+            lines_b = {li for li, _ in group}
+            overlap = min(w.x1 for _, w in group) - 1 <= max(w.x1 for _, w in prev) or (
+                min(w.x0 for _, w in group) < max(w.x1 for _, w in prev) - 2
+            )
+            if not (lines_a & lines_b) and overlap:
+                prev.extend(group)
+                continue
+        merged.append(group)
+    return merged
+
+
+def _read_region(
+    lines: list[Line], region: _Region, ctx: ReadContext, carry: Table | None, left: float
+) -> Table | None:
+    # long: columns, their headers, then the rows, in that order over one region.
+    limit = left
+    if region.header:
+        # The labels end where the headers begin (a year, or the Note column's head): a
+        # number further left is part of its label ("net of amortization of $503").
+        limit = (
+            min(
+                (
+                    w.x0
+                    for i in region.header
+                    for w in lines[i].words
+                    if _year_of(w) is not None or re.fullmatch(r"notes?", w.text, re.I)
+                ),
+                default=left + 25,
+            )
+            - 25
+        )
+    tokens: list[tuple[int, Word]] = []
+    for i in region.lines:
+        _, values = _value_words(lines[i], limit)
+        # A dash is centred in its cell, not set to its right edge: it finds its column
+        # by where it sits, not the other way round.
+        tokens.extend((i, w) for w in values if not DASH.match(w.text))
+    if not tokens:
+        return None
+    groups = _clusters(tokens)
+    columns = [
+        Column(right=statistics.median(w.x1 for _, w in g), left=min(w.x0 for _, w in g))
+        for g in groups
+    ]
+    # A column of dashes alone (a parent entity's nil column) is a column too.
+    ends = sorted(c.right for c in columns)
+    room = 0.4 * statistics.median([b - a for a, b in itertools.pairwise(ends)] or [40])
+    stray: list[Word] = []
+    for i in region.lines:
+        for w in _value_words(lines[i], limit)[1]:
+            if DASH.match(w.text) and not any(
+                c.left - 10 <= w.middle <= c.right + room for c in columns
+            ):
+                stray.append(w)
+    for w in sorted(stray, key=lambda w: w.middle):
+        near = [c for c in columns if c.left - 10 <= w.middle <= c.right + 10]
+        if near:
+            near[0].left, near[0].right = min(near[0].left, w.x0), max(near[0].right, w.x1)
+        else:
+            columns.append(Column(right=w.x1, left=w.x0))
+    area = min(c.left for c in columns) - 12
+    header = _above(lines, min(region.header or region.lines), area, columns) + region.header
+    # Columns the header places but no row fills (a blank comparative) are columns too.
+    for i in region.header:
+        for w in lines[i].words:
+            if _year_of(w) is not None and not any(_near(c, w) for c in columns):
+                columns.append(Column(right=w.x1, left=w.x0))
+    columns.sort(key=lambda c: c.right)
+    for i in header:
+        for w in lines[i].words:
+            if re.fullmatch(r"notes?", w.text, re.I) and not any(
+                c.left - 6 <= w.middle <= c.right + 6 for c in columns
+            ):
+                columns.append(Column(right=w.x1, left=w.x0, header=[w.text]))
+    columns.sort(key=lambda c: c.right)
+    inherited = None
+    if not region.header and carry is not None and _same_columns(columns, carry.columns):
+        inherited = carry
+        columns = [
+            Column(right=c.right, left=c.left, header=list(c.header), note=c.note, cell=c.cell,
+                   unit=c.unit)
+            for c in carry.columns
+        ]  # fmt: skip
+    title_lines = _title_lines(lines, min(header or region.lines))
+    caption = " ".join(ln.text for ln in title_lines)
+    beside = " ".join(w.text for i in header for w in lines[i].words if w.x1 < area - 20)
+    caption = f"{caption} {beside}".strip()
+    if inherited is None:
+        _headers(columns, [lines[i] for i in header], area)
+        _mark_notes(columns, groups)
+        periods = _periods(columns, caption, ctx, _side_group(lines, header, area))
+    else:
+        periods = inherited.periods
+    title = _title(title_lines) or (inherited.title if inherited is not None else "")
+    table_unit = _unit_of(caption, ctx.currency)
+    for column in columns:
+        if not column.unit:
+            column.unit = table_unit
+    stated = _unit_line_above(lines, min(header or region.lines), area, ctx.currency)
+    if stated and not region.header:
+        for column in columns:
+            if not column.note:
+                column.unit = stated
+    rows = _rows(lines, region, columns, limit)
+    if not any(any(r.values) for r in rows):
+        return None
+    return Table(
+        lines=sorted(set(header) | set(region.lines)), title=title, columns=columns, rows=rows,
+        periods=periods,
+    )  # fmt: skip
+
+
+def _unit_line_above(lines: list[Line], top: int, area: float, currency: str) -> str:
+    """The unit of a line of units alone printed over the columns a little above a
+    table's first row ("Cents  Cents" over a statement's earnings per share)."""
+    for i in range(top - 1, max(top - 8, -1), -1):
+        line = lines[i]
+        if _numeric(line, area):
+            break
+        if all(_UNIT_TOKEN.match(w.text) for w in line.words) and line.x0 >= area - 12:
+            return _unit_of(line.text, currency)
+    return ""
+
+
+def _above(lines: list[Line], top: int, area: float, columns: list[Column]) -> list[int]:
+    """The header lines above a table's first line: lines close above it printed over its
+    columns ("Consolidated", "Year Ended December 31,", "Issued capital Reserves")."""
+    found: list[int] = []
+    below = lines[top]
+    for i in range(top - 1, max(top - 5, -1), -1):
+        line = lines[i]
+        if below.top - line.bottom > 2.5 * line.size:
+            break
+        over = [w for w in line.words if w.x0 >= area - 10]
+        if not over or (_numeric(line, area) and not _is_period_line(line, area)):
+            break
+        aside = [w for w in line.words if w.x0 < area - 10]
+        if aside and (
+            len(aside) > 3
+            or not all(w.text[:1].isupper() for w in aside)
+            or aside[-1].x1 > area - 20
+        ):
+            break  # a title or caption across the page, not a column header
+        years = [w for w in over if _year_of(w) is not None]
+        if years and not all(any(_near(c, w) for c in columns) for w in years):
+            break  # a caption naming a year, not a column's
+        span = max(c.right for c in columns) - min(c.left for c in columns)
+        if len(over) > 4 and over[-1].x1 - over[0].x0 > 1.1 * span:
+            break  # a title across the columns
+        found.insert(0, i)
+        below = line
+    return found
+
+
+def _near(column: Column, word: Word) -> bool:
+    """Whether a header word stands over a column (a little off its numbers as it may be)."""
+    return column.left - 24 <= word.x1 and word.x0 <= column.right + 24
+
+
+def _same_columns(mine: list[Column], theirs: list[Column]) -> bool:
+    ends = [c.right for c in theirs]
+    return all(any(abs(c.right - e) <= 6 for e in ends) for c in mine)
+
+
+def _title_lines(lines: list[Line], top: int) -> list[Line]:
+    """The lines just above a table (its title and caption: "Consolidated statement of
+    cash flows", "For the year ended 30 June 2022", "(in millions)")."""
+    above: list[Line] = []
+    for i in range(top - 1, max(top - 7, -1), -1):
+        line = lines[i]
+        nearer = above[-1] if above else lines[top]
+        if nearer.top - line.bottom > 4 * line.size or len(line.words) > 16:
+            break
+        if _numeric(line, 0) and not _is_period_line(line, 0):
+            break
+        above.append(line)
+    return list(reversed(above))
+
+
+def _title(title_lines: list[Line]) -> str:
+    """A table's title from the lines above it: one naming a statement or a note if any,
+    else the last short line that is no sentence; "" when there is none."""
+    texts = [
+        " ".join(ln.text.split())
+        for ln in title_lines
+        if re.search(r"[A-Za-z]{3}", ln.text)
+        and not ln.text.rstrip().endswith(".")
+        and len(ln.words) <= 14
+    ]
+    named = [t for t in texts if re.search(r"statement|balance\s+sheet|\bnote\b|summary", t, re.I)]
+    chosen = named[-1] if named else (texts[-1] if texts else "")
+    return chosen[:120]
+
+
+def _headers(columns: list[Column], header_lines: list[Line], area: float) -> None:
+    """Each column's header phrases, top to bottom: a phrase over several columns (a group,
+    a span of years) heads each of them; one over a column heads it."""
+    # long: per header line, its phrases cut at years, then each given its columns.
+    if not columns:
+        return
+    rights = [c.right for c in columns]
+    spacing = statistics.median([b - a for a, b in itertools.pairwise(rights)] or [60])
+    for line in header_lines:
+        cells: list[list[Word]] = []
+        for run in phrases(Line([w for w in line.words if w.x0 >= area - 30])):
+            piece: list[Word] = []
+            for w in run:
+                piece.append(w)
+                if _year_of(w) is not None:  # a year ends a column's header
+                    cells.append(piece)
+                    piece = []
+            if piece:
+                cells.append(piece)
+        owner: dict[int, tuple[float, str]] = {}
+        mids = [(c.left + c.right) / 2 for c in columns]
+        # A line of fewer phrases than columns spans them ("Consolidated   Parent" over
+        # four): each column takes the nearest phrase; otherwise a phrase heads the one
+        # column nearest it (a year, a unit, a date), a little off its numbers as it may be.
+        spans = len(cells) < sum(not c.note for c in columns) and len(cells) > 0
+        for cell in cells:
+            text = " ".join(w.text for w in cell)
+            a, b = cell[0].x0, cell[-1].x1
+            middle = (a + b) / 2
+            has_year = any(_year_of(w) is not None for w in cell)
+            if has_year or not spans:
+                k = min(range(len(columns)), key=lambda n: abs(mids[n] - middle))
+                near = abs(mids[k] - middle) <= max(0.6 * spacing, 20)
+                candidates = [(k, abs(mids[k] - middle))] if near else []
+            else:
+                reach = max(spacing, (b - a) / 2)
+                candidates = [
+                    (k, abs(mids[k] - middle)) for k in range(len(columns))
+                    if a - reach <= mids[k] <= b + reach
+                ]  # fmt: skip
+            for k, distance in candidates:
+                if k not in owner or distance < owner[k][0]:
+                    owner[k] = (distance, text)
+        for k, (_, text) in owner.items():
+            columns[k].header.append(text)
+
+
+def _mark_notes(columns: list[Column], groups: list[list[tuple[int, Word]]]) -> None:
+    """The Note column: headed "Note", or the leftmost column of references only, left of
+    the columns of periods."""
+    by_right = {statistics.median(w.x1 for _, w in g): g for g in groups}
+    for column in columns:
+        group = by_right.get(column.right, [])
+        refs = bool(group) and all(
+            NOTE_REF.match(w.text) and not DASH.match(w.text) for _, w in group
+        )
+        if any(re.fullmatch(r"notes?", h.strip(), re.I) for h in column.header) or (
+            refs and not any(_YEAR.search(h) for h in column.header) and column is columns[0]
+            and len(columns) > 1
+        ):  # fmt: skip
+            column.note = refs or not group
+
+
+def _side_group(lines: list[Line], header: list[int], area: float) -> str:
+    """A group printed beside the column headers, over the labels ("Parent   $000'
+    $000' ..."): it heads every column."""
+    for i in header:
+        words = [w for w in lines[i].words if w.x1 < area - 20]
+        over = [w for w in lines[i].words if w.x0 >= area - 20]
+        if over and 0 < len(words) <= 3 and all(w.text[:1].isupper() for w in words):
+            group = _group(" ".join(w.text for w in words))
+            if group:
+                return group
+    return ""
+
+
+def _periods(columns: list[Column], caption: str, ctx: ReadContext, side: str = "") -> bool:
+    """Each column's Markdown cell from its header and the caption; whether any is a
+    period's. `side` is a group printed beside the headers."""
+    # long: each column's period from its own header, else the caption, else the calendar.
+    said = _CAPTION_DATE.search(caption)
+    caption_date = _month_day(said.group(0)) if said else None
+    caption_months = _months(caption)
+    instant = bool(_AT_DATE.search(caption))
+    any_period = False
+    for column in columns:
+        if column.note:
+            column.cell = "Note"
+            continue
+        text = " ".join(column.header)
+        column.unit = _unit_of(text, ctx.currency) if _has_unit(text) else ""
+        years = [int(y) for y in _YEAR.findall(text)]
+        if not years:
+            short = [m.group(1) for w in text.split() if (m := _FY_SHORT.match(w))]
+            years = [2000 + int(y) for y in short]
+        if not years:
+            plain = _plain(text)
+            column.cell = f"{side}: {plain}" if side and plain else plain
+            continue
+        year = years[-1]
+        own = _month_day(text)
+        month_day = own or caption_date
+        if month_day is None and ctx.year_end:
+            month, day = (int(p) for p in ctx.year_end.split("-"))
+            month_day = (month, day)
+        months = _months(text) or (None if instant else caption_months)
+        end = _date(year, month_day) if month_day else None
+        if end is not None and own is None and caption_date is None and ctx.year_end:
+            fy = year  # the year printed is the fiscal year
+        elif end is not None:
+            fy = fiscal_year_of(end, ctx.year_end)
+        else:
+            fy = year
+        restated = bool(re.search(r"restated|re-presented", text, re.I))
+        group = _group(text) or side
+        column.cell = period_cell(fy, end, months, group, restated)
+        any_period = True
+    return any_period
+
+
+def _has_unit(text: str) -> bool:
+    return any(_UNIT_TOKEN.match(t) for t in text.split()) or bool(
+        re.search(r"\bin\s+(?:millions|thousands|billions)\b", text, re.I)
+    )
+
+
+def _plain(text: str) -> str:
+    words = [w for w in text.split() if not _UNIT_TOKEN.match(w)]
+    return " ".join(words)
+
+
+def _group(text: str) -> str:
+    """What a column's header says besides its period and unit: "Consolidated",
+    "Parent", "Company"."""
+    rest = " ".join(w for w in text.split() if not _UNIT_TOKEN.match(w))
+    rest = re.sub(_DAY_MONTH, " ", rest)
+    rest = re.sub(_MONTH_DAY, " ", rest)
+    rest = _YEAR.sub(" ", rest)
+    rest = re.sub(r"\b\d+\b", " ", rest)
+    rest = _GROUP_NOISE.sub(" ", rest)
+    words = rest.split()
+    return " ".join(words) if 0 < len(words) <= 3 else ""
+
+
+def _month_day(text: str) -> tuple[int, int] | None:
+    for pattern in (_DAY_MONTH, _MONTH_DAY):
+        match = pattern.search(text)
+        if match is not None:
+            day = int(match.group("d"))
+            if 1 <= day <= 31:
+                return MONTHS[match.group("m").lower()], day
+    return None
+
+
+def _months(text: str) -> int | None:
+    for pattern, months in _DURATIONS:
+        if pattern.search(text):
+            return months
+    return None
+
+
+def _date(year: int, month_day: tuple[int, int]) -> date | None:
+    month, day = month_day
+    try:
+        return date(year, month, day)
+    except ValueError:
+        if month == 2 and day == 29:
+            return date(year, 2, 28)
+        return None
+
+
+def _unit_of(text: str, currency: str) -> str:
+    """The unit a header or caption names, as the tables write it: "A$'000", "US$M",
+    "A$", "A cents", "%"; "" when it names none."""
+    if re.search(r"\bcents?\b", text, re.I) and not re.search(r"\bper\s+cent\b", text, re.I):
+        return f"{_prefix(currency)} cents"
+    scale = next((s for pattern, s in _SCALE_WORDS if pattern.search(text)), None)
+    found = _CURRENCY.search(text)
+    if found is None and scale is None:
+        return "%" if re.search(r"(?:^|\s)\(?%\)?(?:\s|$)", text) else ""
+    money = currency
+    if found is not None:
+        if found.group(2):
+            money = _CODES.get(found.group(2).upper(), currency)
+        elif found.group(0) in ("£", "€", "¥"):
+            money = found.group(0)
+        elif found.group(1):
+            money = "A$" if found.group(1).upper() in ("A", "AU") else f"{found.group(1).upper()}$"
+    suffix = {None: "", 1e3: "'000", 1e6: "M", 1e9: "bn"}[scale]
+    return f"{money}{suffix}"
+
+
+def _prefix(currency: str) -> str:
+    return {"US$": "US", "A$": "A"}.get(currency, currency.rstrip("$") or currency)
+
+
+def _distance(column: Column, word: Word, dash: bool) -> float:
+    if dash:
+        return abs((column.left + column.right) / 2 - word.middle) - 4
+    return abs(column.right - word.x1)
+
+
+def _assign(values: list[Word], columns: list[Column]) -> dict[int, Word] | None:
+    """Each value of a row to its column: in order, to the column whose right edge is
+    nearest; None when a value sits under no column."""
+    slots: dict[int, Word] = {}
+    start = 0
+    for word in values:
+        best = None
+        dash = bool(DASH.match(word.text))
+        for k in range(start, len(columns)):
+            column = columns[k]
+            distance = abs(column.right - word.x1)
+            if dash:  # by where it sits: nearest the column's middle
+                distance = abs((column.left + column.right) / 2 - word.middle) - 4
+            inside = column.left - 3 <= word.middle <= column.right + (20 if dash else 6)
+            if (distance <= 14 or inside) and (
+                best is None or distance < _distance(columns[best], word, dash)
+            ):
+                best = k
+        if best is None:
+            return None
+        slots[best] = word
+        start = best + 1
+    return slots
+
+
+def _rows(lines: list[Line], region: _Region, columns: list[Column], limit: float) -> list[Row]:
+    """The table's rows: labels (wrapped ones joined), note references and values by
+    column; headings as rows without values."""
+    # long: one pass over the region's lines; a wrapped label's parts share its state.
+    values_at = [k for k, c in enumerate(columns) if not c.note]
+    note_at = next((k for k, c in enumerate(columns) if c.note), None)
+    rows: list[Row] = []
+    pending: list[str] = []
+    unit_override = ""
+    order = region.lines
+    skip: set[int] = set()
+    for position, i in enumerate(order):
+        if i in skip:
+            continue
+        line = lines[i]
+        label_words, value_words = _value_words(line, limit)
+        if not value_words and all(_UNIT_TOKEN.match(w.text) for w in line.words):
+            unit_override = _unit_of(line.text, "") or unit_override
+            if unit_override.startswith(" cents") or unit_override.endswith(" cents"):
+                unit_override = _unit_of(line.text, _currency_of(columns)).strip()
+            continue
+        slots = _assign(value_words, columns) if value_words else {}
+        if slots is None:
+            slots = {}
+            label_words = list(line.words)
+        label = " ".join(w.text for w in label_words).strip()
+        note = ""
+        if note_at is not None and note_at in slots:
+            note = slots.pop(note_at).text
+        elif (
+            label_words
+            and note_at is not None
+            and NOTE_REF.match(label_words[-1].text)
+            and (columns[note_at].left - 8 <= label_words[-1].middle <= columns[note_at].right + 14)
+        ):
+            note = label_words.pop().text
+            label = " ".join(w.text for w in label_words).strip()
+        if not slots:
+            nxt = order[position + 1] if position + 1 < len(order) else None
+            if label and nxt is not None and (
+                _CONNECTOR.search(label) or _continues(lines[nxt])
+                or (not _label_of(lines[nxt], limit) and _numeric(lines[nxt], limit))
+            ):  # fmt: skip
+                pending.append(label)
+                continue
+            if label:
+                rows.append(Row(" ".join([*pending, label]), heading=True))
+                pending = []
+            continue
+        unsure = any(w.unsure for w in label_words)
+        cells = ["" for _ in values_at]
+        for k, word in slots.items():
+            if k in values_at:
+                cells[values_at.index(k)] = "" if word.unsure or unsure else _clean(word.text)
+        parts = [*pending, label] if label else list(pending)
+        pending = []
+        if not label and position + 1 < len(order):
+            after = lines[order[position + 1]]
+            if _continues(after) and not _numeric(after, limit):
+                parts.append(after.text)
+                skip.add(order[position + 1])
+        text = " ".join(p for p in parts if p).strip()
+        if not text and all(c in ("", "-") for c in cells):
+            continue  # a stray nil printed under another row's cell
+        if not text:
+            heading = next((r.label for r in reversed(rows) if r.heading), "")
+            text = f"Total {heading.rstrip(':')}".strip() if heading else "Total"
+        rows.append(Row(text, note, cells, unit=unit_override or _row_unit(columns)))
+    if pending:
+        rows.append(Row(" ".join(pending), heading=True))
+    return rows
+
+
+def _label_of(line: Line, limit: float) -> str:
+    """A row's label words (a note reference alone is none)."""
+    words, _ = _value_words(line, limit)
+    if len(words) == 1 and NOTE_REF.match(words[0].text):
+        return ""
+    return " ".join(w.text for w in words)
+
+
+def _row_unit(columns: list[Column]) -> str:
+    units = [c.unit for c in columns if not c.note and c.unit]
+    return statistics.mode(units) if units else ""
+
+
+def _currency_of(columns: list[Column]) -> str:
+    for column in columns:
+        if column.unit and "cents" not in column.unit:
+            return re.sub(r"(?:'000|M|bn)$", "", column.unit)
+    return "A$"
+
+
+def _clean(text: str) -> str:
+    """A value cell as written, without a currency sign stuck to it: "$1,234" → "1,234",
+    "($5)" → "(5)"; a dash is nil, written "-"."""
+    if DASH.match(text):
+        return "-"
+    return re.sub(r"(?:US|A|AU|NZ|C|HK|S)?[$£€¥]", "", text)
