@@ -201,7 +201,8 @@ class ReportIndex:
                 self.client,
                 self.collection,
                 {"company": keyword, "fiscal_year": models.PayloadSchemaType.INTEGER,
-                 "document_id": keyword, "source_path": keyword},
+                 "years": models.PayloadSchemaType.INTEGER, "document_id": keyword,
+                 "source_path": keyword},
                 vectors_config={
                     "dense": models.VectorParams(
                         size=self.embedder.dimension, distance=models.Distance.COSINE
@@ -236,11 +237,19 @@ class ReportIndex:
         """A content hash of the ingested corpus; changes whenever any document changes."""
         with self._lock:
             if self._version is None:
-                hashes = self.document_hashes()
+                self.ensure_collection()
+                hashes: dict[str, str] = {}
+                printed: dict[str, set[int]] = {}
+                for r in self._scroll(["document_id", "content_hash", "company", "years"]):
+                    if not r.payload:
+                        continue
+                    hashes[str(r.payload["document_id"])] = str(r.payload["content_hash"])
+                    years = printed.setdefault(str(r.payload.get("company", "")), set())
+                    years.update(int(y) for y in r.payload.get("years") or ())
                 pairs = sorted(hashes.items())
                 digest = hashlib.sha256("\n".join(f"{d}:{h}" for d, h in pairs).encode())
                 self._version = digest.hexdigest()[:12] if pairs else "empty"
-                self._reports = _reports(hashes)
+                self._reports = _reports(hashes, printed)
             return self._version
 
     def reports(self) -> dict[str, tuple[int, ...]]:
@@ -425,9 +434,15 @@ class ReportIndex:
         if company:
             conditions.append(_match("company", company))
         if fiscal_years:
+            # A report of the year, or a passage printing the year's figures beside its
+            # own (the comparative columns of a later report).
+            asked = list(fiscal_years)
             conditions.append(
-                models.FieldCondition(
-                    key="fiscal_year", match=models.MatchAny(any=list(fiscal_years))
+                models.Filter(
+                    should=[
+                        models.FieldCondition(key="fiscal_year", match=models.MatchAny(any=asked)),
+                        models.FieldCondition(key="years", match=models.MatchAny(any=asked)),
+                    ]
                 )
             )
         flt = models.Filter(must=conditions) if conditions else None
@@ -562,14 +577,20 @@ def read_index(index: ReportIndex, snapshot: str | None) -> ReportIndex:
         raise invalid_input(str(err)) from None
 
 
-def _reports(hashes: dict[str, str]) -> dict[str, tuple[int, ...]]:
-    """Company and years from document ids (`BHP-FY2024`), ignoring ids from before
-    documents were keyed by company and year."""
+def _reports(
+    hashes: dict[str, str], printed: dict[str, set[int]] | None = None
+) -> dict[str, tuple[int, ...]]:
+    """Company and the years its reports give figures for: each report's own (from
+    document ids, `BHP-FY2024`, ignoring ids from before documents were keyed by company
+    and year) and the years its tables print beside it (`printed`, by company)."""
     found: dict[str, set[int]] = {}
     for document_id in hashes:
         ticker, _, year = document_id.rpartition("-FY")
         if ticker and year.isdigit():
             found.setdefault(ticker, set()).add(int(year))
+    for ticker, years in (printed or {}).items():
+        if ticker in found:
+            found[ticker] |= years
     return {t: tuple(sorted(y)) for t, y in found.items()}
 
 

@@ -12,9 +12,10 @@ from settings import Settings
 from stack.processes import free_port
 
 
-def isolated_settings(home: Path, queue_prefix: str) -> Settings:
+def isolated_settings(home: Path, queue_prefix: str, ingest_dir: Path | None = None) -> Settings:
     """Settings for a stack of our own; also exported, because every process `up` spawns
-    (worker, API) reads its settings from the environment it inherits."""
+    (worker, API) reads its settings from the environment it inherits. `ingest_dir` is
+    where the API may ingest files from (the sample corpus when not given)."""
     for key in [k for k in os.environ if k.startswith("TURNSTILE_")]:
         del os.environ[key]
     api_port = free_port()
@@ -36,4 +37,6 @@ def isolated_settings(home: Path, queue_prefix: str) -> Settings:
         TURNSTILE_RATE_LIMIT_PER_MINUTE="1000000",
         TURNSTILE_RATE_LIMIT_BURST="1000000",
     )
+    if ingest_dir is not None:
+        os.environ["TURNSTILE_INGEST_DIR"] = str(ingest_dir)
     return Settings()

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import Field
+
 from domain.companies import (
     Company,
     aliases_for,
@@ -24,7 +26,7 @@ from domain.companies import (
     companies,
     normalise_ticker,
 )
-from domain.figures import unit_key
+from domain.figures import table_cells, unit_key
 from domain.models import ChunkText
 from domain.provenance import chunk_ids_for
 from ingestion.companies import CompaniesFileError, companies_beside
@@ -66,6 +68,10 @@ class Chunk(ChunkText):
     content_hash: str
     source_path: str = ""
     """The resolved path the document was read from (empty on chunks stored before it was)."""
+    years: list[int] = Field(default_factory=list)
+    """The fiscal years its figures are printed for: its report's own, and those of its
+    tables' other columns (a FY2017 10-K's income statement prints FY2015 and FY2016):
+    a search for a year finds the passages that print it."""
 
     def as_text(self) -> ChunkText:
         """The chunk as evidence travels to engines and checks (no storage bookkeeping)."""
@@ -287,6 +293,11 @@ def _build(
     # edited passages new ids and keeps the others', so an id never names other text.
     ids = chunk_ids_for(document_id, texts)
     for block, text, chunk_id in zip(blocks, texts, ids, strict=True):
+        printed = {
+            c.period.fiscal_year
+            for c in (table_cells(text) if block.is_table else [])
+            if c.period is not None and c.period.annual
+        }
         doc.chunks.append(
             Chunk(
                 chunk_id=chunk_id,
@@ -301,6 +312,7 @@ def _build(
                 text=text,
                 content_hash=content_hash,
                 source_path=source_path,
+                years=sorted(printed | {fiscal_year}),
             )
         )
     if not doc.chunks:
