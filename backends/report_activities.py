@@ -163,7 +163,9 @@ class ReportActivities:
                 if result.status == "ingested" or not await facts.current(
                     conn, corpus, doc.document_id, doc.content_hash
                 ):
-                    found = [f for chunk in doc.chunks for f in report_facts(chunk)]
+                    found = await asyncio.to_thread(
+                        lambda: [f for chunk in doc.chunks for f in report_facts(chunk)]
+                    )
                     stored = await facts.replace(
                         conn, corpus, doc.document_id, doc.content_hash, found
                     )

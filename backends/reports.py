@@ -374,7 +374,10 @@ class ReportIndex:
                     )
                 ),
             )
-            self.client.upsert(self.collection, points=points)
+            # In batches: one call for a 10-K's thousand points holds the process for
+            # seconds at a time (the worker's heartbeats wait behind it).
+            for start in range(0, len(points), _UPSERT_BATCH):
+                self.client.upsert(self.collection, points=points[start : start + _UPSERT_BATCH])
             self._version = None
         return IngestFileResult(
             path=path,
@@ -575,6 +578,9 @@ def read_index(index: ReportIndex, snapshot: str | None) -> ReportIndex:
         return index.at(snapshot)
     except SnapshotMissing as err:
         raise invalid_input(str(err)) from None
+
+
+_UPSERT_BATCH = 128
 
 
 def _reports(

@@ -134,10 +134,10 @@ def ask(http: httpx.Client, question: str) -> dict[str, Any]:
 
 
 def run(
-    http: httpx.Client, folder: Path, questions: list[dict[str, Any]], say: Any
+    http: httpx.Client, folder: Path, questions: list[dict[str, Any]], say: Any, asked_only: bool
 ) -> dict[str, Any]:
     started = time.monotonic()
-    ingested = ingest(http, folder, questions, say)
+    ingested = {} if asked_only else ingest(http, folder, questions, say)
     ingest_seconds = time.monotonic() - started
     current: dict[str, str] = {}  # document id → the filing it holds now
     rows = []
@@ -205,6 +205,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ids", help="only these question ids, comma-separated")
     parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
     parser.add_argument("--answers", type=Path, help="write every answer here (JSON lines)")
+    parser.add_argument(
+        "--ask-only",
+        action="store_true",
+        help="with --api-url: the stack holds the filings already; only ask (one filing per"
+        " company and year is then whichever was ingested last)",
+    )
     args = parser.parse_args(argv)
     folder = args.folder.resolve()
     ids = set(args.ids.split(",")) if args.ids else None
@@ -225,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             api_url = args.api_url
         with httpx.Client(base_url=api_url) as http:
-            report = run(http, folder, questions, say)
+            report = run(http, folder, questions, say, args.ask_only)
     finally:
         if settings is not None:
             embedded.down(settings, say)

@@ -44,7 +44,8 @@ LAST_REPORT_YEAR = 2100
 
 _YEAR_END = re.compile(r"(?P<month>\d{1,2})-(?P<day>\d{1,2})")
 _LEGAL_SUFFIX = re.compile(
-    r"\s+(?:limited|ltd|plc|inc|incorporated|corp|corporation|nl|holdings|group|co|ag|sa|nv)\.?$",
+    r"\s+(?:limited|ltd|plc|inc|incorporated|corp|corporation|nl|holdings|group|co|ag|sa|nv|"
+    r"company)\.?$",
     re.IGNORECASE,
 )
 _TICKER = re.compile(r"[A-Z0-9][A-Z0-9.]{0,9}")
@@ -135,6 +136,7 @@ def aliases_for(ticker: str, name: str, others: Iterable[str] = ()) -> tuple[str
     stripped = name
     while (shorter := _LEGAL_SUFFIX.sub("", stripped).rstrip(" ,")) != stripped and shorter:
         stripped = shorter
+    stripped = re.sub(r"^the\s+", "", stripped, flags=re.IGNORECASE)  # "The Boeing Company"
     # A short name left by the suffix ("Star" of "Star Group") would match ordinary text.
     if len(stripped) < _MIN_WORD_CHARS or _key(stripped) in _ORDINARY_WORDS:
         stripped = name

@@ -42,6 +42,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TypeVar
 
+from domain.arithmetic import agrees, worked_results
 from domain.companies import (
     companies,
     display_name,
@@ -84,7 +85,7 @@ _UNIT = re.compile(
     r"^(?P<space>\s?)(?P<u>%|per\s?cent\b|pct\b|"
     r"million\s+tonnes\b|million\s+ounces\b|thousand\s+tonnes\b|thousand\s+ounces\b|"
     r"mtpa\b|mt\b|kt\b|koz\b|moz\b|tonnes\b|ounces\b|oz\b|"
-    r"trillion\b|billion\b|bn\b|b\b|million\b|mn\b|m\b|"
+    r"trillion\b|billion\b|bn\b|b\b|million\b|mn\b|m\b|thousand\b|"
     r"us\s+cents\b|australian\s+cents\b|a\s?cents\b|cents\b|¢|c\b|cps\b)",
     re.IGNORECASE,
 )
@@ -222,6 +223,8 @@ def _unit_of(word: str, currency: str | None, after: str) -> tuple[str, str | No
         return "money", currency, 1000.0
     if w in ("million", "mn", "m"):
         return "money", currency, 1.0
+    if w == "thousand":
+        return "money", currency, 0.001
     if w == "us cents":
         return "per_share", "US$", 1.0
     if w in ("australian cents", "a cents", "acents"):
@@ -1200,18 +1203,38 @@ def check_numbers(
         else:
             bindings = bind_amounts(text, claims)
         seen: set[str] = set()
-        for claim, binding in zip(claims, bindings, strict=True):
+
+        read = _Read(sentence, claims, bindings, ctx, cited_numbers, len(sources))
+        worked = worked_results(text, claims)
+        constants = {
+            k for w in worked.values() for k in w.operands if _constant(claims[k], question)
+        }
+        # An outflow the statement prints in brackets, written in the working as the
+        # amount spent: backed by the cited figure's amount.
+        operands = {k for w in worked.values() for k in w.operands if k not in constants}
+        backed_operands = {k for k in operands if read.backing(k, operand=True) is not None}
+        amounts = {k for k in operands - backed_operands if read.amount(k) is not None}
+        amounts |= backed_operands
+        for k, (claim, binding) in enumerate(zip(claims, bindings, strict=True)):
             checked += 1
+            if k in constants or _said_by_question(claim, text, question):
+                continue  # a number of the working itself (365 days, ÷ 2), not the report's
+            if k in amounts:
+                continue
             own = ctx.narrowed(binding)
-            marked = set(_bound_sources(sentence, claim.end, len(sources)))
-            backing = next(
-                (
-                    n for n in cited_numbers
-                    if n.source in marked and own.allows(n) and value_matches(claim, n.amount)
-                    and _sign_ok(claim, n)
-                ),
-                None,
-            )  # fmt: skip
+            backing = read.backing(k)
+            if k in worked and backing is None:
+                step = worked[k]
+                backed = all(
+                    i in constants or i in amounts or read.backing(i) is not None
+                    for i in step.operands
+                )
+                if backed and agrees(step, claim):
+                    label = _worked_label(text, own, claim, cited_numbers, sources)
+                    found_step = Derived(label=label, formula=step.working)
+                    if found_step not in derived:
+                        derived.append(found_step)
+                    continue
             if backing is not None:
                 years = sorted(backing.years & set(own.years)) or sorted(backing.years)
                 for year in years:
@@ -1252,6 +1275,81 @@ def check_numbers(
         every_sentence=every,
         verified=verified,
     )
+
+
+@dataclass(frozen=True)
+class _Read:
+    """One answer sentence's claims as the check reads them, with what its citations give."""
+
+    sentence: str
+    claims: list[Amount]
+    bindings: list[Binding]
+    ctx: _Context
+    cited: list[SourceNumber]
+    sources: int
+
+    def backing(self, k: int, operand: bool = False) -> SourceNumber | None:
+        """The cited figure that backs claim `k`; a figure of written working
+        (`operand`) is backed by its value, year and company alone: its sentence names
+        the result's measure, not each line item's."""
+        claim, own = self.claims[k], self.ctx.narrowed(self.bindings[k])
+        if operand:
+            own = _Context(own.companies, own.years, [])
+        marked = set(_bound_sources(self.sentence, claim.end, self.sources))
+        return next(
+            (
+                n for n in self.cited
+                if n.source in marked and own.allows(n) and value_matches(claim, n.amount)
+                and _sign_ok(claim, n)
+            ),
+            None,
+        )  # fmt: skip
+
+    def amount(self, k: int) -> SourceNumber | None:
+        """A figure of the working that is a cited figure's amount: an outflow a
+        statement prints in brackets, written as the amount spent."""
+        claim, own = self.claims[k], self.ctx.narrowed(self.bindings[k])
+        own = _Context(own.companies, own.years, [])
+        return next(
+            (n for n in self.cited if own.allows(n) and value_matches(claim, n.amount)), None
+        )
+
+
+def _worked_label(
+    text: str, own: _Context, claim: Amount, cited: list[SourceNumber], sources: list[ChunkText]
+) -> str:
+    """A worked result's label: the measure its sentence names before the working
+    ("days payable outstanding"), with the company and years; the generic label when it
+    names none."""
+    head = text.split(":", 1)[0] if ":" in text else ""
+    head = re.sub(r"\([^()]*\)|,\s*as\s+the\s+question\s+defines\s+it.*$", " ", head)
+    head = re.sub(r"\b(?:FY|CY)\d{4}\b(?:\s*[–-]\s*(?:FY|CY)\d{4})?", " ", head)
+    words = [w for w in head.replace("'s", " ").split() if w[:1].islower()]
+    generic = _claim_label(own, claim, cited, sources, "calculation")
+    if not words:
+        return generic
+    who = generic.rsplit(" ", 2)[0] if own.metrics else " ".join(generic.split()[:-2])
+    return " ".join(f"{who} {' '.join(words[-5:])}".split()[:8])
+
+
+def _said_by_question(amount: Amount, text: str, question: str | None) -> bool:
+    """A bare whole number the question itself states ("365 * ...", a definition quoted
+    back): the user's, not a figure of the report."""
+    if question is None or amount.kind != "bare" or amount.decimals:
+        return False
+    value = f"{int(amount.value)}"
+    return bool(re.search(rf"(?<![\d.,]){value}(?![\d.,])", question))
+
+
+def _constant(amount: Amount, question: str | None) -> bool:
+    """A number of a calculation's working that is no figure of a report: a bare whole
+    number the question's own definition states ("365 *"), 100 (a share in percent), or a
+    count of periods averaged (÷ 2, ÷ 3, up to 12)."""
+    if amount.kind != "bare" or amount.decimals or amount.negative:
+        return False
+    value = int(amount.value)
+    said = question is not None and re.search(rf"(?<![\d.,]){value}(?![\d.,])", question)
+    return bool(said) or value == 100 or 1 <= value <= 12
 
 
 def merge_claims(*found: list[UnsupportedClaim]) -> list[UnsupportedClaim]:

@@ -48,7 +48,8 @@ class ColumnPeriod:
     fiscal_year: int
     end: date | None = None
     months: int | None = None
-    """3, 6, 9 for an interim column; 12 or None (not said) for a year or a balance."""
+    """3, 6, 9 for an interim column; 0 for a balance at a date within the year (a
+    quarter's end); 12 or None (not said) for a year or a balance at its end."""
     group: str = ""
     """The column group printed above it ("Consolidated", "Parent"), or ""."""
     restated: bool = False
@@ -88,12 +89,17 @@ def _date_text(day: date) -> str:
 def period_cell(
     fiscal_year: int, end: date | None, months: int | None, group: str = "", restated: bool = False
 ) -> str:
-    """A column's header cell as the tables write it: `Consolidated FY2022 (30 Jun 2022)`."""
+    """A column's header cell as the tables write it: `Consolidated FY2022 (30 Jun 2022)`,
+    `FY2024 (3 months to 29 Jul 2023)`, `FY2024 (at 29 Jul 2023)` (months 0: a balance at
+    a date within the year)."""
     inner: list[str] = []
     if end is not None:
-        inner.append(
-            f"{months} months to {_date_text(end)}" if months and months != 12 else _date_text(end)
-        )
+        if months == 0:
+            inner.append(f"at {_date_text(end)}")
+        elif months and months != 12:
+            inner.append(f"{months} months to {_date_text(end)}")
+        else:
+            inner.append(_date_text(end))
     if restated:
         inner.append("restated")
     text = f"FY{fiscal_year}" + (f" ({', '.join(inner)})" if inner else "")
@@ -131,10 +137,11 @@ def column_period(cell: str) -> ColumnPeriod | None:
         year = int(bare.group("y"))
         group = cell[: bare.start()].strip()
     months = _MONTHS_TO.search(cell)
+    within = re.search(r"\(at\s+\d", cell) is not None
     return ColumnPeriod(
         fiscal_year=year,
         end=end,
-        months=int(months.group(1)) if months else None,
+        months=int(months.group(1)) if months else (0 if within else None),
         group=group if len(group.split()) <= 3 else "",
         restated=restated,
     )

@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 from typing import Literal
 
-from domain.companies import find_companies
+from domain.analyst import AnalystQuestion, analyst_path, asked_part
+from domain.companies import find_companies, without_companies
 from domain.facts import report_facts
 from domain.figures import Fact
 from domain.grounding import (
@@ -257,6 +258,38 @@ def _companies_unnamed(question: str, answer: str, parts: list[Focus]) -> list[R
     ]
 
 
+def _analyst_relevance(
+    asked: AnalystQuestion, answer: str, derived_labels: Sequence[str]
+) -> Relevance:
+    """An analyst's question asks one thing: its calculation, answered when the numeric
+    check recomputed a result its answer names; or its line item, answered by a cited
+    figure in a sentence that names it. Either is not found when its gap line (or a line
+    item's of the calculation) is said."""
+    name = asked.calculation.name if asked.calculation is not None else asked.measure
+    name = " ".join(without_companies(name).split()) or name
+    part = Focus(phrase=name, text=name, terms=terms(name))
+    sentences = [s for s in split_sentences(answer) if "data not found" not in s]
+    gaps = [m.group("m").strip() for m in _NOT_FOUND_LINE.finditer(answer)]
+    status: Literal["answered", "not_found", "missing"] = "missing"
+    if asked.calculation is not None:
+        if any(shares_most(part, label) for label in derived_labels) and any(
+            "=" in s and shares_most(part, s) for s in sentences
+        ):
+            status = "answered"
+    elif any(shares_most(part, s) and re.search(r"\d.*\[\d+\]", s) for s in sentences):
+        status = "answered"
+    if status == "missing" and gaps:
+        status = "not_found"
+    item = RelevanceItem(focus=name, status=status, evidence=name if status == "answered" else None,
+                         score=1.0 if status == "answered" else 0.0)  # fmt: skip
+    return Relevance(
+        items=[item],
+        addressed=status != "missing",
+        off_point=status == "missing",
+        topic=False,
+    )
+
+
 def check_relevance(
     question: str,
     answer: str,
@@ -270,6 +303,9 @@ def check_relevance(
     (the answer's margins, shares, ratios and changes).
     """
     # long: one verdict per asked part, its cases in order.
+    if (analyst := analyst_path(question)) is not None:
+        return _analyst_relevance(analyst, answer, derived_labels)
+    question = asked_part(question)  # what it asks, not how to answer nor its definitions
     if asks_overview(question):
         return Relevance(items=[], addressed=True, off_point=False)
     parts = focus_parts(question)

@@ -374,7 +374,8 @@ def parse_pdf(
         except ValueError as exc:
             raise DocumentError(f"{path}: {exc}") from exc
         chosen.append((described, fy, identity))
-        return ReadContext(described.currency, described.year_end, fy)
+        interim = identity.period_end if identity.interim else None
+        return ReadContext(described.currency, described.year_end, fy, interim)
 
     try:
         raw = path.read_bytes()

@@ -70,6 +70,9 @@ class PdfRead:
     """Who and when its first pages say it is of, when read (`read_pdf`'s `resolve`)."""
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def _upright(char: dict[str, Any]) -> bool:
     """Whether a character is set upright: pdfminer's flag, and its matrix (a glyph turned
     a quarter with a signed zero, "-0.0", passes the flag)."""
@@ -91,8 +94,11 @@ def _words(page: Any) -> list[Word]:
         return []
     body = statistics.median(c["size"] for c in upright.chars)
     words = [
-        Word(w["text"], w["x0"], w["x1"], w["top"], w["bottom"], w["size"])
+        Word(text, w["x0"], w["x1"], w["top"], w["bottom"], w["size"])
         for w in upright.extract_words(extra_attrs=["size"], keep_blank_chars=False)
+        # A control character (a NUL of a broken font) is no text a person reads, and
+        # PostgreSQL cannot store it.
+        if (text := _CONTROL.sub("", w["text"]))
     ]
     kept: list[Word] = []
     for word in words:

@@ -112,6 +112,8 @@ class ReadContext:
     year_end: str | None = None
     fiscal_year: int | None = None
     """The report's own fiscal year, when known: a header's years lie near it."""
+    interim_end: date | None = None
+    """An interim report's own period end (a quarter's): a balance at it is no year's."""
 
 
 @dataclass
@@ -711,6 +713,8 @@ def _periods(columns: list[Column], caption: str, ctx: ReadContext, side: str = 
             month_day = (month, day)
         months = _months(text) or (None if instant else caption_months)
         end = _date(year, month_day) if month_day else None
+        if months is None and end is not None and _within_year(end, ctx):
+            months = 0  # a balance at a quarter's end is no year's
         if end is not None and own is None and caption_date is None and ctx.year_end:
             fy = year  # the year printed is the fiscal year
         elif end is not None:
@@ -722,6 +726,21 @@ def _periods(columns: list[Column], caption: str, ctx: ReadContext, side: str = 
         column.cell = period_cell(fy, end, months, group, restated)
         any_period = True
     return any_period
+
+
+def _within_year(day: date, ctx: ReadContext) -> bool:
+    """Whether a date is no fiscal year's end: the interim report's own period end, or
+    a date well away from the company's year end."""
+    if ctx.interim_end is not None and day == ctx.interim_end:
+        return True
+    if ctx.year_end is None:
+        return False
+    month, dom = (int(p) for p in ctx.year_end.split("-"))
+    for year in (day.year - 1, day.year, day.year + 1):
+        nominal = _date(year, (month, dom))
+        if nominal is not None and abs((day - nominal).days) <= 20:
+            return False
+    return True
 
 
 def _has_unit(text: str) -> bool:
@@ -856,6 +875,8 @@ def _rows(lines: list[Line], region: _Region, columns: list[Column], limit: floa
         if slots is None:
             slots = {}
             label_words = list(line.words)
+        while label_words and CURRENCY_MARK.match(label_words[-1].text):
+            label_words.pop()  # "Accounts payable  $  25,309": the sign is the figure's
         label = " ".join(w.text for w in label_words).strip()
         note = ""
         if note_at is not None and note_at in slots:

@@ -275,8 +275,10 @@ POLICY: dict[str, StepPolicy] = {
     "qdrant_ingest_file": StepPolicy(
         "closed", "the file is reported failed; other files still ingest",
         "a half-ingested document must not be served",
-        start_to_close=timedelta(minutes=5), schedule_to_close=timedelta(minutes=20),
-        heartbeat=_BEAT,
+        # A real 10-K of hundreds of pages reads for minutes (its points are stored in
+        # batches, so the worker's loop still beats between them).
+        start_to_close=timedelta(minutes=15), schedule_to_close=timedelta(minutes=45),
+        heartbeat=timedelta(seconds=10),
     ),
     "qdrant_read_corpus_version": StepPolicy(
         "closed", "the ingestion run fails visibly", "the version is part of every answer's record",

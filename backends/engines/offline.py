@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from activities.contracts import AnswerGrade, DocumentGrades, RewritePlan, RouteDecision
 from backends.embeddings import Embedder, similarity_of
+from backends.engines import offline_analyst as analyst
 from domain.companies import (
     calendar_note,
     calendars,
@@ -446,6 +447,20 @@ class OfflineEngine:
     async def rewrite(self, question: str, slots: Slots) -> RewritePlan:
         """One sub-query per company: name, metric names and report wordings, FY tokens."""
         # long: one sub-query per company built field by field.
+        if (asked := analyst.analyst_question(question)) is not None:
+            years = analyst.search_years(asked) or answer_years(slots, question)
+            words = analyst.search_terms(asked)
+            return RewritePlan(
+                sub_queries=[
+                    SubQuery(
+                        company=ticker,
+                        query=" ".join([_name(ticker), *words, *(f"FY{y}" for y in years)]),
+                        fiscal_years=years,
+                        metrics=[],
+                    )
+                    for ticker in slots.companies or list(companies())
+                ]
+            )
         metrics = requested_metrics(slots, question)
         years = answer_years(slots, question)
         terms: list[str] = list(slots.other_measures)
@@ -498,6 +513,10 @@ class OfflineEngine:
         restated comparative for a requested year).
         """
         # long: the keep rules for tables and prose, tried in order on each chunk.
+        if (asked := analyst.analyst_question(question)) is not None:
+            kept = analyst.keep(asked, chunks, slots.companies)
+            if kept:
+                return DocumentGrades(keep=kept)
         metrics = requested_metrics(slots, question)
         wanted = set(metrics) | {LINE_ITEM_OF[m] for m in metrics if m in LINE_ITEM_OF}
         years = set(answer_years(slots, question))
@@ -582,6 +601,10 @@ class OfflineEngine:
         # splitting it is listed as left to do.
         if not sources:
             return Draft(answer="")
+        if (analyst_asked := analyst.analyst_question(question)) is not None:
+            tickers = slots.companies or list(companies())
+            if (draft := analyst.compose(analyst_asked, tickers, sources)) is not None:
+                return draft
         asked = slots.companies or list(companies())
         metrics = requested_metrics(slots, question)
         years = answer_years(slots, question)

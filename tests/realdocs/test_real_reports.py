@@ -167,3 +167,103 @@ def test_a_page_whose_text_layer_is_not_words_is_reported_and_not_indexed(
     assert {c.page for c in plain.chunks} - {c.page for c in doc.chunks} == {9, 10}
     assert [c.text for c in doc.chunks] == [c.text for c in plain.chunks if c.page not in (9, 10)]
     assert not any(re.search(r"\bwkh\b|Jurxs", c.text) for c in doc.chunks)
+
+
+def _cell(report: str, label: str, end: str, group: str = "Consolidated") -> float:
+    """A hand-checked cell's value in dollars (the cells file, read as a person checked it)."""
+    found = [
+        c for c in expected_cells()
+        if (c.report, c.label, c.period_end, c.group or "Consolidated") == (report, label, end, group)
+    ]  # fmt: skip
+    return found[0].amount
+
+
+def _ask(doc: ParsedDocument, question: str) -> tuple[str, object, object]:
+    """A question through the offline engine's steps over the report's own chunks (its
+    index search aside), with the numeric and relevance checks of the turn."""
+    import asyncio
+
+    from backends.engines.offline import OfflineEngine
+    from domain.grounding import check_numbers
+    from domain.relevance import check_relevance
+
+    assert doc.described is not None
+    company = doc.described.with_years(sorted({y for c in doc.chunks for y in c.years}))
+
+    async def run() -> tuple[str, object, object]:
+        engine = OfflineEngine()
+        with pinned([company]):
+            decision = await engine.route(question)
+            pool = [c.as_text() for c in doc.chunks]
+            kept = [
+                pool[i] for i in (await engine.grade_documents(question, decision.slots, pool)).keep
+            ]
+            draft = await engine.synthesize(question, decision.slots, kept[:24])
+            numbers = check_numbers(draft.answer, kept[:24], question)
+            relevance = check_relevance(
+                question, draft.answer, kept[:24], [d.label for d in numbers.derived]
+            )
+        return draft.answer, numbers, relevance
+
+    return asyncio.run(run())
+
+
+RATIO = (
+    "Based on the statement of financial position, what is {name}'s FY{year} current "
+    "ratio? Define current ratio as total current assets divided by total current "
+    "liabilities. Round your answer to two decimal places."
+)
+CAPITAL = (
+    "What was {name}'s net working capital at the end of FY{year}, defined as total "
+    "current assets less total current liabilities? Use the balance sheet."
+)
+
+
+@pytest.mark.parametrize(
+    ("report", "year"), [("KPG", 2022), ("BET", 2021), ("RFT", 2022), ("SMN", 2022)]
+)
+def test_an_analysts_ratio_is_worked_out_from_the_consolidated_statement_and_checked(
+    parsed: dict[str, ParsedDocument], report: str, year: int
+) -> None:
+    """A ratio the question defines, read from the balance sheet's consolidated columns
+    (SMN prints its parent's beside them), worked out with its working, every figure
+    cited and recomputed by the numeric check; the question's instructions ask nothing."""
+    name = next(n for t, n in WHO.values() if t == report)
+    doc = parsed[next(f for f, (t, _) in WHO.items() if t == report)]
+    end = f"{year}-06-30"
+    assets = _cell(report, "Total current assets", end)
+    liabilities = _cell(report, "Total current liabilities", end)
+
+    answer, numbers, relevance = _ask(doc, RATIO.format(name=name, year=year))
+
+    assert f"= {assets / liabilities:.2f}" in answer, answer
+    assert numbers.unsupported == [], (answer, numbers)  # type: ignore[attr-defined]
+    assert relevance.addressed and not relevance.off_point, relevance  # type: ignore[attr-defined]
+
+
+def test_a_difference_in_whole_dollars_is_stated_in_its_units() -> None:
+    """In words a question might use instead ("less", "at the end of"), on a report whose
+    statements are in whole dollars."""
+    with pinned([]):
+        doc = parse_document(REPORTS / "ASX-RFT_RectifierTechnologies_AnnualReport_FY2022.pdf")
+    assets = _cell("RFT", "Total current assets", "2022-06-30")
+    liabilities = _cell("RFT", "Total current liabilities", "2022-06-30")
+
+    answer, numbers, _ = _ask(doc, CAPITAL.format(name="Rectifier Technologies", year=2022))
+
+    assert f"= A${assets - liabilities:,.0f}" in answer, answer
+    assert numbers.unsupported == []  # type: ignore[attr-defined]
+
+
+def test_a_line_item_a_report_does_not_print_gets_its_not_found_line(
+    parsed: dict[str, ParsedDocument],
+) -> None:
+    """An investment company's balance sheet has no current assets subtotal: the ratio
+    is not found, said exactly, and no figure is made up for it."""
+    doc = parsed["ASX-BHD_BenjaminHornigold_AnnualReport_FY2022.pdf"]
+
+    answer, numbers, relevance = _ask(doc, RATIO.format(name="Benjamin Hornigold", year=2022))
+
+    assert "data not found in provided documents" in answer, answer
+    assert "=" not in answer and numbers.unsupported == []  # type: ignore[attr-defined]
+    assert not relevance.off_point  # type: ignore[attr-defined]

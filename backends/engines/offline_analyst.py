@@ -1,0 +1,164 @@
+"""The offline engine's steps for a question asked as an analyst asks it.
+
+A question that defines what it asks ("DPO is defined as: ..."), names the statement to
+read ("using the cash flow statement"), says how to state the figure ("in USD
+millions", "round to two decimal places") or asks for an average over years or a
+compound growth rate (`domain.analyst.analyst_path`) is searched for its line items,
+graded by them, and answered by the calculation or the line item itself, worked out
+and cited (`domain.calculations`). A question that asks for a judgement ("Is X a high
+growth company?") gets the figures that bear on it and a plain line that the judgement
+is the reader's. Any other question is the engine's usual path.
+"""
+
+import re
+from collections.abc import Sequence
+
+from domain.analyst import AnalystQuestion, Calculation, Item, analyst_path, items
+from domain.calculations import Sourced, answer_calculation
+from domain.companies import companies, display_name
+from domain.facts import report_facts
+from domain.figures import format_value, rescale, unit_in_scale, unit_spec
+from domain.line_items import ALIKE, company_words, find_item, item_score, matches_any
+from domain.models import ChunkText, Draft, NotFound
+
+JUDGEMENT_LINE = (
+    "Whether that is so is a judgement the reports leave to the reader: the figures above "
+    "are what they print."
+)
+
+
+def _company_words() -> str:
+    names: list[str] = []
+    for company in companies().values():
+        names.extend([company.name, *company.aliases, company.ticker])
+    return "|".join(dict.fromkeys(n for n in names if n))
+
+
+def analyst_question(question: str) -> AnalystQuestion | None:
+    """The question as an analyst's, when it is asked as one (see the module docstring)."""
+    return analyst_path(question, _company_words())
+
+
+def _lookup(asked: AnalystQuestion) -> Calculation | None:
+    """A line item asked for with an analyst's instructions ("What is the year end FY2019
+    total amount of inventories? Answer in USD millions."): the item itself."""
+    if asked.calculation is not None or not asked.measure or not asked.years:
+        return None
+    return Calculation(asked.measure, Item(asked.measure, max(asked.years)), False)
+
+
+def search_terms(asked: AnalystQuestion) -> list[str]:
+    """Words to search the reports with: each line item's phrase and the other names
+    statements print it under, and the statements named."""
+    calc = asked.calculation or _lookup(asked)
+    phrases = [i.phrase for i in items(calc.expr)] if calc else [asked.measure]
+    words: list[str] = []
+    for phrase in phrases:
+        words.append(phrase)
+        for group in ALIKE:
+            if any(item_score(phrase, alike) >= 1.0 for alike in group):
+                words.extend(group[:3])
+    words.extend(asked.statements)
+    return list(dict.fromkeys(w for w in words if w))
+
+
+def search_years(asked: AnalystQuestion) -> list[int]:
+    """The years the calculation reads (every year of an average, both ends of a change)."""
+    calc = asked.calculation or _lookup(asked)
+    years = set(asked.years) | set(calc.over_years if calc else ())
+    if calc is not None:
+        years |= {i.year for i in items(calc.expr) if i.year is not None}
+    return sorted(years)
+
+
+def keep(asked: AnalystQuestion, chunks: Sequence[ChunkText], tickers: Sequence[str]) -> list[int]:
+    """The chunks that print a line item the calculation reads, of the companies asked."""
+    calc = asked.calculation or _lookup(asked)
+    phrases = [i.phrase for i in items(calc.expr)] if calc else [asked.measure]
+    kept: list[int] = []
+    for n, chunk in enumerate(chunks):
+        if tickers and chunk.company not in tickers:
+            continue
+        labels = [f.label for f in report_facts(chunk) if f.source == "table"]
+        if any(matches_any(p, labels) for p in phrases):
+            kept.append(n)
+    return kept
+
+
+def _stated(asked: AnalystQuestion, value: float, unit: str, decimals: int) -> str:
+    """A figure in the scale the question asks for ("in USD millions")."""
+    if asked.scale in ("m", "bn") and unit_spec(unit).kind == "money":
+        target = unit_in_scale(unit, asked.scale)
+        if target is not None and target != unit:
+            value, decimals = rescale(value, unit, decimals, target)
+            return format_value(value, target, decimals)
+    return format_value(value, unit, decimals)
+
+
+def _line_item(
+    asked: AnalystQuestion,
+    ticker: str,
+    sourced: list[Sourced],
+    titles: dict[str, str],
+    names: list[str],
+) -> tuple[list[str], list[NotFound]]:
+    year = max(asked.years)
+    facts = [s.fact for s in sourced]
+    soft = company_words([display_name(ticker), *names])
+    hit = find_item(asked.measure, year, facts, asked.statements, titles, year, soft)
+    if hit is None:
+        return [], [NotFound(company=ticker, fiscal_year=year, metric=asked.measure)]
+    source = next(s for s in sourced if s.fact is hit.fact)
+    fact = hit.fact
+    where = titles.get(fact.chunk_id, "")
+    said = f" ({fact.label}{', ' + where if where else ''})"
+    figure = _stated(asked, fact.value, fact.unit, fact.decimals)
+    return [
+        f"{display_name(ticker)}'s FY{year} {asked.measure}{said} was {figure} [{source.n}]."
+    ], []
+
+
+def compose(
+    asked: AnalystQuestion, tickers: Sequence[str], sources: Sequence[ChunkText]
+) -> Draft | None:
+    """The answer to an analyst's question, or None to leave it to the usual path (a
+    question with neither a calculation nor a line item to read)."""
+    sourced = [
+        Sourced(f, n)
+        for n, chunk in enumerate(sources, start=1)
+        for f in report_facts(chunk)
+        if f.source == "table"
+    ]
+    titles = {c.chunk_id: c.section for c in sources}
+    lines: list[str] = []
+    derived = []
+    not_found: list[NotFound] = []
+    for ticker in tickers:
+        own = [s for s in sourced if s.fact.company == ticker]
+        company = companies().get(ticker)
+        names = [company.name, *company.aliases] if company else []
+        if asked.calculation is not None:
+            out = answer_calculation(asked, ticker, display_name(ticker), own, titles, names)
+            if out is None:
+                continue
+            lines.extend(out.lines)
+            derived.extend(out.derived)
+            not_found.extend(out.not_found)
+        elif asked.measure and asked.years:
+            said, gaps = _line_item(asked, ticker, own, titles, names)
+            lines.extend(said)
+            not_found.extend(gaps)
+    if not lines and not not_found:
+        return None
+    if asked.judgement and lines:
+        lines.append(JUDGEMENT_LINE)
+    text = "\n\n".join(lines)
+    if gaps_said := [nf.line() for nf in not_found]:
+        text = f"{text}\n\n" + "\n".join(gaps_said) if text else "\n".join(gaps_said)
+    return Draft(answer=text.strip(), derived=derived, not_found=not_found)
+
+
+def measure_words(asked: AnalystQuestion) -> str:
+    """What the question asks, in words for the relevance check and the search."""
+    calc = asked.calculation
+    return calc.name if calc is not None else re.sub(r"\s+", " ", asked.measure)

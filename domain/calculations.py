@@ -1,0 +1,175 @@
+"""An analyst's calculation answered from the statements: each line item found, cited,
+and the working written out so the numeric check can recompute it.
+
+Pure. `answer_calculation` takes what `domain.analyst` read from the question (the
+arithmetic over line items, the years, how to state the result), finds each line item
+of each year among the evidence's table facts (`domain.line_items`), and writes: the
+result with its working ("365 × ((US$25,309 million + US$34,616 million) ÷ 2) ÷ ... =
+93.86"), then one sentence per line item with the label as printed and its citation. A
+line item that cannot be found is said in its exact "data not found" line, and no result
+is given. A figure printed as an outflow in a statement of cash flows ("(1,234)") is
+taken as the amount spent, as a definition over it means it ("cash from operations -
+capex"); the answer says so.
+"""
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from domain.analyst import AnalystQuestion, Expr, Item, Mean, Num, at_year
+from domain.analyst import evaluate as evaluate_expr
+from domain.analyst import items as items_of
+from domain.analyst import written as written_expr
+from domain.figures import Fact, format_value, unit_in_scale, unit_spec
+from domain.line_items import company_words, find_item
+from domain.models import Derived, NotFound
+
+
+@dataclass(frozen=True)
+class Sourced:
+    """A fact and the 1-based number of the source it was read from."""
+
+    fact: Fact
+    n: int
+
+
+@dataclass
+class Answered:
+    """What the calculation gives the answer: its sentences, its derived figure, and the
+    line items it could not find."""
+
+    lines: list[str] = field(default_factory=list)
+    derived: list[Derived] = field(default_factory=list)
+    not_found: list[NotFound] = field(default_factory=list)
+
+
+def _dimension(expr: Expr, money: set[Item]) -> int:
+    """How many times money the expression's result is: 1 an amount, 0 a ratio."""
+    if isinstance(expr, Item):
+        return 1 if expr in money else 0
+    if isinstance(expr, Num):
+        return 0
+    if isinstance(expr, Mean):
+        return _dimension(expr.items[0], money)
+    a, b = _dimension(expr.left, money), _dimension(expr.right, money)
+    if expr.op in ("+", "-"):
+        return max(a, b)
+    if expr.op == "*":
+        return a + b
+    if expr.op == "/":
+        return a - b
+    return 0
+
+
+def _plain(value: float, decimals: int) -> str:
+    text = f"{abs(value):,.{decimals}f}"
+    return f"−{text}" if value < 0 else text
+
+
+def _shown(fact: Fact, outflow: bool) -> str:
+    """A line item's figure as the working writes it (an outflow as its amount)."""
+    value = abs(fact.value) if outflow else fact.value
+    text = format_value(abs(value), fact.unit, fact.decimals)
+    return f"(−{text})" if value < 0 else text
+
+
+def _places(source: Fact, unit: str) -> int:
+    """The places a result in `unit` keeps: its input's, moved by the change of scale."""
+    shift = round(math.log10(unit_spec(unit).factor / unit_spec(source.unit).factor))
+    return max(source.decimals + shift, 0)
+
+
+def _outflow(fact: Fact, titles: dict[str, str]) -> bool:
+    return fact.value < 0 and bool(re.search(r"cash\s+flows?", titles.get(fact.chunk_id, ""), re.I))
+
+
+def answer_calculation(
+    asked: AnalystQuestion,
+    ticker: str,
+    name: str,
+    facts: Sequence[Sourced],
+    titles: dict[str, str],
+    names: Sequence[str] = (),
+) -> Answered | None:
+    """The calculation's answer for one company, or None when the question asks none."""
+    # long: the line items found, the result worked out, then the sentences in order.
+    calc = asked.calculation
+    if calc is None:
+        return None
+    years = calc.over_years or ((max(asked.years),) if asked.years else ())
+    if not years:
+        return None
+    exprs = [at_year(calc.expr, y) if calc.over_years else calc.expr for y in years]
+    wanted = [i for e in exprs for i in items_of(e)]
+    report_year = max(asked.years) if asked.years else None
+    by_fact = {id(s.fact): s for s in facts}
+    found: dict[Item, Sourced] = {}
+    out = Answered()
+    for item in wanted:
+        year = item.year if item.year is not None else report_year
+        if year is None:
+            continue
+        hit = find_item(
+            item.phrase, year, [s.fact for s in facts], asked.statements, titles, report_year,
+            company_words([name, *names]),
+        )  # fmt: skip
+        if hit is None:
+            gap = NotFound(company=ticker, fiscal_year=year, metric=item.phrase)
+            if gap not in out.not_found:
+                out.not_found.append(gap)
+            continue
+        found[item] = by_fact[id(hit.fact)]
+    if out.not_found:
+        return out
+    outflows = {i for i, s in found.items() if _outflow(s.fact, titles)}
+    values = {
+        i: abs(s.fact.value) * unit_spec(s.fact.unit).factor if i in outflows
+        else s.fact.value * unit_spec(s.fact.unit).factor
+        for i, s in found.items()
+    }  # fmt: skip
+    shown = {i: _shown(s.fact, i in outflows) for i, s in found.items()}
+    expr: Expr = exprs[0] if len(exprs) == 1 else Mean(tuple(exprs))
+    try:
+        result = evaluate_expr(expr, values)
+    except (ZeroDivisionError, KeyError, ValueError, OverflowError):
+        return out
+    money = {i for i, s in found.items() if unit_spec(s.fact.unit).kind == "money"}
+    dimension = _dimension(expr, money)
+    working = written_expr(expr, shown)
+    if calc.percent:
+        decimals = asked.decimals if asked.decimals is not None else 1
+        stated = f"({working}) × 100 = {_plain(result * 100, decimals)}%"
+    elif dimension == 1:
+        # In the unit of its inputs ("A$8,204,107", "US$3,215 million"), or the scale the
+        # question asks ("in USD millions").
+        source = next(s.fact for i, s in found.items() if i in money)
+        unit = source.unit
+        if asked.scale in ("m", "bn"):
+            unit = unit_in_scale(unit, asked.scale) or unit
+        decimals = asked.decimals if asked.decimals is not None else _places(source, unit)
+        stated = f"{working} = {format_value(result / unit_spec(unit).factor, unit, decimals)}"
+    else:
+        decimals = asked.decimals if asked.decimals is not None else 2
+        stated = f"{working} = {_plain(result, decimals)}"
+    cited = sorted({s.n for s in found.values()})
+    markers = "".join(f"[{n}]" for n in cited)
+    # The years the working reads, said in its sentence: each of its figures is one of them.
+    read = sorted({s.fact.fiscal_year for s in found.values()})
+    span = f"FY{read[0]}–FY{read[-1]}" if len(read) > 1 else f"FY{read[0]}"
+    how = f", as the question defines it ({calc.defined.rstrip('.')})" if calc.defined else ""
+    out.lines.append(f"{name}'s {span} {calc.name}{how}: {stated} {markers}.")
+    for item in dict.fromkeys(found):
+        s = found[item]
+        year = s.fact.fiscal_year
+        if item in outflows:
+            figure = f"−{format_value(abs(s.fact.value), s.fact.unit, s.fact.decimals)}"
+            note = " (printed as an outflow; its amount is used above)"
+        else:
+            figure, note = format_value(s.fact.value, s.fact.unit, s.fact.decimals), ""
+        out.lines.append(
+            f"{item.phrase[:1].upper()}{item.phrase[1:]} for FY{year}: {s.fact.label}, "
+            f"{figure}{note} [{s.n}]."
+        )
+    out.derived.append(Derived(label=f"{ticker} {span} {calc.name}"[:80], formula=stated))
+    return out

@@ -1,0 +1,205 @@
+"""Which printed line item a line-item phrase of a question means.
+
+Pure. "COGS", "cost of goods sold" and a statement's "Cost of sales" are one line item;
+"cash from operations" is "Net cash provided by (used in) operating activities". A
+phrase and a label are compared by their words' stems once each is read through the
+phrase synonyms below (`ALIKE`: a vocabulary of how statements name their lines, never a
+gate: a phrase in no group still meets a label with its own words), ignoring the words a
+statement adds to any line ("total", "net", "provided by", "(used in)"). Every word the
+phrase says must be in the label; each word more the label says costs a little, and a
+line of the statement the question names (its title: "balance sheet", "statements of
+cash flows") is preferred.
+"""
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from domain.figures import Fact, unit_spec
+from domain.measures import stem
+
+ALIKE: tuple[tuple[str, ...], ...] = (
+    ("cost of goods sold", "cost of sales", "cost of revenue", "cost of revenues",
+     "cost of products sold", "cogs", "cost of merchandise sold"),
+    ("revenue", "revenues", "net sales", "sales", "net revenue", "net revenues", "turnover",
+     "sales revenue"),
+    ("net income", "net earnings", "net profit", "profit for the year", "profit after tax",
+     "net income attributable", "net earnings attributable", "profit attributable"),
+    ("operating income", "operating profit", "income from operations", "earnings from operations",
+     "operating earnings"),
+    ("accounts payable", "trade payables", "trade accounts payable", "payables"),
+    ("accounts receivable", "receivables", "trade receivables", "trade accounts receivable"),
+    ("inventory", "inventories", "merchandise inventories"),
+    ("cash from operations", "cash flow from operating activities",
+     "cash flows from operating activities", "cash flow from operations", "operating activities",
+     "operating cash flow", "cash from operating", "cash provided by operations", "operations"),
+    ("capital expenditure", "capital expenditures", "capex", "purchases of property and equipment",
+     "purchases of property plant and equipment", "payments for property plant and equipment",
+     "additions to property plant and equipment", "purchases of land buildings and equipment",
+     "payments for plant and equipment", "property and equipment additions"),
+    ("dividends paid", "cash dividends paid", "dividends", "cash dividends",
+     "dividends to shareholders"),
+    ("total equity", "shareholders equity", "stockholders equity", "total shareholders equity",
+     "total stockholders equity"),
+    ("income before income taxes", "profit before income tax", "earnings before income taxes",
+     "income before taxes", "loss before income tax", "profit before tax"),
+    ("income tax expense", "provision for income taxes", "income taxes", "income tax"),
+    ("interest expense", "finance costs", "interest"),
+    ("property plant and equipment", "property and equipment", "plant and equipment"),
+)  # fmt: skip
+_SOFT = frozenset(
+    stem(w)
+    for w in (
+        "total", "net", "provided", "by", "used", "in", "for", "from", "of", "the", "and",
+        "activities", "shareholders", "stockholders", "owners", "company", "group",
+        "attributable", "to", "consolidated", "continuing", "current", "year", "a", "an",
+        "amount", "amounts", "at", "end", "s",
+    )
+)  # fmt: skip
+"""Words a statement adds to a line, or a question adds to a measure, that say nothing
+of which line it is. "current" is here for the question's sake ("current assets" needs
+"current" said: it is kept where the phrase says it, see `_need`)."""
+
+
+def _words(text: str) -> list[str]:
+    text = re.sub(
+        r"\((?:used\s+in|used\s+for|provided\s+by|net|decrease|increase)\)", " ", text, flags=re.I
+    )
+    return [stem(w) for w in re.findall(r"[A-Za-z][A-Za-z'-]*", text.lower().replace("'s", ""))]
+
+
+def _canonical(text: str) -> tuple[str, ...]:
+    """The text's stems with each synonym phrase read as its group, one word that is no
+    other ("net income" and "Net earnings" are "=0003"; "Total comprehensive income" is
+    not, for all its "income")."""
+    words = " ".join(_words(text))
+    for number, group in enumerate(ALIKE):
+        for phrase in sorted(group, key=len, reverse=True):
+            written = " ".join(_words(phrase))
+            if written and re.search(rf"(?<![a-z=]){re.escape(written)}(?![a-z])", words):
+                token = f"={number:04d}"
+                words = re.sub(rf"(?<![a-z=]){re.escape(written)}(?![a-z])", f" {token} ", words)
+                break
+    return tuple(words.split())
+
+
+def _need(words: tuple[str, ...]) -> frozenset[str]:
+    """What a phrase says of its line: its words but the soft ones ("current" kept)."""
+    keep = {stem("current")}
+    return frozenset(w for w in words if w not in _SOFT or w in keep)
+
+
+def item_score(phrase: str, label: str, soft: frozenset[str] = frozenset()) -> float:
+    """How well a printed label is the line item a phrase names: 0 when it lacks a word
+    the phrase says; 1 for the same words; less for each word more. A label named with
+    its heading ("Current assets: Inventories") is also read without it."""
+    if ": " in label:
+        own = label.split(": ", 1)[1]
+        return max(_score(phrase, label, soft), 0.95 * _score(phrase, own, soft))
+    return _score(phrase, label, soft)
+
+
+def _score(phrase: str, label: str, soft: frozenset[str]) -> float:
+    asked = _need(_canonical(phrase))
+    printed_words = _canonical(label)
+    printed = _need(printed_words) - soft
+    if not asked or not asked <= printed:
+        return 0.0
+    if stem("current") in printed and stem("current") not in asked:
+        return 0.0  # "assets" is not "current assets"
+    extra = len(printed - asked)
+    return 1.0 / (1.0 + 0.35 * extra)
+
+
+@dataclass(frozen=True)
+class Found:
+    """The fact a line-item phrase resolves to, and how sure the match is."""
+
+    fact: Fact
+    score: float
+
+
+_STATEMENT_WORDS = {
+    "balance sheet": re.compile(r"balance\s+sheet|financial\s+position", re.I),
+    "income statement": re.compile(
+        r"income|operations|earnings|profit\s+or\s+loss|comprehensive", re.I
+    ),
+    "cash flow statement": re.compile(r"cash\s+flows?", re.I),
+}
+
+
+def company_words(names: Sequence[str]) -> frozenset[str]:
+    """The stems of a company's names and legal forms: words a label says of whose line
+    it is ("Net earnings attributable to General Mills"), not of which."""
+    legal = ("inc", "incorporated", "corporation", "corp", "co", "company", "limited", "ltd", "plc")
+    return frozenset(stem(w) for n in (*names, *legal) for w in re.findall(r"[A-Za-z]+", n))
+
+
+def find_item(
+    phrase: str,
+    year: int,
+    facts: Sequence[Fact],
+    statements: Sequence[str] = (),
+    titles: dict[str, str] | None = None,
+    report_year: int | None = None,
+    soft: frozenset[str] = frozenset(),
+) -> Found | None:
+    """The table fact of `year` a line-item phrase means, among `facts`: a whole year's
+    (or a balance at a year's end), the consolidated group's, in money or a count; the
+    best label match, then one in a statement the question names (`titles`: each chunk's
+    title), then one of the report asked about (`report_year`), then the largest (a
+    statement's total line over its parts)."""
+    for drop, variant in enumerate(variants(phrase)):
+        found = _best(variant, year, facts, statements, titles, report_year, soft)
+        if found is not None:
+            return Found(found.fact, found.score * (1 - 0.1 * drop))
+    return None
+
+
+def variants(phrase: str) -> list[str]:
+    """A phrase and the same without its first words, one at a time (up to two): the
+    head of an English noun phrase is its last words, and a word before them the labels
+    do not say ("generate in cash flow from operating activities") is let go."""
+    words = phrase.split()
+    return [" ".join(words[drop:]) for drop in range(min(3, max(1, len(words) - 1)))]
+
+
+def matches_any(phrase: str, labels: Sequence[str], soft: frozenset[str] = frozenset()) -> bool:
+    """Whether any label is the line item the phrase (or a variant of it) names."""
+    return any(item_score(v, label, soft) > 0 for v in variants(phrase) for label in labels)
+
+
+def _best(
+    phrase: str,
+    year: int,
+    facts: Sequence[Fact],
+    statements: Sequence[str],
+    titles: dict[str, str] | None,
+    report_year: int | None,
+    soft: frozenset[str],
+) -> Found | None:
+    best: tuple[float, float, Fact] | None = None
+    for fact in facts:
+        if (
+            fact.source != "table"
+            or fact.fiscal_year != year
+            or not fact.annual
+            or fact.parent_only
+        ):
+            continue
+        if unit_spec(fact.unit).kind == "per_share" and "share" not in phrase.lower():
+            continue
+        score = item_score(phrase, fact.label, soft)
+        if score <= 0:
+            continue
+        title = (titles or {}).get(fact.chunk_id, "")
+        if statements and any(
+            _STATEMENT_WORDS[s].search(title) for s in statements if s in _STATEMENT_WORDS
+        ):
+            score += 0.3
+        if report_year is not None and fact.report_fiscal_year == report_year:
+            score += 0.05
+        key = (round(score, 6), abs(fact.value))
+        if best is None or key > best[:2]:
+            best = (key[0], key[1], fact)
+    return None if best is None else Found(best[2], best[0])

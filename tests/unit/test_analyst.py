@@ -1,0 +1,172 @@
+"""Questions asked as analysts ask them: taken apart into the measure, how to state it,
+where to read it and the arithmetic that works it out (`domain.analyst`), and the
+working an answer writes recomputed by the numeric check (`domain.arithmetic`).
+
+The questions are written here, in several wordings, about measures no rule names."""
+
+import pytest
+
+from domain.analyst import (
+    Item,
+    Mean,
+    Num,
+    Op,
+    analyst_path,
+    asked_part,
+    evaluate,
+    items,
+    parse_expression,
+    read_analyst,
+)
+from domain.arithmetic import agrees, worked_results
+from domain.grounding import check_numbers, claimed_amounts
+from domain.line_items import item_score
+from domain.models import ChunkText
+
+
+def test_a_definition_the_question_gives_is_read_as_arithmetic_over_line_items() -> None:
+    asked = read_analyst(
+        "What is Wombat Tin's FY2022 quick ratio? Define quick ratio as (total current "
+        "assets less inventories) divided by total current liabilities. Round your answer to "
+        "two decimal places. Use the statement of financial position.",
+        "Wombat Tin",
+    )
+    assert asked.calculation is not None
+    assert asked.calculation.expr == Op(
+        "/",
+        Op("-", Item("total current assets", 2022), Item("inventories", 2022)),
+        Item("total current liabilities", 2022),
+    )
+    assert (asked.decimals, asked.statements, asked.years) == (2, ("balance sheet",), (2022,))
+    assert asked.measure == "quick ratio"
+
+
+def test_averages_changes_and_named_years_inside_a_definition() -> None:
+    expr = parse_expression(
+        "365 x (average trade receivables between FY2020 and FY2021) / FY2021 sales", 2021
+    )
+    assert expr == Op(
+        "/",
+        Op("*", Num(365.0), Mean((Item("trade receivables", 2020), Item("trade receivables", 2021)))),
+        Item("sales", 2021),
+    )
+    change = parse_expression("change in inventories between FY2020 and FY2021")
+    assert change == Op("-", Item("inventories", 2021), Item("inventories", 2020))
+    value = {Item("trade receivables", 2020): 80.0, Item("trade receivables", 2021): 120.0,
+             Item("sales", 2021): 1000.0}  # fmt: skip
+    assert evaluate(expr, value) == pytest.approx(36.5)
+
+
+def test_definitions_may_use_each_other_by_their_short_names() -> None:
+    asked = read_analyst(
+        "What was the FY2021 operating cycle (OC) for Wombat Tin? OC is defined as: DIH + "
+        "DRO. DIH is defined as: 365 * (average stock between FY2020 and FY2021) / (FY2021 "
+        "cost of sales). DRO is defined as: 365 * (average debtors between FY2020 and "
+        "FY2021) / (FY2021 turnover). Round to one decimal place.",
+        "Wombat Tin",
+    )
+    assert asked.calculation is not None
+    phrases = {i.phrase for i in items(asked.calculation.expr)}
+    assert phrases == {"stock", "cost of sales", "debtors", "turnover"}
+    assert asked.decimals == 1
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "percent", "years"),
+    [
+        ("What is the FY2019 - FY2021 3 year average gross margin for Emu Co? Answer in units "
+         "of percents.", "average gross margin", True, (2019, 2020, 2021)),
+        ("What is Emu Co's 3 year CAGR of total net sales from FY2018 to FY2021 (in units of "
+         "percents)?", "total net sales compound annual growth rate", True, ()),
+        ("What is the FY2020 to FY2021 growth rate of operating cash flow for Emu Co? Round "
+         "to one decimal place.", "change in operating cash flow", True, ()),
+        ("What is Emu Co's FY2021 selling expense as a % of net sales? Answer in units of "
+         "percents.", "selling expense as a share of net sales", True, ()),
+    ],
+)  # fmt: skip
+def test_what_a_measure_asks_without_a_definition(
+    question: str, name: str, percent: bool, years: tuple[int, ...]
+) -> None:
+    asked = read_analyst(question, "Emu Co")
+    assert asked.calculation is not None, asked
+    assert asked.calculation.name == name
+    assert asked.calculation.percent is percent
+    assert asked.calculation.over_years == years
+
+
+def test_only_an_analysts_question_takes_the_analysts_path() -> None:
+    assert analyst_path("What was BHP's revenue in FY2024?") is None
+    assert analyst_path("What was BHP's revenue in FY2024 in billions?") is None
+    assert analyst_path("How did Fortescue's revenue change from FY2023 to FY2025?") is None
+    assert analyst_path(
+        "Using the cash flow statement, what were BHP's dividends paid in FY2024?"
+    ) is not None
+    assert analyst_path("What was BHP's ROE in FY2024? Round to two decimal places.") is not None
+
+
+def test_the_part_a_relevance_check_judges_is_the_ask_not_its_instructions() -> None:
+    question = (
+        "Using the statement of cash flows, answer the following: how much did Emu Co "
+        "spend on dividends in FY2021? Answer in USD millions."
+    )
+    assert asked_part(question) == "how much did Emu Co spend on dividends in FY2021?"
+    condition = "Excluding one-off items, what was Emu Co's profit in FY2021?"
+    assert asked_part(condition) == condition
+
+
+@pytest.mark.parametrize(
+    ("phrase", "label", "matches"),
+    [
+        ("COGS", "Cost of revenues", True),
+        ("cost of goods sold", "Cost of sales", True),
+        ("cash from operations", "Net cash provided by (used in) operating activities", True),
+        ("cash from operations", "Net cash used in investing activities", False),
+        ("capex", "Payments for property, plant and equipment", True),
+        ("total current assets", "Total assets", False),
+        ("total assets", "Total current assets", False),
+        ("inventories", "Current assets: Inventories", True),
+        ("net income", "Total comprehensive income", False),
+        ("net income", "Net earnings attributable to Emu Co", True),
+    ],
+)
+def test_a_line_item_phrase_meets_the_labels_statements_print(
+    phrase: str, label: str, matches: bool
+) -> None:
+    assert (item_score(phrase, label) > 0) is matches
+
+
+TABLE = ChunkText(
+    chunk_id="c1", company="EMU", fiscal_year=2021, page=40, document="Emu Co Annual Report 2021",
+    section="Consolidated balance sheets", is_table=True, unit=None,
+    text="[Emu Co (EMU) · FY2021 · page 40]\n"
+    "| US$M | FY2020 (31 Dec 2020) | FY2021 (31 Dec 2021) |\n|---|---|---|\n"
+    "| Total current assets | 45,781 | 60,197 |\n| Total current liabilities | 43,816 | 57,883 |",
+)  # fmt: skip
+QUESTION = "What is Emu Co's FY2021 current ratio? Round to two decimal places."
+
+
+def test_written_working_is_recomputed_and_backs_its_result() -> None:
+    good = (
+        "Emu Co's FY2021 current ratio: US$60,197 million ÷ US$57,883 million = 1.04 [1]."
+    )
+    text_claims = claimed_amounts(good)
+    (result,) = worked_results(good, text_claims).items()
+    assert agrees(result[1], text_claims[result[0]])
+    report = check_numbers(good, [TABLE], QUESTION)
+    assert report.unsupported == []
+    assert [d.formula for d in report.derived] == ["US$60,197 million ÷ US$57,883 million = 1.04"]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # the arithmetic does not give the result
+        "Emu Co's FY2021 current ratio: US$60,197 million ÷ US$57,883 million = 1.14 [1].",
+        # a figure of the other year in a sentence about FY2021
+        "Emu Co's FY2021 current ratio: US$60,197 million ÷ US$43,816 million = 1.37 [1].",
+        # a constant the question never gave, hiding a made-up figure
+        "Emu Co's FY2021 current ratio: US$60,197 million ÷ 45,000 = 1.34 [1].",
+    ],
+)
+def test_working_that_does_not_hold_leaves_its_result_unsupported(answer: str) -> None:
+    assert check_numbers(answer, [TABLE], QUESTION).unsupported != []
