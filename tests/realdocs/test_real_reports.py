@@ -171,9 +171,10 @@ def test_a_page_whose_text_layer_is_not_words_is_reported_and_not_indexed(
 
 def _cell(report: str, label: str, end: str, group: str = "Consolidated") -> float:
     """A hand-checked cell's value in dollars (the cells file, read as a person checked it)."""
+    key = (report, label, end, group)
     found = [
         c for c in expected_cells()
-        if (c.report, c.label, c.period_end, c.group or "Consolidated") == (report, label, end, group)
+        if (c.report, c.label, c.period_end, c.group or "Consolidated") == key
     ]  # fmt: skip
     return found[0].amount
 
