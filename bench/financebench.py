@@ -75,9 +75,16 @@ def _year(doc_name: str) -> int:
 
 
 def _post_ingest(
-    http: httpx.Client, path: Path, company: str | None, year: int | None, replace: bool
+    http: httpx.Client,
+    path: Path,
+    company: str | None,
+    year: int | None,
+    replace: bool,
+    name: str | None = None,
 ) -> dict[str, Any]:
     body: dict[str, Any] = {"paths": [str(path)], "replace": replace}
+    if name:
+        body["details"] = {"name": name, "currency": "US$", "year_end": "12-31"}
     if company:
         body["company"] = company
     if year:
@@ -102,8 +109,14 @@ def ingest(
         result = _post_ingest(http, path, None, None, False)
         flags = None
         if result["status"] == "failed" and "could not tell" in (result.get("error") or ""):
+            # A filing that does not say who and when (an 8-K, an earnings release): as a
+            # user would, name the company (a new one with its name) and the year.
             flags = (company, _year(doc))
             result = _post_ingest(http, path, company, _year(doc), False)
+            if result["status"] == "failed" and "unknown company" in (result.get("error") or ""):
+                ticker = re.sub(r"[^A-Z0-9]", "", company.upper())[:10]
+                flags = (ticker, _year(doc))
+                result = _post_ingest(http, path, ticker, _year(doc), False, company)
         seconds = time.monotonic() - t0
         outcome[doc] = {**result, "seconds": round(seconds, 1), "flags": flags}
         said = result.get("identified") or result.get("error") or ""
@@ -145,9 +158,11 @@ def run(
         doc = q["doc_name"]
         held = ingested.get(doc, {})
         document_id = held.get("document_id")
-        if document_id and current.get(document_id, doc) != doc:
+        if document_id and (current.get(document_id, doc) != doc or held["status"] == "refused"):
+            # Another filing of the company and year is held: this question's replaces it.
             flags = held.get("flags") or (None, None)
             _post_ingest(http, (folder / "pdfs" / f"{doc}.pdf").resolve(), *flags, True)
+            held["status"] = "replaced"
         if document_id:
             current[document_id] = doc
         turn = ask(http, q["question"])

@@ -137,17 +137,23 @@ def best(candidates: Sequence[Candidate], company: str, year: int) -> Candidate 
         c
         for c in candidates
         if c.fact.company == company and c.fact.fiscal_year == year and c.score >= ANSWERS
-    ]
+        and c.fact.annual  # a quarter's figure, or a balance at a quarter's end, is no year's
+    ]  # fmt: skip
     if not fit:
         return None
     top = max(c.score for c in fit)
     near = [c for c in fit if c.score >= top - 0.05]
     near.sort(
         key=lambda c: (
+            c.fact.parent_only,  # the group's figure over its parent entity's alone
             c.fact.report_fiscal_year != year,
             c.fact.restated,
             c.fact.source != "table",
             -c.score,
+            # Of labels that answer as well, the one that says least besides ("Cash and
+            # cash equivalents" over "Net increase in cash and cash equivalents from
+            # discontinued operations").
+            len(c.fact.label.split()),
         )
     )
     return near[0]

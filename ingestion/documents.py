@@ -229,10 +229,35 @@ def _markdown_blocks(body: str) -> list[_Block]:
     return blocks
 
 
+TABLE_ROWS = 16
+"""A table of more rows is cut into parts of about this many, each under the table's own
+header: a statement's forty rows in one passage dilute what a search matches in it."""
+
+
+def _table_parts(block: _Block) -> list[_Block]:
+    """A long table as parts under its header, cut before a heading row (a row with no
+    figures: "Current liabilities", "Cash flows from investing activities") where one
+    falls near the cut."""
+    lines = block.text.splitlines()
+    if len(lines) <= TABLE_ROWS + 4 or not lines[0].lstrip().startswith("|"):
+        return [block]
+    head, rows = lines[:2], lines[2:]
+    parts: list[list[str]] = [[]]
+    for n, row in enumerate(rows):
+        part = parts[-1]
+        heading = not re.search(r"\|\s*[-(]?[\d.,]+\)?\s*\|", row)
+        full = len(part) >= TABLE_ROWS or (heading and len(part) >= TABLE_ROWS * 2 // 3)
+        if part and full and n < len(rows) - 2:
+            parts.append([])
+        parts[-1].append(row)
+    return [_Block(block.page, block.section, "\n".join(head + p), True) for p in parts if p]
+
+
 def _chunk_blocks(blocks: list[_Block]) -> list[_Block]:
-    """Merge adjacent prose of the same page and section up to PROSE_WORDS; tables stay whole."""
+    """Merge adjacent prose of the same page and section up to PROSE_WORDS; a table stays
+    whole, or is cut into parts under its header when long (`_table_parts`)."""
     merged: list[_Block] = []
-    for block in blocks:
+    for block in (part for b in blocks for part in (_table_parts(b) if b.is_table else [b])):
         last = merged[-1] if merged else None
         if (
             not block.is_table
@@ -364,7 +389,10 @@ def parse_pdf(
 
     def resolve(identity: Identity) -> ReadContext:
         described = _pdf_company(path, company, identity)
-        fy = fiscal_year or identity.fiscal_year(described.year_end if company else None)
+        # A registered company's calendar dates the report (a quarter of a year that ends
+        # in February is that later year's); a new one's is what its pages say.
+        known = described.ticker in companies() and described == companies()[described.ticker]
+        fy = fiscal_year or identity.fiscal_year(described.year_end if company or known else None)
         if fy is None:
             raise DocumentError(
                 f"{path}: could not tell its fiscal year from its first pages (give it: --fy 2024)"

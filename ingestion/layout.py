@@ -40,6 +40,8 @@ class Word:
     """Read by OCR with too little confidence to be text at all (also `unsure`): left out
     of prose, but kept in its line, so a row it was part of loses its values rather than
     keeping them under a shorter label ("Segment revenue" for "Segment 14 revenue")."""
+    bold: bool = False
+    """Set in heavy type (a heading's, in many reports' notes)."""
 
     @property
     def middle(self) -> float:

@@ -70,6 +70,8 @@ class PdfRead:
     """Who and when its first pages say it is of, when read (`read_pdf`'s `resolve`)."""
 
 
+_BOLD = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
+"""A font name of heavy type: a line set all in it is a heading ("Note 36. Parent entity")."""
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -94,12 +96,25 @@ def _words(page: Any) -> list[Word]:
         return []
     body = statistics.median(c["size"] for c in upright.chars)
     words = [
-        Word(text, w["x0"], w["x1"], w["top"], w["bottom"], w["size"])
-        for w in upright.extract_words(extra_attrs=["size"], keep_blank_chars=False)
+        Word(
+            text,
+            w["x0"],
+            w["x1"],
+            w["top"],
+            w["bottom"],
+            w["size"],
+            bold=_BOLD.search(w["fontname"]) is not None,
+        )
+        for w in upright.extract_words(extra_attrs=["size", "fontname"], keep_blank_chars=False)
         # A control character (a NUL of a broken font) is no text a person reads, and
         # PostgreSQL cannot store it.
         if (text := _CONTROL.sub("", w["text"]))
     ]
+    return _without_markers(words, body)
+
+
+def _without_markers(words: list[Word], body: float) -> list[Word]:
+    """`words` without footnote markers: small type touching the body-size word before it."""
     kept: list[Word] = []
     for word in words:
         before = kept[-1] if kept else None
@@ -578,6 +593,16 @@ def _two_column(lines: list[Line], width: float) -> list[Line]:
     return [ln for ln in out if ln.words]
 
 
+def _table_section(title: str, section: str) -> str:
+    """A table's section: its own title, under the note it belongs to when that heading
+    says more ("Note 36. Parent entity information · Statement of financial position")."""
+    if not title:
+        return section
+    if section and section != title and re.match(r"(?:note\s+)?\d+[.:\s]", section, re.I):
+        return f"{section} · {title}"
+    return title
+
+
 def _page_blocks(
     lines: list[Line],
     page: int,
@@ -613,7 +638,15 @@ def _page_blocks(
         ordered = _two_column(run, width)
         for k, line in enumerate(ordered):
             text = line.reading
-            heading = line.size >= (1.35 if ocr else 1.2) * body_size and len(text.split()) <= 12
+            larger = line.size >= (1.35 if ocr else 1.2) * body_size
+            heavy = all(w.bold for w in line.words) and not all(
+                w.bold for ln in ordered for w in ln.words
+            )
+            heading = (
+                (larger or heavy)
+                and len(text.split()) <= 12
+                and text[:1].isupper() | text[:1].isdigit()
+            )
             if heading and not text.endswith("."):
                 flush_prose()
                 section = text
@@ -629,8 +662,11 @@ def _page_blocks(
             flush_run()
             flush_prose()
             table = starts[i]
+            title = _table_section(table.title, section)
+            if re.search(r"\bparent\b", title, re.IGNORECASE):
+                table.of_parent()  # a note of the parent entity's figures alone
             for text in table.markdown():
-                blocks.append(Block(page, table.title or section, text, True))
+                blocks.append(Block(page, title, text, True))
         if i in taken:
             continue
         run.append(line)

@@ -147,6 +147,13 @@ class Table:
     periods: bool
     """Whether any column is a period's: else its figures are bound to no year."""
 
+    def of_parent(self) -> None:
+        """Mark every column of periods the parent entity's (a note headed "Parent entity
+        information" prints the parent's statements alone)."""
+        for column in self.columns:
+            if column.cell.startswith("FY"):
+                column.cell = f"Parent {column.cell}"
+
     def markdown(self) -> list[str]:
         """The table as Markdown, one table per unit (a statement that turns to cents for
         its earnings per share is two tables); a heading goes with the rows under it."""

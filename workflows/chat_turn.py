@@ -29,7 +29,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.rules import gate
     from workflows.rules.carry import carry_entities, merge_reply
     from workflows.rules.retry import Attempt, best_attempt
-    from workflows.rules.scope import refusal_text, scope_rules
+    from workflows.rules.scope import refusal_text
     from workflows.turn import memory as memory_room
     from workflows.turn.answer import NUMBERS_UNCHECKED_CLOSED as NUMBERS_UNCHECKED
     from workflows.turn.answer import answered, plan_for, reused, shown_passes
@@ -47,6 +47,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.turn.passes import RetrievalPasses
     from workflows.turn.rounds import MAX_CLARIFICATIONS, Rounds
+    from workflows.turn.scope import turn_scope
     from workflows.turn.shadow import start_shadow
     from workflows.turn.steps import TurnSteps
     from workflows.turn.stream import TurnStream
@@ -183,7 +184,7 @@ class ChatTurn:
         session = await self._steps.load_session()
         await self._steps.summarize_history(session)
         remembering = read_preference(inp.question)
-        rules = scope_rules(inp.question)
+        rules = turn_scope(inp.question)
         # A statement wrapped around something the scope rules refuse or decline
         # ("I only follow iron-ore miners: should I buy BHP?") goes the normal way.
         if remembering is not None and not (rules.refuse or rules.decline):
@@ -191,7 +192,7 @@ class ChatTurn:
         question = inp.question
         while True:
             resolved, carried = self._resolve(question, session.recent_questions, session)
-            scope = scope_rules(resolved)
+            scope = turn_scope(resolved)
             self._decline = scope.decline
             if scope.decline:
                 self._stream.note(*progress.scope_declined(scope.reason))

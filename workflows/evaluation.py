@@ -34,8 +34,8 @@ with workflow.unsafe.imports_passed_through():
     from domain.question import extract_slots
     from workflows.chat_turn import CHECKED_DRAFTS_V2
     from workflows.policy import step_options
-    from workflows.rules.scope import scope_rules
     from workflows.turn.answer import plan_for
+    from workflows.turn.scope import turn_scope
 
 
 class RetrievalProbe(BaseModel):
@@ -69,7 +69,7 @@ class EvaluateRouting:
         # The turn's own scope rules; the patch that chose them is retired (a run that
         # took it replays, a new one records no marker).
         workflow.deprecate_patch(CHECKED_DRAFTS_V2)
-        rules = scope_rules(question)
+        rules = turn_scope(question)
         if rules.refuse:
             return RoutingOutcome(
                 route="out_of_scope", by="rules", reason=rules.reason or "scope rules"

@@ -166,3 +166,31 @@ def test_scope_rules_leaves_covered_questions_alone(question: str) -> None:
 def test_a_fragment_of_a_covered_name_is_that_company_not_another() -> None:
     assert other_companies("Northern Star Resources' gold sold in FY2024?") == []
     assert other_companies("Westgold Resources' gold sold in FY2024?") == ["Westgold Resources"]
+
+
+# ---- a covered company whose name reads as words of advice ---------------------------
+
+
+def test_a_covered_company_named_like_advice_is_answered_when_names_are_masked() -> None:
+    from domain.companies import Company, aliases_for, pinned
+
+    shop = Company("BBY", "Best Buy Co., Inc.", aliases_for("BBY", "Best Buy Co., Inc."), "01-31")
+    question = "What was Best Buy's revenue in FY2023?"
+    with pinned([shop]):
+        assert scope_rules(question, masked=lambda: True) == ScopeDecision(False)
+        # The reading before the patch (a turn begun earlier replays as it ran).
+        assert scope_rules(question, masked=lambda: False).refuse
+        # Advice about the company is still refused with the names masked.
+        advice = scope_rules("Should I buy Best Buy shares?", masked=lambda: True)
+        assert advice.refuse and advice.reason == "investment_advice"
+
+
+def test_the_patch_is_asked_only_when_the_readings_differ() -> None:
+    asked: list[bool] = []
+
+    def masked() -> bool:
+        asked.append(True)
+        return True
+
+    assert scope_rules("What was BHP's revenue in FY2024?", masked=masked) == ScopeDecision(False)
+    assert asked == []

@@ -5,6 +5,7 @@ never generated text.
 """
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from domain.companies import (
@@ -13,6 +14,7 @@ from domain.companies import (
     find_companies,
     how_many,
     latest_fiscal_year,
+    without_companies,
     year_span,
 )
 from domain.metrics import find_metrics, find_other_measures
@@ -175,20 +177,21 @@ OTHER_COMPANY_LINE = (
 )
 
 
-def _by_phrasing(question: str) -> ScopeDecision:
+def _by_phrasing(question: str, masked: bool = False) -> ScopeDecision:
     """The phrasing rules: refuse only unambiguous, high-consequence phrasings — advice
     to the user's own decision, the future of a share price, creative writing, another
     company's figures — and an instruction override. Wrapped around a covered company's
-    figures, advice or a forecast is declined in a line and the figures answered."""
+    figures, advice or a forecast is declined in a line and the figures answered.
+    `masked`: a covered company's name is read as no words of advice ("Best Buy")."""
     if _OVERRIDE.search(question):
         return ScopeDecision(True, "instruction_override")
-
+    phrasing = without_companies(question) if masked else question
     for reason, pattern in (
         ("creative", _CREATIVE),
         ("investment_advice", _ADVICE),
         ("forecast", _FORECAST),
     ):
-        if pattern.search(question):
+        if pattern.search(phrasing):
             factual = pattern.sub(" ", question)
             if reason != "creative" and find_companies(factual) and _asks_figures(factual):
                 return ScopeDecision(False, reason, decline=DECLINE_LINE)
@@ -350,14 +353,26 @@ def _part_of_covered(name: str, question: str) -> bool:
     return any(" ".join([*before[i:], name]).lower().strip() in aliases for i in range(len(before)))
 
 
-def scope_rules(question: str) -> ScopeDecision:
+def scope_rules(question: str, masked: Callable[[], bool] | None = None) -> ScopeDecision:
     """Refuse by rule when a phrasing is unambiguous; otherwise let the classifier decide.
 
     The phrasing rules (`_by_phrasing`), with other companies read however they are
     written (see `other_companies`), a figure of a newly read company asked by its kind (a rate, a
     margin, cash, "how many") as well as by the metric vocabulary, and advice about the user's
-    own money phrased as an allocation ("split my super between South32 and Fortescue")."""
-    decided = _by_phrasing(question)
+    own money phrased as an allocation ("split my super between South32 and Fortescue").
+
+    `masked` is asked only when reading the covered companies' names as no words of
+    advice changes the decision (a company named "Best Buy"): the workflow answers it by
+    its patch, so turns begun before it decide as they did."""
+    plain = _decide(question, False)
+    if masked is None:
+        return plain
+    named = _decide(question, True)
+    return named if named != plain and masked() else plain
+
+
+def _decide(question: str, masked: bool) -> ScopeDecision:
+    decided = _by_phrasing(question, masked)
     if (decided.refuse or decided.decline) and decided.reason != "other_company":
         return decided
     if _ALLOCATION.search(question):
