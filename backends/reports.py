@@ -414,12 +414,22 @@ class ReportIndex:
         """
         config = config or RetrievalConfig()
         hits = self._search(query, company, fiscal_years, limit, notes, config)
+        if not fiscal_years:
+            return hits
+        # Then other reports that print the years' figures (a later report's comparative
+        # columns): they fill what the years' own reports leave of `limit`, else add a
+        # few, never ranked above the reports of the years asked about.
+        room = max(limit - len(hits), LATER_REPORT_HITS)
+        printed = self._search(query, company, fiscal_years, room, notes, config, printed=True)
         extra = [y for y in later_years if y not in fiscal_years]
-        if extra and fiscal_years:
-            seen = {h.chunk_id for h in hits}
-            for hit in self._search(query, company, extra, LATER_REPORT_HITS, notes, config):
-                if hit.chunk_id not in seen:
-                    hits.append(hit.model_copy(update={"rank": len(hits) + 1}))
+        later = (
+            self._search(query, company, extra, LATER_REPORT_HITS, notes, config) if extra else []
+        )
+        seen = {h.chunk_id for h in hits}
+        for hit in [*printed, *later]:
+            if hit.chunk_id not in seen:
+                seen.add(hit.chunk_id)
+                hits.append(hit.model_copy(update={"rank": len(hits) + 1}))
         return hits
 
     def _search(
@@ -430,25 +440,23 @@ class ReportIndex:
         limit: int,
         notes: list[str] | None,
         config: RetrievalConfig,
+        printed: bool = False,
     ) -> list[ChunkHit]:
         # long: the hybrid query (filters, dense and BM25 prefetch, fusion, rerank) built in the
         # order Qdrant runs it.
         conditions: list[models.Condition] = []
+        excluded: list[models.Condition] = []
         if company:
             conditions.append(_match("company", company))
         if fiscal_years:
-            # A report of the year, or a passage printing the year's figures beside its
-            # own (the comparative columns of a later report).
-            asked = list(fiscal_years)
-            conditions.append(
-                models.Filter(
-                    should=[
-                        models.FieldCondition(key="fiscal_year", match=models.MatchAny(any=asked)),
-                        models.FieldCondition(key="years", match=models.MatchAny(any=asked)),
-                    ]
-                )
-            )
-        flt = models.Filter(must=conditions) if conditions else None
+            asked = models.MatchAny(any=list(fiscal_years))
+            if printed:
+                # Another report's passage printing the years' figures beside its own.
+                conditions.append(models.FieldCondition(key="years", match=asked))
+                excluded.append(models.FieldCondition(key="fiscal_year", match=asked))
+            else:
+                conditions.append(models.FieldCondition(key="fiscal_year", match=asked))
+        flt = models.Filter(must=conditions, must_not=excluded or None) if conditions else None
         dense = self.embedder.embed([query])[0]
         indices, values = bm25.query_vector(query)
         prefetch = [models.Prefetch(query=dense, using="dense", limit=config.prefetch, filter=flt)]

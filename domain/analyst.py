@@ -49,7 +49,25 @@ _STATEMENTS = (
         re.compile(r"\bcash\s+flows?\s+statements?\b|\bstatements?\s+of\s+cash\s+flows?\b", re.I),
     ),
 )
+_TOPIC = re.compile(
+    r"\b(?:about|regarding|concerning|(?:say|said|says|comment\w*|remark\w*|wr[io]te)\s+on)"
+    r"\s+(?:(?:the|its|their|our|[\w.&-]+'s?)\s+){0,2}$",
+    re.I,
+)
+"""Words that make a statement the topic of a question, not where to read its figure
+("What did they say about the balance sheet?")."""
 _YEAR = r"(?:FY\s?|fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})"
+
+
+def _statements_to_read(question: str) -> tuple[str, ...]:
+    """The statements a question names as where to read its figure."""
+    return tuple(
+        name
+        for name, pattern in _STATEMENTS
+        if any(not _TOPIC.search(question[: m.start()]) for m in pattern.finditer(question))
+    )
+
+
 _DEFINITION = re.compile(
     r"(?:^|[.?!:]\s+)(?:define\s+(?P<a>[^.?!]{2,80}?)\s+as\s*:?\s+(?P<ea>[^?!]+?)"
     r"(?=\.\s|\.$|[?!]|$)"
@@ -534,7 +552,7 @@ def read_analyst(question: str, company_words: str = "") -> AnalystQuestion:
     if dec is not None:
         n = dec.group("n").lower()
         decimals = int(n) if n.isdigit() else _NUMBER_WORDS[n]
-    statements = tuple(name for name, pattern in _STATEMENTS if pattern.search(question))
+    statements = _statements_to_read(question)
     definitions: dict[str, str] = {}
     for m in _DEFINITION.finditer(question):
         name = (m.group("a") or m.group("b") or m.group("c") or "").strip()

@@ -166,3 +166,18 @@ def test_written_working_is_recomputed_and_backs_its_result() -> None:
 )
 def test_working_that_does_not_hold_leaves_its_result_unsupported(answer: str) -> None:
     assert check_numbers(answer, [TABLE], QUESTION).unsupported != []
+
+
+@pytest.mark.parametrize(
+    ("question", "statements"),
+    [
+        ("What did Acme say about its balance sheet in FY2024?", ()),
+        ("What did the chair comment on the cash flow statement?", ()),
+        ("How much cash sits on the balance sheet of Acme at FY2023?", ("balance sheet",)),
+        ("Per its statement of operations, what was Acme's FY2022 revenue?", ("income statement",)),
+    ],
+)
+def test_a_statement_named_as_the_topic_is_no_place_to_read_a_figure(
+    question: str, statements: tuple[str, ...]
+) -> None:
+    assert read_analyst(question).statements == statements
