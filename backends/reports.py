@@ -425,12 +425,7 @@ class ReportIndex:
         later = (
             self._search(query, company, extra, LATER_REPORT_HITS, notes, config) if extra else []
         )
-        seen = {h.chunk_id for h in hits}
-        for hit in [*printed, *later]:
-            if hit.chunk_id not in seen:
-                seen.add(hit.chunk_id)
-                hits.append(hit.model_copy(update={"rank": len(hits) + 1}))
-        return hits
+        return _appended(hits, [*printed, *later])
 
     def _search(
         self,
@@ -610,3 +605,14 @@ def _reports(
 
 def _match(key: str, value: str | int) -> models.FieldCondition:
     return models.FieldCondition(key=key, match=models.MatchValue(value=value))
+
+
+def _appended(hits: list[ChunkHit], more: list[ChunkHit]) -> list[ChunkHit]:
+    """`hits`, then each of `more` not already among them, ranked after them."""
+    out = list(hits)
+    seen = {h.chunk_id for h in out}
+    for hit in more:
+        if hit.chunk_id not in seen:
+            seen.add(hit.chunk_id)
+            out.append(hit.model_copy(update={"rank": len(out) + 1}))
+    return out
