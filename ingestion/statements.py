@@ -57,13 +57,24 @@ _YEAR = re.compile(
 )
 _FY_SHORT = re.compile(r"^(?:FY|F)(\d{2})$", re.I)
 _DURATIONS = (
-    (re.compile(r"\b(?:three|3)[\s-]+months?\b|\bquarters?\b|\b1[34][\s-]+weeks\b", re.I), 3),
-    (re.compile(r"\b(?:six|6)[\s-]+months?\b|\bhalf[\s-]+year\b|\b2[67][\s-]+weeks\b", re.I), 6),
+    (
+        re.compile(
+            r"\b(?:three|3)[\s-]+months?\b|\bquarters?\b|\b1[34][\s-]+weeks\b|\bQ[1-4]\b", re.I
+        ),
+        3,
+    ),
+    (
+        re.compile(
+            r"\b(?:six|6)[\s-]+months?\b|\bhalf[\s-]+year\b|\b2[67][\s-]+weeks\b|\b[12]H\b|\bH[12]\b",
+            re.I,
+        ),
+        6,
+    ),
     (re.compile(r"\b(?:nine|9)[\s-]+months?\b|\b39[\s-]+weeks\b|\b40[\s-]+weeks\b", re.I), 9),
     (
         re.compile(
             r"\b(?:twelve|12)[\s-]+months?\b|\b5[23][\s-]+weeks\b|\byears?\s+end|"
-            r"\bfor\s+the\s+(?:financial\s+|fiscal\s+)?year\b|\bfiscal\s+years?\b",
+            r"\bfor\s+the\s+(?:financial\s+|fiscal\s+)?year\b|\bfiscal\s+years?\b|\bfull[\s-]+year\b",
             re.I,
         ),
         12,
@@ -250,6 +261,26 @@ class _Region:
     lines: list[int]
 
 
+def _values_left(lines: list[Line], x0: float, x1: float) -> float:
+    """Where a page's columns of figures may begin: the right 65% of its text, or further
+    left where two or more rows end in two or more numbers set after a column's gap (a
+    wide table with a narrow label column: "Reported Sales   $23,706   $24,804 ...")."""
+    left = x0 + 0.35 * (x1 - x0)
+    floor = x0 + 0.2 * (x1 - x0)
+    starts: list[float] = []
+    for line in lines:
+        words = line.words
+        n = len(words)
+        while n > 0 and (is_number(words[n - 1].text) or CURRENCY_MARK.match(words[n - 1].text)):
+            n -= 1
+        run = [w for w in words[n:] if is_number(w.text)]
+        if len(run) < 2 or n == 0 or run[0].x0 >= left:
+            continue
+        if run[0].x0 >= floor and run[0].x0 - words[n - 1].x1 >= 2 * line.size:
+            starts.append(run[0].x0)
+    return min(left, min(starts) - 2) if len(starts) >= 2 else left
+
+
 def _text_left(lines: list[Line]) -> tuple[float, float]:
     if not lines:
         return 0.0, 1.0
@@ -269,7 +300,7 @@ def find_tables(
     if not lines:
         return [], carry
     x0, x1 = _text_left(lines)
-    left = x0 + 0.35 * (x1 - x0)
+    left = _values_left(lines, x0, x1)
     regions: list[_Region] = []
     current: _Region | None = None
     last_value: int | None = None

@@ -1,0 +1,63 @@
+"""Statement layouts the five committed ASX reports do not print, laid out word by word
+as a PDF places them: a wide table whose label column is narrow, and quarter and
+full-year column groups side by side (an earnings release's first page)."""
+
+from ingestion.layout import Line, Word, lines_of
+from ingestion.statements import ReadContext, find_tables
+
+
+def _line(top: float, *cells: tuple[str, float]) -> list[Word]:
+    """Words of one line: each cell's words from its left edge, 5.5 points a letter."""
+    words = []
+    for text, x0 in cells:
+        x = x0
+        for part in text.split():
+            words.append(Word(part, x, x + 5.5 * len(part), top, top + 9, 9.0))
+            x += 5.5 * len(part) + 3
+    return words
+
+
+def _page(*rows: list[Word]) -> list[Line]:
+    return lines_of([w for row in rows for w in row])
+
+
+def _release_page() -> list[Line]:
+    return _page(
+        _line(40, ("OVERALL FINANCIAL RESULTS", 41)),
+        _line(60, ("Q4", 285), ("Full Year", 463)),
+        _line(75, ("($ in Millions, except EPS)", 47), ("2022", 221), ("2021", 277),
+              ("% Change", 325), ("2022", 412), ("2021", 468), ("% Change", 516)),
+        _line(90, ("Reported Sales", 47), ("$23,706", 214), ("$24,804", 271), ("(4.4)%", 334),
+              ("$94,943", 406), ("$93,775", 462), ("1.3%", 528)),
+        _line(105, ("Net Earnings", 47), ("$3,520", 217), ("$4,736", 273), ("(25.7)%", 331),
+              ("$17,941", 406), ("$20,878", 462), ("(14.1)%", 523)),
+        _line(120, ("The release continues with a sentence of prose that runs across "
+                    "the page and ends here.", 41)),
+    )  # fmt: skip
+
+
+def test_a_narrow_label_column_keeps_its_first_column_of_figures() -> None:
+    tables, _ = find_tables(_release_page(), ReadContext(year_end="12-31", fiscal_year=2022))
+
+    assert len(tables) == 1
+    sales = next(r for r in tables[0].rows if r.label == "Reported Sales")
+    assert sales.values[:2] == ["23,706", "24,804"]
+    assert sales.values[3:5] == ["94,943", "93,775"]
+
+
+def test_a_quarters_columns_are_three_months_and_the_full_years_are_annual() -> None:
+    tables, _ = find_tables(_release_page(), ReadContext(year_end="12-31", fiscal_year=2022))
+
+    cells = [c.cell for c in tables[0].columns]
+    assert cells[0].startswith("Q4 FY2022 (3 months to 31 Dec 2022)")
+    assert "3 months" not in cells[3] and "FY2022" in cells[3]
+
+
+def test_a_number_after_words_in_a_sentence_is_no_column() -> None:
+    """Quiet: prose whose last word is a figure, set with a word space, is no table."""
+    page = _page(
+        _line(40, ("Operating cash flow for the year rose by a fifth to $2,310 and 1,020", 41)),
+        _line(55, ("and net debt fell over the same twelve months to $1,020 from 1,310", 41)),
+    )
+    tables, _ = find_tables(page, ReadContext(year_end="12-31", fiscal_year=2022))
+    assert tables == []
