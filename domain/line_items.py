@@ -119,13 +119,28 @@ class Found:
     score: float
 
 
+STATEMENT_TITLES: dict[str, tuple[str, ...]] = {
+    "balance sheet": ("balance sheet", "statement of financial position"),
+    "income statement": (
+        "statement of operations", "statement of income", "statement of earnings",
+        "income statement", "statement of profit or loss",
+    ),
+    "cash flow statement": ("statement of cash flows", "cash flow statement"),
+}  # fmt: skip
+"""What the primary statements are titled in print (IFRS and US GAAP): the words a
+search for a statement's lines adds."""
 _STATEMENT_WORDS = {
-    "balance sheet": re.compile(r"balance\s+sheet|financial\s+position", re.I),
+    "balance sheet": re.compile(r"balance\s+sheet|financial\s+(?:position|condition)", re.I),
     "income statement": re.compile(
         r"income|operations|earnings|profit\s+or\s+loss|comprehensive", re.I
     ),
     "cash flow statement": re.compile(r"cash\s+flows?", re.I),
 }
+_COUNTED = re.compile(
+    r"\b(?:number|shares?|count|employees|headcount|days|ratio|percent\w*|margin|rate|times)\b|%",
+    re.I,
+)
+"""Words of a phrase that asks for something other than an amount of money."""
 
 
 def company_words(names: Sequence[str]) -> frozenset[str]:
@@ -192,6 +207,12 @@ def _best(
         score = item_score(phrase, fact.label, soft)
         if score <= 0:
             continue
+        if unit_spec(fact.unit).kind != "money" and not _COUNTED.search(phrase):
+            # An amount asked for: a line of counts, days or percents by the same words
+            # ("Property, plant and equipment" in a table of useful lives) is a poor match.
+            score -= 0.5
+            if score <= 0:
+                continue
         title = (titles or {}).get(fact.chunk_id, "")
         if statements and any(
             _STATEMENT_WORDS[s].search(title) for s in statements if s in _STATEMENT_WORDS

@@ -18,7 +18,14 @@ from domain.calculations import Sourced, answer_calculation
 from domain.companies import companies, display_name
 from domain.facts import report_facts
 from domain.figures import format_value, rescale, unit_in_scale, unit_spec
-from domain.line_items import ALIKE, company_words, find_item, item_score, matches_any
+from domain.line_items import (
+    ALIKE,
+    STATEMENT_TITLES,
+    company_words,
+    find_item,
+    item_score,
+    matches_any,
+)
 from domain.models import ChunkText, Draft, NotFound
 
 JUDGEMENT_LINE = (
@@ -58,7 +65,8 @@ def search_terms(asked: AnalystQuestion) -> list[str]:
         for group in ALIKE:
             if any(item_score(phrase, alike) >= 1.0 for alike in group):
                 words.extend(group[:3])
-    words.extend(asked.statements)
+    for statement in asked.statements:
+        words.extend(STATEMENT_TITLES.get(statement, (statement,)))
     return list(dict.fromkeys(w for w in words if w))
 
 

@@ -19,6 +19,7 @@ from domain.analyst import (
     read_analyst,
 )
 from domain.arithmetic import agrees, worked_results
+from domain.figures import Fact
 from domain.grounding import check_numbers, claimed_amounts
 from domain.line_items import item_score
 from domain.models import ChunkText
@@ -181,3 +182,37 @@ def test_a_statement_named_as_the_topic_is_no_place_to_read_a_figure(
     question: str, statements: tuple[str, ...]
 ) -> None:
     assert read_analyst(question).statements == statements
+
+
+def _cell(label: str, value: float, unit: str, chunk: str = "c1") -> Fact:
+    return Fact(
+        chunk_id=chunk, company="ACME", document="d", page=1, report_fiscal_year=2022,
+        fiscal_year=2022, restated=False, label=label, metric=None, value=value,
+        raw=str(value), unit=unit, decimals=0, period_months=12,
+    )  # fmt: skip
+
+
+def test_an_amount_asked_for_is_read_from_a_line_of_money_not_of_years() -> None:
+    from domain.line_items import find_item
+
+    useful_life = _cell("Property, plant and equipment", 44, "count", "lives")
+    balance = _cell("Property, plant and equipment, net", 12645, "us$m", "sheet")
+    found = find_item("net property, plant, and equipment", 2022, [useful_life, balance])
+    assert found is not None and found.fact is balance
+    # Quiet: a count asked for is read from the line of counts.
+    shares = _cell("Number of shares on issue", 500, "count")
+    found = find_item("number of shares on issue", 2022, [shares, balance])
+    assert found is not None and found.fact is shares
+
+
+def test_a_line_of_the_statement_named_is_preferred_to_the_same_line_in_a_note() -> None:
+    from domain.line_items import find_item
+
+    pro_forma = _cell("Net sales", 187890, "us$m", "note")
+    statement = _cell("Total net sales", 177866, "us$m", "ops")
+    titles = {
+        "note": "Note 4 Acquisitions · Pro forma",
+        "ops": "Consolidated Statements of Operations",
+    }
+    found = find_item("revenue", 2022, [pro_forma, statement], ("income statement",), titles)
+    assert found is not None and found.fact is statement
