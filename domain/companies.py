@@ -142,11 +142,27 @@ def aliases_for(ticker: str, name: str, others: Iterable[str] = ()) -> tuple[str
         stripped = name
     # "Amazon.com" is also "Amazon": a web address's ending is no part of how it is named.
     bare = re.sub(r"\.(?:com|net|org|io)$", "", stripped, flags=re.IGNORECASE)
-    for value in (ticker, name, stripped, bare, *others):
+    for value in (ticker, name, stripped, bare, *_shorthands(stripped), *others):
         key = _key(value)
         if key and key not in found:
             found.append(key)
     return tuple(found)
+
+
+def _shorthands(name: str) -> list[str]:
+    """How people shorten a name in writing: "A & B" as "A&B" ("P&G"; a doubled name
+    also with an "n": "JnJ"), and a name of two long words as their first letters run
+    together ("Amex", "FedEx" for American Express, Federal Express). Built from the
+    name's letters, so any company's are known; none is an ordinary word."""
+    words = re.findall(r"[A-Za-z]+|&", name)
+    found: list[str] = []
+    if len(words) == 3 and words[1] in ("&", "and") and words[0][0].isupper():
+        found.append(f"{words[0][0]}&{words[2][0]}")
+        if words[0] == words[2]:  # a doubled name is typed with an "n" ("JnJ")
+            found.append(f"{words[0][0]}n{words[2][0]}")
+    if len(words) == 2 and all(len(w) >= 5 and w[0].isupper() for w in words):
+        found += [words[0][:2] + words[1][:2], words[0][:3] + words[1][:2]]
+    return [f for f in found if len(f) >= 3 and _key(f) not in _ORDINARY_WORDS]
 
 
 @dataclass(frozen=True)

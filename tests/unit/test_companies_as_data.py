@@ -72,7 +72,7 @@ def test_fiscal_year_ends_are_any_day_and_said_in_words() -> None:
 
 def test_a_name_loses_its_legal_suffix_but_never_becomes_an_ordinary_word() -> None:
     assert aliases_for("XMP", "Example Mining Limited") == (
-        "xmp", "example mining limited", "example mining",
+        "xmp", "example mining limited", "example mining", "exmi", "exami",
     )  # fmt: skip
     assert "star" not in aliases_for("SGL", "Star Group")  # "star" is ordinary text
 
@@ -159,3 +159,20 @@ def test_a_report_describes_its_own_company_or_the_folder_does(tmp_path: Path) -
     unknown.write_text("---\ncompany: ZZQ\nfiscal_year: 2020\n---\n\nText.\n", encoding="utf-8")
     with pytest.raises(DocumentError, match="register it with its name"):
         parse_document(unknown)
+
+
+def test_a_name_is_known_by_the_shorthands_people_write_it_in() -> None:
+    from domain.companies import find_companies
+
+    made_up = [
+        Company("CRX", "Carrow Express Company", aliases_for("CRX", "Carrow Express Company")),
+        Company("MNM", "Mason & Mason", aliases_for("MNM", "Mason & Mason")),
+        Company("PLW", "Plover & Wren Ltd", aliases_for("PLW", "Plover & Wren Ltd")),
+    ]
+    with pinned(made_up):
+        assert find_companies("Did CAREX grow its card fees?") == ["CRX"]
+        assert find_companies("What did MnM earn in 2022?") == ["MNM"]
+        assert find_companies("And M&M's margin?") == ["MNM"]
+        assert find_companies("P&W sales last year") == ["PLW"]
+        # Quiet: a place's initials are no company's ("PNG" is not "P&W" nor "PnW").
+        assert find_companies("Our mine in PNG and the PW project") == []
