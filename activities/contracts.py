@@ -29,6 +29,8 @@ from domain.turns import TurnResult
 
 MAX_YEARS = 50
 """The most fiscal years one search may name."""
+MAX_FACETS = 8
+"""Facets a search may carry (an analyst's line items, each searched apart)."""
 
 
 class _OnIndex(_Frozen):
@@ -50,6 +52,9 @@ class SearchRequest(_OnIndex):
     `LATER_REPORT_HITS` more hits, after (never instead of) the main ones."""
     config: RetrievalConfig | None = None
     """The retrieval knobs to use (the A/B harness); None: the product's defaults."""
+    facets: list[str] = Field(default_factory=list, max_length=MAX_FACETS)
+    """Further queries searched apart, `FACET_HITS` hits each after the main ones (a
+    sub-query's `facets`)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -86,6 +86,7 @@ class ReportActivities:
                 request.later_years,
                 notes,
                 request.config,
+                request.facets,
             )
         return SearchResult(hits=hits, degraded=notes)
 

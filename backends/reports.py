@@ -39,6 +39,8 @@ SNAPSHOT_MARK = "@"
 COPY_BATCH = 256
 LATER_REPORT_HITS = 3
 """Hits a search adds from later reports (restated comparatives) after the main ones."""
+FACET_HITS = 4
+"""Hits a search adds for each of its facets (an analyst's line items), after the main ones."""
 
 
 IndexClient = QdrantClient | EdgeClient
@@ -397,22 +399,24 @@ class ReportIndex:
         later_years: Sequence[int] = (),
         notes: list[str] | None = None,
         config: RetrievalConfig | None = None,
+        facets: Sequence[str] = (),
     ) -> list[ChunkHit]:
         """Hybrid search: dense + BM25 candidates fused by Qdrant's RRF, filtered by
-        company and by any of `fiscal_years` (none: every year).
-
-        `later_years` adds up to `LATER_REPORT_HITS` hits from those years' reports after
-        the main ones (a later report may restate a figure): searched apart, so they can
-        never push a hit of the years asked about out of `limit`.
+        company and by any of `fiscal_years` (none: every year). `later_years` adds up to
+        `LATER_REPORT_HITS` hits from those years' reports after the main ones (a later
+        report may restate a figure): searched apart, so they can never push a hit of the
+        years asked about out of `limit`. Each of `facets` is searched apart too, its best
+        `FACET_HITS` new hits added after the rest.
 
         With a reranker, `RERANK_POOL` fused candidates are reordered by it and the best
         `limit` kept; when it fails the fused order is kept and the reason is appended to
-        `notes` (the caller records the degradation).
-
-        `config` sets the knobs (prefetch, pool, rerank, fusion) for the A/B harness; none
-        runs the defaults.
+        `notes` (the caller records the degradation). `config` sets the knobs (prefetch,
+        pool, rerank, fusion) for the A/B harness; none runs the defaults.
         """
         config = config or RetrievalConfig()
+        if facets:
+            hits = self.search(query, company, fiscal_years, limit, later_years, notes, config)
+            return self._facets(hits, facets, company, fiscal_years, notes, config)
         hits = self._search(query, company, fiscal_years, limit, notes, config)
         if not fiscal_years:
             return hits
@@ -426,6 +430,22 @@ class ReportIndex:
             self._search(query, company, extra, LATER_REPORT_HITS, notes, config) if extra else []
         )
         return _appended(hits, [*printed, *later])
+
+    def _facets(
+        self,
+        hits: list[ChunkHit],
+        facets: Sequence[str],
+        company: str | None,
+        fiscal_years: Sequence[int],
+        notes: list[str] | None,
+        config: RetrievalConfig,
+    ) -> list[ChunkHit]:
+        """`hits`, then each facet's best `FACET_HITS` hits not among them."""
+        for facet in facets:
+            found = {h.chunk_id for h in hits}
+            more = self.search(facet, company, fiscal_years, FACET_HITS, (), notes, config)
+            hits = _appended(hits, [h for h in more if h.chunk_id not in found][:FACET_HITS])
+        return hits
 
     def _search(
         self,

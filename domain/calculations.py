@@ -22,7 +22,7 @@ from domain.analyst import evaluate as evaluate_expr
 from domain.analyst import items as items_of
 from domain.analyst import written as written_expr
 from domain.figures import Fact, format_value, unit_in_scale, unit_spec
-from domain.line_items import company_words, find_item
+from domain.line_items import company_words, find_items
 from domain.models import Derived, NotFound
 
 
@@ -106,14 +106,23 @@ def answer_calculation(
     by_fact = {id(s.fact): s for s in facts}
     found: dict[Item, Sourced] = {}
     out = Answered()
+    years_of: dict[str, set[int]] = {}
+    for item in wanted:
+        year = item.year if item.year is not None else report_year
+        if year is not None:
+            years_of.setdefault(item.phrase, set()).add(year)
+    hits = {
+        phrase: find_items(
+            phrase, sorted(ys), [s.fact for s in facts], asked.statements, titles, report_year,
+            company_words([name, *names]),
+        )
+        for phrase, ys in years_of.items()
+    }  # fmt: skip
     for item in wanted:
         year = item.year if item.year is not None else report_year
         if year is None:
             continue
-        hit = find_item(
-            item.phrase, year, [s.fact for s in facts], asked.statements, titles, report_year,
-            company_words([name, *names]),
-        )  # fmt: skip
+        hit = hits[item.phrase].get(year)
         if hit is None:
             gap = NotFound(company=ticker, fiscal_year=year, metric=item.phrase)
             if gap not in out.not_found:

@@ -12,7 +12,7 @@ cash flows") is preferred.
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from domain.figures import Fact, unit_spec
@@ -93,10 +93,32 @@ def item_score(phrase: str, label: str, soft: frozenset[str] = frozenset()) -> f
     """How well a printed label is the line item a phrase names: 0 when it lacks a word
     the phrase says; 1 for the same words; less for each word more. A label named with
     its heading ("Current assets: Inventories") is also read without it."""
+    # A line of the item's movement is not the item, under any heading.
+    moved = 0.5 if _CHANGE.search(label) and not _CHANGE.search(phrase) else 1.0
     if ": " in label:
         own = label.split(": ", 1)[1]
-        return max(_score(phrase, label, soft), 0.95 * _score(phrase, own, soft))
-    return _score(phrase, label, soft)
+        return moved * max(_score(phrase, label, soft), 0.95 * _score(phrase, own, soft))
+    return moved * _score(phrase, label, soft)
+
+
+_OPPOSED = tuple(
+    (stem(a), stem(b))
+    for a, b in (
+        ("paid", "received"), ("payable", "receivable"), ("payables", "receivables"),
+        ("purchases", "sales"), ("purchases", "proceeds"), ("assets", "liabilities"),
+        ("gains", "losses"), ("inflows", "outflows"), ("income", "expense"),
+        ("income", "expenses"), ("issued", "repurchased"),
+    )
+)  # fmt: skip
+"""Words of a line that make it the opposite of the line a phrase with the other word
+names ("Dividends received" is not "dividends paid")."""
+_CHANGE = re.compile(r"\bchanges?\s+in\b|\b(?:increase|decrease)s?\b", re.I)
+"""A line of the item's movement ("Changes in operating assets and liabilities:
+Inventories", "(Increase) decrease in receivables"), not of the item itself."""
+_RATIO_WORDS = frozenset(
+    stem(w) for w in ("days", "ratio", "percent", "percentage", "margin", "rate", "times", "number")
+)
+"""Words of a line that measures an item in days, a ratio or a count, not in money."""
 
 
 def _score(phrase: str, label: str, soft: frozenset[str]) -> float:
@@ -107,8 +129,27 @@ def _score(phrase: str, label: str, soft: frozenset[str]) -> float:
         return 0.0
     if stem("current") in printed and stem("current") not in asked:
         return 0.0  # "assets" is not "current assets"
-    extra = len(printed - asked)
-    return 1.0 / (1.0 + 0.35 * extra)
+    said, read = set(_words(phrase)), set(_words(label))
+    if any(
+        (a in said and b in read - said) or (b in said and a in read - said) for a, b in _OPPOSED
+    ):
+        return 0.0
+    if (read & _RATIO_WORDS) - said:
+        return 0.0  # "Days payable outstanding" is not "accounts payable"
+    score = 1.0 / (1.0 + 0.35 * len(printed - asked))
+    if _other_side(asked, label, soft):
+        score *= 0.5
+    return score
+
+
+def _other_side(asked: frozenset[str], label: str, soft: frozenset[str]) -> bool:
+    """Whether the label joins the phrase's line to another by "and" ("Sales and
+    marketing" for "sales"): a side of it that shares no word of the phrase."""
+    sides = re.split(r"\s+(?:and|&)\s+", label.split(": ")[-1], maxsplit=1)
+    if len(sides) < 2:
+        return False
+    words = [_need(_canonical(side)) - soft for side in sides]
+    return any(w and not (w & asked) for w in words) and any(w & asked for w in words)
 
 
 @dataclass(frozen=True)
@@ -224,3 +265,61 @@ def _best(
         if best is None or key > best[:2]:
             best = (key[0], key[1], fact)
     return None if best is None else Found(best[2], best[0])
+
+
+def find_items(
+    phrase: str,
+    years: Sequence[int],
+    facts: Sequence[Fact],
+    statements: Sequence[str] = (),
+    titles: dict[str, str] | None = None,
+    report_year: int | None = None,
+    soft: frozenset[str] = frozenset(),
+) -> dict[int, Found]:
+    """Each year's fact of a line item (`find_item`), read off one printed line when a line
+    that prints every year matches as well as each year's best: a change or an average
+    then reads one line, never a segment's "Net sales" for one year and the statement's
+    "Total net sales" for the other. Years with no fact are left out."""
+    alone = {y: find_item(phrase, y, facts, statements, titles, report_year, soft) for y in years}
+    found = {y: f for y, f in alone.items() if f is not None}
+    if len(years) < 2 or len(found) < len(years):
+        return found
+    line = _one_line(phrase, years, facts, lambda y, row: find_item(
+        phrase, y, row, statements, titles, report_year, soft
+    ), soft)  # fmt: skip
+    if (
+        line is not None
+        and min(f.score for f in line.values()) >= min(f.score for f in found.values()) - 0.05
+    ):
+        return line
+    return found
+
+
+def _one_line(
+    phrase: str,
+    years: Sequence[int],
+    facts: Sequence[Fact],
+    find: Callable[[int, list[Fact]], Found | None],
+    soft: frozenset[str],
+) -> dict[int, Found] | None:
+    """The best printed line (a chunk's row of one label) with a fact of every year: by
+    its weakest year's match, then by its size (a statement's total over a part)."""
+    rows: dict[tuple[str, str], list[Fact]] = {}
+    for fact in facts:
+        rows.setdefault((fact.chunk_id, fact.label), []).append(fact)
+    labels = {label for _, label in rows}
+    matching = {
+        label for label in labels if any(item_score(v, label, soft) > 0 for v in variants(phrase))
+    }
+    best: tuple[float, float, dict[int, Found]] | None = None
+    for (_, label), row in rows.items():
+        if label not in matching:
+            continue
+        each = {y: find(y, row) for y in years}
+        line = {y: f for y, f in each.items() if f is not None}
+        if len(line) < len(years):
+            continue
+        key = (min(f.score for f in line.values()), sum(abs(f.fact.value) for f in line.values()))
+        if best is None or key > best[:2]:
+            best = (key[0], key[1], line)
+    return None if best is None else best[2]

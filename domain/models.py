@@ -171,6 +171,11 @@ class SubQuery(Frozen):
     later_years: list[int] = Field(default_factory=list)
     """Later reports searched as well, for restated comparatives of `fiscal_years`; their
     few hits add to the main search's, never crowd them out."""
+    facets: list[str] = Field(default_factory=list)
+    """Further queries for the same company and years, each searched apart and its few
+    best hits added after the main ones: an analyst's line items ("accounts payable",
+    "cost of sales", "inventories"), so one item's many matches cannot crowd another's
+    only line out of the evidence."""
 
 
 class RetrievalConfig(Frozen):

@@ -13,7 +13,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from activities.contracts import AnswerGrade, DocumentGrades, RewritePlan, RouteDecision
+from activities.contracts import (
+    MAX_FACETS,
+    AnswerGrade,
+    DocumentGrades,
+    RewritePlan,
+    RouteDecision,
+)
 from backends.embeddings import Embedder, similarity_of
 from backends.engines import offline_analyst as analyst
 from domain.companies import (
@@ -450,13 +456,16 @@ class OfflineEngine:
         if (asked := analyst.analyst_question(question)) is not None:
             years = analyst.search_years(asked) or answer_years(slots, question)
             words = analyst.search_terms(asked)
+            fys = [f"FY{y}" for y in years]
+            facets = analyst.search_facets(asked)[:MAX_FACETS]
             return RewritePlan(
                 sub_queries=[
                     SubQuery(
                         company=ticker,
-                        query=" ".join([_name(ticker), *words, *(f"FY{y}" for y in years)]),
+                        query=" ".join([_name(ticker), *words, *fys]),
                         fiscal_years=years,
                         metrics=[],
+                        facets=[" ".join([_name(ticker), *f, *fys]) for f in facets],
                     )
                     for ticker in slots.companies or list(companies())
                 ]

@@ -54,20 +54,40 @@ def _lookup(asked: AnalystQuestion) -> Calculation | None:
     return Calculation(asked.measure, Item(asked.measure, max(asked.years)), False)
 
 
+def _phrases(asked: AnalystQuestion) -> list[str]:
+    calc = asked.calculation or _lookup(asked)
+    phrases = [i.phrase for i in items(calc.expr)] if calc else [asked.measure]
+    return list(dict.fromkeys(p for p in phrases if p))
+
+
+def _item_words(phrase: str) -> list[str]:
+    """A line item's phrase and the other names statements print it under."""
+    words = [phrase]
+    for group in ALIKE:
+        if any(item_score(phrase, alike) >= 1.0 for alike in group):
+            words.extend(group[:3])
+    return words
+
+
+def _statement_words(asked: AnalystQuestion) -> list[str]:
+    return [w for s in asked.statements for w in STATEMENT_TITLES.get(s, (s,))]
+
+
 def search_terms(asked: AnalystQuestion) -> list[str]:
     """Words to search the reports with: each line item's phrase and the other names
     statements print it under, and the statements named."""
-    calc = asked.calculation or _lookup(asked)
-    phrases = [i.phrase for i in items(calc.expr)] if calc else [asked.measure]
-    words: list[str] = []
-    for phrase in phrases:
-        words.append(phrase)
-        for group in ALIKE:
-            if any(item_score(phrase, alike) >= 1.0 for alike in group):
-                words.extend(group[:3])
-    for statement in asked.statements:
-        words.extend(STATEMENT_TITLES.get(statement, (statement,)))
-    return list(dict.fromkeys(w for w in words if w))
+    words = [w for phrase in _phrases(asked) for w in _item_words(phrase)]
+    return list(dict.fromkeys(w for w in [*words, *_statement_words(asked)] if w))
+
+
+def search_facets(asked: AnalystQuestion) -> list[list[str]]:
+    """Words to search for each line item apart, when the calculation reads two or more:
+    a statement prints each on its own line, often in its own part of the report."""
+    phrases = _phrases(asked)
+    if len(phrases) < 2:
+        return []
+    statements = _statement_words(asked)
+    return [list(dict.fromkeys([*_item_words(p), *statements])) for p in phrases]
 
 
 def search_years(asked: AnalystQuestion) -> list[int]:

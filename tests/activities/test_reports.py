@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from backends.reports import LATER_REPORT_HITS, ReportIndex
+from backends.reports import FACET_HITS, LATER_REPORT_HITS, ReportIndex
 from domain.models import PREVIEW_CHARS
 from ingestion.documents import parse_document
 from tests.conftest import CORPUS_DIR
@@ -156,6 +156,26 @@ def test_later_reports_add_a_few_hits_after_the_years_asked_about(
     # hits; the later hits add its prose.
     texts = report_index.get_chunks([h.chunk_id for h in main[8:]])
     assert any("4,923" in t.text and t.fiscal_year == 2025 for t in texts)
+
+
+def test_each_facet_of_a_search_adds_its_own_few_hits_after_the_main_ones(
+    report_index: ReportIndex,
+) -> None:
+    main = report_index.search("BHP revenue FY2024", "BHP", [2024], 4)
+    hits = report_index.search(
+        "BHP revenue FY2024", "BHP", [2024], 4, facets=["BHP net debt FY2024"]
+    )
+
+    assert hits[: len(main)] == main  # the main query keeps every place it had
+    added = hits[len(main) :]
+    main_ids = {h.chunk_id for h in main}
+    assert 1 <= len(added) <= FACET_HITS and not {h.chunk_id for h in added} & main_ids
+    assert {h.fiscal_year for h in added} == {2024} and {h.company for h in added} == {"BHP"}
+    assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+    facet = report_index.search("BHP net debt FY2024", "BHP", [2024], 4)
+    assert added[0].chunk_id == next(h.chunk_id for h in facet if h.chunk_id not in main_ids)
+    # Quiet: a search without facets is the main query's alone.
+    assert report_index.search("BHP revenue FY2024", "BHP", [2024], 4, facets=[]) == main
 
 
 def test_search_filtered_by_company_only_spans_that_companys_years(

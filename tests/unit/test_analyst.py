@@ -216,3 +216,61 @@ def test_a_line_of_the_statement_named_is_preferred_to_the_same_line_in_a_note()
     }
     found = find_item("revenue", 2022, [pro_forma, statement], ("income statement",), titles)
     assert found is not None and found.fact is statement
+
+
+@pytest.mark.parametrize(
+    ("phrase", "wrong", "right"),
+    [
+        # a line of the opposite flow or side
+        ("dividends paid", "Dividends received", "Cash dividends paid"),
+        ("accounts payable", "Accounts receivable", "Trade accounts payable"),
+        # a line that measures the item in days or as a ratio
+        ("accounts payable", "Days payable outstanding", "Accounts payable"),
+        # the item's movement, not the item
+        ("inventory", "Changes in operating assets and liabilities: Inventories", "Inventories"),
+        # another line joined to the item's word by "and"
+        ("total revenue", "Sales and marketing", "Total net revenue"),
+    ],
+)
+def test_a_line_that_only_shares_the_items_words_loses_to_the_items_own_line(
+    phrase: str, wrong: str, right: str
+) -> None:
+    from domain.line_items import find_item
+
+    assert item_score(phrase, wrong) < 0.5 <= item_score(phrase, right)
+    decoy = _cell(wrong, 9_999_999, "us$m", "decoy")  # the larger: it would win a tie
+    own = _cell(right, 1_234, "us$m", "own")
+    found = find_item(phrase, 2022, [decoy, own])
+    assert found is not None and found.fact is own
+
+
+@pytest.mark.parametrize(
+    ("phrase", "label"),
+    [
+        ("cash", "Cash and cash equivalents"),
+        ("property plant and equipment", "Property, plant and equipment, net"),
+        ("research and development", "Research and development"),
+        ("change in inventory", "Changes in operating assets and liabilities: Inventories"),
+        ("days payable outstanding", "Days payable outstanding"),
+    ],
+)
+def test_the_items_own_line_is_not_taken_for_another(phrase: str, label: str) -> None:
+    assert item_score(phrase, label) >= 0.45
+
+
+def test_a_change_over_years_reads_one_printed_line_not_a_segments_for_one_year() -> None:
+    from domain.line_items import find_items
+
+    def at(label: str, value: float, year: int, chunk: str) -> Fact:
+        return _cell(label, value, "us$m", chunk).model_copy(update={"fiscal_year": year})
+
+    # A segment note prints "Net sales" for both years; the income statement "Total net
+    # sales". One year's best alone could be either (equal words); a change reads one line.
+    facts = [
+        at("Net sales", 79_785, 2016, "segments"), at("Net sales", 106_110, 2017, "segments"),
+        at("Total net sales", 135_987, 2016, "ops"), at("Total net sales", 177_866, 2017, "ops"),
+    ]  # fmt: skip
+    found = find_items("revenue", [2016, 2017], facts)
+    assert {f.fact.chunk_id for f in found.values()} == {"ops"}
+    # Quiet: with one year asked, that year's best line is read as before.
+    assert set(find_items("revenue", [2017], facts)) == {2017}

@@ -304,7 +304,7 @@ class TurnSteps:
                     SearchRequest(
                         query=sq.query, company=sq.company, fiscal_years=sq.fiscal_years,
                         limit=RETRIEVAL_LIMIT, later_years=sq.later_years,
-                        snapshot=self._inp.snapshot,
+                        snapshot=self._inp.snapshot, facets=sq.facets,
                     ),
                     summary=f"{sq.company} fy={sq.fiscal_years or 'any'}",
                     task_queue=self._index_queue(search), **self.options(search),
