@@ -440,11 +440,21 @@ class ReportIndex:
         notes: list[str] | None,
         config: RetrievalConfig,
     ) -> list[ChunkHit]:
-        """`hits`, then each facet's best `FACET_HITS` hits not among them."""
+        """`hits`, then each facet's best `FACET_HITS` tables not among them (a line item
+        is printed in a table; the prose that discusses it would outrank it), from the
+        years' own reports, then from others that print the years."""
         for facet in facets:
             found = {h.chunk_id for h in hits}
-            more = self.search(facet, company, fiscal_years, FACET_HITS, (), notes, config)
-            hits = _appended(hits, [h for h in more if h.chunk_id not in found][:FACET_HITS])
+            # Asked for as many more as are found already: the facet's best are often
+            # among them, and it is the new ones that are wanted.
+            # Tables are kept from a wider search rather than filtered in the query: Edge's
+            # filter does not match a boolean payload (`is_table`).
+            wanted = 4 * (FACET_HITS + len(found))
+            more = self._search(facet, company, fiscal_years, wanted, notes, config)
+            if fiscal_years:
+                more += self._search(facet, company, fiscal_years, wanted, notes, config, True)
+            new = [h for h in more if h.is_table and h.chunk_id not in found]
+            hits = _appended(hits, new[:FACET_HITS])
         return hits
 
     def _search(

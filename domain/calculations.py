@@ -22,7 +22,7 @@ from domain.analyst import evaluate as evaluate_expr
 from domain.analyst import items as items_of
 from domain.analyst import written as written_expr
 from domain.figures import Fact, format_value, unit_in_scale, unit_spec
-from domain.line_items import company_words, find_items
+from domain.line_items import company_words, find_items, home_statements
 from domain.models import Derived, NotFound
 
 
@@ -113,8 +113,8 @@ def answer_calculation(
             years_of.setdefault(item.phrase, set()).add(year)
     hits = {
         phrase: find_items(
-            phrase, sorted(ys), [s.fact for s in facts], asked.statements, titles, report_year,
-            company_words([name, *names]),
+            phrase, sorted(ys), [s.fact for s in facts], home_statements(phrase, asked.statements),
+            titles, report_year, company_words([name, *names]),
         )
         for phrase, ys in years_of.items()
     }  # fmt: skip

@@ -149,7 +149,19 @@ def _other_side(asked: frozenset[str], label: str, soft: frozenset[str]) -> bool
     if len(sides) < 2:
         return False
     words = [_need(_canonical(side)) - soft for side in sides]
-    return any(w and not (w & asked) for w in words) and any(w & asked for w in words)
+    # A side of one word met through a synonym ("Sales") is that word in another line's
+    # name; a side that says the item in its own words ("Accounts payable and accrued
+    # liabilities") is the item's line.
+    said = [len([w for w in _words(side) if w not in _SOFT]) for side in sides]
+    return any(w and not (w & asked) for w in words) and any(
+        w & asked and n == 1 for w, n in zip(words, said, strict=True)
+    )
+
+
+MIN_MATCH = 0.45
+"""The weakest label match taken as the line item: below it a label says too much else
+("Net mark-to-market revaluation of certain grain inventories" is no "inventory") and
+the item is said not found rather than read off another line."""
 
 
 @dataclass(frozen=True)
@@ -182,6 +194,34 @@ _COUNTED = re.compile(
     re.I,
 )
 """Words of a phrase that asks for something other than an amount of money."""
+
+
+_HOMES = (
+    ("cash flow statement", re.compile(
+        r"\bcash\s+(?:flows?\s+)?(?:from|provided|used)|operating\s+activities|investing|"
+        r"financing|capital\s+expenditure|\bcapex\b|dividends\s+paid|purchases?\s+of|"
+        r"proceeds\s+from", re.I)),
+    ("balance sheet", re.compile(
+        r"\bassets?\b|\bliabilit|\bequity\b|\binventor|\breceivables?\b|\bpayables?\b|"
+        r"\bdebt\b|\bborrowings\b|cash\s+and\s+cash\s+equivalents|\bgoodwill\b|"
+        r"property,?\s+plant", re.I)),
+    ("income statement", re.compile(
+        r"\brevenues?\b|\bsales\b|\bcost\s+of\b|\bcogs\b|\bincome\b|\bearnings\b|"
+        r"\bprofit\b|\bexpenses?\b|\bebit", re.I)),
+)  # fmt: skip
+"""Which primary statement prints a line item, by the words that name it: the first that
+matches ("cash from operations" is the cash flow statement's, "accounts payable" the
+balance sheet's, "cost of sales" the income statement's). Accounting's own layout, so any
+company's; an item none names is looked for in the statements the question names."""
+
+
+def home_statements(phrase: str, named: Sequence[str] = ()) -> tuple[str, ...]:
+    """Where to prefer a line item's line: its own statement when the question names it
+    or names none; else the statements the question names."""
+    home = next((s for s, words in _HOMES if words.search(phrase)), None)
+    if home is None:
+        return tuple(named)
+    return (home,) if not named or home in named else tuple(named)
 
 
 def company_words(names: Sequence[str]) -> frozenset[str]:
@@ -246,7 +286,7 @@ def _best(
         if unit_spec(fact.unit).kind == "per_share" and "share" not in phrase.lower():
             continue
         score = item_score(phrase, fact.label, soft)
-        if score <= 0:
+        if score < MIN_MATCH:
             continue
         if unit_spec(fact.unit).kind != "money" and not _COUNTED.search(phrase):
             # An amount asked for: a line of counts, days or percents by the same words

@@ -23,6 +23,7 @@ from domain.line_items import (
     STATEMENT_TITLES,
     company_words,
     find_item,
+    home_statements,
     item_score,
     matches_any,
 )
@@ -69,8 +70,12 @@ def _item_words(phrase: str) -> list[str]:
     return words
 
 
+def _titles(statements: Sequence[str]) -> list[str]:
+    return [w for s in statements for w in STATEMENT_TITLES.get(s, (s,))]
+
+
 def _statement_words(asked: AnalystQuestion) -> list[str]:
-    return [w for s in asked.statements for w in STATEMENT_TITLES.get(s, (s,))]
+    return _titles(asked.statements)
 
 
 def search_terms(asked: AnalystQuestion) -> list[str]:
@@ -84,10 +89,12 @@ def search_facets(asked: AnalystQuestion) -> list[list[str]]:
     """Words to search for each line item apart, when the calculation reads two or more:
     a statement prints each on its own line, often in its own part of the report."""
     phrases = _phrases(asked)
-    if len(phrases) < 2:
+    if len(phrases) < 2 and not asked.statements:
         return []
-    statements = _statement_words(asked)
-    return [list(dict.fromkeys([*_item_words(p), *statements])) for p in phrases]
+    return [
+        list(dict.fromkeys([*_item_words(p), *_titles(home_statements(p, asked.statements))]))
+        for p in phrases
+    ]
 
 
 def search_years(asked: AnalystQuestion) -> list[int]:
@@ -133,7 +140,8 @@ def _line_item(
     year = max(asked.years)
     facts = [s.fact for s in sourced]
     soft = company_words([display_name(ticker), *names])
-    hit = find_item(asked.measure, year, facts, asked.statements, titles, year, soft)
+    home = home_statements(asked.measure, asked.statements)
+    hit = find_item(asked.measure, year, facts, home, titles, year, soft)
     if hit is None:
         return [], [NotFound(company=ticker, fiscal_year=year, metric=asked.measure)]
     source = next(s for s in sourced if s.fact is hit.fact)

@@ -274,3 +274,40 @@ def test_a_change_over_years_reads_one_printed_line_not_a_segments_for_one_year(
     assert {f.fact.chunk_id for f in found.values()} == {"ops"}
     # Quiet: with one year asked, that year's best line is read as before.
     assert set(find_items("revenue", [2017], facts)) == {2017}
+
+
+def test_a_label_that_says_much_else_is_no_line_item_and_the_item_is_not_found() -> None:
+    from domain.line_items import find_item
+
+    grain = _cell("Net mark-to-market revaluation of certain grain inventories", 6.5, "us$m")
+    assert find_item("inventory", 2022, [grain]) is None
+    # Quiet: the item's own line with a word more is still the item.
+    payable = _cell("Accounts payable and accrued liabilities", 2_746, "us$m")
+    found = find_item("accounts payable", 2022, [grain, payable])
+    assert found is not None and found.fact is payable
+
+
+@pytest.mark.parametrize(
+    ("phrase", "named", "home"),
+    [
+        ("total assets", (), ("balance sheet",)),
+        ("cash from operations", (), ("cash flow statement",)),
+        ("cost of goods sold", ("balance sheet", "income statement"), ("income statement",)),
+        # a statement the question names that does not print the item: the named ones
+        ("capex", ("balance sheet",), ("balance sheet",)),
+        # an item no statement's words name: where the question says
+        ("working capital", ("balance sheet",), ("balance sheet",)),
+    ],
+)
+def test_a_line_item_is_looked_for_first_in_the_statement_that_prints_it(
+    phrase: str, named: tuple[str, ...], home: tuple[str, ...]
+) -> None:
+    from domain.line_items import find_items, home_statements
+
+    assert home_statements(phrase, named) == home
+    if phrase == "total assets":
+        titles = {"note": "Note 9 Segment information", "bs": "Consolidated Balance Sheets"}
+        segment = _cell("Total assets", 99_999, "us$m", "note")
+        sheet = _cell("Total assets", 50_710, "us$m", "bs")
+        found = find_items(phrase, [2022], [segment, sheet], home, titles)
+        assert found[2022].fact is sheet
