@@ -158,6 +158,10 @@ def _answered_by_text(
     # long: the quote matches tried in order, strongest first.
     families = _families(part, evidence)
     weights = _evidence_weights(families, evidence)
+    if weights and len(weights) < len(part.terms) and 2 * len(weights) <= len(part.terms) + 1:
+        # Most of what the part says is nowhere in the evidence ("business subject
+        # cyclicality" with no word of cyclicality): a quote of what is left is not it.
+        return None
     total = sum(weights.values())
     rarest = max(weights, key=lambda term: (weights[term], term), default=None)
     for sentence in sentences:

@@ -213,3 +213,16 @@ def test_a_question_naming_its_quantity_is_answered_by_a_figure_in_it() -> None:
         report("FMG", 2025), key=lambda c: "| Iron ore shipments | 198.4 |" not in c.text
     )
     assert check_relevance(asked, shipments, sources).addressed
+
+
+def test_a_quote_of_the_parts_common_words_does_not_answer_what_the_evidence_never_says() -> None:
+    # Half the question's words ("prone", "cyclicality") are nowhere in the evidence: a
+    # quote holding only the others ("rail", "systems") is not about its point.
+    fmg = sorted(FMG_2025, key=lambda c: "exposed to cyber" not in c.text)
+    said = _quote("The autonomous haulage and rail systems are exposed to cyber threats.",
+                  section="Risk factors", page=11)  # fmt: skip
+    question = "Are Fortescue's rail systems prone to cyclicality?"
+    assert not check_relevance(question, said, fmg).addressed
+    # Quiet: a question whose words the evidence uses is answered by the same quote.
+    question = "Are Fortescue's rail systems exposed to cyber threats?"
+    assert check_relevance(question, said, fmg).addressed
