@@ -38,7 +38,7 @@ from domain.grounding import (
 from domain.metrics import metric_of_row_label
 from domain.models import ChunkText
 
-EXTRACTOR_VERSION = 2
+EXTRACTOR_VERSION = 3
 """Bumped when the reading changes: stored facts of an older version are rebuilt."""
 
 _HEADER_LINE = re.compile(r"^\[.*\]$")
@@ -224,6 +224,16 @@ def _trim(phrase: str) -> str:
     return _DETERMINER.sub("", phrase).strip()
 
 
+_COMPARED_WITH = re.compile(
+    r"\b(?:differ(?:s|ed)?\s+from|than|compared\s+(?:with|to)|against|versus|vs\.?)\s+"
+    r"(?:the\s+|a\s+|an\s+|its\s+|our\s+|their\s+)?"
+    r"(?P<thing>[A-Za-z][\w.'’-]*(?:\s+[A-Za-z][\w.'’-]*){0,5})\s+of\s*$",
+    re.IGNORECASE,
+)
+"""A figure set after the thing a sentence compares its subject with ("... than the
+industry average of 3.1", "... differed from the U.S. statutory rate of 21%")."""
+
+
 def _label(sentence: str, lead_start: int, amount: Amount, unit: str, unit_end: int) -> str:
     """What the sentence states the figure for: its clause's words before it ("Revenue of
     US$X", "Our TRIFR was X"), the thing counted ("80,000 employees and contractors"),
@@ -237,6 +247,10 @@ def _label(sentence: str, lead_start: int, amount: Amount, unit: str, unit_end: 
     head, comma, tail = before.rpartition(",")
     if comma and _SUBORDINATE.match(head.strip()) and re.search(r"[A-Za-z]", tail):
         before = tail  # "Setting those items aside, underlying profit was X"
+    if other := _COMPARED_WITH.search(before):
+        # "The effective tax rate differed from the U.S. statutory rate of 21%": the
+        # figure is the statutory rate's, the thing compared with, not the subject's.
+        before = other.group("thing")
     label = _trim(before)
     after = sentence[unit_end:]
     of = re.match(r"^\s*of\s+((?:(?!and\b|at\b|in\b|for\b)[\w'-]+\s*){1,5})", after)

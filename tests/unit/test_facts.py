@@ -196,3 +196,17 @@ def test_names_dates_and_references_are_not_facts(sentence: str) -> None:
 def test_the_extractor_has_a_version_to_rebuild_stored_facts_by() -> None:
     assert isinstance(EXTRACTOR_VERSION, int) and EXTRACTOR_VERSION >= 1
     assert unit_spec("~GL").base == "~gl"
+
+
+def test_a_figure_of_the_thing_a_sentence_compares_with_is_that_things() -> None:
+    text = (
+        "Our effective income tax rate differed from the U.S. statutory rate of 21% mainly "
+        "because of foreign rates. The Group's TRIFR was 1.4, lower than the industry "
+        "average of 3.1. The effective tax rate was 23.4% in FY2026."
+    )
+    by_value = {f.value: f for f in report_facts(_chunk(text))}
+    assert by_value[21].label.lower().endswith("statutory rate")  # not the effective rate
+    assert "industry average" in by_value[3.1].label.lower()
+    # Quiet: the subject's own figure keeps the subject's label.
+    assert "effective tax rate" in by_value[23.4].label.lower()
+    assert "trifr" in by_value[1.4].label.lower()
