@@ -16,7 +16,9 @@ what was stored.
 """
 
 import re
+from dataclasses import replace
 
+from domain.companies import companies
 from domain.figures import (
     OPEN,
     UNITS,
@@ -300,6 +302,11 @@ def _period(
     return report_year
 
 
+def _reporting_currency(ticker: str) -> str | None:
+    company = companies().get(ticker)
+    return company.currency if company is not None else None
+
+
 def prose_facts(chunk: ChunkText, prose: str) -> list[Fact]:
     """Every amount stated in the chunk's sentences, each bound to its own period."""
     # long: one reading pass over the sentences; its cases share the sentence's state.
@@ -320,6 +327,10 @@ def prose_facts(chunk: ChunkText, prose: str) -> list[Fact]:
             plain = amount.kind == "bare" and not amount.decimals
             if plain and _NAMED.search(sentence[: amount.start]):
                 continue  # a name: "FTSE 100 company", "the FAST-41 process"
+            if amount.kind == "money" and amount.currency is None:
+                # A bare "$62 million" is in the company's reporting currency, as a bare
+                # "$'m" column is (never a count of the word after it: "million due").
+                amount = replace(amount, currency=_reporting_currency(chunk.company))
             unit, written = _unit_of(amount, sentence)
             unit_end = sentence.find(written, _written_start(amount, sentence)) + len(written)
             units_end = unit_end

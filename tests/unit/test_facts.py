@@ -210,3 +210,21 @@ def test_a_figure_of_the_thing_a_sentence_compares_with_is_that_things() -> None
     # Quiet: the subject's own figure keeps the subject's label.
     assert "effective tax rate" in by_value[23.4].label.lower()
     assert "trifr" in by_value[1.4].label.lower()
+
+
+def test_a_bare_dollar_amount_is_in_the_companys_reporting_currency() -> None:
+    from domain.companies import Company, aliases_for, pinned
+
+    text = "A net benefit of $62 million due to tax credits lowered the rate."
+    zzz = Company("ZZZ", "Zed Zed Zed Inc", aliases_for("ZZZ", "Zed Zed Zed Inc"), currency="A$")
+    with pinned([zzz]):
+        (fact,) = report_facts(_chunk(text))
+    assert (fact.value, unit_spec(fact.unit).currency, unit_spec(fact.unit).kind) == (
+        62,
+        "A$",
+        "money",
+    )  # never a count of "due"
+    # Quiet: a written currency is kept, whatever the company reports in.
+    with pinned([zzz]):
+        (fact,) = report_facts(_chunk("A net benefit of US$62 million due to tax credits."))
+    assert unit_spec(fact.unit).currency == "US$"
