@@ -442,9 +442,12 @@ def _pdf_company(path: Path, company: "str | Company | None", identity: Identity
             f"{path}: its code {ticker} is registered to {companies()[ticker].name}, not"
             f" {identity.name} (give --company and --name)"
         )
+    # An interim report does not say when the year ends: the calendar's, as its fiscal
+    # year was named by (`Identity.fiscal_year`), and the ingest line says so.
+    year_end = identity.year_end or ("12-31" if identity.interim else "06-30")
     return Company(
-        ticker, identity.name, aliases_for(ticker, identity.name),
-        identity.year_end or "06-30", identity.currency or "US$",
+        ticker, identity.name, aliases_for(ticker, identity.name), year_end,
+        identity.currency or "US$",
     )  # fmt: skip
 
 
@@ -470,6 +473,8 @@ def _identified(
             line += f" (registered as {described.ticker}; --company sets another)"
         if "its reporting currency" in unknown and not company:
             line += f" (taken as {described.currency}; --currency sets another)"
+        if "its fiscal-year end" in unknown and not company:
+            line += f" (taken as {described.year_ends}; --year-end sets another)"
     return line
 
 

@@ -231,6 +231,8 @@ def read_identity(pages: list[str]) -> Identity:
             ("its listing code", ticker),
             ("the period it covers", period_end),
             ("its reporting currency", currency),
+            # A quarter's or a half's end is no year's: the year end is not printed.
+            ("its fiscal-year end", None if interim else True),
         )
         if value is None
     ]

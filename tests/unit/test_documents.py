@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 from fpdf import FPDF
 
+from domain.companies import pinned
 from ingestion.documents import PROSE_WORDS, DocumentError, parse_document
 
 FRONT_MATTER = """---
@@ -333,3 +334,31 @@ def test_pdf_without_text_raises_document_error(tmp_path: Path) -> None:
 
     with pytest.raises(DocumentError, match="no text found"):
         parse_document(path, company="BHP", fiscal_year=2024)
+
+
+def test_a_quarterly_report_of_a_new_company_does_not_set_its_year_end(tmp_path: Path) -> None:
+    """A 10-Q's "quarterly period ended June 30, 2022" is the quarter's end, not the
+    year's: the new company is registered on the calendar year, and the line says so."""
+    cover = (
+        "Form 10-Q",
+        "Quarterly report for the quarterly period ended June 30, 2022. Kestrel Harbour "
+        "Holdings Inc, trading symbol KHH, reports in U.S. dollars.",
+        ["(in millions) June 30, 2022", "Total revenue 1,234"],
+    )
+    with pinned([]):
+        doc = parse_document(_pdf(tmp_path / "kestrel-q2.pdf", [cover]))
+    assert doc.described is not None and doc.described.year_end == "12-31"
+    assert doc.identified is not None
+    assert "its fiscal-year end" in doc.identified
+    assert "(taken as 31 December; --year-end sets another)" in doc.identified
+    # Quiet: an annual report's period end is its year end, and says nothing of it.
+    annual = (
+        "Annual Report",
+        "Annual report for the year ended June 30, 2022. Kestrel Harbour Holdings Inc, "
+        "trading symbol KHH, reports in U.S. dollars.",
+        ["(in millions) June 30, 2022", "Total revenue 4,321"],
+    )
+    with pinned([]):
+        doc = parse_document(_pdf(tmp_path / "kestrel-annual.pdf", [annual]))
+    assert doc.described is not None and doc.described.year_end == "06-30"
+    assert doc.identified is not None and "fiscal-year end" not in doc.identified
