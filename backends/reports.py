@@ -452,7 +452,9 @@ class ReportIndex:
             wanted = 4 * (FACET_HITS + len(found))
             more = self._search(facet, company, fiscal_years, wanted, notes, config)
             if fiscal_years:
-                more += self._search(facet, company, fiscal_years, wanted, notes, config, True)
+                more += self._search(
+                    facet, company, fiscal_years, wanted, notes, config, printed=True
+                )
             new = [h for h in more if h.is_table and h.chunk_id not in found]
             hits = _appended(hits, new[:FACET_HITS])
         return hits

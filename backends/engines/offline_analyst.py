@@ -74,19 +74,16 @@ def _titles(statements: Sequence[str]) -> list[str]:
     return [w for s in statements for w in STATEMENT_TITLES.get(s, (s,))]
 
 
-def _statement_words(asked: AnalystQuestion) -> list[str]:
-    return _titles(asked.statements)
-
-
 def search_terms(asked: AnalystQuestion) -> list[str]:
     """Words to search the reports with: each line item's phrase and the other names
     statements print it under, and the statements named."""
     words = [w for phrase in _phrases(asked) for w in _item_words(phrase)]
-    return list(dict.fromkeys(w for w in [*words, *_statement_words(asked)] if w))
+    return list(dict.fromkeys(w for w in [*words, *_titles(asked.statements)] if w))
 
 
 def search_facets(asked: AnalystQuestion) -> list[list[str]]:
-    """Words to search for each line item apart, when the calculation reads two or more:
+    """Words to search for each line item apart, under the titles of the statement that
+    prints it, when the calculation reads two or more or the question names a statement:
     a statement prints each on its own line, often in its own part of the report."""
     phrases = _phrases(asked)
     if len(phrases) < 2 and not asked.statements:
@@ -108,8 +105,7 @@ def search_years(asked: AnalystQuestion) -> list[int]:
 
 def keep(asked: AnalystQuestion, chunks: Sequence[ChunkText], tickers: Sequence[str]) -> list[int]:
     """The chunks that print a line item the calculation reads, of the companies asked."""
-    calc = asked.calculation or _lookup(asked)
-    phrases = [i.phrase for i in items(calc.expr)] if calc else [asked.measure]
+    phrases = _phrases(asked)
     kept: list[int] = []
     for n, chunk in enumerate(chunks):
         if tickers and chunk.company not in tickers:
