@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ingestion.glyphs import UNMAPPED, has_drawing, page_chars, render, words_of
 from ingestion.identity import Identity, read_identity
 from ingestion.layout import Line, Word, is_number, lines_of
 from ingestion.statements import ReadContext, Table, find_tables
@@ -75,40 +76,23 @@ _BOLD = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-def _upright(char: dict[str, Any]) -> bool:
-    """Whether a character is set upright: pdfminer's flag, and its matrix (a glyph turned
-    a quarter with a signed zero, "-0.0", passes the flag)."""
-    a, b, c, d = (abs(float(v)) for v in char.get("matrix", (1, 0, 0, 1))[:4])
-    return bool(char.get("upright", True)) and a >= b and d >= c
-
-
 def _words(page: Any) -> list[Word]:
-    """The page's words, each with its box and type size.
+    """The page's words, each with its box and type size (`ingestion.glyphs`).
 
     Text set sideways (a stamp up the margin, "For personal use only") is no part of the
     page's lines. A footnote marker, set small and touching the word before it
     ("Other income¹"), is no part of a label or a value; small type standing alone (a page
     number, a source line) is kept."""
-    if not page.chars:
+    upright = [ch for ch in page_chars(page) if ch.upright]
+    if not upright:
         return []
-    upright = page.filter(lambda o: o.get("object_type") != "char" or _upright(o))
-    if not upright.chars:
-        return []
-    body = statistics.median(c["size"] for c in upright.chars)
+    body = statistics.median(ch.size for ch in upright)
     words = [
-        Word(
-            text,
-            w["x0"],
-            w["x1"],
-            w["top"],
-            w["bottom"],
-            w["size"],
-            bold=_BOLD.search(w["fontname"]) is not None,
-        )
-        for w in upright.extract_words(extra_attrs=["size", "fontname"], keep_blank_chars=False)
+        Word(text, w.x0, w.x1, w.top, w.bottom, w.size, bold=_BOLD.search(w.font) is not None)
+        for w in words_of(upright)
         # A control character (a NUL of a broken font) is no text a person reads, and
         # PostgreSQL cannot store it.
-        if (text := _CONTROL.sub("", w["text"]))
+        if (text := _CONTROL.sub("", w.text))
     ]
     return _without_markers(words, body)
 
@@ -133,11 +117,10 @@ def _without_markers(words: list[Word], body: float) -> list[Word]:
 def _text_problem(page: Any, words: list[Word]) -> str | None:
     """Why a page's text cannot be used, or None."""
     if not words:
-        drawn = page.images or page.rects or page.curves
-        return "no text layer (a scanned or drawn page)" if drawn else None
+        return "no text layer (a scanned or drawn page)" if has_drawing(page) else None
     text = " ".join(w.text for w in words)
-    # pdfminer writes a glyph it cannot map to a character as "(cid:12)".
-    unmapped = sum(len(m) for m in re.findall(r"\(cid:\d+\)", text))
+    # A glyph the font maps to no character (pdfminer wrote "(cid:12)").
+    unmapped = text.count(UNMAPPED)
     odd = sum(1 for ch in text if not ch.isprintable() or "\ue000" <= ch <= "\uf8ff")
     if (unmapped + odd) * 4 > len(text):
         return "text in a font without a character map (garbled)"
@@ -227,7 +210,7 @@ def _hocr_words(
     # long: one pass over tesseract's hOCR; its cases share the line's state.
     import pytesseract
 
-    image = page.to_image(resolution=dpi).original
+    image = render(page, dpi)
     above = 0
     if band is not None:
         above = int(band[0] * image.height)
@@ -360,11 +343,7 @@ def read_pdf(
     encrypted, or cannot be parsed.
     """
     # long: the file checked, opened and read, each of its failures said in its own words.
-    import pdfplumber
-    from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
-    from pdfminer.pdfparser import PDFSyntaxError
-    from pdfminer.psparser import PSException
-    from pdfplumber.utils.exceptions import PdfminerException
+    import pypdfium2 as pdfium
 
     head = path.read_bytes()[:1024]
     if not head.strip():
@@ -373,27 +352,28 @@ def read_pdf(
         kind = "an image" if head[:4] in (b"\x89PNG", b"\xff\xd8\xff\xe0", b"GIF8") else "text"
         raise PdfError(f"not a PDF (it holds {kind}; a renamed file?)")
     try:
-        with pdfplumber.open(path) as pdf:
-            raw_pages = [(p, _words(p)) for p in pdf.pages]
-            identity = None
-            if resolve is not None:
-                identity = read_identity([_page_text(words) for _, words in raw_pages[:6]])
-                ctx = resolve(identity)
-            else:
-                ctx = ReadContext(currency, year_end, fiscal_year)
-            read = _read(raw_pages, ctx, ocr_words if ocr else None)
-            read.identity = identity
-            return read
-    except (PDFPasswordIncorrect, PDFEncryptionError) as exc:
-        raise PdfError("encrypted (a password is needed to read it)") from exc
-    except (PdfminerException, PDFSyntaxError, PSException, KeyError, TypeError, ValueError) as exc:
-        inner = exc.args[0] if isinstance(exc, PdfminerException) and exc.args else exc
-        if (
-            isinstance(inner, (PDFPasswordIncorrect, PDFEncryptionError))
-            or "password" in str(inner).lower()
-        ):
+        pdf = pdfium.PdfDocument(path)
+    except pdfium.PdfiumError as exc:
+        if "password" in str(exc).lower():
             raise PdfError("encrypted (a password is needed to read it)") from exc
-        raise PdfError(f"cannot be parsed ({inner.__class__.__name__}: {str(inner)[:80]})") from exc
+        raise PdfError(f"cannot be parsed ({str(exc)[:80]})") from exc
+    try:
+        # Filled form fields are drawn into a page rendered for OCR.
+        pdf.init_forms()
+        raw_pages = [(page, _words(page)) for page in pdf]
+        identity = None
+        if resolve is not None:
+            identity = read_identity([_page_text(words) for _, words in raw_pages[:6]])
+            ctx = resolve(identity)
+        else:
+            ctx = ReadContext(currency, year_end, fiscal_year)
+        read = _read(raw_pages, ctx, ocr_words if ocr else None)
+        read.identity = identity
+        return read
+    except pdfium.PdfiumError as exc:
+        raise PdfError(f"cannot be parsed ({str(exc)[:80]})") from exc
+    finally:
+        pdf.close()
 
 
 def _page_text(words: list[Word]) -> str:
@@ -406,7 +386,7 @@ def _banded(page: Any, words: list[Word]) -> tuple[list[Line], list[Line]]:
     alone as the lowest (or highest) line of the page is in the band wherever it sits (a
     10-K prints it under its text, well above the page's foot)."""
     lines = lines_of(words)
-    height = float(page.height)
+    height = float(page.get_height())
     band = [ln for ln in lines if ln.bottom < _BAND * height or ln.top > (1 - _BAND) * height]
     body = [ln for ln in lines if ln not in band]
     for edge in (body[-1:], body[:1]):
@@ -469,7 +449,7 @@ def _read(
             # Columns are neither carried into nor out of a page read by OCR: a misread
             # header there would otherwise be read as a row of the last page's table.
             blocks, section, _ = _page_blocks(
-                ocr_read.body, index + offsets, section, None, float(page.width), ctx, True
+                ocr_read.body, index + offsets, section, None, float(page.get_width()), ctx, True
             )
             carry = None
             out.problems.append(f"page {index}: {problems[index]}; {_ocr_note(ocr_read, blocks)}")
@@ -479,7 +459,7 @@ def _read(
             ]  # fmt: skip
             continue
         blocks, section, carry = _page_blocks(
-            body, _printed_number(band) or index, section, carry, float(page.width), ctx
+            body, _printed_number(band) or index, section, carry, float(page.get_width()), ctx
         )
         out.blocks.extend(blocks)
     return out

@@ -1,0 +1,204 @@
+"""A PDF page's words with their boxes and type sizes, read by PDFium.
+
+Why PDFium (pypdfium2, already installed as pdfplumber's renderer) rather than
+pdfplumber's words, used before: pdfplumber reads a page through pdfminer.six, whose
+content-stream parser is pure Python; on a 190-page 10-K it took 20 of the 22 seconds of
+parsing (docs/benchmarks.md, "Reading a PDF's words"). PDFium parses in C and gives each
+character's box, font size, font and matrix, which is all the readers here use. Grouping
+characters into words is done here, with pdfplumber's rules (a new word at a space, at a
+gap wider than `_X_TOLERANCE`, or where the font or size changes; a line is the
+characters whose tops lie within `_Y_TOLERANCE`), so the boxes and words are those
+pdfplumber gave (checked page by page on the real reports: tests/realdocs).
+
+Coordinates are pdfplumber's: points from the page's top-left corner as the page is
+shown (its /Rotate applied), a character's top its bottom less its type size.
+"""
+
+import ctypes
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+_X_TOLERANCE = 3.0
+_Y_TOLERANCE = 3.0
+_SEPARATORS = frozenset(" \xa0\r\n\t")
+_SOFT_HYPHEN = {"\x02": "-", "\xad": "-", "\ufffe": "-"}
+"""What PDFium reads a hyphen at a line's end as (it marks one it takes as a soft
+hyphen)."""
+UNMAPPED = "\ufffd"
+"""A glyph the font gives no character for (pdfminer wrote "(cid:12)")."""
+
+
+@dataclass(frozen=True)
+class Char:
+    text: str
+    x0: float
+    x1: float
+    top: float
+    bottom: float
+    size: float
+    font: str
+    upright: bool
+    spaced: bool
+    """A space (or PDFium's generated one) comes before it in the content stream."""
+    order: int
+
+
+@dataclass(frozen=True)
+class RawWord:
+    text: str
+    x0: float
+    x1: float
+    top: float
+    bottom: float
+    size: float
+    font: str
+
+
+def _ctm(rotation: int, box: tuple[float, float, float, float]) -> tuple[float, ...]:
+    """The matrix from user space to the page as shown (pdfminer's, per /Rotate)."""
+    x0, y0, x1, y1 = box
+    return {
+        90: (0.0, -1.0, 1.0, 0.0, -y0, x1),
+        180: (-1.0, 0.0, 0.0, -1.0, x1, y1),
+        270: (0.0, 1.0, -1.0, 0.0, y1, -x0),
+    }.get(rotation, (1.0, 0.0, 0.0, 1.0, -x0, -y0))
+
+
+def page_chars(page: Any) -> list[Char]:
+    """The characters of a pypdfium2 page, in content-stream order."""
+    # long: one pass over PDFium's characters; each call's out-parameters are reused.
+    import pypdfium2.raw as pdfium_c
+
+    # PDFium reads a /MediaBox only from the page itself (crbug.com/pdfium/1786); one
+    # inherited from the page tree is in the page's bounding box.
+    box = tuple(float(v) for v in (page.get_mediabox(fallback_ok=False) or page.get_bbox()))
+    rotation = page.get_rotation() % 360
+    ca, cb, cc, cd, ce, cf = _ctm(rotation, box)  # type: ignore[arg-type]
+    shown_height = (box[2] - box[0]) if rotation in (90, 270) else (box[3] - box[1])
+    textpage = page.get_textpage()
+    raw = textpage.raw
+    rect = pdfium_c.FS_RECTF()
+    matrix = pdfium_c.FS_MATRIX()
+    rect_ref, matrix_ref = ctypes.byref(rect), ctypes.byref(matrix)
+    name = ctypes.create_string_buffer(256)
+    flags = ctypes.byref(ctypes.c_int())
+    unicode_of, unmapped = pdfium_c.FPDFText_GetUnicode, pdfium_c.FPDFText_HasUnicodeMapError
+    box_of, matrix_of = pdfium_c.FPDFText_GetLooseCharBox, pdfium_c.FPDFText_GetMatrix
+    size_of, object_of = pdfium_c.FPDFText_GetFontSize, pdfium_c.FPDFText_GetTextObject
+    fonts: dict[int | None, str] = {}
+    chars: list[Char] = []
+    spaced = False
+    try:
+        for i in range(pdfium_c.FPDFText_CountChars(raw)):
+            code = unicode_of(raw, i)
+            text = chr(code) if code else UNMAPPED
+            # PDFium's own characters (a space between words, a line's end) are all
+            # separators.
+            if text in _SEPARATORS:
+                spaced = True
+                continue
+            if unmapped(raw, i) == 1:
+                text = UNMAPPED
+            text = _SOFT_HYPHEN.get(text, text)
+            if not box_of(raw, i, rect_ref):
+                continue
+            matrix_of(raw, i, matrix_ref)
+            # The character's matrix as shown: its own, then the page's rotation.
+            a = matrix.a * ca + matrix.b * cc
+            b = matrix.a * cb + matrix.b * cd
+            c = matrix.c * ca + matrix.d * cc
+            d = matrix.c * cb + matrix.d * cd
+            size = size_of(raw, i) * (c * c + d * d) ** 0.5
+            xa, xb = rect.left * ca + rect.bottom * cc + ce, rect.right * ca + rect.top * cc + ce
+            ya = shown_height - (rect.left * cb + rect.bottom * cd + cf)
+            yb = shown_height - (rect.right * cb + rect.top * cd + cf)
+            key = ctypes.addressof(object_of(raw, i).contents)
+            if (font := fonts.get(key)) is None:
+                n = pdfium_c.FPDFText_GetFontInfo(raw, i, name, len(name), flags)
+                font = fonts[key] = name.raw[: max(0, n - 1)].decode("utf-8", "replace")
+            # pdfminer's test (a*d > 0, b*c <= 0), and the matrix's: a glyph turned a
+            # quarter with a signed zero passes the first.
+            upright = a * d > 0 and b * c <= 0 and abs(a) >= abs(b) and abs(d) >= abs(c)
+            bottom = max(ya, yb)
+            chars.append(
+                Char(text, min(xa, xb), max(xa, xb), bottom - size, bottom, size, font,
+                     upright, spaced, i)
+            )  # fmt: skip
+            spaced = False
+    finally:
+        textpage.close()
+    return chars
+
+
+def _lines(run: list[Char]) -> list[list[Char]]:
+    """A run's characters in lines: tops sorted, a line going on while each top is
+    within `_Y_TOLERANCE` of the one before; each line left to right."""
+    tops = sorted({ch.top for ch in run})
+    line_of = {tops[0]: 0} if tops else {}
+    for before, top in itertools.pairwise(tops):
+        line_of[top] = line_of[before] + (top > before + _Y_TOLERANCE)
+    lines: dict[int, list[Char]] = {}
+    for ch in run:
+        lines.setdefault(line_of[ch.top], []).append(ch)
+    return [sorted(lines[k], key=lambda ch: (ch.x0, ch.x1)) for k in sorted(lines)]
+
+
+def words_of(chars: list[Char]) -> list[RawWord]:
+    """The characters as words, by pdfplumber's rules (see the module docstring): runs of
+    one font and size in content-stream order, each run in lines, a line cut into words
+    where a space comes between two characters, where the next begins left of the one
+    before or more than `_X_TOLERANCE` after its end, or sits on another line."""
+    words: list[list[Char]] = []
+    for _, run in itertools.groupby(chars, key=lambda ch: (ch.upright, ch.size, ch.font)):
+        for line in _lines(list(run)):
+            current: list[Char] = []
+            for char in line:
+                prev = current[-1] if current else None
+                if prev is not None and (
+                    (char.spaced and prev.order < char.order)
+                    or char.x0 < prev.x0
+                    or char.x0 > prev.x1 + _X_TOLERANCE
+                    or abs(char.top - prev.top) > _Y_TOLERANCE
+                ):
+                    words.append(current)
+                    current = []
+                current.append(char)
+            if current:
+                words.append(current)
+    return [
+        RawWord(
+            "".join(ch.text for ch in w),
+            w[0].x0,
+            w[-1].x1,
+            min(ch.top for ch in w),
+            max(ch.bottom for ch in w),
+            w[0].size,
+            w[0].font,
+        )
+        for w in words
+    ]
+
+
+def has_drawing(page: Any) -> bool:
+    """Whether a page draws anything besides text (an image, a path): a scan or a drawn
+    page, when it has no text."""
+    import pypdfium2.raw as pdfium_c
+
+    kinds = (pdfium_c.FPDF_PAGEOBJ_IMAGE, pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_FORM)
+    return any(obj.type in kinds for obj in page.get_objects(max_depth=2))
+
+
+def render(page: Any, dpi: int) -> Any:
+    """The page as an RGB image at `dpi`, as pdfplumber rendered it (no smoothing)."""
+    return (
+        page.render(
+            scale=dpi / 72,
+            no_smoothtext=True,
+            no_smoothpath=True,
+            no_smoothimage=True,
+            prefer_bgrx=True,
+        )
+        .to_pil()
+        .convert("RGB")
+    )
