@@ -155,6 +155,11 @@ class Carried(Frozen):
         description="The user's remembered preferences applied to the question.",
         examples=[["figures in billions"]],
     )
+    year_read: str | None = Field(
+        default=None,
+        description='A year the question said in words ("the previous year"), as it was read.',
+        examples=["FY2024, the year before FY2025"],
+    )
 
 
 # The OpenAPI document's examples: real results over the sample corpus (offline engine).

@@ -2,6 +2,7 @@
 corpus does not cover (the coverage warning and notice an answer opens with)."""
 
 import re
+from dataclasses import dataclass
 
 from domain.companies import fiscal_years, latest_fiscal_year, year_span
 from domain.models import Slots
@@ -123,3 +124,69 @@ def later_report_years(slots: Slots, years: list[int], companies: int) -> list[i
         return []
     following = max(years) + 1
     return [following] if following in fiscal_years() else []
+
+
+_SOME_YEAR = r"(?:financial\s+|fiscal\s+|reporting\s+)?(?:year|yr|fy)\b"
+_STEPS = {"a": 1, "one": 1, "1": 1, "two": 2, "2": 2, "three": 3, "3": 3}
+_RELATIVE = re.compile(
+    rf"\b(?:the\s+)?(?P<back>previous|prior|preceding)\s+{_SOME_YEAR}"
+    rf"|\b(?:the\s+)?{_SOME_YEAR}\s+(?P<before>before|earlier|prior)\b"
+    rf"|\b(?P<n>a|one|1|two|2|three|3)\s+(?:financial\s+|fiscal\s+)?(?:years?|yrs?)\s+"
+    r"(?P<ago>earlier|before|ago|prior)\b"
+    rf"|\b(?P<last>last)\s+{_SOME_YEAR}"
+    rf"|\b(?:the\s+)?(?P<ahead>next|following|subsequent)\s+{_SOME_YEAR}"
+    rf"|\b(?:the\s+)?{_SOME_YEAR}\s+(?P<after>after|later)\b"
+    r"|\b(?P<n2>a|one|1|two|2)\s+(?:years?|yrs?)\s+(?P<later>later|after)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class RelativeYear:
+    """A year said in words relative to another ("the previous year", "two years
+    earlier", "the year after"): how many years from the year it is said against."""
+
+    steps: int
+    """-1 for the year before, +1 for the year after."""
+    phrase: str
+    """The words as written ("the previous year")."""
+    last: bool = False
+    """ "last year": the year before the one talked about, or, with none talked about, the
+    latest reported (a person asking "last year" means the latest full year)."""
+    start: int = 0
+    end: int = 0
+
+    def year(self, anchor: int | None, latest: int | None) -> int | None:
+        """The year meant, said against `anchor` (the year the conversation is on), else
+        against the latest reported year."""
+        if anchor is None:
+            if latest is None:
+                return None
+            return latest if self.last else (latest + self.steps if self.steps < 0 else None)
+        return anchor + self.steps
+
+    def said(self, year: int, anchor: int | None) -> str:
+        """How the year was read, in words: "FY2024, the year before FY2025"."""
+        if anchor is None:
+            return f"FY{year}, the latest reported" if self.last else f"FY{year}"
+        n = abs(self.steps)
+        gap = "the year" if n == 1 else f"{n} years"
+        where = "before" if self.steps < 0 else "after"
+        return f"FY{year}, {gap} {where} FY{anchor}"
+
+
+def relative_year(text: str) -> RelativeYear | None:
+    """The year a text says in words relative to another, if it says one (see
+    `RelativeYear`); words, not a list of phrasings: a direction word and "year"."""
+    match = _RELATIVE.search(text)
+    if match is None:
+        return None
+    g = match.groupdict()
+    if g["n"] or g["n2"]:
+        steps = _STEPS[(g["n"] or g["n2"]).lower()]
+        steps = steps if g["later"] else -steps
+    else:
+        steps = 1 if g["ahead"] or g["after"] else -1
+    return RelativeYear(
+        steps, match.group(0), last=bool(g["last"]), start=match.start(), end=match.end()
+    )

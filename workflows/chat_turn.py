@@ -27,13 +27,13 @@ with workflow.unsafe.imports_passed_through():
     from workflows import attributes, progress
     from workflows.contracts import CancelRequest, ClarificationReply, TurnInput
     from workflows.rules import gate
-    from workflows.rules.carry import carry_entities, merge_reply
     from workflows.rules.retry import Attempt, best_attempt
     from workflows.rules.scope import refusal_text
     from workflows.turn import memory as memory_room
     from workflows.turn.answer import NUMBERS_UNCHECKED_CLOSED as NUMBERS_UNCHECKED
     from workflows.turn.answer import answered, plan_for, reused, shown_passes
     from workflows.turn.budget import Budget
+    from workflows.turn.carry import merge_reply, turn_carry
     from workflows.turn.errors import TurnError, failure_cause
     from workflows.turn.ledger import Ledger
     from workflows.turn.memory import TurnMemory
@@ -219,7 +219,7 @@ class ChatTurn:
     def _resolve(self, question: str, recent: list[str], session: Session) -> tuple[str, Carried]:
         """The question with what it leaves open filled: from the conversation's recent
         questions (carry-forward), then from the user's remembered preferences."""
-        resolved, carried = carry_entities(question, recent)
+        resolved, carried = turn_carry(question, recent)
         if carried.company or carried.fiscal_year or carried.metric:
             self._stream.note(*progress.carried(carried))
         if not session.preferences:

@@ -61,3 +61,50 @@ def test_merge_reply_keeps_the_original_question_and_adds_the_reply() -> None:
     assert merged.startswith("Tell me about this company")
     assert merged.endswith("BHP")
     assert merged == "Tell me about this company — BHP"
+
+
+BHP_FY2025 = "What was BHP's net debt in FY2025?"
+
+
+def test_the_previous_year_in_a_follow_up_is_the_year_before_the_one_talked_about() -> None:
+    for words in ("and the previous year?", "and the year before?", "And the prior yr?",
+                  "what about a year earlier?", "and last year?"):  # fmt: skip
+        resolved, carried = carry_entities(words, [BHP_FY2025])
+        assert "FY2024" in resolved and "FY2025" not in resolved, words
+        assert "BHP" in resolved and "net debt" in resolved, words
+        assert carried.year_read == "FY2024, the year before FY2025", words
+
+
+def test_years_later_and_earlier_count_from_the_year_talked_about() -> None:
+    resolved, carried = carry_entities("and two years earlier?", [BHP_FY2025])
+    assert "FY2023" in resolved and carried.year_read == "FY2023, 2 years before FY2025"
+    resolved, carried = carry_entities("and the following year?", ["BHP net debt FY2023?"])
+    assert "FY2024" in resolved and carried.year_read == "FY2024, the year after FY2023"
+
+
+def test_a_relative_year_beside_a_named_year_adds_the_year_it_means() -> None:
+    resolved, carried = carry_entities(
+        "How did BHP's revenue in FY2025 compare with the prior year?", []
+    )
+    assert "FY2025" in resolved and "FY2024" in resolved and "prior year" not in resolved
+    assert carried.year_read == "FY2024, the year before FY2025"
+
+
+def test_last_year_with_nothing_talked_about_is_the_latest_reported() -> None:
+    resolved, carried = carry_entities("how much did rio tinto pay in dividends last yr", [])
+    assert "FY2025" in resolved and carried.year_read == "FY2025, the latest reported"
+    resolved, carried = carry_entities("What was Fortescue's revenue the previous year?", [])
+    assert "FY2024" in resolved and carried.year_read == "FY2024"
+
+
+def test_the_patch_is_asked_only_for_a_question_saying_a_year_in_words() -> None:
+    asked: list[bool] = []
+
+    def patch() -> bool:
+        asked.append(True)
+        return False
+
+    assert carry_entities(BHP_FY2025, [], relative=patch) == (BHP_FY2025, Carried())
+    assert not asked
+    resolved, carried = carry_entities("and the previous year?", [BHP_FY2025], relative=patch)
+    assert asked and "FY2024" not in resolved and carried.year_read is None

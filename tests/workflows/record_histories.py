@@ -31,7 +31,8 @@ PREFIX = os.environ.get("TURNSTILE_HISTORY_PREFIX", "deprecated_")
 that recorded them (`TURNSTILE_HISTORY_PREFIX` to name a new one): `patched_` by the code
 with every ChatTurn patch live, `deprecated_` by the code with every patch deprecated (its
 markers flagged so), `context_` by the code with `context-for-model-v1` live, `gates_` by
-the code with `refuted-every-sentence-v1` and `numbers-unchecked-closed-v1` live. A
+the code with `refuted-every-sentence-v1` and `numbers-unchecked-closed-v1` live, `years_`
+by the code with `relative-years-v1` live. A
 generation's fixtures are retired with its patches (docs/architecture.md, "Retiring
 workflow versions")."""
 
@@ -313,3 +314,19 @@ async def test_record_retention_history(
     RETENTION_HISTORIES.mkdir(parents=True, exist_ok=True)
     text = json.dumps(_portable(json.loads(history.to_json())), indent=1)
     (RETENTION_HISTORIES / f"{name}.json").write_text(text + "\n")
+
+
+@pytest.mark.record_histories
+async def test_record_relative_year_history(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """The `relative-years-v1` path: a follow-up saying its year in words."""
+    from tests.conftest import unique
+
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        conversation = unique("c")
+        await t.ask("What was BHP's net debt in FY2025?", conversation)
+        followed = await t.ask("and the year before?", conversation)
+        assert followed.carried.year_read == "FY2024, the year before FY2025"
+        await _save(t, "relative_year_follow_up", followed.turn_id)

@@ -110,6 +110,29 @@ async def test_follow_up_carries_company_and_year_from_the_previous_turn(
     assert {c.company for c in second.citations} == {"FMG"}
 
 
+async def test_a_year_said_in_words_in_a_follow_up_is_the_year_it_means(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """ "and the previous year?" after FY2025 is FY2024 (it answered FY2025 again), and
+    "the year before" is no measure called "before"; the answer says how it was read."""
+    conversation = unique("c")
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        first = await t.ask("What was BHP's net debt in FY2025?", conversation)
+        second = await t.ask("and the year before?", conversation)
+        third = await t.ask("and two years earlier?", conversation)
+    assert first.status == "answered" and "12,92" in (first.answer or "").replace(".", ",")
+    assert second.status == "answered", second
+    assert second.carried.year_read == "FY2024, the year before FY2025"
+    assert (second.answer or "").startswith("The year asked about, read as FY2024")
+    assert {(c.company, c.fiscal_year) for c in second.citations} == {("BHP", 2024)}
+    assert "9,12" in (second.answer or "").replace(".", ",") and "before" not in str(
+        second.not_found
+    )
+    # Counted from the year the conversation was last on (FY2024, as resolved).
+    assert third.carried.year_read == "FY2022, 2 years before FY2024"
+
+
 async def test_question_naming_its_company_and_year_carries_nothing(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:

@@ -212,3 +212,36 @@ async def test_remote_model_steps_stay_regular_activities(
             scheduled.add(e.activity_task_scheduled_event_attributes.activity_type.name)
     assert {"llm_route_question", "llm_synthesize_answer", "llm_grade_answer"} <= scheduled
     assert "postgres_save_turn" not in scheduled, "PostgreSQL steps stay local"
+
+
+async def test_a_relative_year_turn_the_previous_code_ran_replays_under_the_new_code(
+    temporal_client: Client,
+    report_index: ReportIndex,
+    pool: AsyncConnectionPool,
+    turns_on: Callable[[str], Turns],
+    tmp_path: Path,
+) -> None:
+    """A follow-up saying its year in words ("and the previous year?"), run to the end by
+    the code before the relative-years patch, replays under today's code. (Temporal does
+    not compare an activity's input on replay, so this shows the commands agree, not the
+    patch's answer: that is `tests/unit/test_carry.py`'s patch test. The patch keeps a
+    turn resumed after a clarification on the reading it began with.)"""
+    from temporalio.contrib.pydantic import pydantic_data_converter
+    from temporalio.worker import Replayer
+
+    tree = checkout(BEFORE_DEPRECATION, tmp_path)
+    queue, index_queue = unique("upgrade"), unique("upgrade-index")
+    t = turns_on(queue)
+    t.index_task_queue = index_queue
+    conversation = unique("c")
+    activities = registry.activities(report_index, pool, OfflineEngine())
+    async with (
+        Worker(temporal_client, task_queue=index_queue, activities=activities),
+        previous_worker(tree, temporal_client, pool, queue),
+    ):
+        await t.ask("What was BHP's net debt in FY2025?", conversation)
+        before = await t.ask("and the previous year?", conversation)
+    assert before.status == "answered" and "FY2024" not in before.resolved_question
+    history = await temporal_client.get_workflow_handle(before.turn_id).fetch_history()
+    replayer = Replayer(workflows=[ChatTurn], data_converter=pydantic_data_converter)
+    await replayer.replay_workflow(history)

@@ -6,12 +6,14 @@ and if recent messages name nothing, the question is returned unchanged.
 """
 
 import re
+from collections.abc import Callable
 
 from domain.companies import coverage, display_name
 from domain.intent import asks_over_all_companies
 from domain.metrics import metric_display
 from domain.question import extract_slots
 from domain.turns import Carried
+from domain.years import relative_year
 
 _FOLLOW_UP = re.compile(
     r"\b(it|its|it's|they|their|them|that|this|those|these|same|the company|what about"
@@ -44,7 +46,41 @@ def _bare(question: str, slots_named: bool) -> bool:
     return all(w in _CONNECTIVES or w in names or _YEAR_WORD.match(w) for w in words)
 
 
-def carry_entities(question: str, recent_questions: list[str]) -> tuple[str, Carried]:
+def _latest(tickers: list[str]) -> int | None:
+    """The latest year these companies report (every company's, with none named)."""
+    known = coverage().companies
+    years = [y for t in tickers if t in known for y in known[t].fiscal_years]
+    return max(years) if years else coverage().latest_fiscal_year
+
+
+def read_relative_year(question: str, recent_questions: list[str]) -> tuple[str, str | None]:
+    """The question with a year said in words ("the previous year", "last yr", "two
+    years earlier") written as the year it means, and how it was read ("FY2024, the year
+    before FY2025"); unchanged with none, or when it names two years already.
+
+    The year is said against the one year the question names, else the one year the
+    conversation was last on, else the latest its companies report."""
+    relative = relative_year(question)
+    slots = extract_slots(question)
+    if relative is None or len(slots.fiscal_years) > 1:
+        return question, None
+    anchor = slots.fiscal_years[0] if slots.fiscal_years else None
+    tickers = list(slots.companies)
+    for text in reversed(recent_questions):
+        earlier = extract_slots(text)
+        tickers = tickers or list(earlier.companies)
+        if anchor is None and len(earlier.fiscal_years) == 1:
+            anchor = earlier.fiscal_years[0]
+    year = relative.year(anchor, _latest(tickers))
+    if year is None:
+        return question, None
+    written = f"{question[: relative.start]}FY{year}{question[relative.end :]}"
+    return written, relative.said(year, anchor)
+
+
+def carry_entities(
+    question: str, recent_questions: list[str], relative: Callable[[], bool] = lambda: True
+) -> tuple[str, Carried]:
     """Return (resolved question, what was carried); `recent_questions` oldest first.
 
     A follow-up keeps the company, the year and the measure; a comparison keeps the year.
@@ -56,8 +92,19 @@ def carry_entities(question: str, recent_questions: list[str]) -> tuple[str, Car
       year it is compared with, so both figures and the change are shown.
     - A question over every company ("which company had the most debt?") inherits no
       company, whatever was asked before.
+    - A year said in words is read first (`read_relative_year`), when `relative()` says
+      so (the workflow's patch: a turn begun before it replays as it ran).
     Only missing slots are filled; with nothing to attach to, nothing is carried.
     """
+    year_read = None
+    if relative_year(question) is not None and relative():
+        question, year_read = read_relative_year(question, recent_questions)
+    resolved, carried = _carried(question, recent_questions)
+    return resolved, carried.model_copy(update={"year_read": year_read}) if year_read else carried
+
+
+def _carried(question: str, recent_questions: list[str]) -> tuple[str, Carried]:
+    """`carry_entities` once a year said in words is read."""
     # long: each slot's carry rule in order; they share the slots read so far.
     slots = extract_slots(question)
     measures = slots.metrics or slots.other_measures

@@ -133,7 +133,10 @@ def plan_for(
 
 def with_notices(text: str, resolved: str, carried: Carried, decline: str | None) -> str:
     """What a person must read before the answer, outermost first: a decline of advice
-    or a prediction around the fact, a year not covered, a preference applied."""
+    or a prediction around the fact, a year not covered, a preference applied, a year said
+    in words and how it was read."""
+    if carried.year_read:
+        text = f"The year asked about, read as {carried.year_read}.\n\n{text}"
     if remembered := preference_notice(carried.preferences):
         text = f"{remembered}\n\n{text}"
     if notice := coverage_notice(resolved):
