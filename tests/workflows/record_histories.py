@@ -320,7 +320,8 @@ async def test_record_retention_history(
 async def test_record_relative_year_history(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
-    """The `relative-years-v1` path: a follow-up saying its year in words."""
+    """The `relative-years-v1` path, a follow-up saying its year in words, and the
+    `short-forms-v1` path, a question typed in short forms."""
     from tests.conftest import unique
 
     async with turn_worker() as tq:
@@ -330,3 +331,6 @@ async def test_record_relative_year_history(
         followed = await t.ask("and the year before?", conversation)
         assert followed.carried.year_read == "FY2024, the year before FY2025"
         await _save(t, "relative_year_follow_up", followed.turn_id)
+        typed = await t.ask("fortescue rev fy24 pls")
+        assert typed.resolved_question == "fortescue revenue fy24"
+        await _save(t, "short_forms", typed.turn_id)
