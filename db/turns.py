@@ -452,13 +452,16 @@ async def _keep_asked(conn: AsyncConnection, result: TurnResult) -> None:
 
 
 class ConversationRow(BaseModel):
-    """One conversation as a list shows it: its latest turn's question and status."""
+    """One conversation as a list shows it: its first question (what it is about: a
+    follow-up such as "and the previous year?" names nothing), its latest turn's question
+    and status."""
 
     model_config = ConfigDict(frozen=True)
     conversation_id: str
     user_id: str | None
     turns: int
     last_turn_id: str
+    first_question: str
     last_question: str
     last_status: str
     started_at: datetime
@@ -468,6 +471,7 @@ class ConversationRow(BaseModel):
 _CONVERSATIONS = (
     "SELECT c.conversation_id, c.user_id, count(t.turn_id),"
     " (array_agg(t.turn_id ORDER BY t.seq DESC))[1],"
+    " (array_agg(t.question ORDER BY t.seq))[1],"
     " (array_agg(t.question ORDER BY t.seq DESC))[1],"
     " (array_agg(t.status ORDER BY t.seq DESC))[1], c.created_at, max(t.updated_at)"
     " FROM conversations c JOIN turns t ON t.conversation_id = c.conversation_id"

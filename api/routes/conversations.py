@@ -20,8 +20,8 @@ UserIdText = Annotated[str, ID_CHARS, AfterValidator(check_user_id)]
 
 
 ConversationOut = turns.ConversationRow
-"""One conversation as listed: its turn count and latest turn (`last_question` as the
-user's own text)."""
+"""One conversation as listed: its turn count, first question (its title) and latest turn
+(`first_question` and `last_question` as the user's own text)."""
 
 
 class ConversationList(BaseModel):

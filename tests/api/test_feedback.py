@@ -142,6 +142,7 @@ async def test_a_users_conversations_are_listed_latest_first_and_only_theirs(
     items = listed.json()["items"]
     assert [i["conversation_id"] for i in items] == [first, second]
     assert items[0]["turns"] == 2 and items[0]["last_question"] == "And in FY2023?"
+    assert items[0]["first_question"] == "What was BHP's revenue in FY2024?"
     assert items[0]["last_status"] == "answered"
     theirs = (await keyed.get("/v1/conversations", params={"user_id": user}, headers=B)).json()
     assert theirs["items"] == []  # another tenant's key sees none of them

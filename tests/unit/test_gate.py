@@ -4,11 +4,11 @@ import pytest
 
 from workflows.rules.gate import (
     CLARIFICATION_EXHAUSTED,
-    EXAMPLE_QUESTIONS,
     MIN_ANSWER_CHARS,
     NO_ANSWER_COMPOSED,
     NOTHING_RELEVANT,
     NUMBERS_UNCHECKED,
+    example_questions,
     fallback_answer,
     final_gate,
 )
@@ -65,12 +65,31 @@ def test_fallback_with_nothing_found_says_none_found() -> None:
 @pytest.mark.parametrize("reason", [NOTHING_RELEVANT, NO_ANSWER_COMPOSED, CLARIFICATION_EXHAUSTED])
 def test_fallback_names_the_corpus_and_gives_two_example_questions(reason: str) -> None:
     text = fallback_answer(reason, COVERAGE)
-    assert len(EXAMPLE_QUESTIONS) == 2
-    for question in EXAMPLE_QUESTIONS:
+    assert example_questions() == (
+        "What was BHP Group's revenue in FY2025?",
+        "Compare BHP Group and Rio Tinto revenue in FY2025.",
+    )
+    for question in example_questions():
         assert f'"{question}"' in text
     for name in ("BHP", "Rio Tinto", "Fortescue", "South32", "Northern Star"):
         assert name in text
     assert "FY2023" in text
+    # What is covered is said from the data: no closed list of measures.
+    assert "(revenue, EBITDA" not in text and "capital expenditure" not in text
+
+
+def test_the_fallbacks_examples_follow_the_coverage_not_the_sample() -> None:
+    from domain.companies import Company, pinned
+
+    new = Company(ticker="KPG", name="Kelly Partners Group", aliases=(), fiscal_years=(2022,),
+                  currency="A$", year_end="06-30")  # fmt: skip
+    with pinned([new]):
+        text = fallback_answer(NOTHING_RELEVANT, {})
+        assert example_questions() == ("What was Kelly Partners Group's revenue in FY2022?",)
+    assert "Kelly Partners Group, FY2022." in text and "BHP" not in text
+    with pinned([]):
+        assert example_questions() == ()
+        assert "You could ask" not in fallback_answer(NOTHING_RELEVANT, {})
 
 
 @pytest.mark.parametrize("reason", [NOTHING_RELEVANT, NO_ANSWER_COMPOSED, CLARIFICATION_EXHAUSTED])

@@ -6,7 +6,7 @@ construction. Every path that produces answer text passes through `final_gate`.
 
 from collections.abc import Mapping
 
-from domain.companies import company_names, year_span
+from domain.companies import companies, company_names, latest_fiscal_year, year_span
 
 MIN_ANSWER_CHARS = 10
 
@@ -26,10 +26,20 @@ CLASSIFIER_UNAVAILABLE = "classifier_unavailable"
 """The route classifier was down and the deployment fails it closed
 (TURNSTILE_CLASSIFIER_POLICY)."""
 
-EXAMPLE_QUESTIONS = (
-    "What was BHP's revenue in FY2024?",
-    "Compare Fortescue and Rio Tinto net debt in FY2024.",
-)
+
+def example_questions() -> tuple[str, ...]:
+    """Two questions the covered reports answer, from the coverage itself: the first
+    company's revenue in the latest year, and the first two compared (none before any
+    report is ingested). Revenue, since every annual report prints it."""
+    covered = list(companies().values())
+    latest = latest_fiscal_year()
+    if not covered or latest is None:
+        return ()
+    first = covered[0]
+    asked = [f"What was {first.name}'s revenue in FY{first.fiscal_years[-1]}?"]
+    if len(covered) > 1:
+        asked.append(f"Compare {first.name} and {covered[1].name} revenue in FY{latest}.")
+    return tuple(asked)
 
 
 def final_gate(answer: str | None) -> bool:
@@ -79,9 +89,9 @@ def fallback_answer(reason: str, coverage: Mapping[str, bool]) -> str:
         found = ", ".join(t for t, ok in coverage.items() if ok) or "none"
         missing = ", ".join(t for t, ok in coverage.items() if not ok) or "none"
         head += f" Evidence found for: {found}; not found for: {missing}."
-    examples = " ".join(f'"{q}"' for q in EXAMPLE_QUESTIONS)
-    return (
-        f"{head} I cover {company_names()}, {year_span()} "
-        f"(revenue, EBITDA, profit, dividends, net debt, capital expenditure, production). "
-        f"You could ask: {examples}"
-    )
+    # What the reports cover is said from the coverage (companies and years), not from a
+    # list of measures: any measure a report prints can be asked for.
+    text = f"{head} I cover {company_names()}, {year_span()}."
+    if examples := " ".join(f'"{q}"' for q in example_questions()):
+        text += f" You could ask: {examples}"
+    return text
