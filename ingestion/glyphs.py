@@ -29,7 +29,7 @@ UNMAPPED = "\ufffd"
 """A glyph the font gives no character for (pdfminer wrote "(cid:12)")."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Char:
     text: str
     x0: float
@@ -86,7 +86,10 @@ def page_chars(page: Any) -> list[Char]:
     unicode_of, unmapped = pdfium_c.FPDFText_GetUnicode, pdfium_c.FPDFText_HasUnicodeMapError
     box_of, matrix_of = pdfium_c.FPDFText_GetLooseCharBox, pdfium_c.FPDFText_GetMatrix
     size_of, object_of = pdfium_c.FPDFText_GetFontSize, pdfium_c.FPDFText_GetTextObject
-    fonts: dict[int | None, str] = {}
+    # What every character of one text object shares (its font, its size and the turn
+    # of its matrix), read once per object: a page has tens of thousands of characters
+    # and a few hundred objects.
+    shared: dict[int, tuple[str, float, float, float, float, float]] = {}
     chars: list[Char] = []
     spaced = False
     try:
@@ -103,20 +106,24 @@ def page_chars(page: Any) -> list[Char]:
             text = _SOFT_HYPHEN.get(text, text)
             if not box_of(raw, i, rect_ref):
                 continue
-            matrix_of(raw, i, matrix_ref)
-            # The character's matrix as shown: its own, then the page's rotation.
-            a = matrix.a * ca + matrix.b * cc
-            b = matrix.a * cb + matrix.b * cd
-            c = matrix.c * ca + matrix.d * cc
-            d = matrix.c * cb + matrix.d * cd
-            size = size_of(raw, i) * (c * c + d * d) ** 0.5
+            # A character of no text object (NULL: PDFium's own) is read on its own.
+            owner = object_of(raw, i)
+            key = ctypes.addressof(owner.contents) if owner else -1 - i
+            if (known := shared.get(key)) is None:
+                matrix_of(raw, i, matrix_ref)
+                # The character's matrix as shown: its own, then the page's rotation.
+                a = matrix.a * ca + matrix.b * cc
+                b = matrix.a * cb + matrix.b * cd
+                c = matrix.c * ca + matrix.d * cc
+                d = matrix.c * cb + matrix.d * cd
+                n = pdfium_c.FPDFText_GetFontInfo(raw, i, name, len(name), flags)
+                font = name.raw[: max(0, n - 1)].decode("utf-8", "replace")
+                size = size_of(raw, i) * (c * c + d * d) ** 0.5
+                known = shared[key] = (font, size, a, b, c, d)
+            font, size, a, b, c, d = known
             xa, xb = rect.left * ca + rect.bottom * cc + ce, rect.right * ca + rect.top * cc + ce
             ya = shown_height - (rect.left * cb + rect.bottom * cd + cf)
             yb = shown_height - (rect.right * cb + rect.top * cd + cf)
-            key = ctypes.addressof(object_of(raw, i).contents)
-            if (font := fonts.get(key)) is None:
-                n = pdfium_c.FPDFText_GetFontInfo(raw, i, name, len(name), flags)
-                font = fonts[key] = name.raw[: max(0, n - 1)].decode("utf-8", "replace")
             # pdfminer's test (a*d > 0, b*c <= 0), and the matrix's: a glyph turned a
             # quarter with a signed zero passes the first.
             upright = a * d > 0 and b * c <= 0 and abs(a) >= abs(b) and abs(d) >= abs(c)
