@@ -344,7 +344,7 @@ class ReportIndex:
         vectors = embed_documents(self.embedder, [c.text for c in doc.chunks])
         points = []
         for chunk, dense in zip(doc.chunks, vectors, strict=True):
-            indices, values = bm25.document_vector(chunk.text)
+            indices, values = bm25.document_vector(chunk.text, bm25.chunk_acronyms(chunk.as_text()))
             points.append(
                 models.PointStruct(
                     id=chunk.chunk_id,

@@ -212,8 +212,58 @@ def content_words(text: str, numbers: bool = False) -> list[str]:
 
 
 def terms(text: str) -> frozenset[str]:
-    """The stems of `text`'s content words."""
-    return frozenset(stem(w) for w in content_words(text))
+    """The stems of `text`'s content words, and the acronyms it writes or spells
+    (`acronyms`)."""
+    return frozenset(stem(w) for w in content_words(text)) | acronyms(text)
+
+
+ACRONYM = "="
+"""The mark of an acronym term ("=aifr"), so it never meets an ordinary word's stem."""
+_CAPITALS = re.compile(r"\b([A-Z]{3,6})s?\b")
+_SPELLING = re.compile(r"[A-Za-z]+")
+_BRIDGES = frozenset({"of", "and", "&", "the", "to", "per", "on", "in", "after", "before", "for"})
+"""Small words an acronym may or may not spell ("earnings per share" is EPS, "earnings
+before interest and tax" EBIT)."""
+
+
+_SPELT_WITHIN = 600
+
+
+def written_acronyms(text: str) -> frozenset[str]:
+    """The acronyms `text` writes in capitals ("AIFR"), as acronym terms: what a
+    question's focus asks by acronym (a question's own phrases are not spelt: "net profit
+    after tax" asks for those words, not for every acronym they spell)."""
+    return frozenset(ACRONYM + m.group(1).lower() for m in _CAPITALS.finditer(text))
+
+
+@lru_cache(maxsize=4096)
+def acronyms(text: str) -> frozenset[str]:
+    """The acronyms `text` writes ("AIFR", "EPS"), and those its phrases spell: the
+    initials of two to six words in a row, hyphenated parts counting as words
+    ("all-injury frequency rate" spells AIFR, "net profit after tax" NPAT, "all-in
+    sustaining cost" AISC), a small word (`_BRIDGES`) spelt or skipped, never first or
+    last. Read from the letters of the report's own words, not from a list of
+    acronyms: an acronym never seen before is matched to the phrase it abbreviates.
+    Phrases are spelt only in a text of a label's or a sentence's length
+    (`_SPELT_WITHIN`): a fact's label and sentence are where a measure is named, and a
+    whole passage would cost a turn milliseconds for each part asked."""
+    found = set(written_acronyms(text))
+    if len(text) > _SPELT_WITHIN:
+        return frozenset(found)
+    words = [w.lower() for w in _SPELLING.findall(text)]
+    for start, first in enumerate(words):
+        if first in _BRIDGES:
+            continue
+        spellings = {first[0]}
+        for word in words[start + 1 : start + 7]:
+            if word in _BRIDGES:
+                spellings |= {s + word[0] for s in spellings if len(s) < 6}
+                continue
+            spellings = {s + word[0] for s in spellings if len(s) < 6}
+            if not spellings:
+                break
+            found.update(ACRONYM + s for s in spellings if len(s) >= 3)
+    return frozenset(found)
 
 
 @lru_cache(maxsize=1)
@@ -344,7 +394,7 @@ def read_focus(question: str) -> Focus:
     words = content_words(text)
     return Focus(
         phrase=" ".join(content_words(text, numbers=True)),
-        terms=frozenset(stem(w) for w in words),
+        terms=frozenset(stem(w) for w in words) | written_acronyms(text),
         metrics=tuple(find_metrics(text)),
         derived=derived(question),
         qualifiers=qualifiers(text),
@@ -367,16 +417,20 @@ def label_match(
         return 0.0
     weigh = weight or (lambda _: 1.0)
     label_terms, context_terms = terms(label), terms(context)
-    in_label = {t for t in focus.terms if related(t) & label_terms}
+    # An acronym asked ("AIFR") that the label spells ("All-injury frequency rate") is
+    # the one word asked: its own stem ("aifr", which no label prints) no longer counts.
+    spelt = {t for t in focus.terms if t.startswith(ACRONYM) and t in label_terms}
+    asked_terms = focus.terms - {stem(t.removeprefix(ACRONYM)) for t in spelt}
+    in_label = {t for t in asked_terms if related(t) & label_terms}
     if not in_label:
         return 0.0
-    in_context = {t for t in focus.terms - in_label if related(t) & context_terms}
-    total = sum(weigh(t) for t in focus.terms) or 1.0
+    in_context = {t for t in asked_terms - in_label if related(t) & context_terms}
+    total = sum(weigh(t) for t in asked_terms) or 1.0
     score = (sum(weigh(t) for t in in_label) + 0.3 * sum(weigh(t) for t in in_context)) / total
     # A label that says more than was asked is a narrower measure ("interim dividend"
     # for "dividend"): it matches, a little less than the label that says just that.
     asked = {r for t in focus.terms for r in related(t)}
-    extra = len(label_terms - asked)
+    extra = len({t for t in label_terms - asked if not t.startswith(ACRONYM)})
     return score - 0.03 * min(extra, 4)
 
 
@@ -565,7 +619,7 @@ def focus_parts(question: str) -> list[Focus]:
             Focus(
                 phrase=" ".join(content_words(piece, numbers=True)),
                 text=" ".join(piece.split()),
-                terms=frozenset(stem(w) for w in words),
+                terms=frozenset(stem(w) for w in words) | written_acronyms(piece),
                 metrics=tuple(find_metrics(piece)),
                 derived=derived(piece),
                 qualifiers=qualifiers(piece),

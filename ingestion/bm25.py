@@ -10,6 +10,11 @@ rules no stock analyser has: "29,016" and "FY2024" stay whole, "revenue," equals
 import re
 import zlib
 from collections import Counter
+from collections.abc import Iterable
+
+from domain.facts import report_facts
+from domain.measures import acronyms, written_acronyms
+from domain.models import ChunkText
 
 K1 = 1.2
 B = 0.75
@@ -178,10 +183,15 @@ def term_id(term: str) -> int:
     return zlib.crc32(term.encode("utf-8")) & 0x7FFFFFFF
 
 
-def document_vector(text: str) -> tuple[list[int], list[float]]:
-    """Return (indices, values) with BM25-saturated term frequencies for a document."""
+def document_vector(text: str, acronyms: Iterable[str] = ()) -> tuple[list[int], list[float]]:
+    """Return (indices, values) with BM25-saturated term frequencies for a document.
+
+    `acronyms` are acronym terms ("=aifr", `domain.measures.acronyms`) it holds besides
+    its words, once each: what its labels spell ("All-injury frequency rate") or it writes
+    ("AIFR"). They do not count in its length, and no word can be one (the "=")."""
     counts = Counter(tokenize(text))
     length = sum(counts.values()) or 1
+    counts.update(set(acronyms))
     norm = K1 * (1 - B + B * length / AVERAGE_DOCUMENT_TOKENS)
     indices: list[int] = []
     values: list[float] = []
@@ -192,6 +202,15 @@ def document_vector(text: str) -> tuple[list[int], list[float]]:
 
 
 def query_vector(text: str) -> tuple[list[int], list[float]]:
-    """Return (indices, values) with weight 1 per distinct query term."""
-    terms = sorted(set(tokenize(text)))
+    """Return (indices, values) with weight 1 per distinct query term; a word written in
+    capitals ("AIFR") is also the acronym term a document's spelt-out label carries."""
+    terms = sorted(set(tokenize(text)) | written_acronyms(text))
     return [term_id(t) for t in terms], [1.0] * len(terms)
+
+
+def chunk_acronyms(chunk: ChunkText) -> frozenset[str]:
+    """The acronym terms a chunk is found by: those its text writes in capitals and
+    those its facts' labels spell ("All-injury frequency rate": "=aifr"), so a question
+    asking "AIFR" finds a report that wrote the words out."""
+    labels = {fact.label for fact in report_facts(chunk)}
+    return written_acronyms(chunk.text).union(*(acronyms(label) for label in labels))

@@ -54,6 +54,7 @@ from domain.figures import (
 from domain.grounding import check_numbers, find_amounts, split_sentences
 from domain.intent import asks_change, asks_narrative, asks_over_all_companies, superlative
 from domain.measures import (
+    ACRONYM,
     Focus,
     asks_overview,
     asks_topic,
@@ -62,6 +63,7 @@ from domain.measures import (
     open_parts,
     read_focus,
     search_words,
+    written_acronyms,
 )
 from domain.memory import MemoryNote, merge_summary
 from domain.metrics import (
@@ -490,6 +492,9 @@ class OfflineEngine:
             terms = list(dict.fromkeys([*topic_terms(question), *terms]))
             if role := role_asked(question):
                 terms.append(f"{role}'s letter")
+        # An acronym asked ("AIFR") is searched as one (in capitals), so a report that
+        # spells it out ("all-injury frequency rate") is found by its label's initials.
+        terms += [a.removeprefix(ACRONYM).upper() for a in sorted(written_acronyms(question))]
         fy_tokens = [f"FY{y}" for y in years]
         if slots.intent == "narrative" and not slots.fiscal_years:
             # No year asked: the filter already spans every year, and three year tokens
@@ -711,6 +716,7 @@ class OfflineEngine:
                 for year in years
             )
         if slots.intent == "narrative":
+            figured: set[str] = set()
             if not asks_narrative(question):
                 # A topic question ("What was BHP's TRIF?") whose words a report's own
                 # figure answers: that figure, then what the reports say.
@@ -720,10 +726,12 @@ class OfflineEngine:
                         lines = [ln for y in years if (ln := opened.figure(part, ticker, y))]
                         if lines:
                             paragraphs.append(" ".join(lines))
+                            figured.add(ticker)
             said = "\n".join(paragraphs)
-            for paragraph in _narrative(
-                question, sources, asked, years, metrics, self.similarity()
-            ):
+            narrated = _narrative(question, sources, asked, years, metrics, self.similarity())
+            for ticker, paragraph in zip(asked, narrated, strict=True):
+                if ticker in figured and not _quoted(paragraph):
+                    continue  # its figure answered: no "found nothing" line under it
                 lines = paragraph.split("\n")
                 kept = [ln for ln in lines if not _quoted(ln) or _quoted(ln) not in said]
                 if any(_quoted(ln) for ln in kept) or not any(_quoted(ln) for ln in lines):

@@ -13,7 +13,7 @@ from domain.shorthand import expand_short_forms, has_short_forms, short_forms
         ("fortescue rev fy24 pls", "fortescue revenue fy24"),
         ("how much did bhp pay in divs last yr?", "how much did bhp pay in dividends last year?"),
         ("NST CAPEX FY25 THX", "NST capital expenditure FY25"),
-        ("Thanks! What was South32's NPAT?", "What was South32's net profit after tax?"),
+        ("Thanks! What was South32's NPAT?", "What was South32's NPAT?"),  # an acronym: read as one
         ("what is the y/y change in rev", "what is the year on year change in revenue"),
         ("avg opex over 3 yrs", "average operating costs over 3 years"),
     ],

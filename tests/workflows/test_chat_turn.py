@@ -151,6 +151,23 @@ async def test_short_forms_typed_in_a_chat_are_read_as_their_words(
     assert "divs" not in str(dividends.not_found)
 
 
+async def test_an_acronym_asked_finds_the_report_that_spells_it_out(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """Rio Tinto's FY2024 report writes "all-injury frequency rate" and never "AIFR": asked
+    by its acronym it found nothing relevant; its label's initials now find and answer it.
+    An acronym no label spells is still not answered by a nearby figure."""
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        spelt = await t.ask("What was Rio Tinto's AIFR in FY2024?")
+        unknown = await t.ask("What was Rio Tinto's XQZR in FY2024?")
+    assert spelt.status == "answered", spelt
+    assert "0.36" in (spelt.answer or "") and spelt.confidence == "high"
+    assert "found nothing" not in (spelt.answer or "")
+    assert {(c.company, c.fiscal_year) for c in spelt.citations} == {("RIO", 2024)}
+    assert "0.36" not in (unknown.answer or "")
+
+
 async def test_question_naming_its_company_and_year_carries_nothing(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
