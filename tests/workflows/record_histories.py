@@ -320,8 +320,9 @@ async def test_record_retention_history(
 async def test_record_relative_year_history(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
-    """The `relative-years-v1` path, a follow-up saying its year in words, and the
-    `short-forms-v1` path, a question typed in short forms."""
+    """The `relative-years-v1` path, a follow-up saying its year in words, the
+    `short-forms-v1` path, a question typed in short forms, and the `typed-measures-v1`
+    path, a measure word typed with a slip."""
     from tests.conftest import unique
 
     async with turn_worker() as tq:
@@ -334,3 +335,6 @@ async def test_record_relative_year_history(
         typed = await t.ask("fortescue rev fy24 pls")
         assert typed.resolved_question == "fortescue revenue fy24"
         await _save(t, "short_forms", typed.turn_id)
+        slipped = await t.ask("bhp revnue fy24")
+        assert slipped.resolved_question == "bhp revenue fy24"
+        await _save(t, "typed_measure", slipped.turn_id)

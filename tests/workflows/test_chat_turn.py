@@ -142,6 +142,7 @@ async def test_short_forms_typed_in_a_chat_are_read_as_their_words(
         t = turns_on(tq)
         revenue = await t.ask("fortescue rev fy24 pls")
         dividends = await t.ask("how much did bhp pay in divs last yr?")
+        slipped = await t.ask("bhp revnue fy24")
     assert revenue.status == "answered", revenue
     assert revenue.resolved_question == "fortescue revenue fy24"
     assert "18.22" in (revenue.answer or "") and revenue.confidence == "high"
@@ -149,6 +150,11 @@ async def test_short_forms_typed_in_a_chat_are_read_as_their_words(
     assert "dividends" in dividends.resolved_question and "FY2025" in dividends.resolved_question
     assert {(c.company, c.fiscal_year) for c in dividends.citations} == {("BHP", 2025)}
     assert "divs" not in str(dividends.not_found)
+    # A measure word typed with a slip is the word, for every step (the routing step alone
+    # read it so: the answer had a "revnue: data not found" line, at low confidence).
+    assert slipped.resolved_question == "bhp revenue fy24"
+    assert "55,658" in (slipped.answer or "") and slipped.confidence == "high"
+    assert slipped.not_found == []
 
 
 async def test_an_acronym_asked_finds_the_report_that_spells_it_out(

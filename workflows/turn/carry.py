@@ -4,23 +4,29 @@ said in words (and the merge of a clarification's reply).
 `workflows.rules.carry.carry_entities` decides; before `relative-years-v1` "and the
 previous year?" kept the year talked about (FY2025 again) and "the year before" was read
 as a measure called "before"; before `short-forms-v1` "fortescue rev fy24 pls" found
-nothing ("rev" and "pls" read as the measure). Each patch is asked only for a question
+nothing ("rev" and "pls" read as the measure); before `typed-measures-v1` "bhp revnue
+fy24" was answered with a "revnue: data not found" line. Each patch is asked only for a question
 it changes, so a turn begun before it replays as it ran."""
 
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from domain.metrics import correct_metric_words
     from domain.shorthand import expand_short_forms, has_short_forms
     from domain.turns import Carried
     from workflows.rules.carry import carry_entities, merge_reply
 
-__all__ = ["RELATIVE_YEARS", "SHORT_FORMS", "merge_reply", "turn_carry"]
+__all__ = ["RELATIVE_YEARS", "SHORT_FORMS", "TYPED_MEASURES", "merge_reply", "turn_carry"]
 
 RELATIVE_YEARS = "relative-years-v1"
 """ChatTurn patch (2026-12-06): a year said in words is the year it means."""
 SHORT_FORMS = "short-forms-v1"
 """ChatTurn patch (2026-12-06): a short form typed ("divs", "rev", "yr") is read as its
 words (`domain/short_forms.tsv`), a courtesy ("pls") dropped."""
+TYPED_MEASURES = "typed-measures-v1"
+"""ChatTurn patch (2026-12-06): a measure word typed with a slip ("revnue") is read as the
+word it is one slip from, for every step (the routing step alone read it so: the answer
+then gave BHP's revenue and a "revnue: data not found" line, at low confidence)."""
 
 
 def turn_carry(question: str, recent: list[str]) -> tuple[str, Carried]:
@@ -28,4 +34,7 @@ def turn_carry(question: str, recent: list[str]) -> tuple[str, Carried]:
     fills in (workflow code only)."""
     if has_short_forms(question) and workflow.patched(SHORT_FORMS):
         question = expand_short_forms(question)
+    corrected = correct_metric_words(question)
+    if corrected != question and workflow.patched(TYPED_MEASURES):
+        question = corrected
     return carry_entities(question, recent, relative=lambda: workflow.patched(RELATIVE_YEARS))
