@@ -16,8 +16,11 @@ shown (its /Rotate applied), a character's top its bottom less its type size.
 
 import ctypes
 import itertools
+import re
 from dataclasses import dataclass
 from typing import Any
+
+from ingestion.layout import Word
 
 _X_TOLERANCE = 3.0
 _Y_TOLERANCE = 3.0
@@ -25,6 +28,11 @@ _SEPARATORS = frozenset(" \xa0\r\n\t")
 _SOFT_HYPHEN = {"\x02": "-", "\xad": "-", "\ufffe": "-"}
 """What PDFium reads a hyphen at a line's end as (it marks one it takes as a soft
 hyphen)."""
+_BOLD = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
+"""A font name of heavy type: a line set all in it is a heading ("Note 36. Parent entity")."""
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""A control character (a NUL of a broken font) is no text a person reads, and PostgreSQL
+cannot store it."""
 UNMAPPED = "\ufffd"
 """A glyph the font gives no character for (pdfminer wrote "(cid:12)")."""
 
@@ -42,17 +50,6 @@ class Char:
     spaced: bool
     """A space (or PDFium's generated one) comes before it in the content stream."""
     order: int
-
-
-@dataclass(frozen=True)
-class RawWord:
-    text: str
-    x0: float
-    x1: float
-    top: float
-    bottom: float
-    size: float
-    font: str
 
 
 def _ctm(rotation: int, box: tuple[float, float, float, float]) -> tuple[float, ...]:
@@ -151,11 +148,13 @@ def _lines(run: list[Char]) -> list[list[Char]]:
     return [sorted(lines[k], key=lambda ch: (ch.x0, ch.x1)) for k in sorted(lines)]
 
 
-def words_of(chars: list[Char]) -> list[RawWord]:
+def words_of(chars: list[Char]) -> list[Word]:
     """The characters as words, by pdfplumber's rules (see the module docstring): runs of
     one font and size in content-stream order, each run in lines, a line cut into words
     where a space comes between two characters, where the next begins left of the one
-    before or more than `_X_TOLERANCE` after its end, or sits on another line."""
+    before or more than `_X_TOLERANCE` after its end, or sits on another line. A word in
+    a heavy font is bold; control characters are dropped (a word of only those with
+    them)."""
     words: list[list[Char]] = []
     for _, run in itertools.groupby(chars, key=lambda ch: (ch.upright, ch.size, ch.font)):
         for line in _lines(list(run)):
@@ -174,16 +173,17 @@ def words_of(chars: list[Char]) -> list[RawWord]:
             if current:
                 words.append(current)
     return [
-        RawWord(
-            "".join(ch.text for ch in w),
+        Word(
+            text,
             w[0].x0,
             w[-1].x1,
             min(ch.top for ch in w),
             max(ch.bottom for ch in w),
             w[0].size,
-            w[0].font,
+            bold=_BOLD.search(w[0].font) is not None,
         )
         for w in words
+        if (text := _CONTROL.sub("", "".join(ch.text for ch in w)))
     ]
 
 

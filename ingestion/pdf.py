@@ -71,11 +71,6 @@ class PdfRead:
     """Who and when its first pages say it is of, when read (`read_pdf`'s `resolve`)."""
 
 
-_BOLD = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
-"""A font name of heavy type: a line set all in it is a heading ("Note 36. Parent entity")."""
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-
 def _words(page: Any) -> list[Word]:
     """The page's words, each with its box and type size (`ingestion.glyphs`).
 
@@ -87,14 +82,7 @@ def _words(page: Any) -> list[Word]:
     if not upright:
         return []
     body = statistics.median(ch.size for ch in upright)
-    words = [
-        Word(text, w.x0, w.x1, w.top, w.bottom, w.size, bold=_BOLD.search(w.font) is not None)
-        for w in words_of(upright)
-        # A control character (a NUL of a broken font) is no text a person reads, and
-        # PostgreSQL cannot store it.
-        if (text := _CONTROL.sub("", w.text))
-    ]
-    return _without_markers(words, body)
+    return _without_markers(words_of(upright), body)
 
 
 def _without_markers(words: list[Word], body: float) -> list[Word]:
