@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from wordfreq import top_n_list
+
 from domain.text import blank
 
 
@@ -444,14 +446,30 @@ def read_metric_words(text: str) -> str:
     return correct_metric_words(text)
 
 
-def correct_metric_words(text: str) -> str:
+COMMON_ENGLISH = 30_000
+"""How many of English's most used words are never read as a slip: wordfreq's "small"
+list, whose 30,000th word is used about once in 100,000 words (Zipf 3)."""
+
+
+_COMMON_WORDS = frozenset(top_n_list("en", COMMON_ENGLISH, wordlist="small"))
+"""Read when the module loads (wordfreq's data ships in its wheel, nothing is fetched), not
+on first use: a workflow may not open a file."""
+
+
+def correct_metric_words(text: str, keep_common: bool = True) -> str:
     """`text` with each misspelt metric word replaced by the closest word it is a slip
-    away from (unchanged when none is, or two are equally close)."""
+    away from (unchanged when none is, or two are equally close).
+
+    A word English commonly uses is what it says, not a slip ("divided by" is not
+    "dividend by", "dept" not "debt"): `keep_common` leaves it. False reads as before the
+    ChatTurn patch that added it (`workflows/turn/carry.py`), for turns begun then."""
 
     def fix(match: re.Match[str]) -> str:
         word = match.group(0)
         low = word.lower()
         if len(low) < 4 or low in _METRIC_WORDS:
+            return word
+        if keep_common and low in _COMMON_WORDS:
             return word
         near = sorted(
             ((SequenceMatcher(None, low, known).ratio(), known)

@@ -322,7 +322,8 @@ async def test_record_relative_year_history(
 ) -> None:
     """The `relative-years-v1` path, a follow-up saying its year in words, the
     `short-forms-v1` path, a question typed in short forms, and the `typed-measures-v1`
-    path, a measure word typed with a slip."""
+    path, a measure word typed with a slip, and the `common-words-v1` path, a common
+    word one slip from a measure word ("divided", "dividend")."""
     from tests.conftest import unique
 
     async with turn_worker() as tq:
@@ -338,3 +339,8 @@ async def test_record_relative_year_history(
         slipped = await t.ask("bhp revnue fy24")
         assert slipped.resolved_question == "bhp revenue fy24"
         await _save(t, "typed_measure", slipped.turn_id)
+        defined = await t.ask(
+            "Define gearing as net debt divided by revenue. What was BHP's FY2024 gearing?"
+        )
+        assert "divided by" in defined.resolved_question
+        await _save(t, "common_words", defined.turn_id)

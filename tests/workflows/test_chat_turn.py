@@ -143,6 +143,9 @@ async def test_short_forms_typed_in_a_chat_are_read_as_their_words(
         revenue = await t.ask("fortescue rev fy24 pls")
         dividends = await t.ask("how much did bhp pay in divs last yr?")
         slipped = await t.ask("bhp revnue fy24")
+        defined = await t.ask(
+            "Define gearing as net debt divided by revenue. What was BHP's FY2024 gearing?"
+        )
     assert revenue.status == "answered", revenue
     assert revenue.resolved_question == "fortescue revenue fy24"
     assert "18.22" in (revenue.answer or "") and revenue.confidence == "high"
@@ -155,6 +158,10 @@ async def test_short_forms_typed_in_a_chat_are_read_as_their_words(
     assert slipped.resolved_question == "bhp revenue fy24"
     assert "55,658" in (slipped.answer or "") and slipped.confidence == "high"
     assert slipped.not_found == []
+    # A common English word one slip from a measure word is the word it is: "divided" was
+    # read as "dividend" and the definition lost (every FinanceBench ratio defined so).
+    assert "divided by" in defined.resolved_question
+    assert "= 0.16" in (defined.answer or "") and defined.confidence == "high", defined
 
 
 async def test_an_acronym_asked_finds_the_report_that_spells_it_out(

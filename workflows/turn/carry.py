@@ -5,7 +5,9 @@ said in words (and the merge of a clarification's reply).
 previous year?" kept the year talked about (FY2025 again) and "the year before" was read
 as a measure called "before"; before `short-forms-v1` "fortescue rev fy24 pls" found
 nothing ("rev" and "pls" read as the measure); before `typed-measures-v1` "bhp revnue
-fy24" was answered with a "revnue: data not found" line. Each patch is asked only for a question
+fy24" was answered with a "revnue: data not found" line; before `common-words-v1` a
+common English word one slip from a measure word was read as it ("divided by" as
+"dividend by"). Each patch is asked only for a question
 it changes, so a turn begun before it replays as it ran."""
 
 from temporalio import workflow
@@ -16,7 +18,9 @@ with workflow.unsafe.imports_passed_through():
     from domain.turns import Carried
     from workflows.rules.carry import carry_entities, merge_reply
 
-__all__ = ["RELATIVE_YEARS", "SHORT_FORMS", "TYPED_MEASURES", "merge_reply", "turn_carry"]
+__all__ = [
+    "COMMON_WORDS", "RELATIVE_YEARS", "SHORT_FORMS", "TYPED_MEASURES", "merge_reply", "turn_carry",
+]  # fmt: skip
 
 RELATIVE_YEARS = "relative-years-v1"
 """ChatTurn patch (2026-12-06): a year said in words is the year it means."""
@@ -27,6 +31,10 @@ TYPED_MEASURES = "typed-measures-v1"
 """ChatTurn patch (2026-12-06): a measure word typed with a slip ("revnue") is read as the
 word it is one slip from, for every step (the routing step alone read it so: the answer
 then gave BHP's revenue and a "revnue: data not found" line, at low confidence)."""
+COMMON_WORDS = "common-words-v1"
+"""ChatTurn patch (2026-12-06): a common English word is never read as a slip of a measure
+word ("Define working capital ratio as total current assets divided by total current
+liabilities" was read with "dividend by", and its definition was lost)."""
 
 
 def turn_carry(question: str, recent: list[str]) -> tuple[str, Carried]:
@@ -34,7 +42,9 @@ def turn_carry(question: str, recent: list[str]) -> tuple[str, Carried]:
     fills in (workflow code only)."""
     if has_short_forms(question) and workflow.patched(SHORT_FORMS):
         question = expand_short_forms(question)
-    corrected = correct_metric_words(question)
+    corrected = correct_metric_words(question, keep_common=False)
+    if (kept := correct_metric_words(question)) != corrected and workflow.patched(COMMON_WORDS):
+        corrected = kept
     if corrected != question and workflow.patched(TYPED_MEASURES):
         question = corrected
     return carry_entities(question, recent, relative=lambda: workflow.patched(RELATIVE_YEARS))
