@@ -188,7 +188,7 @@ class Fact(BaseModel):
 
 
 _CELL_NUMBER = re.compile(
-    r"^(?P<neg>[-−–])?\s*(?P<open>\()?\s*(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<close>\))?$"
+    r"^(?P<neg>[-−–])?\s*(?P<open>\()?\s*(?P<num>\d[\d,]*(?:\.\d+)?)\s*%?\s*(?P<close>\))?%?$"
 )
 _COLUMN_YEAR = re.compile(
     r"(?<![A-Za-z0-9])(?:FY|CY)?\s?'?(?P<y>(?:19|20)\d{2}|\d{2})(?![0-9])", re.IGNORECASE
@@ -196,7 +196,8 @@ _COLUMN_YEAR = re.compile(
 
 
 def parse_number(text: str) -> tuple[float, str, int] | None:
-    """Parse a table cell: "55,658" → (55658.0, "55,658", 0); "(173)" → (-173.0, "(173)", 0).
+    """Parse a table cell: "55,658" → (55658.0, "55,658", 0); "(173)" → (-173.0, "(173)", 0);
+    "22.9%" → (22.9, "22.9%", 1), its unit read from the "%" (`cell_unit`).
 
     Returns (value, raw text, decimals shown) or None for an empty, dash or text cell.
     """

@@ -10,7 +10,7 @@ import statistics
 from dataclasses import dataclass
 
 NUMBER = re.compile(
-    r"^(?:[-–—−]?\(?[-–—−]?(?:US|A|AU|NZ|C|HK|S)?[$£€¥]?\d(?:[\d,]*\d)?(?:\.\d+)?\)?%?|[-–—−]{1,2}|nil)$",
+    r"^(?:[-–—−]?\(?[-–—−]?(?:US|A|AU|NZ|C|HK|S)?[$£€¥]?\d(?:[\d,]*\d)?(?:\.\d+)?%?\)?%?|[-–—−]{1,2}|nil)$",
     re.IGNORECASE,
 )
 """A table cell's number as printed: "1,234", "(1,234)", "-1,234", "$1,234", "12.5%",

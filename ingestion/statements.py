@@ -674,7 +674,7 @@ def _headers(columns: list[Column], header_lines: list[Line], area: float) -> No
             a, b = cell[0].x0, cell[-1].x1
             middle = (a + b) / 2
             has_year = any(_year_of(w) is not None for w in cell)
-            if has_year or not spans:
+            if has_year or not spans or _CHANGE_MARK.search(text):
                 k = min(range(len(columns)), key=lambda n: abs(mids[n] - middle))
                 near = abs(mids[k] - middle) <= max(0.6 * spacing, 20)
                 candidates = [(k, abs(mids[k] - middle))] if near else []
@@ -689,6 +689,16 @@ def _headers(columns: list[Column], header_lines: list[Line], area: float) -> No
                     owner[k] = (distance, text)
         for k, (_, text) in owner.items():
             columns[k].header.append(text)
+
+
+_CHANGE_MARK = re.compile(
+    r"%\s*(?:change|increase|decrease|variance|growth)\b|\b(?:change|variance)\s*%|"
+    r"\b(?:19|20)?\d{2}\s+(?:vs\.?|versus|v\.?|over|compared\s+(?:with|to))\s+(?:19|20)?\d{2}\b",
+    re.I,
+)
+"""A column of changes between periods ("% change", "22 vs. 21", "2022 vs 2021"): its
+header heads it alone (never a group spanning the year columns beside it), and its
+percentages are no period's figures."""
 
 
 def _mark_notes(columns: list[Column], groups: list[list[tuple[int, Word]]]) -> None:
@@ -735,6 +745,9 @@ def _periods(columns: list[Column], caption: str, ctx: ReadContext, side: str = 
             continue
         text = " ".join(column.header)
         column.unit = _unit_of(text, ctx.currency) if _has_unit(text) else ""
+        if _CHANGE_MARK.search(text):
+            column.cell = _plain(text)  # a change between periods is no period's figure
+            continue
         years = [int(y) for y in _YEAR.findall(text)]
         if not years:
             short = [m.group(1) for w in text.split() if (m := _FY_SHORT.match(w))]

@@ -61,3 +61,45 @@ def test_a_number_after_words_in_a_sentence_is_no_column() -> None:
     )
     tables, _ = find_tables(page, ReadContext(year_end="12-31", fiscal_year=2022))
     assert tables == []
+
+
+def _results_page() -> list[Line]:
+    """A 10-K's results table: two year columns and a change column whose header, "%
+    change", sits on the line above the years beside a caption over them."""
+    return _page(
+        _line(40, ("The following table presents selected highlights (in millions):", 41)),
+        _line(60, ("Year ended December 31,", 300), ("% change", 480)),
+        _line(75, ("2022", 300), ("2021", 390), ("22 vs. 21", 480)),
+        _line(90, ("Income before income taxes", 41), ("$", 280), ("1,797", 300),
+              ("$", 370), ("2,426", 390), ("(26%)", 490)),
+        _line(105, ("Provision for income taxes", 41), ("(411)", 298), ("(491)", 388),
+              ("16%", 495)),
+        _line(120, ("Effective tax rate", 41), ("23%", 306), ("20%", 396)),
+    )  # fmt: skip
+
+
+def test_a_change_column_heads_itself_and_its_percentages_are_no_periods() -> None:
+    """A "% change" header spanned the year column beside it ("change FY2021", the whole
+    table in %), and a percentage cell ("23%", "(26%)") was no number at all, so a 10-K's
+    effective tax rate was never a fact."""
+    tables, _ = find_tables(_results_page(), ReadContext(year_end="12-31", fiscal_year=2022))
+
+    assert len(tables) == 1
+    columns = tables[0].columns
+    assert [c.cell for c in columns[:2]] == ["FY2022 (31 Dec 2022)", "FY2021 (31 Dec 2021)"]
+    assert "FY" not in columns[2].cell and "%" not in columns[0].unit + columns[1].unit
+    rate = next(r for r in tables[0].rows if r.label == "Effective tax rate")
+    assert rate.values[:2] == ["23%", "20%"]
+    income = next(r for r in tables[0].rows if r.label == "Income before income taxes")
+    assert income.values == ["1,797", "2,426", "(26%)"]
+
+
+def test_percentage_cells_are_read_with_their_unit() -> None:
+    """Quiet on a plain number; "22.9%" and "(26%)" are percentages, not text."""
+    from domain.figures import cell_unit, parse_number
+
+    assert parse_number("22.9%") == (22.9, "22.9%", 1)
+    assert parse_number("(26%)") == (-26.0, "(26%)", 0)
+    assert parse_number("1,797") == (1797.0, "1,797", 0)
+    assert cell_unit("US$M", "Effective tax rate", "22.9%") == "%"
+    assert cell_unit("US$M", "Income before income taxes", "1,797") == "US$M"
