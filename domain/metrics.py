@@ -533,6 +533,11 @@ def metric_of_row_label(label: str) -> str | None:
     if not mentions:
         return None
     metric = mentions[0]
+    if metric == "net_debt" and not re.search(r"\bnet\s+\(?(?:debt|cash|borrowings)\b", text):
+        # A question's "debt" means net debt ("how much debt does BHP carry?"); a row is
+        # net debt only when it says so: "Debt with subsidiaries and affiliates", "Total
+        # debt", "Long-term debt" are gross borrowings, not net of cash.
+        return None
     money = metric in ("revenue", "underlying_revenue", "net_profit", "underlying_profit")
     if money and _SEGMENT_WORDS.search(text) and not _TOTAL_WORDS.search(text):
         return None

@@ -4,7 +4,7 @@ the report's terms (firing), and a question written plainly is left exactly as i
 
 import pytest
 
-from domain.metrics import correct_metric_words, read_metric_words
+from domain.metrics import correct_metric_words, metric_of_row_label, read_metric_words
 from domain.question import extract_slots
 from tests.answers.cases import CASES
 
@@ -61,3 +61,20 @@ def test_a_common_english_word_is_never_read_as_a_slip(text: str) -> None:
 )
 def test_a_slip_no_dictionary_word_spells_is_still_read(typed: str, meant: str) -> None:
     assert read_metric_words(typed) == meant
+
+
+@pytest.mark.parametrize(
+    ("label", "metric"),
+    [
+        ("Net debt", "net_debt"),
+        ("Net (debt)/cash", "net_debt"),
+        ("Net cash/(debt)", "net_debt"),
+        ("Debt with subsidiaries and affiliates", None),
+        ("Total debt", None),
+        ("Long-term debt, net of current portion", None),
+    ],
+)
+def test_a_row_is_net_debt_only_when_it_says_net(label: str, metric: str | None) -> None:
+    # American Express's 10-K row "Debt with subsidiaries and affiliates", nil, was shown
+    # at high confidence as its net debt of US$0 billion.
+    assert metric_of_row_label(label) == metric

@@ -1,6 +1,8 @@
 """The relevance control (`domain.relevance.check_relevance`), on the sample corpus: it
 fires on answers about something else and is quiet on answers to the question."""
 
+from backends.embeddings import LocalEmbedder, similarity_of
+from domain.models import ChunkText
 from domain.relevance import check_relevance
 from tests.unit.corpus_chunks import report
 from workflows.rules.relevance import OFF_POINT_LEAD, relevance_verdict
@@ -226,3 +228,32 @@ def test_a_quote_of_the_parts_common_words_does_not_answer_what_the_evidence_nev
     # Quiet: a question whose words the evidence uses is answered by the same quote.
     question = "Are Fortescue's rail systems exposed to cyber threats?"
     assert check_relevance(question, said, fmg).addressed
+
+
+def _note(text: str) -> list[ChunkText]:
+    return [
+        ChunkText(
+            chunk_id="n1", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=26,
+            section="Provision for Income Taxes", text=f"[header]\n{text}", is_table=False,
+            unit=None,
+        )
+    ]  # fmt: skip
+
+
+def test_a_figure_of_the_thing_a_sentence_compares_with_does_not_answer_its_subject(
+    embedder: LocalEmbedder,
+) -> None:
+    """A 10-K's "the effective tax rate differed from the U.S. statutory rate of 21%": the
+    21% is the statutory rate's; read by its whole sentence it answered "effective tax
+    rate" and was shown at high confidence. Quiet on a sentence that gives the rate."""
+    question = "What was BHP's effective tax rate in FY2024?"
+    compared = _note(
+        "For the year ended June 30, 2024, the effective tax rate differed from the U.S. "
+        "statutory rate of 21% primarily due to tax credits."
+    )
+    answer = "BHP Group's U.S. statutory rate for FY2024 was 21% [1]."
+    similarity = similarity_of(embedder)  # the sentence's meaning is the effective rate's
+    assert not check_relevance(question, answer, compared, similarity=similarity).addressed
+    stated = _note("For the year ended June 30, 2024, the effective tax rate was 23%.")
+    answer = "BHP Group's effective tax rate for FY2024 was 23% [1]."
+    assert check_relevance(question, answer, stated, similarity=similarity).addressed
