@@ -24,6 +24,7 @@ from difflib import SequenceMatcher
 from typing import Literal
 
 from domain.analyst import AnalystQuestion, analyst_path, asked_part
+from domain.choices import read_choice
 from domain.companies import find_companies, without_companies
 from domain.facts import report_facts
 from domain.figures import Fact
@@ -324,7 +325,10 @@ def check_relevance(
     question = asked_part(question)  # what it asks, not how to answer nor its definitions
     if asks_overview(question):
         return Relevance(items=[], addressed=True, off_point=False)
-    parts = focus_parts(question)
+    choice = read_choice(question)
+    # A question listing its options ("Among operations, investing and financing
+    # activities, which ...") asks for each of them, told apart by its own words.
+    parts = [choice.focus(o) for o in choice.options] if choice else focus_parts(question)
     narrative = asks_narrative(question)
     topic = asks_topic(question)  # a topic: a quoted sentence or a figure answers it
     when = bool(ASKS_WHEN.search(question))

@@ -22,6 +22,7 @@ from activities.contracts import (
 )
 from backends.embeddings import Embedder, similarity_of
 from backends.engines import offline_analyst as analyst
+from domain.choices import Choice, read_choice
 from domain.companies import (
     calendar_note,
     calendars,
@@ -62,7 +63,9 @@ from domain.measures import (
     narrowed_metrics,
     open_parts,
     read_focus,
+    related,
     search_words,
+    terms,
     written_acronyms,
 )
 from domain.memory import MemoryNote, merge_summary
@@ -622,6 +625,10 @@ class OfflineEngine:
         asked = slots.companies or list(companies())
         metrics = requested_metrics(slots, question)
         years = answer_years(slots, question)
+        if len(asked) == 1 and (choice := read_choice(question)) is not None:
+            opened = _OpenAnswers(sources, self.similarity(), requested_scale(question))
+            if (chosen_draft := opened.choice(choice, asked[0], years)) is not None:
+                return chosen_draft
         facts: list[_Sourced] = []
         for n, chunk in enumerate(sources, start=1):
             facts.extend(_Sourced(f, n) for f in extract_facts(chunk))
@@ -1207,6 +1214,58 @@ class _OpenAnswers:
             else:
                 lines.extend(self._closest(part, ticker, years))
         return lines, gaps
+
+    def choice(self, choice: Choice, ticker: str, years: list[int]) -> Draft | None:
+        """Which of the options a question lists is highest or lowest, said first, then
+        each option's figure cited; None when fewer than two of them have a figure of one
+        kind in a year (the usual reading then answers what it can)."""
+        paragraphs: list[str] = []
+        gaps: list[NotFound] = []
+        for year in years:
+            picks = [(o, self._option(choice, o, ticker, year)) for o in choice.options]
+            found = [(o, p) for o, p in picks if p is not None]
+            if len({id(p.fact) for _, p in found}) < 2:
+                continue
+            try:
+                based = [(o, p, to_base(p.fact.value, p.fact.unit)) for o, p in found]
+            except IncompatibleUnits:
+                continue
+            if len({q.base for _, _, q in based}) > 1:
+                continue  # figures of different kinds rank nothing
+            ranked = [(o, p) for o, p, _ in sorted(based, key=lambda opq: opq[2].value)]
+            missing = [o for o, p in picks if p is None]
+            lines = []
+            if not missing:
+                top, pick = ranked[-1] if choice.end == "highest" else ranked[0]
+                what = (
+                    f"had the {choice.end} {choice.measure}"
+                    if choice.measure
+                    else (f"was the {choice.end}")
+                )
+                lines.append(
+                    f"Of the {len(picks)} asked, {top} {what} for "
+                    f"{_name(ticker)} in {_year_phrase(ticker, year)}: "
+                    f"{value_text(pick.fact)} [{pick.n}]."
+                )
+            lines.extend(self._sentence(p, ticker, year) for _, p in found)
+            gaps.extend(NotFound(company=ticker, fiscal_year=year, metric=choice.phrase(o))
+                        for o in missing)  # fmt: skip
+            paragraphs.append(" ".join(lines))
+        if not paragraphs:
+            return None
+        text = "\n\n".join([*paragraphs, "\n".join(g.line() for g in gaps)]).strip()
+        return Draft(answer=text, not_found=gaps)
+
+    def _option(self, choice: Choice, option: str, ticker: str, year: int) -> Candidate | None:
+        """An option's figure: the best fact for it with its measure whose label says what
+        sets the option apart from the others ("operations", not the "investing" of a
+        row that answers "cash flow" as well)."""
+        own = choice.own_terms(option)
+        fit = [
+            c for c in self.candidates(read_focus(choice.phrase(option)))
+            if not own or any(related(t) & terms(c.fact.label) for t in own)
+        ]  # fmt: skip
+        return best(fit, ticker, year)
 
     def figure(self, part: Focus, ticker: str, year: int) -> str | None:
         pick = best(self.candidates(part), ticker, year)

@@ -164,6 +164,24 @@ async def test_short_forms_typed_in_a_chat_are_read_as_their_words(
     assert "= 0.16" in (defined.answer or "") and defined.confidence == "high", defined
 
 
+async def test_a_question_listing_its_options_is_answered_with_the_one_it_asks_for_first(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """"Among A, B and C, which was the highest?" was answered with whatever figure shared
+    a word of an option (Nike's "operating leases" for "operations"), or each listed with
+    no answer. The one asked for comes first, then each option's figure, cited."""
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        chosen = await t.ask(
+            "Among revenue, underlying EBITDA and capital expenditure, which was the "
+            "highest for BHP in FY2024?"
+        )
+    assert chosen.status == "answered" and chosen.confidence == "high", chosen
+    first = (chosen.answer or "").split(". ")[0]
+    assert "revenue was the highest" in first and "55,658" in first
+    assert "29,016" in (chosen.answer or "") and "9.27" in (chosen.answer or "")
+
+
 async def test_an_acronym_asked_finds_the_report_that_spells_it_out(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
