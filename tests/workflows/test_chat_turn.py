@@ -167,7 +167,7 @@ async def test_short_forms_typed_in_a_chat_are_read_as_their_words(
 async def test_a_question_listing_its_options_is_answered_with_the_one_it_asks_for_first(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
-    """"Among A, B and C, which was the highest?" was answered with whatever figure shared
+    """ "Among A, B and C, which was the highest?" was answered with whatever figure shared
     a word of an option (Nike's "operating leases" for "operations"), or each listed with
     no answer. The one asked for comes first, then each option's figure, cited."""
     async with turn_worker() as tq:
