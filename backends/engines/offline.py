@@ -706,7 +706,10 @@ class OfflineEngine:
         if parts:
             # Measures in the reports' own words: answered from the facts that match
             # them, else the reports' closest sentences or the exact not-found line.
-            opened = _OpenAnswers(sources, self.similarity(), composer.scale)
+            opened = _OpenAnswers(
+                sources, self.similarity(), composer.scale,
+                change=asks_change(question) or slots.intent == "change",
+            )  # fmt: skip
             for part in opened.joined(parts):
                 for ticker in asked:
                     lines, gaps = opened.answer(part, ticker, years)
@@ -1153,7 +1156,11 @@ class _OpenAnswers:
     closest sentences, and the exact not-found line for each year without a figure."""
 
     def __init__(
-        self, sources: list[ChunkText], similarity: Similarity | None, scale: str | None
+        self,
+        sources: list[ChunkText],
+        similarity: Similarity | None,
+        scale: str | None,
+        change: bool = False,
     ) -> None:
         self.sources = sources
         self.similarity = similarity
@@ -1163,6 +1170,8 @@ class _OpenAnswers:
         ]
         self.derived: list[Derived] = []
         self._matched: dict[str, list[Candidate]] = {}
+        self.change = change
+        """The question asks how its measures moved: a change line under the years."""
 
     def joined(self, parts: list[Focus]) -> list[Focus]:
         """Parts the reports name together taken as one ("employees and contractors",
@@ -1196,12 +1205,17 @@ class _OpenAnswers:
         # when a number names its kind: "Scope 3 emissions", not "emissions").
         named = [] if part.qualifiers else find_other_measures(part.text or part.phrase)
         measure = part.derived.name if part.derived else (named[0] if named else part.phrase)
+        picked: list[tuple[int, Candidate]] = []
         for year in years:
             line = self.figure(part, ticker, year)
             if line is None:
                 gaps.append(NotFound(company=ticker, fiscal_year=year, metric=measure))
             else:
                 lines.append(line)
+                if part.derived is None and (pick := best(self.candidates(part), ticker, year)):
+                    picked.append((year, pick))
+        if self.change and len(picked) >= 2:
+            lines.extend(self._change(ticker, picked))
         if gaps and not lines:
             near = closest(self.candidates(part), ticker, years)
             if near is not None:
@@ -1214,6 +1228,40 @@ class _OpenAnswers:
             else:
                 lines.extend(self._closest(part, ticker, years))
         return lines, gaps
+
+    def _change(self, ticker: str, picked: list[tuple[int, Candidate]]) -> list[str]:
+        """How a measure asked in the reports' own words moved between the years asked,
+        with its working: a rate in percentage points, an amount in percent."""
+        lines: list[str] = []
+        for (y1, old), (y2, new) in itertools.pairwise(picked):
+            a, b = old.fact, new.fact
+            if a.unit != b.unit or a.value == b.value:
+                continue
+            subject = f"{_possessive(ticker)} {phrase(b)}"
+            verb = "rose" if b.value > a.value else "fell"
+            if a.unit == "%":
+                points = b.value - a.value
+                # The points only as the working's result, which the numeric check
+                # recomputes from the two cited rates.
+                lines.append(
+                    f"{subject} {verb} from FY{y1} to FY{y2}: {value_text(b)} [{new.n}] − "
+                    f"{value_text(a)} [{old.n}] = {points:+.1f} percentage points."
+                )
+                self.derived.append(Derived(
+                    label=f"{_name(ticker)} {phrase(b)} change FY{y1}–FY{y2}",
+                    formula=f"{value_text(b)} − {value_text(a)} = {points:+.1f} points",
+                ))  # fmt: skip
+            elif a.value > 0 and b.value > 0 and unit_spec(a.unit).kind == "money":
+                pct = (b.value - a.value) / a.value * 100
+                lines.append(
+                    f"{subject} {verb} {abs(pct):.1f}% from FY{y1} to FY{y2}, from "
+                    f"{value_text(a)} [{old.n}] to {value_text(b)} [{new.n}]."
+                )
+                self.derived.append(Derived(
+                    label=f"{_name(ticker)} {phrase(b)} change FY{y1}–FY{y2}",
+                    formula=f"({value_text(b)} − {value_text(a)}) / {value_text(a)} = {pct:+.1f}%",
+                ))  # fmt: skip
+        return lines
 
     def choice(self, choice: Choice, ticker: str, years: list[int]) -> Draft | None:
         """Which of the options a question lists is highest or lowest, said first, then

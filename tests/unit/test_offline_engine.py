@@ -543,3 +543,42 @@ def test_the_sentence_closest_in_meaning_is_kept_and_quoted(embedder: LocalEmbed
     answer = asyncio.run(go(OfflineEngine(embedder)))
     assert "reorganised the company into two businesses" in answer
     assert "Following the restructure" in answer
+
+
+def _tax_note(company: str = "BHP") -> list[ChunkText]:
+    text = (
+        "[BHP Group · Annual Report 2024 · FY2024 · Income taxes · page 77]\n"
+        "| | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |\n|---|---|---|\n"
+        "| Statutory income tax rate | 30.0% | 30.0% |\n"
+        "| Effective tax rate | 21.6% | 24.6% |\n"
+    )
+    return [ChunkText(
+        chunk_id="tax", company=company, fiscal_year=2024, document="BHP_FY2024.md", page=77,
+        section="Income taxes", text=text, is_table=True, unit=None,
+    )]  # fmt: skip
+
+
+def test_a_rate_in_the_reports_words_asked_to_change_is_given_in_points_and_checked() -> None:
+    """ "How much has the effective tax rate changed between FY2023 and FY2024?" gave each
+    year's rate and no change: now the change in percentage points, with its working,
+    which the numeric check recomputes from the two cited rates."""
+    sources = _tax_note()
+    question = "How much has the effective tax rate of BHP changed between FY2023 and FY2024?"
+    draft = asyncio.run(
+        ENGINE.synthesize(question, asyncio.run(ENGINE.route(question)).slots, sources)
+    )
+    assert (
+        "effective tax rate fell from FY2023 to FY2024: 21.6% [1] − 24.6% [1] = -3.0 percentage "
+        "points" in draft.answer
+    ), draft.answer
+    report = check_numbers(draft.answer, sources, question=question)
+    assert report.unsupported == [], report
+
+
+def test_quiet_no_change_line_when_the_question_asks_one_year() -> None:
+    sources = _tax_note()
+    question = "What was BHP's effective tax rate in FY2024?"
+    draft = asyncio.run(
+        ENGINE.synthesize(question, asyncio.run(ENGINE.route(question)).slots, sources)
+    )
+    assert "21.6%" in draft.answer and "percentage points" not in draft.answer
