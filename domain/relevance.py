@@ -97,6 +97,19 @@ def _tells_apart(part: Focus, fact: Fact, vocabulary: frozenset[str]) -> bool:
     return False
 
 
+def _unheard(part: Focus, vocabulary: frozenset[str], semantic: float) -> bool:
+    """Whether the part asks for something the evidence never speaks of: a word of its
+    own ("retain" of "retain card members", "wages" of "wages expense") that no label,
+    row or sentence of the evidence uses, nor a synonym of it, while the figure's meaning
+    is not the part's either. A figure sharing the part's other words ("Card Member
+    receivables") is then another measure's. A part the vocabulary names (a metric) is
+    read by its metric, not by its words."""
+    if part.metrics or semantic >= ANSWERS:
+        return False
+    words = terms(part.derived.numerator) if part.derived is not None else part.terms
+    return any(not related(term) & vocabulary for term in words)
+
+
 def _answered_by_figure(
     part: Focus,
     sentences: list[str],
@@ -127,6 +140,7 @@ def _answered_by_figure(
             if (
                 candidate.score >= ANSWERS
                 and not _tells_apart(part, fact, vocabulary)
+                and not _unheard(part, vocabulary, candidate.semantic)
                 and (
                     not topic
                     or candidate.semantic >= ANSWERS

@@ -257,3 +257,30 @@ def test_a_figure_of_the_thing_a_sentence_compares_with_does_not_answer_its_subj
     stated = _note("For the year ended June 30, 2024, the effective tax rate was 23%.")
     answer = "BHP Group's effective tax rate for FY2024 was 23% [1]."
     assert check_relevance(question, answer, stated, similarity=similarity).addressed
+
+
+def _receivables() -> list[ChunkText]:
+    text = (
+        "[header]\n| | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |\n|---|---|---|\n"
+        "| Card Member receivables | 57,613 | 53,575 |\n| Card Member loans | 104,997 | 88,215 |\n"
+    )
+    return [
+        ChunkText(
+            chunk_id="r1", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=80,
+            section="Balance sheet", text=text, is_table=True, unit="US$M",
+        )
+    ]  # fmt: skip
+
+
+def test_a_figure_sharing_words_of_a_part_the_evidence_never_speaks_of_does_not_answer(
+    embedder: LocalEmbedder,
+) -> None:
+    """ "Was American Express able to retain card members?" was answered at high confidence
+    by its Card Member receivables: "retain" is nowhere in the evidence, and a figure of
+    the part's other words is another measure. Quiet when the part is the label's."""
+    similarity = similarity_of(embedder)
+    answer = "BHP Group's card Member receivables for FY2024 were US$57,613 million [1]."
+    retain = "Was BHP able to retain card members in FY2024?"
+    assert not check_relevance(retain, answer, _receivables(), similarity=similarity).addressed
+    asked = "What were BHP's card member receivables in FY2024?"
+    assert check_relevance(asked, answer, _receivables(), similarity=similarity).addressed
