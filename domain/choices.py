@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from domain.companies import find_companies, without_companies
 from domain.intent import superlative
-from domain.measures import Focus, content_words, terms
+from domain.measures import ACRONYM, Focus, content_words, terms
 from domain.years import mentioned_years
 
 _LISTED = re.compile(
@@ -60,7 +60,10 @@ class Choice:
         """What sets an option apart from the others ("oper" of "operations"): a figure
         answers it only when its label says so."""
         shared = frozenset.intersection(*(terms(self.phrase(o)) for o in self.options))
-        return terms(self.phrase(option)) - shared
+        # The words only: an acronym the phrase's initials spell ("OAC") is no word of it.
+        return frozenset(
+            t for t in terms(self.phrase(option)) - shared if not t.startswith(ACRONYM)
+        )
 
     def focus(self, option: str) -> Focus:
         """The option as a part of the question: answered by a figure of its own."""

@@ -76,7 +76,9 @@ def match(
     label_terms = [terms(label) for label in set(labels)]
     count = len(label_terms)
 
-    contexts = [f.context or f.label for f, _ in sourced]
+    # A sentence's figure is read by its own words: the clauses before its label name
+    # other things ("the effective tax rate differed from the U.S. statutory rate of 21%").
+    contexts = [own_words(f) if f.source == "prose" else (f.context or f.label) for f, _ in sourced]
     context_terms = frozenset().union(*(terms(c) for c in set(contexts)))
 
     def weight(term: str) -> float:
@@ -101,6 +103,10 @@ def match(
             f"{fact.label} {fact.context}"
         ):  # "Scope 3 emissions" asked, "Scope 1 and 2" printed: another measure
             score = min(score, ANSWERS - 0.1)
+        if _RATE_ASKED.search(focus.phrase) and _is_money(fact):
+            # "effective tax rate" asked, "$70 million" of a sentence naming the rate
+            # printed: an amount of money is not a rate, ratio or margin.
+            score = min(score, ANSWERS - 0.1)
         if focus.money and not _is_money(fact):
             # "how much did it bring in from selling its product" asked, shipments in Mt
             # printed: a quantity of another kind cannot be the amount asked.
@@ -117,6 +123,25 @@ def match(
         out.append(Candidate(fact, n, score, lexical, semantic))
     out.sort(key=lambda c: -c.score)
     return out
+
+
+def own_words(fact: Fact) -> str:
+    """What a fact's figure is said of: a table cell's label and row; a sentence's figure,
+    its label and the sentence from there on ("the U.S. statutory rate of 21% primarily
+    due to ..."), not the clauses before its label, which name other things ("the
+    effective tax rate differed from the U.S. statutory rate of 21%" does not give the
+    effective rate)."""
+    if fact.source != "prose" or not fact.context:
+        return f"{fact.label} {fact.context}"
+    at = fact.context.lower().find(fact.label.split(" … ")[0].lower())
+    return fact.context[at:] if at >= 0 else f"{fact.label} {fact.context}"
+
+
+_RATE_ASKED = re.compile(
+    r"\b(?:rates?|ratios?|margins?|percentages?|percent|yields?|multiples?|times)\s*$", re.I
+)
+"""A measure whose head word names a proportion (English words for kinds of quantity,
+as the money verbs are): an amount of money cannot be it."""
 
 
 def _is_money(fact: Fact) -> bool:

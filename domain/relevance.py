@@ -46,7 +46,7 @@ from domain.measures import (
     terms,
 )
 from domain.models import ChunkText, Relevance, RelevanceItem
-from domain.open_answers import ANSWERS, Similarity, match, shares_most
+from domain.open_answers import ANSWERS, Similarity, match, own_words, shares_most
 from domain.passages import ASKS_WHEN, TIME
 from domain.years import mentioned_years
 
@@ -72,24 +72,12 @@ def _fact_amount_matches(fact: Fact, sentence: str) -> bool:
     )
 
 
-def _own_words(fact: Fact) -> str:
-    """What a fact's figure is said of: a table cell's label and row; a sentence's figure,
-    its label and the sentence from there on ("the U.S. statutory rate of 21% primarily
-    due to ..."), not the clauses before its label, which name other things ("the
-    effective tax rate differed from the U.S. statutory rate of 21%" does not give the
-    effective rate)."""
-    if fact.source != "prose" or not fact.context:
-        return f"{fact.label} {fact.context}"
-    at = fact.context.lower().find(fact.label.split(" … ")[0].lower())
-    return fact.context[at:] if at >= 0 else f"{fact.label} {fact.context}"
-
-
 def _tells_apart(part: Focus, fact: Fact, vocabulary: frozenset[str]) -> bool:
     """Whether the part asks for something the stated fact is not: a word of the part
     ("first-half" in "first-half payout") that the evidence's `vocabulary` (the terms of
     every fact's label and row) uses but this fact's label and row do not. A word the
     evidence never uses tells nothing."""
-    own = terms(_own_words(fact))
+    own = terms(own_words(fact))
     for term in part.terms:
         family = related(term)
         if not family & own and family & vocabulary:

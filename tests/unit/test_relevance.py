@@ -284,3 +284,21 @@ def test_a_figure_sharing_words_of_a_part_the_evidence_never_speaks_of_does_not_
     assert not check_relevance(retain, answer, _receivables(), similarity=similarity).addressed
     asked = "What were BHP's card member receivables in FY2024?"
     assert check_relevance(asked, answer, _receivables(), similarity=similarity).addressed
+
+
+def test_an_amount_of_money_does_not_answer_a_rate() -> None:
+    """Corning's "The calculation of the effective tax rate excludes net income ... of $70
+    million" answered "effective tax rate" at high confidence. Quiet on the rate itself."""
+    question = "What was BHP's effective tax rate in FY2024?"
+    money = _note(
+        "The calculation of the effective tax rate excludes net income attributable to "
+        "non-controlling interest of US$70 million."
+    )
+    answer = (
+        "BHP Group's FY2024 report says: \"The calculation of the effective tax rate excludes "
+        'net income attributable to non-controlling interest of US$70 million." [1]'
+    )
+    assert not check_relevance(question, answer, money).addressed
+    stated = _note("For the year ended June 30, 2024, the effective tax rate was 23%.")
+    answer = "BHP Group's effective tax rate for FY2024 was 23% [1]."
+    assert check_relevance(question, answer, stated).addressed
