@@ -92,8 +92,8 @@ def _unheard(part: Focus, vocabulary: frozenset[str], semantic: float) -> bool:
     is not the part's either. A figure sharing the part's other words ("Card Member
     receivables") is then another measure's. A part the vocabulary names (a metric) is
     read by its metric, not by its words."""
-    if part.metrics or semantic >= ANSWERS:
-        return False
+    if (part.metrics and part.derived is None) or semantic >= ANSWERS:
+        return False  # (a share's metrics are its inputs: its numerator's words still ask)
     words = terms(part.derived.numerator) if part.derived is not None else part.terms
     return any(not related(term) & vocabulary for term in words)
 

@@ -302,3 +302,17 @@ def test_an_amount_of_money_does_not_answer_a_rate() -> None:
     stated = _note("For the year ended June 30, 2024, the effective tax rate was 23%.")
     answer = "BHP Group's effective tax rate for FY2024 was 23% [1]."
     assert check_relevance(question, answer, stated).addressed
+
+
+def test_a_share_of_a_measure_the_evidence_never_speaks_of_is_not_answered_by_another() -> None:
+    """Ulta's "wages expense as a percent of net sales" was answered at high confidence by
+    its SG&A share: no figure of the evidence is wages. Quiet on a share it does print."""
+    sources = _note("Selling, general and administrative expenses were 23.6% of net sales.")
+    answer = "BHP Group's SG&A expenses as a share of net sales for FY2024 were 23.6% [1]."
+    wages = "Did BHP's wages expense as a percent of net sales increase in FY2024?"
+    assert not check_relevance(wages, answer, sources).addressed
+    sga = (
+        "What were BHP's selling, general and administrative expenses as a percent of net "
+        "sales in FY2024?"
+    )
+    assert check_relevance(sga, answer, sources).addressed
