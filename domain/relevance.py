@@ -37,6 +37,7 @@ from domain.grounding import (
 )
 from domain.intent import asks_narrative
 from domain.measures import (
+    ACRONYM,
     Focus,
     asks_overview,
     asks_topic,
@@ -95,6 +96,8 @@ def _unheard(part: Focus, vocabulary: frozenset[str], semantic: float) -> bool:
     if (part.metrics and part.derived is None) or semantic >= ANSWERS:
         return False  # (a share's metrics are its inputs: its numerator's words still ask)
     words = terms(part.derived.numerator) if part.derived is not None else part.terms
+    # A word written as an acronym ("AIFR") is heard when a label's initials spell it.
+    words = frozenset(t for t in words if ACRONYM + t not in words)
     return any(not related(term) & vocabulary for term in words)
 
 
