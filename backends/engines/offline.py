@@ -1243,24 +1243,24 @@ class _OpenAnswers:
                 points = b.value - a.value
                 # The points only as the working's result, which the numeric check
                 # recomputes from the two cited rates.
-                lines.append(
+                line = (
                     f"{subject} {verb} from FY{y1} to FY{y2}: {value_text(b)} [{new.n}] − "
                     f"{value_text(a)} [{old.n}] = {points:+.1f} percentage points."
                 )
-                self.derived.append(Derived(
-                    label=f"{_name(ticker)} {phrase(b)} change FY{y1}–FY{y2}",
-                    formula=f"{value_text(b)} − {value_text(a)} = {points:+.1f} points",
-                ))  # fmt: skip
+                formula = f"{value_text(b)} − {value_text(a)} = {points:+.1f} points"
             elif a.value > 0 and b.value > 0 and unit_spec(a.unit).kind == "money":
                 pct = (b.value - a.value) / a.value * 100
-                lines.append(
+                line = (
                     f"{subject} {verb} {abs(pct):.1f}% from FY{y1} to FY{y2}, from "
                     f"{value_text(a)} [{old.n}] to {value_text(b)} [{new.n}]."
                 )
-                self.derived.append(Derived(
-                    label=f"{_name(ticker)} {phrase(b)} change FY{y1}–FY{y2}",
-                    formula=f"({value_text(b)} − {value_text(a)}) / {value_text(a)} = {pct:+.1f}%",
-                ))  # fmt: skip
+                formula = f"({value_text(b)} − {value_text(a)}) / {value_text(a)} = {pct:+.1f}%"
+            else:
+                continue
+            lines.append(line)
+            self.derived.append(
+                Derived(label=f"{_name(ticker)} {phrase(b)} change FY{y1}–FY{y2}", formula=formula)
+            )
         return lines
 
     def choice(self, choice: Choice, ticker: str, years: list[int]) -> Draft | None:

@@ -582,3 +582,20 @@ def test_quiet_no_change_line_when_the_question_asks_one_year() -> None:
         ENGINE.synthesize(question, asyncio.run(ENGINE.route(question)).slots, sources)
     )
     assert "21.6%" in draft.answer and "percentage points" not in draft.answer
+
+
+def test_an_amount_in_the_reports_words_asked_to_change_is_given_in_percent_and_checked() -> None:
+    text = (
+        "[BHP Group · Annual Report 2024 · FY2024 · Cash flow · page 80]\n"
+        "| US$M | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |\n|---|---|---|\n"
+        "| Exploration and evaluation spend | 1,200 | 1,000 |\n"
+    )
+    sources = [ChunkText(
+        chunk_id="ee", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=80,
+        section="Cash flow", text=text, is_table=True, unit="US$M",
+    )]  # fmt: skip
+    question = "How did BHP's exploration and evaluation spend change from FY2023 to FY2024?"
+    slots = asyncio.run(ENGINE.route(question)).slots
+    draft = asyncio.run(ENGINE.synthesize(question, slots, sources))
+    assert "rose 20.0% from FY2023 to FY2024" in draft.answer, draft.answer
+    assert check_numbers(draft.answer, sources, question=question).unsupported == []
