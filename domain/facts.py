@@ -40,7 +40,7 @@ from domain.grounding import (
 from domain.metrics import metric_of_row_label
 from domain.models import ChunkText
 
-EXTRACTOR_VERSION = 3
+EXTRACTOR_VERSION = 4
 """Bumped when the reading changes: stored facts of an older version are rebuilt."""
 
 _HEADER_LINE = re.compile(r"^\[.*\]$")
@@ -318,7 +318,8 @@ def prose_facts(chunk: ChunkText, prose: str) -> list[Fact]:
             continue
         bindings = bind_amounts(sentence, amounts, follow=False)
         clauses = figure_clauses(sentence, amounts)
-        units_end = 0
+        units_end = listed_end = 0
+        facts_here: list[Fact] = []
         seen: list[tuple[float, str]] = []
         taken: list[tuple[int, int]] = []
         for amount, bound, (lead, tail) in zip(amounts, bindings, clauses, strict=True):
@@ -345,6 +346,12 @@ def prose_facts(chunk: ChunkText, prose: str) -> list[Fact]:
             if year is None:
                 continue  # a figure stated for a range of years is no one year's
             label = _label(sentence, lead, amount, unit, unit_end)
+            gap = sentence[listed_end : _written_start(amount, sentence)]
+            if facts_here and _LISTED.fullmatch(gap):
+                # "21.6 percent and 24.6 percent for 2022 and 2021, respectively", "X in
+                # 2022 and Y in 2021": a figure listed after another is of the same thing.
+                label = facts_here[-1].label
+            listed_end = unit_end
             value = -amount.value if amount.negative else amount.value
             facts.append(
                 Fact(
@@ -356,8 +363,18 @@ def prose_facts(chunk: ChunkText, prose: str) -> list[Fact]:
                     context=sentence, source="prose",
                 )
             )  # fmt: skip
+            facts_here.append(facts[-1])
         facts.extend(_small_counts(chunk, sentence, taken))
     return facts
+
+
+_LISTED = re.compile(
+    r"\s*(?:(?:in|for|during|at|of)\s+)?(?:(?:FY|CY)\s?)?(?:(?:19|20)\d{2})?\s*"
+    r"(?:,\s*(?:and|or)?|and|or)\s*",
+    re.IGNORECASE,
+)
+"""What may stand between two listed figures of one thing: a separator, after the first's
+own year ("X in 2022 and Y", "X, Y and Z")."""
 
 
 _SMALL_COUNT = re.compile(

@@ -228,3 +228,25 @@ def test_a_bare_dollar_amount_is_in_the_companys_reporting_currency() -> None:
     with pinned([zzz]):
         (fact,) = report_facts(_chunk("A net benefit of US$62 million due to tax credits."))
     assert unit_spec(fact.unit).currency == "US$"
+
+
+def test_figures_listed_after_another_are_of_the_same_thing() -> None:
+    """Words no code names: "A percent and B percent for 2026 and 2025, respectively", "X in
+    2026 and Y in 2025", "X, Y and Z": each listed figure keeps the first one's label."""
+    text = (
+        "The royalty burden was 4.2 percent and 3.9 percent for 2026 and 2025, respectively. "
+        "Tailings reprocessed were 12.5 Mt in FY2026 and 11.0 Mt in FY2025. "
+        "Hedging reserves of $1.5 billion, $1.2 billion and $0.9 billion for 2026, 2025 and "
+        "2024, respectively, are included."
+    )
+    facts = {(f.value, f.fiscal_year): f.label.lower() for f in report_facts(_chunk(text))}
+    assert facts[(3.9, 2025)] == facts[(4.2, 2026)] == "royalty burden"
+    assert "tailings reprocessed" in facts[(11.0, 2025)] == facts[(12.5, 2026)]
+    assert facts[(0.9, 2024)] == facts[(1.2, 2025)] == facts[(1.5, 2026)]
+    assert "hedging reserves" in facts[(0.9, 2024)]
+
+
+def test_a_figure_with_words_of_its_own_keeps_its_own_label() -> None:
+    text = "Revenue rose to $5.1 billion and operating costs to $3.2 billion in FY2026."
+    labels = {f.value: f.label.lower() for f in report_facts(_chunk(text))}
+    assert "revenue" in labels[5.1] and "costs" in labels[3.2] and "revenue" not in labels[3.2]
