@@ -25,6 +25,7 @@ from domain.figures import (
     Fact,
     cell_fact,
     open_unit,
+    share_base,
     table_cells,
     unit_key,
     unit_words,
@@ -40,7 +41,7 @@ from domain.grounding import (
 from domain.metrics import metric_of_row_label
 from domain.models import ChunkText
 
-EXTRACTOR_VERSION = 4
+EXTRACTOR_VERSION = 5
 """Bumped when the reading changes: stored facts of an older version are rebuilt."""
 
 _HEADER_LINE = re.compile(r"^\[.*\]$")
@@ -154,7 +155,10 @@ def table_facts(chunk: ChunkText, text: str | None = None) -> list[Fact]:
                 chunk,
                 cell,
                 unit,
-                metric_of_row_label(cell.label),
+                # A share of a base ("as a percentage of net sales") is no measure's amount.
+                None
+                if share_base(cell.header) or share_base(cell.label)
+                else metric_of_row_label(cell.label),
                 context=f"{context} | {cell.header}: {cell.raw}",
             )
         )

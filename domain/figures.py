@@ -265,6 +265,22 @@ _SHARE_COUNT = re.compile(
     re.IGNORECASE,
 )
 _SCALE_WORD = {0.001: "thousand", 1.0: "million", 1000.0: "billion"}
+_SHARE_END = r"(?=\s+(?:FY|\d)|\s*\)?\s*$)"
+SHARE_HEADER = re.compile(
+    rf"(?:\bpercent(?:age)?|%)\s*(?:of|to)\s+(?P<base>[A-Za-z][A-Za-z ]*?){_SHARE_END}"
+    rf"|\bas\s+an?\s+(?:percent(?:age)?|%)\s+of\s+(?P<base2>[A-Za-z][A-Za-z ]*?){_SHARE_END}",
+    re.IGNORECASE,
+)
+"""A column of each row's share of a base, printed beside an amount column ("Percent to
+Sales", "% of net sales"): its cells are percentages of that base."""
+
+
+def share_base(header: str) -> str | None:
+    """The base a share column's header names ("net sales"), or None."""
+    match = SHARE_HEADER.search(header)
+    if match is None:
+        return None
+    return (match.group("base") or match.group("base2")).strip().lower()
 
 
 def cell_unit(table_unit: str | None, label: str, raw: str = "", section: str = "") -> str | None:
@@ -374,10 +390,14 @@ def table_cells(text: str, chunk_unit: str | None = None) -> list[Cell]:
                     continue
                 value, raw, decimals = parsed
                 own = row_period(period, label, header[i]) or between.get(number)
+                unit = cell_unit(table_unit, label, raw, section)
+                base = share_base(header[i])
+                if base is not None:  # "Net earnings" under "Percent to Sales": a share
+                    unit, named_here = "%", f"{named} as a percent of {base}"
                 cells.append(
                     Cell(
-                        label=named, section=section, header=header[i], period=own,
-                        unit=cell_unit(table_unit, label, raw, section), value=value, raw=raw,
+                        label=named if base is None else named_here, section=section,
+                        header=header[i], period=own, unit=unit, value=value, raw=raw,
                         decimals=decimals, table_unit=header[0],
                     )
                 )  # fmt: skip

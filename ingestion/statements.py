@@ -33,6 +33,7 @@ import statistics
 from dataclasses import dataclass, field
 from datetime import date
 
+from domain.figures import SHARE_HEADER
 from domain.periods import fiscal_year_of, period_cell
 from ingestion.layout import CURRENCY_MARK, DASH, NOTE_REF, Line, Word, is_number, phrases
 
@@ -241,6 +242,11 @@ def _value_words(line: Line, left: float) -> tuple[list[Word], list[Word]]:
         if not is_number(word.text):
             break
         values.insert(0, words.pop())
+    if len(words) >= 3 and is_number(words[-1].text) and CURRENCY_MARK.match(words[-2].text):
+        # "Sales to customers  $ 25,530  100.0  24,020": a number after a sign standing alone
+        # opens the row's figures, though a year centred over two columns sets `left` past it.
+        values.insert(0, words.pop())
+        words.pop()
     return words, values
 
 
@@ -553,6 +559,9 @@ def _read_region(
         for column in columns:
             if not column.note:
                 column.unit = stated
+    # A column's figures begin where its widest one does: a number there is a cell, though
+    # a year centred over two columns set `limit` to its right ("Cost of products 8,212").
+    limit = min(limit, min(c.left for c in columns) - 2)
     rows = _rows(lines, region, columns, limit)
     if not any(any(r.values) for r in rows):
         return None
@@ -739,22 +748,30 @@ def _periods(columns: list[Column], caption: str, ctx: ReadContext, side: str = 
     caption_months = _months(caption)
     instant = bool(_AT_DATE.search(caption))
     any_period = False
-    for column in columns:
+    beside: tuple[int, date | None, int | None, bool] | None = None
+    texts = _paired_years([" ".join(c.header) for c in columns])
+    for column, text in zip(columns, texts, strict=True):
         if column.note:
             column.cell = "Note"
             continue
-        text = " ".join(column.header)
         column.unit = _unit_of(text, ctx.currency) if _has_unit(text) else ""
         if _CHANGE_MARK.search(text):
             column.cell = _plain(text)  # a change between periods is no period's figure
+            beside = None
             continue
         years = [int(y) for y in _YEAR.findall(text)]
         if not years:
             short = [m.group(1) for w in text.split() if (m := _FY_SHORT.match(w))]
             years = [2000 + int(y) for y in short]
+        share = SHARE_HEADER.search(text)
+        if not years and beside is not None and share:
+            # "Amount | Percent to Sales" under one year: the share is of the amount's period.
+            column.cell = period_cell(*beside[:3], _plain(share.group(0)), beside[3])
+            continue
         if not years:
             plain = _plain(text)
             column.cell = f"{side}: {plain}" if side and plain else plain
+            beside = None
             continue
         year = years[-1]
         own = _month_day(text)
@@ -773,10 +790,23 @@ def _periods(columns: list[Column], caption: str, ctx: ReadContext, side: str = 
         else:
             fy = year
         restated = bool(re.search(r"restated|re-presented", text, re.I))
-        group = _group(text) or side
+        group = _plain(share.group(0)) if share else _group(text) or side
         column.cell = period_cell(fy, end, months, group, restated)
+        beside = (fy, end, months, restated)
         any_period = True
     return any_period
+
+
+def _paired_years(texts: list[str]) -> list[str]:
+    """Headers with a year centred over an amount and its share column ("2023" over "Amount
+    Percent to Sales") given to both: the one it fell nearer holds it, the other none."""
+    out = list(texts)
+    for k, (text, after) in enumerate(itertools.pairwise(texts)):
+        if _YEAR.search(text) or SHARE_HEADER.search(text) or _CHANGE_MARK.search(text):
+            continue
+        if SHARE_HEADER.search(after) and (years := [m.group(0) for m in _YEAR.finditer(after)]):
+            out[k] = f"{text} {' '.join(years)}"
+    return out
 
 
 def _within_year(day: date, ctx: ReadContext) -> bool:

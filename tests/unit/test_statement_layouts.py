@@ -103,3 +103,51 @@ def test_percentage_cells_are_read_with_their_unit() -> None:
     assert parse_number("1,797") == (1797.0, "1,797", 0)
     assert cell_unit("US$M", "Effective tax rate", "22.9%") == "%"
     assert cell_unit("US$M", "Income before income taxes", "1,797") == "US$M"
+
+
+def _common_size_page() -> list[Line]:
+    """An income statement with a share column beside each amount ("Amount  Percent to
+    Sales" under one year, centred over the pair), the first figure of a row set after a
+    "$" standing alone, and an increase column."""
+    return _page(
+        _line(40, ("Condensed Consolidated Statement of Earnings", 41)),
+        _line(55, ("(in Millions)", 41), ("SECOND QUARTER", 330)),
+        _line(70, ("2023", 262), ("2022", 392), ("Percent", 470)),
+        _line(85, ("Percent", 282), ("Percent", 412), ("Increase", 470)),
+        _line(100, ("Amount", 220), ("to Sales", 282), ("Amount", 350), ("to Sales", 412),
+               ("(Decrease)", 470)),
+        _line(115, ("Sales to customers", 41), ("$", 205), ("25,530", 221), ("100.0", 290),
+               ("$", 335), ("24,020", 351), ("100.0", 420), ("6.3", 487)),
+        _line(130, ("Cost of products sold", 41), ("8,212", 226), ("32.2", 295),
+               ("7,919", 356), ("33.0", 425), ("3.7", 487)),
+        _line(145, ("Other (income) expense, net", 41), ("(60)", 231), ("(0.2)", 290),
+               ("273", 361), ("1.1", 425)),
+        _line(160, ("Net earnings", 41), ("$", 205), ("5,144", 226), ("20.1", 295),
+               ("$", 335), ("4,814", 356), ("20.0", 425), ("6.9", 487)),
+    )  # fmt: skip
+
+
+def test_a_share_column_beside_an_amount_is_a_percentage_of_its_period() -> None:
+    """The year centred over "Amount  Percent to Sales" set the labels' end past the amount
+    column, so "Cost of products sold 8,212" was a label and the share column no period's;
+    J&J's quarter share of net earnings (20.1%) could not be read."""
+    from domain.facts import report_facts
+    from domain.models import ChunkText
+
+    tables, _ = find_tables(_common_size_page(), ReadContext(year_end="12-31", fiscal_year=2023))
+    assert len(tables) == 1
+    rows = {r.label: r.values for r in tables[0].rows}
+    assert rows["Cost of products sold"][:4] == ["8,212", "32.2", "7,919", "33.0"]
+    assert rows["Sales to customers"][0] == "25,530" and rows["Net earnings"][1] == "20.1"
+    chunk = ChunkText(
+        chunk_id="c", company="ZZZ", fiscal_year=2023, page=10, document="d", section="",
+        is_table=True, unit="US$M", text="\n\n".join(tables[0].markdown()),
+    )  # fmt: skip
+    facts = {(f.label, f.fiscal_year, f.unit): f for f in report_facts(chunk)}
+    share = facts[("Net earnings as a percent of sales", 2023, "%")]
+    assert share.value == 20.1 and share.metric is None
+    assert facts[("Net earnings as a percent of sales", 2022, "%")].value == 20.0
+    # Quiet: the amounts keep their label, unit and metric.
+    earnings = facts[("Net earnings", 2023, "us$m")]
+    assert earnings.value == 5144 and earnings.metric == "net_profit"
+    assert not any(f.value == 6.9 for f in facts.values())  # the increase is no period's
