@@ -41,7 +41,7 @@ from domain.grounding import (
 from domain.metrics import metric_of_row_label
 from domain.models import ChunkText
 
-EXTRACTOR_VERSION = 5
+EXTRACTOR_VERSION = 6
 """Bumped when the reading changes: stored facts of an older version are rebuilt."""
 
 _HEADER_LINE = re.compile(r"^\[.*\]$")
@@ -155,9 +155,10 @@ def table_facts(chunk: ChunkText, text: str | None = None) -> list[Fact]:
                 chunk,
                 cell,
                 unit,
-                # A share of a base ("as a percentage of net sales") is no measure's amount.
+                # A share of a base ("as a percentage of net sales", a "%" cell) is no
+                # amount of a measure the vocabulary names (each is money or a quantity).
                 None
-                if share_base(cell.header) or share_base(cell.label)
+                if share_base(cell.header) or share_base(cell.label) or unit == "%"
                 else metric_of_row_label(cell.label),
                 context=f"{context} | {cell.header}: {cell.raw}",
             )
@@ -362,7 +363,8 @@ def prose_facts(chunk: ChunkText, prose: str) -> list[Fact]:
                     chunk_id=chunk.chunk_id, company=chunk.company, document=chunk.document,
                     page=chunk.page, report_fiscal_year=chunk.fiscal_year, fiscal_year=year,
                     restated=bool(re.search(r"\brestat\w*", clause, re.IGNORECASE)),
-                    label=label[:1].upper() + label[1:], metric=bound.metric,
+                    label=label[:1].upper() + label[1:],
+                    metric=None if unit == "%" else bound.metric,  # a share is no amount
                     value=value, raw=written.strip(), unit=unit, decimals=amount.decimals,
                     context=sentence, source="prose",
                 )

@@ -503,7 +503,8 @@ _SEGMENT_WORDS = re.compile(
     r"\b(?:iron\s+ore|copper|coal|nickel|potash|gold|alumini?um|alumina|zinc|manganese|"
     r"lithium|silver|lead|segment|division)\b"
 )
-_TOTAL_WORDS = re.compile(r"\b(?:total|group|consolidated|continuing)\b")
+TOTAL_WORDS = re.compile(r"\b(?:total|group|consolidated|continuing)\b")
+"""Words that name the whole of a measure, not a part of it."""
 
 
 def metric_of_row_label(label: str) -> str | None:
@@ -539,6 +540,6 @@ def metric_of_row_label(label: str) -> str | None:
         # debt", "Long-term debt" are gross borrowings, not net of cash.
         return None
     money = metric in ("revenue", "underlying_revenue", "net_profit", "underlying_profit")
-    if money and _SEGMENT_WORDS.search(text) and not _TOTAL_WORDS.search(text):
+    if money and _SEGMENT_WORDS.search(text) and not TOTAL_WORDS.search(text):
         return None
     return metric

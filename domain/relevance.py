@@ -46,6 +46,7 @@ from domain.measures import (
     related,
     terms,
 )
+from domain.metrics import TOTAL_WORDS, metric_mentions
 from domain.models import ChunkText, Relevance, RelevanceItem
 from domain.open_answers import ANSWERS, Similarity, match, own_words, shares_most
 from domain.passages import ASKS_WHEN, TIME
@@ -93,12 +94,32 @@ def _unheard(part: Focus, vocabulary: frozenset[str], semantic: float) -> bool:
     is not the part's either. A figure sharing the part's other words ("Card Member
     receivables") is then another measure's. A part the vocabulary names (a metric) is
     read by its metric, not by its words."""
-    if (part.metrics and part.derived is None) or semantic >= ANSWERS:
+    if part.metrics and part.derived is None:
+        # Its metric's words are read by the metric ("sales" for revenue); a word that
+        # narrows it ("international" of "international sales", "wages" is none) still
+        # asks, and a figure of the whole measure is not it, however close its meaning.
+        return any(not related(term) & vocabulary for term in _qualifiers(part))
+    if semantic >= ANSWERS:
         return False  # (a share's metrics are its inputs: its numerator's words still ask)
     words = terms(part.derived.numerator) if part.derived is not None else part.terms
     # A word written as an acronym ("AIFR") is heard when a label's initials spell it.
     words = frozenset(t for t in words if ACRONYM + t not in words)
     return any(not related(term) & vocabulary for term in words)
+
+
+def _qualifiers(part: Focus) -> frozenset[str]:
+    """The words set right before a metric's name in the question that narrow it
+    ("international" of "international sales", "total" of "total revenue"): up to two,
+    back to a function word, a possessive or a company ("did it spend on capex": none)."""
+    text = without_companies(part.text or part.phrase)
+    found: set[str] = set()
+    for start, _, _ in metric_mentions(text):
+        for word in reversed(re.findall(r"[\w'’&-]+|[^\w\s]", text[:start])[-2:]):
+            if word.endswith(("'s", "’s")) or not terms(word):
+                break
+            if not TOTAL_WORDS.fullmatch(word.lower()):  # "total revenue" is all of it
+                found |= terms(word)
+    return frozenset(found) & part.terms
 
 
 def _answered_by_figure(

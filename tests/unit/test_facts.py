@@ -250,3 +250,20 @@ def test_a_figure_with_words_of_its_own_keeps_its_own_label() -> None:
     text = "Revenue rose to $5.1 billion and operating costs to $3.2 billion in FY2026."
     labels = {f.value: f.label.lower() for f in report_facts(_chunk(text))}
     assert "revenue" in labels[5.1] and "costs" in labels[3.2] and "revenue" not in labels[3.2]
+
+
+def test_a_percentage_is_no_amount_of_a_measure_the_vocabulary_names() -> None:
+    """Ulta's "of net sales, SG&A expenses decreased to 23.6%" was a fact of revenue, so a
+    share of sales gained the revenue metric's weight when "wages expense as a percent of
+    net sales" was asked. Quiet: the amount in the same words keeps its metric."""
+    text = (
+        "As a percentage of net sales, SG&A expenses decreased to 23.6% in FY2026. "
+        "Net sales increased to $10.2 billion in FY2026.\n\n"
+        "| US$M | FY2026 | FY2025 |\n|---|---|---|\n"
+        "| Net sales | 10,208 | 8,630 |\n| Operating income (as a percentage of net sales) | 16.1% "
+        "| 15.0% |\n"
+    )
+    facts = report_facts(_chunk(text))
+    by_value = {f.value: f for f in facts}
+    assert by_value[23.6].metric is None and by_value[16.1].metric is None
+    assert by_value[10.2].metric == "revenue" and by_value[10208].metric == "revenue"

@@ -316,3 +316,52 @@ def test_a_share_of_a_measure_the_evidence_never_speaks_of_is_not_answered_by_an
         "sales in FY2024?"
     )
     assert check_relevance(sga, answer, sources).addressed
+
+
+def test_a_share_the_evidence_never_speaks_of_is_not_answered_by_a_close_meaning(
+    embedder: LocalEmbedder,
+) -> None:
+    """The same with the embedder's meaning, as the turn runs it: "SG&A expenses" is close
+    in meaning to "wages expense", and the SG&A share (then bound to revenue as if a
+    percentage were an amount of sales) was taken for the wages share at high confidence."""
+    similarity = similarity_of(embedder)
+    sources = _note(
+        "As a percentage of net sales, SG&A expenses decreased to 23.6% compared to 23.8% in "
+        "the fourth quarter of fiscal 2023."
+    )
+    answer = "BHP Group's of net sales, SG&A expenses for FY2024 were 23.6% [1]."
+    wages = "Did BHP's wages expense as a percent of net sales increase or decrease in FY2024?"
+    assert not check_relevance(wages, answer, sources, similarity=similarity).addressed
+
+
+def _sales(rows: str) -> list[ChunkText]:
+    text = (
+        f"[header]\n| US$M | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |\n|---|---|---|\n{rows}"
+    )
+    return [
+        ChunkText(
+            chunk_id="s1", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=12,
+            section="Sales by region", text=text, is_table=True, unit="US$M",
+        )
+    ]  # fmt: skip
+
+
+def test_a_word_narrowing_a_measure_is_asked_of_its_figure(embedder: LocalEmbedder) -> None:
+    """J&J's "US sales growth compared to international sales growth" was answered at high
+    confidence with total sales: "international" narrows the measure the vocabulary names
+    (revenue), and no figure of the evidence is international. Quiet when the evidence
+    prints it, and on a plain "total revenue"."""
+    similarity = similarity_of(embedder)
+    question = "How did BHP's international sales compare with the year before in FY2024?"
+    total = _sales("| Sales to customers | 94,943 | 93,775 |\n")
+    answer = (
+        "BHP Group's revenue (reported as Sales to customers) for FY2024 was US$94,943 million [1]."
+    )
+    assert not check_relevance(question, answer, total, similarity=similarity).addressed
+    split = _sales(
+        "| Sales to customers | 94,943 | 93,775 |\n| International sales | 46,600 | 47,300 |\n"
+    )
+    said = "BHP Group's international sales for FY2024 were US$46,600 million [1]."
+    assert check_relevance(question, said, split, similarity=similarity).addressed
+    plain = "What was BHP's total revenue in FY2024?"
+    assert check_relevance(plain, answer, total, similarity=similarity).addressed
