@@ -661,6 +661,7 @@ def _headers(columns: list[Column], header_lines: list[Line], area: float) -> No
         return
     rights = [c.right for c in columns]
     spacing = statistics.median([b - a for a, b in itertools.pairwise(rights)] or [60])
+    lo, hi = min(c.left for c in columns), max(rights)
     for line in header_lines:
         cells: list[list[Word]] = []
         for run in phrases(Line([w for w in line.words if w.x0 >= area - 30])):
@@ -687,6 +688,11 @@ def _headers(columns: list[Column], header_lines: list[Line], area: float) -> No
                 k = min(range(len(columns)), key=lambda n: abs(mids[n] - middle))
                 near = abs(mids[k] - middle) <= max(0.6 * spacing, 20)
                 candidates = [(k, abs(mids[k] - middle))] if near else []
+            elif len(cells) == 1 and 0.25 <= (middle - lo) / (hi - lo or 1) <= 0.75:
+                # One phrase centred over the whole table ("Q2" over "2023  2022  %
+                # Change", "Year ended December 31,"): it heads every column, though the
+                # outer ones lie further than a column's spacing from it.
+                candidates = [(k, abs(mids[k] - middle)) for k in range(len(columns))]
             else:
                 reach = max(spacing, (b - a) / 2)
                 candidates = [

@@ -151,3 +151,20 @@ def test_a_share_column_beside_an_amount_is_a_percentage_of_its_period() -> None
     earnings = facts[("Net earnings", 2023, "us$m")]
     assert earnings.value == 5144 and earnings.metric == "net_profit"
     assert not any(f.value == 6.9 for f in facts.values())  # the increase is no period's
+
+
+def test_one_phrase_centred_over_the_table_heads_every_column() -> None:
+    """J&J's release set "Q2" centred over "2023  2022  % Change": further than a column's
+    spacing from the 2023 column, which was then read as the fiscal year's (its net
+    earnings of the quarter said as FY2023's). Quiet: "Q4" and "Full Year" over their own
+    columns each head theirs only (the test of a quarter's columns above)."""
+    page = _page(
+        _line(40, ("Q2", 338)),
+        _line(55, ("($ in Millions, except EPS)", 47), ("2023", 261), ("2022", 327),
+              ("% Change", 388)),
+        _line(70, ("Reported Sales", 47), ("$25,530", 255), ("$24,020", 321), ("6.3%", 399)),
+        _line(85, ("Net Earnings/(Loss)", 47), ("$5,144", 258), ("$4,814", 324), ("6.9%", 399)),
+    )  # fmt: skip
+    tables, _ = find_tables(page, ReadContext(year_end="12-31", fiscal_year=2023))
+    cells = [c.cell for c in tables[0].columns]
+    assert cells[0].startswith("Q2 FY2023 (3 months") and cells[1].startswith("Q2 FY2022 (3 m")
