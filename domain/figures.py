@@ -291,7 +291,7 @@ def cell_unit(table_unit: str | None, label: str, raw: str = "", section: str = 
     currency per share, or in cents when its row or heading says cents ("Earnings per
     share (cents per share)"); a row counting shares is a count in the table's scale
     ("million shares"); a cell written with "%" is a percentage."""
-    if raw.rstrip().endswith("%"):
+    if re.search(r"%\)?\s*$", raw):  # "22.9%", "(7.0%)"
         return "%"
     if table_unit is None:
         return None

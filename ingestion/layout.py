@@ -7,7 +7,7 @@ spaces between two words of a line says they belong to different cells.
 
 import re
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 NUMBER = re.compile(
     r"^(?:[-–—−]?\(?[-–—−]?(?:US|A|AU|NZ|C|HK|S)?[$£€¥]?\d(?:[\d,]*\d)?(?:\.\d+)?%?\)?%?|[-–—−]{1,2}|nil)$",
@@ -106,7 +106,30 @@ def lines_of(words: list[Word]) -> list[Line]:
             lines.append(Line([word]))
     for line in lines:
         line.words.sort(key=lambda w: w.x0)
+        line.words = _percent_signs_joined(line.words)
     return lines
+
+
+_PERCENT_SIGN = re.compile(r"^%\)?$")
+
+
+def _percent_signs_joined(words: list[Word]) -> list[Word]:
+    """A "%" set a space after its number ("(0.6) %", "(7.0 %)" in Boeing's 10-K) joined to
+    it, so the cell reads "(0.6)%" and the row's figures are not taken for its label."""
+    out: list[Word] = []
+    for word in words:
+        last = out[-1] if out else None
+        if (
+            last is not None
+            and _PERCENT_SIGN.match(word.text)
+            and re.search(r"\d\)?$", last.text)
+            and NUMBER.match(last.text + word.text)
+            and word.x0 - last.x1 <= 0.9 * max(last.size, 1.0)  # within one cell (`phrases`)
+        ):
+            out[-1] = replace(last, text=last.text + word.text, x1=word.x1)
+            continue
+        out.append(word)
+    return out
 
 
 def phrases(line: Line, gap: float | None = None) -> list[list[Word]]:

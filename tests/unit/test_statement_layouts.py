@@ -168,3 +168,25 @@ def test_one_phrase_centred_over_the_table_heads_every_column() -> None:
     tables, _ = find_tables(page, ReadContext(year_end="12-31", fiscal_year=2023))
     cells = [c.cell for c in tables[0].columns]
     assert cells[0].startswith("Q2 FY2023 (3 months") and cells[1].startswith("Q2 FY2022 (3 m")
+
+
+def test_a_percent_sign_set_apart_from_its_number_is_part_of_the_cell() -> None:
+    """Boeing's 10-K sets "(0.6)%" but "14.8  %", and "(7.0%)" in brackets: the row was
+    read as a label ("Effective income tax rate (0.6)% 14.8 % 17.5 %") with no figures."""
+    from domain.figures import cell_unit
+
+    page = _page(
+        _line(40, ("(Dollars in millions)", 19), ("2022", 395), ("2021", 484), ("2020", 568)),
+        _line(55, ("Revenues", 19), ("66,608", 380), ("62,286", 469), ("58,158", 553)),
+        _line(70, ("Effective income tax rate", 19), ("(0.6)%", 384.4), ("14.8", 471.8),
+              ("%", 494.8), ("17.5", 561.1), ("%", 584.1)),
+        _line(85, ("Core operating margins", 19), ("(7.0%)", 384.9), ("(6.5%)", 473.8),
+              ("(24.3%)", 558.1)),
+    )  # fmt: skip
+    tables, _ = find_tables(page, ReadContext(year_end="12-31", fiscal_year=2022))
+    rows = {r.label: r.values for r in tables[0].rows}
+    assert rows["Effective income tax rate"] == ["(0.6)%", "14.8%", "17.5%"]
+    assert rows["Core operating margins"][0] == "(7.0%)"
+    assert cell_unit("US$M", "Core operating margins", "(7.0%)") == "%"
+    # Quiet: a number standing alone keeps its own cell.
+    assert rows["Revenues"] == ["66,608", "62,286", "58,158"]
