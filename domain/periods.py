@@ -181,3 +181,20 @@ def _months_before(day: date, months: int) -> date:
     last = (date(year + (month == 12), month % 12 + 1, 1) - timedelta(days=1)).day
     next_day = day + timedelta(days=1)
     return date(year, month, last if next_day.month != day.month else min(day.day, last))
+
+
+PART_OF_YEAR = re.compile(
+    r"\b(?:Q[1-4]|[1-4]Q|(?:first|second|third|fourth|1st|2nd|3rd|4th|last|final|latest|this|"
+    r"the)[\s-]+(?:fiscal\s+)?quarter|quarter\s+(?:ended|ending)|(?:three|six|nine|3|6|9)[\s-]+"
+    r"months?\s+(?:ended|ending|to)|year[\s-]+to[\s-]+date|YTD)\b",
+    re.IGNORECASE,
+)
+"""Words that name a quarter or a span of months within a year: "Q2", "the second
+quarter", "six months ended". A whole year's figure does not answer a question that says
+one. (Halves are not among them: a "first-half payout" is the interim dividend, which the
+reports print as the year's.)"""
+
+
+def asks_part_of_year(text: str) -> bool:
+    """Whether `text` names a quarter, a half or a span of months (`PART_OF_YEAR`)."""
+    return PART_OF_YEAR.search(text) is not None

@@ -50,6 +50,7 @@ from domain.metrics import TOTAL_WORDS, metric_mentions
 from domain.models import ChunkText, Relevance, RelevanceItem
 from domain.open_answers import ANSWERS, Similarity, match, own_words, shares_most
 from domain.passages import ASKS_WHEN, TIME
+from domain.periods import asks_part_of_year
 from domain.years import mentioned_years
 
 UNMATCHED_FIGURE = "the answer's own words (its figure is not in the cited source)"
@@ -130,6 +131,7 @@ def _answered_by_figure(
     similarity: Similarity | None,
     topic: bool = False,
     years: Sequence[int] = (),
+    part_of_year: bool = False,
 ) -> tuple[str, float] | None:
     """The evidence label and score that make a sentence of the answer state a figure
     answering `part`, if any does. `facts` are each source's, in source order.
@@ -138,7 +140,9 @@ def _answered_by_figure(
     its label and row hold most of the part's words, or mean it: one shared word ("mine"
     of "ambition for its copper mine" in "iron ore mined") is another subject's figure.
     A figure of a year the question does not ask for (`years`, when it names any) does
-    not answer it, however well its label fits."""
+    not answer it, however well its label fits; nor, when the question asks for a quarter
+    or a half (`part_of_year`), does a whole year's (J&J's fiscal-year share of sales for
+    "in Q2 of FY2023")."""
     # long: the label matches tried in order, strongest first.
     for sentence in sentences:
         cited = cited_sources(sentence, len(facts))
@@ -146,7 +150,11 @@ def _answered_by_figure(
             continue
         sourced = [(f, i) for i in cited for f in facts[i]]
         amounts = [(f, i) for f, i in sourced if _fact_amount_matches(f, sentence)]
-        stated = [(f, i) for f, i in amounts if not years or f.fiscal_year in years]
+        stated = [
+            (f, i) for f, i in amounts
+            if (not years or f.fiscal_year in years)
+            and (not part_of_year or _of_part_of_year(f))
+        ]  # fmt: skip
         for candidate in match(part, stated, similarity):
             fact = candidate.fact
             if (
@@ -171,6 +179,14 @@ def _answered_by_figure(
             # sentence still names what was asked, so the answer is on the point.
             return UNMATCHED_FIGURE, 0.5
     return None
+
+
+def _of_part_of_year(fact: Fact) -> bool:
+    """A figure of a quarter, a half or a span of months: its column's period, or its
+    sentence's own words ("during the fourth quarter of fiscal 2022")."""
+    if not fact.annual:
+        return True
+    return fact.source == "prose" and asks_part_of_year(own_words(fact))
 
 
 def _answered_by_text(
@@ -373,7 +389,14 @@ def check_relevance(
             status, evidence, score = "answered", part.derived.name, 1.0
         elif not narrative and (
             hit := _answered_by_figure(
-                part, sentences, facts, vocabulary, similarity, topic, asked_years
+                part,
+                sentences,
+                facts,
+                vocabulary,
+                similarity,
+                topic,
+                asked_years,
+                asks_part_of_year(question),
             )
         ):
             status, (evidence, score) = "answered", hit

@@ -365,3 +365,31 @@ def test_a_word_narrowing_a_measure_is_asked_of_its_figure(embedder: LocalEmbedd
     assert check_relevance(question, said, split, similarity=similarity).addressed
     plain = "What was BHP's total revenue in FY2024?"
     assert check_relevance(plain, answer, total, similarity=similarity).addressed
+
+
+def _quarter_and_year() -> list[ChunkText]:
+    text = (
+        "[header]\n| US$M | Q2 FY2024 (3 months to 31 Dec 2023) | FY2023 (30 Jun 2023) |\n"
+        "|---|---|---|\n| Net earnings as a percent of sales | 20.1 | 17.9 |\n"
+    )
+    return [
+        ChunkText(
+            chunk_id="q1", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=10,
+            section="Statement of earnings", text=text, is_table=True, unit="US$M",
+        )
+    ]  # fmt: skip
+
+
+def test_a_whole_years_figure_does_not_answer_a_quarter() -> None:
+    """J&J's "net earnings as a percent of sales in Q2 of FY2023" was answered with a
+    figure said as the fiscal year's, at medium confidence. A quarter's figure answers it;
+    a whole year's does not. Quiet on a question of the year."""
+    sources = _quarter_and_year()
+    year_answer = "BHP Group's net earnings as a percent of sales for FY2023 were 17.9% [1]."
+    quarter = "What were BHP's net earnings as a percent of sales in the second quarter of FY2023?"
+    assert not check_relevance(quarter, year_answer, sources).addressed
+    quarter_answer = "BHP Group's net earnings as a percent of sales for Q2 FY2024 were 20.1% [1]."
+    q2 = "What were BHP's net earnings as a percent of sales in Q2 FY2024?"
+    assert check_relevance(q2, quarter_answer, sources).addressed
+    year = "What were BHP's net earnings as a percent of sales in FY2023?"
+    assert check_relevance(year, year_answer, sources).addressed
