@@ -41,7 +41,7 @@ from domain.grounding import (
 from domain.metrics import metric_of_row_label
 from domain.models import ChunkText
 
-EXTRACTOR_VERSION = 6
+EXTRACTOR_VERSION = 7
 """Bumped when the reading changes: stored facts of an older version are rebuilt."""
 
 _HEADER_LINE = re.compile(r"^\[.*\]$")
@@ -260,17 +260,31 @@ def _label(sentence: str, lead_start: int, amount: Amount, unit: str, unit_end: 
         before = other.group("thing")
     label = _trim(before)
     after = sentence[unit_end:]
-    of = re.match(r"^\s*of\s+((?:(?!and\b|at\b|in\b|for\b)[\w'-]+\s*){1,5})", after)
+    of = re.match(r"^\s*of\s+((?:(?!and\b|at\b|in\b|for\b)[\w'-]+\s*){1,5})", after) or (
+        # "The Company generated $13.2 billion in cash proceeds": what it is in, unless a
+        # time ("in FY2024", "in the first half", "in March").
+        _IN_THING.match(after)
+    )
     words = label.split()
     if words:
         label = " ".join(words[-_MAX_LABEL_WORDS:])
         if of and len(words) <= 3:
-            label = f"{label} … of {_trim(of.group(1))}"
+            label = f"{label} … {of.group(0).split()[0]} {_trim(of.group(1))}"
         return label
     if of:
         return _trim(of.group(1))
     rest = re.match(r"^\s*((?:[\w'-]+\s*){1,6})", after)
     return _trim(rest.group(1)) if rest else ""
+
+
+_IN_THING = re.compile(
+    r"^\s*in\s+(?!(?:the\s+)?(?:FY|CY|H[12]\b|Q[1-4]\b|\d|fiscal|financial|calendar|year|"
+    r"quarter|half|period|first|second|third|fourth|prior|previous|current|last|next|same|"
+    r"each|every|total|aggregate|addition|respect|line|cash\s+and|connection)|"
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December)\b)((?:(?!and\b|at\b|in\b|for\b|from\b|as\b|to\b)[A-Za-z'-]+\s*){1,4})",
+    re.IGNORECASE,
+)
 
 
 _BREAK = re.compile(

@@ -684,11 +684,14 @@ def _table_numbers(text: str, chunk: ChunkText, index: int) -> list[SourceNumber
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split text into sentences and lines; a marker after a full stop stays with its sentence."""
+    """Split text into sentences and lines; a marker after a full stop stays with its
+    sentence. A bullet ("•") starts an item of its own, though a PDF's line ran the items
+    of a list into one ("... EPS • Company secured $13.2 billion ...")."""
     sentences: list[str] = []
     for line in text.splitlines():
-        pieces = re.split(r"(?<=[.!?])\s+(?=[A-Z\[(\"'*•-])", line.strip())
+        pieces = re.split(r"(?<=[.!?])\s+(?=[A-Z\[(\"'*•-])|\s+(?=•\s)", line.strip())
         for piece in pieces:
+            piece = re.sub(r"^•\s+", "", piece)
             lead = re.match(r"^(?:\[[\d,;\s–-]+\]\s*)+", piece)
             if lead and sentences:
                 sentences[-1] = f"{sentences[-1]} {lead.group(0).strip()}"

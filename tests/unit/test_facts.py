@@ -267,3 +267,18 @@ def test_a_percentage_is_no_amount_of_a_measure_the_vocabulary_names() -> None:
     by_value = {f.value: f for f in facts}
     assert by_value[23.6].metric is None and by_value[16.1].metric is None
     assert by_value[10.2].metric == "revenue" and by_value[10208].metric == "revenue"
+
+
+def test_a_bulleted_list_run_into_one_line_is_read_item_by_item() -> None:
+    """A PDF line ran an 8-K's bullets together ("... 12.5% • Company secured $13.2 billion
+    in cash proceeds ..."): each figure's label came from the item before. And what a
+    figure is "in" names it when its own words are only who did what."""
+    text = (
+        "• Company expects sales growth of 7.5% at the mid-point • Company secured $13.2 "
+        "billion in cash proceeds from the offering • Company paid $2.1 billion in FY2026."
+    )
+    by_value = {f.value: f for f in report_facts(_chunk(text))}
+    assert "cash proceeds" in by_value[13.2].label and "growth" not in by_value[13.2].label
+    assert "sales growth" in by_value[7.5].label.lower()
+    # Quiet: a time after "in" is the figure's period, not what it is.
+    assert by_value[2.1].fiscal_year == 2026 and "FY2026" not in by_value[2.1].label
