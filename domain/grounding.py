@@ -357,7 +357,10 @@ def _amounts(text: str, written: list[_Written]) -> list[Amount]:
         unit_match = _UNIT.match(after)
         if _skipped(text, w, plain=not currency_token and not unit_match):
             continue
+        # ("(3.7%)" after a figure is an aside in prose, not a negative share.)
         paren = before.endswith("(") and after.startswith(")")
+        if paren and unit_match is None:
+            unit_match = _UNIT.match(after[1:])  # "(0.6)%": a negative percentage
         if unit_match:
             kind, unit_currency, factor = _unit_of(unit_match.group("u"), currency, after)
             currency = unit_currency or currency
@@ -371,7 +374,7 @@ def _amounts(text: str, written: list[_Written]) -> list[Amount]:
             kind, factor_opt = "bare", None
         # A minus sign counts only when it is attached ("-173", "-US$173m", "US$-173m"),
         # so a dash used as a separator ("BHP - US$55,658 million") is not a loss.
-        minus = bool(re.search(r"(?:^|[\s(])[-−]$", before))
+        minus = bool(re.search(r"(?:^|[\s(])[-−]$|\bminus\s+$", before, re.IGNORECASE))
         minus = minus or bool(cur_match and cur_match.group("neg"))
         if cur_match:
             minus = minus or bool(re.search(r"(?:^|[\s(])[-−]$", before[: cur_match.start()]))

@@ -740,3 +740,20 @@ def test_a_refuted_figure_said_twice_names_both_its_sentences() -> None:
     assert report_.sentences == {"BHP FY2024 revenue": first}
     quiet = check_numbers(f"{right} {right}", [BHP24])
     assert quiet.every_sentence == {} and quiet.unsupported == []
+
+
+def test_a_negative_rate_in_brackets_before_its_sign_backs_minus_and_not_plus() -> None:
+    """Boeing's 10-K prints its effective tax rate "(0.6)%": the cell was read as a bare
+    number, and the answer's "minus 0.6%" as plus, so the figure was withheld as
+    unverifiable. Quiet: "0.6%" without its sign is not backed."""
+    text = (
+        "[header]\n| US$M | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |\n|---|---|---|\n"
+        "| Effective income tax rate | (0.6)% | 14.8% |\n"
+    )
+    rate = ChunkText(
+        chunk_id="t1", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=22,
+        section="Results", text=text, is_table=True, unit="US$M",
+    )  # fmt: skip
+    said = "BHP's effective income tax rate for FY2024 was minus 0.6% [1]."
+    assert unsupported(said, [rate]) == []
+    assert unsupported(said.replace("minus ", ""), [rate]) != []
