@@ -120,7 +120,7 @@ def worked_results(text: str, amounts: "list[Amount]") -> dict[int, Worked]:
     found: dict[int, Worked] = {}
     for eq in re.finditer(r"(?<![<>!=])=(?!=)", text):
         after = [i for i, (start, _) in enumerate(spans) if start >= eq.end()]
-        if not after or text[eq.end() : spans[after[0]][0]].strip(" −-(") != "":
+        if not after or text[eq.end() : spans[after[0]][0]].strip(" −-+(") != "":  # "= +2.7"
             continue
         result = after[0]
         tokens: list[tuple[str, float | str]] = []

@@ -1229,6 +1229,9 @@ def check_numbers(
                 continue
             own = ctx.narrowed(binding)
             backing = read.backing(k)
+            if k in worked and not agrees(worked[k], claim):
+                backing = None  # a result its own working does not give is wrong, though
+                # the same number is printed elsewhere in the source ("= +3.7" of 2.7)
             if k in worked and backing is None:
                 step = worked[k]
                 backed = all(
@@ -1258,6 +1261,8 @@ def check_numbers(
             reason: ClaimReason
             if _INTERPOLATION.search(text):
                 reason = "interpolation"
+            elif k in worked:
+                reason = "calculation"  # its working gives another result
             elif not cited:
                 reason = "general_knowledge"
             elif claim.kind == "percent" or (

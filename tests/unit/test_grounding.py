@@ -757,3 +757,27 @@ def test_a_negative_rate_in_brackets_before_its_sign_backs_minus_and_not_plus() 
     said = "BHP's effective income tax rate for FY2024 was minus 0.6% [1]."
     assert unsupported(said, [rate]) == []
     assert unsupported(said.replace("minus ", ""), [rate]) != []
+
+
+def test_a_workings_result_is_read_with_its_plus_sign_and_checked_against_its_working() -> None:
+    """Corning's change of effective tax rate, "22.9% − 20.2% = +2.7 percentage points",
+    was withheld: the "+" before the result hid it from the working. And a wrong result
+    ("= +3.7") was backed because a 3.7 is printed elsewhere in the same table: a result
+    of written working is checked against its working, whatever else the source prints."""
+    text = (
+        "[header]\n| US$M | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |\n|---|---|---|\n"
+        "| Audit settlements & change in reserve | 3.7 | 1.6 |\n"
+        "| Effective tax rate | 22.9% | 20.2% |\n"
+    )
+    rate = ChunkText(
+        chunk_id="t2", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=77,
+        section="Income taxes", text=text, is_table=True, unit="US$M",
+    )  # fmt: skip
+    right = (
+        "BHP's effective tax rate rose from FY2023 to FY2024: 22.9% [1] − 20.2% [1] = +2.7 "
+        "percentage points."
+    )
+    report_ = check_numbers(right, [rate])
+    assert report_.unsupported == [] and report_.derived
+    wrong = right.replace("+2.7", "+3.7")
+    assert [c.reason for c in check_numbers(wrong, [rate]).unsupported] == ["calculation"]
