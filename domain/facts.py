@@ -41,7 +41,7 @@ from domain.grounding import (
 from domain.metrics import metric_of_row_label
 from domain.models import ChunkText
 
-EXTRACTOR_VERSION = 7
+EXTRACTOR_VERSION = 8
 """Bumped when the reading changes: stored facts of an older version are rebuilt."""
 
 _HEADER_LINE = re.compile(r"^\[.*\]$")
@@ -347,6 +347,8 @@ def prose_facts(chunk: ChunkText, prose: str) -> list[Fact]:
             plain = amount.kind == "bare" and not amount.decimals
             if plain and _NAMED.search(sentence[: amount.start]):
                 continue  # a name: "FTSE 100 company", "the FAST-41 process"
+            if plain and _address_number(sentence, amount.start, amount.end):
+                continue  # "330 West 34th Street", "New York, New York 10001", "WA 6000"
             if amount.kind == "money" and amount.currency is None:
                 # A bare "$62 million" is in the company's reporting currency, as a bare
                 # "$'m" column is (never a count of the word after it: "million due").
@@ -408,6 +410,22 @@ _NUMBERED = re.compile(
     re.IGNORECASE,
 )
 _NAMED = re.compile(r"\b[A-Z][A-Z&]{1,}[-\s]$")
+
+
+def _address_number(sentence: str, start: int, end: int) -> bool:
+    """A number of an address, not a figure: three or more digits written without a
+    thousands separator before a capitalised word (a street number: "330 West 34th
+    Street"), or four or five after one (a postcode: "New York 10001", "Perth WA 6000").
+    A report writes its figures of a thousand or more with separators ("10,001")."""
+    digits = sentence[start:end]
+    if not digits.isdigit() or len(digits) < 3:
+        return False
+    if re.match(r"\s+[A-Z][a-z]", sentence[end:]):
+        return True
+    after_name = re.search(r"\b[A-Z][A-Za-z]*,?\s$", sentence[:start]) is not None
+    return 4 <= len(digits) <= 5 and after_name
+
+
 """An integer right after a capitalised name is part of it: "FTSE 100", "FAST-41"."""
 
 

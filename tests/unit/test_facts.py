@@ -282,3 +282,17 @@ def test_a_bulleted_list_run_into_one_line_is_read_item_by_item() -> None:
     assert "sales growth" in by_value[7.5].label.lower()
     # Quiet: a time after "in" is the figure's period, not what it is.
     assert by_value[2.1].fiscal_year == 2026 and "FY2026" not in by_value[2.1].label
+
+
+def test_numbers_of_an_address_are_not_figures() -> None:
+    """Foot Locker's 8-K gave "New York, New York for FY2022 was 10,001" as the closest
+    figure to a question about its CEO: a postcode and a street number are not figures.
+    Quiet on counts and amounts written as reports write them."""
+    text = (
+        "Foot Locker, Inc., 330 West 34th Street, New York, New York 10001, announced the "
+        "appointment. Our office at 240 St Georges Terrace, Perth WA 6000 employs 1,200 "
+        "people, and the fleet has 737 aircraft."
+    )
+    values = {f.value for f in report_facts(_chunk(text))}
+    assert not values & {330, 10001, 240, 6000}
+    assert {1200, 737} <= values
