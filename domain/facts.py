@@ -41,7 +41,7 @@ from domain.grounding import (
 from domain.metrics import metric_of_row_label
 from domain.models import ChunkText
 
-EXTRACTOR_VERSION = 8
+EXTRACTOR_VERSION = 9
 """Bumped when the reading changes: stored facts of an older version are rebuilt."""
 
 _HEADER_LINE = re.compile(r"^\[.*\]$")
@@ -145,7 +145,7 @@ def table_facts(chunk: ChunkText, text: str | None = None) -> list[Fact]:
     no year or date, a row of no dated balance) is evidence text, not a fact of a year.
     """
     facts: list[Fact] = []
-    for cell in table_cells(chunk.text if text is None else text, chunk.unit):
+    for cell in table_cells(chunk.text if text is None else text, chunk.unit, chunk.fiscal_year):
         if cell.period is None:
             continue
         unit = _row_unit(cell.label) or cell.unit or open_unit("")

@@ -354,14 +354,19 @@ def _between_balances(rows: list[list[str]]) -> dict[int, ColumnPeriod]:
     return found
 
 
-def table_cells(text: str, chunk_unit: str | None = None) -> list[Cell]:
+def table_cells(
+    text: str, chunk_unit: str | None = None, report_year: int | None = None
+) -> list[Cell]:
     """Every number in the Markdown tables of `text`, each with its period and unit.
 
     The one reading of a report's tables: the facts at ingestion, the offline engine and
     the numeric check all take a table cell's period and unit from here. The first header
     cell is the table's unit (else `chunk_unit`); a column's period is its header's
     (`column_period`), moved by what its row says ("at the beginning of the year"); a
-    Note column holds references, not values; a row without numbers is a heading."""
+    Note column holds references, not values; a row without numbers is a heading. With
+    the report's own fiscal year (`report_year`), a column of a year it cannot report on (a
+    schedule of payments for 2024 to 2032 in a FY2022 report; more than a year ahead, or
+    more than twelve back) is bound to no period."""
     # long: one pass over a table's cells; its cases share the row's state.
     cells: list[Cell] = []
     for table in table_blocks(text):
@@ -390,6 +395,12 @@ def table_cells(text: str, chunk_unit: str | None = None) -> list[Cell]:
                     continue
                 value, raw, decimals = parsed
                 own = row_period(period, label, header[i]) or between.get(number)
+                if (
+                    own is not None
+                    and report_year is not None
+                    and not (report_year - 12 <= own.fiscal_year <= report_year + 1)
+                ):
+                    own = None  # a year the report cannot give a figure of
                 unit = cell_unit(table_unit, label, raw, section)
                 base = share_base(header[i])
                 if base is not None:  # "Net earnings" under "Percent to Sales": a share
@@ -428,7 +439,7 @@ def extract_facts(chunk: ChunkText) -> list[Fact]:
     or a number of no year, is not a fact of a year.
     """
     facts: list[Fact] = []
-    for cell in table_cells(chunk.text, chunk.unit):
+    for cell in table_cells(chunk.text, chunk.unit, chunk.fiscal_year):
         if cell.period is None or cell.unit is None or cell.unit not in UNITS:
             continue
         metric = metric_of_row_label(cell.label)

@@ -652,7 +652,7 @@ def _table_numbers(text: str, chunk: ChunkText, index: int) -> list[SourceNumber
     (`table_cells`); a cell bound to no period backs no figure of a year, and one printed
     for a period shorter than a year ("3 months to ...") is no year's."""
     found: list[SourceNumber] = []
-    cells = table_cells(text, chunk.unit)
+    cells = table_cells(text, chunk.unit, chunk.fiscal_year)
     row_years: dict[str, set[int]] = {}
     for cell in cells:
         if cell.period is not None:

@@ -320,7 +320,7 @@ def _build(
     for block, text, chunk_id in zip(blocks, texts, ids, strict=True):
         printed = {
             c.period.fiscal_year
-            for c in (table_cells(text) if block.is_table else [])
+            for c in (table_cells(text, report_year=fiscal_year) if block.is_table else [])
             if c.period is not None and c.period.annual
         }
         doc.chunks.append(
