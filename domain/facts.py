@@ -410,6 +410,7 @@ _NUMBERED = re.compile(
     re.IGNORECASE,
 )
 _NAMED = re.compile(r"\b[A-Z][A-Z&]{1,}[-\s]$")
+"""An integer right after a capitalised name is part of it: "FTSE 100", "FAST-41"."""
 
 
 def _address_number(sentence: str, start: int, end: int) -> bool:
@@ -424,9 +425,6 @@ def _address_number(sentence: str, start: int, end: int) -> bool:
         return True
     after_name = re.search(r"\b[A-Z][A-Za-z]*,?\s$", sentence[:start]) is not None
     return 4 <= len(digits) <= 5 and after_name
-
-
-"""An integer right after a capitalised name is part of it: "FTSE 100", "FAST-41"."""
 
 
 def _small_counts(chunk: ChunkText, sentence: str, taken: list[tuple[int, int]]) -> list[Fact]:

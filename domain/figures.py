@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from domain.metrics import metric_of_row_label
 from domain.models import ChunkText
-from domain.periods import ColumnPeriod, column_period, row_period
+from domain.periods import ColumnPeriod, column_period, reportable, row_period
 
 
 @dataclass(frozen=True)
@@ -395,11 +395,7 @@ def table_cells(
                     continue
                 value, raw, decimals = parsed
                 own = row_period(period, label, header[i]) or between.get(number)
-                if (
-                    own is not None
-                    and report_year is not None
-                    and not (report_year - 12 <= own.fiscal_year <= report_year + 1)
-                ):
+                if own and report_year and not reportable(own.fiscal_year, report_year):
                     own = None  # a year the report cannot give a figure of
                 unit = cell_unit(table_unit, label, raw, section)
                 base = share_base(header[i])

@@ -65,6 +65,13 @@ class ColumnPeriod:
         return bool(re.search(r"\b(?:parent|company)\b", self.group, re.I))
 
 
+def reportable(year: int, report_year: int) -> bool:
+    """Whether a report of `report_year` can print figures of `year`: its own, a comparative
+    up to twelve years back (a five- or ten-year summary), or the next year's guidance; a
+    schedule of years to come ("2028-2032" of expected payments) prints none."""
+    return report_year - 12 <= year <= report_year + 1
+
+
 def fiscal_year_of(day: date, year_end: str | None = None) -> int:
     """The fiscal year a date falls in, for a company whose year ends on `year_end`
     ("06-30", "12-31"; None: the calendar, or a year ended in the first days of January
@@ -196,5 +203,5 @@ reports print as the year's.)"""
 
 
 def asks_part_of_year(text: str) -> bool:
-    """Whether `text` names a quarter, a half or a span of months (`PART_OF_YEAR`)."""
+    """Whether `text` names a quarter or a span of months (`PART_OF_YEAR`)."""
     return PART_OF_YEAR.search(text) is not None

@@ -97,8 +97,8 @@ def _unheard(part: Focus, vocabulary: frozenset[str], semantic: float) -> bool:
     read by its metric, not by its words."""
     if part.metrics and part.derived is None:
         # Its metric's words are read by the metric ("sales" for revenue); a word that
-        # narrows it ("international" of "international sales", "wages" is none) still
-        # asks, and a figure of the whole measure is not it, however close its meaning.
+        # narrows it ("international" of "international sales") still asks, and a figure
+        # of the whole measure is not it, however close its meaning.
         return any(not related(term) & vocabulary for term in _qualifiers(part))
     if semantic >= ANSWERS:
         return False  # (a share's metrics are its inputs: its numerator's words still ask)
@@ -141,7 +141,7 @@ def _answered_by_figure(
     of "ambition for its copper mine" in "iron ore mined") is another subject's figure.
     A figure of a year the question does not ask for (`years`, when it names any) does
     not answer it, however well its label fits; nor, when the question asks for a quarter
-    or a half (`part_of_year`), does a whole year's (J&J's fiscal-year share of sales for
+    or a span of months (`part_of_year`), does a whole year's (J&J's fiscal-year share of sales for
     "in Q2 of FY2023")."""
     # long: the label matches tried in order, strongest first.
     for sentence in sentences:
@@ -182,8 +182,8 @@ def _answered_by_figure(
 
 
 def _of_part_of_year(fact: Fact) -> bool:
-    """A figure of a quarter, a half or a span of months: its column's period, or its
-    sentence's own words ("during the fourth quarter of fiscal 2022")."""
+    """A figure of less than a year: its column's period (3, 6 or 9 months, or a balance
+    within the year), or its sentence's own words ("during the fourth quarter")."""
     if not fact.annual:
         return True
     return fact.source == "prose" and asks_part_of_year(own_words(fact))

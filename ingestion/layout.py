@@ -122,7 +122,6 @@ def _percent_signs_joined(words: list[Word]) -> list[Word]:
         if (
             last is not None
             and _PERCENT_SIGN.match(word.text)
-            and re.search(r"\d\)?$", last.text)
             and NUMBER.match(last.text + word.text)
             and word.x0 - last.x1 <= 0.9 * max(last.size, 1.0)  # within one cell (`phrases`)
         ):

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from domain.figures import SHARE_HEADER
-from domain.periods import fiscal_year_of, period_cell
+from domain.periods import fiscal_year_of, period_cell, reportable
 from ingestion.layout import CURRENCY_MARK, DASH, NOTE_REF, Line, Word, is_number, phrases
 
 MONTHS = {
@@ -212,9 +212,7 @@ def _is_period_line(line: Line, left: float, ctx: "ReadContext | None" = None) -
     if (
         ctx is not None
         and ctx.fiscal_year is not None
-        and any(
-            not ctx.fiscal_year - 12 <= (_year_of(w) or 0) <= ctx.fiscal_year + 1 for w in years
-        )
+        and any(not reportable(_year_of(w) or 0, ctx.fiscal_year) for w in years)
     ):
         return False
     for w in line.words:

@@ -742,18 +742,22 @@ def test_a_refuted_figure_said_twice_names_both_its_sentences() -> None:
     assert quiet.every_sentence == {} and quiet.unsupported == []
 
 
+def _rates(rows: str) -> ChunkText:
+    """A BHP FY2024 notes table of these Markdown rows, FY2024 and FY2023 columns."""
+    text = (
+        f"[header]\n| US$M | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |\n|---|---|---|\n{rows}"
+    )
+    return ChunkText(
+        chunk_id="t1", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=77,
+        section="Income taxes", text=text, is_table=True, unit="US$M",
+    )  # fmt: skip
+
+
 def test_a_negative_rate_in_brackets_before_its_sign_backs_minus_and_not_plus() -> None:
     """Boeing's 10-K prints its effective tax rate "(0.6)%": the cell was read as a bare
     number, and the answer's "minus 0.6%" as plus, so the figure was withheld as
     unverifiable. Quiet: "0.6%" without its sign is not backed."""
-    text = (
-        "[header]\n| US$M | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |\n|---|---|---|\n"
-        "| Effective income tax rate | (0.6)% | 14.8% |\n"
-    )
-    rate = ChunkText(
-        chunk_id="t1", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=22,
-        section="Results", text=text, is_table=True, unit="US$M",
-    )  # fmt: skip
+    rate = _rates("| Effective income tax rate | (0.6)% | 14.8% |\n")
     said = "BHP's effective income tax rate for FY2024 was minus 0.6% [1]."
     assert unsupported(said, [rate]) == []
     assert unsupported(said.replace("minus ", ""), [rate]) != []
@@ -764,15 +768,10 @@ def test_a_workings_result_is_read_with_its_plus_sign_and_checked_against_its_wo
     was withheld: the "+" before the result hid it from the working. And a wrong result
     ("= +3.7") was backed because a 3.7 is printed elsewhere in the same table: a result
     of written working is checked against its working, whatever else the source prints."""
-    text = (
-        "[header]\n| US$M | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |\n|---|---|---|\n"
+    rate = _rates(
         "| Audit settlements & change in reserve | 3.7 | 1.6 |\n"
         "| Effective tax rate | 22.9% | 20.2% |\n"
     )
-    rate = ChunkText(
-        chunk_id="t2", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=77,
-        section="Income taxes", text=text, is_table=True, unit="US$M",
-    )  # fmt: skip
     right = (
         "BHP's effective tax rate rose from FY2023 to FY2024: 22.9% [1] − 20.2% [1] = +2.7 "
         "percentage points."

@@ -259,17 +259,25 @@ def test_a_figure_of_the_thing_a_sentence_compares_with_does_not_answer_its_subj
     assert check_relevance(question, answer, stated, similarity=similarity).addressed
 
 
-def _receivables() -> list[ChunkText]:
-    text = (
-        "[header]\n| | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |\n|---|---|---|\n"
-        "| Card Member receivables | 57,613 | 53,575 |\n| Card Member loans | 104,997 | 88,215 |\n"
-    )
+_YEARS = "| US$M | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |"
+
+
+def _table(rows: str, section: str, header: str = _YEARS) -> list[ChunkText]:
+    """A BHP FY2024 table chunk of these Markdown rows under `header`."""
+    text = f"[header]\n{header}\n|---|---|---|\n{rows}"
     return [
         ChunkText(
-            chunk_id="r1", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=80,
-            section="Balance sheet", text=text, is_table=True, unit="US$M",
+            chunk_id="t1", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=80,
+            section=section, text=text, is_table=True, unit="US$M",
         )
     ]  # fmt: skip
+
+
+def _receivables() -> list[ChunkText]:
+    return _table(
+        "| Card Member receivables | 57,613 | 53,575 |\n| Card Member loans | 104,997 | 88,215 |\n",
+        "Balance sheet",
+    )
 
 
 def test_a_figure_sharing_words_of_a_part_the_evidence_never_speaks_of_does_not_answer(
@@ -335,15 +343,7 @@ def test_a_share_the_evidence_never_speaks_of_is_not_answered_by_a_close_meaning
 
 
 def _sales(rows: str) -> list[ChunkText]:
-    text = (
-        f"[header]\n| US$M | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |\n|---|---|---|\n{rows}"
-    )
-    return [
-        ChunkText(
-            chunk_id="s1", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=12,
-            section="Sales by region", text=text, is_table=True, unit="US$M",
-        )
-    ]  # fmt: skip
+    return _table(rows, "Sales by region")
 
 
 def test_a_word_narrowing_a_measure_is_asked_of_its_figure(embedder: LocalEmbedder) -> None:
@@ -368,16 +368,11 @@ def test_a_word_narrowing_a_measure_is_asked_of_its_figure(embedder: LocalEmbedd
 
 
 def _quarter_and_year() -> list[ChunkText]:
-    text = (
-        "[header]\n| US$M | Q2 FY2024 (3 months to 31 Dec 2023) | FY2023 (30 Jun 2023) |\n"
-        "|---|---|---|\n| Net earnings as a percent of sales | 20.1 | 17.9 |\n"
+    return _table(
+        "| Net earnings as a percent of sales | 20.1 | 17.9 |\n",
+        "Statement of earnings",
+        "| US$M | Q2 FY2024 (3 months to 31 Dec 2023) | FY2023 (30 Jun 2023) |",
     )
-    return [
-        ChunkText(
-            chunk_id="q1", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=10,
-            section="Statement of earnings", text=text, is_table=True, unit="US$M",
-        )
-    ]  # fmt: skip
 
 
 def test_a_whole_years_figure_does_not_answer_a_quarter() -> None:
