@@ -40,8 +40,9 @@ from domain.grounding import (
 )
 from domain.metrics import metric_of_row_label
 from domain.models import ChunkText
+from domain.periods import months_said_before
 
-EXTRACTOR_VERSION = 9
+EXTRACTOR_VERSION = 10
 """Bumped when the reading changes: stored facts of an older version are rebuilt."""
 
 _HEADER_LINE = re.compile(r"^\[.*\]$")
@@ -366,6 +367,11 @@ def prose_facts(chunk: ChunkText, prose: str) -> list[Fact]:
             year = _period(chunk.fiscal_year, sentence, lead, amount, tail, bound.years)
             if year is None:
                 continue  # a figure stated for a range of years is no one year's
+            # A figure its sentence says is of a quarter or some months ("2022 Fourth-
+            # Quarter ... adjusted EPS of $2.35") is no whole year's, though it names one.
+            months = months_said_before(sentence[: amount.start]) or months_said_before(
+                sentence[amount.end : tail]
+            )
             label = _label(sentence, lead, amount, unit, unit_end)
             gap = sentence[listed_end : _written_start(amount, sentence)]
             if facts_here and _LISTED.fullmatch(gap):
@@ -382,7 +388,7 @@ def prose_facts(chunk: ChunkText, prose: str) -> list[Fact]:
                     label=label[:1].upper() + label[1:],
                     metric=None if unit == "%" else bound.metric,  # a share is no amount
                     value=value, raw=written.strip(), unit=unit, decimals=amount.decimals,
-                    context=sentence, source="prose",
+                    context=sentence, source="prose", period_months=months,
                 )
             )  # fmt: skip
             facts_here.append(facts[-1])

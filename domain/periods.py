@@ -205,3 +205,29 @@ reports print as the year's.)"""
 def asks_part_of_year(text: str) -> bool:
     """Whether `text` names a quarter or a span of months (`PART_OF_YEAR`)."""
     return PART_OF_YEAR.search(text) is not None
+
+
+_WHOLE_YEAR = re.compile(
+    r"\b(?:full[\s-]+(?:fiscal\s+)?year|fiscal\s+year|(?:twelve|12)[\s-]+months?|annual|"
+    r"(?<!of\s)(?:the|this|last|prior)\s+year)\b",
+    re.IGNORECASE,
+)
+_SPAN_MONTHS = re.compile(r"\b(three|six|nine|3|6|9)[\s-]+months?\b", re.IGNORECASE)
+
+
+def months_said_before(text: str) -> int | None:
+    """The months of the part of a year `text` last names, when no whole year is named
+    after it: 3 for a quarter ("2022 Fourth-Quarter EPS of"), 6 or 9 for "six months
+    ended"; None when it names none, or names the whole year later ("In the fourth
+    quarter ... For the full year, sales were"). A year to date says no months: None."""
+    to_date = re.compile(r"ytd|year\W+to\W+date", re.IGNORECASE)
+    parts = [m for m in PART_OF_YEAR.finditer(text) if not to_date.fullmatch(m.group(0))]
+    if not parts:
+        return None
+    last = parts[-1]
+    if any(m.start() > last.start() for m in _WHOLE_YEAR.finditer(text)):
+        return None
+    span = _SPAN_MONTHS.search(last.group(0))
+    if span is None:
+        return 3
+    return {"three": 3, "six": 6, "nine": 9}.get(span.group(1).lower()) or int(span.group(1))

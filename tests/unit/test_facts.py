@@ -310,3 +310,21 @@ def test_a_schedule_of_years_to_come_is_no_years_figures() -> None:
     )
     years = {f.fiscal_year for f in report_facts(_chunk(text))}
     assert years == {2025, 2026, 2027}
+
+
+def test_a_figure_its_sentence_says_is_a_quarters_is_no_whole_years() -> None:
+    """An earnings release's bullets: the quarter's figures name the year too, and are
+    not that year's; the full year's, said after, are."""
+    text = (
+        "• 2026 Third-Quarter net bookings of US$1.46 billion rising 12.0% and adjusted "
+        "margin of 31.5%\n"
+        "• 2026 Full-Year net bookings of US$5.90 billion rising 8.2%\n"
+        "• Revenue for the nine months ended 30 September 2026 was US$4.21 billion.\n"
+        "• Over the quarter the plant ran 6,400 hours; for the year, it ran 25,100 hours."
+    )
+    by_value = {f.value: f for f in report_facts(_chunk(text, "Highlights"))}
+    assert by_value[1.46].period_months == 3 and not by_value[1.46].annual
+    assert by_value[31.5].period_months == 3
+    assert by_value[4.21].period_months == 9
+    assert by_value[5.9].annual and by_value[5.9].fiscal_year == 2026
+    assert by_value[25100].annual and by_value[6400].period_months == 3
