@@ -15,7 +15,7 @@ question's own definition always wins).
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 # How a question asks a figure to be stated.
 _SCALE = re.compile(
@@ -85,6 +85,17 @@ _JUDGEMENT = re.compile(
     re.I,
 )
 _WH = re.compile(r"\b(?:what|how\s+much|how\s+many|which|who)\b[^?]*\?", re.I)
+_TREND = re.compile(
+    r"\b(?:improv\w*|deteriorat\w*|declin\w*|consistent\w*|historical\w*|trend\w*|"
+    r"stable|stabili\w+|fluctuat\w*|volatil\w*)\b",
+    re.I,
+)
+"""Words of a judgement on how a measure moves over the years, not its level in one."""
+_IMPERATIVE = re.compile(
+    r"(?:^|[.;?!]\s*)(?:please\s+)?(?:calculate|compute|work\s+out)\s+(?P<what>[^.;?!]+)",
+    re.I,
+)
+"""A sentence that tells what to work out ("Calculate inventory turnover ratio for FY2022")."""
 
 
 # ---- expressions ------------------------------------------------------------
@@ -174,6 +185,8 @@ def _phrase_expr(words: list[str], default_year: int | None, named: dict[str, "E
     )
     if re.match(r"\s*(?:average|mean)\b", bare, re.I):
         phrase = _tidy(re.sub(r"^\s*(?:average|mean)\s+", "", bare, flags=re.I))
+        if years is None and year is not None:
+            years = (year - 1, year)  # a year's average balance: its opening and its close
         if years is None:
             raise Unparsed(f"an average of {phrase} with no years")
         return Mean((Item(phrase, years[0]), Item(phrase, years[1])))
@@ -403,6 +416,15 @@ class AnalystQuestion:
     judgement: bool = False
     """It asks for a judgement ("Is X a high growth company?"): the figures that bear on
     it are given, and the judgement is the reader's."""
+    trend: bool = False
+    """The judgement is on how the measure moved ("an improving gross margin profile",
+    "historically consistent"): it is worked out for each year the reports print."""
+    sign: str = ""
+    """"positive" or "negative" when the judgement asks whether the figure is ("Does X
+    have positive working capital?"): read off the figure, not left to the reader."""
+    named: bool = False
+    """The calculation is a standard ratio the question names to be worked out or judged
+    ("Does X have positive working capital?", "Calculate inventory turnover")."""
     instructions: tuple[str, ...] = field(default_factory=tuple)
     """The question's sentences that say how to answer, not what."""
 
@@ -537,6 +559,35 @@ def _asked_arithmetic(
     return None
 
 
+def _sign_asked(question: str) -> str:
+    """ "positive" or "negative" when the question's first sentence asks whether a figure
+    is; "" otherwise."""
+    first = re.split(r"(?<=[.?!])\s", question.strip())[0]
+    m = re.search(r"\b(positive|negative)\b", first, re.I)
+    return m.group(1).lower() if m else ""
+
+
+def _named_ratio(text: str, year: int | None) -> Calculation | None:
+    """The standard ratio (`TEXTBOOK`) a question names to be judged or worked out,
+    wherever in its words ("Does Corning have positive working capital based on FY2022
+    data?"): the longest named, singular or plural ("gross margins")."""
+    key = f" {_key(text)} "
+    named = [
+        name for name, _ in TEXTBOOK
+        if re.search(rf" {re.escape(name)}s? ", key)
+    ]  # fmt: skip
+    if not named:
+        return None
+    name = max(named, key=len)
+    definition = dict(TEXTBOOK)[name]
+    ratio = any(w in name for w in ("margin", "rate", "return"))
+    try:
+        expr = _with_year(parse_expression(definition, year), year)
+    except Unparsed:
+        return None  # an average with no year to end it
+    return Calculation(name, expr, ratio)
+
+
 def read_analyst(question: str, company_words: str = "") -> AnalystQuestion:
     """An analyst's question taken apart. `company_words` are the names of the companies
     it names, "|"-separated, so they are not read as part of its measure."""
@@ -597,6 +648,15 @@ def read_analyst(question: str, company_words: str = "") -> AnalystQuestion:
             calculation = Calculation(
                 calculation.name, _with_year(calculation.expr, main_year), calculation.percent
             )
+    judgement = bool(_JUDGEMENT.search(question)) and not _WH.search(question)
+    named_ratio = False
+    told = _IMPERATIVE.search(question)
+    if (judgement or told) and (calculation is None or not calculation.defined):
+        # A standard ratio named to be judged or worked out, though not defined: the
+        # first sentence's words for a judgement, the instruction's for a calculation.
+        where = told.group("what") if told else re.split(r"(?<=[.?!])\s", question)[0]
+        if (ratio := _named_ratio(where, main_year)) is not None:
+            calculation, named_ratio = ratio, True
     instructions = tuple(
         s
         for s in re.split(r"(?<=[.?!])\s+", question)
@@ -610,9 +670,42 @@ def read_analyst(question: str, company_words: str = "") -> AnalystQuestion:
         scale=scale,
         percent=percent,
         decimals=decimals,
-        judgement=bool(_JUDGEMENT.search(question)) and not _WH.search(question),
+        judgement=judgement,
+        trend=judgement and bool(_TREND.search(_measure_clause(question))),
+        named=named_ratio,
+        sign=_sign_asked(question) if judgement and calculation is not None else "",
         instructions=instructions,
     )
+
+
+TREND_YEARS = 3
+"""How many years a judgement on a trend is shown over: the years a 10-K's income
+statement prints (its balance sheet prints two; a year it does not print is left out)."""
+
+
+def asked_at(asked: AnalystQuestion, year: int) -> AnalystQuestion:
+    """A named ratio asked with no year ("Are X's gross margins historically
+    consistent?"), asked of `year`: the latest its company reports."""
+    calc = asked.calculation
+    if asked.years or not asked.named or calc is None:
+        return asked
+    ratio = _named_ratio(calc.name, year)
+    return asked if ratio is None else replace(asked, years=(year,), calculation=ratio)
+
+
+def trend_years(asked: AnalystQuestion) -> list[AnalystQuestion]:
+    """A judgement on how a named ratio moved, as one question a year, earliest first,
+    ending at the year asked; the question alone for any other."""
+    calc = asked.calculation
+    if not (asked.trend and asked.named and calc is not None and asked.years):
+        return [asked]
+    last = max(asked.years)
+    out: list[AnalystQuestion] = []
+    for year in range(last - TREND_YEARS + 1, last + 1):
+        ratio = _named_ratio(calc.name, year)
+        if ratio is not None:
+            out.append(replace(asked, years=(year,), calculation=ratio))
+    return out or [asked]
 
 
 def _with_year(expr: Expr, year: int | None) -> Expr:
@@ -644,7 +737,9 @@ def analyst_path(question: str, company_words: str = "") -> AnalystQuestion | No
     which the engines read their own way."""
     asked = read_analyst(question, company_words)
     calc = asked.calculation
-    if calc is not None and (calc.defined or calc.over_years or "compound" in calc.name):
+    if calc is not None and (
+        calc.defined or calc.over_years or "compound" in calc.name or asked.named
+    ):
         return asked
     # How to state a figure alone ("in billions") is how anyone asks; a statement to read,
     # a rounding to so many places, or units of percents is how an analyst does.

@@ -42,6 +42,8 @@ class Answered:
     lines: list[str] = field(default_factory=list)
     derived: list[Derived] = field(default_factory=list)
     not_found: list[NotFound] = field(default_factory=list)
+    result: float | None = None
+    """The worked-out value (None when an item was not found)."""
 
 
 def _dimension(expr: Expr, money: set[Item]) -> int:
@@ -143,6 +145,7 @@ def answer_calculation(
         result = evaluate_expr(expr, values)
     except (ZeroDivisionError, KeyError, ValueError, OverflowError):
         return out
+    out.result = result
     money = {i for i, s in found.items() if unit_spec(s.fact.unit).kind == "money"}
     dimension = _dimension(expr, money)
     working = written_expr(expr, shown)
@@ -157,7 +160,10 @@ def answer_calculation(
         if asked.scale in ("m", "bn"):
             unit = unit_in_scale(unit, asked.scale) or unit
         decimals = asked.decimals if asked.decimals is not None else _places(source, unit)
-        stated = f"{working} = {format_value(result / unit_spec(unit).factor, unit, decimals)}"
+        amount = format_value(abs(result) / unit_spec(unit).factor, unit, decimals)
+        # A worked-out amount below zero is minus it ("= −A$8,241,840"), never "a loss
+        # of" (a working capital or a change is no profit).
+        stated = f"{working} = {'−' if result < 0 else ''}{amount}"
     else:
         decimals = asked.decimals if asked.decimals is not None else 2
         stated = f"{working} = {_plain(result, decimals)}"

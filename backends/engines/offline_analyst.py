@@ -13,8 +13,16 @@ is the reader's. Any other question is the engine's usual path.
 import re
 from collections.abc import Sequence
 
-from domain.analyst import AnalystQuestion, Calculation, Item, analyst_path, items
-from domain.calculations import Sourced, answer_calculation
+from domain.analyst import (
+    AnalystQuestion,
+    Calculation,
+    Item,
+    analyst_path,
+    asked_at,
+    items,
+    trend_years,
+)
+from domain.calculations import Answered, Sourced, answer_calculation
 from domain.companies import companies, display_name
 from domain.facts import report_facts
 from domain.figures import format_value, rescale, unit_in_scale, unit_spec
@@ -96,10 +104,12 @@ def search_facets(asked: AnalystQuestion) -> list[list[str]]:
 
 def search_years(asked: AnalystQuestion) -> list[int]:
     """The years the calculation reads (every year of an average, both ends of a change)."""
-    calc = asked.calculation or _lookup(asked)
-    years = set(asked.years) | set(calc.over_years if calc else ())
-    if calc is not None:
-        years |= {i.year for i in items(calc.expr) if i.year is not None}
+    years: set[int] = set()
+    for one in trend_years(asked):
+        calc = one.calculation or _lookup(one)
+        years |= set(one.years) | set(calc.over_years if calc else ())
+        if calc is not None:
+            years |= {i.year for i in items(calc.expr) if i.year is not None}
     return sorted(years)
 
 
@@ -150,11 +160,39 @@ def _line_item(
     ], []
 
 
+def _calculated(
+    asked: AnalystQuestion,
+    ticker: str,
+    own: list[Sourced],
+    titles: dict[str, str],
+    names: list[str],
+) -> tuple[Answered, bool]:
+    """One company's calculation, and whether a sign asked was said. A trend judged is
+    worked out for each year printed; a year before the one asked that the reports do
+    not print is left out, not said missing."""
+    latest = max((s.fact.report_fiscal_year for s in own), default=None)
+    each = trend_years(asked_at(asked, latest) if latest is not None else asked)
+    said = Answered()
+    signed = False
+    for n, one in enumerate(each, start=1):
+        out = answer_calculation(one, ticker, display_name(ticker), own, titles, names)
+        if out is None or (out.not_found and n < len(each)):
+            continue
+        said.lines.extend(out.lines)
+        said.derived.extend(out.derived)
+        said.not_found.extend(out.not_found)
+        if asked.sign and out.result is not None and n == len(each):
+            said.lines.append(_sign_line(asked, display_name(ticker), one, out.result))
+            signed = True
+    return said, signed
+
+
 def compose(
     asked: AnalystQuestion, tickers: Sequence[str], sources: Sequence[ChunkText]
 ) -> Draft | None:
     """The answer to an analyst's question, or None to leave it to the usual path (a
-    question with neither a calculation nor a line item to read)."""
+    question with neither a calculation nor a line item to read, or a ratio it names
+    that no statement prints the lines of: the usual path may find it said)."""
     sourced = [
         Sourced(f, n)
         for n, chunk in enumerate(sources, start=1)
@@ -162,32 +200,41 @@ def compose(
         if f.source == "table"
     ]
     titles = {c.chunk_id: c.section for c in sources}
-    lines: list[str] = []
-    derived = []
-    not_found: list[NotFound] = []
+    said = Answered()
+    judged = True  # a judgement left to the reader, unless a sign asked is said
     for ticker in tickers:
         own = [s for s in sourced if s.fact.company == ticker]
         company = companies().get(ticker)
         names = [company.name, *company.aliases] if company else []
         if asked.calculation is not None:
-            out = answer_calculation(asked, ticker, display_name(ticker), own, titles, names)
-            if out is None:
-                continue
-            lines.extend(out.lines)
-            derived.extend(out.derived)
-            not_found.extend(out.not_found)
+            out, signed = _calculated(asked, ticker, own, titles, names)
+            judged = judged and not signed
         elif asked.measure and asked.years:
-            said, gaps = _line_item(asked, ticker, own, titles, names)
-            lines.extend(said)
-            not_found.extend(gaps)
-    if not lines and not not_found:
+            lines, gaps = _line_item(asked, ticker, own, titles, names)
+            out = Answered(lines=lines, not_found=gaps)
+        else:
+            continue
+        said.lines.extend(out.lines)
+        said.derived.extend(out.derived)
+        said.not_found.extend(out.not_found)
+    lines, not_found = said.lines, said.not_found
+    if not lines and (not not_found or asked.named):
         return None
-    if asked.judgement and lines:
+    if asked.judgement and lines and judged:
         lines.append(JUDGEMENT_LINE)
     text = "\n\n".join(lines)
     if gaps_said := [nf.line() for nf in not_found]:
         text = f"{text}\n\n" + "\n".join(gaps_said) if text else "\n".join(gaps_said)
-    return Draft(answer=text.strip(), derived=derived, not_found=not_found)
+    return Draft(answer=text.strip(), derived=said.derived, not_found=not_found)
+
+
+def _sign_line(asked: AnalystQuestion, name: str, one: AnalystQuestion, result: float) -> str:
+    """Whether the worked-out figure is positive or negative, as the question asks: a
+    sign is read off the figure, not judged."""
+    sign = "positive" if result > 0 else "negative" if result < 0 else "zero"
+    what = one.calculation.name if one.calculation else asked.measure
+    yes = "Yes" if sign == asked.sign else "No"
+    return f"{yes}: {name}'s FY{max(one.years)} {what}, worked out above, is {sign}."
 
 
 def measure_words(asked: AnalystQuestion) -> str:

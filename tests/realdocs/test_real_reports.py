@@ -268,3 +268,56 @@ def test_a_line_item_a_report_does_not_print_gets_its_not_found_line(
     assert "data not found in provided documents" in answer, answer
     assert "=" not in answer and numbers.unsupported == []  # type: ignore[attr-defined]
     assert not relevance.off_point  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("report", "question"),
+    [
+        ("KPG", "Does {name} have positive working capital going by its FY{year} accounts?"),
+        ("RFT", "Is {name}'s working capital negative as of FY{year}?"),
+    ],
+)
+def test_a_standard_ratio_named_in_a_yes_no_question_is_worked_out_and_its_sign_said(
+    parsed: dict[str, ParsedDocument], report: str, question: str
+) -> None:
+    """No definition given: the ratio's textbook one is worked out from the statement, and
+    whether it is positive is read off the figure, not left to the reader."""
+    name = next(n for t, n in WHO.values() if t == report)
+    doc = parsed[next(f for f, (t, _) in WHO.items() if t == report)]
+    capital = _cell(report, "Total current assets", "2022-06-30") - _cell(
+        report, "Total current liabilities", "2022-06-30"
+    )
+    asked_sign = "positive" if "positive" in question else "negative"
+    sign = "positive" if capital > 0 else "negative"
+
+    answer, numbers, relevance = _ask(doc, question.format(name=name, year=2022))
+
+    assert "working capital" in answer and "=" in answer, answer
+    verdict = "Yes" if sign == asked_sign else "No"
+    assert f"{verdict}: {name}'s FY2022 working capital, worked out above, is {sign}." in answer
+    assert "a loss of" not in answer  # a working capital is no profit
+    assert "judgement the reports leave" not in answer
+    assert numbers.unsupported == [], (answer, numbers)  # type: ignore[attr-defined]
+    assert relevance.addressed and not relevance.off_point, relevance  # type: ignore[attr-defined]
+
+
+def test_a_trend_judged_on_a_named_ratio_shows_each_year_printed(
+    parsed: dict[str, ParsedDocument],
+) -> None:
+    """Asked "Has X's current ratio been stable?": the ratio for each year the balance sheet
+    prints (two; the year before them is not said missing), the judgement the reader's."""
+    doc = parsed["ASX-BET_BetMakersTechnologyGroup_AnnualReport_FY2022.pdf"]
+
+    answer, numbers, relevance = _ask(
+        doc, "Has BetMakers Technology Group's current ratio been stable up to FY2022?"
+    )
+
+    for end, year in (("2021-06-30", 2021), ("2022-06-30", 2022)):
+        ratio = _cell("BET", "Total current assets", end) / _cell(
+            "BET", "Total current liabilities", end
+        )
+        assert f"FY{year} current ratio" in answer and f"= {ratio:.2f}" in answer, answer
+    assert "FY2020" not in answer and "not found" not in answer, answer
+    assert "judgement the reports leave to the reader" in answer
+    assert numbers.unsupported == [], (answer, numbers)  # type: ignore[attr-defined]
+    assert not relevance.off_point, relevance  # type: ignore[attr-defined]

@@ -17,6 +17,7 @@ from domain.analyst import (
     items,
     parse_expression,
     read_analyst,
+    trend_years,
 )
 from domain.arithmetic import agrees, worked_results
 from domain.figures import Fact
@@ -311,3 +312,38 @@ def test_a_line_item_is_looked_for_first_in_the_statement_that_prints_it(
         sheet = _cell("Total assets", 50_710, "us$m", "bs")
         found = find_items(phrase, [2022], [segment, sheet], home, titles)
         assert found[2022].fact is sheet
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "trend", "sign"),
+    [
+        ("Roughly how often did Emu Co turn over its stock in FY2021? Calculate inventory "
+         "turnover for FY2021.", "inventory turnover", False, ""),
+        ("Please compute the quick ratio of Emu Co for FY2021; say if it is not meaningful.",
+         "quick ratio", False, ""),
+        ("Does Emu Co run a negative working capital at FY2021?", "working capital", False,
+         "negative"),
+        ("Have Emu Co's operating margins been deteriorating through FY2021?",
+         "operating margin", True, ""),
+    ],
+)  # fmt: skip
+def test_a_standard_ratio_named_to_be_worked_out_or_judged_takes_the_analysts_path(
+    question: str, name: str, trend: bool, sign: str
+) -> None:
+    """Named, not defined: its textbook definition, an average balance over the year's
+    opening and close, the trend or the sign the question asks about."""
+    asked = analyst_path(question, "Emu Co")
+    assert asked is not None and asked.calculation is not None, question
+    assert asked.named and asked.calculation.name == name
+    assert (asked.trend, asked.sign) == (trend, sign)
+    assert all(i.year in (2020, 2021) for i in items(asked.calculation.expr))
+    if name == "inventory turnover":
+        assert {i.year for i in items(asked.calculation.expr)} == {2020, 2021}
+    years = [max(one.years) for one in trend_years(asked)]
+    assert years == ([2019, 2020, 2021] if trend else [2021])
+
+
+def test_a_ratio_named_in_passing_is_no_calculation_asked() -> None:
+    """A plain question, or one that asks what a ratio is, stays on the usual path."""
+    assert analyst_path("What was Emu Co's working capital in FY2021?") is None
+    assert analyst_path("What drove Emu Co's gross margin change in FY2021?") is None
