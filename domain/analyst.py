@@ -559,6 +559,11 @@ def _asked_arithmetic(
     return None
 
 
+_GROWTH_COMPANY = re.compile(r"\bgrowth\s+(?:company|business|firm|stock)\b", re.I)
+"""A company judged as a growth company: its revenue's growth is what bears on it."""
+TOP_LINE_GROWTH = "revenue growth"
+
+
 def _sign_asked(question: str) -> str:
     """ "positive" or "negative" when the question's first sentence asks whether a figure
     is; "" otherwise."""
@@ -571,6 +576,12 @@ def _named_ratio(text: str, year: int | None) -> Calculation | None:
     """The standard ratio (`TEXTBOOK`) a question names to be judged or worked out,
     wherever in its words ("Does Corning have positive working capital based on FY2022
     data?"): the longest named, singular or plural ("gross margins")."""
+    if _GROWTH_COMPANY.search(text) or text == TOP_LINE_GROWTH:
+        # "a high growth company": growth of the top line over the year asked.
+        if year is None:
+            return None
+        growth = Op("-", Op("/", Item("revenue", year), Item("revenue", year - 1)), Num(1))
+        return Calculation(TOP_LINE_GROWTH, growth, True)
     key = f" {_key(text)} "
     named = [
         name for name, _ in TEXTBOOK

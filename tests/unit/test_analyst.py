@@ -325,6 +325,8 @@ def test_a_line_item_is_looked_for_first_in_the_statement_that_prints_it(
          "negative"),
         ("Have Emu Co's operating margins been deteriorating through FY2021?",
          "operating margin", True, ""),
+        ("Would you call Emu Co a high-growth business on its FY2021 numbers?",
+         "revenue growth", False, ""),
     ],
 )  # fmt: skip
 def test_a_standard_ratio_named_to_be_worked_out_or_judged_takes_the_analysts_path(
