@@ -505,7 +505,26 @@ _DAY_MONTH = re.compile(
 )
 
 
+_OTHER_NAME = re.compile(
+    r"\(\s*(?:formerly|previously|now|also\s+known\s+as|aka|i\.e\.)\b[^()]*\)", re.IGNORECASE
+)
+"""An aside giving another name of what is asked ("Kenvue (formerly Consumer Health
+business segment)"): the thing is named once, not asked twice."""
+
+
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_US_DATE = re.compile(
+    rf"\b(?:as\s+(?:of|at)\s+|on\s+)?{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b,?", re.IGNORECASE
+)
+"""A date written month first ("as of August 30, 2023"): when, not what (its year is read
+as the question's year)."""
+
+
 def _prepared(question: str) -> str:
+    question = _US_DATE.sub(" ", _OTHER_NAME.sub(" ", question))
     text = read_chinese(without_companies(read_definitions(without_personal(question))))
     text = _DAY_MONTH.sub(" ", _INCLUDING_ONE_OFFS.sub(" ", _ATTRIBUTION.sub(" ", text)))
     for year in mentioned_years(text):
@@ -584,6 +603,16 @@ def meets_condition(focus: Focus, label: str) -> bool:
     return any(related(t) & found for t in focus.condition)
 
 
+_DATE_ONLY = re.compile(
+    rf"\s*(?:(?:as\s+(?:of|at)|at|on|by|from|until|to|through|ended|ending)\s+)?"
+    rf"(?:\d{{1,2}}\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?|{_MONTH})?"
+    rf"\s*(?:,\s*)?(?:(?:FY|CY)?\s?(?:19|20)\d{{2}})?\s*[?.!]*\s*",
+    re.IGNORECASE,
+)
+"""A piece of a question that is only a date or a month ("as of August 30", "2023?"),
+split off by its comma: it says when, and asks nothing."""
+
+
 def focus_parts(question: str) -> list[Focus]:
     """The measures a question asks for, one Focus each: its parts joined by "and", a
     comma or "as well as" ("revenue and the number of employees" is two), each with the
@@ -595,7 +624,10 @@ def focus_parts(question: str) -> list[Focus]:
     pieces: list[str] = []
     carried = ""  # a condition that opens the question, before the ask it narrows
     for piece in _PARTS.split(_conditions_kept(_prepared(question))):
-        if pieces and ASKED_UNIT.sub(" ", piece).strip(" ?.!") == "":
+        if pieces and _DATE_ONLY.fullmatch(piece):
+            # "..., as of August 30, 2023?": when the ask is asked for, no ask of its own.
+            pieces[-1] = f"{pieces[-1]} {piece}"
+        elif pieces and ASKED_UNIT.sub(" ", piece).strip(" ?.!") == "":
             # "..., in US cents per share?": the unit the figure is asked in belongs to
             # the ask before it; alone it asks for nothing.
             pieces[-1] = f"{pieces[-1]} {piece}"

@@ -129,3 +129,19 @@ def test_counting_one_offs_in_asks_for_the_statutory_figure() -> None:
 )
 def test_a_question_asks_for_money_by_its_verb_not_by_a_measure(question: str, money: bool) -> None:
     assert [p.money for p in focus_parts(question)] == [money]
+
+
+@pytest.mark.parametrize(
+    ("question", "phrases"),
+    [
+        ("What were the licence fees BHP collected from its spun-off arm (formerly the "
+         "Devices division), as of March 3, 2026?", ["licence fees collected spun-off arm"]),
+        ("How much water did BHP recycle, as at Nov. 14th, 2025?", ["water recycle"]),
+        ("BHP's gross debt and lease liabilities, on September 1, 2024?",
+         ["gross debt", "lease liabilities"]),
+    ],
+)  # fmt: skip
+def test_a_date_or_another_name_asks_nothing_of_its_own(question: str, phrases: list[str]) -> None:
+    """A month-first date is when, not a measure ("August" was asked for as a part), and
+    an aside with another name of the thing asked is not asked again."""
+    assert [p.phrase for p in focus_parts(question)] == phrases
