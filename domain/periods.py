@@ -174,13 +174,13 @@ def row_period(column: ColumnPeriod | None, label: str, header: str = "") -> Col
         return None
     if _BEGINNING.search(label):
         months = column.months or 12
-        end = _months_before(column.end, months) if column.end is not None else None
+        end = months_before(column.end, months) if column.end is not None else None
         return replace(column, fiscal_year=column.fiscal_year - (1 if months == 12 else 0),
                        end=end, months=None)  # fmt: skip
     return column
 
 
-def _months_before(day: date, months: int) -> date:
+def months_before(day: date, months: int) -> date:
     """The end of the period `months` before one ending on `day` (month ends kept)."""
     month = day.month - months
     year = day.year + (month - 1) // 12
@@ -200,6 +200,40 @@ PART_OF_YEAR = re.compile(
 quarter", "six months ended". A whole year's figure does not answer a question that says
 one. (Halves are not among them: a "first-half payout" is the interim dividend, which the
 reports print as the year's.)"""
+
+
+_QUARTER_NUMBER = re.compile(
+    r"\bQ(?P<a>[1-4])\b|\b(?P<b>[1-4])Q\b|\b(?P<c>first|second|third|fourth|1st|2nd|3rd|4th)"
+    r"[\s-]+(?:fiscal\s+)?quarter\b",
+    re.IGNORECASE,
+)
+_ORDINAL = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "1st": 1,
+    "2nd": 2,
+    "3rd": 3,
+    "4th": 4,
+}
+
+
+def quarter_named(text: str) -> int | None:
+    """Which quarter of a fiscal year `text` names ("Q2", "2Q", "the second quarter"),
+    or None."""
+    m = _QUARTER_NUMBER.search(text)
+    if m is None:
+        return None
+    if m.group("c"):
+        return _ORDINAL[m.group("c").lower()]
+    return int(m.group("a") or m.group("b"))
+
+
+def quarter_end(year_end: date, quarter: int) -> date:
+    """The end of a fiscal year's `quarter`, given the year's end: Q2 of a calendar 2023
+    ends 30 June 2023; of a year to 30 June 2023, 31 December 2022."""
+    return year_end if quarter == 4 else months_before(year_end, 3 * (4 - quarter))
 
 
 def asks_part_of_year(text: str) -> bool:

@@ -34,7 +34,14 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from domain.figures import SHARE_HEADER
-from domain.periods import fiscal_year_of, period_cell, reportable
+from domain.periods import (
+    fiscal_year_of,
+    months_before,
+    period_cell,
+    quarter_end,
+    quarter_named,
+    reportable,
+)
 from ingestion.layout import CURRENCY_MARK, DASH, NOTE_REF, Line, Word, is_number, phrases
 
 MONTHS = {
@@ -785,6 +792,10 @@ def _periods(columns: list[Column], caption: str, ctx: ReadContext, side: str = 
             month_day = (month, day)
         months = _months(text) or (None if instant else caption_months)
         end = _date(year, month_day) if month_day else None
+        if end is not None and own is None and caption_date is None and months in (3, 6, 9):
+            # "Q2" or "Six Months" over "2023" with no date: the span ends within the
+            # fiscal year, not at its end (J&J's second quarter was bound to 31 December).
+            end = _interim_end(end, months, quarter_named(text) or quarter_named(caption), ctx)
         if months is None and end is not None and _within_year(end, ctx):
             months = 0  # a balance at a quarter's end is no year's
         if end is not None and own is None and caption_date is None and ctx.year_end:
@@ -799,6 +810,21 @@ def _periods(columns: list[Column], caption: str, ctx: ReadContext, side: str = 
         beside = (fy, end, months, restated)
         any_period = True
     return any_period
+
+
+def _interim_end(year_end: date, months: int, quarter: int | None, ctx: ReadContext) -> date:
+    """Where a span of `months` printed with no date ends, in the fiscal year ending on
+    `year_end`: a named quarter's end; a year to date of six or nine months counts from
+    the year's start; an unnamed quarter is the interim report's own, when it says one."""
+    if months == 3 and quarter:
+        return quarter_end(year_end, quarter)
+    if months in (6, 9):
+        return months_before(year_end, 12 - months)
+    if ctx.interim_end is not None and fiscal_year_of(ctx.interim_end, ctx.year_end) == (
+        fiscal_year_of(year_end, ctx.year_end)
+    ):
+        return ctx.interim_end
+    return year_end
 
 
 def _paired_years(texts: list[str]) -> list[str]:

@@ -190,3 +190,27 @@ def test_a_percent_sign_set_apart_from_its_number_is_part_of_the_cell() -> None:
     assert cell_unit("US$M", "Core operating margins", "(7.0%)") == "%"
     # Quiet: a number standing alone keeps its own cell.
     assert rows["Revenues"] == ["66,608", "62,286", "58,158"]
+
+
+def test_a_quarter_or_year_to_date_printed_with_no_date_ends_within_its_year() -> None:
+    """A release's "SECOND QUARTER" or "Q3" over bare years, and "SIX MONTHS" beside it: each
+    span ends where it ends in the fiscal year (J&J's second quarter was bound to
+    31 December). Quiet: the fourth quarter and the full year end at the year's end."""
+    for year_end, phrase, x, end in (
+        ("12-31", "SECOND QUARTER", 330, "30 Jun 2023"),
+        ("06-30", "Q3", 338, "31 Mar 2023"),
+        ("12-31", "SIX MONTHS", 330, "30 Jun 2023"),
+        ("09-30", "NINE MONTHS ENDED", 320, "30 Jun 2023"),
+        ("12-31", "FOURTH QUARTER", 330, "31 Dec 2023"),
+    ):
+        page = _page(
+            _line(40, (phrase, x)),
+            _line(55, ("($ in Millions)", 47), ("2023", 261), ("2022", 327)),
+            _line(70, ("Reported Sales", 47), ("$25,530", 255), ("$24,020", 321)),
+        )  # fmt: skip
+        tables, _ = find_tables(page, ReadContext(year_end=year_end, fiscal_year=2023))
+        cells = [c.cell for c in tables[0].columns]
+        assert f"months to {end})" in cells[0], (phrase, cells)
+        assert f"months to {end.replace('2023', '2022')})" in cells[1], (phrase, cells)
+    tables, _ = find_tables(_release_page(), ReadContext(year_end="12-31", fiscal_year=2022))
+    assert tables[0].columns[3].cell.endswith("FY2022 (31 Dec 2022)")
