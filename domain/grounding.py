@@ -67,6 +67,7 @@ from domain.models import (
     UnsupportedClaim,
 )
 from domain.number_words import word_numbers
+from domain.periods import ColumnPeriod, fiscal_quarter, quarter_of_year
 from domain.years import find_fiscal_years, mentioned_years
 
 _MONTHS = (
@@ -405,9 +406,11 @@ def _amounts(text: str, written: list[_Written]) -> list[Amount]:
 
 
 _YEAR_TOKEN = r"(?:(?:FY|CY)\s?'?(?:\d{4}|\d{2})|(?:19|20)\d{2})"
+_QUARTER = r"(?:(?:Q[1-4]|[1-4]Q)\s+(?:of\s+)?)?"
+"""A quarter before the second year of a range ("from Q2 FY2023 to Q2 FY2024")."""
 _YEAR_MENTION = re.compile(
-    rf"(?<![A-Za-z0-9$,.])(?:between\s+{_YEAR_TOKEN}\s+and\s+{_YEAR_TOKEN}|"
-    rf"(?:from\s+)?{_YEAR_TOKEN}(?:\s*(?:to|through|until|-|–|—)\s*{_YEAR_TOKEN}|"
+    rf"(?<![A-Za-z0-9$,.])(?:between\s+{_YEAR_TOKEN}\s+and\s+{_QUARTER}{_YEAR_TOKEN}|"
+    rf"(?:from\s+)?{_YEAR_TOKEN}(?:\s*(?:to|through|until|-|–|—)\s*{_QUARTER}{_YEAR_TOKEN}|"
     rf"\s?[/-]\s?\d{{2}})?)(?![0-9]|[.,]\d)",
     re.IGNORECASE,
 )
@@ -641,10 +644,19 @@ class SourceNumber:
     years: frozenset[int]
     metric: str | None
     signed: bool  # the sign is known (a table cell or accounting parentheses)
+    quarter: tuple[int, int] | None = None
+    """The fiscal year and quarter of a cell printed for three months, else None."""
 
 
 def _base(a: Amount) -> float | None:
     return None if a.factor is None else a.value * a.factor * (-1.0 if a.negative else 1.0)
+
+
+def _quarter_of(period: ColumnPeriod | None, year_end: str | None) -> tuple[int, int] | None:
+    """The fiscal year and quarter of a column printed for three months, else None."""
+    if period is None or period.months != 3 or period.end is None or not year_end:
+        return None
+    return fiscal_quarter(period.end, year_end)
 
 
 def _table_numbers(text: str, chunk: ChunkText, index: int) -> list[SourceNumber]:
@@ -653,6 +665,8 @@ def _table_numbers(text: str, chunk: ChunkText, index: int) -> list[SourceNumber
     for a period shorter than a year ("3 months to ...") is no year's."""
     found: list[SourceNumber] = []
     cells = table_cells(text, chunk.unit, chunk.fiscal_year)
+    company = companies().get(chunk.company)
+    year_end = company.year_end if company is not None else None
     row_years: dict[str, set[int]] = {}
     for cell in cells:
         if cell.period is not None:
@@ -682,7 +696,8 @@ def _table_numbers(text: str, chunk: ChunkText, index: int) -> list[SourceNumber
         period = cell.period
         annual = period is not None and period.annual
         years = frozenset({period.fiscal_year}) if annual and period else frozenset()
-        found.append(SourceNumber(amount, index, chunk.company, years, metric, True))
+        quarter = _quarter_of(period, year_end)
+        found.append(SourceNumber(amount, index, chunk.company, years, metric, True, quarter))
     return found
 
 
@@ -830,11 +845,20 @@ class _Context:
     companies: list[str]
     years: list[int]
     metrics: list[str]
+    quarter: int | None = None
+    """The quarter of its years the sentence states figures for ("Q2 FY2023"), or None."""
 
     def allows(self, src: SourceNumber) -> bool:
         if self.companies and src.company not in self.companies:
             return False
-        if self.years and not (src.years & set(self.years)):
+        if self.quarter and src.quarter is not None:
+            # A quarter's figure backs a figure said for that quarter of the year.
+            year, quarter = src.quarter
+            if quarter != self.quarter or (self.years and year not in self.years):
+                return False
+        elif self.quarter and src.signed:
+            return False  # a year's cell (or a cell of another span) is no quarter's
+        elif self.years and not (src.years & set(self.years)):
             return False
         return _metric_ok(src.metric, self.metrics)
 
@@ -844,6 +868,7 @@ class _Context:
             [binding.company] if binding.company else self.companies,
             list(binding.years) if binding.years else self.years,
             [binding.metric] if binding.metric else self.metrics,
+            self.quarter,
         )
 
 
@@ -877,9 +902,13 @@ def _derived_label(op: str, inputs: list[SourceNumber], metrics: list[str]) -> s
     for src in inputs:
         if src.company not in companies:
             companies.append(src.company)
-    years = sorted({y for src in inputs for y in src.years})
+    periods = sorted(
+        {f"FY{y}" for src in inputs for y in src.years}
+        | {f"Q{s.quarter[1]} FY{s.quarter[0]}" for s in inputs if s.quarter and not s.years},
+        key=lambda p: (p[-4:], p),
+    )
     metric = next((s.metric for s in inputs if s.metric), None) or (metrics[0] if metrics else "")
-    span = f"FY{years[0]}" if len(years) == 1 else f"FY{years[0]}–FY{years[-1]}"
+    span = "–".join(dict.fromkeys([periods[0], periods[-1]])) if periods else ""
     names = [display_name(c) for c in companies]  # people read names, not tickers
     parts = [" vs ".join(names), metric_display(metric) if metric else "figure", op, span]
     return " ".join(p for p in parts if p)
@@ -916,6 +945,13 @@ def _year_tokens(text: str, claim: Amount) -> list[tuple[int, int]]:
     return tokens
 
 
+def _year_of(n: SourceNumber) -> int | None:
+    """A source figure's year: its earliest, or its quarter's year."""
+    if n.years:
+        return min(n.years)
+    return n.quarter[0] if n.quarter is not None else None
+
+
 def _change_orders(
     text: str, claim: Amount, a: SourceNumber, b: SourceNumber
 ) -> list[tuple[SourceNumber, SourceNumber]]:
@@ -925,8 +961,8 @@ def _change_orders(
     companies of one year: from the one a base word introduces, else from the second
     named to the first ("BHP's revenue was 4% higher than Rio Tinto's"). Both orders only
     when the text names neither."""
-    year_a, year_b = min(a.years), min(b.years)
-    if year_a != year_b:
+    year_a, year_b = _year_of(a), _year_of(b)
+    if year_a != year_b and year_a is not None and year_b is not None:
         base = _stated_base(text, _year_tokens(text, claim), {year_a, year_b})
         base = min(year_a, year_b) if base is None else base
         return [(a, b) if year_a == base else (b, a)]
@@ -995,7 +1031,7 @@ def _change(
     # is not 380 as a share of 916.
     if _UP.search(text) or _DOWN.search(text):
         return None
-    first, second = sorted((a, b), key=lambda s: min(s.years))
+    first, second = sorted((a, b), key=lambda s: _year_of(s) or 0)
     for part, whole in ((first, second), (second, first)):
         vp, vw = _base(part.amount), _base(whole.amount)
         if vp is None or not vw:
@@ -1197,6 +1233,7 @@ def check_numbers(
             find_companies(text) or asked.companies,
             mentioned_years(_without_targets(text)) or asked.years,
             find_metrics(text) or asked.metrics,
+            quarter_of_year(text),
         )
         for i in cited:
             if i not in per_source:
@@ -1305,7 +1342,7 @@ class _Read:
         the result's measure, not each line item's."""
         claim, own = self.claims[k], self.ctx.narrowed(self.bindings[k])
         if operand:
-            own = _Context(own.companies, own.years, [])
+            own = _Context(own.companies, own.years, [], own.quarter)
         marked = set(_bound_sources(self.sentence, claim.end, self.sources))
         return next(
             (
@@ -1320,7 +1357,7 @@ class _Read:
         """A figure of the working that is a cited figure's amount: an outflow a
         statement prints in brackets, written as the amount spent."""
         claim, own = self.claims[k], self.ctx.narrowed(self.bindings[k])
-        own = _Context(own.companies, own.years, [])
+        own = _Context(own.companies, own.years, [], own.quarter)
         return next(
             (n for n in self.cited if own.allows(n) and value_matches(claim, n.amount)), None
         )

@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from domain.figures import Fact, format_value, to_base, unit_spec
 from domain.measures import (
@@ -24,6 +25,7 @@ from domain.measures import (
     related,
     terms,
 )
+from domain.periods import fiscal_quarter
 
 Similarity = Callable[[str, Sequence[str]], list[float]]
 """Cosine similarity of a phrase to each of several texts (the local embedder)."""
@@ -151,8 +153,23 @@ def _is_money(fact: Fact) -> bool:
     return spec.kind in ("money", "per_share") or bool(re.search(r"\$|¢|dollar|cent", fact.unit))
 
 
-def best(candidates: Sequence[Candidate], company: str, year: int) -> Candidate | None:
-    """The fact answering the focus for one company and year, if any does.
+def of_quarter(fact: Fact, year: int, quarter: int, year_end: str) -> bool:
+    """Whether a fact is of the fiscal year's `quarter`: its column is three months
+    ending where that quarter ends."""
+    if fact.period_months != 3 or fact.period_end is None:
+        return False
+    return fiscal_quarter(date.fromisoformat(fact.period_end), year_end) == (year, quarter)
+
+
+def best(
+    candidates: Sequence[Candidate],
+    company: str,
+    year: int,
+    quarter: tuple[int, str] | None = None,
+) -> Candidate | None:
+    """The fact answering the focus for one company and year, if any does: a whole
+    year's, or, when a quarter is asked (`quarter`: its number and the company's year
+    end, "12-31"), that quarter's.
 
     Of those that answer (`ANSWERS`), the best score; on a tie a table's figure over a
     sentence's, the year's own report over a later one's comparative, a figure as first
@@ -162,7 +179,9 @@ def best(candidates: Sequence[Candidate], company: str, year: int) -> Candidate 
         c
         for c in candidates
         if c.fact.company == company and c.fact.fiscal_year == year and c.score >= ANSWERS
-        and c.fact.annual  # a quarter's figure, or a balance at a quarter's end, is no year's
+        # a quarter's figure, or a balance at a quarter's end, is no year's; a quarter
+        # asked is answered by that quarter's alone
+        and (of_quarter(c.fact, year, *quarter) if quarter else c.fact.annual)
     ]  # fmt: skip
     if not fit:
         return None

@@ -230,10 +230,41 @@ def quarter_named(text: str) -> int | None:
     return int(m.group("a") or m.group("b"))
 
 
+_QUARTER_OF_YEAR = re.compile(
+    r"(?:\bQ[1-4]|\b[1-4]Q|\b(?:first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+(?:fiscal\s+)?"
+    r"quarter)\b[\s,]*(?:of\s+)?(?:(?:fiscal|FY|CY)\s?'?)?(?:19|20)\d{2}\b"
+    r"|\b(?:FY|CY)?\s?(?:19|20)\d{2}[\s,]+(?:Q[1-4]|[1-4]Q|(?:first|second|third|fourth)[\s-]+"
+    r"(?:fiscal\s+)?quarter)\b",
+    re.IGNORECASE,
+)
+
+
+def quarter_of_year(text: str) -> int | None:
+    """The quarter `text` names together with its year ("Q2 FY2023", "2021 Q1", "the
+    second fiscal quarter of 2023"), or None: a quarter named with no year ("for the
+    second quarter in a row") is no period of a figure."""
+    m = _QUARTER_OF_YEAR.search(text)
+    return quarter_named(m.group(0)) if m else None
+
+
 def quarter_end(year_end: date, quarter: int) -> date:
     """The end of a fiscal year's `quarter`, given the year's end: Q2 of a calendar 2023
     ends 30 June 2023; of a year to 30 June 2023, 31 December 2022."""
     return year_end if quarter == 4 else months_before(year_end, 3 * (4 - quarter))
+
+
+def fiscal_quarter(end: date, year_end: str) -> tuple[int, int]:
+    """The fiscal year and quarter (1-4) a quarter ending on `end` is, for a company whose
+    year ends on `year_end` ("12-31"; a 52/53-week year's quarter ending some days off its
+    month's end is still that quarter)."""
+    year = fiscal_year_of(end, year_end)
+    month, day = (int(p) for p in year_end.split("-"))
+    try:
+        closes = date(year, month, day)
+    except ValueError:
+        closes = date(year, month, 28)
+    months_left = round((closes - end).days / 30.44)
+    return year, max(1, min(4, 4 - round(months_left / 3)))
 
 
 def asks_part_of_year(text: str) -> bool:

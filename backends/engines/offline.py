@@ -98,6 +98,7 @@ from domain.open_answers import (
     verb,
 )
 from domain.passages import find_passages, role_asked, topic_terms
+from domain.periods import quarter_of_year
 from domain.question import extract_slots
 from domain.tables import NOT_FOUND_CELL, said_in_table
 from domain.units import requested_currency, requested_scale
@@ -626,7 +627,10 @@ class OfflineEngine:
         metrics = requested_metrics(slots, question)
         years = answer_years(slots, question)
         if len(asked) == 1 and (choice := read_choice(question)) is not None:
-            opened = _OpenAnswers(sources, self.similarity(), requested_scale(question))
+            opened = _OpenAnswers(
+                sources, self.similarity(), requested_scale(question),
+                quarter=quarter_of_year(question),
+            )  # fmt: skip
             if (chosen_draft := opened.choice(choice, asked[0], years)) is not None:
                 return chosen_draft
         facts: list[_Sourced] = []
@@ -709,6 +713,7 @@ class OfflineEngine:
             opened = _OpenAnswers(
                 sources, self.similarity(), composer.scale,
                 change=asks_change(question) or slots.intent == "change",
+                quarter=quarter_of_year(question),
             )  # fmt: skip
             for part in opened.joined(parts):
                 for ticker in asked:
@@ -730,7 +735,9 @@ class OfflineEngine:
             if not asks_narrative(question):
                 # A topic question ("What was BHP's TRIF?") whose words a report's own
                 # figure answers: that figure, then what the reports say.
-                opened = _OpenAnswers(sources, self.similarity(), composer.scale)
+                opened = _OpenAnswers(
+                    sources, self.similarity(), composer.scale, quarter=quarter_of_year(question)
+                )
                 for part in opened.joined(open_parts(question)):
                     for ticker in asked:
                         lines = [ln for y in years if (ln := opened.figure(part, ticker, y))]
@@ -1161,8 +1168,11 @@ class _OpenAnswers:
         similarity: Similarity | None,
         scale: str | None,
         change: bool = False,
+        quarter: int | None = None,
     ) -> None:
         self.sources = sources
+        self.quarter = quarter
+        """The quarter of each year the question asks ("Q2 of FY2023"), or None: a year."""
         self.similarity = similarity
         self.scale = scale
         self.sourced = [
@@ -1195,6 +1205,20 @@ class _OpenAnswers:
             self._matched[focus.phrase] = match(focus, self.sourced, self.similarity)
         return self._matched[focus.phrase]
 
+    def _best(self, candidates: list[Candidate], ticker: str, year: int) -> Candidate | None:
+        """The year's figure, or the quarter's when one is asked."""
+        quarter = (self.quarter, companies()[ticker].year_end) if self.quarter else None
+        return best(candidates, ticker, year, quarter)
+
+    def _when(self, ticker: str, year: int) -> str:
+        """The period a figure is said for: the year, or the quarter of it asked."""
+        if self.quarter:
+            return f"Q{self.quarter} FY{year}"
+        return _year_phrase(ticker, year)
+
+    def _short(self, year: int) -> str:
+        return f"Q{self.quarter} FY{year}" if self.quarter else f"FY{year}"
+
     def answer(
         self, part: Focus, ticker: str, years: list[int]
     ) -> tuple[list[str], list[NotFound]]:
@@ -1212,7 +1236,9 @@ class _OpenAnswers:
                 gaps.append(NotFound(company=ticker, fiscal_year=year, metric=measure))
             else:
                 lines.append(line)
-                if part.derived is None and (pick := best(self.candidates(part), ticker, year)):
+                if part.derived is None and (
+                    pick := self._best(self.candidates(part), ticker, year)
+                ):
                     picked.append((year, pick))
         if self.change and len(picked) >= 2:
             lines.extend(self._change(ticker, picked))
@@ -1239,19 +1265,20 @@ class _OpenAnswers:
                 continue
             subject = f"{_possessive(ticker)} {phrase(b)}"
             verb = "rose" if b.value > a.value else "fell"
+            span = f"from {self._short(y1)} to {self._short(y2)}"
             if a.unit == "%":
                 points = b.value - a.value
                 # The points only as the working's result, which the numeric check
                 # recomputes from the two cited rates.
                 line = (
-                    f"{subject} {verb} from FY{y1} to FY{y2}: {value_text(b)} [{new.n}] − "
+                    f"{subject} {verb} {span}: {value_text(b)} [{new.n}] − "
                     f"{value_text(a)} [{old.n}] = {points:+.1f} percentage points."
                 )
                 formula = f"{value_text(b)} − {value_text(a)} = {points:+.1f} points"
             elif a.value > 0 and b.value > 0 and unit_spec(a.unit).kind == "money":
                 pct = (b.value - a.value) / a.value * 100
                 line = (
-                    f"{subject} {verb} {abs(pct):.1f}% from FY{y1} to FY{y2}, from "
+                    f"{subject} {verb} {abs(pct):.1f}% {span}, from "
                     f"{value_text(a)} [{old.n}] to {value_text(b)} [{new.n}]."
                 )
                 formula = f"({value_text(b)} − {value_text(a)}) / {value_text(a)} = {pct:+.1f}%"
@@ -1259,7 +1286,10 @@ class _OpenAnswers:
                 continue
             lines.append(line)
             self.derived.append(
-                Derived(label=f"{_name(ticker)} {phrase(b)} change FY{y1}–FY{y2}", formula=formula)
+                Derived(
+                    label=f"{_name(ticker)} {phrase(b)} change {self._short(y1)}–{self._short(y2)}",
+                    formula=formula,
+                )
             )
         return lines
 
@@ -1292,7 +1322,7 @@ class _OpenAnswers:
                 )
                 lines.append(
                     f"Of the {len(picks)} asked, {top} {what} for "
-                    f"{_name(ticker)} in {_year_phrase(ticker, year)}: "
+                    f"{_name(ticker)} in {self._when(ticker, year)}: "
                     f"{value_text(pick.fact)} [{pick.n}]."
                 )
             lines.extend(self._sentence(p, ticker, year) for _, p in found)
@@ -1313,10 +1343,10 @@ class _OpenAnswers:
             c for c in self.candidates(read_focus(choice.phrase(option)))
             if not own or any(related(t) & terms(c.fact.label) for t in own)
         ]  # fmt: skip
-        return best(fit, ticker, year)
+        return self._best(fit, ticker, year)
 
     def figure(self, part: Focus, ticker: str, year: int) -> str | None:
-        pick = best(self.candidates(part), ticker, year)
+        pick = self._best(self.candidates(part), ticker, year)
         if part.derived is not None and (pick is None or pick.fact.unit != "%"):
             worked = self._derived(part, ticker, year)
             if worked is not None:
@@ -1333,15 +1363,15 @@ class _OpenAnswers:
                 f"{_possessive(ticker)} FY{f.report_fiscal_year} report ({section}, page "
                 f'{f.page}) says: "{f.context}" [{pick.n}]'
             )
-        when = _year_phrase(ticker, year)
+        when = self._when(ticker, year)
         return f"{_possessive(ticker)} {phrase(f)} for {when} {verb(f)} {value_text(f)} [{pick.n}]."
 
     def _derived(self, part: Focus, ticker: str, year: int) -> str | None:
         """A margin, share or ratio computed from the two facts it joins, with its working."""
         assert part.derived is not None
         spec = part.derived
-        num = best(self.candidates(read_focus(spec.numerator)), ticker, year)
-        den = best(self.candidates(read_focus(spec.denominator)), ticker, year)
+        num = self._best(self.candidates(read_focus(spec.numerator)), ticker, year)
+        den = self._best(self.candidates(read_focus(spec.denominator)), ticker, year)
         if num is None or den is None or num.fact == den.fact:
             return None
         # Both on one basis: an underlying (adjusted) figure is divided by the report's
@@ -1349,7 +1379,7 @@ class _OpenAnswers:
         # underlying revenue, which includes the same equity-accounted share).
         basis = _BASIS.search(num.fact.label)
         if basis and not _BASIS.search(den.fact.label):
-            same = best(self.candidates(read_focus(f"{basis.group(0)} {spec.denominator}")),
+            same = self._best(self.candidates(read_focus(f"{basis.group(0)} {spec.denominator}")),
                         ticker, year)  # fmt: skip
             if same is not None and _BASIS.search(same.fact.label) and same.fact != num.fact:
                 den = same
@@ -1357,10 +1387,12 @@ class _OpenAnswers:
         if worked is None:
             return None
         self.derived.append(
-            Derived(label=f"{_name(ticker)} {spec.name} FY{year}", formula=worked.formula)
+            Derived(
+                label=f"{_name(ticker)} {spec.name} {self._short(year)}", formula=worked.formula
+            )
         )
         return (
-            f"{_possessive(ticker)} {spec.name} for {_year_phrase(ticker, year)} was "
+            f"{_possessive(ticker)} {spec.name} for {self._when(ticker, year)} was "
             f"{worked.text}, worked out from the reported figures: {phrase(num.fact)} of "
             f"{value_text(num.fact)} [{num.n}] divided by {phrase(den.fact)} of "
             f"{value_text(den.fact)} [{den.n}]."

@@ -598,4 +598,60 @@ def test_an_amount_in_the_reports_words_asked_to_change_is_given_in_percent_and_
     slots = asyncio.run(ENGINE.route(question)).slots
     draft = asyncio.run(ENGINE.synthesize(question, slots, sources))
     assert "rose 20.0% from FY2023 to FY2024" in draft.answer, draft.answer
-    assert check_numbers(draft.answer, sources, question=question).unsupported == []
+    report = check_numbers(draft.answer, sources, question=question)
+    assert report.unsupported == [], (draft.answer, report.sentences)
+
+
+def _quarters() -> list[ChunkText]:
+    """An interim table with two second quarters and a full year beside them."""
+    text = (
+        "[BHP Group · Quarterly Report · FY2024 · Statement of earnings · page 9]\n"
+        "| US$M | Q2 FY2024 (3 months to 31 Dec 2023) | Q2 FY2023 (3 months to 31 Dec 2022) "
+        "| FY2023 (30 Jun 2023) |\n|---|---|---|---|\n"
+        "| Exploration and evaluation spend | 410 | 328 | 1,310 |\n"
+    )
+    return [ChunkText(
+        chunk_id="q2", company="BHP", fiscal_year=2024, document="BHP_Q2_FY2024.md", page=9,
+        section="Statement of earnings", text=text, is_table=True, unit="US$M",
+    )]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("question", "said", "unsaid"),
+    [
+        ("How did BHP's exploration and evaluation spend move between the second quarter of "
+         "FY2023 and Q2 FY2024?",
+         ["Q2 FY2023 was US$328 million", "Q2 FY2024 was US$410 million",
+          "rose 25.0% from Q2 FY2023 to Q2 FY2024"], ["1,310"]),
+        ("What was BHP's exploration and evaluation spend in FY2023?",
+         ["US$1,310 million"], ["328", "Q2"]),
+    ],
+)  # fmt: skip
+def test_a_quarter_asked_is_answered_by_that_quarters_column_and_a_year_by_the_years(
+    question: str, said: list[str], unsaid: list[str]
+) -> None:
+    """Figures of a quarter were never a year's, so a question naming one went unanswered:
+    the quarter's own column answers it, said as that quarter's and checked against that
+    column alone; a year asked still takes the year's column only."""
+    sources = _quarters()
+    draft = asyncio.run(
+        ENGINE.synthesize(question, asyncio.run(ENGINE.route(question)).slots, sources)
+    )
+    for text in said:
+        assert text in draft.answer, draft.answer
+    assert not any(text in draft.answer for text in unsaid), draft.answer
+    report = check_numbers(draft.answer, sources, question=question)
+    assert report.unsupported == [], (draft.answer, report.sentences)
+
+
+def test_a_quarters_figure_said_as_the_years_is_unsupported() -> None:
+    """Firing: the numeric check does not let a quarter's column back a figure said as the
+    whole year's, nor another quarter's column one said as a quarter's."""
+    sources = _quarters()
+    for answer in (
+        "BHP's exploration and evaluation spend for FY2024 was US$410 million [1].",
+        "BHP's exploration and evaluation spend for Q3 FY2024 was US$410 million [1].",
+    ):
+        assert check_numbers(answer, sources).unsupported != [], answer
+    quiet = "BHP's exploration and evaluation spend for Q2 FY2024 was US$410 million [1]."
+    assert check_numbers(quiet, sources).unsupported == []
