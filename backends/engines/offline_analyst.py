@@ -160,6 +160,25 @@ def _line_item(
     ], []
 
 
+def _at_latest(
+    asked: AnalystQuestion,
+    ticker: str,
+    own: list[Sourced],
+    titles: dict[str, str],
+    names: list[str],
+) -> AnalystQuestion:
+    """A named ratio asked with no year, asked of the latest year whose statements print
+    every line item it reads (a quarterly report's year prints no year's figures)."""
+    if asked.years or not asked.named:
+        return asked
+    for year in sorted({s.fact.report_fiscal_year for s in own}, reverse=True):
+        at = asked_at(asked, year)
+        out = answer_calculation(at, ticker, display_name(ticker), own, titles, names)
+        if out is not None and not out.not_found:
+            return at
+    return asked
+
+
 def _calculated(
     asked: AnalystQuestion,
     ticker: str,
@@ -170,8 +189,7 @@ def _calculated(
     """One company's calculation, and whether a sign asked was said. A trend judged is
     worked out for each year printed; a year before the one asked that the reports do
     not print is left out, not said missing."""
-    latest = max((s.fact.report_fiscal_year for s in own), default=None)
-    each = trend_years(asked_at(asked, latest) if latest is not None else asked)
+    each = trend_years(_at_latest(asked, ticker, own, titles, names))
     said = Answered()
     signed = False
     for n, one in enumerate(each, start=1):

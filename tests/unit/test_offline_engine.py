@@ -655,3 +655,34 @@ def test_a_quarters_figure_said_as_the_years_is_unsupported() -> None:
         assert check_numbers(answer, sources).unsupported != [], answer
     quiet = "BHP's exploration and evaluation spend for Q2 FY2024 was US$410 million [1]."
     assert check_numbers(quiet, sources).unsupported == []
+
+
+def test_a_ratio_judged_with_no_year_is_worked_out_for_the_latest_year_printed() -> None:
+    """A question with no year takes the latest year whose statements print every line
+    the ratio reads: a later quarterly report (quarter columns only) does not make that
+    year the one asked, and leave the question to the not-found lines."""
+    quarterly = (
+        "[BHP Group · Quarterly Report · FY2024 · Statement of earnings · page 3]\n"
+        "| US$M | Q2 FY2024 (3 months to 31 Dec 2023) |\n|---|---|\n"
+        "| Revenue | 14,010 |\n| Gross profit | 3,320 |\n"
+    )
+    annual = (
+        "[BHP Group · Annual Report 2023 · FY2023 · Income statement · page 90]\n"
+        "| US$M | FY2023 (30 Jun 2023) | FY2022 (30 Jun 2022) | FY2021 (30 Jun 2021) |\n"
+        "|---|---|---|---|\n"
+        "| Revenue | 53,817 | 65,098 | 60,817 |\n| Gross profit | 21,109 | 30,051 | 29,224 |\n"
+    )
+    sources = [
+        ChunkText(chunk_id=f"c{n}", company="BHP", fiscal_year=year, document=f"BHP_{year}.md",
+                  page=page, section="Income statement", text=text, is_table=True, unit="US$M")
+        for n, (year, page, text) in enumerate(((2024, 3, quarterly), (2023, 90, annual)))
+    ]  # fmt: skip
+    question = "Have BHP's gross margins been consistent over time?"
+    draft = asyncio.run(
+        ENGINE.synthesize(question, asyncio.run(ENGINE.route(question)).slots, sources)
+    )
+    for year, margin in ((2021, "48.1%"), (2022, "46.2%"), (2023, "39.2%")):
+        assert f"FY{year} gross margin" in draft.answer and margin in draft.answer, draft.answer
+    assert "FY2024" not in draft.answer and "not found" not in draft.answer, draft.answer
+    assert "judgement the reports leave to the reader" in draft.answer
+    assert check_numbers(draft.answer, sources, question=question).unsupported == []
