@@ -525,20 +525,36 @@ def _printed_number(band: list[Line]) -> int | None:
     return None
 
 
+_GUTTER = 1.2
+"""The narrowest gutter between two columns of prose, in the body's font size (a space
+between words is about a quarter of it)."""
+
+
+def _halves(line: Line, mid: float, least: int) -> tuple[Line, Line] | None:
+    """A line's two columns' parts, split at the page's middle, or None when it is one
+    column's: a word crosses the middle, fewer than `least` words sit either side, the
+    right holds numbers (a table row), or the gap at the middle is a space between words,
+    not a gutter (one line of full-width prose may have no word across the middle by
+    chance: an earnings release's bullets were read as two columns and their figures
+    lost their "Fourth-Quarter")."""
+    left = [w for w in line.words if w.x1 <= mid]
+    right = [w for w in line.words if w.x0 >= mid]
+    if len(left) + len(right) != len(line.words):
+        return None
+    if len(left) < least or len(right) < least:
+        return None
+    if least and sum(not is_number(w.text) for w in right) < least:
+        return None
+    if left and right:
+        size = statistics.median(w.size for w in line.words)
+        if min(w.x0 for w in right) - max(w.x1 for w in left) < _GUTTER * size:
+            return None
+    return Line(left), Line(right)
+
+
 def _two_column(lines: list[Line], width: float) -> list[Line]:
     """Lines of two-column prose split at the gutter, the left column first, in runs."""
     mid = width / 2
-
-    def halves(line: Line, least: int) -> tuple[Line, Line] | None:
-        left = [w for w in line.words if w.x1 <= mid]
-        right = [w for w in line.words if w.x0 >= mid]
-        if len(left) + len(right) != len(line.words):
-            return None  # a word crosses the gutter: one column
-        if len(left) < least or len(right) < least:
-            return None
-        if least and sum(not is_number(w.text) for w in right) < least:
-            return None  # a table row: numbers on the right
-        return Line(left), Line(right)
 
     out: list[Line] = []
     run: list[tuple[Line, Line]] = []
@@ -551,7 +567,7 @@ def _two_column(lines: list[Line], width: float) -> list[Line]:
     for line in lines:
         # Three words each side open a run of two-column lines; within one, a line with
         # anything either side of the gutter (a column's short last line) stays in it.
-        split = halves(line, 0 if run else 3)
+        split = _halves(line, mid, 0 if run else 3)
         if split is not None:
             run.append(split)
         else:

@@ -214,3 +214,34 @@ def test_a_quarter_or_year_to_date_printed_with_no_date_ends_within_its_year() -
         assert f"months to {end.replace('2023', '2022')})" in cells[1], (phrase, cells)
     tables, _ = find_tables(_release_page(), ReadContext(year_end="12-31", fiscal_year=2022))
     assert tables[0].columns[3].cell.endswith("FY2022 (31 Dec 2022)")
+
+
+def test_prose_with_no_word_across_the_middle_is_one_column_and_a_gutter_two() -> None:
+    """Full-width bullets whose words happen to leave the page's middle free were read as
+    two columns ("... earnings per share (EPS) of increasing by 10.3%*" then "$1.33
+    decreasing 24.9% and adjusted EPS of $2.35", the figures cut from their quarter). A
+    space between words is no gutter; a gutter of a two-column page still splits."""
+    from ingestion.pdf import _two_column
+
+    def ending_at(text: str, x1: float) -> tuple[str, float]:
+        """A cell placed so its last word ends at `x1` (`_line` sets 5.5 points a letter)."""
+        return text, x1 - 5.5 * len(text.replace(" ", "")) - 3 * text.count(" ")
+
+    full = _page(
+        _line(40, ending_at("• 2026 Third-Quarter orders per plant and per shift of", 302),
+              ("$4.10 falling 3.0% and adjusted orders of $5.20", 307)),
+        _line(55, ending_at("rising by 1.2% as the new line came into service", 301),
+              ("after the works on the site finished", 306)),
+    )  # fmt: skip
+    read = [ln.text for ln in _two_column(full, 612)]
+    assert read[0].endswith("per shift of $4.10 falling 3.0% and adjusted orders of $5.20"), read
+    assert len(read) == 2
+    columns = _page(
+        _line(40, ("The left column speaks of water use", 41), ("The right column speaks of", 330)),
+        _line(55, ("across the sites this year and the", 41), ("the people who work at the", 330)),
+    )  # fmt: skip
+    read = [ln.text for ln in _two_column(columns, 612)]
+    assert read == [
+        "The left column speaks of water use", "across the sites this year and the",
+        "The right column speaks of", "the people who work at the",
+    ], read  # fmt: skip
