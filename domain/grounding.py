@@ -1283,6 +1283,8 @@ def check_numbers(
                     continue
             if backing is not None:
                 years = sorted(backing.years & set(own.years)) or sorted(backing.years)
+                if not years and backing.quarter is not None and own.quarter:
+                    years = [backing.quarter[0]]  # a quarter asked of its year, given
                 for year in years:
                     figure = CheckedFigure(
                         company=backing.company, fiscal_year=year, metric=backing.metric

@@ -161,6 +161,35 @@ def of_quarter(fact: Fact, year: int, quarter: int, year_end: str) -> bool:
     return fiscal_quarter(date.fromisoformat(fact.period_end), year_end) == (year, quarter)
 
 
+_BASIS = re.compile(r"\b(?:adjusted|underlying|non-gaap|pro\s+forma)\b", re.IGNORECASE)
+
+
+def _on_another_basis(fact: Fact) -> bool:
+    """A table figure whose table, not its label, says it is adjusted or underlying."""
+    if fact.source != "table" or _BASIS.search(fact.label):
+        return False
+    return bool(_BASIS.search(fact.context.split(fact.label)[0]))
+
+
+def _preference(c: Candidate, year: int) -> tuple[bool, bool, bool, bool, bool, float, int]:
+    """How `best` orders equal matches, first to last."""
+    return (
+        c.fact.parent_only,  # the group's figure over its parent entity's alone
+        c.fact.report_fiscal_year != year,
+        c.fact.restated,
+        # The figure as reported over one of a table headed as adjusted or underlying
+        # ("Adjusted earnings ... | Net earnings"): its label does not say so, and a
+        # question that asks it names that basis.
+        _on_another_basis(c.fact),
+        c.fact.source != "table",
+        -c.score,
+        # Of labels that answer as well, the one that says least besides ("Cash and cash
+        # equivalents" over "Net increase in cash and cash equivalents from discontinued
+        # operations").
+        len(c.fact.label.split()),
+    )
+
+
 def best(
     candidates: Sequence[Candidate],
     company: str,
@@ -187,19 +216,7 @@ def best(
         return None
     top = max(c.score for c in fit)
     near = [c for c in fit if c.score >= top - 0.05]
-    near.sort(
-        key=lambda c: (
-            c.fact.parent_only,  # the group's figure over its parent entity's alone
-            c.fact.report_fiscal_year != year,
-            c.fact.restated,
-            c.fact.source != "table",
-            -c.score,
-            # Of labels that answer as well, the one that says least besides ("Cash and
-            # cash equivalents" over "Net increase in cash and cash equivalents from
-            # discontinued operations").
-            len(c.fact.label.split()),
-        )
-    )
+    near.sort(key=lambda c: _preference(c, year))
     return near[0]
 
 

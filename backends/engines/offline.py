@@ -98,7 +98,7 @@ from domain.open_answers import (
     verb,
 )
 from domain.passages import find_passages, role_asked, topic_terms
-from domain.periods import quarter_of_year
+from domain.periods import months_said_before, quarter_of_year
 from domain.question import extract_slots
 from domain.tables import NOT_FOUND_CELL, said_in_table
 from domain.units import requested_currency, requested_scale
@@ -324,6 +324,8 @@ def prose_facts(chunk: ChunkText) -> list[Fact]:
             found = next((a for a in amounts if end <= a.start < limit), None)
             if found is None or found.factor is None:
                 continue
+            if months_said_before(sentence[: found.start]):
+                continue  # a quarter's figure ("2022 Fourth-Quarter ... EPS of $2.35")
             unit = _unit_for(found.kind, found.currency, found.factor)
             if unit is None:
                 continue
@@ -838,6 +840,7 @@ class _Composer:
             s
             for s in self.facts
             if (s.fact.company, s.fact.fiscal_year, s.fact.metric) == (ticker, year, metric)
+            and s.fact.annual  # a quarter's column is no year's figure
         ]
 
     def pick(self, ticker: str, year: int, metric: str) -> _Sourced | None:

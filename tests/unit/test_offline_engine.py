@@ -686,3 +686,48 @@ def test_a_ratio_judged_with_no_year_is_worked_out_for_the_latest_year_printed()
     assert "FY2024" not in draft.answer and "not found" not in draft.answer, draft.answer
     assert "judgement the reports leave to the reader" in draft.answer
     assert check_numbers(draft.answer, sources, question=question).unsupported == []
+
+
+def test_a_figure_as_reported_is_preferred_to_the_same_line_of_an_adjusted_table() -> None:
+    """An earnings release prints "Net earnings" twice, the second under "Adjusted earnings
+    before provision for taxes and net earnings": the question that names no basis took the
+    adjusted line (28.8% for 20.1%). Quiet: asked for the adjusted one, it gets it."""
+    text = (
+        "[BHP Group · Annual Report 2024 · FY2024 · Statement of earnings · page 12]\n"
+        "| US$M | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |\n|---|---|---|\n"
+        "| Adjusted water and energy use (non-GAAP) | | |\n"
+        "| Water recycled per tonne | 0.62 | 0.60 |\n"
+        "| Statutory measures | | |\n"
+        "| Water recycled per tonne | 0.55 | 0.51 |\n"
+    )
+    sources = [ChunkText(
+        chunk_id="w", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=12,
+        section="Statement of earnings", text=text, is_table=True, unit=None,
+    )]  # fmt: skip
+    for question, said, unsaid in (
+        ("What was BHP's water recycled per tonne in FY2024?", "0.55", "0.62"),
+        ("What was BHP's adjusted water recycled per tonne in FY2024?", "0.62", "0.55"),
+    ):
+        slots = asyncio.run(ENGINE.route(question)).slots
+        answer = asyncio.run(ENGINE.synthesize(question, slots, sources)).answer
+        assert said in answer and unsaid not in answer, (question, answer)
+
+
+def test_a_quarters_figure_in_a_sentence_is_not_said_as_the_years() -> None:
+    """J&J's release: "2022 Fourth-Quarter ... adjusted EPS of $2.35" was said as FY2022's
+    at high confidence. The quarter's figure of a sentence is no year's; the full year's
+    is."""
+    text = (
+        "[BHP Group · Results release · FY2025 · Highlights · page 1]\n"
+        "• 2025 Fourth-Quarter revenue of US$14.2 billion decreasing 4.0%\n"
+        "• 2025 Full-Year revenue of US$55.1 billion decreasing 9.0%\n"
+    )
+    sources = [ChunkText(
+        chunk_id="r", company="BHP", fiscal_year=2025, document="BHP_FY2025_release.md",
+        page=1, section="Highlights", text=text, is_table=False, unit=None,
+    )]  # fmt: skip
+    question = "What was BHP's revenue in FY2025?"
+    answer = asyncio.run(
+        ENGINE.synthesize(question, asyncio.run(ENGINE.route(question)).slots, sources)
+    ).answer
+    assert "55.1" in answer and "14.2" not in answer, answer
