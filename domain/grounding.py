@@ -653,8 +653,9 @@ def _base(a: Amount) -> float | None:
 
 
 def _quarter_of(period: ColumnPeriod | None, year_end: str | None) -> tuple[int, int] | None:
-    """The fiscal year and quarter of a column printed for three months, else None."""
-    if period is None or period.months != 3 or period.end is None or not year_end:
+    """The fiscal year and quarter of a column printed for three months or at a quarter's
+    end (a balance within the year), else None."""
+    if period is None or period.months not in (0, 3) or period.end is None or not year_end:
         return None
     return fiscal_quarter(period.end, year_end)
 

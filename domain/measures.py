@@ -529,7 +529,8 @@ def _prepared(question: str) -> str:
     text = _DAY_MONTH.sub(" ", _INCLUDING_ONE_OFFS.sub(" ", _ATTRIBUTION.sub(" ", text)))
     for year in mentioned_years(text):
         text = re.sub(rf"\b(?:FY|CY)?\s?'?{year}\b|\b(?:FY|CY)\s?'?{year % 100:02d}\b", " ", text)
-    return text
+    # A quarter's name is when, as its year is ("in Q2 of FY2024"), not a word of the measure.
+    return re.sub(r"\b(?:Q[1-4]|[1-4]Q)\b(?:\s+of\b)?", " ", text)
 
 
 # "How much" straight before its verb asks for the amount itself, and these verbs move

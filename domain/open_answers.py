@@ -155,8 +155,8 @@ def _is_money(fact: Fact) -> bool:
 
 def of_quarter(fact: Fact, year: int, quarter: int, year_end: str) -> bool:
     """Whether a fact is of the fiscal year's `quarter`: its column is three months
-    ending where that quarter ends."""
-    if fact.period_months != 3 or fact.period_end is None:
+    ending where that quarter ends, or a balance at that quarter's end."""
+    if fact.period_months not in (0, 3) or fact.period_end is None:
         return False
     return fiscal_quarter(date.fromisoformat(fact.period_end), year_end) == (year, quarter)
 

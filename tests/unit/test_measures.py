@@ -139,9 +139,10 @@ def test_a_question_asks_for_money_by_its_verb_not_by_a_measure(question: str, m
         ("How much water did BHP recycle, as at Nov. 14th, 2025?", ["water recycle"]),
         ("BHP's gross debt and lease liabilities, on September 1, 2024?",
          ["gross debt", "lease liabilities"]),
+        ("How did BHP's water use move between Q2 of FY2023 and 4Q FY2024?", ["water use move"]),
     ],
 )  # fmt: skip
 def test_a_date_or_another_name_asks_nothing_of_its_own(question: str, phrases: list[str]) -> None:
-    """A month-first date is when, not a measure ("August" was asked for as a part), and
-    an aside with another name of the thing asked is not asked again."""
+    """A month-first date is when, not a measure ("August" was asked for as a part), as a
+    quarter's name is; an aside with another name of the thing asked is not asked again."""
     assert [p.phrase for p in focus_parts(question)] == phrases

@@ -731,3 +731,26 @@ def test_a_quarters_figure_in_a_sentence_is_not_said_as_the_years() -> None:
         ENGINE.synthesize(question, asyncio.run(ENGINE.route(question)).slots, sources)
     ).answer
     assert "55.1" in answer and "14.2" not in answer, answer
+
+
+def test_a_balance_at_a_quarters_end_answers_that_quarter() -> None:
+    """A 10-Q prints counts and balances at the quarter's end beside the last year's end:
+    "between Q2 of FY2024 and FY2023" reads both at the second quarter's end (as the
+    question's quarter names), not the year-end count."""
+    text = (
+        "[BHP Group · Quarterly Report · FY2024 · Operations · page 14]\n"
+        "| | FY2024 (at 31 Dec 2023) | FY2023 (at 31 Dec 2022) | FY2023 (30 Jun 2023) |\n"
+        "|---|---|---|---|\n| Operating sites | 969 | 982 | 978 |\n"
+    )
+    sources = [ChunkText(
+        chunk_id="s", company="BHP", fiscal_year=2024, document="BHP_Q2_FY2024.md", page=14,
+        section="Operations", text=text, is_table=True, unit=None,
+    )]  # fmt: skip
+    question = (
+        "Was there any change in the number of BHP operating sites between Q2 of FY2024 and FY2023?"
+    )
+    answer = asyncio.run(
+        ENGINE.synthesize(question, asyncio.run(ENGINE.route(question)).slots, sources)
+    ).answer
+    assert "969" in answer and "982" in answer and "978" not in answer, answer
+    assert check_numbers(answer, sources, question=question).unsupported == [], answer
