@@ -244,15 +244,30 @@ def _value_words(line: Line, left: float) -> tuple[list[Word], list[Word]]:
         if CURRENCY_MARK.match(word.text):
             words.pop()
             continue
-        if not is_number(word.text):
+        if not is_number(word.text) or _in_label(word.text, words[:-1]):
             break
         values.insert(0, words.pop())
+    while len(words) >= 10 and values and values[0].x0 - words[-1].x1 < 0.8 * line.size:
+        # A long label's own figures run up to the cells ("... depreciation: 2022,
+        # $9,850; 2021, $8,602   5,215   4,988"): a cell is set apart by a column's gap.
+        words.append(values.pop(0))
     if len(words) >= 3 and is_number(words[-1].text) and CURRENCY_MARK.match(words[-2].text):
         # "Sales to customers  $ 25,530  100.0  24,020": a number after a sign standing alone
         # opens the row's figures, though a year centred over two columns sets `left` past it.
         values.insert(0, words.pop())
         words.pop()
     return words, values
+
+
+def _in_label(text: str, before: list[Word]) -> bool:
+    """A number that is the label's own: it closes a bracket the label opened ("(includes
+    restricted cash: 2022, $5; 2021, $11)") or runs on into a list ("2021,", "$5;")."""
+    if text.endswith((",", ";")):
+        return True
+    if text.endswith(")") and "(" not in text:
+        said = " ".join(w.text for w in before)
+        return said.count("(") > said.count(")")
+    return False
 
 
 def _numeric(line: Line, left: float) -> bool:
@@ -856,7 +871,12 @@ def _within_year(day: date, ctx: ReadContext) -> bool:
 
 def _has_unit(text: str) -> bool:
     return any(_UNIT_TOKEN.match(t) for t in text.split()) or bool(
-        re.search(r"\bin\s+(?:millions|thousands|billions)\b", text, re.I)
+        re.search(
+            r"\bin\s+(?:millions|thousands|billions)\b"
+            r"|\(\s*(?:US\$|\$)?\s*(?:millions|thousands|billions)\b",  # "(Millions, except ...)"
+            text,
+            re.I,
+        )
     )
 
 

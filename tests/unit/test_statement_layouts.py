@@ -245,3 +245,29 @@ def test_prose_with_no_word_across_the_middle_is_one_column_and_a_gutter_two() -
         "The left column speaks of water use", "across the sites this year and the",
         "The right column speaks of", "the people who work at the",
     ], read  # fmt: skip
+
+
+def test_figures_inside_a_long_label_are_the_labels_and_a_bracketed_unit_heads_the_years() -> None:
+    """American Express's balance sheet: "December 31 (Millions, except share data)  2022
+    2021" was no header (its unit in brackets was not read), and rows whose labels carry
+    their own figures ("(includes restricted cash ...: 2022, $5; 2021, $11)   $ 5,510
+    $ 1,292") were prose: the statement's first rows were lost and the rest had no
+    periods."""
+    page = _page(
+        _line(40, ("CONSOLIDATED BALANCE SHEETS", 228)),
+        _line(55, ("December 31 (Millions, except share data)", 20), ("2022", 575), ("2021", 635)),
+        _line(70, ("Assets", 20)),
+        _line(85, ("Cash held with agents (includes restricted cash of consolidated trusts: "
+                   "2022, $5; 2021, $11)", 30), ("$", 557), ("5,510", 569), ("$", 617),
+              ("1,292", 629)),
+        _line(100, ("Plant and equipment, less accumulated depreciation and amortization: "
+                    "2022, $9,850; 2021, $8,602", 26), ("5,215", 569), ("4,988", 629)),
+        _line(115, ("Total assets", 20), ("$", 557), ("10,725", 563), ("$", 617), ("6,280", 629)),
+    )  # fmt: skip
+    tables, _ = find_tables(page, ReadContext(year_end="12-31", fiscal_year=2022))
+    assert len(tables) == 1
+    assert [c.cell for c in tables[0].columns] == ["FY2022 (31 Dec 2022)", "FY2021 (31 Dec 2021)"]
+    rows = {r.label.split(" (")[0].split(",")[0]: r.values for r in tables[0].rows}
+    assert rows["Cash held with agents"] == ["5,510", "1,292"]
+    assert rows["Plant and equipment"] == ["5,215", "4,988"]
+    assert rows["Total assets"] == ["10,725", "6,280"]
