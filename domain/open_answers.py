@@ -17,6 +17,7 @@ from datetime import date
 
 from domain.figures import Fact, format_value, to_base, unit_spec
 from domain.measures import (
+    ACRONYM,
     Focus,
     label_match,
     meets_condition,
@@ -320,8 +321,13 @@ def shares_most(focus: Focus, text: str) -> bool:
     """Whether `text` uses at least half of the focus's words (or their synonyms): a
     sentence sharing only "operating" with "operating cash flow" is not about it."""
     found = terms(text)
-    shared = sum(1 for t in focus.terms if related(t) & found)
-    return shared > 0 and 2 * shared >= len(focus.terms)
+    # The initials a phrase's words may be written as ("=lbs") are another way to say
+    # them, not more words: they count only when the text writes them.
+    words = [t for t in focus.terms if not t.startswith(ACRONYM)]
+    if any(t in found for t in focus.terms if t.startswith(ACRONYM)):
+        return True
+    shared = sum(1 for t in words if related(t) & found)
+    return shared > 0 and 2 * shared >= len(words)
 
 
 def shares_terms(focus: Focus, text: str) -> bool:

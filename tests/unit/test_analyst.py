@@ -349,3 +349,22 @@ def test_a_ratio_named_in_passing_is_no_calculation_asked() -> None:
     """A plain question, or one that asks what a ratio is, stays on the usual path."""
     assert analyst_path("What was Emu Co's working capital in FY2021?") is None
     assert analyst_path("What drove Emu Co's gross margin change in FY2021?") is None
+
+
+def test_a_phrases_initials_are_no_more_words_to_share() -> None:
+    """ "largest liability in the balance sheet" is read with the initials its words may be
+    written as ("LBS"): those counted as words of their own, no sentence could share half
+    of the phrase, and a ranked answer saying "liability ... balance sheet" was off the
+    point. Quiet: a sentence sharing one word of three is still not about it; the
+    initials written out are."""
+    from domain.measures import Focus, terms
+    from domain.open_answers import shares_most
+
+    name = "largest liability in the balance sheet"
+    part = Focus(phrase=name, text=name, terms=terms(name))
+    assert shares_most(part, "Of the liability lines of the balance sheet, the largest was X.")
+    assert not shares_most(part, "Its liability for taxes was settled.")
+    flow = Focus(
+        phrase="lost time injury frequency", text="", terms=terms("lost time injury frequency")
+    )
+    assert shares_most(flow, "Our LTIF was 0.5 this year.")
