@@ -419,6 +419,10 @@ class AnalystQuestion:
     trend: bool = False
     """The judgement is on how the measure moved ("an improving gross margin profile",
     "historically consistent"): it is worked out for each year the reports print."""
+    ranked: tuple[str, str] | None = None
+    """("highest" or "lowest", the kind of line) when the question asks for the largest or
+    smallest line of a kind in a statement it names ("the largest liability in the balance
+    sheet"): the statement's lines of that kind ranked."""
     sign: str = ""
     """"positive" or "negative" when the judgement asks whether the figure is ("Does X
     have positive working capital?"): read off the figure, not left to the reader."""
@@ -564,6 +568,22 @@ _GROWTH_COMPANY = re.compile(r"\bgrowth\s+(?:company|business|firm|stock)\b", re
 TOP_LINE_GROWTH = "revenue growth"
 
 
+_RANKED_LINE = re.compile(
+    r"\b(?:(?P<high>largest|biggest|highest|greatest)|(?P<low>smallest|lowest))\s+"
+    r"(?:single\s+)?(?P<kind>[a-z]+(?:\s+[a-z]+)?)\s+(?:item\s+|line\s+)?(?:in|on|of)\b",
+    re.IGNORECASE,
+)
+
+
+def _ranked_line(clause: str, statements: tuple[str, ...]) -> tuple[str, str] | None:
+    """The end and kind of line a question ranks within a statement it names ("What was
+    the largest liability in X's balance sheet?": highest, "liability"), else None."""
+    m = _RANKED_LINE.search(clause)
+    if m is None or not statements:
+        return None
+    return ("highest" if m.group("high") else "lowest"), m.group("kind").lower()
+
+
 def _sign_asked(question: str) -> str:
     """ "positive" or "negative" when the question's first sentence asks whether a figure
     is; "" otherwise."""
@@ -685,6 +705,7 @@ def read_analyst(question: str, company_words: str = "") -> AnalystQuestion:
         trend=judgement and bool(_TREND.search(_measure_clause(question))),
         named=named_ratio,
         sign=_sign_asked(question) if judgement and calculation is not None else "",
+        ranked=_ranked_line(clause, statements),
         instructions=instructions,
     )
 

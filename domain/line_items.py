@@ -189,6 +189,14 @@ _STATEMENT_WORDS = {
     ),
     "cash flow statement": re.compile(r"cash\s+flows?", re.I),
 }
+
+
+def in_statements(title: str, statements: Sequence[str]) -> bool:
+    """Whether a table's title names one of the primary statements ("CONSOLIDATED BALANCE
+    SHEETS" is the balance sheet)."""
+    return any(_STATEMENT_WORDS[s].search(title) for s in statements if s in _STATEMENT_WORDS)
+
+
 _COUNTED = re.compile(
     r"\b(?:" + "|".join(_NOT_MONEY) + r"|percent\w*|shares?|count|employees|headcount)\b|%", re.I
 )

@@ -32,9 +32,11 @@ from domain.line_items import (
     company_words,
     find_item,
     home_statements,
+    in_statements,
     item_score,
     matches_any,
 )
+from domain.measures import stem
 from domain.models import ChunkText, Draft, NotFound
 
 JUDGEMENT_LINE = (
@@ -84,7 +86,10 @@ def _titles(statements: Sequence[str]) -> list[str]:
 
 def search_terms(asked: AnalystQuestion) -> list[str]:
     """Words to search the reports with: each line item's phrase and the other names
-    statements print it under, and the statements named."""
+    statements print it under, and the statements named (for lines ranked within a
+    statement, its titles and the kind of line)."""
+    if asked.ranked is not None:
+        return [*_titles(asked.statements), asked.ranked[1]]
     words = [w for phrase in _phrases(asked) for w in _item_words(phrase)]
     return list(dict.fromkeys(w for w in [*words, *_titles(asked.statements)] if w))
 
@@ -114,11 +119,16 @@ def search_years(asked: AnalystQuestion) -> list[int]:
 
 
 def keep(asked: AnalystQuestion, chunks: Sequence[ChunkText], tickers: Sequence[str]) -> list[int]:
-    """The chunks that print a line item the calculation reads, of the companies asked."""
+    """The chunks that print a line item the calculation reads, of the companies asked;
+    for lines ranked within a statement, the chunks of that statement's tables."""
     phrases = _phrases(asked)
     kept: list[int] = []
     for n, chunk in enumerate(chunks):
         if tickers and chunk.company not in tickers:
+            continue
+        if asked.ranked is not None:
+            if chunk.is_table and _primary(chunk.section, asked.statements):
+                kept.append(n)
             continue
         labels = [f.label for f in report_facts(chunk) if f.source == "table"]
         if any(matches_any(p, labels) for p in phrases):
@@ -205,6 +215,26 @@ def _calculated(
     return said, signed
 
 
+def _one_company(
+    asked: AnalystQuestion,
+    ticker: str,
+    own: list[Sourced],
+    titles: dict[str, str],
+    names: list[str],
+) -> tuple[Answered, bool]:
+    """One company's answer (lines ranked, a calculation, or a line item), and whether a
+    sign asked was said."""
+    if asked.ranked is not None and asked.years:
+        lines, gaps = _ranked(asked, ticker, own, titles)
+        return Answered(lines=lines, not_found=gaps), False
+    if asked.calculation is not None:
+        return _calculated(asked, ticker, own, titles, names)
+    if asked.measure and asked.years:
+        lines, gaps = _line_item(asked, ticker, own, titles, names)
+        return Answered(lines=lines, not_found=gaps), False
+    return Answered(), False
+
+
 def compose(
     asked: AnalystQuestion, tickers: Sequence[str], sources: Sequence[ChunkText]
 ) -> Draft | None:
@@ -224,14 +254,8 @@ def compose(
         own = [s for s in sourced if s.fact.company == ticker]
         company = companies().get(ticker)
         names = [company.name, *company.aliases] if company else []
-        if asked.calculation is not None:
-            out, signed = _calculated(asked, ticker, own, titles, names)
-            judged = judged and not signed
-        elif asked.measure and asked.years:
-            lines, gaps = _line_item(asked, ticker, own, titles, names)
-            out = Answered(lines=lines, not_found=gaps)
-        else:
-            continue
+        out, signed = _one_company(asked, ticker, own, titles, names)
+        judged = judged and not signed
         said.lines.extend(out.lines)
         said.derived.extend(out.derived)
         said.not_found.extend(out.not_found)
@@ -244,6 +268,81 @@ def compose(
     if gaps_said := [nf.line() for nf in not_found]:
         text = f"{text}\n\n" + "\n".join(gaps_said) if text else "\n".join(gaps_said)
     return Draft(answer=text.strip(), derived=said.derived, not_found=not_found)
+
+
+_TOTAL = re.compile(r"^\s*(?:total|subtotal|net\s+(?:assets|liabilities|total))\b", re.IGNORECASE)
+"""A line that sums others (or nets two totals: "Net assets" under the liabilities)."""
+
+
+def _primary(title: str, statements: Sequence[str]) -> bool:
+    """A primary statement's own table ("Consolidated balance sheets"), not a note's that
+    names it ("Note 18 ... recognised in the statement of financial position")."""
+    short = len(title.split()) <= 8
+    return short and not re.match(r"\W*note\b", title, re.I) and in_statements(title, statements)
+
+
+def _sections(fact_context: str, label: str) -> list[str]:
+    """The headings a table row sits under, from its context ("US$M | Liabilities |
+    Customer deposits | FY2022 ...": "Liabilities")."""
+    parts = [p.strip() for p in fact_context.split(" | ")]
+    return parts[1 : parts.index(label)] if label in parts else []
+
+
+def _lines_of_kind(
+    asked: AnalystQuestion, kind: str, year: int, own: list[Sourced], titles: dict[str, str]
+) -> list[Sourced]:
+    """The year's lines of money of the named statement's own table that sit under a
+    heading of `kind` ("Liabilities", "Current liabilities"), one per label, no totals."""
+    want = {stem(w) for w in kind.split()}
+    seen: dict[str, Sourced] = {}
+    for s in own:
+        f = s.fact
+        if (
+            f.fiscal_year != year or not f.annual or f.parent_only or f.source != "table"
+            or unit_spec(f.unit).kind != "money" or _TOTAL.match(f.label) or f.value == 0
+            or not _primary(titles.get(f.chunk_id, ""), asked.statements)
+        ):  # fmt: skip
+            continue
+        headings = " ".join(_sections(f.context, f.label))
+        if want <= {stem(w) for w in re.findall(r"[A-Za-z]+", headings)}:
+            seen.setdefault(f.label, s)
+    return list(seen.values())
+
+
+def _ranked(
+    asked: AnalystQuestion, ticker: str, own: list[Sourced], titles: dict[str, str]
+) -> tuple[list[str], list[NotFound]]:
+    """The statement's lines of the kind asked, ranked ("the largest liability in the
+    balance sheet"): the lines under a heading of that kind, totals left out, each cited."""
+    assert asked.ranked is not None
+    end, kind = asked.ranked
+    year = max(asked.years)
+    seen = _lines_of_kind(asked, kind, year, own, titles)
+    if not seen:
+        return [], [NotFound(company=ticker, fiscal_year=year, metric=f"{end} {kind}")]
+    rows = sorted(seen, key=lambda s: s.fact.value * unit_spec(s.fact.unit).factor)
+    if end == "highest":
+        rows.reverse()
+    top, rest = rows[0], rows[1:]
+    size = "largest" if end == "highest" else "smallest"
+    # The statement as its table is titled ("statement of financial position"), which
+    # is how the question may name it too.
+    statement = titles.get(top.fact.chunk_id, "").split(" · ")[-1].strip().lower()
+    statement = re.sub(r"^(?:consolidated|condensed|group)\s+", "", statement)
+    if asked.statements[0] not in statement:
+        statement = f"{statement} (the {asked.statements[0]})".lstrip()
+    lines = [
+        f"Of the {kind} lines of {display_name(ticker)}'s FY{year} {statement}, the {size} "
+        f"was {top.fact.label}: {_figure(top)} [{top.n}]."
+    ]
+    if rest:
+        others = "; ".join(f"{s.fact.label} {_figure(s)} [{s.n}]" for s in rest)
+        lines.append(f"The others, in order: {others}.")
+    return lines, []
+
+
+def _figure(s: Sourced) -> str:
+    return format_value(s.fact.value, s.fact.unit, s.fact.decimals)
 
 
 def _sign_line(asked: AnalystQuestion, name: str, one: AnalystQuestion, result: float) -> str:

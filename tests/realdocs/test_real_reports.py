@@ -321,3 +321,58 @@ def test_a_trend_judged_on_a_named_ratio_shows_each_year_printed(
     assert "judgement the reports leave to the reader" in answer
     assert numbers.unsupported == [], (answer, numbers)  # type: ignore[attr-defined]
     assert not relevance.off_point, relevance  # type: ignore[attr-defined]
+
+
+def _hand_checked(report: str, section_word: str, end: str) -> list[float]:
+    """The hand-checked consolidated cells of a balance sheet section (its lines, not its
+    totals), in dollars, as `asx_cells.jsonl` holds them."""
+    import json
+
+    from tests.realdocs.asx_suite import CELLS
+
+    rows = [json.loads(line) for line in CELLS.read_text(encoding="utf-8").splitlines()]
+    return [
+        float(r["value"]) * float(r["scale"]) for r in rows
+        if r["report"] == report and r["period_end"] == end
+        and section_word in r.get("section", "").lower()
+        and re.search(r"financial position|balance sheet", r["statement"], re.I)
+        and (r.get("group") or "Consolidated") == "Consolidated"
+        and not r["label"].lower().startswith(("total", "net assets"))
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("report", ["KPG", "RFT", "SMN", "BET"])
+@pytest.mark.parametrize(
+    ("question", "section", "end"),
+    [
+        ("What was the largest liability in {name}'s balance sheet in FY2022?", "liabilit",
+         "highest"),
+        ("Which was the smallest asset on {name}'s statement of financial position for FY2022?",
+         "assets", "lowest"),
+    ],
+)  # fmt: skip
+def test_the_largest_or_smallest_line_of_a_kind_in_a_statement_is_ranked_from_its_lines(
+    parsed: dict[str, ParsedDocument], report: str, question: str, section: str, end: str
+) -> None:
+    """The lines under the statement's headings of that kind, totals and net lines left
+    out, ranked and each cited; the one named first is at least as large (or small) as
+    every hand-checked line of the kind, and every figure is the statement's."""
+    name = next(n for t, n in WHO.values() if t == report)
+    doc = parsed[next(f for f, (t, _) in WHO.items() if t == report)]
+
+    answer, numbers, relevance = _ask(doc, question.format(name=name))
+
+    first = re.search(r"the (?:largest|smallest) was (.+?): (A\$[\d,]+(?: thousand)?) \[", answer)
+    assert first is not None, answer
+    assert not first.group(1).lower().startswith(("total", "net assets")), answer
+    value = float(re.sub(r"[^\d]", "", first.group(2))) * (
+        1e3 if "thousand" in first.group(2) else 1
+    )
+    checked = _hand_checked(report, section, "2022-06-30")
+    assert checked, report  # the suite holds lines of that kind to judge by
+    if end == "highest":
+        assert all(value >= v for v in checked), (answer, checked)
+    else:
+        assert all(value <= v for v in checked if v > 0), (answer, checked)
+    assert numbers.unsupported == [], (answer, numbers)  # type: ignore[attr-defined]
+    assert relevance.addressed and not relevance.off_point, relevance  # type: ignore[attr-defined]
