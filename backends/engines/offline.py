@@ -462,12 +462,17 @@ class OfflineEngine:
         """One sub-query per company: name, metric names and report wordings, FY tokens."""
         # long: one sub-query per company built field by field.
         if (asked := analyst.analyst_question(question)) is not None:
-            years = analyst.search_years(asked) or answer_years(slots, question)
             words = analyst.search_terms(asked)
-            fys = [f"FY{y}" for y in years]
             facets = analyst.search_facets(asked)[:MAX_FACETS]
-            return RewritePlan(
-                sub_queries=[
+            queries = []
+            for ticker in slots.companies or list(companies()):
+                years = (
+                    analyst.search_years(asked)
+                    or analyst.latest_years(asked, companies()[ticker].fiscal_years)
+                    or answer_years(slots, question)
+                )
+                fys = [f"FY{y}" for y in years]
+                queries.append(
                     SubQuery(
                         company=ticker,
                         query=" ".join([_name(ticker), *words, *fys]),
@@ -475,9 +480,8 @@ class OfflineEngine:
                         metrics=[],
                         facets=[" ".join([_name(ticker), *f, *fys]) for f in facets],
                     )
-                    for ticker in slots.companies or list(companies())
-                ]
-            )
+                )
+            return RewritePlan(sub_queries=queries)
         metrics = requested_metrics(slots, question)
         years = answer_years(slots, question)
         terms: list[str] = list(slots.other_measures)

@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from domain.analyst import (
+    TREND_YEARS,
     AnalystQuestion,
     Calculation,
     Item,
@@ -116,6 +117,16 @@ def search_years(asked: AnalystQuestion) -> list[int]:
         if calc is not None:
             years |= {i.year for i in items(calc.expr) if i.year is not None}
     return sorted(years)
+
+
+def latest_years(asked: AnalystQuestion, reported: Sequence[int]) -> list[int]:
+    """For a ratio named with no year ("Are X's gross margins historically consistent?"),
+    the company's latest years to search: those a trend is shown over, and the year
+    before them (an average balance opens there); [] for any other question."""
+    if asked.years or not asked.named or not reported:
+        return []
+    latest = max(reported)
+    return list(range(latest - TREND_YEARS, latest + 1))
 
 
 def keep(asked: AnalystQuestion, chunks: Sequence[ChunkText], tickers: Sequence[str]) -> list[int]:

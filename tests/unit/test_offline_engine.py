@@ -754,3 +754,22 @@ def test_a_balance_at_a_quarters_end_answers_that_quarter() -> None:
     ).answer
     assert "969" in answer and "982" in answer and "978" not in answer, answer
     assert check_numbers(answer, sources, question=question).unsupported == [], answer
+
+
+def test_a_ratio_judged_with_no_year_searches_the_latest_years_reported() -> None:
+    """A question saying "historically" named no year, so FY2012-FY2025 were searched and the
+    oldest filings' statements came first: the latest years the company reports (a
+    trend's three and the year before them) are searched instead."""
+    question = "Have BHP's operating margins been stable historically?"
+    slots = asyncio.run(ENGINE.route(question)).slots
+    plan = asyncio.run(ENGINE.rewrite(question, slots))
+    (query,) = plan.sub_queries
+    latest = max(y for y in query.fiscal_years)
+    assert query.fiscal_years == list(range(latest - 3, latest + 1)), query
+    assert latest == max(_bhp_years()), query
+
+
+def _bhp_years() -> tuple[int, ...]:
+    from domain.companies import companies
+
+    return companies()["BHP"].fiscal_years
