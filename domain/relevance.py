@@ -349,6 +349,10 @@ def _analyst_relevance(
     )
 
 
+_GROWTH_ASKED = re.compile(r"\bgrowth\b|\bgr[eo]wn?\b|\bgrowing\b", re.IGNORECASE)
+"""A question about how fast a measure grows: a rate of growth answers it, its levels do not."""
+
+
 def check_relevance(
     question: str,
     answer: str,
@@ -411,6 +415,19 @@ def check_relevance(
         items.append(
             RelevanceItem(focus=focus, status=status, evidence=evidence, score=round(score, 3))
         )
+    if (
+        not (narrative or topic)
+        and _GROWTH_ASKED.search(question)
+        and not derived_labels
+        and "%" not in " ".join(sentences)
+    ):
+        # "Is growth in X expected to accelerate?" answered with X's levels alone: no rate
+        # of growth is given, so what was asked is not (J&J's adjusted EPS, at high).
+        items = [
+            RelevanceItem(focus=i.focus, status="missing", evidence=None, score=0.0)
+            if i.status == "answered" else i
+            for i in items
+        ]  # fmt: skip
     items += _companies_unnamed(question, answer, parts)
     answered = sum(i.status == "answered" for i in items)
     missing = any(i.status == "missing" for i in items)

@@ -388,3 +388,28 @@ def test_a_whole_years_figure_does_not_answer_a_quarter() -> None:
     assert check_relevance(q2, quarter_answer, sources).addressed
     year = "What were BHP's net earnings as a percent of sales in FY2023?"
     assert check_relevance(year, year_answer, sources).addressed
+
+
+def test_a_rate_of_growth_asked_is_not_answered_by_levels_alone() -> None:
+    """J&J's "Is growth in adjusted EPS expected to accelerate?" was answered at high
+    confidence with two EPS levels: the rate it asks about was nowhere. Quiet: the same
+    levels with the growth worked out answer it; a growth plan asked about is a topic."""
+    text = (
+        "[BHP Group · Annual Report 2025 · FY2025 · Operations · page 12]\n"
+        "| kt | FY2025 (30 Jun 2025) | FY2024 (30 Jun 2024) |\n|---|---|---|\n"
+        "| Copper cathode shipped | 1,840 | 1,720 |\n"
+    )
+    sources = [ChunkText(
+        chunk_id="cu", company="BHP", fiscal_year=2025, document="BHP_FY2025.md", page=12,
+        section="Operations", text=text, is_table=True, unit=None,
+    )]  # fmt: skip
+    question = "Is growth in BHP's copper cathode shipped picking up in FY2025?"
+    levels = (
+        "BHP Group's copper cathode shipped for FY2024 was 1,720 kt [1]. BHP Group's copper "
+        "cathode shipped for FY2025 was 1,840 kt [1]."
+    )
+    assert not check_relevance(question, levels, sources).addressed
+    rate = f"{levels} It rose 7.0% from FY2024 to FY2025, from 1,720 kt [1] to 1,840 kt [1]."
+    assert check_relevance(question, rate, sources, ["BHP copper cathode shipped change"]).addressed
+    plain = "What was BHP's copper cathode shipped in FY2025?"
+    assert check_relevance(plain, levels, sources).addressed
