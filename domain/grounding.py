@@ -67,7 +67,7 @@ from domain.models import (
     UnsupportedClaim,
 )
 from domain.number_words import word_numbers
-from domain.periods import ColumnPeriod, fiscal_quarter, quarter_of_year
+from domain.periods import QUARTER_TOKEN, quarter_of, quarter_of_year
 from domain.years import find_fiscal_years, mentioned_years
 
 _MONTHS = (
@@ -406,7 +406,7 @@ def _amounts(text: str, written: list[_Written]) -> list[Amount]:
 
 
 _YEAR_TOKEN = r"(?:(?:FY|CY)\s?'?(?:\d{4}|\d{2})|(?:19|20)\d{2})"
-_QUARTER = r"(?:(?:Q[1-4]|[1-4]Q)\s+(?:of\s+)?)?"
+_QUARTER = rf"(?:{QUARTER_TOKEN}\s+(?:of\s+)?)?"
 """A quarter before the second year of a range ("from Q2 FY2023 to Q2 FY2024")."""
 _YEAR_MENTION = re.compile(
     rf"(?<![A-Za-z0-9$,.])(?:between\s+{_YEAR_TOKEN}\s+and\s+{_QUARTER}{_YEAR_TOKEN}|"
@@ -652,14 +652,6 @@ def _base(a: Amount) -> float | None:
     return None if a.factor is None else a.value * a.factor * (-1.0 if a.negative else 1.0)
 
 
-def _quarter_of(period: ColumnPeriod | None, year_end: str | None) -> tuple[int, int] | None:
-    """The fiscal year and quarter of a column printed for three months or at a quarter's
-    end (a balance within the year), else None."""
-    if period is None or period.months not in (0, 3) or period.end is None or not year_end:
-        return None
-    return fiscal_quarter(period.end, year_end)
-
-
 def _table_numbers(text: str, chunk: ChunkText, index: int) -> list[SourceNumber]:
     """The numbers of a chunk's tables: each cell with its own unit and period
     (`table_cells`); a cell bound to no period backs no figure of a year, and one printed
@@ -697,7 +689,7 @@ def _table_numbers(text: str, chunk: ChunkText, index: int) -> list[SourceNumber
         period = cell.period
         annual = period is not None and period.annual
         years = frozenset({period.fiscal_year}) if annual and period else frozenset()
-        quarter = _quarter_of(period, year_end)
+        quarter = quarter_of(period.end, period.months, year_end) if period else None
         found.append(SourceNumber(amount, index, chunk.company, years, metric, True, quarter))
     return found
 

@@ -19,6 +19,7 @@ import snowballstemmer
 
 from domain.companies import without_companies
 from domain.metrics import find_metrics, find_other_measures, metric_display, read_definitions
+from domain.periods import MONTH_NAME, QUARTER_TOKEN
 from domain.years import mentioned_years
 
 # Alias data: the measure words of a question asked in Chinese, read as the English
@@ -512,12 +513,8 @@ _OTHER_NAME = re.compile(
 business segment)"): the thing is named once, not asked twice."""
 
 
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-)
 _US_DATE = re.compile(
-    rf"\b(?:as\s+(?:of|at)\s+|on\s+)?{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b,?", re.IGNORECASE
+    rf"\b(?:as\s+(?:of|at)\s+|on\s+)?{MONTH_NAME}\s+\d{{1,2}}(?:st|nd|rd|th)?\b,?", re.IGNORECASE
 )
 """A date written month first ("as of August 30, 2023"): when, not what (its year is read
 as the question's year)."""
@@ -530,7 +527,7 @@ def _prepared(question: str) -> str:
     for year in mentioned_years(text):
         text = re.sub(rf"\b(?:FY|CY)?\s?'?{year}\b|\b(?:FY|CY)\s?'?{year % 100:02d}\b", " ", text)
     # A quarter's name is when, as its year is ("in Q2 of FY2024"), not a word of the measure.
-    return re.sub(r"\b(?:Q[1-4]|[1-4]Q)\b(?:\s+of\b)?", " ", text)
+    return re.sub(rf"\b{QUARTER_TOKEN}\b(?:\s+of\b)?", " ", text)
 
 
 # "How much" straight before its verb asks for the amount itself, and these verbs move
@@ -606,7 +603,7 @@ def meets_condition(focus: Focus, label: str) -> bool:
 
 _DATE_ONLY = re.compile(
     rf"\s*(?:(?:as\s+(?:of|at)|at|on|by|from|until|to|through|ended|ending)\s+)?"
-    rf"(?:\d{{1,2}}\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?|{_MONTH})?"
+    rf"(?:\d{{1,2}}\s+{MONTH_NAME}|{MONTH_NAME}\s+\d{{1,2}}(?:st|nd|rd|th)?|{MONTH_NAME})?"
     rf"\s*(?:,\s*)?(?:(?:FY|CY)?\s?(?:19|20)\d{{2}})?\s*[?.!]*\s*",
     re.IGNORECASE,
 )

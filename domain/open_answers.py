@@ -26,7 +26,7 @@ from domain.measures import (
     related,
     terms,
 )
-from domain.periods import fiscal_quarter
+from domain.periods import quarter_of
 
 Similarity = Callable[[str, Sequence[str]], list[float]]
 """Cosine similarity of a phrase to each of several texts (the local embedder)."""
@@ -157,19 +157,19 @@ def _is_money(fact: Fact) -> bool:
 def of_quarter(fact: Fact, year: int, quarter: int, year_end: str) -> bool:
     """Whether a fact is of the fiscal year's `quarter`: its column is three months
     ending where that quarter ends, or a balance at that quarter's end."""
-    if fact.period_months not in (0, 3) or fact.period_end is None:
-        return False
-    return fiscal_quarter(date.fromisoformat(fact.period_end), year_end) == (year, quarter)
+    end = date.fromisoformat(fact.period_end) if fact.period_end else None
+    return quarter_of(end, fact.period_months, year_end) == (year, quarter)
 
 
-_BASIS = re.compile(r"\b(?:adjusted|underlying|non-gaap|pro\s+forma)\b", re.IGNORECASE)
+BASIS = re.compile(r"\b(?:adjusted|underlying|non-gaap|pro\s+forma)\b", re.IGNORECASE)
+"""Words that say a figure is on a basis of the company's own, not as reported."""
 
 
 def _on_another_basis(fact: Fact) -> bool:
     """A table figure whose table, not its label, says it is adjusted or underlying."""
-    if fact.source != "table" or _BASIS.search(fact.label):
+    if fact.source != "table" or BASIS.search(fact.label):
         return False
-    return bool(_BASIS.search(fact.context.split(fact.label)[0]))
+    return bool(BASIS.search(fact.context.split(fact.label)[0]))
 
 
 def _preference(c: Candidate, year: int) -> tuple[bool, bool, bool, bool, bool, float, int]:

@@ -15,7 +15,13 @@ from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_MONTH = r"(?P<m>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+MONTH_NAME = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+"""A month's name, whole or short ("September", "Sept.", "Sep"), as a regular-expression
+fragment with no group: the one spelling of months the question reader and the tables share."""
+_MONTH = rf"(?P<m>{MONTH_NAME})"
 _DATE = re.compile(
     r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r"\s+(?P<y>(?:19|20)\d{2})\b", re.I
 )
@@ -202,6 +208,12 @@ one. (Halves are not among them: a "first-half payout" is the interim dividend, 
 reports print as the year's.)"""
 
 
+QUARTER_TOKEN = r"(?:Q[1-4]|[1-4]Q)"
+"""A quarter written short ("Q2", "2Q"), as a regular-expression fragment."""
+_QUARTER_WORDS = (
+    rf"(?:{QUARTER_TOKEN}|(?:first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+(?:fiscal\s+)?quarter)"
+)
+"""A quarter named ("Q2", "2Q", "the second fiscal quarter"): the one vocabulary of it."""
 _QUARTER_NUMBER = re.compile(
     r"\bQ(?P<a>[1-4])\b|\b(?P<b>[1-4])Q\b|\b(?P<c>first|second|third|fourth|1st|2nd|3rd|4th)"
     r"[\s-]+(?:fiscal\s+)?quarter\b",
@@ -231,10 +243,8 @@ def quarter_named(text: str) -> int | None:
 
 
 _QUARTER_OF_YEAR = re.compile(
-    r"(?:\bQ[1-4]|\b[1-4]Q|\b(?:first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+(?:fiscal\s+)?"
-    r"quarter)\b[\s,]*(?:of\s+)?(?:(?:fiscal|FY|CY)\s?'?)?(?:19|20)\d{2}\b"
-    r"|\b(?:FY|CY)?\s?(?:19|20)\d{2}[\s,]+(?:Q[1-4]|[1-4]Q|(?:first|second|third|fourth)[\s-]+"
-    r"(?:fiscal\s+)?quarter)\b",
+    rf"\b{_QUARTER_WORDS}\b[\s,]*(?:of\s+)?(?:(?:fiscal|FY|CY)\s?'?)?(?:19|20)\d{{2}}\b"
+    rf"|\b(?:FY|CY)?\s?(?:19|20)\d{{2}}[\s,]+{_QUARTER_WORDS}\b",
     re.IGNORECASE,
 )
 
@@ -245,6 +255,16 @@ def quarter_of_year(text: str) -> int | None:
     second quarter in a row") is no period of a figure."""
     m = _QUARTER_OF_YEAR.search(text)
     return quarter_named(m.group(0)) if m else None
+
+
+def quarter_of(
+    end: date | None, months: int | None, year_end: str | None
+) -> tuple[int, int] | None:
+    """The fiscal year and quarter a figure is of when it is printed for three months, or
+    as a balance at a quarter's end (months 0); None for any other span or no date."""
+    if months not in (0, 3) or end is None or not year_end:
+        return None
+    return fiscal_quarter(end, year_end)
 
 
 def quarter_end(year_end: date, quarter: int) -> date:

@@ -83,6 +83,7 @@ from domain.metrics import (
 )
 from domain.models import ChunkText, Derived, Draft, NotFound, Slots, SubQuery
 from domain.open_answers import (
+    BASIS,
     CLOSE,
     Candidate,
     Similarity,
@@ -1384,11 +1385,11 @@ class _OpenAnswers:
         # Both on one basis: an underlying (adjusted) figure is divided by the report's
         # underlying denominator when it prints one (South32's underlying EBITDA over its
         # underlying revenue, which includes the same equity-accounted share).
-        basis = _BASIS.search(num.fact.label)
-        if basis and not _BASIS.search(den.fact.label):
+        basis = BASIS.search(num.fact.label)
+        if basis and not BASIS.search(den.fact.label):
             same = self._best(self.candidates(read_focus(f"{basis.group(0)} {spec.denominator}")),
                         ticker, year)  # fmt: skip
-            if same is not None and _BASIS.search(same.fact.label) and same.fact != num.fact:
+            if same is not None and BASIS.search(same.fact.label) and same.fact != num.fact:
                 den = same
         worked = derive(spec.kind, num, den)
         if worked is None:
@@ -1460,9 +1461,6 @@ def _narrative(
             )
         paragraphs.append("\n".join(lines))
     return paragraphs
-
-
-_BASIS = re.compile(r"\b(?:underlying|adjusted)\b", re.IGNORECASE)
 
 
 def _quoted(line: str) -> str:
