@@ -602,6 +602,18 @@ def test_an_amount_in_the_reports_words_asked_to_change_is_given_in_percent_and_
     assert report.unsupported == [], (draft.answer, report.sentences)
 
 
+def _bhp_chunk(text: str, unit: str | None = None) -> ChunkText:
+    """A chunk of BHP's whose year, section and page are read from its header line
+    ("[BHP Group · Quarterly Report · FY2024 · Operations · page 14]")."""
+    head = re.match(r"\[BHP Group · [^·]+ · FY(\d{4}) · ([^·]+) · page (\d+)\]", text)
+    assert head is not None, text
+    year, section, page = int(head.group(1)), head.group(2).strip(), int(head.group(3))
+    return ChunkText(
+        chunk_id=f"{section}-{page}", company="BHP", fiscal_year=year, page=page,
+        document=f"BHP_FY{year}.md", section=section, text=text, is_table="|" in text, unit=unit,
+    )  # fmt: skip
+
+
 def _quarters() -> list[ChunkText]:
     """An interim table with two second quarters and a full year beside them."""
     text = (
@@ -610,10 +622,7 @@ def _quarters() -> list[ChunkText]:
         "| FY2023 (30 Jun 2023) |\n|---|---|---|---|\n"
         "| Exploration and evaluation spend | 410 | 328 | 1,310 |\n"
     )
-    return [ChunkText(
-        chunk_id="q2", company="BHP", fiscal_year=2024, document="BHP_Q2_FY2024.md", page=9,
-        section="Statement of earnings", text=text, is_table=True, unit="US$M",
-    )]  # fmt: skip
+    return [_bhp_chunk(text, "US$M")]
 
 
 @pytest.mark.parametrize(
@@ -672,11 +681,7 @@ def test_a_ratio_judged_with_no_year_is_worked_out_for_the_latest_year_printed()
         "|---|---|---|---|\n"
         "| Revenue | 53,817 | 65,098 | 60,817 |\n| Gross profit | 21,109 | 30,051 | 29,224 |\n"
     )
-    sources = [
-        ChunkText(chunk_id=f"c{n}", company="BHP", fiscal_year=year, document=f"BHP_{year}.md",
-                  page=page, section="Income statement", text=text, is_table=True, unit="US$M")
-        for n, (year, page, text) in enumerate(((2024, 3, quarterly), (2023, 90, annual)))
-    ]  # fmt: skip
+    sources = [_bhp_chunk(quarterly, "US$M"), _bhp_chunk(annual, "US$M")]
     question = "Have BHP's gross margins been consistent over time?"
     draft = asyncio.run(
         ENGINE.synthesize(question, asyncio.run(ENGINE.route(question)).slots, sources)
@@ -700,10 +705,7 @@ def test_a_figure_as_reported_is_preferred_to_the_same_line_of_an_adjusted_table
         "| Statutory measures | | |\n"
         "| Water recycled per tonne | 0.55 | 0.51 |\n"
     )
-    sources = [ChunkText(
-        chunk_id="w", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=12,
-        section="Statement of earnings", text=text, is_table=True, unit=None,
-    )]  # fmt: skip
+    sources = [_bhp_chunk(text)]
     for question, said, unsaid in (
         ("What was BHP's water recycled per tonne in FY2024?", "0.55", "0.62"),
         ("What was BHP's adjusted water recycled per tonne in FY2024?", "0.62", "0.55"),
@@ -722,10 +724,7 @@ def test_a_quarters_figure_in_a_sentence_is_not_said_as_the_years() -> None:
         "• 2025 Fourth-Quarter revenue of US$14.2 billion decreasing 4.0%\n"
         "• 2025 Full-Year revenue of US$55.1 billion decreasing 9.0%\n"
     )
-    sources = [ChunkText(
-        chunk_id="r", company="BHP", fiscal_year=2025, document="BHP_FY2025_release.md",
-        page=1, section="Highlights", text=text, is_table=False, unit=None,
-    )]  # fmt: skip
+    sources = [_bhp_chunk(text)]
     question = "What was BHP's revenue in FY2025?"
     answer = asyncio.run(
         ENGINE.synthesize(question, asyncio.run(ENGINE.route(question)).slots, sources)
@@ -742,10 +741,7 @@ def test_a_balance_at_a_quarters_end_answers_that_quarter() -> None:
         "| | FY2024 (at 31 Dec 2023) | FY2023 (at 31 Dec 2022) | FY2023 (30 Jun 2023) |\n"
         "|---|---|---|---|\n| Operating sites | 969 | 982 | 978 |\n"
     )
-    sources = [ChunkText(
-        chunk_id="s", company="BHP", fiscal_year=2024, document="BHP_Q2_FY2024.md", page=14,
-        section="Operations", text=text, is_table=True, unit=None,
-    )]  # fmt: skip
+    sources = [_bhp_chunk(text)]
     question = (
         "Was there any change in the number of BHP operating sites between Q2 of FY2024 and FY2023?"
     )
