@@ -96,6 +96,14 @@ _IMPERATIVE = re.compile(
     re.I,
 )
 """A sentence that tells what to work out ("Calculate inventory turnover ratio for FY2022")."""
+_COMPARED = re.compile(
+    r"\b(?:chang\w*|compar\w*|versus|vs\.?|differ\w*|mov(?:e|ed|ing)|shift\w*)\b", re.I
+)
+"""Words asking how a measure moved between the years a question names ("How much has
+the effective tax rate changed between FY2021 and FY2022?", "How does X in FY2022
+compare to FY2021?")."""
+_REASON = re.compile(r"\b(?:why|drove|drive[ns]?|driving|driven|reasons?|caused?|because)\b", re.I)
+"""Words asking what made a figure move, which no figure answers."""
 
 
 # ---- expressions ------------------------------------------------------------
@@ -429,6 +437,9 @@ class AnalystQuestion:
     named: bool = False
     """The calculation is a standard ratio the question names to be worked out or judged
     ("Does X have positive working capital?", "Calculate inventory turnover")."""
+    compared: bool = False
+    """A named ratio asked of how it moved between two or more years the question names:
+    it is worked out for each of them."""
     instructions: tuple[str, ...] = field(default_factory=tuple)
     """The question's sentences that say how to answer, not what."""
 
@@ -682,7 +693,10 @@ def read_analyst(question: str, company_words: str = "") -> AnalystQuestion:
     judgement = bool(_JUDGEMENT.search(question)) and not _WH.search(question)
     named_ratio = False
     told = _IMPERATIVE.search(question)
-    if (judgement or told) and (calculation is None or not calculation.defined):
+    compared = (
+        bool(_COMPARED.search(question)) and len(set(years)) >= 2 and not _REASON.search(question)
+    )
+    if (judgement or told or compared) and (calculation is None or not calculation.defined):
         # A standard ratio named to be judged or worked out, though not defined: the
         # first sentence's words for a judgement, the instruction's for a calculation.
         where = told.group("what") if told else re.split(r"(?<=[.?!])\s", question)[0]
@@ -704,6 +718,7 @@ def read_analyst(question: str, company_words: str = "") -> AnalystQuestion:
         judgement=judgement,
         trend=judgement and bool(_TREND.search(_measure_clause(question))),
         named=named_ratio,
+        compared=compared and named_ratio,
         sign=_sign_asked(question) if judgement and calculation is not None else "",
         ranked=_ranked_line(clause, statements),
         instructions=instructions,
@@ -727,13 +742,15 @@ def asked_at(asked: AnalystQuestion, year: int) -> AnalystQuestion:
 
 def trend_years(asked: AnalystQuestion) -> list[AnalystQuestion]:
     """A judgement on how a named ratio moved, as one question a year, earliest first,
-    ending at the year asked; the question alone for any other."""
+    ending at the year asked (or each year a comparison names); the question alone for
+    any other."""
     calc = asked.calculation
-    if not (asked.trend and asked.named and calc is not None and asked.years):
+    if not ((asked.trend or asked.compared) and asked.named and calc is not None and asked.years):
         return [asked]
     last = max(asked.years)
+    over = asked.years if asked.compared else range(last - TREND_YEARS + 1, last + 1)
     out: list[AnalystQuestion] = []
-    for year in range(last - TREND_YEARS + 1, last + 1):
+    for year in over:
         ratio = _named_ratio(calc.name, year)
         if ratio is not None:
             out.append(replace(asked, years=(year,), calculation=ratio))

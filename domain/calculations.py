@@ -9,7 +9,14 @@ result with its working ("365 × ((US$25,309 million + US$34,616 million) ÷ 2) 
 line item that cannot be found is said in its exact "data not found" line, and no result
 is given. A figure printed as an outflow in a statement of cash flows ("(1,234)") is
 taken as the amount spent, as a definition over it means it ("cash from operations -
-capex"); the answer says so.
+capex"); so is an expense an income statement prints in brackets as a deduction, and a
+line whose label brackets the expense ("Income tax (expense)/benefit") is read the way
+its label says (743 is a benefit: an expense of −743). The answer says which.
+
+A standard ratio the question names but does not define ("effective tax rate") is read
+off the line the statements print for it when they print one (`printed_ratio`), and
+worked out from the statements only when they do not: the company's own figure is the
+one a reader checks against.
 """
 
 import math
@@ -22,7 +29,7 @@ from domain.analyst import evaluate as evaluate_expr
 from domain.analyst import items as items_of
 from domain.analyst import written as written_expr
 from domain.figures import Fact, format_value, unit_in_scale, unit_spec
-from domain.line_items import company_words, find_items, home_statements
+from domain.line_items import company_words, find_items, home_statements, printed_ratio
 from domain.models import Derived, NotFound
 
 
@@ -44,6 +51,8 @@ class Answered:
     not_found: list[NotFound] = field(default_factory=list)
     result: float | None = None
     """The worked-out value (None when an item was not found)."""
+    printed: Sourced | None = None
+    """The report's own line of a standard ratio, when the value was read off it."""
 
 
 def _dimension(expr: Expr, money: set[Item]) -> int:
@@ -69,9 +78,8 @@ def _plain(value: float, decimals: int) -> str:
     return f"−{text}" if value < 0 else text
 
 
-def _shown(fact: Fact, outflow: bool) -> str:
-    """A line item's figure as the working writes it (an outflow as its amount)."""
-    value = abs(fact.value) if outflow else fact.value
+def _shown(fact: Fact, value: float) -> str:
+    """A line item's figure as the working writes it: `value`, the amount it means."""
     text = format_value(abs(value), fact.unit, fact.decimals)
     return f"(−{text})" if value < 0 else text
 
@@ -84,6 +92,61 @@ def _places(source: Fact, unit: str) -> int:
 
 def _outflow(fact: Fact, titles: dict[str, str]) -> bool:
     return fact.value < 0 and bool(re.search(r"cash\s+flows?", titles.get(fact.chunk_id, ""), re.I))
+
+
+_EXPENSE = re.compile(r"\b(?:expenses?|costs?|provisions?|charges?)\b", re.I)
+_BENEFIT = re.compile(r"\b(?:benefits?|credits?)\b", re.I)
+
+
+def _way(item: Item, fact: Fact, titles: dict[str, str]) -> str:
+    """How a line item's printed figure gives the amount a calculation means by it:
+    "amount" (an outflow, or an expense printed in brackets as a deduction: its amount),
+    "opposite" (a line of an expense whose label names it as a benefit: "Income tax
+    benefit", "Income tax (expense)/benefit": a figure without brackets is a benefit,
+    one in brackets the expense), or "printed"."""
+    if _outflow(fact, titles):
+        return "amount"
+    if _EXPENSE.search(item.phrase):
+        unbracketed = re.sub(r"\([^()]*\)", " ", fact.label)
+        if _BENEFIT.search(unbracketed) and not _EXPENSE.search(unbracketed):
+            return "opposite"
+        if fact.value < 0:
+            return "amount"
+    return "printed"
+
+
+def _as_printed(fact: Fact, way: str, value: float, titles: dict[str, str]) -> tuple[str, str]:
+    """A line item's figure as its statement prints it, and a note when the working
+    uses another sign of it (`value`)."""
+    amount = format_value(abs(fact.value), fact.unit, fact.decimals)
+    if way == "printed" or value == fact.value:
+        return format_value(fact.value, fact.unit, fact.decimals), ""
+    if way == "opposite":
+        if fact.value < 0:
+            return f"−{amount}", " (an expense, by its label: its amount is used above)"
+        return amount, " (a benefit, by its label: used above as a negative expense)"
+    printed = "an outflow" if _outflow(fact, titles) else "a deduction"
+    return f"−{amount}", f" (printed as {printed}; its amount is used above)"
+
+
+def _printed_ratio(
+    asked: AnalystQuestion, ticker: str, name: str, facts: Sequence[Sourced]
+) -> Answered | None:
+    """A named standard ratio read off the statements' own line for it, or None."""
+    calc = asked.calculation
+    if calc is None or calc.defined or calc.over_years or not asked.named or not asked.years:
+        return None
+    year = max(asked.years)
+    fact = printed_ratio(calc.name, year, [s.fact for s in facts])
+    if fact is None:
+        return None
+    n = next(s.n for s in facts if s.fact is fact)
+    figure = format_value(fact.value, fact.unit, fact.decimals)
+    out = Answered(result=fact.value / 100, printed=Sourced(fact, n))
+    out.lines.append(
+        f"{name}'s FY{year} {calc.name}, as the report prints it ({fact.label}): {figure} [{n}]."
+    )
+    return out
 
 
 def answer_calculation(
@@ -102,6 +165,8 @@ def answer_calculation(
     years = calc.over_years or ((max(asked.years),) if asked.years else ())
     if not years:
         return None
+    if (printed := _printed_ratio(asked, ticker, name, facts)) is not None:
+        return printed
     exprs = [at_year(calc.expr, y) if calc.over_years else calc.expr for y in years]
     wanted = [i for e in exprs for i in items_of(e)]
     report_year = max(asked.years) if asked.years else None
@@ -133,13 +198,14 @@ def answer_calculation(
         found[item] = by_fact[id(hit.fact)]
     if out.not_found:
         return out
-    outflows = {i for i, s in found.items() if _outflow(s.fact, titles)}
-    values = {
-        i: abs(s.fact.value) * unit_spec(s.fact.unit).factor if i in outflows
-        else s.fact.value * unit_spec(s.fact.unit).factor
+    way = {i: _way(i, s.fact, titles) for i, s in found.items()}
+    signed = {
+        i: abs(s.fact.value) if way[i] == "amount"
+        else -s.fact.value if way[i] == "opposite" else s.fact.value
         for i, s in found.items()
     }  # fmt: skip
-    shown = {i: _shown(s.fact, i in outflows) for i, s in found.items()}
+    values = {i: signed[i] * unit_spec(s.fact.unit).factor for i, s in found.items()}
+    shown = {i: _shown(s.fact, signed[i]) for i, s in found.items()}
     expr: Expr = exprs[0] if len(exprs) == 1 else Mean(tuple(exprs))
     try:
         result = evaluate_expr(expr, values)
@@ -177,11 +243,7 @@ def answer_calculation(
     for item in dict.fromkeys(found):
         s = found[item]
         year = s.fact.fiscal_year
-        if item in outflows:
-            figure = f"−{format_value(abs(s.fact.value), s.fact.unit, s.fact.decimals)}"
-            note = " (printed as an outflow; its amount is used above)"
-        else:
-            figure, note = format_value(s.fact.value, s.fact.unit, s.fact.decimals), ""
+        figure, note = _as_printed(s.fact, way[item], signed[item], titles)
         out.lines.append(
             f"{item.phrase[:1].upper()}{item.phrase[1:]} for FY{year}: {s.fact.label}, "
             f"{figure}{note} [{s.n}]."

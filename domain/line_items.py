@@ -42,7 +42,12 @@ ALIKE: tuple[tuple[str, ...], ...] = (
     ("total equity", "shareholders equity", "stockholders equity", "total shareholders equity",
      "total stockholders equity"),
     ("income before income taxes", "profit before income tax", "earnings before income taxes",
-     "income before taxes", "loss before income tax", "profit before tax"),
+     "income before taxes", "loss before income tax", "profit before tax", "pretax income",
+     "pre-tax income", "pretax profit", "income before provision for income taxes",
+     "profit before taxation", "loss before income taxes", "pretax loss",
+     "profit before income tax expense", "loss before income tax expense",
+     "profit before income tax benefit", "loss before income tax benefit",
+     "income before income tax expense", "earnings before provision for income taxes"),
     ("income tax expense", "provision for income taxes", "income taxes", "income tax"),
     ("interest expense", "finance costs", "interest"),
     ("property plant and equipment", "property and equipment", "plant and equipment"),
@@ -72,15 +77,22 @@ def _canonical(text: str) -> tuple[str, ...]:
     """The text's stems with each synonym phrase read as its group, one word that is no
     other ("net income" and "Net earnings" are "=0003"; "Total comprehensive income" is
     not, for all its "income")."""
+    return _read_lines(text)[0]
+
+
+def _read_lines(text: str) -> tuple[tuple[str, ...], dict[str, set[str]]]:
+    """`_canonical`, and the words each group's token took in."""
     words = " ".join(_words(text))
+    taken: dict[str, set[str]] = {}
     for number, group in enumerate(ALIKE):
         for phrase in sorted(group, key=len, reverse=True):
             written = " ".join(_words(phrase))
             if written and re.search(rf"(?<![a-z=]){re.escape(written)}(?![a-z])", words):
                 token = f"={number:04d}"
                 words = re.sub(rf"(?<![a-z=]){re.escape(written)}(?![a-z])", f" {token} ", words)
+                taken[token] = set(written.split())
                 break
-    return tuple(words.split())
+    return tuple(words.split()), taken
 
 
 def _need(words: tuple[str, ...]) -> frozenset[str]:
@@ -127,9 +139,16 @@ def _score(phrase: str, label: str, soft: frozenset[str]) -> float:
     printed = _need(printed_words) - soft
     if not asked or not asked <= printed:
         return 0.0
-    if stem("current") in printed and stem("current") not in asked:
-        return 0.0  # "assets" is not "current assets"
-    said, read = set(_words(phrase)), set(_words(label))
+    for part in (stem("current"), stem("discontinued")):
+        if part in printed_words and part not in asked:
+            return 0.0  # "assets" is not "current assets", nor a discontinued line the whole
+    # A word of the line the phrase names is that line's ("Profit before income tax
+    # expense" for "income before income taxes"): only the label's other words can make
+    # it the opposite of the phrase.
+    said = set(_words(phrase))
+    read = set(_words(label)) - {
+        w for token, took in _read_lines(label)[1].items() if token in asked for w in took
+    }
     if any(
         (a in said and b in read - said) or (b in said and a in read - said) for a, b in _OPPOSED
     ):
@@ -259,10 +278,36 @@ def find_item(
     return None
 
 
+def printed_ratio(name: str, year: int, facts: Sequence[Fact]) -> Fact | None:
+    """The statements' own line of a standard ratio (`name`, "effective tax rate") for the
+    year: a table's percentage whose label says every word of the name, with the fewest
+    words more ("Effective income tax rate"). None when none does, or when the best lines
+    disagree (one per segment): the ratio is then worked out from the statements."""
+    said = set(_words(name)) - _SOFT
+    best: list[tuple[int, Fact]] = []
+    for fact in facts:
+        if fact.source != "table" or fact.fiscal_year != year or not fact.annual:
+            continue
+        if unit_spec(fact.unit).kind != "percent":
+            continue
+        read = set(_words(fact.label.split(": ")[-1])) - _SOFT
+        if said and said <= read:
+            best.append((len(read - said), fact))
+    if not best:
+        return None
+    fewest = min(extra for extra, _ in best)
+    top = [f for extra, f in best if extra == fewest]
+    return top[0] if len({f.value for f in top}) == 1 else None
+
+
 def variants(phrase: str) -> list[str]:
     """A phrase and the same without its first words, one at a time (up to two): the
     head of an English noun phrase is its last words, and a word before them the labels
-    do not say ("generate in cash flow from operating activities") is let go."""
+    do not say ("generate in cash flow from operating activities") is let go. A phrase
+    that is a line the statements name (`ALIKE`) is that line alone: "income before
+    income taxes" is not "income taxes"."""
+    if all(w.startswith("=") for w in _need(_canonical(phrase))):
+        return [phrase]
     words = phrase.split()
     return [" ".join(words[drop:]) for drop in range(min(3, max(1, len(words) - 1)))]
 

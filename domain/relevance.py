@@ -321,21 +321,25 @@ def _analyst_relevance(
     asked: AnalystQuestion, answer: str, derived_labels: Sequence[str]
 ) -> Relevance:
     """An analyst's question asks one thing: its calculation, answered when the numeric
-    check recomputed a result its answer names; or its line item, answered by a cited
-    figure in a sentence that names it. Either is not found when its gap line (or a line
-    item's of the calculation) is said."""
+    check recomputed a result its answer names (or, for a standard ratio named, a cited
+    figure in a sentence that names it: the report prints it); or its line item, answered
+    by a cited figure in a sentence that names it. Either is not found when its gap line
+    (or a line item's of the calculation) is said."""
     name = asked.calculation.name if asked.calculation is not None else asked.measure
     name = " ".join(without_companies(name).split()) or name
     part = Focus(phrase=name, text=name, terms=terms(name))
     sentences = [s for s in split_sentences(answer) if "data not found" not in s]
     gaps = [m.group("m").strip() for m in _NOT_FOUND_LINE.finditer(answer)]
     status: Literal["answered", "not_found", "missing"] = "missing"
+    cited = any(shares_most(part, s) and re.search(r"\d.*\[\d+\]", s) for s in sentences)
     if asked.calculation is not None:
         if any(shares_most(part, label) for label in derived_labels) and any(
             "=" in s and shares_most(part, s) for s in sentences
         ):
             status = "answered"
-    elif any(shares_most(part, s) and re.search(r"\d.*\[\d+\]", s) for s in sentences):
+        elif asked.named and cited:
+            status = "answered"  # a standard ratio the statements print, read off them
+    elif cited:
         status = "answered"
     if status == "missing" and gaps:
         status = "not_found"

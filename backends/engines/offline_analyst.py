@@ -10,6 +10,7 @@ growth company?") gets the figures that bear on it and a plain line that the jud
 is the reader's. Any other question is the engine's usual path.
 """
 
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -26,7 +27,7 @@ from domain.analyst import (
 from domain.calculations import Answered, Sourced, answer_calculation
 from domain.companies import companies, display_name
 from domain.facts import report_facts
-from domain.figures import format_value, rescale, unit_in_scale, unit_spec
+from domain.figures import Fact, format_value, rescale, unit_in_scale, unit_spec
 from domain.line_items import (
     ALIKE,
     STATEMENT_TITLES,
@@ -36,6 +37,7 @@ from domain.line_items import (
     in_statements,
     item_score,
     matches_any,
+    printed_ratio,
 )
 from domain.measures import stem
 from domain.models import ChunkText, Draft, NotFound
@@ -92,6 +94,8 @@ def search_terms(asked: AnalystQuestion) -> list[str]:
     if asked.ranked is not None:
         return [*_titles(asked.statements), asked.ranked[1]]
     words = [w for phrase in _phrases(asked) for w in _item_words(phrase)]
+    if asked.named and asked.calculation is not None:
+        words.insert(0, asked.calculation.name)  # the statements may print it
     return list(dict.fromkeys(w for w in [*words, *_titles(asked.statements)] if w))
 
 
@@ -141,10 +145,19 @@ def keep(asked: AnalystQuestion, chunks: Sequence[ChunkText], tickers: Sequence[
             if chunk.is_table and _primary(chunk.section, asked.statements):
                 kept.append(n)
             continue
-        labels = [f.label for f in report_facts(chunk) if f.source == "table"]
-        if any(matches_any(p, labels) for p in phrases):
+        facts = [f for f in report_facts(chunk) if f.source == "table"]
+        labels = [f.label for f in facts]
+        if any(matches_any(p, labels) for p in phrases) or _prints_ratio(asked, facts):
             kept.append(n)
     return kept
+
+
+def _prints_ratio(asked: AnalystQuestion, facts: Sequence[Fact]) -> bool:
+    """Whether a table prints the named ratio asked, for a year asked."""
+    calc = asked.calculation
+    if not asked.named or calc is None:
+        return False
+    return any(printed_ratio(calc.name, y, facts) for y in search_years(asked))
 
 
 def _stated(asked: AnalystQuestion, value: float, unit: str, decimals: int) -> str:
@@ -213,6 +226,7 @@ def _calculated(
     each = trend_years(_at_latest(asked, ticker, own, titles, names))
     said = Answered()
     signed = False
+    printed: list[tuple[int, Sourced]] = []
     for n, one in enumerate(each, start=1):
         out = answer_calculation(one, ticker, display_name(ticker), own, titles, names)
         if out is None or (out.not_found and n < len(each)):
@@ -223,7 +237,32 @@ def _calculated(
         if asked.sign and out.result is not None and n == len(each):
             said.lines.append(_sign_line(asked, display_name(ticker), one, out.result))
             signed = True
+        if out.printed is not None:
+            printed.append((max(one.years), out.printed))
+    if asked.compared and len(printed) == len(each) > 1:
+        said.lines.extend(_moved(asked, ticker, printed))
     return said, signed
+
+
+def _moved(asked: AnalystQuestion, ticker: str, printed: list[tuple[int, Sourced]]) -> list[str]:
+    """How a ratio the report prints moved between the years compared, in percentage
+    points, with its working over the two cited rates (the numeric check recomputes it).
+    A rate worked out from the statements is not an operand anyone could cite: its years'
+    results are given, not their difference."""
+    name = asked.calculation.name if asked.calculation else asked.measure
+    lines = []
+    for (y1, old), (y2, new) in itertools.pairwise(printed):
+        a, b = old.fact, new.fact
+        if a.unit != b.unit or a.value == b.value:
+            continue
+        verb = "rose" if b.value > a.value else "fell"
+        lines.append(
+            f"{display_name(ticker)}'s {name} {verb} from FY{y1} to FY{y2}: "
+            f"{format_value(b.value, b.unit, b.decimals)} [{new.n}] − "
+            f"{format_value(a.value, a.unit, a.decimals)} [{old.n}] = "
+            f"{b.value - a.value:+.1f} percentage points."
+        )
+    return lines
 
 
 def _one_company(

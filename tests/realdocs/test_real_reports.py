@@ -220,6 +220,54 @@ CAPITAL = (
 )
 
 
+TAX_LINES = {
+    # report: (the tax line, the sign that makes it an expense, the pre-tax line)
+    "KPG": (
+        "Income tax expense",
+        -1,
+        "Profit before income tax expense from continuing operations",
+    ),
+    "RFT": ("Income tax expense", -1, "Profit before income tax expense"),
+    "BET": ("Income tax benefit", -1, "Loss before income tax benefit"),
+}
+
+
+@pytest.mark.parametrize("report", sorted(TAX_LINES))
+def test_a_standard_ratio_compared_between_two_years_is_worked_out_for_each(
+    parsed: dict[str, ParsedDocument], report: str
+) -> None:
+    """The effective tax rate, named not defined, for each year the question compares:
+    the tax line as its statement prints it (an expense in brackets, a benefit on a loss),
+    over the pre-tax line (KPG prints a discontinued operations' pre-tax line beside it)."""
+    name = next(n for t, n in WHO.values() if t == report)
+    doc = parsed[next(f for f, (t, _) in WHO.items() if t == report)]
+    tax, sign, pretax = TAX_LINES[report]
+    answer, numbers, relevance = _ask(
+        doc, f"How did {name}'s effective tax rate change between FY2021 and FY2022?"
+    )
+    for year in (2021, 2022):
+        end = f"{year}-06-30"
+        rate = 100 * sign * _cell(report, tax, end) / _cell(report, pretax, end)
+        assert f"FY{year} effective tax rate: (" in answer, answer
+        assert f"= {rate:.1f}%" in answer, (year, answer)
+    assert numbers.unsupported == [], (answer, numbers)  # type: ignore[attr-defined]
+    assert relevance.addressed and not relevance.off_point, relevance  # type: ignore[attr-defined]
+
+
+def test_a_ratio_whose_lines_the_statement_does_not_print_is_not_worked_out(
+    parsed: dict[str, ParsedDocument],
+) -> None:
+    """Quiet: SMN's statement goes from its tax line to the loss after tax, with no pre-tax
+    line: no rate is worked out of another line."""
+    doc = parsed["ASX-SMN_StructuralMonitoringSystems_AnnualReport_FY2022.pdf"]
+    answer, _, _ = _ask(
+        doc,
+        "How did Structural Monitoring Systems Plc's effective tax rate change between "
+        "FY2021 and FY2022?",
+    )
+    assert "effective tax rate: (" not in answer, answer
+
+
 @pytest.mark.parametrize(
     ("report", "year"), [("KPG", 2022), ("BET", 2021), ("RFT", 2022), ("SMN", 2022)]
 )

@@ -231,6 +231,14 @@ def test_a_line_of_the_statement_named_is_preferred_to_the_same_line_in_a_note()
         ("inventory", "Changes in operating assets and liabilities: Inventories", "Inventories"),
         # another line joined to the item's word by "and"
         ("total revenue", "Sales and marketing", "Total net revenue"),
+        # a line the phrase's last words name, though the phrase is a line of its own
+        ("income before income taxes", "Income tax provision", "Pretax income"),
+        # a discontinued operations' line, beside the whole company's
+        (
+            "income before income taxes",
+            "Loss before income tax benefit from discontinued operations",
+            "Profit before income tax expense from continuing operations",
+        ),
     ],
 )
 def test_a_line_that_only_shares_the_items_words_loses_to_the_items_own_line(
@@ -345,10 +353,34 @@ def test_a_standard_ratio_named_to_be_worked_out_or_judged_takes_the_analysts_pa
     assert years == ([2019, 2020, 2021] if trend else [2021])
 
 
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("By how much did Emu Co's effective tax rate move from FY2020 to FY2021?",
+         "effective tax rate"),
+        ("Compare Emu Co's current ratio in 2020 versus 2021.", "current ratio"),
+        ("How different was the quick ratio of Emu Co in FY2021 from FY2020?", "quick ratio"),
+        ("What was the change in Emu Co's operating margin between FY2020 and FY2021?",
+         "operating margin"),
+    ],
+)  # fmt: skip
+def test_a_standard_ratio_compared_between_years_is_worked_out_for_each(
+    question: str, name: str
+) -> None:
+    """A WH question on how a named ratio moved between the years it names: the ratio,
+    once for each of them. Quiet below: one year, or a question of what made it move."""
+    asked = analyst_path(question, "Emu Co")
+    assert asked is not None and asked.calculation is not None, question
+    assert asked.named and asked.compared and asked.calculation.name == name
+    assert [max(one.years) for one in trend_years(asked)] == [2020, 2021]
+
+
 def test_a_ratio_named_in_passing_is_no_calculation_asked() -> None:
     """A plain question, or one that asks what a ratio is, stays on the usual path."""
     assert analyst_path("What was Emu Co's working capital in FY2021?") is None
     assert analyst_path("What drove Emu Co's gross margin change in FY2021?") is None
+    assert analyst_path("Why did Emu Co's gross margin change between FY2020 and FY2021?") is None
+    assert analyst_path("What was Emu Co's current ratio in FY2021?") is None
 
 
 def test_a_phrases_initials_are_no_more_words_to_share() -> None:
@@ -368,3 +400,91 @@ def test_a_phrases_initials_are_no_more_words_to_share() -> None:
         phrase="lost time injury frequency", text="", terms=terms("lost time injury frequency")
     )
     assert shares_most(flow, "Our LTIF was 0.5 this year.")
+
+
+def _line(label: str, year: int, value: float, unit: str = "us$m") -> Fact:
+    return Fact(
+        chunk_id="income", company="ACME", document="d", page=1, report_fiscal_year=2022,
+        fiscal_year=year, restated=False, label=label, metric=None, value=value,
+        raw=str(value), unit=unit, decimals=1 if unit == "%" else 0, period_months=12,
+    )  # fmt: skip
+
+
+def _rates(tax_label: str, tax: dict[int, float], pretax: dict[int, float], *extra: Fact) -> list:
+    """Each year's effective tax rate (its result, in percent) and the answer's lines."""
+    from domain.calculations import Sourced, answer_calculation
+
+    asked = analyst_path("How did Emu Co's effective tax rate change from FY2021 to FY2022?")
+    assert asked is not None
+    facts = [_line(tax_label, y, v) for y, v in tax.items()]
+    facts += [_line("Income (loss) before income taxes", y, v) for y, v in pretax.items()]
+    sourced = [Sourced(f, 1) for f in [*facts, *extra]]
+    titles = {"income": "Consolidated statements of operations"}
+    out = []
+    for one in trend_years(asked):
+        said = answer_calculation(one, "ACME", "Acme", sourced, titles)
+        assert said is not None and said.result is not None, said
+        out.append((round(said.result * 100, 2), "\n".join(said.lines)))
+    return out
+
+
+def test_an_expense_is_read_the_way_its_statement_prints_it() -> None:
+    """In brackets as a deduction: its amount. Under a label that names it a benefit
+    ("Income tax benefit", "Income tax (expense)/benefit"): a figure without brackets is a
+    benefit (a negative expense), one in brackets the expense. Each said in the answer."""
+    deducted = _rates("Provision for income taxes", {2021: -491, 2022: -411},
+                      {2021: 2426, 2022: 1797})  # fmt: skip
+    assert [r for r, _ in deducted] == [20.24, 22.87]
+    assert "printed as a deduction; its amount is used above" in deducted[0][1]
+    bracketed = _rates("Income tax (expense)/benefit", {2021: 743, 2022: -31},
+                       {2021: -5033, 2022: -5022})  # fmt: skip
+    assert [r for r, _ in bracketed] == [14.76, -0.62]
+    assert "a benefit, by its label" in bracketed[0][1]
+    assert "an expense, by its label" in bracketed[1][1]
+    benefit = _rates("Income tax benefit", {2021: 3481, 2022: 7054}, {2021: -20940, 2022: -96288})
+    assert [r for r, _ in benefit] == [16.62, 7.33]
+    # Quiet: an expense printed without brackets under its own name is used as printed.
+    plain = _rates("Income tax expense", {2021: 2629, 2022: 2071}, {2021: 10689, 2022: 9585})
+    assert [r for r, _ in plain] == [24.6, 21.61]
+    assert all("by its label" not in lines and "deduction" not in lines for _, lines in plain)
+
+
+def test_a_standard_ratio_the_report_prints_is_read_not_worked_out() -> None:
+    """The company's own line of the ratio named, when one line of it says it; worked out
+    from the statements when none does, or when its lines disagree (one per segment)."""
+    printed = [_line("Effective income tax rate", 2021, 14.8, "%"),
+               _line("Effective income tax rate", 2022, -0.6, "%")]  # fmt: skip
+    rates = _rates("Income tax (expense)/benefit", {2021: 743, 2022: -31},
+                   {2021: -5033, 2022: -5022}, *printed)  # fmt: skip
+    assert [r for r, _ in rates] == [14.8, -0.6]
+    assert "as the report prints it (Effective income tax rate)" in rates[0][1]
+    segments = [_line("Effective tax rate", 2021, 30.0, "%"),
+                _line("Effective tax rate", 2021, 12.0, "%"),
+                _line("Effective tax rate", 2022, 21.0, "%")]  # fmt: skip
+    rates = _rates("Income tax expense", {2021: 2629, 2022: 2071}, {2021: 10689, 2022: 9585},
+                   *segments)  # fmt: skip
+    assert [r for r, _ in rates] == [24.6, 21.0]
+    assert "÷" in rates[0][1] and "as the report prints it" in rates[1][1]
+
+
+def test_a_standard_ratio_read_off_the_report_answers_the_question() -> None:
+    """A named ratio the report prints, read off it (no working, nothing derived), answers
+    the question when its sentence names the ratio and cites the figure; a sentence of one
+    of its line items alone does not."""
+    from domain.relevance import check_relevance
+
+    question = "How did Emu Co's effective tax rate change from FY2021 to FY2022?"
+    table = ChunkText(
+        chunk_id="tax", company="EMU", fiscal_year=2022, document="d", page=41,
+        section="Income taxes", is_table=True, unit=None,
+        text="| | FY2022 | FY2021 |\n|---|---|---|\n| Effective tax rate | 21.6% | 24.6% |\n"
+        "| Income tax expense | 2,071 | 2,629 |\n",
+    )  # fmt: skip
+    read = (
+        "Emu Co's FY2021 effective tax rate, as the report prints it (Effective tax rate): "
+        "24.6% [1].\n\nEmu Co's FY2022 effective tax rate, as the report prints it "
+        "(Effective tax rate): 21.6% [1]."
+    )
+    assert check_relevance(question, read, [table], []).addressed
+    items_only = "Emu Co's FY2022 income tax expense was US$2,071 million [1]."
+    assert check_relevance(question, items_only, [table], []).off_point
