@@ -427,6 +427,10 @@ class AnalystQuestion:
     trend: bool = False
     """The judgement is on how the measure moved ("an improving gross margin profile",
     "historically consistent"): it is worked out for each year the reports print."""
+    among: tuple[str, tuple[str, ...]] | None = None
+    """("highest" or "lowest", the line items) when the question asks which of the line
+    items it names is the highest or lowest ("Among operating, investing and financing
+    activities, which brought in the most cash?"): each read, the one asked named."""
     ranked: tuple[str, str] | None = None
     """("highest" or "lowest", the kind of line) when the question asks for the largest or
     smallest line of a kind in a statement it names ("the largest liability in the balance
@@ -595,6 +599,50 @@ def _ranked_line(clause: str, statements: tuple[str, ...]) -> tuple[str, str] | 
     return ("highest" if m.group("high") else "lowest"), m.group("kind").lower()
 
 
+_AMONG = re.compile(
+    r"\b(?:among|of|between)\s+(?:the\s+)?(?P<items>[a-z][a-z'&\s-]*?"
+    r"(?:,\s*[a-z][a-z'&\s-]*?)*,?\s+(?:and|or)\s+[a-z][a-z'&\s-]*?)\s*,\s*"
+    r"(?:which|what)\b(?P<rest>[^?]*)",
+    re.IGNORECASE,
+)
+_MOST = re.compile(
+    r"\b(?:most|highest|largest|biggest|greatest|best|more|higher|larger|bigger|greater)\b", re.I
+)
+_LEAST = re.compile(r"\b(?:least|lowest|smallest|worst|fewest|less|lower|smaller|fewer)\b", re.I)
+_MOVED = re.compile(
+    r"\b(?:gr[eo]w\w*|growth|increas\w*|decreas\w*|ris(?:e|es|en|ing)|rose|fell|fall\w*|"
+    r"declin\w*|chang\w*)\b",
+    re.I,
+)
+"""Words of a measure's movement: which item grew most is no choice among levels."""
+
+
+def _among(question: str) -> tuple[str, tuple[str, ...]] | None:
+    """The end asked and the line items a question chooses among ("Among operations,
+    investing, and financing activities, which brought in the most cash?": highest,
+    ("operations activities", "investing activities", "financing activities")): a
+    trailing noun the last item shares is given to each that lacks it. None when it
+    names fewer than two, or no superlative."""
+    m = _AMONG.search(question)
+    if m is None:
+        return None
+    rest = m.group("rest")
+    most, least = _MOST.search(rest), _LEAST.search(rest)
+    if (most is None and least is None) or _MOVED.search(rest):
+        return None
+    first_most = least is None or (most is not None and most.start() < least.start())
+    end = "highest" if first_most else "lowest"
+    split = r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+"
+    parts = [p.strip() for p in re.split(split, m.group("items"))]
+    parts = [p for p in parts if p]
+    if len(parts) < 2:
+        return None
+    tail = parts[-1].split()
+    if len(tail) > 1 and all(len(p.split()) == 1 for p in parts[:-1]):
+        parts = [*(f"{p} {tail[-1]}" for p in parts[:-1]), parts[-1]]
+    return end, tuple(parts)
+
+
 def _sign_asked(question: str) -> str:
     """ "positive" or "negative" when the question's first sentence asks whether a figure
     is; "" otherwise."""
@@ -721,6 +769,7 @@ def read_analyst(question: str, company_words: str = "") -> AnalystQuestion:
         compared=compared and named_ratio,
         sign=_sign_asked(question) if judgement and calculation is not None else "",
         ranked=_ranked_line(clause, statements),
+        among=_among(question) if years else None,
         instructions=instructions,
     )
 
@@ -792,6 +841,8 @@ def analyst_path(question: str, company_words: str = "") -> AnalystQuestion | No
         return asked
     # How to state a figure alone ("in billions") is how anyone asks; a statement to read,
     # a rounding to so many places, or units of percents is how an analyst does.
+    if asked.among is not None:
+        return asked
     if asked.statements or asked.decimals is not None or _UNITS_OF.search(question):
         return asked
     return None

@@ -320,6 +320,31 @@ def matches_any(phrase: str, labels: Sequence[str], soft: frozenset[str] = froze
     return any(item_score(v, label, soft) > 0 for v in variants(phrase) for label in labels)
 
 
+def _placed(
+    phrase: str,
+    fact: Fact,
+    statements: Sequence[str],
+    titles: dict[str, str] | None,
+    report_year: int | None,
+) -> float:
+    """What a line gains by where it is printed and how it says the phrase: in the
+    statement named, in the report of the year asked, every word said."""
+    gain = 0.0
+    title = (titles or {}).get(fact.chunk_id, "")
+    if statements and any(
+        _STATEMENT_WORDS[s].search(title) for s in statements if s in _STATEMENT_WORDS
+    ):
+        gain += 0.3
+    if report_year is not None and fact.report_fiscal_year == report_year:
+        gain += 0.05
+    if set(_words(phrase)) <= set(_words(fact.label)):
+        # Of two lines as near, the one that says every word, the ones any line may
+        # add included: "investing activities" is "Net cash from investing
+        # activities", not "Payments for investments".
+        gain += 0.02
+    return gain
+
+
 def _best(
     phrase: str,
     year: int,
@@ -349,13 +374,7 @@ def _best(
             score -= 0.5
             if score <= 0:
                 continue
-        title = (titles or {}).get(fact.chunk_id, "")
-        if statements and any(
-            _STATEMENT_WORDS[s].search(title) for s in statements if s in _STATEMENT_WORDS
-        ):
-            score += 0.3
-        if report_year is not None and fact.report_fiscal_year == report_year:
-            score += 0.05
+        score += _placed(phrase, fact, statements, titles, report_year)
         key = (round(score, 6), abs(fact.value))
         if best is None or key > best[:2]:
             best = (key[0], key[1], fact)

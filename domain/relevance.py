@@ -323,9 +323,12 @@ def _analyst_relevance(
     """An analyst's question asks one thing: its calculation, answered when the numeric
     check recomputed a result its answer names (or, for a standard ratio named, a cited
     figure in a sentence that names it: the report prints it); or its line item, answered
-    by a cited figure in a sentence that names it. Either is not found when its gap line
-    (or a line item's of the calculation) is said."""
+    by a cited figure in a sentence that names it (a choice among line items: a sentence
+    that names them all). Either is not found when its gap line (or a line item's of the
+    calculation) is said."""
     name = asked.calculation.name if asked.calculation is not None else asked.measure
+    if asked.among is not None:
+        name = ", ".join(asked.among[1])  # the line items it chooses among
     name = " ".join(without_companies(name).split()) or name
     part = Focus(phrase=name, text=name, terms=terms(name))
     sentences = [s for s in split_sentences(answer) if "data not found" not in s]

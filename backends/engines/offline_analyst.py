@@ -69,6 +69,8 @@ def _lookup(asked: AnalystQuestion) -> Calculation | None:
 
 
 def _phrases(asked: AnalystQuestion) -> list[str]:
+    if asked.among is not None:
+        return list(asked.among[1])
     calc = asked.calculation or _lookup(asked)
     phrases = [i.phrase for i in items(calc.expr)] if calc else [asked.measure]
     return list(dict.fromkeys(p for p in phrases if p))
@@ -277,6 +279,9 @@ def _one_company(
     if asked.ranked is not None and asked.years:
         lines, gaps = _ranked(asked, ticker, own, titles)
         return Answered(lines=lines, not_found=gaps), False
+    if asked.among is not None and asked.years:
+        lines, gaps = _chosen(asked, ticker, own, titles, names)
+        return Answered(lines=lines, not_found=gaps), False
     if asked.calculation is not None:
         return _calculated(asked, ticker, own, titles, names)
     if asked.measure and asked.years:
@@ -391,8 +396,72 @@ def _ranked(
     return lines, []
 
 
+def _read_choices(
+    asked: AnalystQuestion,
+    ticker: str,
+    own: list[Sourced],
+    titles: dict[str, str],
+    names: list[str],
+) -> tuple[list[tuple[str, Sourced]], list[NotFound]]:
+    """Each line item a question chooses among, read from the statements, or its gap."""
+    assert asked.among is not None
+    year = max(asked.years)
+    facts = [s.fact for s in own]
+    soft = company_words([display_name(ticker), *names])
+    read: list[tuple[str, Sourced]] = []
+    gaps: list[NotFound] = []
+    for item in asked.among[1]:
+        home = home_statements(item, asked.statements)
+        hit = find_item(item, year, facts, home, titles, year, soft)
+        if hit is None:
+            gaps.append(NotFound(company=ticker, fiscal_year=year, metric=item))
+            continue
+        read.append((item, next(s for s in own if s.fact is hit.fact)))
+    return read, gaps
+
+
+def _chosen(
+    asked: AnalystQuestion,
+    ticker: str,
+    own: list[Sourced],
+    titles: dict[str, str],
+    names: list[str],
+) -> tuple[list[str], list[NotFound]]:
+    """The line items a question chooses among, each read and cited, and the highest or
+    lowest of them named, by their values as printed (an outflow is below an inflow: the
+    one that "lost the least" is the highest). None chosen when one is not found."""
+    assert asked.among is not None
+    end, choices = asked.among
+    year = max(asked.years)
+    read, gaps = _read_choices(asked, ticker, own, titles, names)
+    if gaps or len({unit_spec(s.fact.unit).kind for _, s in read}) != 1:
+        return [], gaps or [NotFound(company=ticker, fiscal_year=year, metric=choices[0])]
+    who = display_name(ticker)
+    lines = [f"{who}'s FY{year} {item} ({s.fact.label}): {_figure(s)} [{s.n}]." for item, s in read]
+
+    def value(s: Sourced) -> float:
+        return s.fact.value * unit_spec(s.fact.unit).factor
+
+    best = (max if end == "highest" else min)(value(s) for _, s in read)
+    tied = [s for _, s in read if value(s) == best]
+    top = tied[0]
+    which = (
+        f"is {top.fact.label}"
+        if len(tied) == 1
+        else ("are " + " and ".join(s.fact.label for s in tied) + ", equal")
+    )
+    lines.append(
+        f"Of the {len(read)} ({', '.join(choices)}), the {end} {which}: {_figure(top)} [{top.n}]."
+    )
+    return lines, []
+
+
 def _figure(s: Sourced) -> str:
-    return format_value(s.fact.value, s.fact.unit, s.fact.decimals)
+    """A figure as printed; an amount below zero as minus it (an outflow, a net loss)."""
+    f = s.fact
+    if f.value < 0 and unit_spec(f.unit).kind == "money":
+        return f"−{format_value(-f.value, f.unit, f.decimals)}"
+    return format_value(f.value, f.unit, f.decimals)
 
 
 def _sign_line(asked: AnalystQuestion, name: str, one: AnalystQuestion, result: float) -> str:

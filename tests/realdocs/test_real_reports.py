@@ -220,6 +220,49 @@ CAPITAL = (
 )
 
 
+def _flow_lines(report: str, end: str) -> dict[str, tuple[str, float]]:
+    """The hand-checked net cash line of each activity: label and value."""
+    lines: dict[str, tuple[str, float]] = {}
+    for c in expected_cells():
+        m = re.match(r"Net cash .*\b(operating|investing|financing) activities$", c.label)
+        own = (c.group or "") in ("", "Consolidated")
+        if c.report == report and c.period_end == end and m and own:
+            lines[m.group(1)] = (c.label, c.amount)
+    return lines
+
+
+@pytest.mark.parametrize("report", [t for t, _ in WHO.values()])
+@pytest.mark.parametrize(
+    ("question", "end"),
+    [
+        ("Among operating, investing and financing activities, which brought in the most "
+         "cash for {name} in FY2022?", max),
+        ("Between operating, investing, and financing activities, which had the lowest net "
+         "cash flow for {name} in FY2022?", min),
+    ],
+)  # fmt: skip
+def test_a_choice_among_line_items_reads_each_and_names_the_one_asked(
+    parsed: dict[str, ParsedDocument], report: str, question: str, end: object
+) -> None:
+    """Each line item the question names, read from the consolidated statement and cited,
+    and the highest or lowest named by the values as printed (an outflow below an inflow;
+    BHD's investing and financing lines tie at nil); judged against the hand cells."""
+    name = next(n for t, n in WHO.values() if t == report)
+    doc = parsed[next(f for f, (t, _) in WHO.items() if t == report)]
+    lines = _flow_lines(report, "2022-06-30")
+    assert len(lines) == 3, lines
+    answer, numbers, relevance = _ask(doc, question.format(name=name))
+    for label, _ in lines.values():
+        assert f"({label}): " in answer, (label, answer)
+    best = end(v for _, v in lines.values())  # type: ignore[operator]
+    chosen = [label for label, v in lines.values() if v == best]
+    verdict = answer.rsplit("\n", 1)[-1]
+    assert all(label in verdict for label in chosen), (chosen, verdict)
+    assert not any(label in verdict for label, v in lines.values() if v != best), verdict
+    assert numbers.unsupported == [], (answer, numbers)  # type: ignore[attr-defined]
+    assert relevance.addressed and not relevance.off_point, relevance  # type: ignore[attr-defined]
+
+
 TAX_LINES = {
     # report: (the tax line, the sign that makes it an expense, the pre-tax line)
     "KPG": (

@@ -488,3 +488,43 @@ def test_a_standard_ratio_read_off_the_report_answers_the_question() -> None:
     assert check_relevance(question, read, [table], []).addressed
     items_only = "Emu Co's FY2022 income tax expense was US$2,071 million [1]."
     assert check_relevance(question, items_only, [table], []).off_point
+
+
+@pytest.mark.parametrize(
+    ("question", "end", "choices"),
+    [
+        ("Of capital expenditure, dividends paid and share buybacks, which was the largest "
+         "for Emu Co in FY2021?", "highest",
+         ("capital expenditure", "dividends paid", "share buybacks")),
+        ("Between net income and free cash flow, which was lower for Emu Co in 2021?",
+         "lowest", ("net income", "free cash flow")),
+        ("Among operating, investing or financing activities, what lost the least cash at "
+         "Emu Co in FY2021?", "lowest",
+         ("operating activities", "investing activities", "financing activities")),
+    ],
+)  # fmt: skip
+def test_a_choice_among_line_items_the_question_names_takes_the_analysts_path(
+    question: str, end: str, choices: tuple[str, ...]
+) -> None:
+    """The items named, a noun the last shares given to each that lacks it, and the end
+    asked (the first superlative or comparative said)."""
+    asked = analyst_path(question, "Emu Co")
+    assert asked is not None and asked.among == (end, choices), asked
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Of revenue, EBITDA and net income, which grew the most for Emu Co in FY2021?",
+        "Which of Emu Co's segments had the lowest revenue in FY2021?",
+        "Among operating, investing and financing activities, what did Emu Co report in FY2021?",
+        "Among operating, investing and financing activities, which was the largest for Emu Co?",
+    ],
+)
+def test_a_movement_a_list_without_a_superlative_or_no_year_is_no_choice_among_items(
+    question: str,
+) -> None:
+    """Quiet: which grew most is no choice among levels; segments not named one by one,
+    no highest or lowest asked, or no year, are not this reading."""
+    asked = analyst_path(question, "Emu Co")
+    assert asked is None or asked.among is None, asked
