@@ -17,6 +17,8 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 
+from domain.choices import read_choice
+
 # How a question asks a figure to be stated.
 _SCALE = re.compile(
     r"\bin\s+(?:units\s+of\s+)?(?:(?:usd|us\$|\$|dollars?)\s+)?(?P<s>millions|billions|thousands)\b"
@@ -599,16 +601,6 @@ def _ranked_line(clause: str, statements: tuple[str, ...]) -> tuple[str, str] | 
     return ("highest" if m.group("high") else "lowest"), m.group("kind").lower()
 
 
-_AMONG = re.compile(
-    r"\b(?:among|of|between)\s+(?:the\s+)?(?P<items>[a-z][a-z'&\s-]*?"
-    r"(?:,\s*[a-z][a-z'&\s-]*?)*,?\s+(?:and|or)\s+[a-z][a-z'&\s-]*?)\s*,\s*"
-    r"(?:which|what)\b(?P<rest>[^?]*)",
-    re.IGNORECASE,
-)
-_MOST = re.compile(
-    r"\b(?:most|highest|largest|biggest|greatest|best|more|higher|larger|bigger|greater)\b", re.I
-)
-_LEAST = re.compile(r"\b(?:least|lowest|smallest|worst|fewest|less|lower|smaller|fewer)\b", re.I)
 _MOVED = re.compile(
     r"\b(?:gr[eo]w\w*|growth|increas\w*|decreas\w*|ris(?:e|es|en|ing)|rose|fell|fall\w*|"
     r"declin\w*|chang\w*)\b",
@@ -618,29 +610,18 @@ _MOVED = re.compile(
 
 
 def _among(question: str) -> tuple[str, tuple[str, ...]] | None:
-    """The end asked and the line items a question chooses among ("Among operations,
-    investing, and financing activities, which brought in the most cash?": highest,
-    ("operations activities", "investing activities", "financing activities")): a
-    trailing noun the last item shares is given to each that lacks it. None when it
-    names fewer than two, or no superlative."""
-    m = _AMONG.search(question)
-    if m is None:
+    """The end asked and the line items a question chooses among (`domain.choices`:
+    "Among operations, investing, and financing activities, which brought in the most
+    cash?": highest, ("operations activities", "investing activities", "financing
+    activities")), the head noun the last carries given to each. None for no choice, or
+    a choice by how the items moved ("which grew the most")."""
+    choice = read_choice(question)
+    ask = re.split(r"\b(?:which|what)\b", question, maxsplit=1, flags=re.I)[-1]
+    if choice is None or _MOVED.search(ask):
         return None
-    rest = m.group("rest")
-    most, least = _MOST.search(rest), _LEAST.search(rest)
-    if (most is None and least is None) or _MOVED.search(rest):
-        return None
-    first_most = least is None or (most is not None and most.start() < least.start())
-    end = "highest" if first_most else "lowest"
-    split = r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+"
-    parts = [p.strip() for p in re.split(split, m.group("items"))]
-    parts = [p for p in parts if p]
-    if len(parts) < 2:
-        return None
-    tail = parts[-1].split()
-    if len(tail) > 1 and all(len(p.split()) == 1 for p in parts[:-1]):
-        parts = [*(f"{p} {tail[-1]}" for p in parts[:-1]), parts[-1]]
-    return end, tuple(parts)
+    head = choice.head
+    items = tuple(o if not head or o.endswith(head) else f"{o} {head}" for o in choice.options)
+    return choice.end, items
 
 
 def _sign_asked(question: str) -> str:
