@@ -126,14 +126,8 @@ def ingest(
     return outcome
 
 
-def ask(http: httpx.Client, question: str) -> dict[str, Any]:
-    conversation = f"fb-{uuid.uuid4().hex[:12]}"
-    response = http.post(
-        "/v1/turns",
-        json={"conversation_id": conversation, "question": question},
-        headers={"Cache-Control": "no-cache"},
-        timeout=300,
-    )
+def _settled(http: httpx.Client, response: httpx.Response) -> dict[str, Any]:
+    """The turn's result once it is no longer running (a 202 is polled)."""
     if response.status_code == 202:
         location = response.headers["Location"]
         for _ in range(600):
@@ -143,6 +137,27 @@ def ask(http: httpx.Client, question: str) -> dict[str, Any]:
                 response = polled
                 break
     result: dict[str, Any] = response.json()
+    return result
+
+
+def ask(http: httpx.Client, question: str, company: str = "") -> dict[str, Any]:
+    """One question in a conversation of its own. A clarifying question is answered once,
+    as the person asking would: with the company of the filing the question is about
+    (FinanceBench asks some without naming it: "Was there any drop in Cash & Cash
+    equivalents between FY 2023 and Q2 of FY2024?")."""
+    conversation = f"fb-{uuid.uuid4().hex[:12]}"
+    response = http.post(
+        "/v1/turns",
+        json={"conversation_id": conversation, "question": question},
+        headers={"Cache-Control": "no-cache"},
+        timeout=300,
+    )
+    result = _settled(http, response)
+    if result.get("status") == "needs_clarification" and company:
+        reply = http.post(
+            f"/v1/turns/{result['turn_id']}/clarification", json={"reply": company}, timeout=300
+        )
+        result = {**_settled(http, reply), "clarified": result.get("clarifying_question")}
     return result
 
 
@@ -165,14 +180,14 @@ def run(
             held["status"] = "replaced"
         if document_id:
             current[document_id] = doc
-        turn = ask(http, q["question"])
+        turn = ask(http, q["question"], q["company"])
         answer = turn.get("answer") or ""
         status = turn.get("status", "error")
         verdict = label(q["answer"], q["question"], status, answer)
         rows.append({
             "id": q["id"], "type": q["question_type"], "doc": doc, "question": q["question"],
             "gold": q["answer"], "status": status, "confidence": turn.get("confidence"),
-            "answer": answer, "label": verdict,
+            "answer": answer, "label": verdict, "clarified": turn.get("clarified"),
         })  # fmt: skip
         say(f"{q['id']} {verdict} ({status}, {turn.get('confidence')})")
     return {"ingest": ingested, "ingest_seconds": round(ingest_seconds, 1), "rows": rows}
