@@ -267,6 +267,22 @@ def quarter_of(
     return fiscal_quarter(end, year_end)
 
 
+_YEAR_NAMED = re.compile(
+    r"\b(?:(?:FY|CY|fiscal(?:\s+year)?)\s?'?)?((?:19|20)\d{2})\b", re.IGNORECASE
+)
+
+
+def whole_years(text: str) -> set[int]:
+    """The years `text` names on their own before it names a quarter of a year ("between
+    FY 2023 and Q2 of FY2024": {2023}): "Q2 of" is not said of them. A year after the
+    quarter shares it, as English elides it ("between Q2 of FY2024 and FY2023": the
+    second quarter of each)."""
+    first = _QUARTER_OF_YEAR.search(text)
+    if first is None:
+        return set()
+    return {int(m.group(1)) for m in _YEAR_NAMED.finditer(text[: first.start()])}
+
+
 def quarter_end(year_end: date, quarter: int) -> date:
     """The end of a fiscal year's `quarter`, given the year's end: Q2 of a calendar 2023
     ends 30 June 2023; of a year to 30 June 2023, 31 December 2022."""

@@ -99,7 +99,7 @@ from domain.open_answers import (
     verb,
 )
 from domain.passages import find_passages, role_asked, topic_terms
-from domain.periods import months_said_before, quarter_of_year
+from domain.periods import months_said_before, quarter_of_year, whole_years
 from domain.question import extract_slots
 from domain.tables import NOT_FOUND_CELL, said_in_table
 from domain.units import requested_currency, requested_scale
@@ -636,7 +636,7 @@ class OfflineEngine:
         if len(asked) == 1 and (choice := read_choice(question)) is not None:
             opened = _OpenAnswers(
                 sources, self.similarity(), requested_scale(question),
-                quarter=quarter_of_year(question),
+                quarter=quarter_of_year(question), whole=whole_years(question),
             )  # fmt: skip
             if (chosen_draft := opened.choice(choice, asked[0], years)) is not None:
                 return chosen_draft
@@ -720,7 +720,7 @@ class OfflineEngine:
             opened = _OpenAnswers(
                 sources, self.similarity(), composer.scale,
                 change=asks_change(question) or slots.intent == "change",
-                quarter=quarter_of_year(question),
+                quarter=quarter_of_year(question), whole=whole_years(question),
             )  # fmt: skip
             for part in opened.joined(parts):
                 for ticker in asked:
@@ -743,7 +743,11 @@ class OfflineEngine:
                 # A topic question ("What was BHP's TRIF?") whose words a report's own
                 # figure answers: that figure, then what the reports say.
                 opened = _OpenAnswers(
-                    sources, self.similarity(), composer.scale, quarter=quarter_of_year(question)
+                    sources,
+                    self.similarity(),
+                    composer.scale,
+                    quarter=quarter_of_year(question),
+                    whole=whole_years(question),
                 )
                 for part in opened.joined(open_parts(question)):
                     for ticker in asked:
@@ -1177,10 +1181,14 @@ class _OpenAnswers:
         scale: str | None,
         change: bool = False,
         quarter: int | None = None,
+        whole: set[int] | None = None,
     ) -> None:
         self.sources = sources
         self.quarter = quarter
-        """The quarter of each year the question asks ("Q2 of FY2023"), or None: a year."""
+        """The quarter the question asks of its years ("Q2 of FY2023"), or None: a year."""
+        self.whole = whole or set()
+        """Years the question names on their own ("between FY2023 and Q2 of FY2024"):
+        asked whole, the quarter not."""
         self.similarity = similarity
         self.scale = scale
         self.sourced = [
@@ -1213,19 +1221,24 @@ class _OpenAnswers:
             self._matched[focus.phrase] = match(focus, self.sourced, self.similarity)
         return self._matched[focus.phrase]
 
+    def _quarter(self, year: int) -> int | None:
+        """The quarter asked of `year`, or None when the year is asked whole."""
+        return None if year in self.whole else self.quarter
+
     def _best(self, candidates: list[Candidate], ticker: str, year: int) -> Candidate | None:
-        """The year's figure, or the quarter's when one is asked."""
-        quarter = (self.quarter, companies()[ticker].year_end) if self.quarter else None
-        return best(candidates, ticker, year, quarter)
+        """The year's figure, or the quarter's when one is asked of it."""
+        q = self._quarter(year)
+        return best(candidates, ticker, year, (q, companies()[ticker].year_end) if q else None)
 
     def _when(self, ticker: str, year: int) -> str:
         """The period a figure is said for: the year, or the quarter of it asked."""
-        if self.quarter:
-            return f"Q{self.quarter} FY{year}"
+        if q := self._quarter(year):
+            return f"Q{q} FY{year}"
         return _year_phrase(ticker, year)
 
     def _short(self, year: int) -> str:
-        return f"Q{self.quarter} FY{year}" if self.quarter else f"FY{year}"
+        q = self._quarter(year)
+        return f"Q{q} FY{year}" if q else f"FY{year}"
 
     def answer(
         self, part: Focus, ticker: str, years: list[int]
@@ -1269,8 +1282,8 @@ class _OpenAnswers:
         lines: list[str] = []
         for (y1, old), (y2, new) in itertools.pairwise(picked):
             a, b = old.fact, new.fact
-            if a.unit != b.unit or a.value == b.value:
-                continue
+            if a.unit != b.unit or a.value == b.value or a.period_months != b.period_months:
+                continue  # a year's flow and a quarter's are no change of one measure
             subject = f"{_possessive(ticker)} {phrase(b)}"
             verb = "rose" if b.value > a.value else "fell"
             span = f"from {self._short(y1)} to {self._short(y2)}"

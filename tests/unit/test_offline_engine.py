@@ -634,6 +634,11 @@ def _quarters() -> list[ChunkText]:
           "rose 25.0% from Q2 FY2023 to Q2 FY2024"], ["1,310"]),
         ("What was BHP's exploration and evaluation spend in FY2023?",
          ["US$1,310 million"], ["328", "Q2"]),
+        # A year named on its own beside a quarter of another is asked whole: the quarter
+        # is not asked of it, and a year's flow and a quarter's make no change.
+        ("What was BHP's exploration and evaluation spend in FY 2023 and in Q2 of FY2024?",
+         ["FY2023 (year ended 30 June 2023) was US$1,310 million", "Q2 FY2024 was US$410 million"],
+         ["328", "Q2 FY2023", "from FY2023 to Q2 FY2024"]),
     ],
 )  # fmt: skip
 def test_a_quarter_asked_is_answered_by_that_quarters_column_and_a_year_by_the_years(
