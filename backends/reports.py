@@ -442,22 +442,49 @@ class ReportIndex:
     ) -> list[ChunkHit]:
         """`hits`, then each facet's best `FACET_HITS` tables not among them (a line item
         is printed in a table; the prose that discusses it would outrank it), from the
-        years' own reports, then from others that print the years."""
+        years' own reports, then from others that print the years. With two or more years
+        asked, each year's reports are searched apart for their best table too: one
+        year's statement would otherwise take every place (a FY2021 10-K's income
+        statement is as near the words as the FY2022 one's, and both print FY2021)."""
         for facet in facets:
-            found = {h.chunk_id for h in hits}
-            # Asked for as many more as are found already: the facet's best are often
-            # among them, and it is the new ones that are wanted.
-            # Tables are kept from a wider search rather than filtered in the query: Edge's
-            # filter does not match a boolean payload (`is_table`).
-            wanted = 4 * (FACET_HITS + len(found))
-            more = self._search(facet, company, fiscal_years, wanted, notes, config)
-            if fiscal_years:
-                more += self._search(
-                    facet, company, fiscal_years, wanted, notes, config, printed=True
+            hits = self._facet_hits(
+                hits, facet, company, fiscal_years, FACET_HITS, notes, config, bool(fiscal_years)
+            )
+            for year in fiscal_years if len(fiscal_years) > 1 else ():
+                hits = self._facet_hits(
+                    hits, facet, company, [year], 1, notes, config, False, unless_found=True
                 )
-            new = [h for h in more if h.is_table and h.chunk_id not in found]
-            hits = _appended(hits, new[:FACET_HITS])
         return hits
+
+    def _facet_hits(
+        self,
+        hits: list[ChunkHit],
+        facet: str,
+        company: str | None,
+        fiscal_years: Sequence[int],
+        keep: int,
+        notes: list[str] | None,
+        config: RetrievalConfig,
+        printed: bool,
+        unless_found: bool = False,
+    ) -> list[ChunkHit]:
+        """`hits` and the facet's best `keep` tables not among them, from the years' own
+        reports (and, `printed`, from others that print the years); `unless_found`: none
+        when the best is among them already."""
+        found = {h.chunk_id for h in hits}
+        # Asked for as many more as are found already: the facet's best are often among
+        # them, and it is the new ones that are wanted. Tables are kept from a wider search
+        # rather than filtered in the query: Edge's filter does not match a boolean
+        # payload (`is_table`).
+        wanted = 4 * (FACET_HITS + len(found))
+        more = self._search(facet, company, fiscal_years, wanted, notes, config)
+        if printed:
+            more += self._search(facet, company, fiscal_years, wanted, notes, config, printed=True)
+        tables = [h for h in more if h.is_table]
+        if unless_found and tables and tables[0].chunk_id in found:
+            return hits
+        new = [h for h in tables if h.chunk_id not in found]
+        return _appended(hits, new[:keep])
 
     def _search(
         self,

@@ -106,22 +106,23 @@ def lines_of(words: list[Word]) -> list[Line]:
             lines.append(Line([word]))
     for line in lines:
         line.words.sort(key=lambda w: w.x0)
-        line.words = _percent_signs_joined(line.words)
+        line.words = _cell_ends_joined(line.words)
     return lines
 
 
-_PERCENT_SIGN = re.compile(r"^%\)?$")
+_CELL_END = re.compile(r"^(?:%\)?|\))$")
 
 
-def _percent_signs_joined(words: list[Word]) -> list[Word]:
-    """A "%" set a space after its number ("(0.6) %", "(7.0 %)" in Boeing's 10-K) joined to
-    it, so the cell reads "(0.6)%" and the row's figures are not taken for its label."""
+def _cell_ends_joined(words: list[Word]) -> list[Word]:
+    """A "%" or a closing bracket set a space after its number ("(0.6) %", "(7.0 %)" in
+    Boeing's 10-K, "(411 )" in Corning's) joined to it, so the cell reads "(0.6)%" or
+    "(411)" and the row's figures are not taken for its label."""
     out: list[Word] = []
     for word in words:
         last = out[-1] if out else None
         if (
             last is not None
-            and _PERCENT_SIGN.match(word.text)
+            and _CELL_END.match(word.text)
             and NUMBER.match(last.text + word.text)
             and word.x0 - last.x1 <= 0.9 * max(last.size, 1.0)  # within one cell (`phrases`)
         ):

@@ -103,10 +103,13 @@ def search_terms(asked: AnalystQuestion) -> list[str]:
 
 def search_facets(asked: AnalystQuestion) -> list[list[str]]:
     """Words to search for each line item apart, under the titles of the statement that
-    prints it, when the calculation reads two or more or the question names a statement:
+    prints it, when the calculation reads two or more, is a standard ratio named, or the
+    question names a statement:
     a statement prints each on its own line, often in its own part of the report."""
     phrases = _phrases(asked)
-    if len(phrases) < 2 and not asked.statements:
+    if len(phrases) < 2 and not asked.statements and not asked.named:
+        # A standard ratio named is read from a statement's lines though the question
+        # names none ("a high growth company": revenue, in two years' columns).
         return []
     return [
         list(dict.fromkeys([*_item_words(p), *_titles(home_statements(p, asked.statements))]))

@@ -192,6 +192,23 @@ def test_a_percent_sign_set_apart_from_its_number_is_part_of_the_cell() -> None:
     assert rows["Revenues"] == ["66,608", "62,286", "58,158"]
 
 
+def test_a_closing_bracket_set_apart_from_its_number_is_part_of_the_cell() -> None:
+    """Corning's 10-K sets "(411 )" in its income statement: the row read as the label
+    "Provision for income taxes (Note 7) (411 )" and the year's figure went to the year
+    beside it. Quiet: a bracket that closes the label's own words stays the label's."""
+    page = _page(
+        _line(40, ("(In millions)", 19), ("2022", 395), ("2021", 484), ("2020", 568)),
+        _line(55, ("Income before income taxes", 19), ("1,797", 384), ("2,426", 473),
+              ("634", 563)),
+        _line(70, ("Provision for income taxes (Note 7)", 19), ("(411", 380), (")", 403.5),
+              ("(491)", 469), ("(111)", 553)),
+    )  # fmt: skip
+    tables, _ = find_tables(page, ReadContext(year_end="12-31", fiscal_year=2022))
+    rows = {r.label: r.values for r in tables[0].rows}
+    assert rows["Provision for income taxes (Note 7)"] == ["(411)", "(491)", "(111)"]
+    assert rows["Income before income taxes"] == ["1,797", "2,426", "634"]
+
+
 def test_a_quarter_or_year_to_date_printed_with_no_date_ends_within_its_year() -> None:
     """A release's "SECOND QUARTER" or "Q3" over bare years, and "SIX MONTHS" beside it: each
     span ends where it ends in the fiscal year (J&J's second quarter was bound to
