@@ -294,3 +294,39 @@ def test_a_full_length_pdf_is_stored_with_its_tables_and_its_unreadable_pages_na
 def index_engine(request: pytest.FixtureRequest) -> str:
     """Every test of this module on both embedded adapters: Qdrant Edge and local mode."""
     return str(request.param)
+
+
+def _tables_report(folder: Path, year: int, tables: int) -> Path:
+    """A BHP report of `year` with `tables` tables of net debt, each on a page of its own."""
+    pages = []
+    for n in range(1, tables + 1):
+        pages.append(
+            f"<!-- page: {n} -->\n## Net debt by region {n}\n\n"
+            f"| US$M | FY{year} |\n|---|---|\n| Net debt of region {n} | {1000 + n} |\n"
+            f"| Interest bearing liabilities of region {n} | {2000 + n} |\n"
+        )
+    path = folder / f"BHP_FY{year}.md"
+    path.write_text(
+        f"---\ncompany: BHP\ncompany_name: BHP Group Limited\nfiscal_year: {year}\n"
+        f"title: BHP Annual Report {year}\nperiod_end: {year}-06-30\ncurrency: US$\n---\n\n"
+        + "\n".join(pages)
+    )
+    return path
+
+
+def test_a_facet_over_two_years_adds_a_table_of_each_years_reports(
+    make_report_index: Callable[[], ReportIndex], tmp_path: Path
+) -> None:
+    """Two years asked: each year's reports give the facet's best table, though the other
+    year's report has more tables as near the words, which took every place (a FY2021
+    10-K's tax tables crowded out the FY2022 income statement)."""
+    index = make_report_index()
+    for year, tables in ((2024, 1), (2025, 8)):
+        assert index.ingest_file(_tables_report(tmp_path, year, tables)).status == "ingested"
+    facet = "BHP net debt interest bearing liabilities"
+    hits = index.search("BHP net debt", "BHP", [2024, 2025], 1, facets=[facet])
+    years = {t.fiscal_year for t in index.get_chunks([h.chunk_id for h in hits])}
+    assert years == {2024, 2025}, hits
+    # Quiet: one year asked is searched for that year alone.
+    one = index.search("BHP net debt", "BHP", [2025], 1, facets=[facet])
+    assert {t.fiscal_year for t in index.get_chunks([h.chunk_id for h in one])} == {2025}

@@ -528,3 +528,17 @@ def test_a_movement_a_list_without_a_superlative_or_no_year_is_no_choice_among_i
     no highest or lowest asked, or no year, are not this reading."""
     asked = analyst_path(question, "Emu Co")
     assert asked is None or asked.among is None, asked
+
+
+def test_a_standard_ratio_of_one_line_item_is_searched_for_that_line() -> None:
+    """ "A high growth company" reads one line item in two years' columns: its line is
+    searched for apart, under its statement's titles (J&J's revenue lines were never
+    searched, and the judgement went unanswered). Quiet: a plain line item asked is not."""
+    from backends.engines.offline_analyst import search_facets
+
+    asked = analyst_path("Are Emu Co's FY2021 financials those of a high growth company?")
+    assert asked is not None and asked.named
+    (facet,) = search_facets(asked)
+    assert "revenue" in facet and "income statement" in facet
+    plain = analyst_path("What was Emu Co's revenue in FY2021? Answer in USD millions.")
+    assert plain is not None and search_facets(plain) == []
