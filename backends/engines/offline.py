@@ -752,8 +752,11 @@ class OfflineEngine:
                 for part in opened.joined(open_parts(question)):
                     for ticker in asked:
                         lines = [ln for y in years if (ln := opened.figure(part, ticker, y))]
-                        if lines:
+                        if lines and " ".join(lines) not in paragraphs:
+                            # Two parts one figure answers ("Cash & Cash equivalents")
+                            # say it once.
                             paragraphs.append(" ".join(lines))
+                        if lines:
                             figured.add(ticker)
             said = "\n".join(paragraphs)
             narrated = _narrative(question, sources, asked, years, metrics, self.similarity())

@@ -774,3 +774,19 @@ def _bhp_years() -> tuple[int, ...]:
     from domain.companies import companies
 
     return companies()["BHP"].fiscal_years
+
+
+def test_two_parts_one_figure_answers_say_it_once() -> None:
+    """ "Cash & Cash equivalents" is read as two parts, and the balance answered each: the
+    answer said the same two sentences twice. Quiet: each year's figure is still said."""
+    text = (
+        "[BHP Group · Annual Report 2024 · FY2024 · Balance sheet · page 90]\n"
+        "| US$M | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |\n|---|---|---|\n"
+        "| Cash and cash equivalents | 12,501 | 12,428 |\n"
+    )
+    sources = [_bhp_chunk(text, "US$M")]
+    question = "Was there any drop in BHP's Cash & Cash equivalents between FY2023 and FY2024?"
+    answer = asyncio.run(
+        ENGINE.synthesize(question, asyncio.run(ENGINE.route(question)).slots, sources)
+    ).answer
+    assert answer.count("12,501") == 1 and answer.count("12,428") == 1, answer
