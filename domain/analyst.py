@@ -568,11 +568,11 @@ def _asked_arithmetic(
     textbook = dict(TEXTBOOK)
     key = _key(re.sub(r"\b(?:unadjusted|reported)\b", " ", text))
     if key in textbook:
-        return Calculation(
-            key,
-            parse_expression(textbook[key]),
-            "margin" in key or "rate" in key or "return" in key,
-        )
+        try:
+            standard = parse_expression(textbook[key], max(years) if years else None)
+        except Unparsed:
+            return None  # an average balance with no year to end it
+        return Calculation(key, standard, "margin" in key or "rate" in key or "return" in key)
     if m := _MARGIN.match(text):
         num = _tidy(re.sub(r"\b(?:unadjusted|reported)\b", " ", m.group("num"), flags=re.I))
         if num:

@@ -542,3 +542,25 @@ def test_a_standard_ratio_of_one_line_item_is_searched_for_that_line() -> None:
     assert "revenue" in facet and "income statement" in facet
     plain = analyst_path("What was Emu Co's revenue in FY2021? Answer in USD millions.")
     assert plain is not None and search_facets(plain) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "years"),
+    [
+        ("What was the return on equity of Emu Co in 2021?", {2020, 2021}),
+        ("What is Emu Co's return on assets for FY2021? Answer in percent.", {2020, 2021}),
+        ("What is Emu Co's inventory turnover? Round to two decimal places.", None),
+    ],
+)
+def test_a_standard_ratio_over_an_average_balance_is_read_without_raising(
+    question: str, years: set[int] | None
+) -> None:
+    """ "What was the return on equity of American Express in 2022?" raised out of the
+    engine (an average balance parsed with no year to end it): the year asked ends it,
+    and with no year the question is no calculation."""
+    asked = read_analyst(question, "Emu Co")
+    if years is None:
+        assert asked.calculation is None or not items(asked.calculation.expr), asked
+    else:
+        assert asked.calculation is not None, asked
+        assert {i.year for i in items(asked.calculation.expr)} == years
