@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from domain.metrics import metric_of_row_label
 from domain.models import ChunkText
-from domain.periods import ColumnPeriod, column_period, reportable, row_period
+from domain.periods import ColumnPeriod, column_period, is_schedule, reportable, row_period
 
 
 @dataclass(frozen=True)
@@ -373,7 +373,7 @@ def table_cells(
         header, rows = table[0], table[1:]
         table_unit = unit_key(header[0]) or (unit_key(chunk_unit) if chunk_unit else None)
         columns = [
-            (i, column_period(cell))
+            (i, None if is_schedule(header[1:]) else column_period(cell))
             for i, cell in enumerate(header[1:], start=1)
             if cell.strip().lower() not in ("note", "notes")
         ]

@@ -131,6 +131,16 @@ def _parse_date(text: str) -> date | None:
     return None
 
 
+_SCHEDULE = re.compile(r"\bthereafter\b", re.IGNORECASE)
+
+
+def is_schedule(headers: list[str]) -> bool:
+    """Whether a table's column headers are when amounts fall due, not periods ("2024 |
+    Thereafter | Total" of a FY2023 10-K's contractual obligations): its years are no
+    period's, and its cells are evidence text, never figures of a year."""
+    return any(_SCHEDULE.search(h) for h in headers)
+
+
 def column_period(cell: str) -> ColumnPeriod | None:
     """The period a table's header cell names, or None ("Note", "Issued capital")."""
     restated = bool(re.search(r"restated|re-presented|represented", cell, re.I))

@@ -36,6 +36,7 @@ from datetime import date
 from domain.figures import SHARE_HEADER
 from domain.periods import (
     fiscal_year_of,
+    is_schedule,
     months_before,
     period_cell,
     quarter_end,
@@ -776,6 +777,12 @@ def _periods(columns: list[Column], caption: str, ctx: ReadContext, side: str = 
     any_period = False
     beside: tuple[int, date | None, int | None, bool] | None = None
     texts = _paired_years([" ".join(c.header) for c in columns])
+    if is_schedule(texts):
+        # "2024 | Thereafter | Total": when amounts fall due, no period's figures (a FY2023
+        # 10-K's contractual obligations were read as FY2024's).
+        for column, text in zip(columns, texts, strict=True):
+            column.cell = "Note" if column.note else _plain(text)
+        return False
     for column, text in zip(columns, texts, strict=True):
         if column.note:
             column.cell = "Note"

@@ -209,6 +209,36 @@ def test_a_closing_bracket_set_apart_from_its_number_is_part_of_the_cell() -> No
     assert rows["Income before income taxes"] == ["1,797", "2,426", "634"]
 
 
+def test_a_schedule_of_amounts_falling_due_prints_no_periods_figures() -> None:
+    """Microsoft's FY2023 10-K heads its contractual obligations "2024  Thereafter  Total":
+    the reader bound the first column to FY2024 (a year the report does not cover) and a
+    total of obligations became "long-term debt" of FY2024. Its headers stay as printed,
+    and no cell is a figure of a year. Quiet: a table of two years still has both."""
+    from domain.facts import table_facts
+    from domain.models import ChunkText
+
+    def facts_of(*rows: list[Word]) -> tuple[list[str], list[int]]:
+        tables, _ = find_tables(_page(*rows), ReadContext(year_end="06-30", fiscal_year=2023))
+        text = "\n".join(tables[0].markdown())
+        chunk = ChunkText(
+            chunk_id="c", company="MSFT", fiscal_year=2023, document="d", page=51,
+            section="Contractual Obligations", text=text, is_table=True, unit="US$M",
+        )  # fmt: skip
+        return [c.cell for c in tables[0].columns], [f.fiscal_year for f in table_facts(chunk)]
+
+    headers, years = facts_of(
+        _line(40, ("(In millions)", 19), ("2024", 395), ("Thereafter", 460), ("Total", 560)),
+        _line(55, ("Principal payments", 19), ("5,250", 390), ("47,616", 470), ("52,866", 555)),
+        _line(70, ("Purchase commitments", 19), ("64,703", 385), ("3,115", 475), ("67,818", 555)),
+    )
+    assert headers == ["2024", "Thereafter", "Total"] and years == []
+    headers, years = facts_of(
+        _line(40, ("(In millions)", 19), ("2023", 395), ("2022", 484)),
+        _line(55, ("Long-term debt", 19), ("41,990", 385), ("47,032", 474)),
+    )
+    assert sorted(years) == [2022, 2023]
+
+
 def test_a_quarter_or_year_to_date_printed_with_no_date_ends_within_its_year() -> None:
     """A release's "SECOND QUARTER" or "Q3" over bare years, and "SIX MONTHS" beside it: each
     span ends where it ends in the fiscal year (J&J's second quarter was bound to
