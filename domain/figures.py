@@ -373,7 +373,7 @@ def table_cells(
         header, rows = table[0], table[1:]
         table_unit = unit_key(header[0]) or (unit_key(chunk_unit) if chunk_unit else None)
         columns = [
-            (i, None if is_schedule(header[1:]) else column_period(cell))
+            (i, None if is_schedule(header[1:], report_year) else column_period(cell))
             for i, cell in enumerate(header[1:], start=1)
             if cell.strip().lower() not in ("note", "notes")
         ]

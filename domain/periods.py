@@ -131,14 +131,23 @@ def _parse_date(text: str) -> date | None:
     return None
 
 
-_SCHEDULE = re.compile(r"\bthereafter\b", re.IGNORECASE)
+_SCHEDULE = re.compile(r"\bthereafter\b|\bafter\s+(?:FY\s?)?(?:19|20)\d{2}\b", re.IGNORECASE)
+_HEADER_YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 
 
-def is_schedule(headers: list[str]) -> bool:
+def is_schedule(headers: list[str], report_year: int | None = None) -> bool:
     """Whether a table's column headers are when amounts fall due, not periods ("2024 |
-    Thereafter | Total" of a FY2023 10-K's contractual obligations): its years are no
-    period's, and its cells are evidence text, never figures of a year."""
-    return any(_SCHEDULE.search(h) for h in headers)
+    Thereafter | Total" of a FY2023 10-K's contractual obligations, "2023 ... 2027 |
+    2028-2032" of expected benefit payments): a column "thereafter" or "after 2026", or
+    two or more of years after the report's own (a report prints no figures of years to
+    come; one such column may be its guidance). Its cells are evidence text, never
+    figures of a year."""
+    if any(_SCHEDULE.search(h) for h in headers):
+        return True
+    if report_year is None:
+        return False
+    later = [h for h in headers if any(int(y) > report_year for y in _HEADER_YEAR.findall(h))]
+    return len(later) >= 2
 
 
 def column_period(cell: str) -> ColumnPeriod | None:

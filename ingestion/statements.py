@@ -777,7 +777,7 @@ def _periods(columns: list[Column], caption: str, ctx: ReadContext, side: str = 
     any_period = False
     beside: tuple[int, date | None, int | None, bool] | None = None
     texts = _paired_years([" ".join(c.header) for c in columns])
-    if is_schedule(texts):
+    if is_schedule(texts, ctx.fiscal_year):
         # "2024 | Thereafter | Total": when amounts fall due, no period's figures (a FY2023
         # 10-K's contractual obligations were read as FY2024's).
         for column, text in zip(columns, texts, strict=True):

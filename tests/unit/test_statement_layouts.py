@@ -232,6 +232,24 @@ def test_a_schedule_of_amounts_falling_due_prints_no_periods_figures() -> None:
         _line(70, ("Purchase commitments", 19), ("64,703", 385), ("3,115", 475), ("67,818", 555)),
     )
     assert headers == ["2024", "Thereafter", "Total"] and years == []
+    # Benefit payments expected in each year to come (Boeing's FY2022 10-K): no figure of
+    # 2024 or 2027, though no column says "thereafter".
+    headers, years = facts_of(
+        _line(40, ("(In millions)", 19), ("2024", 300), ("2025", 360), ("2026", 420),
+              ("2027", 480), ("Total", 540)),
+        _line(55, ("Pensions", 19), ("5,348", 295), ("4,473", 355), ("4,404", 415),
+              ("4,325", 475), ("23,550", 535)),
+        _line(70, ("Gross benefits paid", 19), ("381", 300), ("371", 360), ("353", 420),
+              ("334", 480), ("1,439", 537)),
+    )  # fmt: skip
+    assert years == [], headers
+    # Quiet: one column of the year ahead is its guidance, beside the year's own.
+    headers, years = facts_of(
+        _line(40, ("(In millions)", 19), ("2024", 395), ("2023", 484)),
+        _line(55, ("Capital expenditure", 19), ("3,500", 390), ("2,893", 479)),
+        _line(70, ("Exploration", 19), ("400", 395), ("388", 484)),
+    )
+    assert sorted(years) == [2023, 2023, 2024, 2024]
     headers, years = facts_of(
         _line(40, ("(In millions)", 19), ("2023", 395), ("2022", 484)),
         _line(55, ("Long-term debt", 19), ("41,990", 385), ("47,032", 474)),
