@@ -297,8 +297,9 @@ def compose(
     asked: AnalystQuestion, tickers: Sequence[str], sources: Sequence[ChunkText]
 ) -> Draft | None:
     """The answer to an analyst's question, or None to leave it to the usual path (a
-    question with neither a calculation nor a line item to read, or a ratio it names
-    that no statement prints the lines of: the usual path may find it said)."""
+    question with neither a calculation nor a line item to read, or a ratio it names or
+    line items it chooses among that no statement prints the lines of: the usual path may
+    find them said)."""
     sourced = [
         Sourced(f, n)
         for n, chunk in enumerate(sources, start=1)
@@ -318,7 +319,7 @@ def compose(
         said.derived.extend(out.derived)
         said.not_found.extend(out.not_found)
     lines, not_found = said.lines, said.not_found
-    if not lines and (not not_found or asked.named):
+    if not lines and (not not_found or asked.named or asked.among is not None):
         return None
     if asked.judgement and lines and judged:
         lines.append(JUDGEMENT_LINE)
