@@ -156,8 +156,11 @@ def answer_calculation(
     facts: Sequence[Sourced],
     titles: dict[str, str],
     names: Sequence[str] = (),
+    read_printed: bool = True,
 ) -> Answered | None:
-    """The calculation's answer for one company, or None when the question asks none."""
+    """The calculation's answer for one company, or None when the question asks none;
+    `read_printed`: a standard ratio named is read off the report's own line of it when
+    one prints it."""
     # long: the line items found, the result worked out, then the sentences in order.
     calc = asked.calculation
     if calc is None:
@@ -165,7 +168,7 @@ def answer_calculation(
     years = calc.over_years or ((max(asked.years),) if asked.years else ())
     if not years:
         return None
-    if (printed := _printed_ratio(asked, ticker, name, facts)) is not None:
+    if read_printed and (printed := _printed_ratio(asked, ticker, name, facts)) is not None:
         return printed
     exprs = [at_year(calc.expr, y) if calc.over_years else calc.expr for y in years]
     wanted = [i for e in exprs for i in items_of(e)]

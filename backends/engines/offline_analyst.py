@@ -232,8 +232,9 @@ def _calculated(
     said = Answered()
     signed = False
     printed: list[tuple[int, Sourced]] = []
-    for n, one in enumerate(each, start=1):
-        out = answer_calculation(one, ticker, display_name(ticker), own, titles, names)
+    for n, (one, out) in enumerate(
+        zip(each, _one_basis(asked, each, ticker, own, titles, names), strict=True), start=1
+    ):
         if out is None or (out.not_found and n < len(each)):
             continue
         said.lines.extend(out.lines)
@@ -247,6 +248,29 @@ def _calculated(
     if asked.compared and len(printed) == len(each) > 1:
         said.lines.extend(_moved(asked, ticker, printed))
     return said, signed
+
+
+def _one_basis(
+    asked: AnalystQuestion,
+    each: list[AnalystQuestion],
+    ticker: str,
+    own: list[Sourced],
+    titles: dict[str, str],
+    names: list[str],
+) -> list[Answered | None]:
+    """Each year's answer, on one basis: years compared of which some are read off the
+    report's own line of the ratio and some worked out are all worked out, when the
+    statements give every year's lines (Corning's FY2021 rate was read off its FY2021
+    10-K, its FY2022 rate worked out)."""
+    who = display_name(ticker)
+    outs = [answer_calculation(one, ticker, who, own, titles, names) for one in each]
+    read = [o for o in outs if o is not None and o.printed is not None]
+    if not asked.compared or not read or len(read) == len(outs):
+        return outs
+    worked = [
+        answer_calculation(one, ticker, who, own, titles, names, read_printed=False) for one in each
+    ]
+    return worked if all(w is not None and not w.not_found for w in worked) else outs
 
 
 def _moved(asked: AnalystQuestion, ticker: str, printed: list[tuple[int, Sourced]]) -> list[str]:

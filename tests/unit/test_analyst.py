@@ -564,3 +564,45 @@ def test_a_standard_ratio_over_an_average_balance_is_read_without_raising(
     else:
         assert asked.calculation is not None, asked
         assert {i.year for i in items(asked.calculation.expr)} == years
+
+
+def test_years_compared_are_given_on_one_basis() -> None:
+    """Corning's FY2021 rate was read off its FY2021 10-K's line (20.5%) and its FY2022 rate
+    worked out from the FY2022 statement: both are now worked out, as the statement gives
+    both years' lines. Quiet: with every year's rate printed, each is read off its line."""
+    from backends.engines.offline_analyst import compose
+    from domain.companies import Company, pinned
+
+    def chunk(cid: str, year: int, section: str, text: str) -> ChunkText:
+        return ChunkText(
+            chunk_id=cid, company="ACME", fiscal_year=year, document=f"d{year}", page=1,
+            section=section, text=text, is_table=True, unit="US$M",
+        )  # fmt: skip
+
+    statement = chunk(
+        "is", 2022, "Consolidated statements of income",
+        "| US$M | FY2022 (31 Dec 2022) | FY2021 (31 Dec 2021) |\n|---|---|---|\n"
+        "| Income before income taxes | 1,797 | 2,426 |\n"
+        "| Provision for income taxes | (411) | (491) |\n",
+    )  # fmt: skip
+    note = chunk(
+        "tax21", 2021, "Provision for income taxes",
+        "| | FY2021 (31 Dec 2021) | FY2020 (31 Dec 2020) |\n|---|---|---|\n"
+        "| Effective tax rate | 20.5% | 17.5% |\n",
+    )  # fmt: skip
+    asked = analyst_path("How did Acme's effective tax rate change between FY2021 and FY2022?")
+    assert asked is not None and asked.compared
+    acme = Company("ACME", "Acme", aliases=("acme",), year_end="12-31")
+    with pinned([acme]):
+        mixed = compose(asked, ["ACME"], [note, statement])
+        both = chunk(
+            "tax22", 2022, "Provision for income taxes",
+            "| | FY2022 (31 Dec 2022) | FY2021 (31 Dec 2021) |\n|---|---|---|\n"
+            "| Effective tax rate | 22.9% | 20.2% |\n",
+        )  # fmt: skip
+        printed = compose(asked, ["ACME"], [both, statement])
+    assert mixed is not None and printed is not None
+    assert "= 20.2%" in mixed.answer and "= 22.9%" in mixed.answer, mixed.answer
+    assert "as the report prints it" not in mixed.answer, mixed.answer
+    assert printed.answer.count("as the report prints it") == 2, printed.answer
+    assert "percentage points" in printed.answer
