@@ -416,10 +416,10 @@ def _ranked(
         statement = f"{statement} (the {asked.statements[0]})".lstrip()
     lines = [
         f"Of the {kind} lines of {display_name(ticker)}'s FY{year} {statement}, the {size} "
-        f"was {top.fact.label}: {_figure(top)} [{top.n}]."
+        f"was {_named(top.fact.label)}: {_figure(top)} [{top.n}]."
     ]
     if rest:
-        others = "; ".join(f"{s.fact.label} {_figure(s)} [{s.n}]" for s in rest)
+        others = "; ".join(f"{_named(s.fact.label)} {_figure(s)} [{s.n}]" for s in rest)
         lines.append(f"The others, in order: {others}.")
     return lines, []
 
@@ -465,7 +465,10 @@ def _chosen(
     if gaps or len({unit_spec(s.fact.unit).kind for _, s in read}) != 1:
         return [], gaps or [NotFound(company=ticker, fiscal_year=year, metric=choices[0])]
     who = display_name(ticker)
-    lines = [f"{who}'s FY{year} {item} ({s.fact.label}): {_figure(s)} [{s.n}]." for item, s in read]
+    lines = [
+        f"{who}'s FY{year} {item} ({_named(s.fact.label)}): {_figure(s)} [{s.n}]."
+        for item, s in read
+    ]
 
     def value(s: Sourced) -> float:
         return s.fact.value * unit_spec(s.fact.unit).factor
@@ -474,14 +477,21 @@ def _chosen(
     tied = [s for _, s in read if value(s) == best]
     top = tied[0]
     which = (
-        f"is {top.fact.label}"
+        f"is {_named(top.fact.label)}"
         if len(tied) == 1
-        else ("are " + " and ".join(s.fact.label for s in tied) + ", equal")
+        else ("are " + " and ".join(_named(s.fact.label) for s in tied) + ", equal")
     )
     lines.append(
         f"Of the {len(read)} ({', '.join(choices)}), the {end} {which}: {_figure(top)} [{top.n}]."
     )
     return lines, []
+
+
+def _named(label: str) -> str:
+    """A line's label without an aside that holds figures of its own ("Long-term debt
+    (includes debt issued by consolidated variable interest entities: 2022, $12,662;
+    2021, $13,803)"): quoted in a sentence, they read as figures the answer claims."""
+    return re.sub(r"\s*\([^()]*\d[^()]*\)", "", label).strip() or label
 
 
 def _figure(s: Sourced) -> str:

@@ -606,3 +606,29 @@ def test_years_compared_are_given_on_one_basis() -> None:
     assert "as the report prints it" not in mixed.answer, mixed.answer
     assert printed.answer.count("as the report prints it") == 2, printed.answer
     assert "percentage points" in printed.answer
+
+
+def test_a_ranked_lines_own_figures_are_not_quoted_as_claims() -> None:
+    """American Express prints "Long-term debt (includes debt issued by consolidated
+    variable interest entities: 2022, $12,662; 2021, $13,803)": quoted whole in the ranked
+    answer, its 2021 figure was a claim no cited figure backed and the line was removed.
+    The aside is left out of the quote; the line's own figure is still cited."""
+    from backends.engines.offline_analyst import compose
+    from domain.companies import Company, pinned
+
+    sheet = ChunkText(
+        chunk_id="bs", company="ACME", fiscal_year=2022, document="d", page=93,
+        section="Consolidated balance sheets", is_table=True, unit="US$M",
+        text="| US$M | FY2022 (31 Dec 2022) | FY2021 (31 Dec 2021) |\n"
+        "|---|---|---|\n| Liabilities |\n| Customer deposits | 110,239 | 84,382 |\n"
+        "| Long-term debt (includes debt of trusts: 2022, $12,662; 2021, $13,803) | "
+        "42,573 | 38,675 |\n| Accounts payable | 12,133 | 10,574 |\n",
+    )  # fmt: skip
+    question = "What was the largest liability in Acme's balance sheet in 2022?"
+    asked = analyst_path(question, "Acme")
+    assert asked is not None and asked.ranked is not None
+    with pinned([Company("ACME", "Acme", aliases=("acme",), year_end="12-31")]):
+        draft = compose(asked, ["ACME"], [sheet])
+    assert draft is not None and "Long-term debt US$42,573 million" in draft.answer, draft
+    assert "13,803" not in draft.answer
+    assert check_numbers(draft.answer, [sheet], question).unsupported == [], draft.answer
