@@ -67,7 +67,7 @@ from domain.models import (
     UnsupportedClaim,
 )
 from domain.number_words import word_numbers
-from domain.periods import QUARTER_TOKEN, quarter_of, quarter_of_year
+from domain.periods import QUARTER_TOKEN, quarter_of, quarter_of_year, whole_years
 from domain.years import find_fiscal_years, mentioned_years
 
 _MONTHS = (
@@ -840,11 +840,16 @@ class _Context:
     metrics: list[str]
     quarter: int | None = None
     """The quarter of its years the sentence states figures for ("Q2 FY2023"), or None."""
+    whole: frozenset[int] = frozenset()
+    """Years the sentence names on their own before its quarter ("from FY2023 to Q2
+    FY2024"): their figures are the whole year's."""
 
     def allows(self, src: SourceNumber) -> bool:
         if self.companies and src.company not in self.companies:
             return False
-        if self.quarter and src.quarter is not None:
+        if self.quarter and src.signed and src.quarter is None and src.years & self.whole:
+            pass  # a year named whole beside the quarter: its year's figure
+        elif self.quarter and src.quarter is not None:
             # A quarter's figure backs a figure said for that quarter of the year.
             year, quarter = src.quarter
             if quarter != self.quarter or (self.years and year not in self.years):
@@ -862,6 +867,7 @@ class _Context:
             list(binding.years) if binding.years else self.years,
             [binding.metric] if binding.metric else self.metrics,
             self.quarter,
+            self.whole,
         )
 
 
@@ -1227,6 +1233,7 @@ def check_numbers(
             mentioned_years(_without_targets(text)) or asked.years,
             find_metrics(text) or asked.metrics,
             quarter_of_year(text),
+            frozenset(whole_years(text)),
         )
         for i in cited:
             if i not in per_source:
@@ -1337,7 +1344,7 @@ class _Read:
         the result's measure, not each line item's."""
         claim, own = self.claims[k], self.ctx.narrowed(self.bindings[k])
         if operand:
-            own = _Context(own.companies, own.years, [], own.quarter)
+            own = _Context(own.companies, own.years, [], own.quarter, own.whole)
         marked = set(_bound_sources(self.sentence, claim.end, self.sources))
         return next(
             (
@@ -1352,7 +1359,7 @@ class _Read:
         """A figure of the working that is a cited figure's amount: an outflow a
         statement prints in brackets, written as the amount spent."""
         claim, own = self.claims[k], self.ctx.narrowed(self.bindings[k])
-        own = _Context(own.companies, own.years, [], own.quarter)
+        own = _Context(own.companies, own.years, [], own.quarter, own.whole)
         return next(
             (n for n in self.cited if own.allows(n) and value_matches(claim, n.amount)), None
         )

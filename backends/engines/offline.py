@@ -1285,8 +1285,10 @@ class _OpenAnswers:
         lines: list[str] = []
         for (y1, old), (y2, new) in itertools.pairwise(picked):
             a, b = old.fact, new.fact
-            if a.unit != b.unit or a.value == b.value or a.period_months != b.period_months:
-                continue  # a year's flow and a quarter's are no change of one measure
+            spans = {a.period_months, b.period_months}
+            if a.unit != b.unit or a.value == b.value or (len(spans) > 1 and spans & {3, 6, 9}):
+                continue  # a year's flow and a quarter's are no change of one measure; two
+                # balances are, at a year's end and a quarter's
             subject = f"{_possessive(ticker)} {phrase(b)}"
             verb = "rose" if b.value > a.value else "fell"
             span = f"from {self._short(y1)} to {self._short(y2)}"

@@ -790,3 +790,23 @@ def test_two_parts_one_figure_answers_say_it_once() -> None:
         ENGINE.synthesize(question, asyncio.run(ENGINE.route(question)).slots, sources)
     ).answer
     assert answer.count("12,501") == 1 and answer.count("12,428") == 1, answer
+
+
+def test_a_balance_at_a_years_end_and_at_a_quarters_end_make_a_change() -> None:
+    """Best Buy's cash "between FY 2023 and Q2 of FY2024": both balances were given but not
+    the drop asked about. Two balances make a change, a year's end to a quarter's; a year's
+    flow and a quarter's do not (the quarter test above)."""
+    text = (
+        "[BHP Group · Quarterly Report · FY2024 · Balance sheet · page 4]\n"
+        "| US$M | FY2024 (at 31 Dec 2023) | FY2023 (30 Jun 2023) |\n|---|---|---|\n"
+        "| Cash and cash equivalents | 1,093 | 1,874 |\n"
+    )
+    sources = [_bhp_chunk(text, "US$M")]
+    question = (
+        "Was there any drop in BHP's cash and cash equivalents between FY 2023 and Q2 of FY2024?"
+    )
+    answer = asyncio.run(
+        ENGINE.synthesize(question, asyncio.run(ENGINE.route(question)).slots, sources)
+    ).answer
+    assert "fell 41.7% from FY2023 to Q2 FY2024" in answer, answer
+    assert check_numbers(answer, sources, question=question).unsupported == [], answer
