@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from domain.choices import read_choice
+from domain.intent import asks_change, asks_comparison, asks_narrative
 
 # How a question asks a figure to be stated.
 _SCALE = re.compile(
@@ -98,14 +99,6 @@ _IMPERATIVE = re.compile(
     re.I,
 )
 """A sentence that tells what to work out ("Calculate inventory turnover ratio for FY2022")."""
-_COMPARED = re.compile(
-    r"\b(?:chang\w*|compar\w*|versus|vs\.?|differ\w*|mov(?:e|ed|ing)|shift\w*)\b", re.I
-)
-"""Words asking how a measure moved between the years a question names ("How much has
-the effective tax rate changed between FY2021 and FY2022?", "How does X in FY2022
-compare to FY2021?")."""
-_REASON = re.compile(r"\b(?:why|drove|drive[ns]?|driving|driven|reasons?|caused?|because)\b", re.I)
-"""Words asking what made a figure move, which no figure answers."""
 
 
 # ---- expressions ------------------------------------------------------------
@@ -601,14 +594,6 @@ def _ranked_line(clause: str, statements: tuple[str, ...]) -> tuple[str, str] | 
     return ("highest" if m.group("high") else "lowest"), m.group("kind").lower()
 
 
-_MOVED = re.compile(
-    r"\b(?:gr[eo]w\w*|growth|increas\w*|decreas\w*|ris(?:e|es|en|ing)|rose|fell|fall\w*|"
-    r"declin\w*|chang\w*)\b",
-    re.I,
-)
-"""Words of a measure's movement: which item grew most is no choice among levels."""
-
-
 def _among(question: str) -> tuple[str, tuple[str, ...]] | None:
     """The end asked and the line items a question chooses among (`domain.choices`:
     "Among operations, investing, and financing activities, which brought in the most
@@ -617,7 +602,7 @@ def _among(question: str) -> tuple[str, tuple[str, ...]] | None:
     a choice by how the items moved ("which grew the most")."""
     choice = read_choice(question)
     ask = re.split(r"\b(?:which|what)\b", question, maxsplit=1, flags=re.I)[-1]
-    if choice is None or _MOVED.search(ask):
+    if choice is None or asks_change(ask):
         return None
     head = choice.head
     items = tuple(o if not head or o.endswith(head) else f"{o} {head}" for o in choice.options)
@@ -723,7 +708,9 @@ def read_analyst(question: str, company_words: str = "") -> AnalystQuestion:
     named_ratio = False
     told = _IMPERATIVE.search(question)
     compared = (
-        bool(_COMPARED.search(question)) and len(set(years)) >= 2 and not _REASON.search(question)
+        (asks_change(question) or asks_comparison(question))
+        and len(set(years)) >= 2
+        and not asks_narrative(question)
     )
     if (judgement or told or compared) and (calculation is None or not calculation.defined):
         # A standard ratio named to be judged or worked out, though not defined: the

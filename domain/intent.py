@@ -78,6 +78,11 @@ def asks_narrative(text: str) -> bool:
     return bool(_NARRATIVE.search(text))
 
 
+def asks_comparison(text: str) -> bool:
+    """Whether a question asks to compare (versus, difference, which is higher)."""
+    return bool(_COMPARE.search(text))
+
+
 def asks_change(text: str) -> bool:
     """Whether a question asks how something changed (rose, fell, grew, trend)."""
     return bool(_CHANGE.search(text))

@@ -261,6 +261,23 @@ def value_text(fact: Fact) -> str:
     return format_value(fact.value, fact.unit, fact.decimals)
 
 
+def without_figures(label: str) -> str:
+    """A row label quoted in a sentence, without a parenthesised aside that holds figures
+    ("(100%)", "(includes debt of trusts: 2022, $12,662; 2021, $13,803)"): quoted whole,
+    they read as figures the answer claims."""
+    return re.sub(r"\s*\([^()]*\d[^()]*\)", "", label).strip() or label
+
+
+def moved_in_points(subject: str, span: str, old: Fact, old_n: int, new: Fact, new_n: int) -> str:
+    """A rate's move between two cited rates, in percentage points, the points only as
+    its working's result, which the numeric check recomputes from the two."""
+    way = "rose" if new.value > old.value else "fell"
+    return (
+        f"{subject} {way} {span}: {value_text(new)} [{new_n}] − {value_text(old)} [{old_n}] "
+        f"= {new.value - old.value:+.1f} percentage points."
+    )
+
+
 def verb(fact: Fact) -> str:
     """ "were" for a plural measure ("emissions", "dividends"), else "was"."""
     last = re.sub(r"\([^)]*\)", "", fact.label).split()

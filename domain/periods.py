@@ -132,7 +132,6 @@ def _parse_date(text: str) -> date | None:
 
 
 _SCHEDULE = re.compile(r"\bthereafter\b|\bafter\s+(?:FY\s?)?(?:19|20)\d{2}\b", re.IGNORECASE)
-_HEADER_YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 
 
 def is_schedule(headers: list[str], report_year: int | None = None) -> bool:
@@ -146,7 +145,7 @@ def is_schedule(headers: list[str], report_year: int | None = None) -> bool:
         return True
     if report_year is None:
         return False
-    later = [h for h in headers if any(int(y) > report_year for y in _HEADER_YEAR.findall(h))]
+    later = [h for h in headers if (p := column_period(h)) and p.fiscal_year > report_year]
     return len(later) >= 2
 
 

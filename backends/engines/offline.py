@@ -91,12 +91,14 @@ from domain.open_answers import (
     closest,
     derive,
     match,
+    moved_in_points,
     phrase,
     shares_most,
     shares_terms,
     single_figure,
     value_text,
     verb,
+    without_figures,
 )
 from domain.passages import find_passages, role_asked, topic_terms
 from domain.periods import months_said_before, quarter_of_year, whole_years
@@ -1080,7 +1082,11 @@ class _Composer:
                     f"{_possessive(second)} [{a.n},{b.n}]."
                 )
         if len(groups) > 1 and metric == "production":
-            bases = [f"{_name(t)}: {_basis(s.fact.label)}" for g in groups.values() for t, s in g]
+            bases = [
+                f"{_name(t)}: {without_figures(s.fact.label)}"
+                for g in groups.values()
+                for t, s in g
+            ]
             sentences.append(
                 f"These {display} figures are measured on different bases or units "
                 f"({'; '.join(bases)}), so they are not directly comparable and no "
@@ -1149,7 +1155,7 @@ class _Composer:
                         (present[(ticker, y)].fact.label for y in years if (ticker, y) in present),
                         None,
                     )
-                    cells.append(_basis(label) if label else "")
+                    cells.append(without_figures(label) if label else "")
                 for year in years:
                     cell = present.get((ticker, year))
                     cells.append(
@@ -1293,14 +1299,8 @@ class _OpenAnswers:
             verb = "rose" if b.value > a.value else "fell"
             span = f"from {self._short(y1)} to {self._short(y2)}"
             if a.unit == "%":
-                points = b.value - a.value
-                # The points only as the working's result, which the numeric check
-                # recomputes from the two cited rates.
-                line = (
-                    f"{subject} {verb} {span}: {value_text(b)} [{new.n}] − "
-                    f"{value_text(a)} [{old.n}] = {points:+.1f} percentage points."
-                )
-                formula = f"{value_text(b)} − {value_text(a)} = {points:+.1f} points"
+                line = moved_in_points(subject, span, a, old.n, b, new.n)
+                formula = f"{value_text(b)} − {value_text(a)} = {b.value - a.value:+.1f} points"
             elif a.value > 0 and b.value > 0 and unit_spec(a.unit).kind == "money":
                 pct = (b.value - a.value) / a.value * 100
                 line = (
@@ -1519,12 +1519,6 @@ def _currency_notice(asked: str | None, chosen: dict[tuple[str, int, str], _Sour
         f"exchange rate, so I do not convert them to {wanted}; the figures below are as "
         "reported."
     )
-
-
-def _basis(label: str) -> str:
-    """A row label as a basis, without parenthesised figures ("(100%)") that would read
-    as a claim."""
-    return re.sub(r"\s*\([^)]*\d[^)]*\)", "", label).strip()
 
 
 def _currency_words(unit: str) -> str:

@@ -41,6 +41,7 @@ from domain.line_items import (
 )
 from domain.measures import stem
 from domain.models import ChunkText, Draft, NotFound
+from domain.open_answers import moved_in_points, without_figures
 
 JUDGEMENT_LINE = (
     "Whether that is so is a judgement the reports leave to the reader: the figures above "
@@ -281,16 +282,10 @@ def _moved(asked: AnalystQuestion, ticker: str, printed: list[tuple[int, Sourced
     name = asked.calculation.name if asked.calculation else asked.measure
     lines = []
     for (y1, old), (y2, new) in itertools.pairwise(printed):
-        a, b = old.fact, new.fact
-        if a.unit != b.unit or a.value == b.value:
-            continue
-        verb = "rose" if b.value > a.value else "fell"
-        lines.append(
-            f"{display_name(ticker)}'s {name} {verb} from FY{y1} to FY{y2}: "
-            f"{format_value(b.value, b.unit, b.decimals)} [{new.n}] − "
-            f"{format_value(a.value, a.unit, a.decimals)} [{old.n}] = "
-            f"{b.value - a.value:+.1f} percentage points."
-        )
+        if old.fact.unit == new.fact.unit and old.fact.value != new.fact.value:
+            subject = f"{display_name(ticker)}'s {name}"
+            span = f"from FY{y1} to FY{y2}"
+            lines.append(moved_in_points(subject, span, old.fact, old.n, new.fact, new.n))
     return lines
 
 
@@ -416,10 +411,10 @@ def _ranked(
         statement = f"{statement} (the {asked.statements[0]})".lstrip()
     lines = [
         f"Of the {kind} lines of {display_name(ticker)}'s FY{year} {statement}, the {size} "
-        f"was {_named(top.fact.label)}: {_figure(top)} [{top.n}]."
+        f"was {without_figures(top.fact.label)}: {_figure(top)} [{top.n}]."
     ]
     if rest:
-        others = "; ".join(f"{_named(s.fact.label)} {_figure(s)} [{s.n}]" for s in rest)
+        others = "; ".join(f"{without_figures(s.fact.label)} {_figure(s)} [{s.n}]" for s in rest)
         lines.append(f"The others, in order: {others}.")
     return lines, []
 
@@ -466,7 +461,7 @@ def _chosen(
         return [], gaps or [NotFound(company=ticker, fiscal_year=year, metric=choices[0])]
     who = display_name(ticker)
     lines = [
-        f"{who}'s FY{year} {item} ({_named(s.fact.label)}): {_figure(s)} [{s.n}]."
+        f"{who}'s FY{year} {item} ({without_figures(s.fact.label)}): {_figure(s)} [{s.n}]."
         for item, s in read
     ]
 
@@ -477,21 +472,14 @@ def _chosen(
     tied = [s for _, s in read if value(s) == best]
     top = tied[0]
     which = (
-        f"is {_named(top.fact.label)}"
+        f"is {without_figures(top.fact.label)}"
         if len(tied) == 1
-        else ("are " + " and ".join(_named(s.fact.label) for s in tied) + ", equal")
+        else ("are " + " and ".join(without_figures(s.fact.label) for s in tied) + ", equal")
     )
     lines.append(
         f"Of the {len(read)} ({', '.join(choices)}), the {end} {which}: {_figure(top)} [{top.n}]."
     )
     return lines, []
-
-
-def _named(label: str) -> str:
-    """A line's label without an aside that holds figures of its own ("Long-term debt
-    (includes debt issued by consolidated variable interest entities: 2022, $12,662;
-    2021, $13,803)"): quoted in a sentence, they read as figures the answer claims."""
-    return re.sub(r"\s*\([^()]*\d[^()]*\)", "", label).strip() or label
 
 
 def _figure(s: Sourced) -> str:
