@@ -94,6 +94,16 @@ _TREND = re.compile(
     re.I,
 )
 """Words of a judgement on how a measure moves over the years, not its level in one."""
+_OFFERED = re.compile(
+    r"\bif\s+(?:the\s+)?(?P<what>[^.;?!]{3,60}?)\s+(?:"
+    r"(?:(?:is|are)\s+not|isn['’]t|aren['’]t)\s+(?:an?\s+)?(?:\w+\s+)?"
+    r"(?:useful|relevant|meaningful|applicable|appropriate|suitable)\b|"
+    r"(?:is|are)\s+(?:irrelevant|meaningless|inapplicable)\b|"
+    r"(?:does|do)\s+not\s+apply\b|(?:doesn['’]t|don['’]t)\s+apply\b)",
+    re.I,
+)
+"""A question that allows its measure may not suit the company ("If gross margin is not a
+useful metric for a company like this, then please state that and explain why")."""
 _IMPERATIVE = re.compile(
     r"(?:^|[.;?!]\s*)(?:please\s+)?(?:calculate|compute|work\s+out)\s+(?P<what>[^.;?!]+)",
     re.I,
@@ -385,6 +395,13 @@ TEXTBOOK: tuple[tuple[str, str], ...] = (
     ("days payable outstanding", "365 * average accounts payable / cost of goods sold"),
 )
 
+WORKED_LINES: tuple[tuple[str, str], ...] = (
+    # Accounting's identities for a line a statement may leave to its reader.
+    ("gross profit", "revenue - cost of goods sold"),
+)
+"""A line item a statement may not print but gives all the same, by the lines it is
+worked out of: a statement that prints these is not one that lacks it."""
+
 
 # ---- the question -----------------------------------------------------------
 
@@ -439,6 +456,12 @@ class AnalystQuestion:
     compared: bool = False
     """A named ratio asked of how it moved between two or more years the question names:
     it is worked out for each of them."""
+    offered: bool = False
+    """The question allows that its named ratio may not suit the company and asks that
+    said, and why: a statement that prints none of a line it needs says so."""
+    why: bool = False
+    """It asks what made the measure move ("What drove gross margin change?"): the reasons
+    are the reports' words, not a calculation's."""
     instructions: tuple[str, ...] = field(default_factory=tuple)
     """The question's sentences that say how to answer, not what."""
 
@@ -644,6 +667,15 @@ def _named_ratio(text: str, year: int | None) -> Calculation | None:
     return Calculation(name, expr, ratio)
 
 
+def _without_offer(question: str, offer: "re.Match[str] | None") -> str:
+    """The question without the sentence that allows its measure may not suit the company
+    (whose "explain why" asks why not, not what moved it)."""
+    if offer is None:
+        return question
+    sentences = re.split(r"(?<=[.?!])\s+", question)
+    return " ".join(s for s in sentences if offer.group(0) not in s)
+
+
 def read_analyst(question: str, company_words: str = "") -> AnalystQuestion:
     """An analyst's question taken apart. `company_words` are the names of the companies
     it names, "|"-separated, so they are not read as part of its measure."""
@@ -718,6 +750,15 @@ def read_analyst(question: str, company_words: str = "") -> AnalystQuestion:
         where = told.group("what") if told else re.split(r"(?<=[.?!])\s", question)[0]
         if (ratio := _named_ratio(where, main_year)) is not None:
             calculation, named_ratio = ratio, True
+    offer = _OFFERED.search(question)
+    # "What drove gross margin change? If gross margin is not a useful metric ...": the
+    # ratio it names, to be worked out or said not given.
+    if (
+        offer is not None
+        and (calculation is None or not calculation.defined)
+        and (ratio := _named_ratio(offer.group("what"), main_year)) is not None
+    ):
+        calculation, named_ratio = ratio, True
     instructions = tuple(
         s
         for s in re.split(r"(?<=[.?!])\s+", question)
@@ -735,6 +776,8 @@ def read_analyst(question: str, company_words: str = "") -> AnalystQuestion:
         trend=judgement and bool(_TREND.search(_measure_clause(question))),
         named=named_ratio,
         compared=compared and named_ratio,
+        offered=offer is not None and named_ratio,
+        why=asks_narrative(_without_offer(question, offer)),
         sign=_sign_asked(question) if judgement and calculation is not None else "",
         ranked=_ranked_line(clause, statements),
         among=_among(question) if years else None,

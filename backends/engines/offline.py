@@ -22,6 +22,7 @@ from activities.contracts import (
 )
 from backends.embeddings import Embedder, similarity_of
 from backends.engines import offline_analyst as analyst
+from domain.analyst import AnalystQuestion
 from domain.choices import Choice, read_choice
 from domain.companies import (
     calendar_note,
@@ -375,6 +376,30 @@ def _fmt_number(value: float) -> str:
     return f"−{text}" if value < 0 else text
 
 
+def _analyst_rewrite(asked: AnalystQuestion, question: str, slots: Slots) -> RewritePlan:
+    """An analyst's question: its line items and statements searched, each as a facet."""
+    words = analyst.search_terms(asked)
+    facets = analyst.search_facets(asked)[:MAX_FACETS]
+    queries = []
+    for ticker in slots.companies or list(companies()):
+        years = (
+            analyst.search_years(asked)
+            or analyst.latest_years(asked, companies()[ticker].fiscal_years)
+            or answer_years(slots, question)
+        )
+        fys = [f"FY{y}" for y in years]
+        queries.append(
+            SubQuery(
+                company=ticker,
+                query=" ".join([_name(ticker), *words, *fys]),
+                fiscal_years=years,
+                metrics=[],
+                facets=[" ".join([_name(ticker), *f, *fys]) for f in facets],
+            )
+        )
+    return RewritePlan(sub_queries=queries)
+
+
 class OfflineEngine:
     """Deterministic, rule-based engine; see the module docstring.
 
@@ -462,29 +487,27 @@ class OfflineEngine:
         )
 
     async def rewrite(self, question: str, slots: Slots) -> RewritePlan:
-        """One sub-query per company: name, metric names and report wordings, FY tokens."""
+        """One sub-query per company: name, metric names and report wordings, FY tokens
+        (an analyst's question: its line items and statements)."""
+        asked = analyst.analyst_question(question)
+        if asked is None:
+            return self._plain_rewrite(question, slots)
+        plan = _analyst_rewrite(asked, question, slots)
+        if not asked.why:
+            return plan
+        # What moved a ratio: the passages that say so, the statements' lines besides
+        # (to say whether the statements give the ratio at all).
+        plain = self._plain_rewrite(question, slots)
+        return RewritePlan(
+            sub_queries=[
+                p.model_copy(update={"facets": [a.query, *a.facets][:MAX_FACETS]})
+                for p, a in zip(plain.sub_queries, plan.sub_queries, strict=True)
+            ]
+        )
+
+    def _plain_rewrite(self, question: str, slots: Slots) -> RewritePlan:
+        """A question asked plainly: its measures in the reports' words, its topic words."""
         # long: one sub-query per company built field by field.
-        if (asked := analyst.analyst_question(question)) is not None:
-            words = analyst.search_terms(asked)
-            facets = analyst.search_facets(asked)[:MAX_FACETS]
-            queries = []
-            for ticker in slots.companies or list(companies()):
-                years = (
-                    analyst.search_years(asked)
-                    or analyst.latest_years(asked, companies()[ticker].fiscal_years)
-                    or answer_years(slots, question)
-                )
-                fys = [f"FY{y}" for y in years]
-                queries.append(
-                    SubQuery(
-                        company=ticker,
-                        query=" ".join([_name(ticker), *words, *fys]),
-                        fiscal_years=years,
-                        metrics=[],
-                        facets=[" ".join([_name(ticker), *f, *fys]) for f in facets],
-                    )
-                )
-            return RewritePlan(sub_queries=queries)
         metrics = requested_metrics(slots, question)
         years = answer_years(slots, question)
         terms: list[str] = list(slots.other_measures)
@@ -539,11 +562,18 @@ class OfflineEngine:
         when years are given, other years (a later report's table is kept when it holds a
         restated comparative for a requested year).
         """
-        # long: the keep rules for tables and prose, tried in order on each chunk.
         if (asked := analyst.analyst_question(question)) is not None:
             kept = analyst.keep(asked, chunks, slots.companies)
-            if kept:
+            if kept and not asked.why:
                 return DocumentGrades(keep=kept)
+            if asked.why:  # what moved a ratio: its statements' lines and what says why
+                plain = self._plain_grades(question, slots, chunks)
+                return DocumentGrades(keep=sorted({*kept, *plain.keep}))
+        return self._plain_grades(question, slots, chunks)
+
+    def _plain_grades(self, question: str, slots: Slots, chunks: list[ChunkText]) -> DocumentGrades:
+        """The keep rules of a question asked plainly."""
+        # long: the keep rules for tables and prose, tried in order on each chunk.
         metrics = requested_metrics(slots, question)
         wanted = set(metrics) | {LINE_ITEM_OF[m] for m in metrics if m in LINE_ITEM_OF}
         years = set(answer_years(slots, question))

@@ -16,13 +16,16 @@ from collections.abc import Sequence
 
 from domain.analyst import (
     TREND_YEARS,
+    WORKED_LINES,
     AnalystQuestion,
     Calculation,
     Item,
     analyst_path,
     asked_at,
     items,
+    parse_expression,
     trend_years,
+    written,
 )
 from domain.calculations import Answered, Sourced, answer_calculation
 from domain.companies import companies, display_name
@@ -143,9 +146,17 @@ def keep(asked: AnalystQuestion, chunks: Sequence[ChunkText], tickers: Sequence[
     """The chunks that print a line item the calculation reads, of the companies asked;
     for lines ranked within a statement, the chunks of that statement's tables."""
     phrases = _phrases(asked)
+    # A ratio the question allows may not suit the company: its statements' own tables,
+    # to say which line they lack.
+    homes = [h for p in phrases for h in home_statements(p, asked.statements)]
+    homes = homes if asked.offered else []
     kept: list[int] = []
     for n, chunk in enumerate(chunks):
         if tickers and chunk.company not in tickers:
+            continue
+        title = chunk.section.split(" · ")[-1].strip()
+        if homes and chunk.is_table and _statement_titled(title, homes):
+            kept.append(n)
             continue
         if asked.ranked is not None:
             if chunk.is_table and _primary(chunk.section, asked.statements):
@@ -312,6 +323,24 @@ def _one_company(
     return Answered(), False
 
 
+def _company_answer(
+    asked: AnalystQuestion, ticker: str, sourced: list[Sourced], titles: dict[str, str]
+) -> tuple[Answered, bool] | None:
+    """One company's answer and whether it settles what the question asks (a sign said,
+    a ratio said not given); None to leave the question to the usual path (what moved a
+    ratio the statements give is the reports' words)."""
+    own = [s for s in sourced if s.fact.company == ticker]
+    company = companies().get(ticker)
+    names = [company.name, *company.aliases] if company else []
+    out, signed = _one_company(asked, ticker, own, titles, names)
+    if asked.why and asked.offered and out.lines:
+        return None
+    given = _not_given(asked, ticker, own, titles, out.not_found) if asked.offered else []
+    if given and not out.lines:
+        return Answered(lines=given), True
+    return out, signed
+
+
 def compose(
     asked: AnalystQuestion, tickers: Sequence[str], sources: Sequence[ChunkText]
 ) -> Draft | None:
@@ -329,10 +358,10 @@ def compose(
     said = Answered()
     judged = True  # a judgement left to the reader, unless a sign asked is said
     for ticker in tickers:
-        own = [s for s in sourced if s.fact.company == ticker]
-        company = companies().get(ticker)
-        names = [company.name, *company.aliases] if company else []
-        out, signed = _one_company(asked, ticker, own, titles, names)
+        answered = _company_answer(asked, ticker, sourced, titles)
+        if answered is None:
+            return None
+        out, signed = answered
         judged = judged and not signed
         said.lines.extend(out.lines)
         said.derived.extend(out.derived)
@@ -480,6 +509,94 @@ def _chosen(
         f"Of the {len(read)} ({', '.join(choices)}), the {end} {which}: {_figure(top)} [{top.n}]."
     )
     return lines, []
+
+
+_SUBTOTAL = re.compile(r"^\s*total\b|\b(?:income|earnings|profit|loss)\s*$", re.I)
+"""A statement line that sums or nets others: what a statement's shape is read by."""
+SHAPE_LINES = 8
+"""How many of a statement's subtotals are shown to say what it prints instead."""
+
+
+def _not_given(
+    asked: AnalystQuestion,
+    ticker: str,
+    own: list[Sourced],
+    titles: dict[str, str],
+    gaps: list[NotFound],
+) -> list[str]:
+    """A standard ratio the question allows may not suit the company, which its statement
+    gives no line for ("If operating margin is not a useful metric ..., state that"):
+    the statement's own table read, the line it lacks named, and its subtotals shown.
+    Nothing when the statement itself is not among the sources: not found, not absent."""
+    calc = asked.calculation
+    if calc is None or not gaps:
+        return []
+    year = max(g.fiscal_year for g in gaps)
+    missing = sorted({g.metric for g in gaps if g.fiscal_year == year})
+    tables: dict[str, list[Sourced]] = {}
+    for phrase in missing:
+        table = _statement_lacking(asked, phrase, year, own, titles)
+        if table is None:
+            return []
+        tables.setdefault(*table)
+    who = display_name(ticker)
+    definition = written(calc.expr, {i: i.phrase for i in items(calc.expr)})
+    where = " and ".join(f"{t.lower()} [{rows[0].n}]" for t, rows in tables.items())
+    said = [
+        f"There is no {' or '.join(missing)} line in {who}'s FY{year} {where}, and "
+        f"{calc.name} is {definition}: {calc.name} is not a measure {who}'s statements "
+        "give, so it cannot be judged from them."
+    ]
+    rows = next(iter(tables.values()))
+    shape = {s.fact.label: s for s in rows if s.fact.value and _SUBTOTAL.search(s.fact.label)}
+    if shape:
+        shown = [f"{without_figures(label)} {_figure(s)} [{s.n}]" for label, s in shape.items()]
+        said.append(f"What that statement prints instead: {'; '.join(shown[:SHAPE_LINES])}.")
+    return said
+
+
+def _statement_lacking(
+    asked: AnalystQuestion, phrase: str, year: int, own: list[Sourced], titles: dict[str, str]
+) -> tuple[str, list[Sourced]] | None:
+    """The year's primary statement that would print `phrase` (its title and lines, the
+    longest table of that title), when it is among the sources and does not give it."""
+    rows: dict[str, list[Sourced]] = {}
+    home = home_statements(phrase, asked.statements)
+    for s in own:
+        title = titles.get(s.fact.chunk_id, "").split(" · ")[-1].strip()
+        f = s.fact
+        own_year = f.fiscal_year == year and f.annual and not f.parent_only
+        if own_year and _statement_titled(title, home):
+            rows.setdefault(title, []).append(s)
+    if not rows or _worked_out(phrase, year, [s for r in rows.values() for s in r], titles):
+        return None
+    return max(rows.items(), key=lambda t: len(t[1]))
+
+
+def _worked_out(phrase: str, year: int, rows: list[Sourced], titles: dict[str, str]) -> bool:
+    """Whether a statement that prints no line of `phrase` prints the lines it is worked
+    out of (`WORKED_LINES`), whole or in pieces: Boeing's income statement has no gross
+    profit line, but its revenues and its "Cost of products" and "Cost of services"."""
+    parts = dict(WORKED_LINES).get(phrase)
+    if parts is None:
+        return False
+    facts = [s.fact for s in rows]
+    for item in items(parse_expression(parts, year)):
+        head = " ".join(item.phrase.split()[:2]).lower()
+        pieces = any(f.label.lower().lstrip().startswith(head) for f in facts)
+        if not pieces and find_item(item.phrase, year, facts, (), titles, year) is None:
+            return False
+    return True
+
+
+def _statement_titled(title: str, statements: Sequence[str]) -> bool:
+    """A primary statement's own title ("Consolidated Statements of Income"), not a
+    note's, a table's or a segment's that names one ("Table 9: USCS selected income
+    statement data")."""
+    if re.match(r"\W*(?:note|table)\b", title, re.I) or len(title.split()) > 12:
+        return False
+    plain = re.sub(r"\b(statement|sheet)s\b", r"\1", title.lower())
+    return any(t in plain for s in statements for t in STATEMENT_TITLES.get(s, ()))
 
 
 def _figure(s: Sourced) -> str:

@@ -467,3 +467,63 @@ def test_the_largest_or_smallest_line_of_a_kind_in_a_statement_is_ranked_from_it
         assert all(value <= v for v in checked if v > 0), (answer, checked)
     assert numbers.unsupported == [], (answer, numbers)  # type: ignore[attr-defined]
     assert relevance.addressed and not relevance.off_point, relevance  # type: ignore[attr-defined]
+
+
+OFFERED = (
+    "Is {name}'s gross margin improving as of FY2022? If gross margin is not a meaningful "
+    "measure for a business like this, say so and explain why.",
+    "What explains the change in {name}'s gross margin in FY2022? If gross margin doesn't "
+    "apply to such a company, tell me why.",
+)
+
+
+def _statement_cells(report: str, statement: str, end: str) -> list[tuple[str, float]]:
+    """The hand-checked consolidated cells of a statement: label and value in dollars."""
+    import json
+
+    from tests.realdocs.asx_suite import CELLS
+
+    rows = [json.loads(line) for line in CELLS.read_text(encoding="utf-8").splitlines()]
+    return [
+        (r["label"], float(r["value"]) * float(r["scale"])) for r in rows
+        if r["report"] == report and r["period_end"] == end
+        and re.search(statement, r["statement"], re.I)
+        and (r.get("group") or "Consolidated") == "Consolidated"
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("report", ["BHD", "KPG"])
+@pytest.mark.parametrize("question", OFFERED)
+def test_a_ratio_the_question_allows_may_not_suit_the_company_is_said_not_given(
+    parsed: dict[str, ParsedDocument], report: str, question: str
+) -> None:
+    """An investment company's and an accounting firm's income statements print no gross
+    profit and no cost of sales (the hand-checked cells say so): asked about gross margin
+    by a question that allows it may not suit the company, the answer names the line the
+    statement lacks and the statement, and shows the subtotals it prints instead, each a
+    figure of that statement."""
+    name = next(n for t, n in WHO.values() if t == report)
+    doc = parsed[next(f for f, (t, _) in WHO.items() if t == report)]
+    cells = _statement_cells(report, "profit or loss", "2022-06-30")
+    assert cells and not any(re.search(r"gross|cost of", label, re.I) for label, _ in cells)
+
+    answer, numbers, relevance = _ask(doc, question.format(name=name))
+
+    assert "There is no gross profit line in" in answer, answer
+    assert re.search(r"FY2022 (?:consolidated )?statement of profit or loss", answer), answer
+    assert "gross margin is not a measure" in answer, answer
+    shown = [float(a.replace(",", "")) for a in re.findall(r"A\$([\d,]+)", answer)]
+    assert shown and any(abs(value) in shown for _, value in cells), (answer, cells)
+    assert numbers.unsupported == [], (answer, numbers)  # type: ignore[attr-defined]
+    assert relevance.addressed and not relevance.off_point, relevance  # type: ignore[attr-defined]
+
+
+def test_a_ratio_the_question_allows_is_worked_out_when_the_statement_gives_it(
+    parsed: dict[str, ParsedDocument],
+) -> None:
+    """Quiet: SMN's statement prints its sales and cost of sales, so its gross margin is
+    worked out, not said missing."""
+    doc = parsed["ASX-SMN_StructuralMonitoringSystems_AnnualReport_FY2022.pdf"]
+    answer, numbers, _ = _ask(doc, OFFERED[0].format(name="Structural Monitoring Systems Plc"))
+    assert "FY2022 gross margin: (" in answer and "There is no" not in answer, answer
+    assert numbers.unsupported == [], (answer, numbers)  # type: ignore[attr-defined]

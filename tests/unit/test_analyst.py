@@ -383,6 +383,46 @@ def test_a_ratio_named_in_passing_is_no_calculation_asked() -> None:
     assert analyst_path("What was Emu Co's current ratio in FY2021?") is None
 
 
+@pytest.mark.parametrize(
+    ("question", "name", "why"),
+    [
+        ("Is Emu Co's operating margin improving in FY2021? If operating margin isn't a "
+         "meaningful measure for a business like this, say so and why.", "operating margin",
+         False),
+        ("What explains the change in Emu Co's gross margin for FY2021? If gross margin does "
+         "not apply to such a company, explain why.", "gross margin", True),
+        ("How healthy is Emu Co's quick ratio as of 2021? If the quick ratio is irrelevant "
+         "here, tell me why.", "quick ratio", False),
+        ("Why did Emu Co's net profit margin fall in FY2021? If net profit margin is not an "
+         "appropriate metric for this company, please state that and explain why.",
+         "net profit margin", True),
+    ],
+)  # fmt: skip
+def test_a_question_that_allows_its_ratio_may_not_suit_the_company_names_it(
+    question: str, name: str, why: bool
+) -> None:
+    """A question that says "If X is not a useful metric for a company like this, state that":
+    the ratio it names is read (to be worked out, or said not given), and whether it asks
+    what moved it is read without that sentence's "explain why"."""
+    asked = analyst_path(question, "Emu Co")
+    assert asked is not None and asked.calculation is not None, question
+    assert asked.named and asked.offered and asked.calculation.name == name
+    assert asked.why is why
+
+
+def test_a_ratio_named_without_the_offer_is_not_offered() -> None:
+    """Quiet: a named ratio judged with no such sentence, or a condition on something
+    else ("if the dividend is not paid"), allows nothing."""
+    judged = analyst_path("Is Emu Co's gross margin improving as of FY2021?", "Emu Co")
+    assert judged is not None and not judged.offered
+    other = analyst_path(
+        "Does Emu Co have positive working capital in FY2021? If the dividend is not paid, "
+        "say so.", "Emu Co",
+    )  # fmt: skip
+    assert other is not None and not other.offered
+    assert analyst_path("What drove Emu Co's gross margin change in FY2021?") is None
+
+
 def test_a_phrases_initials_are_no_more_words_to_share() -> None:
     """ "largest liability in the balance sheet" is read with the initials its words may be
     written as ("LBS"): those counted as words of their own, no sentence could share half
