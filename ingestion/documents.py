@@ -7,10 +7,13 @@ in the table header ("US$M") and a bare "29,016" must not lose it.
 
 A document is identified by company and fiscal year (`BHP-FY2024`), not by its file
 name: there is one annual report per company and year, and a file that happens to share
-a report's name must not be able to stand in for it.
+a report's name must not be able to stand in for it. A filing of another kind that its
+first page names (a quarter's report, a current report, a results release) is that
+year's too, identified by its kind and date besides (`JNJ-FY2023-current-2023-08-30`).
 """
 
 import hashlib
+import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,9 +102,30 @@ class ParsedDocument:
     line; None when the command said both."""
 
 
-def document_key(ticker: str, fiscal_year: int) -> str:
-    """The id of the one annual report of a company and year, e.g. `BHP-FY2024`."""
-    return f"{ticker}-FY{fiscal_year}"
+def document_key(ticker: str, fiscal_year: int, part: str = "") -> str:
+    """The id of the one annual report of a company and year, e.g. `BHP-FY2024`; with
+    `part`, of another filing of that year (`JPM-FY2021-interim-2021-03-31`)."""
+    return f"{ticker}-FY{fiscal_year}" + (f"-{part}" if part else "")
+
+
+_KIND_TITLES = {
+    "annual": "Annual Report",
+    "interim": "Interim Report",
+    "current": "Current Report",
+    "release": "Results Release",
+}
+
+
+def _filing(identity: Identity, raw: bytes, fy: int) -> tuple[str, str]:
+    """A filing's part of its id ("" for the year's annual report) and its title's words:
+    its kind and the date it is of (a quarter's end, a report's date), else its bytes'
+    digest, so the same file is always the same document."""
+    words = _KIND_TITLES.get(identity.kind, "Report")
+    if identity.kind == "annual":
+        return "", f"{words} {fy}"
+    day = identity.period_end if identity.kind == "interim" else identity.dated
+    said = f"{day:%Y-%m-%d}" if day else hashlib.sha256(raw).hexdigest()[:8]
+    return f"{identity.kind}-{said}", f"{words} {day:%d %B %Y}" if day else f"{words} {fy}"
 
 
 def legacy_document_id(path: Path) -> str:
@@ -291,6 +315,46 @@ def _context(company_name: str, ticker: str, title: str, fiscal_year: int, block
     return context + "\n"
 
 
+_PAGE_CELL = re.compile(r"[1-9]\d{0,2}")
+
+
+def contents_table(text: str) -> bool:
+    """Whether a table is a list of contents: no period or unit over its columns, and each
+    row's one figure a page number, rising down the rows ("Consolidated Balance Sheets |
+    59"). A page number is no figure of a year: such a table is read as text, and a
+    search for a statement's tables does not take it for one."""
+    lines = [line.strip() for line in text.splitlines() if line.lstrip().startswith("|")]
+    rows = [
+        [c.strip() for c in line.strip("|").split("|")]
+        for line in lines
+        if not re.fullmatch(r"[|\s:]*-[|\s:-]*", line)  # the rule under the header
+    ]
+    if not rows or any(rows[0]):  # a header row names its columns' periods or units
+        return False
+    pages: list[int] = []
+    for row in rows[1:]:
+        figures = [c for c in row[1:] if c]
+        if len(figures) > 1 or (figures and not _PAGE_CELL.fullmatch(figures[0])):
+            return False
+        pages.extend(int(f) for f in figures)
+    return len(pages) >= 2 and all(a < b for a, b in itertools.pairwise(pages))
+
+
+def _contents_as_text(block: _Block) -> _Block:
+    """A list of contents as the text it is ("Consolidated Balance Sheets (page 59)."),
+    each row an entry; any other block as it is."""
+    if not block.is_table or not contents_table(block.text):
+        return block
+    entries = []
+    for line in block.text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.lstrip().startswith("|") or not any(cells) or cells[0].strip("-: ") == "":
+            continue
+        page = next((c for c in cells[1:] if c), "")
+        entries.append(f"{cells[0]} (page {page})." if page else f"{cells[0].rstrip('.:')}.")
+    return _Block(block.page, block.section, " ".join(entries), False)
+
+
 def _build(
     path: Path,
     title: str,
@@ -299,20 +363,21 @@ def _build(
     raw: bytes,
     blocks: list[_Block],
     problems: list[str] | None = None,
+    part: str = "",
 ) -> ParsedDocument:
     # long: the document's chunks built in reading order (headings, tables, prose).
     ticker = company.ticker
     # The hash covers the metadata the chunks carry as well as the bytes, so re-ingesting a
     # file under corrected flags (company, fiscal year) replaces its chunks, not "unchanged".
     content_hash = hashlib.sha256(raw + f"\0{ticker}:{fiscal_year}".encode()).hexdigest()[:16]
-    document_id = document_key(ticker, fiscal_year)
+    document_id = document_key(ticker, fiscal_year, part)
     company_name = company.name
     source_path = str(path.resolve())
     doc = ParsedDocument(
         document_id, title, ticker, fiscal_year, content_hash, source_path,
         hashlib.sha256(raw).hexdigest(), problems=list(problems or []), described=company,
     )  # fmt: skip
-    blocks = _chunk_blocks(blocks)
+    blocks = [_contents_as_text(b) for b in _chunk_blocks(blocks)]
     texts = [_context(company_name, ticker, title, fiscal_year, b) + b.text for b in blocks]
     # Ids follow the text (`domain.provenance`): re-ingesting an edited report gives the
     # edited passages new ids and keeps the others', so an id never names other text.
@@ -414,8 +479,9 @@ def parse_pdf(
         raise DocumentError(f"{path}: not a readable PDF: {exc}") from exc
     described, fy, identity = chosen[-1]
     blocks = [_Block(b.page, b.section, b.text, b.is_table) for b in read.blocks]
-    title = f"{described.name} Annual Report {fy}"
-    doc = _build(path, title, described, fy, raw, blocks, read.problems)
+    part, kind = _filing(identity, raw, fy)
+    title = f"{described.name} {kind}"
+    doc = _build(path, title, described, fy, raw, blocks, read.problems, part)
     doc.identified = _identified(described, fy, identity, company, fiscal_year)
     return doc
 

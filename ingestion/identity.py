@@ -37,6 +37,14 @@ _PERIOD = re.compile(
 _INTERIM_REPORT = re.compile(
     r"\bquarterly\s+report\b|\bform\s+10-Q\b|\bhalf[-\s]year\s+report\b", re.I
 )
+_ANNUAL_FORM = re.compile(r"\bform\s+(?:10-K|20-F|40-F)\b|\bannual\s+report\b", re.I)
+_CURRENT_REPORT = re.compile(r"\bform\s+(?:8-K|6-K)\b|\bcurrent\s+report\b", re.I)
+_REPORT_DATE = re.compile(r"\bdate\s+of\s+report\b[^:\n]{0,60}:\s*", re.I)
+_RELEASE = re.compile(
+    r"\bfor\s+immediate\s+release\b|\b(?:announces?|reports?)\b[^.\n]{0,60}\bresults\b", re.I
+)
+"""A results announcement ("FOR IMMEDIATE RELEASE", "Ulta Beauty Announces Fourth Quarter
+Fiscal 2022 Results"): a company's release, not its report of the year."""
 _TITLE_YEAR = re.compile(
     r"\b(?:annual\s+report|financial\s+report|form\s+10-k)\s+(?:for\s+)?(?:FY\s?)?((?:19|20)\d{2})\b",
     re.I,
@@ -94,6 +102,12 @@ class Identity:
     currency: str | None = None
     interim: bool = False
     """The period is shorter than a year (a quarterly or half-year report)."""
+    kind: str = "annual"
+    """What the document is, as its first page says: "annual" (a year's report, also
+    when the page does not say), "interim" (a quarter's or a half's), "current" (a
+    current report, Form 8-K) or "release" (a results announcement)."""
+    dated: date | None = None
+    """The date a current report or a release is of ("Date of report ...: August 30, 2023")."""
     unknown: list[str] = field(default_factory=list)
     """What could not be told, in words ("its listing code")."""
 
@@ -216,6 +230,23 @@ def _currency(text: str) -> str | None:
     return best[1] if best[0] else None
 
 
+def _kind(first: str, interim: bool) -> tuple[str, date | None]:
+    """What a document is by its first page, and the date a current report or a release
+    is of. A page that says a year's report (Form 10-K, "Annual Report"), or says
+    nothing of it, is a year's report."""
+    flat = " ".join(first.split())
+    if interim:
+        return "interim", None
+    if _ANNUAL_FORM.search(flat):
+        return "annual", None
+    if _CURRENT_REPORT.search(flat):
+        said = _REPORT_DATE.search(flat)
+        return "current", _date(flat[said.end() : said.end() + 40]) if said else _date(flat)
+    if _RELEASE.search(flat):
+        return "release", _date(flat)
+    return "annual", None
+
+
 def read_identity(pages: list[str]) -> Identity:
     """Who and when, from the text of a report's first pages (in order)."""
     text = "\n".join(pages)
@@ -236,7 +267,10 @@ def read_identity(pages: list[str]) -> Identity:
         )
         if value is None
     ]
-    return Identity(name, ticker, period_end, currency, interim, unknown)
+    kind, dated = _kind(pages[0] if pages else "", interim)
+    return Identity(
+        name, ticker, period_end, currency, interim, kind=kind, dated=dated, unknown=unknown
+    )
 
 
 def ticker_from_name(name: str) -> str:

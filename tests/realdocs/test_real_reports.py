@@ -527,3 +527,24 @@ def test_a_ratio_the_question_allows_is_worked_out_when_the_statement_gives_it(
     answer, numbers, _ = _ask(doc, OFFERED[0].format(name="Structural Monitoring Systems Plc"))
     assert "FY2022 gross margin: (" in answer and "There is no" not in answer, answer
     assert numbers.unsupported == [], (answer, numbers)  # type: ignore[attr-defined]
+
+
+def test_a_reports_contents_page_is_text_and_its_statements_tables(
+    parsed: dict[str, ParsedDocument],
+) -> None:
+    """KPG's, RFT's and SMN's contents pages ("Corporate directory | 2", "Strategic report
+    | 4") are lists of pages, read as text with no figure in them; every page a
+    hand-checked cell is printed on still has its table."""
+    seen = set()
+    for name, doc in parsed.items():
+        for chunk in doc.chunks:
+            entry = r"(?:Corporate directory|Strategic report)"
+            assert not re.search(rf"\| {entry} \| \d \|", chunk.text), chunk.text
+            if re.search(rf"{entry} \(page \d\)", chunk.text):
+                assert not chunk.is_table and not report_facts(chunk.as_text()), chunk.text
+                seen.add(WHO[name][0])
+        report = WHO[name][0]
+        pages = {c.page for c in expected_cells() if c.report == report}
+        tables = {c.page for c in doc.chunks if c.is_table}
+        assert pages <= tables, (report, sorted(pages - tables))
+    assert seen == {"KPG", "RFT", "SMN"}, seen

@@ -6,7 +6,7 @@ import pytest
 from fpdf import FPDF
 
 from domain.companies import pinned
-from ingestion.documents import PROSE_WORDS, DocumentError, parse_document
+from ingestion.documents import PROSE_WORDS, DocumentError, contents_table, parse_document
 
 FRONT_MATTER = """---
 company: BHP
@@ -362,3 +362,70 @@ def test_a_quarterly_report_of_a_new_company_does_not_set_its_year_end(tmp_path:
         doc = parse_document(_pdf(tmp_path / "kestrel-annual.pdf", [annual]))
     assert doc.described is not None and doc.described.year_end == "06-30"
     assert doc.identified is not None and "fiscal-year end" not in doc.identified
+
+
+_KESTREL = (
+    "Kestrel Harbour Holdings Inc (Trading Symbol: KHH) reports in U.S. dollars.",
+    ["(in millions) 2022", "Total revenue 4,321"],
+)
+FILINGS = {
+    "annual": ("Form 10-K", "Annual report for the fiscal year ended December 31, 2022. "),
+    "interim": ("Form 10-Q", "Quarterly report for the quarterly period ended June 30, 2022. "),
+    "current": (
+        "FORM 8-K CURRENT REPORT",
+        "Date of report (Date of earliest event reported): August 30, 2022. The fiscal year "
+        "ended December 31, 2022 is unchanged. ",
+    ),
+    "release": (
+        "Kestrel Harbour Announces Second Quarter 2022 Results",
+        "Boston (July 21, 2022) - results for the fiscal year ended December 31, 2022 to date. ",
+    ),
+}
+
+
+def test_filings_of_one_company_and_year_are_told_apart_by_their_kind_and_date(
+    tmp_path: Path,
+) -> None:
+    """A company's year has its annual report and other filings (a quarter's report, a
+    current report, a results release): each its own document, named by what its first
+    page says it is and the date it is of; the annual report keeps the year's own id, and
+    the same file is always the same document."""
+    ids = {}
+    for kind, (heading, prose) in FILINGS.items():
+        path = _pdf(tmp_path / f"kestrel-{kind}.pdf", [(heading, prose + _KESTREL[0], _KESTREL[1])])
+        with pinned([]):
+            doc = parse_document(path, fiscal_year=2022)
+            again = parse_document(path, fiscal_year=2022)
+        assert doc.fiscal_year == 2022 and doc.document_id == again.document_id
+        ids[kind] = (doc.document_id, doc.title)
+    assert ids["annual"] == ("KHH-FY2022", "Kestrel Harbour Holdings Inc Annual Report 2022")
+    assert ids["interim"][0] == "KHH-FY2022-interim-2022-06-30"
+    assert ids["current"][0] == "KHH-FY2022-current-2022-08-30"
+    assert ids["release"][0] == "KHH-FY2022-release-2022-07-21"
+    assert ids["current"][1].endswith("Current Report 30 August 2022"), ids
+    assert len({i for i, _ in ids.values()}) == 4
+
+
+@pytest.mark.parametrize(
+    ("rows", "contents"),
+    [
+        (["| Report of Independent Registered Public Accounting Firm | 55 |",
+          "| Consolidated Statements of Income for the three years ended May 31, 2021 | 57 |",
+          "| 2019 |", "| Consolidated Balance Sheets at May 31, 2021 | 59 |"], True),
+        (["| Directors' report | 3 |", "| Auditor's independence declaration | 17 |",
+          "| Statement of financial position | 21 |"], True),
+        (["| Revenue | 1,234 |", "| Cost of sales | 567 |"], False),  # amounts, not pages
+        (["| Stores opened | 12 |", "| Stores closed | 4 |"], False),  # not rising
+        (["| Segment | 3 | 2021 |", "| Other | 9 | 2022 |"], False),  # two figures a row
+        (["| Notes to the financial statements | 62 |"], False),  # one row says too little
+    ],
+)  # fmt: skip
+def test_a_list_of_contents_is_no_table_of_figures(rows: list[str], contents: bool) -> None:
+    """A table with no header whose rows each end in a page number, rising, is a list of
+    contents (a 10-K's "Item 8" index, an annual report's contents page): read as text,
+    so a search for a statement's tables does not take "Consolidated Balance Sheets | 59"
+    for the balance sheet."""
+    text = "\n".join(["Table (units as stated in the table):", "|  |  |", "|---|---|", *rows])
+    assert contents_table(text) is contents
+    headed = text.replace("|  |  |", "| US$M | 2022 |")
+    assert not contents_table(headed)  # a header names periods or units: a statement's

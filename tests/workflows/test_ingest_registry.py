@@ -75,3 +75,53 @@ async def test_a_planted_report_is_refused_and_replaces_the_real_one_only_when_a
         )
         rows = await cursor.fetchall()
     assert rows == [(str(BHP_FY2024.resolve()), str(planted.resolve()), True, True)]
+
+
+async def test_a_companys_other_filings_of_a_year_are_admitted_beside_its_annual_report(
+    temporal_client: Client,
+    worker: WorkerFactory,
+    make_report_index: Callable[[], ReportIndex],
+    pool: AsyncConnectionPool,
+    tmp_path: Path,
+) -> None:
+    """An annual report, a quarter's report, a current report and a results release of
+    one company and year are four documents, each searchable; a different annual report
+    of that year is still refused (the registry's guard against a planted report)."""
+    from tests.unit.test_documents import _KESTREL, FILINGS, _pdf
+
+    paths = {
+        kind: _pdf(tmp_path / f"kestrel-{kind}.pdf", [(h, p + _KESTREL[0], _KESTREL[1])])
+        for kind, (h, p) in FILINGS.items()
+    }
+    heading, prose = FILINGS["annual"]
+    planted = _pdf(
+        tmp_path / "kestrel-annual-planted.pdf",
+        [(heading, prose + _KESTREL[0], ["(in millions) 2022", "Total revenue 9,999"])],
+    )
+    index = make_report_index()
+    reports = ReportActivities(index, pool)
+    activities = [reports.search_chunks, reports.load_chunks, reports.ingest_file,
+                  reports.corpus_version]  # fmt: skip
+
+    async def ingest(request: IngestRequest) -> IngestResult:
+        return await temporal_client.execute_workflow(
+            IngestDocuments.run, request, id=unique("test-ingest"), task_queue=task_queue
+        )
+
+    async with worker(index, activities=activities) as task_queue:
+        filed = await ingest(IngestRequest(paths=[str(p) for p in paths.values()]))
+        refused = await ingest(IngestRequest(paths=[str(planted)]))
+        hits = await temporal_client.execute_workflow(
+            SearchReports.run,
+            SearchRequest(query="Kestrel total revenue", company="KHH", fiscal_years=[2022],
+                          limit=10),
+            id=unique("test-search"),
+            task_queue=task_queue,
+        )  # fmt: skip
+
+    assert [f.status for f in filed.files] == ["ingested"] * 4, filed.files
+    ids = [f.document_id for f in filed.files]
+    assert ids[0] == "KHH-FY2022" and len(set(ids)) == 4, ids
+    titles = {h.document for h in hits}
+    assert len(titles) == 4 and any("Current Report" in t for t in titles), titles
+    assert [(f.status, f.document_id) for f in refused.files] == [("refused", "KHH-FY2022")]
