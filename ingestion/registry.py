@@ -1,4 +1,5 @@
-"""The document registry's rule: one annual report per company and fiscal year.
+"""The document registry's rule: one annual report per company and fiscal year (and one
+document per other filing of that year: `ingestion.documents.document_key`).
 
 Pure code. The ingest activity reads the registered entry of a parsed document's id
 from PostgreSQL, asks `admit`, and writes Qdrant and the registry only when admitted.
