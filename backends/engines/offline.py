@@ -1306,10 +1306,17 @@ class _OpenAnswers:
             near = closest(self.candidates(part), ticker, years)
             if near is not None:
                 f = near.fact
+                # A sentence's figure is shown in its sentence: its label alone is a few
+                # words cut from it ("company generated … in cash proceeds").
+                said = (
+                    f'they say: "{f.context.strip()}" [{near.n}]'
+                    if f.source == "prose" and f.context
+                    else f"figure they report is its {phrase(f)} for FY{f.fiscal_year}: "
+                    f"{value_text(f)} [{near.n}]."
+                )
                 lines.append(
                     f'The reports give no figure of {_possessive(ticker)} for "{part.phrase}" '
-                    f"for {year_span_of(years)}; the closest figure they report is its "
-                    f"{phrase(f)} for FY{f.fiscal_year}: {value_text(f)} [{near.n}]."
+                    f"for {year_span_of(years)}; the closest {said}"
                 )
             else:
                 lines.extend(self._closest(part, ticker, years))

@@ -810,3 +810,26 @@ def test_a_balance_at_a_years_end_and_at_a_quarters_end_make_a_change() -> None:
     ).answer
     assert "fell 41.7% from FY2023 to Q2 FY2024" in answer, answer
     assert check_numbers(answer, sources, question=question).unsupported == [], answer
+
+
+def test_the_closest_figure_a_sentence_gives_is_shown_in_its_sentence() -> None:
+    """A measure no figure answers in so many words, whose closest figure is a sentence's:
+    the sentence is quoted whole (J&J's 8-K: "its company generated … in cash proceeds"
+    had been shown, a few words cut from it), its figure still cited and checked."""
+    sentence = (
+        "The Company generated $1.9 billion in cash proceeds as a result of the Fortescue "
+        "Energy bond offering and its private placement."
+    )
+    text = f"[Fortescue · Annual Report 2024 · FY2024 · Financing · page 12]\n{sentence}"
+    chunk = ChunkText(
+        chunk_id="fin", company="FMG", fiscal_year=2024, document="FMG_FY2024.md", page=12,
+        section="Financing", text=text, is_table=False, unit=None,
+    )  # fmt: skip
+    draft, kept = run_turn(
+        "How much were the cash proceeds that Fortescue realised from the separation of its "
+        "energy arm in FY2024?",
+        [chunk],
+    )
+    assert f'the closest they say: "{sentence}" [1]' in draft.answer, draft.answer
+    assert "in cash proceeds for FY2024" not in draft.answer
+    assert check_numbers(draft.answer, kept).unsupported == []
