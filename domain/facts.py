@@ -42,7 +42,7 @@ from domain.metrics import metric_of_row_label
 from domain.models import ChunkText
 from domain.periods import months_said_before
 
-EXTRACTOR_VERSION = 11
+EXTRACTOR_VERSION = 12
 """Bumped when the reading changes: stored facts of an older version are rebuilt."""
 
 _HEADER_LINE = re.compile(r"^\[.*\]$")
@@ -348,8 +348,11 @@ def prose_facts(chunk: ChunkText, prose: str) -> list[Fact]:
             plain = amount.kind == "bare" and not amount.decimals
             if plain and _NAMED.search(sentence[: amount.start]):
                 continue  # a name: "FTSE 100 company", "the FAST-41 process"
-            if plain and _address_number(sentence, amount.start, amount.end):
-                continue  # "330 West 34th Street", "New York, New York 10001", "WA 6000"
+            if plain and (
+                _address_number(sentence, amount.start, amount.end)
+                or _identifier_number(sentence, amount.start, amount.end)
+            ):
+                continue  # "330 West 34th Street", "New York 10001", "1-3215", "732-524-0400"
             if amount.kind == "money" and amount.currency is None:
                 # A bare "$62 million" is in the company's reporting currency, as a bare
                 # "$'m" column is (never a count of the word after it: "million due").
@@ -431,6 +434,25 @@ def _address_number(sentence: str, start: int, end: int) -> bool:
         return True
     after_name = re.search(r"\b[A-Z][A-Za-z]*,?\s$", sentence[:start]) is not None
     return 4 <= len(digits) <= 5 and after_name
+
+
+_JOINED_DIGITS = re.compile(r"\d+(?:-\d+)+")
+_YEAR = re.compile(r"(?:19|20)\d{2}")
+
+
+def _identifier_number(sentence: str, start: int, end: int) -> bool:
+    """A number of an identifier, not a figure: digit groups joined by hyphens, one of
+    four or more digits that is not a year, or one that opens with a zero (a file number
+    "1-3215", a tax id "22-1024240", a telephone "732-524-0400"). A range of years
+    ("2028-2032") or of counts ("20-30") is no identifier."""
+    for match in _JOINED_DIGITS.finditer(sentence):
+        if match.start() <= start and end <= match.end():
+            groups = match.group(0).split("-")
+            return any(
+                (len(g) >= 4 and not _YEAR.fullmatch(g)) or (len(g) > 1 and g.startswith("0"))
+                for g in groups
+            )
+    return False
 
 
 def _small_counts(chunk: ChunkText, sentence: str, taken: list[tuple[int, int]]) -> list[Fact]:

@@ -298,6 +298,20 @@ def test_numbers_of_an_address_are_not_figures() -> None:
     assert {1200, 737} <= values
 
 
+def test_numbers_of_an_identifier_are_not_figures() -> None:
+    """A Form 8-K's cover gave "New Jersey 1- | 3215" and "Including area code: | 732" as
+    figures: a file number, a tax id and a telephone are identifiers. Quiet on a range of
+    years and a range of counts."""
+    text = (
+        "Delaware 1-4471 36-2984512 (Commission File Number) (IRS Employer Identification "
+        "No.) Telephone, including area code: 612-555-0190. Revenue rose to US$310 million, "
+        "and we opened 15-20 stores in the 2023-2024 season."
+    )
+    values = {f.value for f in report_facts(_chunk(text))}
+    assert not values & {1, 4471, 36, 2984512, 612, 555, 190}, values
+    assert 310 in values
+
+
 def test_a_schedule_of_years_to_come_is_no_years_figures() -> None:
     """Boeing's FY2022 10-K prints expected benefit payments for 2023 to "2028-2032": the
     columns were read as fiscal years, so the company was covered up to FY2032 and each
