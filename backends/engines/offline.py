@@ -1305,19 +1305,7 @@ class _OpenAnswers:
         if gaps and not lines:
             near = closest(self.candidates(part), ticker, years)
             if near is not None:
-                f = near.fact
-                # A sentence's figure is shown in its sentence: its label alone is a few
-                # words cut from it ("company generated … in cash proceeds").
-                said = (
-                    f'they say: "{f.context.strip()}" [{near.n}]'
-                    if f.source == "prose" and f.context
-                    else f"figure they report is its {phrase(f)} for FY{f.fiscal_year}: "
-                    f"{value_text(f)} [{near.n}]."
-                )
-                lines.append(
-                    f'The reports give no figure of {_possessive(ticker)} for "{part.phrase}" '
-                    f"for {year_span_of(years)}; the closest {said}"
-                )
+                lines.append(_closest_figure(part, ticker, years, near))
             else:
                 lines.extend(self._closest(part, ticker, years))
         return lines, gaps
@@ -1479,6 +1467,23 @@ class _OpenAnswers:
                 f'"{p.sentence}" [{p.n}]'
             )
         return lines
+
+
+def _closest_figure(part: Focus, ticker: str, years: list[int], near: Candidate) -> str:
+    """The closest figure the reports give to a measure none answers: a sentence's figure
+    shown in its sentence (its label alone is a few words cut from it: "company generated
+    … in cash proceeds"), a table's with its label."""
+    f = near.fact
+    said = (
+        f'they say: "{f.context.strip()}" [{near.n}]'
+        if f.source == "prose" and f.context
+        else f"figure they report is its {phrase(f)} for FY{f.fiscal_year}: "
+        f"{value_text(f)} [{near.n}]."
+    )
+    return (
+        f'The reports give no figure of {_possessive(ticker)} for "{part.phrase}" '
+        f"for {year_span_of(years)}; the closest {said}"
+    )
 
 
 def _narrative(
