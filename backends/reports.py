@@ -11,6 +11,7 @@ tests and tools can still ingest straight into an index without a database.
 """
 
 import hashlib
+import re
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -645,17 +646,21 @@ def read_index(index: ReportIndex, snapshot: str | None) -> ReportIndex:
 _UPSERT_BATCH = 128
 
 
+_DOCUMENT_KEY = re.compile(r"(?P<ticker>.+?)-FY(?P<year>\d{4})(?:-.+)?")
+"""A document id: its company and year (`ingestion.documents.document_key`)."""
+
+
 def _reports(
     hashes: dict[str, str], printed: dict[str, set[int]] | None = None
 ) -> dict[str, tuple[int, ...]]:
     """Company and the years its reports give figures for: each report's own (from
-    document ids, `BHP-FY2024`, ignoring ids from before documents were keyed by company
-    and year) and the years its tables print beside it (`printed`, by company)."""
+    document ids, `BHP-FY2024`, or another filing's of that year, `JPM-FY2021-interim-
+    2021-03-31`, ignoring ids from before documents were keyed by company and year) and
+    the years its tables print beside it (`printed`, by company)."""
     found: dict[str, set[int]] = {}
     for document_id in hashes:
-        ticker, _, year = document_id.rpartition("-FY")
-        if ticker and year.isdigit():
-            found.setdefault(ticker, set()).add(int(year))
+        if (keyed := _DOCUMENT_KEY.fullmatch(document_id)) is not None:
+            found.setdefault(keyed["ticker"], set()).add(int(keyed["year"]))
     for ticker, years in (printed or {}).items():
         if ticker in found:
             found[ticker] |= years

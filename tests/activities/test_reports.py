@@ -330,3 +330,21 @@ def test_a_facet_over_two_years_adds_a_table_of_each_years_reports(
     # Quiet: one year asked is searched for that year alone.
     one = index.search("BHP net debt", "BHP", [2025], 1, facets=[facet])
     assert {t.fiscal_year for t in index.get_chunks([h.chunk_id for h in one])} == {2025}
+
+
+def test_a_company_whose_only_filings_are_not_annual_reports_is_covered_for_their_years(
+    make_report_index: Callable[[], ReportIndex], tmp_path: Path
+) -> None:
+    """A quarter's report and a current report (no annual report of their years) give
+    their company those years: FinanceBench's JPMorgan (10-Qs only), Foot Locker (8-Ks)
+    and Ulta (a results release) had dropped out of the companies covered."""
+    from tests.unit.test_documents import _KESTREL, FILINGS, _pdf
+
+    index = make_report_index()
+    for kind, year in (("interim", 2022), ("current", 2023)):
+        heading, prose = FILINGS[kind]
+        path = _pdf(tmp_path / f"{kind}.pdf", [(heading, prose + _KESTREL[0], _KESTREL[1])])
+        result = index.ingest_file(path, company="BHP", fiscal_year=year)
+        assert result.status == "ingested" and result.document_id.startswith(f"BHP-FY{year}-")
+
+    assert index.reports() == {"BHP": (2022, 2023)}
