@@ -305,6 +305,7 @@ async def start_and_wait(
         **_options(settings, turn),
     )
     call = asyncio.ensure_future(_outcome_of_start(client, operation, deadline))
+    call.add_done_callback(_read)
     bound = settings.temporal_rpc_timeout_seconds
     result: TurnResult | None = None
     try:
@@ -355,7 +356,17 @@ async def _outcome_of_start(
         result: TurnResult = await update.result()
         return result
 
-    return await asyncio.wait_for(outcome(), timeout=max(0.1, deadline - time.monotonic()))
+    task = asyncio.ensure_future(outcome())
+    task.add_done_callback(_read)
+    return await asyncio.wait_for(task, timeout=max(0.1, deadline - time.monotonic()))
+
+
+def _read(task: "asyncio.Future[TurnResult]") -> None:
+    """A call given up on (a stalled server, then cancelled) ends with the SDK's error
+    rather than a cancellation: read here, as the 503 already says it, so asyncio does
+    not log "Task exception was never retrieved" when the task is collected."""
+    if not task.cancelled():
+        task.exception()
 
 
 async def _stalled(client: Client, bound: float) -> bool:

@@ -140,18 +140,30 @@ def _settled(http: httpx.Client, response: httpx.Response) -> dict[str, Any]:
     return result
 
 
+START_ATTEMPTS = 4
+"""How many times a turn's start is sent when the API answers 503 (the same key each time)."""
+
+
 def ask(http: httpx.Client, question: str, company: str = "") -> dict[str, Any]:
     """One question in a conversation of its own. A clarifying question is answered once,
     as the person asking would: with the company of the filing the question is about
     (FinanceBench asks some without naming it: "Was there any drop in Cash & Cash
     equivalents between FY 2023 and Q2 of FY2024?")."""
     conversation = f"fb-{uuid.uuid4().hex[:12]}"
-    response = http.post(
-        "/v1/turns",
-        json={"conversation_id": conversation, "question": question},
-        headers={"Cache-Control": "no-cache"},
-        timeout=300,
-    )
+    # As the API asks of a 503 ("may or may not have started; retry with the same
+    # Idempotency-Key"): the same key again, so a turn that did start is read, not
+    # asked twice (a 2-core machine under load answered one start so).
+    key = uuid.uuid4().hex
+    for attempt in range(START_ATTEMPTS):
+        response = http.post(
+            "/v1/turns",
+            json={"conversation_id": conversation, "question": question},
+            headers={"Cache-Control": "no-cache", "Idempotency-Key": key},
+            timeout=300,
+        )
+        if response.status_code != 503 or attempt == START_ATTEMPTS - 1:
+            break
+        time.sleep(float(response.headers.get("Retry-After", "2")))
     result = _settled(http, response)
     if result.get("status") == "needs_clarification" and company:
         reply = http.post(
