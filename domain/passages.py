@@ -355,10 +355,16 @@ def find_passages(
         passage = Passage(n, chunk, sentence, score, in_role)
         # A sentence with a figure not asked for is kept apart: it is the answer only
         # when no figure-free sentence speaks to the topic ("TRIF" is only ever
-        # printed with its figure).
+        # printed with its figure), or speaks to it as much (J&J's "will now present its
+        # Consumer Health business financial results as discontinued operations,
+        # including a gain of approximately $20 billion" against boilerplate that shares
+        # only "operating" and "business").
         (with_figures if carries_other_figure(sentence, metrics) else found).append(passage)
     if not found and strong:
         found = with_figures
+    elif found:
+        bar = max(p.score for p in found)
+        found += [p for p in with_figures if p.score > bar]
     if why and any(_CAUSE.search(p.sentence) for p in found):
         found = [p for p in found if _CAUSE.search(p.sentence)]
     if when and any(TIME.search(p.sentence) for p in found):

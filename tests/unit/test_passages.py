@@ -164,3 +164,47 @@ def test_meaning_adds_nothing_when_the_words_found_the_closest(embedder: LocalEm
         question, sources, "NST", [2023], [], similarity=similarity_of(embedder)
     )
     assert [p.sentence for p in by_meaning] == [p.sentence for p in by_words]
+
+
+def _prose(sentences: list[str]) -> list[ChunkText]:
+    return [
+        ChunkText(
+            chunk_id=f"p{i}", company="S32", fiscal_year=2024, document="S32_FY2024.md",
+            page=10 + i, section="Portfolio", is_table=False, unit=None,
+            text=f"[South32 · Annual Report 2024 · FY2024 · Portfolio · page {10 + i}]\n{s}",
+        )
+        for i, s in enumerate(sentences)
+    ]  # fmt: skip
+
+
+BOILERPLATE = (
+    "This release contains forward-looking statements about future operating and business "
+    "performance, which readers should not rely on."
+)
+
+
+def test_a_sentence_with_a_figure_that_speaks_to_the_question_most_is_a_passage() -> None:
+    """The one sentence that says which business becomes a discontinued operation carries
+    an unasked figure (the gain on it); boilerplate that shares only "operating" and
+    "business" is figure-free. The sentence that speaks to the question most is quoted."""
+    answer = (
+        "Following the sale, South32 will report its Illawarra coal business as a "
+        "discontinued operation, recognising a gain of about US$450 million."
+    )
+    passages = find_passages(
+        "Which South32 business is treated as a discontinued operation from FY2024?",
+        _prose([BOILERPLATE, answer]), "S32", [2024], [],
+    )  # fmt: skip
+    assert passages and passages[0].sentence == answer, passages
+
+
+def test_a_sentence_with_a_figure_no_nearer_than_a_figure_free_one_stays_out() -> None:
+    """Quiet: where a figure-free sentence speaks to the question as much, the one that
+    carries an unasked figure is not quoted beside it."""
+    free = "South32 treats its Illawarra coal business as a discontinued operation."
+    figure = "South32's Illawarra coal business is a discontinued operation worth US$2 billion."
+    passages = find_passages(
+        "Which South32 business is treated as a discontinued operation from FY2024?",
+        _prose([free, figure]), "S32", [2024], [],
+    )  # fmt: skip
+    assert [p.sentence for p in passages] == [free], passages
