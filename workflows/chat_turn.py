@@ -348,7 +348,7 @@ class ChatTurn:
                         had_evidence=bool(kept), fallback_reason=reason)
             )  # fmt: skip
         attempts = [Attempt(p.number, len(p.unsupported), len(p.gaps)) for p in drafted.values()]
-        best = drafted[best_attempt(attempts).pass_number]
+        best = await passes.as_shown(drafted[best_attempt(attempts).pass_number], resolved)
         return await self._finish(
             answered(best, resolved, carried, decision, coverage, self._decline,
                      self._inp.turn_id, self._stream.note)

@@ -32,7 +32,8 @@ that recorded them (`TURNSTILE_HISTORY_PREFIX` to name a new one): `patched_` by
 with every ChatTurn patch live, `deprecated_` by the code with every patch deprecated (its
 markers flagged so), `context_` by the code with `context-for-model-v1` live, `gates_` by
 the code with `refuted-every-sentence-v1` and `numbers-unchecked-closed-v1` live, `years_`
-by the code with `relative-years-v1` live. A
+by the code with `relative-years-v1` live, `remains_` by the code with
+`relevance-of-what-remains-v1` live. A
 generation's fixtures are retired with its patches (docs/architecture.md, "Retiring
 workflow versions")."""
 
@@ -213,6 +214,30 @@ async def test_record_gate_histories(
         unchecked = await t.ask("What was BHP's revenue in FY2024?")
         assert unchecked.fallback_reason == "numbers_unchecked", unchecked
         await _save(t, "numbers_unchecked", unchecked.turn_id)
+
+
+@pytest.mark.record_histories
+async def test_record_what_remains_history(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """The `relevance-of-what-remains-v1` path: the only sentence answering the question
+    carries a refuted figure and is taken out; the relevance control runs again on what
+    is left (another measure's figure): off the point (record with prefix `remains_`)."""
+    engine = ScriptedEngine()
+
+    def altered(d: Draft) -> Draft:
+        capex = next(i for i, c in enumerate(engine.last_sources, 1) if "9.27" in c.text)
+        other = (
+            f"BHP's capital and exploration expenditure for FY2024 was US$9.27 billion [{capex}]."
+        )
+        return Draft(answer=f"{d.answer.replace('9.12', '9.62')}\n\n{other}", derived=d.derived)
+
+    engine.always("synthesize", altered)
+    async with turn_worker(engine) as tq:
+        t = turns_on(tq)
+        off_point = await t.ask("What was BHP's net debt in FY2024?")
+        assert off_point.confidence == "low" and "9.62" not in (off_point.answer or "")
+        await _save(t, "off_point_after_removal", off_point.turn_id)
 
 
 PROBE_HISTORIES = HISTORIES / "probes"

@@ -320,6 +320,53 @@ async def test_a_figure_still_refuted_beside_a_verified_one_is_taken_out_and_nam
     assert result.confidence == "medium" and result.unsupported_claims
 
 
+async def test_an_answer_whose_only_answering_sentence_is_taken_out_is_judged_on_the_rest(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """The net debt sentence carries an altered figure and is taken out; what is left, a
+    true revenue figure, does not answer the question: off the point, low. The draft's own
+    relevance (the net debt sentence answered it) was the one shown before."""
+    engine = ScriptedEngine()
+
+    def altered(d: Draft) -> Draft:
+        capex = next(i for i, c in enumerate(engine.last_sources, 1) if "9.27" in c.text)
+        wrong = d.answer.replace("9.12", "9.62")
+        assert wrong != d.answer, d.answer
+        line = (
+            f"BHP's capital and exploration expenditure for FY2024 was US$9.27 billion [{capex}]."
+        )
+        return Draft(answer=f"{wrong}\n\n{line}", derived=d.derived)
+
+    engine.always("synthesize", altered)
+    async with turn_worker(engine) as tq:
+        result = await turns_on(tq).ask("What was BHP's net debt in FY2024?")
+    answer = result.answer or ""
+    assert result.status == "answered" and "9.62" not in answer and "9.27" in answer
+    assert answer.startswith(OFF_POINT_LEAD), answer
+    assert result.confidence == "low"
+
+
+async def test_an_answer_left_answering_after_a_removal_keeps_its_relevance(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """Quiet: the altered sentence is not the one that answers; what is left does."""
+    engine = ScriptedEngine()
+
+    def added(d: Draft) -> Draft:
+        capex = next(i for i, c in enumerate(engine.last_sources, 1) if "9.27" in c.text)
+        line = (
+            f"BHP's capital and exploration expenditure for FY2024 was US$9.37 billion [{capex}]."
+        )
+        return Draft(answer=f"{d.answer}\n\n{line}", derived=d.derived)
+
+    engine.always("synthesize", added)
+    async with turn_worker(engine) as tq:
+        result = await turns_on(tq).ask("What was BHP's net debt in FY2024?")
+    answer = result.answer or ""
+    assert result.status == "answered" and "9.12" in answer and "9.37" not in answer
+    assert not answer.startswith(OFF_POINT_LEAD) and result.confidence == "medium"
+
+
 async def test_many_unsupported_claims_give_low_confidence_after_bounded_retries(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:

@@ -45,6 +45,11 @@ REFUTED_EVERY_SENTENCE = "refuted-every-sentence-v1"
 """ChatTurn patch (2026-12-04): every sentence that carries a refuted figure is taken out,
 and a draft with one that cannot be found falls back (`gate.UNVERIFIED`); asked only when
 the chosen draft has refuted claims. Before it, one sentence per claim label was."""
+RELEVANCE_OF_WHAT_REMAINS = "relevance-of-what-remains-v1"
+"""ChatTurn patch (2026-12-07): when the gate takes refuted sentences out of the chosen
+draft, the relevance control runs again on the text that remains (a question answered only
+by a sentence taken out is not answered); asked only when the chosen draft has refuted
+claims. Before it, the draft's relevance stood for what was shown."""
 NUMBERS_UNCHECKED_CLOSED = "numbers-unchecked-closed-v1"
 """ChatTurn patch (2026-12-04): a draft whose numeric check could not run is never shown
 (no unchecked figure reaches a person): another pass's checked draft is, else the turn
@@ -199,7 +204,7 @@ def _gaps(
     return gaps, verdict
 
 
-def _without_refuted(best: Pass, note: Note) -> tuple[str | None, list[str]]:
+def without_refuted(best: Pass, note: Note) -> tuple[str | None, list[str]]:
     """The draft with each figure still refuted taken out, every sentence that says it (a
     figure still refuted is never shown; a draft the gate refuses anyway is left to it),
     and their labels; no text when a refuted sentence could not be found to take out."""
@@ -229,7 +234,7 @@ def answered(
     coverage: dict[str, bool], decline: str | None, turn_id: str, note: Note,
 ) -> Outcome:  # fmt: skip
     """The best pass's draft, bound to its citations, with every gap line present."""
-    answer, removed = _without_refuted(best, note)
+    answer, removed = without_refuted(best, note)
     if answer is None or (removed and not substance_left(answer, removed)):
         return Outcome(
             "answered", None, decision.route, resolved, carried, coverage=coverage,

@@ -1,6 +1,8 @@
 """The retrieval passes of a turn: search, grade, draft and check; a refuted figure
 drafted once more; another pass with changed queries while the retry rule says so."""
 
+from dataclasses import replace
+
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
@@ -11,6 +13,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.models import ChunkHit, GroundingReport, Slots, SubQuery
     from workflows import progress
     from workflows.rules.coverage import company_status, gaps_to_retry
+    from workflows.rules.refuted import REMOVED_LINE
     from workflows.rules.retry import (
         metric_synonyms,
         plan_retry,
@@ -18,7 +21,12 @@ with workflow.unsafe.imports_passed_through():
         retryable,
         should_retry,
     )
-    from workflows.turn.answer import NUMBERS_UNCHECKED_CLOSED, Pass
+    from workflows.turn.answer import (
+        NUMBERS_UNCHECKED_CLOSED,
+        RELEVANCE_OF_WHAT_REMAINS,
+        Pass,
+        without_refuted,
+    )
     from workflows.turn.steps import TurnSteps
 
 
@@ -63,6 +71,25 @@ class RetrievalPasses:
                 return passes, kept, coverage
             current.update((sq.company, sq) for sq in retry)
             to_search = retry
+
+    async def as_shown(self, best: Pass, question: str) -> Pass:
+        """The chosen pass with its relevance judged on what the reader will see: the
+        draft without the sentences the gate takes out for a refuted figure (their removal
+        lines aside). A question answered only by a sentence taken out is not answered:
+        its item is missing, with its not-found line and the confidence it caps."""
+        if best.draft is None or not best.unsupported:
+            return best
+        if not workflow.patched(RELEVANCE_OF_WHAT_REMAINS):
+            return best
+        answer, removed = without_refuted(best, lambda operator, person: None)  # noted later
+        if answer is None or not removed:
+            return best  # nothing taken out, or the gate falls back on it anyway
+        lines = {REMOVED_LINE.format(label=label) for label in removed}
+        shown = "\n".join(ln for ln in answer.splitlines() if ln.strip() not in lines)
+        relevance, checked = await self._steps.check_relevance(
+            question, shown, [h.chunk_id for h in best.sources], [d.label for d in best.derived]
+        )
+        return replace(best, relevance=relevance, relevance_checked=checked)
 
     async def _gather(
         self, question: str, slots: Slots, sub_queries: list[SubQuery], kept: dict[str, ChunkHit]
