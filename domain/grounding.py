@@ -694,6 +694,43 @@ def _table_numbers(text: str, chunk: ChunkText, index: int) -> list[SourceNumber
     return found
 
 
+_QUOTED = re.compile(r'"([^"\n]+)"|\u201c([^\u201d\n]+)\u201d')
+_ELLIPSIS = re.compile(r"\.\.\.|\u2026")
+_QUOTE_MIN = 24
+"""The shortest quoted piece that is taken as quoting a passage (characters): a short
+one ("the "record" year") could be found verbatim anywhere."""
+
+
+def _plain(text: str) -> str:
+    """Text as compared for a verbatim quote: lower case, words and numbers only (a PDF's
+    line breaks, curly quotes and dashes are not what a quote changes)."""
+    return " ".join(re.sub(r"[^0-9a-z%.$]+", " ", text.lower().replace("-\n", "")).split())
+
+
+def quoted_spans(text: str, cited: list[str]) -> list[tuple[int, int]]:
+    """Where a sentence quotes a cited source word for word: the spans (start, end) of its
+    quoted pieces found verbatim in one of the `cited` texts. A number inside such a span
+    is the report's own, printed in the sentence quoted with the period and basis the
+    report gives it ("SG&A expenses decreased to 23.5% compared to 23.9% in fiscal 2021");
+    a quote that changes a word or a figure is no such span, and its numbers are checked
+    as any other. Pieces either side of an ellipsis are each to be found verbatim."""
+    plain = [_plain(c) for c in cited]
+    spans: list[tuple[int, int]] = []
+    for match in _QUOTED.finditer(text):
+        group = 1 if match.group(1) is not None else 2
+        start, inner = match.start(group), match.group(group)
+        pieces, at = [], 0
+        for gap in [*_ELLIPSIS.finditer(inner), None]:
+            end = gap.start() if gap else len(inner)
+            pieces.append((start + at, start + end, inner[at:end]))
+            at = gap.end() if gap else len(inner)
+        for lo, hi, piece in pieces:
+            said = _plain(piece)
+            if len(said) >= _QUOTE_MIN and any(said in source for source in plain):
+                spans.append((lo, hi))
+    return spans
+
+
 def split_sentences(text: str) -> list[str]:
     """Split text into sentences and lines; a marker after a full stop stays with its
     sentence. A bullet ("•") starts an item of its own, though a PDF's line ran the items
@@ -1258,8 +1295,11 @@ def check_numbers(
         backed_operands = {k for k in operands if read.backing(k, operand=True) is not None}
         amounts = {k for k in operands - backed_operands if read.amount(k) is not None}
         amounts |= backed_operands
+        quotes = quoted_spans(text, [sources[i].text for i in cited])
         for k, (claim, binding) in enumerate(zip(claims, bindings, strict=True)):
             checked += 1
+            if any(lo <= claim.start and claim.end <= hi for lo, hi in quotes):
+                continue  # the report's own words, quoted from the source cited
             if k in constants or _said_by_question(claim, text, question):
                 continue  # a number of the working itself (365 days, ÷ 2), not the report's
             if k in amounts:

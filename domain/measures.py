@@ -327,6 +327,11 @@ class Focus:
     """The stems of a clause that narrows the measure ("excluding one-off items",
     "counting its share of joint ventures"; see `_CONDITION`): a figure answers the
     focus only when its label meets them (`meets_condition`)."""
+    circumstance: frozenset[str] = field(default_factory=frozenset)
+    """The stems of a clause that says how the measure came about, not which measure it is
+    ("the cash proceeds that it realised from the separation of Kenvue", "the gain accruing
+    to it as a result of the separation"; see `_CIRCUMSTANCE`): a report says them in the
+    sentence around its figure, so they count as much there as in the label."""
     money: bool = False
     """The part asks for an amount of money without naming the measure ("how much did it
     bring in from selling its product", "how much did it spend"; see `asks_money`): a
@@ -427,7 +432,8 @@ def label_match(
         return 0.0
     in_context = {t for t in asked_terms - in_label if related(t) & context_terms}
     total = sum(weigh(t) for t in asked_terms) or 1.0
-    score = (sum(weigh(t) for t in in_label) + 0.3 * sum(weigh(t) for t in in_context)) / total
+    share = {t: 1.0 if t in focus.circumstance else 0.3 for t in in_context}
+    score = (sum(weigh(t) for t in in_label) + sum(share[t] * weigh(t) for t in in_context)) / total
     # A label that says more than was asked is a narrower measure ("interim dividend"
     # for "dividend"): it matches, a little less than the label that says just that.
     asked = {r for t in focus.terms for r in related(t)}
@@ -435,13 +441,16 @@ def label_match(
     return score - 0.03 * min(extra, 4)
 
 
+_JOIN = r"(?:[,;+]|(?<![A-Za-z])&|&(?![A-Za-z]))"
+"""A comma, semicolon, plus or ampersand that joins two asks; an ampersand between two
+letters is inside one word ("SG&A", "R&D", "P&L")."""
 _PARTS = re.compile(
-    r"(?<!\d)\s*[,;&+]\s*(?!\d)|(?<!\d)\s*[,;&+]\s*(?=\d{3,})|(?<=\d{3})\s*[,;&+]"
+    rf"(?<!\d)\s*{_JOIN}\s*(?!\d)|(?<!\d)\s*{_JOIN}\s*(?=\d{{3,}})|(?<=\d{{3}})\s*{_JOIN}"
     r"|(?<!\d\s)\b(?:and|as\s+well\s+as|plus|along\s+with|together\s+with)\b(?!\s+\d{1,2}\b)",
     re.I,
 )
 """Where a question joins two asks: "and", a comma, "as well as" — not inside "Scope 1
-and 2" or "1,000"."""
+and 2", "1,000" or "SG&A"."""
 _OVERVIEW = re.compile(
     r"\b(?:results?|performance|perform(?:ed)?|overview|summary|summari[sz]e|highlights?|"
     r"financials?|headlines?|key\s+(?:figures|numbers|metrics)|numbers|doing|do|did|go|went|"
@@ -601,6 +610,31 @@ def meets_condition(focus: Focus, label: str) -> bool:
     return any(related(t) & found for t in focus.condition)
 
 
+# A clause after the measure that says how it came about: a relative clause ("the cash
+# proceeds that it realised from ...", "which it recognised on ...") or a participle or
+# phrase of cause ("accruing to it as a result of ...", "arising from ...", "resulting
+# from ...", "due to ..."). English grammar of relative and causal clauses, not names of
+# measures. Its verb ("realised", "accruing") is how the asker put it, which a report says
+# in its own verb ("generated", "including a gain of"): it is no word of the measure.
+_CIRCUMSTANCE = re.compile(
+    r"\b(?:(?:that|which)\s+(?:[\w&.'-]+\s+){0,3}?(?P<verb>[a-z]+(?:ed|en|t|de|id))\b|(?P<ing>[a-z]+ing)\s+(?:to|from)\b|"
+    r"as\s+a\s+(?:result|consequence)\s+of\b|(?:because|on\s+account)\s+of\b|due\s+to\b)"
+    r"[^,;?!.]*",
+    re.IGNORECASE,
+)
+
+
+def _circumstance(piece: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The stems of `piece`'s clause of how the measure came about, and of the verbs of
+    it that are no word of the measure (see `_CIRCUMSTANCE`); empty when it has none, or
+    when nothing but the clause would be left of the ask."""
+    match = _CIRCUMSTANCE.search(piece)
+    if match is None or not content_words(piece[: match.start()]):
+        return frozenset(), frozenset()
+    verbs = frozenset(stem(v) for v in (match.group("verb"), match.group("ing")) if v)
+    return frozenset(stem(w) for w in content_words(match.group(0))) - verbs, verbs
+
+
 _DATE_ONLY = re.compile(
     rf"\s*(?:(?:as\s+(?:of|at)|at|on|by|from|until|to|through|ended|ending)\s+)?"
     rf"(?:\d{{1,2}}\s+{MONTH_NAME}|{MONTH_NAME}\s+\d{{1,2}}(?:st|nd|rd|th)?|{MONTH_NAME})?"
@@ -645,11 +679,13 @@ def focus_parts(question: str) -> list[Focus]:
         words = content_words(piece)
         if not words:
             continue
+        circumstance, verbs = _circumstance(piece)
         parts.append(
             Focus(
                 phrase=" ".join(content_words(piece, numbers=True)),
                 text=" ".join(piece.split()),
-                terms=frozenset(stem(w) for w in words) | written_acronyms(piece),
+                terms=frozenset(stem(w) for w in words) - verbs | written_acronyms(piece),
+                circumstance=circumstance,
                 metrics=tuple(find_metrics(piece)),
                 derived=derived(piece),
                 qualifiers=qualifiers(piece),

@@ -117,6 +117,12 @@ def match(
         elif focus.money and score > 0:
             # The kind asked for is one more signal for an amount of money that fits.
             score += 0.1
+        if focus.circumstance and not any(
+            related(t) & terms(own_words(fact)) for t in focus.circumstance
+        ):
+            # "the proceeds it realised from the Kenvue offering" asked, a sentence of
+            # proceeds from selling a smelter printed: the measure of another occasion.
+            score = min(score, ANSWERS - 0.1)
         if not meets_condition(focus, fact.label):
             # "profit excluding one-off items" asked, statutory profit printed: the
             # closest figure, not the answer ("Underlying earnings" meets it).

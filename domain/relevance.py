@@ -79,13 +79,16 @@ def _tells_apart(part: Focus, fact: Fact, vocabulary: frozenset[str]) -> bool:
     """Whether the part asks for something the stated fact is not: a word of the part
     ("first-half" in "first-half payout") that the evidence's `vocabulary` (the terms of
     every fact's label and row) uses but this fact's label and row do not. A word the
-    evidence never uses tells nothing."""
+    evidence never uses tells nothing. The words of how the measure came about
+    (`Focus.circumstance`) are the report's to put its own way: one of them heard in the
+    fact's row or sentence is enough."""
     own = terms(own_words(fact))
-    for term in part.terms:
+    for term in part.terms - part.circumstance:
         family = related(term)
         if not family & own and family & vocabulary:
             return True
-    return False
+    heard = any(related(t) & own for t in part.circumstance)
+    return bool(part.circumstance) and not heard
 
 
 def _unheard(part: Focus, vocabulary: frozenset[str], semantic: float) -> bool:
@@ -105,7 +108,9 @@ def _unheard(part: Focus, vocabulary: frozenset[str], semantic: float) -> bool:
     words = terms(part.derived.numerator) if part.derived is not None else part.terms
     # A word written as an acronym ("AIFR") is heard when a label's initials spell it.
     words = frozenset(t for t in words if ACRONYM + t not in words)
-    return any(not related(term) & vocabulary for term in words)
+    # How the measure came about may be put in the report's own words ("spin-off" for
+    # "demerger"): `_tells_apart` asks that one of them be heard.
+    return any(not related(term) & vocabulary for term in words - part.circumstance)
 
 
 def _qualifiers(part: Focus) -> frozenset[str]:

@@ -780,3 +780,48 @@ def test_a_workings_result_is_read_with_its_plus_sign_and_checked_against_its_wo
     assert report_.unsupported == [] and report_.derived
     wrong = right.replace("+2.7", "+3.7")
     assert [c.reason for c in check_numbers(wrong, [rate]).unsupported] == ["calculation"]
+
+
+QUOTED_SOURCE = (
+    "For the full year, as a percentage of revenue, operating costs decreased to 23.5%\n"
+    "compared to 23.9% in FY2023, primarily due to lower freight costs and leverage of\n"
+    "fixed costs due to higher volumes."
+)
+
+
+def test_a_sentence_quoted_word_for_word_backs_its_own_percentages() -> None:
+    """A share the report states in a sentence quoted whole (its basis and period are the
+    report's words) is backed by the quote found in the cited source, across its line
+    breaks, though no figure of the sources recomputes it."""
+    answer = (
+        "BHP's FY2024 report (Financial review, page 5): \"As a percentage of revenue, "
+        "operating costs decreased to 23.5% compared to 23.9% in FY2023, primarily due to "
+        'lower freight costs and leverage of fixed costs due to higher volumes." [1]'
+    )
+    report_ = check_numbers(answer, [prose(QUOTED_SOURCE)], "Why did BHP's costs fall?")
+    assert report_.unsupported == [] and report_.checked_numbers == 2
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        # one figure changed inside the quote
+        "As a percentage of revenue, operating costs decreased to 22.5% compared to 23.9% in "
+        "FY2023, primarily due to lower freight costs",
+        # words changed around the figures: not the report's sentence
+        "As a percentage of revenue, operating costs fell sharply to 23.5% against 23.9% in FY2023",
+    ],
+)
+def test_a_quote_that_is_not_the_reports_words_is_checked_as_any_sentence(quote: str) -> None:
+    answer = f'BHP\'s FY2024 report (Financial review, page 5): "{quote}." [1]'
+    report_ = check_numbers(answer, [prose(QUOTED_SOURCE)], "Why did BHP's costs fall?")
+    assert report_.unsupported, quote
+
+
+def test_a_quote_of_another_source_than_the_one_cited_backs_nothing() -> None:
+    answer = (
+        "BHP's FY2024 report: \"as a percentage of revenue, operating costs decreased to "
+        '23.5% compared to 23.9% in FY2023" [1]'
+    )
+    report_ = check_numbers(answer, [BHP24, prose(QUOTED_SOURCE)], "Why did BHP's costs fall?")
+    assert report_.unsupported

@@ -146,3 +146,11 @@ def test_a_date_or_another_name_asks_nothing_of_its_own(question: str, phrases: 
     """A month-first date is when, not a measure ("August" was asked for as a part), as a
     quarter's name is; an aside with another name of the thing asked is not asked again."""
     assert [p.phrase for p in focus_parts(question)] == phrases
+
+
+@pytest.mark.parametrize("word", ["SG&A", "R&D", "P&L"])
+def test_an_ampersand_inside_a_word_does_not_split_the_ask(word: str) -> None:
+    """ "SG&A" is one word of one ask; "copper & gold" are two asks."""
+    parts = focus_parts(f"What drove the change in {word} expense as a percent of sales in FY2023?")
+    assert len(parts) == 1 and word in parts[0].phrase
+    assert len(focus_parts("What were its copper & gold volumes in FY2023?")) == 2

@@ -815,7 +815,8 @@ def test_a_balance_at_a_years_end_and_at_a_quarters_end_make_a_change() -> None:
 def test_the_closest_figure_a_sentence_gives_is_shown_in_its_sentence() -> None:
     """A measure no figure answers in so many words, whose closest figure is a sentence's:
     the sentence is quoted whole (J&J's 8-K: "its company generated … in cash proceeds"
-    had been shown, a few words cut from it), its figure still cited and checked."""
+    had been shown, a few words cut from it), its figure still cited and checked. (Its
+    proceeds are of a bond offering: none of how the proceeds asked came about is heard.)"""
     sentence = (
         "The Company generated $1.9 billion in cash proceeds as a result of the Fortescue "
         "Energy bond offering and its private placement."
@@ -827,9 +828,44 @@ def test_the_closest_figure_a_sentence_gives_is_shown_in_its_sentence() -> None:
     )  # fmt: skip
     draft, kept = run_turn(
         "How much were the cash proceeds that Fortescue realised from the separation of its "
-        "energy arm in FY2024?",
+        "hydrogen arm in FY2024?",
         [chunk],
     )
     assert f'the closest they say: "{sentence}" [1]' in draft.answer, draft.answer
     assert "in cash proceeds for FY2024" not in draft.answer
     assert check_numbers(draft.answer, kept).unsupported == []
+
+
+def _proceeds(*sentences: str) -> list[ChunkText]:
+    text = "[BHP Group · Annual Report 2024 · FY2024 · Portfolio · page 12]\n" + " ".join(sentences)
+    return [ChunkText(
+        chunk_id="proceeds", company="BHP", fiscal_year=2024, document="BHP_FY2024.md",
+        page=12, section="Portfolio", text=text, is_table=False, unit=None,
+    )]  # fmt: skip
+
+
+_RIDGELINE = (
+    "The Group generated $4.1 billion in cash proceeds from the initial public offering of "
+    "Ridgeline Resources, following the demerger of its coal business."
+)
+_SMELTER = "The Group received $2.3 billion in cash proceeds from the sale of its smelter."
+
+
+def test_the_figure_of_the_occasion_asked_answers_in_the_reports_own_verb() -> None:
+    """ "The cash proceeds that BHP realised from the Ridgeline spin-off": the report says
+    "generated ... from the initial public offering of Ridgeline"; the smelter's proceeds
+    are another occasion's, the closest at most, never the answer."""
+    question = (
+        "What were the cash proceeds that BHP realised from the Ridgeline spin-off in FY2024?"
+    )
+    sources = _proceeds(_SMELTER, _RIDGELINE)
+    draft = asyncio.run(
+        ENGINE.synthesize(question, Slots(companies=["BHP"], fiscal_years=[2024]), sources)
+    )
+    assert "4.1 billion" in draft.answer and "2.3" not in draft.answer, draft.answer
+    alone = asyncio.run(
+        ENGINE.synthesize(
+            question, Slots(companies=["BHP"], fiscal_years=[2024]), _proceeds(_SMELTER)
+        )
+    )
+    assert "data not found" in alone.answer, alone.answer

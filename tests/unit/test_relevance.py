@@ -1,6 +1,8 @@
 """The relevance control (`domain.relevance.check_relevance`), on the sample corpus: it
 fires on answers about something else and is quiet on answers to the question."""
 
+import pytest
+
 from backends.embeddings import LocalEmbedder, similarity_of
 from domain.models import ChunkText
 from domain.relevance import check_relevance
@@ -413,3 +415,47 @@ def test_a_rate_of_growth_asked_is_not_answered_by_levels_alone() -> None:
     assert check_relevance(question, rate, sources, ["BHP copper cathode shipped change"]).addressed
     plain = "What was BHP's copper cathode shipped in FY2025?"
     assert check_relevance(plain, levels, sources).addressed
+
+
+_PROCEEDS = (
+    "The Group generated $4.1 billion in cash proceeds from the initial public offering of "
+    "Ridgeline Resources, following the demerger of its coal business."
+)
+_OTHER_PROCEEDS = (
+    "The Group received $2.3 billion in cash proceeds from the sale of its aluminium smelter."
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the amount of the cash proceeds that the Group realised from the spin-off of "
+        "Ridgeline Resources, as of June 30, 2024?",
+        "How much were the cash proceeds which the Group collected on the demerger of Ridgeline?",
+        "What were the cash proceeds accruing to the Group as a result of the Ridgeline listing?",
+    ],
+)
+def test_a_figure_said_with_other_words_of_how_it_came_about_answers(question: str) -> None:
+    """The measure is the cash proceeds; the clause after it ("that it realised from the
+    spin-off of ...") says how they came about, which the report says in its own words
+    ("generated ... from the initial public offering of ..."): one of its words heard in
+    the sentence is enough, and its verb is no word of the measure."""
+    answer = f'BHP\'s FY2024 report says: "{_PROCEEDS}" [1]'
+    assert check_relevance(question, answer, _note(_PROCEEDS)).addressed, question
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the amount of the cash proceeds that the Group realised from the spin-off of "
+        "Ridgeline Resources?",
+        "What were the cash proceeds that the Group realised from Ridgeline?",
+    ],
+)
+def test_the_same_measure_of_another_occasion_does_not_answer(question: str) -> None:
+    """Quiet: proceeds from the sale of a smelter share the measure's words and none of
+    how the proceeds asked came about (with one word of it, the measure's words alone
+    would pass: none of it heard in the sentence, it is another occasion's figure)."""
+    answer = f'BHP\'s FY2024 report says: "{_OTHER_PROCEEDS}" [1]'
+    both = _note(f"{_PROCEEDS} {_OTHER_PROCEEDS}")
+    assert not check_relevance(question, answer, both).addressed
