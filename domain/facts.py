@@ -38,11 +38,11 @@ from domain.grounding import (
     split_sentences,
     unit_after,
 )
-from domain.metrics import metric_of_row_label
+from domain.metrics import metric_of_cell
 from domain.models import ChunkText
 from domain.periods import months_said_before
 
-EXTRACTOR_VERSION = 12
+EXTRACTOR_VERSION = 13
 """Bumped when the reading changes: stored facts of an older version are rebuilt."""
 
 _HEADER_LINE = re.compile(r"^\[.*\]$")
@@ -160,7 +160,7 @@ def table_facts(chunk: ChunkText, text: str | None = None) -> list[Fact]:
                 # amount of a measure the vocabulary names (each is money or a quantity).
                 None
                 if share_base(cell.header) or share_base(cell.label) or unit == "%"
-                else metric_of_row_label(cell.label),
+                else metric_of_cell(cell.label, chunk.section),
                 context=f"{context} | {cell.header}: {cell.raw}",
             )
         )

@@ -56,7 +56,7 @@ from domain.metrics import (
     find_metrics,
     metric_display,
     metric_mentions,
-    metric_of_row_label,
+    metric_of_cell,
 )
 from domain.models import (
     CheckedFigure,
@@ -666,7 +666,7 @@ def _table_numbers(text: str, chunk: ChunkText, index: int) -> list[SourceNumber
             row_years.setdefault(cell.label, set()).add(cell.period.fiscal_year)
     labels: set[str] = set()
     for cell in cells:
-        metric = metric_of_row_label(cell.label)
+        metric = metric_of_cell(cell.label, chunk.section)
         if cell.label not in labels:
             # A number in a row's label ("production (100%)") is of the row's periods.
             labels.add(cell.label)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from domain.figures import Fact, unit_spec
 from domain.measures import stem
+from domain.metrics import BALANCE_SHEET
 
 ALIKE: tuple[tuple[str, ...], ...] = (
     ("cost of goods sold", "cost of sales", "cost of revenue", "cost of revenues",
@@ -202,7 +203,7 @@ STATEMENT_TITLES: dict[str, tuple[str, ...]] = {
 """What the primary statements are titled in print (IFRS and US GAAP): the words a
 search for a statement's lines adds."""
 _STATEMENT_WORDS = {
-    "balance sheet": re.compile(r"balance\s+sheet|financial\s+(?:position|condition)", re.I),
+    "balance sheet": BALANCE_SHEET,
     "income statement": re.compile(
         r"income|operations|earnings|profit\s+or\s+loss|comprehensive", re.I
     ),

@@ -543,3 +543,18 @@ def metric_of_row_label(label: str) -> str | None:
     if money and _SEGMENT_WORDS.search(text) and not TOTAL_WORDS.search(text):
         return None
     return metric
+
+
+BALANCE_SHEET = re.compile(r"balance\s+sheet|financial\s+(?:position|condition)", re.I)
+"""How a balance sheet is titled in print (IFRS and US GAAP)."""
+
+
+def metric_of_cell(label: str, title: str) -> str | None:
+    """The metric of the vocabulary a table row states (`metric_of_row_label`), read with
+    the title of its table. A balance sheet's rows are balances at a date: "Deferred
+    revenue" there is a liability, never the year's revenue (every metric of the vocabulary
+    is an amount over a year but net debt, a balance)."""
+    metric = metric_of_row_label(label)
+    if metric is not None and metric != "net_debt" and BALANCE_SHEET.search(title):
+        return None
+    return metric

@@ -343,3 +343,19 @@ def test_a_figure_its_sentence_says_is_a_quarters_is_no_whole_years() -> None:
     assert by_value[4.21].period_months == 9
     assert by_value[5.9].annual and by_value[5.9].fiscal_year == 2026
     assert by_value[25100].annual and by_value[6400].period_months == 3
+
+
+def test_a_balance_sheet_row_is_no_years_amount_of_a_flow_measure() -> None:
+    """Ulta's "Deferred revenue" (a liability on its balance sheet) was read as revenue and
+    shown as its revenue at high confidence. Quiet: the income statement's revenue, and
+    net debt, a balance, on a balance sheet."""
+    balances = (
+        "| US$M | January 28, 2026 | January 29, 2025 |\n|---|---|---|\n"
+        "| Deferred revenue | 41,098 | 38,500 |\n| Net debt | 1,200 | 1,450 |\n"
+    )
+    flows = "| US$M | FY2026 | FY2025 |\n|---|---|---|\n| Total revenue | 10,208 | 8,630 |\n"
+    sheet = {f.label: f for f in report_facts(_chunk(balances, "Consolidated Balance Sheets"))}
+    assert sheet["Deferred revenue"].metric is None
+    assert sheet["Net debt"].metric == "net_debt"
+    statement = report_facts(_chunk(flows, "Consolidated Statements of Income"))
+    assert {f.metric for f in statement} == {"revenue"}
