@@ -193,7 +193,13 @@ def _gaps(
     years = slots.fiscal_years or ([latest] if latest is not None else [])
     verdict = relevance_verdict(best.relevance, list(coverage), years, best.relevance_checked)
     known = {g.line().lower() for g in best.draft.not_found}
-    gaps = [*best.draft.not_found, *(g for g in verdict.gaps if g.line().lower() not in known)]
+    # A figure taken out has its removal line: not a not-found line beside it as well.
+    gone = {label.lower() for label in removed}
+    gaps = [*best.draft.not_found, *(
+        g for g in verdict.gaps
+        if g.line().lower() not in known
+        and f"{g.company} FY{g.fiscal_year} {g.metric}".lower() not in gone
+    )]  # fmt: skip
     if not best.numbers_unverified:
         asked = _asked_gaps(
             best, slots, coverage, resolved, known | {g.line().lower() for g in gaps}, removed
