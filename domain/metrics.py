@@ -240,9 +240,21 @@ OTHER_MEASURES: tuple[OtherMeasure, ...] = (
         (
             r"(?:net\s+)?operating\s+cash\s+flows?",
             r"(?:net\s+)?cash\s+(?:flows?\s+)?(?:generated\s+)?from\s+operat\w+(?:\s+activities)?",
+            # "Net cash provided by (used in) operating activities", as statements print it
+            r"net\s+cash\s+(?:\(?\s*(?:provided|generated|used)\s+(?:by|from|in)\s*\)?\s*)+"
+            r"operat\w+(?:\s+activities)?",
         ),
     ),
-    OtherMeasure("cash flow", (r"(?:net\s+)?cash\s+flows?",)),
+    OtherMeasure(
+        "cash flow",
+        (
+            r"(?:net\s+)?cash\s+flows?",
+            # A statement's "Net cash provided by (used in) financing activities", "Net cash
+            # used in investing activities": a flow of the year, not a net cash position.
+            r"net\s+cash\s+\(?\s*(?:provided|used|generated|inflows?|outflows?)\b",
+            r"net\s+cash\s+from\s+(?:investing|financing)(?:\s+activities)?",
+        ),
+    ),
     OtherMeasure("all-in sustaining costs", (r"all[\s-]+in\s+sustaining\s+costs?", r"aisc")),
     OtherMeasure("C1 unit costs", (r"c1\s+(?:unit\s+)?costs?(?:\s+per\s+\w+)?",)),
     OtherMeasure(

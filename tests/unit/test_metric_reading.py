@@ -4,7 +4,12 @@ the report's terms (firing), and a question written plainly is left exactly as i
 
 import pytest
 
-from domain.metrics import correct_metric_words, metric_of_row_label, read_metric_words
+from domain.metrics import (
+    correct_metric_words,
+    find_other_measures,
+    metric_of_row_label,
+    read_metric_words,
+)
 from domain.question import extract_slots
 from tests.answers.cases import CASES
 
@@ -78,3 +83,23 @@ def test_a_row_is_net_debt_only_when_it_says_net(label: str, metric: str | None)
     # American Express's 10-K row "Debt with subsidiaries and affiliates", nil, was shown
     # at high confidence as its net debt of US$0 billion.
     assert metric_of_row_label(label) == metric
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "Net cash provided by (used in) financing activities",
+        "Net cash used in investing activities",
+        "Net cash (used in) provided by operating activities",
+        "Net cash from financing activities",
+        "Net cash inflow from operating activities",
+    ],
+)
+def test_a_statements_net_cash_flow_line_is_no_net_cash_position(label: str) -> None:
+    """American Express's "Net cash provided by (used in) financing activities" was read as
+    a net cash position and offered for a question about its debt. Quiet: a net cash or net
+    debt line is still one."""
+    assert metric_of_row_label(label) is None
+    assert find_other_measures(label)
+    for position in ("Net cash", "Net debt/(net cash)", "Net cash/(debt)"):
+        assert metric_of_row_label(position) == "net_debt"
