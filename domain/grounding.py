@@ -731,13 +731,40 @@ def quoted_spans(text: str, cited: list[str]) -> list[tuple[int, int]]:
     return spans
 
 
+def _open_quote(text: str) -> bool:
+    """Whether `text` leaves a quotation open (straight or curly double quotes)."""
+    return text.count('"') % 2 == 1 or text.count("\u201c") > text.count("\u201d")
+
+
+def _within_quotes(pieces: list[str]) -> list[str]:
+    """The pieces of one line with the sentences of one quotation kept together: a passage
+    of two sentences quoted is one claim, cited once at its end. Joined only when the
+    quotation closes on the same line."""
+    out: list[str] = []
+    at = 0
+    while at < len(pieces):
+        piece, end = pieces[at], at + 1
+        if _open_quote(piece):
+            joined = piece
+            for later in range(at + 1, len(pieces)):
+                joined = f"{joined} {pieces[later]}"
+                if not _open_quote(joined):
+                    piece, end = joined, later + 1
+                    break
+        out.append(piece)
+        at = end
+    return out
+
+
 def split_sentences(text: str) -> list[str]:
     """Split text into sentences and lines; a marker after a full stop stays with its
     sentence. A bullet ("•") starts an item of its own, though a PDF's line ran the items
     of a list into one ("... EPS • Company secured $13.2 billion ...")."""
     sentences: list[str] = []
     for line in text.splitlines():
-        pieces = re.split(r"(?<=[.!?])\s+(?=[A-Z\[(\"'*•-])|\s+(?=•\s)", line.strip())
+        pieces = _within_quotes(
+            re.split(r"(?<=[.!?])\s+(?=[A-Z\[(\"'*•-])|\s+(?=•\s)", line.strip())
+        )
         for piece in pieces:
             piece = re.sub(r"^•\s+", "", piece)
             lead = re.match(r"^(?:\[[\d,;\s–-]+\]\s*)+", piece)

@@ -218,6 +218,37 @@ def _continued(sentence: str, chunk: ChunkText) -> str:
     return joined if joined in body else sentence
 
 
+# A sentence that opens on a change it does not name ("The $104.2 million increase was
+# primarily due to ...", "This decrease reflects ..."): the sentence before it says what
+# changed. English grammar of reference, not a list of measures.
+_CHANGE_REFERRED = re.compile(
+    r"^(?:the|this|that|these|those)\s+(?:(?:US|A)?\$?\s?[\d.,]+\s*(?:million|billion|"
+    r"thousand|bn|m|%|per\s*cent)?\s+|year-on-year\s+|year-over-year\s+)?(?:increase|"
+    r"decrease|change|rise|decline|growth|reduction|improvement|fall|drop)s?\b",
+    re.IGNORECASE,
+)
+
+
+def _preceded(sentence: str, chunk: ChunkText, metrics: list[str]) -> str:
+    """`sentence` with the sentence before it in the same paragraph when it opens on a
+    change it does not name: "The $104.2 million increase was primarily due to the opening
+    of 47 new stores" quoted alone never says that inventories increased. Not when that
+    would bring a figure not asked for into a passage that had none (see
+    `carries_other_figure`)."""
+    if not _CHANGE_REFERRED.match(sentence):
+        return sentence
+    sentences = _prose_sentences(chunk)
+    if sentence not in sentences or sentences.index(sentence) == 0:
+        return sentence
+    before = sentences[sentences.index(sentence) - 1]
+    if carries_other_figure(before, metrics) and not carries_other_figure(sentence, metrics):
+        return sentence
+    joined = f"{before} {sentence}"
+    # Only when the two stand side by side in the report: the quote stays verbatim.
+    body = " ".join(chunk.text.replace("**", "").split())
+    return joined if joined in body else sentence
+
+
 def _with_closest_in_meaning(
     question: str,
     found: list[Passage],
@@ -376,6 +407,12 @@ def find_passages(
             question, found, candidates, similarity, metrics, limit, why, when
         )
     return [
-        Passage(p.n, p.chunk, _continued(p.sentence, p.chunk), p.score, p.from_role)
+        Passage(
+            p.n,
+            p.chunk,
+            _continued(_preceded(p.sentence, p.chunk, metrics), p.chunk),
+            p.score,
+            p.from_role,
+        )
         for p in found[:limit]
     ]

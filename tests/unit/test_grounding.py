@@ -825,3 +825,21 @@ def test_a_quote_of_another_source_than_the_one_cited_backs_nothing() -> None:
     )
     report_ = check_numbers(answer, [BHP24, prose(QUOTED_SOURCE)], "Why did BHP's costs fall?")
     assert report_.unsupported
+
+
+TWO_SENTENCES = (
+    "Trade receivables at the end of the year totalled $412 million compared to $380\n"
+    "million a year earlier. The $32 million increase was primarily due to longer payment\n"
+    "terms agreed with two steelmaking customers in Asia."
+)
+
+
+def test_a_quotation_of_two_sentences_cited_once_at_its_end_is_one_claim() -> None:
+    """A passage of two sentences quoted whole and cited after its closing quote: its first
+    sentence's figures are backed by the same citation. Quiet: a figure changed in it."""
+    quote = " ".join(TWO_SENTENCES.split())
+    answer = f'BHP\'s FY2024 report (Working capital, page 5): "{quote}" [1]'
+    report_ = check_numbers(answer, [prose(TWO_SENTENCES)], "Why did receivables rise?")
+    assert report_.unsupported == [] and report_.checked_numbers == 3
+    altered = answer.replace("$412 million", "$421 million")
+    assert check_numbers(altered, [prose(TWO_SENTENCES)], "Why did receivables rise?").unsupported

@@ -208,3 +208,27 @@ def test_a_sentence_with_a_figure_no_nearer_than_a_figure_free_one_stays_out() -
         _prose([free, figure]), "S32", [2024], [],
     )  # fmt: skip
     assert [p.sentence for p in passages] == [free], passages
+
+
+_RECEIVABLES = (
+    "[BHP Group · Annual Report 2024 · FY2024 · Working capital · page 31]\n"
+    "Trade receivables at the end of the year totalled $412 million compared to $380 "
+    "million a year earlier. The $32 million increase in receivables was primarily due to "
+    "longer payment terms agreed with two steelmaking customers in Asia. Payables were little "
+    "changed over the year."
+)
+
+
+def test_a_sentence_opening_on_a_change_it_does_not_name_is_quoted_with_what_changed() -> None:
+    """ "The $32 million increase was primarily due to ..." alone never says what rose:
+    the sentence before it, side by side in the report, is quoted with it. Quiet: a
+    sentence that names its subject is quoted alone."""
+    chunk = ChunkText(
+        chunk_id="wc", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=31,
+        section="Working capital", text=_RECEIVABLES, is_table=False, unit=None,
+    )  # fmt: skip
+    why = find_passages("Why did BHP's trade receivables increase?", [chunk], "BHP", [2024], [])
+    assert why and why[0].sentence.startswith("Trade receivables at the end of the year")
+    assert why[0].sentence.endswith("two steelmaking customers in Asia.")
+    alone = find_passages("Were BHP's payables changed?", [chunk], "BHP", [2024], [])
+    assert alone and alone[0].sentence == "Payables were little changed over the year."
