@@ -199,6 +199,13 @@ def _prose_sentences(chunk: ChunkText) -> list[str]:
 _BACK_REFERENCE = re.compile(r"\b(?:this|that|these|those|such)\s+([A-Za-z][\w-]+)", re.IGNORECASE)
 
 
+def _side_by_side(first: str, second: str, chunk: ChunkText) -> str | None:
+    """The two sentences joined when they stand side by side in the report (the quote
+    stays verbatim), else None."""
+    joined = f"{first} {second}"
+    return joined if joined in " ".join(chunk.text.replace("**", "").split()) else None
+
+
 def _continued(sentence: str, chunk: ChunkText) -> str:
     """`sentence` with the sentence after it in the same paragraph when that one refers
     back to it: a quote that ends before "that plan" is named leaves its point out."""
@@ -212,10 +219,7 @@ def _continued(sentence: str, chunk: ChunkText) -> str:
     own = _stems(sentence)
     if not any(_stems(m.group(1)) & own for m in _BACK_REFERENCE.finditer(following)):
         return sentence
-    joined = f"{sentence} {following}"
-    # Only when the two stand side by side in the report: the quote stays verbatim.
-    body = " ".join(chunk.text.replace("**", "").split())
-    return joined if joined in body else sentence
+    return _side_by_side(sentence, following, chunk) or sentence
 
 
 # A sentence that opens on a change it does not name ("The $104.2 million increase was
@@ -243,10 +247,7 @@ def _preceded(sentence: str, chunk: ChunkText, metrics: list[str]) -> str:
     before = sentences[sentences.index(sentence) - 1]
     if carries_other_figure(before, metrics) and not carries_other_figure(sentence, metrics):
         return sentence
-    joined = f"{before} {sentence}"
-    # Only when the two stand side by side in the report: the quote stays verbatim.
-    body = " ".join(chunk.text.replace("**", "").split())
-    return joined if joined in body else sentence
+    return _side_by_side(before, sentence, chunk) or sentence
 
 
 def _with_closest_in_meaning(

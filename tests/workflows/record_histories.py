@@ -18,7 +18,7 @@ from temporalio.exceptions import ApplicationError
 from activities.errors import ErrorType
 from domain.models import Draft
 from tests.conftest import Turns, TurnWorker, outcome
-from tests.workflows.scripted_engine import ScriptedEngine
+from tests.workflows.scripted_engine import ScriptedEngine, with_capex_line
 
 if TYPE_CHECKING:
     from temporalio.client import Client
@@ -224,15 +224,7 @@ async def test_record_what_remains_history(
     carries a refuted figure and is taken out; the relevance control runs again on what
     is left (another measure's figure): off the point (record with prefix `remains_`)."""
     engine = ScriptedEngine()
-
-    def altered(d: Draft) -> Draft:
-        capex = next(i for i, c in enumerate(engine.last_sources, 1) if "9.27" in c.text)
-        other = (
-            f"BHP's capital and exploration expenditure for FY2024 was US$9.27 billion [{capex}]."
-        )
-        return Draft(answer=f"{d.answer.replace('9.12', '9.62')}\n\n{other}", derived=d.derived)
-
-    engine.always("synthesize", altered)
+    engine.always("synthesize", with_capex_line(engine, net_debt="9.62", capex="9.27"))
     async with turn_worker(engine) as tq:
         t = turns_on(tq)
         off_point = await t.ask("What was BHP's net debt in FY2024?")

@@ -88,3 +88,17 @@ class ScriptedEngine:
     async def summarize(self, messages: list[str]) -> str:
         result: str = await self._run("summarize", lambda: self.offline.summarize(messages))
         return result
+
+
+def with_capex_line(engine: ScriptedEngine, net_debt: str, capex: str) -> Step:
+    """A `synthesize` step for "What was BHP's net debt in FY2024?": the offline draft with
+    its net debt (9.12) written as `net_debt`, and a line of capital and exploration
+    expenditure of US$`capex` billion cited to the source that prints its 9.27."""
+
+    def step(draft: Draft) -> Draft:
+        n = next(i for i, c in enumerate(engine.last_sources, 1) if "9.27" in c.text)
+        said = draft.answer.replace("9.12", net_debt)
+        line = f"BHP's capital and exploration expenditure for FY2024 was US${capex} billion [{n}]."
+        return Draft(answer=f"{said}\n\n{line}", derived=draft.derived)
+
+    return step

@@ -21,7 +21,7 @@ from domain.grounding import split_sentences
 from domain.models import Draft, Slots
 from domain.turns import TurnResult
 from tests.conftest import Turns, TurnWorker, WorkerFactory, activity_inputs, outcome, unique
-from tests.workflows.scripted_engine import ScriptedEngine
+from tests.workflows.scripted_engine import ScriptedEngine, with_capex_line
 from workflows import attributes
 from workflows.chat_turn import ChatTurn
 from workflows.contracts import ClarificationReply
@@ -324,20 +324,10 @@ async def test_an_answer_whose_only_answering_sentence_is_taken_out_is_judged_on
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
     """The net debt sentence carries an altered figure and is taken out; what is left, a
-    true revenue figure, does not answer the question: off the point, low. The draft's own
-    relevance (the net debt sentence answered it) was the one shown before."""
+    true capital expenditure figure, does not answer the question: off the point, low.
+    The draft's own relevance (the net debt sentence answered it) was shown before."""
     engine = ScriptedEngine()
-
-    def altered(d: Draft) -> Draft:
-        capex = next(i for i, c in enumerate(engine.last_sources, 1) if "9.27" in c.text)
-        wrong = d.answer.replace("9.12", "9.62")
-        assert wrong != d.answer, d.answer
-        line = (
-            f"BHP's capital and exploration expenditure for FY2024 was US$9.27 billion [{capex}]."
-        )
-        return Draft(answer=f"{wrong}\n\n{line}", derived=d.derived)
-
-    engine.always("synthesize", altered)
+    engine.always("synthesize", with_capex_line(engine, net_debt="9.62", capex="9.27"))
     async with turn_worker(engine) as tq:
         result = await turns_on(tq).ask("What was BHP's net debt in FY2024?")
     answer = result.answer or ""
@@ -351,15 +341,7 @@ async def test_an_answer_left_answering_after_a_removal_keeps_its_relevance(
 ) -> None:
     """Quiet: the altered sentence is not the one that answers; what is left does."""
     engine = ScriptedEngine()
-
-    def added(d: Draft) -> Draft:
-        capex = next(i for i, c in enumerate(engine.last_sources, 1) if "9.27" in c.text)
-        line = (
-            f"BHP's capital and exploration expenditure for FY2024 was US$9.37 billion [{capex}]."
-        )
-        return Draft(answer=f"{d.answer}\n\n{line}", derived=d.derived)
-
-    engine.always("synthesize", added)
+    engine.always("synthesize", with_capex_line(engine, net_debt="9.12", capex="9.37"))
     async with turn_worker(engine) as tq:
         result = await turns_on(tq).ask("What was BHP's net debt in FY2024?")
     answer = result.answer or ""
