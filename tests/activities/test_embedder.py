@@ -82,3 +82,21 @@ def test_queries_are_not_cached(embedder: LocalEmbedder, tmp_path: Path) -> None
     cache = VectorCache(tmp_path, embedder.name, embedder.dimension)
     CachedEmbedder(embedder, cache).embed(["What was BHP's revenue in FY2024?"])
     assert cache.get(["What was BHP's revenue in FY2024?"]) == [None]
+
+
+def test_a_query_does_not_wait_behind_a_whole_report(embedder: LocalEmbedder) -> None:
+    """A report is encoded a slice at a time: a turn's query that arrives while a 10-K is
+    being embedded is answered after the slice under way, not after the whole report."""
+    report = [f"Note {n}: the Group's borrowings at 30 June were US${n}.{n % 7} billion."
+              for n in range(256)]  # fmt: skip
+    alone = embedder.embed(["What was BHP's net debt?"])[0]
+    with ThreadPoolExecutor(1) as pool:
+        ingest = pool.submit(embedder.embed_documents, report)
+        while not embedder._busy:  # the report's encode has begun
+            threading.Event().wait(0.001)
+        query = embedder.embed(["What was BHP's net debt?"])[0]
+        assert not ingest.done(), "the query waited for the whole report"
+        vectors = ingest.result()
+    assert close(query, alone)
+    assert len(vectors) == len(report)
+    assert close(vectors[5], embedder.embed([report[5]])[0])
