@@ -271,10 +271,10 @@ class LocalEmbedder:
             return self.embed(texts)
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self.SLICE):
-            vectors.extend(self._encode_slice(texts[start : start + self.SLICE]))
+            vectors.extend(self._encode_slice(texts[start : start + self.SLICE], self._threads))
         return vectors
 
-    def _encode_slice(self, texts: list[str]) -> list[list[float]]:
+    def _encode_slice(self, texts: list[str], threads: int) -> list[list[float]]:
         """One slice of a report on every core, once no encode runs and no query waits."""
         import torch
 
@@ -292,7 +292,7 @@ class LocalEmbedder:
             )
             return [[float(x) for x in v] for v in vectors]
         finally:
-            torch.set_num_threads(self._threads)
+            torch.set_num_threads(threads)
             with self._turn:
                 self.slices += 1
                 self._busy = False

@@ -6,11 +6,21 @@ only `replace` lets through.
 """
 
 from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError
 
 with workflow.unsafe.imports_passed_through():
     from activities import steps
-    from activities.contracts import IngestFileRequest, IngestRequest, IngestResult
-    from workflows.policy import step_options
+    from activities.contracts import (
+        IngestFileRequest,
+        IngestFileResult,
+        IngestRequest,
+        IngestResult,
+    )
+    from workflows.policy import step_name, step_options
+
+# A file whose step failed after its retries is reported failed (the policy table: the
+# other files still ingest); runs recorded before failed whole instead.
+FAILED_FILE_REPORTED = "ingest-failed-file-reported-v1"
 
 
 @workflow.defn(name="IngestDocuments")
@@ -20,8 +30,8 @@ class IngestDocuments:
         files = []
         for path in request.paths:
             workflow.set_current_details(f"ingesting {path}")
-            files.append(
-                await workflow.execute_activity(
+            try:
+                result = await workflow.execute_activity(
                     steps.qdrant_ingest_file,
                     IngestFileRequest(
                         path=path,
@@ -33,7 +43,11 @@ class IngestDocuments:
                     summary=path.rsplit("/", 1)[-1],
                     **step_options(steps.qdrant_ingest_file),
                 )
-            )
+            except ActivityError as err:
+                if not workflow.patched(FAILED_FILE_REPORTED):
+                    raise
+                result = IngestFileResult(path=path, status="failed", error=_failure(err))
+            files.append(result)
         version = await workflow.execute_activity(
             steps.qdrant_read_corpus_version, **step_options(steps.qdrant_read_corpus_version)
         )
@@ -41,3 +55,17 @@ class IngestDocuments:
         counts = {s: sum(f.status == s for f in files) for s in statuses}
         workflow.set_current_details(f"done: {counts}, corpus {version}")
         return IngestResult(files=files, corpus_version=version)
+
+
+def _failure(err: ActivityError) -> str:
+    """What a file's failed step says, in one line: the step, and why its last attempt
+    failed (a timeout names its kind: a heartbeat timeout is a worker that stopped)."""
+    cause = err.cause
+    if isinstance(cause, TimeoutError):
+        why = f"{cause.type.name.lower().replace('_', '-')} timeout" if cause.type else "timeout"
+    elif isinstance(cause, ApplicationError):
+        why = f"{cause.type}: {cause.message}" if cause.type else cause.message
+    else:
+        why = str(cause or err)
+    name = step_name(steps.qdrant_ingest_file)
+    return f"not ingested: {name} failed after its retries ({why}); ingest it again"

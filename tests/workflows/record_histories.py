@@ -6,6 +6,7 @@ Only run it when a workflow change is MEANT to change histories (and then guard 
 workflows with `workflow.patched()`); the replay test exists to catch the other kind.
 """
 
+import contextlib
 import json
 import os
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from tests.workflows.scripted_engine import ScriptedEngine, with_capex_line
 if TYPE_CHECKING:
     from temporalio.client import Client
 
+    from backends.reports import ReportIndex
     from tests.conftest import WorkerFactory
 
 HISTORIES = Path(__file__).parent / "histories"
@@ -297,6 +299,8 @@ async def test_record_shadow_history(
 
 RETENTION_HISTORIES = HISTORIES / "retention"
 """PurgeDecisionRecords histories (replayed with that workflow, apart from ChatTurn's)."""
+INGEST_HISTORIES = HISTORIES / "ingest"
+"""IngestDocuments histories (replayed with that workflow)."""
 
 
 @pytest.mark.record_histories
@@ -361,3 +365,45 @@ async def test_record_relative_year_history(
         )
         assert "divided by" in defined.resolved_question
         await _save(t, "common_words", defined.turn_id)
+
+
+@pytest.mark.record_histories
+async def test_record_ingest_history(
+    worker: "WorkerFactory",
+    temporal_client: "Client",
+    make_report_index: "Callable[[], ReportIndex]",
+) -> None:
+    """An ingestion run whose file's step fails after its retries (the registry's
+    database is down), saved as `ingest/<name>.json` whether the run failed (before
+    `ingest-failed-file-reported-v1`) or reported the file; name it with INGEST_NAME."""
+    from psycopg_pool import AsyncConnectionPool
+    from temporalio.client import WorkflowFailureError
+
+    from activities.contracts import IngestRequest
+    from backends.report_activities import ReportActivities
+    from stack.processes import free_port
+    from tests.conftest import CORPUS_DIR, unique
+    from workflows.ingest import IngestDocuments
+
+    name = os.environ.get("INGEST_NAME", "failed_file_reported")
+    index = make_report_index()
+    down = AsyncConnectionPool(
+        f"host=127.0.0.1 port={free_port()} dbname=turnstile connect_timeout=1",
+        min_size=0, max_size=1, timeout=0.5, open=False,
+    )  # fmt: skip
+    await down.open(wait=False)
+    reports = ReportActivities(index, down)
+    try:
+        async with worker(index, activities=[reports.ingest_file, reports.corpus_version]) as tq:
+            run_id = unique("ingest")
+            with contextlib.suppress(WorkflowFailureError):
+                await temporal_client.execute_workflow(
+                    IngestDocuments.run, IngestRequest(paths=[str(CORPUS_DIR / "BHP_FY2024.md")]),
+                    id=run_id, task_queue=tq,
+                )  # fmt: skip
+            history = await temporal_client.get_workflow_handle(run_id).fetch_history()
+    finally:
+        await down.close()
+    INGEST_HISTORIES.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(_portable(json.loads(history.to_json())), indent=1)
+    (INGEST_HISTORIES / f"{name}.json").write_text(text + "\n")

@@ -17,6 +17,7 @@ from temporalio.worker import Replayer
 import payloads
 from settings import Settings
 from workflows.chat_turn import ChatTurn
+from workflows.ingest import IngestDocuments
 from workflows.probes import RunGoldenProbes
 from workflows.retention import PurgeDecisionRecords
 
@@ -24,6 +25,7 @@ HISTORIES_DIR = Path(__file__).parent / "histories"
 HISTORIES = sorted(HISTORIES_DIR.glob("*.json"))
 PROBE_HISTORIES = sorted((HISTORIES_DIR / "probes").glob("*.json"))
 RETENTION_HISTORIES = sorted((HISTORIES_DIR / "retention").glob("*.json"))
+INGEST_HISTORIES = sorted((HISTORIES_DIR / "ingest").glob("*.json"))
 
 
 def test_replay_fixtures_exist_for_every_live_code_generation() -> None:
@@ -79,6 +81,22 @@ async def test_recorded_retention_run_replays_without_nondeterminism(path: Path)
     step existed (`expire-conversations`: it must not run on replay) and after, replays
     on today's code. Checked once by hand: without the patch the first one fails."""
     replayer = Replayer(workflows=[PurgeDecisionRecords], data_converter=pydantic_data_converter)
+    await replayer.replay_workflow(WorkflowHistory.from_json(path.stem, path.read_text()))
+
+
+def test_ingest_run_fixtures_exist_from_before_failed_files_were_reported() -> None:
+    assert {"before_failed_file_reported", "failed_file_reported"} <= {
+        p.stem for p in INGEST_HISTORIES
+    }
+
+
+@pytest.mark.parametrize("path", INGEST_HISTORIES, ids=lambda p: p.stem)
+async def test_recorded_ingest_run_replays_without_nondeterminism(path: Path) -> None:
+    """An IngestDocuments run whose file's step failed after its retries, recorded before
+    `ingest-failed-file-reported-v1` (the run failed; on replay it must fail again, not
+    go on) and after (the file reported failed), replays on today's code. Checked once by
+    hand: without the patch check the first one fails."""
+    replayer = Replayer(workflows=[IngestDocuments], data_converter=pydantic_data_converter)
     await replayer.replay_workflow(WorkflowHistory.from_json(path.stem, path.read_text()))
 
 
