@@ -37,6 +37,8 @@ from datetime import date
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+from domain.periods import year_closes
+
 # The fiscal years a report may be registered for: any year a listed company could have
 # published an annual report in, without knowing the covered ones in advance.
 FIRST_REPORT_YEAR = 1900
@@ -86,8 +88,7 @@ class Company:
     def period_end(self, fiscal_year: int) -> date:
         """Return the last day of the fiscal year (29 February becomes the 28th in a year
         that has none)."""
-        month, day = self._month_day
-        return date(fiscal_year, month, min(day, calendar.monthrange(fiscal_year, month)[1]))
+        return year_closes(fiscal_year, self.year_end)
 
     @property
     def calendar_year(self) -> bool:

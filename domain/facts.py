@@ -40,9 +40,9 @@ from domain.grounding import (
 )
 from domain.metrics import metric_of_cell
 from domain.models import ChunkText
-from domain.periods import months_said_before
+from domain.periods import months_said_before, quarter_end, quarter_said
 
-EXTRACTOR_VERSION = 14
+EXTRACTOR_VERSION = 15
 """Bumped when the reading changes: stored facts of an older version are rebuilt."""
 
 _HEADER_LINE = re.compile(r"^\[.*\]$")
@@ -322,6 +322,20 @@ def _period(
     return report_year
 
 
+def _quarter_ended(ticker: str, year: int, said: list[str]) -> str | None:
+    """Where the quarter a sentence names for its figure ends ("a gain of approximately
+    $20 billion in the third quarter of 2023": 30 September 2023 for a calendar year), so
+    the figure is that quarter's for a question about it; None when it names none or the
+    company's year end is not known."""
+    company = companies().get(ticker)
+    quarter = next(
+        (q for text in said if months_said_before(text) and (q := quarter_said(text))), None
+    )
+    if company is None or quarter is None:
+        return None
+    return quarter_end(company.period_end(year), quarter).isoformat()
+
+
 def _reporting_currency(ticker: str) -> str | None:
     company = companies().get(ticker)
     return company.currency if company is not None else None
@@ -372,9 +386,9 @@ def prose_facts(chunk: ChunkText, prose: str) -> list[Fact]:
                 continue  # a figure stated for a range of years is no one year's
             # A figure its sentence says is of a quarter or some months ("2022 Fourth-
             # Quarter ... adjusted EPS of $2.35") is no whole year's, though it names one.
-            months = months_said_before(sentence[: amount.start]) or months_said_before(
-                sentence[amount.end : tail]
-            )
+            said = [sentence[: amount.start], sentence[amount.end : tail]]
+            months = months_said_before(said[0]) or months_said_before(said[1])
+            ends = _quarter_ended(chunk.company, year, said) if months == 3 else None
             label = _label(sentence, lead, amount, unit, unit_end)
             gap = sentence[listed_end : _written_start(amount, sentence)]
             if facts_here and _LISTED.fullmatch(gap):
@@ -391,7 +405,7 @@ def prose_facts(chunk: ChunkText, prose: str) -> list[Fact]:
                     label=label[:1].upper() + label[1:],
                     metric=None if unit == "%" else bound.metric,  # a share is no amount
                     value=value, raw=written.strip(), unit=unit, decimals=amount.decimals,
-                    context=sentence, source="prose", period_months=months,
+                    context=sentence, source="prose", period_months=months, period_end=ends,
                 )
             )  # fmt: skip
             facts_here.append(facts[-1])

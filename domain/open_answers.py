@@ -117,9 +117,7 @@ def match(
         elif focus.money and score > 0:
             # The kind asked for is one more signal for an amount of money that fits.
             score += 0.1
-        if focus.circumstance and not any(
-            related(t) & terms(own_words(fact)) for t in focus.circumstance
-        ):
+        if not circumstance_heard(focus, fact):
             # "the proceeds it realised from the Kenvue offering" asked, a sentence of
             # proceeds from selling a smelter printed: the measure of another occasion.
             score = min(score, ANSWERS - 0.1)
@@ -144,6 +142,18 @@ def own_words(fact: Fact) -> str:
         return f"{fact.label} {fact.context}"
     at = fact.context.lower().find(fact.label.split(" … ")[0].lower())
     return fact.context[at:] if at >= 0 else f"{fact.label} {fact.context}"
+
+
+def circumstance_heard(focus: Focus, fact: Fact) -> bool:
+    """Whether a fact's row or sentence speaks of how the asked measure came about
+    (`Focus.circumstance`), when the question says: one word of it anywhere in the
+    sentence, its opening clause too ("As a result of the completion of the exchange
+    offer, ... its Consumer Health business ..., including a gain of $20 billion"), where
+    the measure's own words are read from the figure's label on (`own_words`)."""
+    if not focus.circumstance:
+        return True
+    said = terms(f"{fact.label} {fact.context}")
+    return any(related(t) & said for t in focus.circumstance)
 
 
 _RATE_ASKED = re.compile(

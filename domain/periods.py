@@ -10,6 +10,7 @@ of the financial year" in the 2022 column is the balance at the end of FY2021, a
 evidence text, never a figure of a year.
 """
 
+import calendar
 import re
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
@@ -305,6 +306,42 @@ def quarter_end(year_end: date, quarter: int) -> date:
     """The end of a fiscal year's `quarter`, given the year's end: Q2 of a calendar 2023
     ends 30 June 2023; of a year to 30 June 2023, 31 December 2022."""
     return year_end if quarter == 4 else months_before(year_end, 3 * (4 - quarter))
+
+
+def quarter_said(text: str) -> int | None:
+    """The quarter the part of a year `text` last names is ("in the third quarter of
+    2023": 3), or None when that part is no named quarter ("six months ended", "this
+    quarter")."""
+    parts = list(PART_OF_YEAR.finditer(text))
+    return quarter_named(parts[-1].group(0)) if parts else None
+
+
+def year_closes(year: int, year_end: str) -> date:
+    """The day fiscal year `year` ends for a company whose years end on `year_end`."""
+    month, day = (int(p) for p in year_end.split("-"))
+    return date(year, month, min(day, calendar.monthrange(year, month)[1]))
+
+
+def quarter_dated(text: str, year_end: str) -> tuple[int, int] | None:
+    """The fiscal year and quarter holding the one day `text` names ("as of August 30,
+    2023", "at 30 June 2023"), for a company whose years end on `year_end`: a question
+    dated inside a year asks for what that quarter's figures say (a balance at its end,
+    its three months). None when it names no day, days of different quarters, or its
+    year's last day (a whole year's figures answer that)."""
+    days = {
+        d for pattern in (_DATE, _US_DATE) for m in pattern.finditer(text)
+        if (d := _parse_date(m.group(0))) is not None
+    }  # fmt: skip
+    quarters = set()
+    for day in days:
+        year = day.year if day <= year_closes(day.year, year_end) else day.year + 1
+        closes = year_closes(year, year_end)
+        if min(abs((c - day).days) for c in (closes, year_closes(year - 1, year_end))) <= 7:
+            return None  # a year's end (a 52/53-week year's, some days off it)
+        opens = year_closes(year - 1, year_end) + timedelta(days=1)
+        elapsed = (day.year - opens.year) * 12 + day.month - opens.month
+        quarters.add((year, min(4, elapsed // 3 + 1)))
+    return quarters.pop() if len(quarters) == 1 else None
 
 
 def fiscal_quarter(end: date, year_end: str) -> tuple[int, int]:

@@ -48,7 +48,14 @@ from domain.measures import (
 )
 from domain.metrics import TOTAL_WORDS, metric_mentions
 from domain.models import ChunkText, Relevance, RelevanceItem
-from domain.open_answers import ANSWERS, Similarity, match, own_words, shares_most
+from domain.open_answers import (
+    ANSWERS,
+    Similarity,
+    circumstance_heard,
+    match,
+    own_words,
+    shares_most,
+)
 from domain.passages import ASKS_WHEN, TIME
 from domain.periods import asks_part_of_year
 from domain.years import mentioned_years
@@ -81,14 +88,13 @@ def _tells_apart(part: Focus, fact: Fact, vocabulary: frozenset[str]) -> bool:
     every fact's label and row) uses but this fact's label and row do not. A word the
     evidence never uses tells nothing. The words of how the measure came about
     (`Focus.circumstance`) are the report's to put its own way: one of them heard in the
-    fact's row or sentence is enough."""
+    fact's row or sentence, its opening clause too, is enough."""
     own = terms(own_words(fact))
     for term in part.terms - part.circumstance:
         family = related(term)
         if not family & own and family & vocabulary:
             return True
-    heard = any(related(t) & own for t in part.circumstance)
-    return bool(part.circumstance) and not heard
+    return not circumstance_heard(part, fact)
 
 
 def _unheard(part: Focus, vocabulary: frozenset[str], semantic: float) -> bool:

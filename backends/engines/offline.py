@@ -102,7 +102,7 @@ from domain.open_answers import (
     without_figures,
 )
 from domain.passages import find_passages, role_asked, topic_terms
-from domain.periods import months_said_before, quarter_of_year, whole_years
+from domain.periods import months_said_before, quarter_dated, quarter_of_year, whole_years
 from domain.question import extract_slots
 from domain.tables import NOT_FOUND_CELL, said_in_table
 from domain.units import requested_currency, requested_scale
@@ -668,7 +668,7 @@ class OfflineEngine:
         if len(asked) == 1 and (choice := read_choice(question)) is not None:
             opened = _OpenAnswers(
                 sources, self.similarity(), requested_scale(question),
-                quarter=quarter_of_year(question), whole=whole_years(question),
+                quarter=quarter_of_year(question), whole=whole_years(question), question=question,
             )  # fmt: skip
             if (chosen_draft := opened.choice(choice, asked[0], years)) is not None:
                 return chosen_draft
@@ -752,7 +752,7 @@ class OfflineEngine:
             opened = _OpenAnswers(
                 sources, self.similarity(), composer.scale,
                 change=asks_change(question) or slots.intent == "change",
-                quarter=quarter_of_year(question), whole=whole_years(question),
+                quarter=quarter_of_year(question), whole=whole_years(question), question=question,
             )  # fmt: skip
             for part in opened.joined(parts):
                 for ticker in asked:
@@ -780,6 +780,7 @@ class OfflineEngine:
                     composer.scale,
                     quarter=quarter_of_year(question),
                     whole=whole_years(question),
+                    question=question,
                 )
                 for part in opened.joined(open_parts(question)):
                     for ticker in asked:
@@ -1221,10 +1222,14 @@ class _OpenAnswers:
         change: bool = False,
         quarter: int | None = None,
         whole: set[int] | None = None,
+        question: str = "",
     ) -> None:
         self.sources = sources
         self.quarter = quarter
         """The quarter the question asks of its years ("Q2 of FY2023"), or None: a year."""
+        self.question = question
+        """The question's words: a day it is dated at ("as of August 30, 2023") asks for
+        the quarter holding that day, by the company's own year (`quarter_dated`)."""
         self.whole = whole or set()
         """Years the question names on their own ("between FY2023 and Q2 of FY2024"):
         asked whole, the quarter not."""
@@ -1260,23 +1265,29 @@ class _OpenAnswers:
             self._matched[focus.phrase] = match(focus, self.sourced, self.similarity)
         return self._matched[focus.phrase]
 
-    def _quarter(self, year: int) -> int | None:
-        """The quarter asked of `year`, or None when the year is asked whole."""
-        return None if year in self.whole else self.quarter
+    def _quarter(self, year: int, ticker: str) -> int | None:
+        """The quarter asked of `year`: named ("Q2 of FY2023"), or holding the day the
+        question is dated at; None when the year is asked whole."""
+        if year in self.whole:
+            return None
+        if self.quarter is not None:
+            return self.quarter
+        dated = quarter_dated(self.question, companies()[ticker].year_end)
+        return dated[1] if dated is not None and dated[0] == year else None
 
     def _best(self, candidates: list[Candidate], ticker: str, year: int) -> Candidate | None:
         """The year's figure, or the quarter's when one is asked of it."""
-        q = self._quarter(year)
+        q = self._quarter(year, ticker)
         return best(candidates, ticker, year, (q, companies()[ticker].year_end) if q else None)
 
     def _when(self, ticker: str, year: int) -> str:
         """The period a figure is said for: the year, or the quarter of it asked."""
-        if q := self._quarter(year):
+        if q := self._quarter(year, ticker):
             return f"Q{q} FY{year}"
         return _year_phrase(ticker, year)
 
-    def _short(self, year: int) -> str:
-        q = self._quarter(year)
+    def _short(self, year: int, ticker: str) -> str:
+        q = self._quarter(year, ticker)
         return f"Q{q} FY{year}" if q else f"FY{year}"
 
     def answer(
@@ -1322,7 +1333,8 @@ class _OpenAnswers:
                 # balances are, at a year's end and a quarter's
             subject = f"{_possessive(ticker)} {phrase(b)}"
             verb = "rose" if b.value > a.value else "fell"
-            span = f"from {self._short(y1)} to {self._short(y2)}"
+            first, last = self._short(y1, ticker), self._short(y2, ticker)
+            span = f"from {first} to {last}"
             if a.unit == "%":
                 line = moved_in_points(subject, span, a, old.n, b, new.n)
                 formula = f"{value_text(b)} − {value_text(a)} = {b.value - a.value:+.1f} points"
@@ -1338,7 +1350,7 @@ class _OpenAnswers:
             lines.append(line)
             self.derived.append(
                 Derived(
-                    label=f"{_name(ticker)} {phrase(b)} change {self._short(y1)}–{self._short(y2)}",
+                    label=f"{_name(ticker)} {phrase(b)} change {first}–{last}",
                     formula=formula,
                 )
             )
@@ -1439,7 +1451,8 @@ class _OpenAnswers:
             return None
         self.derived.append(
             Derived(
-                label=f"{_name(ticker)} {spec.name} {self._short(year)}", formula=worked.formula
+                label=f"{_name(ticker)} {spec.name} {self._short(year, ticker)}",
+                formula=worked.formula,
             )
         )
         return (

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from domain.companies import Company, pinned
 from domain.facts import EXTRACTOR_VERSION, report_facts
 from domain.figures import Fact, unit_spec
 from domain.models import ChunkText
@@ -359,3 +360,22 @@ def test_a_balance_sheet_row_is_no_years_amount_of_a_flow_measure() -> None:
     assert sheet["Net debt"].metric == "net_debt"
     statement = report_facts(_chunk(flows, "Consolidated Statements of Income"))
     assert {f.metric for f in statement} == {"revenue"}
+
+
+def test_a_sentences_figure_of_a_named_quarter_ends_where_that_quarter_ends() -> None:
+    """A current report's "a charge of about $310 million in the second quarter of 2026"
+    is that quarter's: bound to its end by the company's own year (a year to 30 September:
+    Q2 of FY2026 ends 31 March 2026), so a question about the quarter finds it. Quiet: a
+    figure of the year has no quarter's end, nor one of "six months ended"."""
+    text = (
+        "Following the sale of its rail division, the Group will record a charge of about "
+        "$310 million in the second quarter of 2026. Revenue for the year was $4.2 billion. "
+        "Revenue for the six months ended 31 March 2026 was $2.0 billion."
+    )
+    company = Company("ZZZ", "Zeta Rail", aliases=("zzz", "zeta rail"), year_end="09-30")
+    with pinned([company]):
+        by_value = {f.value: f for f in report_facts(_chunk(text, "Current report"))}
+    assert by_value[310].period_months == 3
+    assert by_value[310].period_end == "2026-03-31"
+    assert by_value[4.2].annual and by_value[4.2].period_end is None
+    assert by_value[2.0].period_months == 6 and by_value[2.0].period_end is None

@@ -8,6 +8,7 @@ import pytest
 
 from backends.embeddings import LocalEmbedder
 from backends.engines.offline import OfflineEngine, clarifying_question, direct_answer
+from domain.companies import Company, pinned
 from domain.grounding import check_numbers
 from domain.memory import SUMMARY_CHARS
 from domain.models import ChunkText, Draft, NotFound, Slots
@@ -869,3 +870,64 @@ def test_the_figure_of_the_occasion_asked_answers_in_the_reports_own_verb() -> N
         )
     )
     assert "data not found" in alone.answer, alone.answer
+
+
+_ZETA = Company("ZZR", "Zeta Rail", aliases=("zzr", "zeta rail"), year_end="09-30")
+_CHARGE = (
+    "Following the sale of its rail division, the Group will record a charge of about $310 "
+    "million in the second quarter of 2026."
+)
+
+
+def _current_report(*sentences: str) -> list[ChunkText]:
+    text = "[Zeta Rail · Current Report · FY2026 · Divestment · page 3]\n" + " ".join(sentences)
+    return [ChunkText(
+        chunk_id="8k", company="ZZR", fiscal_year=2026, document="ZZR_FY2026_8K.pdf",
+        page=3, section="Divestment", text=text, is_table=False, unit=None,
+    )]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the amount of the charge Zeta Rail records as a result of selling its rail "
+        "division, as of February 12, 2026?",
+        "how big is the charge zeta rail takes on the rail division sale as at 3 March 2026",
+    ],
+)
+def test_a_question_dated_inside_a_quarter_is_answered_by_that_quarters_figure(
+    question: str,
+) -> None:
+    """A current report dated in the middle of a quarter (its company's years end on 30
+    September, so February is Q2 of FY2026): the charge its sentence says is of that
+    quarter answers, though the sale that caused it is named in the sentence's opening
+    clause, not beside the figure."""
+    with pinned([_ZETA]):
+        draft = asyncio.run(
+            ENGINE.synthesize(question, Slots(companies=["ZZR"], fiscal_years=[2026]),
+                              _current_report(_CHARGE))
+        )  # fmt: skip
+    assert "310 million" in draft.answer and "data not found" not in draft.answer, draft.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # the whole year asked: a quarter's charge is not the year's
+        "What is the amount of the charge Zeta Rail records as a result of selling its rail "
+        "division in FY2026?",
+        # a day of another quarter (Q4 of FY2026)
+        "What is the amount of the charge Zeta Rail records as a result of selling its rail "
+        "division, as of August 12, 2026?",
+        # another occasion: the sentence names no closure of a port
+        "What is the amount of the charge Zeta Rail records as a result of closing its port, "
+        "as of February 12, 2026?",
+    ],
+)
+def test_a_quarters_figure_does_not_answer_another_period_or_occasion(question: str) -> None:
+    with pinned([_ZETA]):
+        draft = asyncio.run(
+            ENGINE.synthesize(question, Slots(companies=["ZZR"], fiscal_years=[2026]),
+                              _current_report(_CHARGE))
+        )  # fmt: skip
+    assert "data not found" in draft.answer, draft.answer
