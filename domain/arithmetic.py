@@ -112,7 +112,7 @@ def worked_results(text: str, amounts: "list[Amount]") -> dict[int, Worked]:
     spans: list[tuple[int, int]] = []
     for a in amounts:
         written = unit_after(text[a.end :])
-        sign = re.search(r"(?:US\s?\$|A\s?\$|AU\s?\$|USD|AUD|\$)\s?$", text[: a.start])
+        sign = re.search(r"(?:\b(?:US\s?\$|A\$|AU\$|USD|AUD)|\$)\s?$", text[: a.start])
         start = sign.start() if sign else a.start
         if a.negative and re.search(r"[-−–]\s?$", text[:start]):
             start = re.search(r"[-−–]\s?$", text[:start]).start()  # type: ignore[union-attr]

@@ -193,7 +193,7 @@ def _unit_of(amount: Amount, sentence: str) -> tuple[str, str]:
 def _written_start(amount: Amount, sentence: str) -> int:
     """Where the amount starts as written: its currency sign or opening parenthesis."""
     before = sentence[: amount.start]
-    sign = re.search(r"(?:US\s?\$|A\s?\$|AU\s?\$|USD|AUD|\$)\s?[-−]?\s?$|\(\s*$", before)
+    sign = re.search(r"(?:\b(?:US\s?\$|A\$|AU\$|USD|AUD)|\$)\s?[-−]?\s?$|\(\s*$", before)
     return sign.start() if sign else amount.start
 
 

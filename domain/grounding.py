@@ -91,10 +91,10 @@ _UNIT = re.compile(
     re.IGNORECASE,
 )
 _PER_SHARE = re.compile(r"^\s*(?:per\s+(?:ordinary\s+)?share|a\s+share|/\s*share)\b", re.I)
-_CURRENCY = re.compile(
-    r"(?P<cur>US\s?\$|USD|A\s?\$|AU\s?\$|AUD|\$)\s?(?P<neg>[-−])?\s?$", re.IGNORECASE
-)
-_QUALIFIED = r"\s*[~(]?\s*(?:US\s?\$|USD|A\s?\$|AU\s?\$|AUD|\$)?\s*$"
+# A currency's letters are capitals joined to its sign ("A$", "US$"; "US $" too): the
+# article of "a $6.3 billion decrease" is no Australian dollar.
+_CURRENCY = re.compile(r"(?P<cur>\b(?:US\s?\$|USD|A\$|AU\$|AUD)|\$)\s?(?P<neg>[-−])?\s?$")
+_QUALIFIED = r"\s*[~(]?\s*(?:US\s?\$|USD|A\$|AU\$|AUD|\$)?\s*$"
 # One-sided qualifiers: the figure meant lies at or above ("more than US$60 billion",
 # "topped US$56 billion"), or at or below ("almost 56", "under 5%", "short of US$56
 # billion"), the number written, never on the other side.

@@ -379,3 +379,18 @@ def test_a_sentences_figure_of_a_named_quarter_ends_where_that_quarter_ends() ->
     assert by_value[310].period_end == "2026-03-31"
     assert by_value[4.2].annual and by_value[4.2].period_end is None
     assert by_value[2.0].period_months == 6 and by_value[2.0].period_end is None
+
+
+def test_the_article_before_a_dollar_sign_is_no_currency() -> None:
+    """A 10-K's "mainly due to a $10.5 billion decrease in ... and a $6.3 billion
+    decrease in repayments of debt" had its figures read in Australian dollars ("a $" as
+    "A$"). Quiet: a report that writes "A$" means them."""
+    company = Company("ZZZ", "Zeta Rail", aliases=("zzz", "zeta rail"), currency="US$")
+    text = (
+        "Cash used in financing decreased $4.9 billion, mainly due to a $2.5 billion "
+        "decrease in share buybacks and A$1.1 billion of notes repaid in Sydney."
+    )
+    with pinned([company]):
+        units = {f.value: f.unit for f in report_facts(_chunk(text, "Cash flows"))}
+    assert units[4.9] == units[2.5] == "us$bn", units
+    assert units[1.1] == "a$bn", units
