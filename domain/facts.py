@@ -42,7 +42,7 @@ from domain.metrics import metric_of_cell
 from domain.models import ChunkText
 from domain.periods import months_said_before, quarter_end, quarter_said
 
-EXTRACTOR_VERSION = 15
+EXTRACTOR_VERSION = 16
 """Bumped when the reading changes: stored facts of an older version are rebuilt."""
 
 _HEADER_LINE = re.compile(r"^\[.*\]$")
