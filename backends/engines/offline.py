@@ -371,6 +371,17 @@ def _signed_base(s: _Sourced) -> Quantity:
     return q
 
 
+def _decided_by_sign(
+    present: list[tuple[str, _Sourced]], asked: str
+) -> tuple[str, _Sourced] | None:
+    """The one figure on its own side of zero when a question asks for the lowest (or
+    highest) of figures in different currencies: Northern Star's net cash of A$358
+    million is lower than any company's net debt in US$. None when no single figure is."""
+    side = [(t, s) for t, s in present if (_signed_base(s).value < 0) == (asked == "lowest")]
+    zero = any(_signed_base(s).value == 0 for _, s in present)
+    return side[0] if len(side) == 1 and not zero else None
+
+
 def _fmt_number(value: float) -> str:
     text = f"{abs(value):,.3f}".rstrip("0").rstrip(".")
     return f"−{text}" if value < 0 else text
@@ -738,14 +749,18 @@ class OfflineEngine:
             ]
             paragraphs[:0] = tables
         if len(asked) >= 2 and slots.intent in ("compare", "lookup", "overview"):
+            answered_first: list[str] = []
             for year in years:
                 for metric in metrics:
                     line = composer.compare_sentences(
                         chosen, asked, year, metric, listing=not tabular,
                         asked=superlative(question),
                     )  # fmt: skip
-                    if line:
+                    if line and superlative(question):
+                        answered_first.append(line)  # the one asked for, then the table
+                    elif line:
                         paragraphs.append(line)
+            paragraphs[:0] = answered_first
         if parts:
             # Measures in the reports' own words: answered from the facts that match
             # them, else the reports' closest sentences or the exact not-found line.
@@ -1071,12 +1086,21 @@ class _Composer:
             key = (to_base(s.fact.value, s.fact.unit).base, basis)
             groups.setdefault(key, []).append((ticker, s))
         sentences: list[str] = []
+        across = _decided_by_sign(present, asked) if asked and len(groups) > 1 else None
+        if across is not None:
+            # Net cash is below any net debt, whatever the currencies: the sign ranks.
+            pick, s = across
+            sentences.append(
+                f"{_name(pick)} had the {asked} {display} in FY{year}: "
+                f"{self._value(s.fact, self.unit_for([s.fact]))} [{s.n}], the only figure "
+                f"{'below' if asked == 'lowest' else 'above'} zero, whatever the currency."
+            )
         for group in groups.values():
             if len(group) < 2:
                 continue
             ranked = sorted(group, key=lambda p: -_signed_base(p[1]).value)
             unit = self.unit_for([s.fact for _, s in group])
-            if asked:
+            if asked and across is None:
                 pick, s = ranked[0] if asked == "highest" else ranked[-1]
                 among = (
                     f"Among the figures in {_currency_words(s.fact.unit)}, "
@@ -1093,7 +1117,8 @@ class _Composer:
                 sentences.append(f"Ranked by {display} for FY{year}: {ranking}.")
             (top, a), (second, b) = ranked[0], ranked[1]
             qa, qb = _signed_base(a), _signed_base(b)
-            if qa.value > 0 and qb.value > 0 and qa.value != qb.value:
+            # The top two's difference answers "which is highest", never "which is lowest".
+            if qa.value > 0 and qb.value > 0 and qa.value != qb.value and asked != "lowest":
                 gap, decimals, unit = self._difference(a.fact, b.fact, unit)
                 pct = (qa.value - qb.value) / qb.value * 100.0
                 self.derived.append(

@@ -182,6 +182,30 @@ async def test_a_question_listing_its_options_is_answered_with_the_one_it_asks_f
     assert "29,016" in (chosen.answer or "") and "9.27" in (chosen.answer or "")
 
 
+async def test_the_lowest_of_all_companies_is_said_first_and_net_cash_is_below_any_net_debt(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """ "Which miner had the lowest net debt at the end of FY2024?" named Fortescue (the
+    lowest "among the figures in US$") though Northern Star had net cash, and added an
+    unasked BHP-versus-Rio difference. Net cash is below any net debt whatever the
+    currency: the one asked for comes first, then every figure, cited. Quiet: the highest
+    of the US$ figures is still named only among them, with its lead over the next."""
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        lowest = await t.ask("which of the miners had the least net debt at the end of FY2024?")
+        highest = await t.ask("Which company carried the most net debt in FY2024?")
+    assert lowest.status == "answered", lowest
+    text = lowest.answer or ""
+    assert text.startswith("Northern Star had the lowest net debt in FY2024: net cash of A$358"), (
+        text
+    )
+    assert "higher than" not in text and "Fortescue had" not in text
+    assert {c.company for c in lowest.citations} == {"BHP", "RIO", "FMG", "S32", "NST"}
+    top = (highest.answer or "").split(". ")[0]
+    assert top.startswith("Among the figures in US$, BHP Group had the highest net debt"), top
+    assert "higher than Rio Tinto's" in (highest.answer or "")
+
+
 async def test_an_acronym_asked_finds_the_report_that_spells_it_out(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
