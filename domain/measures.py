@@ -529,7 +529,17 @@ _US_DATE = re.compile(
 as the question's year)."""
 
 
+_WHICH_ONE = re.compile(
+    r"\b(which)\s+(?:one\s+)?(?:of\s+the\s+)?[a-z]+(?=\s+(?:had|has|have|was|were|is|are|"
+    r"reported|posted|recorded|carried|made|paid|generated|delivered|produced|earned|spent)\b)",
+    re.IGNORECASE,
+)
+"""The kind of company a ranking asks among ("which miner had the lowest ...", "which of
+the retailers posted ..."): the set asked over, no word of the measure."""
+
+
 def _prepared(question: str) -> str:
+    question = _WHICH_ONE.sub(r"\1", question)
     question = _US_DATE.sub(" ", _OTHER_NAME.sub(" ", question))
     text = read_chinese(without_companies(read_definitions(without_personal(question))))
     text = _DAY_MONTH.sub(" ", _INCLUDING_ONE_OFFS.sub(" ", _ATTRIBUTION.sub(" ", text)))

@@ -371,6 +371,14 @@ def _signed_base(s: _Sourced) -> Quantity:
     return q
 
 
+def _measure_name(part: Focus) -> str:
+    """A part's measure as the vocabulary names it, where it does ("C1 unit costs" for
+    "C1 costs per tonne"), else in the question's own words (always when a number names
+    its kind: "Scope 3 emissions", not "emissions")."""
+    named = [] if part.qualifiers else find_other_measures(part.text or part.phrase)
+    return part.derived.name if part.derived else (named[0] if named else part.phrase)
+
+
 def _decided_by_sign(
     present: list[tuple[str, _Sourced]], asked: str
 ) -> tuple[str, _Sourced] | None:
@@ -769,12 +777,17 @@ class OfflineEngine:
                 change=asks_change(question) or slots.intent == "change",
                 quarter=quarter_of_year(question), whole=whole_years(question), question=question,
             )  # fmt: skip
+            first: list[str] = []
             for part in opened.joined(parts):
                 for ticker in asked:
                     lines, gaps = opened.answer(part, ticker, years)
                     if lines:
                         paragraphs.append(" ".join(lines))
                     not_found.extend(gaps)
+                if len(asked) >= 2 and (most := superlative(question)):
+                    # "which company had the highest EBITDA margin?": that one first
+                    first.extend(r for y in years if (r := opened.ranked(part, y, most)))
+            paragraphs[:0] = first
             composer.derived.extend(opened.derived)
         else:
             # A measure the engine has no rule for is never substituted: its own line says so.
@@ -1264,6 +1277,9 @@ class _OpenAnswers:
             (f, n) for n, chunk in enumerate(sources, start=1) for f in report_facts(chunk)
         ]
         self.derived: list[Derived] = []
+        self.valued: dict[tuple[str, int], list[tuple[str, float, str, str, str]]] = {}
+        """Each answered part's figures by (part, year): company, value on its base, its
+        base, the figure as written and its citation marks (`ranked` orders them)."""
         self._matched: dict[str, list[Candidate]] = {}
         self.change = change
         """The question asks how its measures moved: a change line under the years."""
@@ -1323,8 +1339,7 @@ class _OpenAnswers:
         # The gap is named as the vocabulary names the measure, where it does ("C1 unit
         # costs" for "C1 costs per tonne"), else in the question's own words (always
         # when a number names its kind: "Scope 3 emissions", not "emissions").
-        named = [] if part.qualifiers else find_other_measures(part.text or part.phrase)
-        measure = part.derived.name if part.derived else (named[0] if named else part.phrase)
+        measure = _measure_name(part)
         picked: list[tuple[int, Candidate]] = []
         for year in years:
             line = self.figure(part, ticker, year)
@@ -1441,7 +1456,32 @@ class _OpenAnswers:
                 return worked
         if pick is None:
             return None
+        q = to_base(pick.fact.value, pick.fact.unit)
+        self.valued.setdefault((part.phrase, year), []).append(
+            (ticker, q.value, q.base, value_text(pick.fact), f"[{pick.n}]")
+        )
         return self._sentence(pick, ticker, year)
+
+    def ranked(self, part: Focus, year: int, asked: str) -> str | None:
+        """The company with the highest (or lowest) figure of a part no metric names, of
+        those answered for `year` on one base (a margin's percentages compare across
+        currencies; amounts only within one), said first, then the others in order."""
+        entries = self.valued.get((part.phrase, year), [])
+        bases: dict[str, list[tuple[str, float, str, str, str]]] = {}
+        for entry in entries:
+            bases.setdefault(entry[2], []).append(entry)
+        group = max(bases.values(), key=len, default=[])
+        if len(group) < 2:
+            return None
+        order = sorted(group, key=lambda e: -e[1] if asked == "highest" else e[1])
+        among = f"Among the figures in {group[0][2]}, " if len(bases) > 1 else ""
+        name = _measure_name(part)
+        (top, _, _, text, cite), rest = order[0], order[1:]
+        others = "; ".join(f"{_name(t)} {w} {c}" for t, _, _, w, c in rest)
+        return (
+            f"{among}{_name(top)} had the {asked} {name} in FY{year}: {text} {cite}. "
+            f"Then: {others}."
+        )
 
     def _sentence(self, pick: Candidate, ticker: str, year: int) -> str:
         f = pick.fact
@@ -1462,18 +1502,20 @@ class _OpenAnswers:
         den = self._best(self.candidates(read_focus(spec.denominator)), ticker, year)
         if num is None or den is None or num.fact == den.fact:
             return None
-        # Both on one basis: an underlying (adjusted) figure is divided by the report's
-        # underlying denominator when it prints one (South32's underlying EBITDA over its
-        # underlying revenue, which includes the same equity-accounted share).
-        basis = BASIS.search(num.fact.label)
-        if basis and not BASIS.search(den.fact.label):
-            same = self._best(self.candidates(read_focus(f"{basis.group(0)} {spec.denominator}")),
-                        ticker, year)  # fmt: skip
-            if same is not None and BASIS.search(same.fact.label) and same.fact != num.fact:
-                den = same
+        den = self._same_basis(num, den, spec.denominator, ticker, year)
         worked = derive(spec.kind, num, den)
         if worked is None:
             return None
+        unit = "%" if worked.text.endswith("%") else "times"
+        self.valued.setdefault((part.phrase, year), []).append(
+            (
+                ticker,
+                worked.value,
+                unit,
+                worked.text,
+                f"[{num.n}]" if num.n == den.n else f"[{num.n}] [{den.n}]",
+            )
+        )
         self.derived.append(
             Derived(
                 label=f"{_name(ticker)} {spec.name} {self._short(year, ticker)}",
@@ -1486,6 +1528,21 @@ class _OpenAnswers:
             f"{value_text(num.fact)} [{num.n}] divided by {phrase(den.fact)} of "
             f"{value_text(den.fact)} [{den.n}]."
         )
+
+    def _same_basis(
+        self, num: Candidate, den: Candidate, denominator: str, ticker: str, year: int
+    ) -> Candidate:
+        """Both on one basis: an underlying (adjusted) figure is divided by the report's
+        underlying denominator when it prints one (South32's underlying EBITDA over its
+        underlying revenue, which includes the same equity-accounted share)."""
+        basis = BASIS.search(num.fact.label)
+        if basis and not BASIS.search(den.fact.label):
+            same = self._best(
+                self.candidates(read_focus(f"{basis.group(0)} {denominator}")), ticker, year
+            )
+            if same is not None and BASIS.search(same.fact.label) and same.fact != num.fact:
+                return same
+        return den
 
     def _closest(self, part: Focus, ticker: str, years: list[int]) -> list[str]:
         """The sentences of the company's reports that speak to the part, offered as what

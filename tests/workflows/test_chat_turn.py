@@ -206,6 +206,25 @@ async def test_the_lowest_of_all_companies_is_said_first_and_net_cash_is_below_a
     assert "higher than Rio Tinto's" in (highest.answer or "")
 
 
+async def test_the_highest_of_a_measure_no_rule_names_is_said_first_over_every_company(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """ "which company had the highest EBITDA margin in FY2024?" listed each company's
+    margin, worked out, and named none; a margin's percentages compare across currencies.
+    The one asked for first, then the others in order, each cited and checked; "miner"
+    is the set asked over, not a word of the measure. Quiet: one company is not ranked."""
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        ranked = await t.ask("which miner posted the lowest ebitda margin in FY2024?")
+        one = await t.ask("What was Fortescue's EBITDA margin in FY2024?")
+    assert ranked.status == "answered" and ranked.confidence == "high", ranked
+    first = (ranked.answer or "").split(". Then")[0]
+    assert first.lower().startswith("south32 had the lowest ebitda margin in fy2024: 21.7%"), first
+    assert "Fortescue 58.7%" in (ranked.answer or "") and "miner" not in str(ranked.not_found)
+    assert {c.company for c in ranked.citations} == {"BHP", "RIO", "FMG", "S32", "NST"}
+    assert "had the" not in (one.answer or "") and "58.7%" in (one.answer or "")
+
+
 async def test_an_acronym_asked_finds_the_report_that_spells_it_out(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
