@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -274,6 +275,38 @@ def test_a_question_shows_its_steps_live_then_the_cited_answer_with_a_row_previe
     assert not serious_violations(browser)
     marker.send_keys(Keys.ESCAPE)
     until(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, ".popover"), "preview closed")
+
+
+def test_the_page_says_what_the_registry_covers_and_suggests_only_its_companies(
+    stack: Stack, browser: WebDriver
+) -> None:
+    """The page named "five ASX miners" and suggested their questions whatever the
+    registry held: its tagline, suggestions and placeholder now come from GET
+    /v1/companies, so a company ingested later is named and one not held never offered."""
+
+    held = httpx.get(
+        stack.api_url + "/v1/companies", headers={"Authorization": f"Bearer {PAGE_KEY}"},
+        timeout=10,
+    ).json()  # fmt: skip
+    assert isinstance(held, list), held
+    browser.get(stack.api_url + "/")
+    default = "Checked answers from annual reports"
+    tagline = until(
+        browser,
+        lambda d: (t := d.find_element(By.ID, "tagline").text) != default and t,
+        "the tagline from the registry",
+    )
+    assert "five ASX miners" not in tagline and "five ASX miners" not in browser.title
+    if len(held) <= 6:
+        assert all(c["name"] in tagline for c in held), tagline
+    suggested = [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#examples button.example")]
+    names = {c["name"] for c in held}
+    assert len(suggested) >= 3 and all(any(n in q for n in names) for q in suggested), suggested
+    placeholder = browser.find_element(By.ID, "question").get_attribute("placeholder")
+    assert placeholder == suggested[0]
+    browser.find_elements(By.CSS_SELECTOR, "#examples button.example")[0].click()
+    until(browser, lambda d: suggested[0] in d.find_element(By.CSS_SELECTOR, ".msg.user").text,
+          "the suggestion asked")  # fmt: skip
 
 
 def test_a_vague_question_is_asked_back_and_answered_in_the_page(
@@ -584,7 +617,6 @@ def test_the_page_asks_for_the_api_key_once_and_keeps_it(stack: Stack) -> None:
 
 
 def test_the_page_and_the_docs_send_security_headers(stack: Stack) -> None:
-    import httpx
 
     for path in ("/", "/docs", "/redoc"):
         headers = httpx.get(stack.api_url + path, timeout=10).headers
