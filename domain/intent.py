@@ -15,7 +15,7 @@ _CHANGE = re.compile(
 )
 _COMPARE = re.compile(
     r"\b(?:compare[sd]?|comparing|comparison|versus|vs\.?|differ(?:ence|ent|s)?|"
-    r"rank(?:ed|ing)?)\b|\bwhich\b.*\b(?:higher|highest|larger|largest|more|most|bigger|"
+    r"rank(?:ed|ing)?|(?:stack|measure|match)(?:s|ed)?\s+up|relative\s+to)\b|\bwhich\b.*\b(?:higher|highest|larger|largest|more|most|bigger|"
     r"biggest|lower|lowest|less|least|smaller|smallest|better|best)\b",
     re.IGNORECASE,
 )

@@ -35,7 +35,7 @@ with every ChatTurn patch live, `deprecated_` by the code with every patch depre
 markers flagged so), `context_` by the code with `context-for-model-v1` live, `gates_` by
 the code with `refuted-every-sentence-v1` and `numbers-unchecked-closed-v1` live, `years_`
 by the code with `relative-years-v1` live, `remains_` by the code with
-`relevance-of-what-remains-v1` live. A
+`relevance-of-what-remains-v1` live, `compared_` by the code with `compared-with-v1` live. A
 generation's fixtures are retired with its patches (docs/architecture.md, "Retiring
 workflow versions")."""
 
@@ -365,6 +365,23 @@ async def test_record_relative_year_history(
         )
         assert "divided by" in defined.resolved_question
         await _save(t, "common_words", defined.turn_id)
+
+
+@pytest.mark.record_histories
+async def test_record_compared_history(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """The `compared-with-v1` path: a follow-up comparing to another company keeps the
+    company talked about."""
+    from tests.conftest import unique
+
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        conversation = unique("c")
+        await t.ask("What was BHP's net debt in FY2024?", conversation)
+        compared = await t.ask("How does that compare to Rio Tinto?", conversation)
+        assert compared.carried.company == "BHP"
+        await _save(t, "follow_up_compared", compared.turn_id)
 
 
 @pytest.mark.record_histories

@@ -133,6 +133,30 @@ async def test_a_year_said_in_words_in_a_follow_up_is_the_year_it_means(
     assert third.carried.year_read == "FY2022, 2 years before FY2024"
 
 
+async def test_a_follow_up_comparing_to_another_company_compares_the_two(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """ "How does that compare to Rio Tinto?" after BHP's FY2024 net debt answered Rio
+    Tinto's alone: the measure, the year and the company talked about are kept, and the
+    two are compared. Quiet: "What about Fortescue?" asks for Fortescue's alone."""
+    conversation = unique("c")
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        await t.ask("What was BHP's net debt in FY2024?", conversation)
+        compared = await t.ask("how does that stack up against rio tinto?", conversation)
+        other = await t.ask("What about Fortescue?", conversation)
+    assert compared.status == "answered", compared
+    assert compared.carried.company == "BHP" and compared.carried.fiscal_year == 2024
+    assert {(c.company, c.fiscal_year) for c in compared.citations} == {
+        ("BHP", 2024),
+        ("RIO", 2024),
+    }
+    text = (compared.answer or "").replace(",", "")
+    assert "9.12" in text and ("5491" in text or "5.491" in text), text
+    assert "higher than Rio Tinto's" in (compared.answer or "")
+    assert {c.company for c in other.citations} == {"FMG"}
+
+
 async def test_short_forms_typed_in_a_chat_are_read_as_their_words(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:

@@ -79,7 +79,10 @@ def read_relative_year(question: str, recent_questions: list[str]) -> tuple[str,
 
 
 def carry_entities(
-    question: str, recent_questions: list[str], relative: Callable[[], bool] = lambda: True
+    question: str,
+    recent_questions: list[str],
+    relative: Callable[[], bool] = lambda: True,
+    compared: Callable[[], bool] = lambda: True,
 ) -> tuple[str, Carried]:
     """Return (resolved question, what was carried); `recent_questions` oldest first.
 
@@ -92,6 +95,8 @@ def carry_entities(
       year it is compared with, so both figures and the change are shown.
     - A question over every company ("which company had the most debt?") inherits no
       company, whatever was asked before.
+    - A comparison naming one company ("how does that compare to Rio Tinto?") keeps the
+      company talked about as well, so the two are compared, when `compared()` says so.
     - A year said in words is read first (`read_relative_year`), when `relative()` says
       so (the workflow's patch: a turn begun before it replays as it ran).
     Only missing slots are filled; with nothing to attach to, nothing is carried.
@@ -99,11 +104,13 @@ def carry_entities(
     year_read = None
     if relative_year(question) is not None and relative():
         question, year_read = read_relative_year(question, recent_questions)
-    resolved, carried = _carried(question, recent_questions)
+    resolved, carried = _carried(question, recent_questions, compared)
     return resolved, carried.model_copy(update={"year_read": year_read}) if year_read else carried
 
 
-def _carried(question: str, recent_questions: list[str]) -> tuple[str, Carried]:
+def _carried(
+    question: str, recent_questions: list[str], compared: Callable[[], bool] = lambda: True
+) -> tuple[str, Carried]:
     """`carry_entities` once a year said in words is read."""
     # long: each slot's carry rule in order; they share the slots read so far.
     slots = extract_slots(question)
@@ -113,7 +120,10 @@ def _carried(question: str, recent_questions: list[str]) -> tuple[str, Carried]:
     if not measures and not follow_up:
         return question, Carried()
     over_all = asks_over_all_companies(question)
-    needs_company = not slots.companies and not over_all
+    # "How does that compare to Rio Tinto?": the one named is compared with the one
+    # talked about.
+    partner = slots.intent == "compare" and follow_up and len(slots.companies) == 1
+    needs_company = (not slots.companies and not over_all) or partner
     needs_measure = not measures and follow_up
     compares = slots.intent in ("compare", "change") and len(slots.fiscal_years) == 1
     needs_year = not slots.fiscal_years or (compares and follow_up)
@@ -122,8 +132,9 @@ def _carried(question: str, recent_questions: list[str]) -> tuple[str, Carried]:
     carried_measures: list[str] = []
     for text in reversed(recent_questions):
         earlier = extract_slots(text)
-        if needs_company and not companies and earlier.companies:
-            companies = earlier.companies
+        others = [t for t in earlier.companies if t not in slots.companies]
+        if needs_company and not companies and others and (not partner or compared()):
+            companies = others
         single = earlier.fiscal_years[0] if len(earlier.fiscal_years) == 1 else None
         if needs_year and year is None and single is not None and single not in slots.fiscal_years:
             year = single

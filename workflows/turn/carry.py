@@ -7,7 +7,8 @@ as a measure called "before"; before `short-forms-v1` "fortescue rev fy24 pls" f
 nothing ("rev" and "pls" read as the measure); before `typed-measures-v1` "bhp revnue
 fy24" was answered with a "revnue: data not found" line; before `common-words-v1` a
 common English word one slip from a measure word was read as it ("divided by" as
-"dividend by"). Each patch is asked only for a question
+"dividend by"); before `compared-with-v1` "how does that compare to Rio Tinto?" after
+BHP's figure answered Rio Tinto's alone. Each patch is asked only for a question
 it changes, so a turn begun before it replays as it ran."""
 
 from temporalio import workflow
@@ -19,7 +20,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.rules.carry import carry_entities, merge_reply
 
 __all__ = [
-    "COMMON_WORDS", "RELATIVE_YEARS", "SHORT_FORMS", "TYPED_MEASURES", "merge_reply", "turn_carry",
+    "COMMON_WORDS", "COMPARED_WITH", "RELATIVE_YEARS", "SHORT_FORMS", "TYPED_MEASURES",
+    "merge_reply", "turn_carry",
 ]  # fmt: skip
 
 RELATIVE_YEARS = "relative-years-v1"
@@ -37,6 +39,11 @@ word ("Define working capital ratio as total current assets divided by total cur
 liabilities" was read with "dividend by", and its definition was lost)."""
 
 
+COMPARED_WITH = "compared-with-v1"
+"""ChatTurn patch (2026-12-07): "how does that compare to Rio Tinto?" after a figure of
+BHP's compares the two (it answered Rio Tinto's figure alone)."""
+
+
 def turn_carry(question: str, recent: list[str]) -> tuple[str, Carried]:
     """The question as it is read (short forms written out) with what the conversation
     fills in (workflow code only)."""
@@ -47,4 +54,9 @@ def turn_carry(question: str, recent: list[str]) -> tuple[str, Carried]:
         corrected = kept
     if corrected != question and workflow.patched(TYPED_MEASURES):
         question = corrected
-    return carry_entities(question, recent, relative=lambda: workflow.patched(RELATIVE_YEARS))
+    return carry_entities(
+        question,
+        recent,
+        relative=lambda: workflow.patched(RELATIVE_YEARS),
+        compared=lambda: workflow.patched(COMPARED_WITH),
+    )
