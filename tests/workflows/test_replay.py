@@ -30,17 +30,17 @@ INGEST_HISTORIES = sorted((HISTORIES_DIR / "ingest").glob("*.json"))
 
 def test_replay_fixtures_exist_for_every_live_code_generation() -> None:
     """The code with every patch live (`patched_`: each path a patch changed; and `dep_`,
-        recorded before), the code with every patch deprecated (`deprecated_`), and today's,
-        with `context-for-model-v1` live (`context_`), and with `refuted-every-sentence-v1`
-        and `numbers-unchecked-closed-v1` live on their paths (`gates_`: a refuted figure said
-        twice, a numeric check that could not run), and with `relative-years-v1` live on its
-        path (`years_`: a follow-up saying its year in words), and with
-        `relevance-of-what-remains-v1` live on its path (`remains_`: the relevance control run
-        again on a draft whose answering sentence was taken out), and with `compared-with-v1` live on
-    its path (`compared_`: a follow-up comparing to another company). The generations before (`lean_`,
-        `v2_`, `mem_`, `checked_`, `budget_`: each lacks a later patch's marker) were retired
-        with the code their patches kept (docs/architecture.md, "Retiring workflow
-        versions")."""
+    recorded before), the code with every patch deprecated (`deprecated_`), and today's,
+    with `context-for-model-v1` live (`context_`), and with `refuted-every-sentence-v1`
+    and `numbers-unchecked-closed-v1` live on their paths (`gates_`: a refuted figure said
+    twice, a numeric check that could not run), and with `relative-years-v1` live on its
+    path (`years_`: a follow-up saying its year in words), and with
+    `relevance-of-what-remains-v1` live on its path (`remains_`: the relevance control run
+    again on a draft whose answering sentence was taken out), and with `compared-with-v1`
+    live on its path (`compared_`: a follow-up comparing to another company). The
+    generations before (`lean_`, `v2_`, `mem_`, `checked_`, `budget_`: each lacks a later
+    patch's marker) were retired with the code their patches kept (docs/architecture.md,
+    "Retiring workflow versions")."""
     names = [p.stem for p in HISTORIES]
     for prefix in (
         "dep_", "patched_", "deprecated_", "context_", "gates_", "years_", "remains_",
