@@ -1317,9 +1317,14 @@ class _OpenAnswers:
         return dated[1] if dated is not None and dated[0] == year else None
 
     def _best(self, candidates: list[Candidate], ticker: str, year: int) -> Candidate | None:
-        """The year's figure, or the quarter's when one is asked of it."""
+        """The year's figure, or the quarter's when one is asked of it. A question dated
+        at a day ("as of August 30, 2023") takes that quarter's figure, else the year's: a
+        report of that day states both (its quarter's gain, the year's proceeds)."""
         q = self._quarter(year, ticker)
-        return best(candidates, ticker, year, (q, companies()[ticker].year_end) if q else None)
+        found = best(candidates, ticker, year, (q, companies()[ticker].year_end) if q else None)
+        if found is None and q is not None and self.quarter is None:
+            return best(candidates, ticker, year)
+        return found
 
     def _when(self, ticker: str, year: int) -> str:
         """The period a figure is said for: the year, or the quarter of it asked."""

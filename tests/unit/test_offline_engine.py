@@ -910,6 +910,28 @@ def test_a_question_dated_inside_a_quarter_is_answered_by_that_quarters_figure(
     assert "310 million" in draft.answer and "data not found" not in draft.answer, draft.answer
 
 
+def test_a_question_dated_inside_a_quarter_takes_the_years_figure_when_no_quarters_is_given() -> (
+    None
+):
+    """The same current report states the year's proceeds with no quarter ("received $1.2
+    billion in cash proceeds from the sale of its rail division"): asked "as of February
+    12, 2026", the year's figure answers (J&J's Kenvue proceeds were lost so)."""
+    proceeds = (
+        "The Group received $1.2 billion in cash proceeds from the sale of its rail division."
+    )
+    question = (
+        "What were the cash proceeds Zeta Rail received from selling its rail division, as of "
+        "February 12, 2026?"
+    )
+    with pinned([_ZETA]):
+        draft = asyncio.run(
+            ENGINE.synthesize(question, Slots(companies=["ZZR"], fiscal_years=[2026]),
+                              _current_report(_CHARGE, proceeds))
+        )  # fmt: skip
+    assert "1.2 billion" in draft.answer and "data not found" not in draft.answer, draft.answer
+    assert "310" not in draft.answer
+
+
 @pytest.mark.parametrize(
     "question",
     [
