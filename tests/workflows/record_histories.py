@@ -372,7 +372,8 @@ async def test_record_compared_history(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
     """The `compared-with-v1` path: a follow-up comparing to another company keeps the
-    company talked about."""
+    company talked about; and the `scope-typed-names-v1` path: another company typed in
+    lower case before a measure."""
     from tests.conftest import unique
 
     async with turn_worker() as tq:
@@ -382,6 +383,10 @@ async def test_record_compared_history(
         compared = await t.ask("How does that compare to Rio Tinto?", conversation)
         assert compared.carried.company == "BHP"
         await _save(t, "follow_up_compared", compared.turn_id)
+        # `scope-typed-names-v1`: another company typed in lower case before a measure
+        other = await t.ask("quokka ridge minerals net debt fy24?")
+        assert other.refusal_reason == "other_company"
+        await _save(t, "typed_other_company", other.turn_id)
 
 
 @pytest.mark.record_histories

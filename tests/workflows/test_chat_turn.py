@@ -292,6 +292,21 @@ async def test_investment_advice_is_refused_by_rule_before_any_model_call(
     assert result.model_calls == 0
 
 
+async def test_another_company_typed_in_lower_case_before_a_measure_is_refused(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """ "pilbara minerals revenue fy24?" asked back which company (the registry's five):
+    a formed name opening a question in any case before a measure is another company's,
+    and its figures are not given. Quiet: a covered company typed so is answered, and a
+    commodity before "mining" is no company."""
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        other = await t.ask("quokka ridge minerals net debt fy24?")
+        covered = await t.ask("northern star resources revenue fy24")
+    assert other.status == "refused" and other.refusal_reason == "other_company", other
+    assert covered.status == "answered" and "4.92" in (covered.answer or ""), covered
+
+
 async def test_general_knowledge_question_is_refused_by_the_classifier(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from domain.companies import (
     companies,
     company_names,
+    coverage,
     find_companies,
     how_many,
     latest_fiscal_year,
@@ -259,6 +260,9 @@ _MEASURE_KIND = re.compile(
 _FORMED_OPENING = re.compile(
     r"^((?:[A-Z][\w&.\-]*\s+){0,2}(?i:" + _COMPANY_FORM[3:-1] + r"))\s+[A-Z]{3,6}\b"
 )
+# The same opening as typed in a chat, any case, before a measure the vocabulary names
+# ("pilbara minerals revenue fy24?"): one or two words and a company's form.
+_TYPED_OPENING = re.compile(r"^((?:[a-z][\w&.\-]*\s+){1,2}" + _COMPANY_FORM + r")\s+(?=\S)", re.I)
 # Advice about the user's own money as an allocation: "split my super between", "give me
 # percentage weightings across", "what proportion of my portfolio". A company's own
 # allocation ("how does BHP allocate capital between copper and potash") is a fact.
@@ -286,12 +290,14 @@ def _named(words: str) -> str | None:
     return " ".join(kept)
 
 
-def other_companies(question: str) -> list[str]:
+def other_companies(question: str, typed: bool = True) -> list[str]:
     """The names written as owners (`_possessors`), and: a name formed as a company's in
     any case ("evolution mining's", "Antofagasta plc's"), a formed name in brackets
     ("MinRes (Mineral Resources)"), and a formed name opening the question before a
     measure's acronym ("Evolution Mining AISC for FY2025"). Still no list of companies: a
-    name the registry does not hold is another company's."""
+    name the registry does not hold is another company's. `typed`: a formed name opening
+    the question in any case before a measure the vocabulary names ("pilbara minerals
+    revenue fy24?") is one too."""
     names = _owners(question)
     found: list[str] = []
     for match in _FORMED_POSSESSOR.finditer(question):
@@ -303,6 +309,14 @@ def other_companies(question: str) -> list[str]:
     found.extend(match.group(1) for match in _BRACKETED.finditer(question))
     if opening := _FORMED_OPENING.match(question):
         found.append(opening.group(1))
+    elif typed and (lead := _TYPED_OPENING.match(question)):
+        rest = question[lead.end() :]
+        words = lead.group(1).lower().split()
+        if (find_metrics(rest) or find_other_measures(rest)) and not any(
+            w in coverage().commodities
+            for w in words  # "copper mining revenue"
+        ):
+            found.append(lead.group(1))
     for name in found:
         if not name or find_metrics(name) or find_other_measures(name):
             continue
@@ -353,7 +367,11 @@ def _part_of_covered(name: str, question: str) -> bool:
     return any(" ".join([*before[i:], name]).lower().strip() in aliases for i in range(len(before)))
 
 
-def scope_rules(question: str, masked: Callable[[], bool] | None = None) -> ScopeDecision:
+def scope_rules(
+    question: str,
+    masked: Callable[[], bool] | None = None,
+    typed: Callable[[], bool] | None = None,
+) -> ScopeDecision:
     """Refuse by rule when a phrasing is unambiguous; otherwise let the classifier decide.
 
     The phrasing rules (`_by_phrasing`), with other companies read however they are
@@ -362,23 +380,29 @@ def scope_rules(question: str, masked: Callable[[], bool] | None = None) -> Scop
     own money phrased as an allocation ("split my super between South32 and Fortescue").
 
     `masked` is asked only when reading the covered companies' names as no words of
-    advice changes the decision (a company named "Best Buy"): the workflow answers it by
-    its patch, so turns begun before it decide as they did."""
-    plain = _decide(question, False)
-    if masked is None:
-        return plain
-    named = _decide(question, True)
-    return named if named != plain and masked() else plain
+    advice changes the decision (a company named "Best Buy"), and `typed` only when a name
+    typed in lower case before a measure ("pilbara minerals revenue fy24?") changes it:
+    the workflow answers each by its patch, so turns begun before it decide as they did."""
+    decision, mask = _decide(question, False, False), False
+    if masked is not None:
+        named = _decide(question, True, False)
+        if named != decision and masked():
+            decision, mask = named, True
+    if typed is not None:
+        read = _decide(question, mask, True)
+        if read != decision and typed():
+            decision = read
+    return decision
 
 
-def _decide(question: str, masked: bool) -> ScopeDecision:
+def _decide(question: str, masked: bool, typed: bool) -> ScopeDecision:
     decided = _by_phrasing(question, masked)
     if (decided.refuse or decided.decline) and decided.reason != "other_company":
         return decided
     if _ALLOCATION.search(question):
         return ScopeDecision(True, "investment_advice")
     old = _owners(question)
-    others = other_companies(question)
+    others = other_companies(question, typed)
     new = [n for n in others if n not in old]
     asks = _asks_figures(question) or bool(new and _MEASURE_KIND.search(question))
     if not (others and asks):

@@ -3,7 +3,8 @@
 `workflows.rules.scope.scope_rules` decides; a company of the coverage whose name reads
 as words of advice ("Best Buy") was refused as advice before this patch. The patch is
 asked only for a question on which the two readings differ, so a turn begun before it
-replays as it ran."""
+replays as it ran. So is `scope-typed-names-v1`: a formed name typed in lower case
+before a measure ("pilbara minerals revenue fy24?") is another company's."""
 
 from temporalio import workflow
 
@@ -12,8 +13,16 @@ with workflow.unsafe.imports_passed_through():
 
 SCOPE_NAMES = "scope-names-masked-v1"
 """ChatTurn patch (2026-12-06): a covered company's name is no phrasing of advice."""
+SCOPE_TYPED = "scope-typed-names-v1"
+"""ChatTurn patch (2026-12-07): another company's name typed in lower case before a measure
+("pilbara minerals revenue fy24?") is another company's (it was asked back which
+company)."""
 
 
 def turn_scope(question: str) -> ScopeDecision:
     """The scope rules' decision for a turn's question (workflow code only)."""
-    return scope_rules(question, masked=lambda: workflow.patched(SCOPE_NAMES))
+    return scope_rules(
+        question,
+        masked=lambda: workflow.patched(SCOPE_NAMES),
+        typed=lambda: workflow.patched(SCOPE_TYPED),
+    )
