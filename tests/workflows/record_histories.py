@@ -372,8 +372,9 @@ async def test_record_compared_history(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
     """The `compared-with-v1` path: a follow-up comparing to another company keeps the
-    company talked about; and the `scope-typed-names-v1` path: another company typed in
-    lower case before a measure."""
+    company talked about; the `scope-typed-names-v1` path: another company typed in
+    lower case before a measure; the `carried-own-words-v1` path: a measure no metric
+    names carried to a follow-up in its own words."""
     from tests.conftest import unique
 
     async with turn_worker() as tq:
@@ -387,6 +388,12 @@ async def test_record_compared_history(
         other = await t.ask("quokka ridge minerals net debt fy24?")
         assert other.refusal_reason == "other_company"
         await _save(t, "typed_other_company", other.turn_id)
+        # `carried-own-words-v1`: a measure no metric names carried in its own words
+        carried = unique("c")
+        await t.ask("What was South32's TRIF in FY2025?", carried)
+        trif = await t.ask("what about the previous year?", carried)
+        assert trif.carried.metric == "TRIF"
+        await _save(t, "carried_own_words", trif.turn_id)
 
 
 @pytest.mark.record_histories

@@ -157,6 +157,30 @@ async def test_a_follow_up_comparing_to_another_company_compares_the_two(
     assert {c.company for c in other.citations} == {"FMG"}
 
 
+async def test_a_follow_up_carries_a_measure_no_metric_names_in_its_own_words(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """Found by the generated typed suite: "what about the previous year?" after "What was
+    South32's TRIF in FY2025?" carried no measure and answered with South32's headline
+    figures at high confidence; after Northern Star's "TRIFR" it carried the vocabulary's
+    "injury frequency rate" and found nothing. The words asked in are carried. Quiet: a
+    measure the vocabulary names is carried as before."""
+    first, second, third = unique("c"), unique("c"), unique("c")
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        await t.ask("What was South32's TRIF in FY2025?", first)
+        trif = await t.ask("what about the previous year?", first)
+        await t.ask("What was Northern Star's TRIFR in FY2025?", second)
+        trifr = await t.ask("and the prior year?", second)
+        await t.ask("What was Fortescue's revenue in FY2025?", third)
+        revenue = await t.ask("and the year before?", third)
+    assert trif.status == "answered" and "4.0" in (trif.answer or ""), trif
+    assert "revenue" not in (trif.answer or "").lower()
+    assert {(c.company, c.fiscal_year) for c in trif.citations} == {("S32", 2024)}
+    assert trifr.status == "answered" and "3.1" in (trifr.answer or ""), trifr
+    assert revenue.carried.metric == "revenue" and "18.22" in (revenue.answer or "")
+
+
 async def test_short_forms_typed_in_a_chat_are_read_as_their_words(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from domain.companies import coverage, display_name
 from domain.intent import asks_over_all_companies
+from domain.measures import open_parts
 from domain.metrics import metric_display
 from domain.question import extract_slots
 from domain.turns import Carried
@@ -83,6 +84,7 @@ def carry_entities(
     recent_questions: list[str],
     relative: Callable[[], bool] = lambda: True,
     compared: Callable[[], bool] = lambda: True,
+    own_words: Callable[[], bool] = lambda: True,
 ) -> tuple[str, Carried]:
     """Return (resolved question, what was carried); `recent_questions` oldest first.
 
@@ -97,6 +99,8 @@ def carry_entities(
       company, whatever was asked before.
     - A comparison naming one company ("how does that compare to Rio Tinto?") keeps the
       company talked about as well, so the two are compared, when `compared()` says so.
+    - A measure no metric names is carried in the words it was asked in ("TRIF"), when
+      `own_words()` says so.
     - A year said in words is read first (`read_relative_year`), when `relative()` says
       so (the workflow's patch: a turn begun before it replays as it ran).
     Only missing slots are filled; with nothing to attach to, nothing is carried.
@@ -104,12 +108,15 @@ def carry_entities(
     year_read = None
     if relative_year(question) is not None and relative():
         question, year_read = read_relative_year(question, recent_questions)
-    resolved, carried = _carried(question, recent_questions, compared)
+    resolved, carried = _carried(question, recent_questions, compared, own_words)
     return resolved, carried.model_copy(update={"year_read": year_read}) if year_read else carried
 
 
 def _carried(
-    question: str, recent_questions: list[str], compared: Callable[[], bool] = lambda: True
+    question: str,
+    recent_questions: list[str],
+    compared: Callable[[], bool] = lambda: True,
+    own_words: Callable[[], bool] = lambda: True,
 ) -> tuple[str, Carried]:
     """`carry_entities` once a year said in words is read."""
     # long: each slot's carry rule in order; they share the slots read so far.
@@ -141,6 +148,12 @@ def _carried(
         if needs_measure and not carried_measures:
             carried_measures = [metric_display(m) for m in earlier.metrics]
             carried_measures += earlier.other_measures
+            # A measure no metric names is carried in the words it was asked in ("TRIFR",
+            # not the vocabulary's "injury frequency rate"; "TRIF", which it has no word
+            # for): the follow-up asks for the same thing.
+            own = [] if earlier.metrics else [p.phrase for p in open_parts(text)]
+            if own and own != carried_measures and own_words():
+                carried_measures = own
         done = (
             (companies or not needs_company)
             and (year is not None or not needs_year)

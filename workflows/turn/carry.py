@@ -20,7 +20,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.rules.carry import carry_entities, merge_reply
 
 __all__ = [
-    "COMMON_WORDS", "COMPARED_WITH", "RELATIVE_YEARS", "SHORT_FORMS", "TYPED_MEASURES",
+    "CARRIED_OWN_WORDS", "COMMON_WORDS", "COMPARED_WITH", "RELATIVE_YEARS", "SHORT_FORMS", "TYPED_MEASURES",
     "merge_reply", "turn_carry",
 ]  # fmt: skip
 
@@ -39,6 +39,10 @@ word ("Define working capital ratio as total current assets divided by total cur
 liabilities" was read with "dividend by", and its definition was lost)."""
 
 
+CARRIED_OWN_WORDS = "carried-own-words-v1"
+"""ChatTurn patch (2026-12-07): a measure no metric names is carried to a follow-up in the
+words it was asked in ("what about the previous year?" after "South32's TRIF" carried
+nothing and answered with South32's headline figures at high confidence)."""
 COMPARED_WITH = "compared-with-v1"
 """ChatTurn patch (2026-12-07): "how does that compare to Rio Tinto?" after a figure of
 BHP's compares the two (it answered Rio Tinto's figure alone)."""
@@ -59,4 +63,5 @@ def turn_carry(question: str, recent: list[str]) -> tuple[str, Carried]:
         recent,
         relative=lambda: workflow.patched(RELATIVE_YEARS),
         compared=lambda: workflow.patched(COMPARED_WITH),
+        own_words=lambda: workflow.patched(CARRIED_OWN_WORDS),
     )
