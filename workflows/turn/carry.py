@@ -20,8 +20,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.rules.carry import carry_entities, merge_reply
 
 __all__ = [
-    "CARRIED_OWN_WORDS", "COMMON_WORDS", "COMPARED_WITH", "RELATIVE_YEARS", "SHORT_FORMS", "TYPED_MEASURES",
-    "merge_reply", "turn_carry",
+    "CARRIED_OWN_WORDS", "COMMON_WORDS", "COMPARED_WITH", "RELATIVE_YEARS", "SHORT_FORMS",
+    "TYPED_MEASURES", "merge_reply", "turn_carry",
 ]  # fmt: skip
 
 RELATIVE_YEARS = "relative-years-v1"
