@@ -206,12 +206,11 @@ _EXAMPLES: list[JsonValue] = [
         "status": "refused",
         "question": "Should I buy BHP shares?",
         "resolved_question": "Should I buy BHP shares?",
-        "answer": "I can only answer questions about the annual reports of five ASX-listed"
-        " miners — BHP Group, Rio Tinto, Fortescue, South32 and Northern Star — for FY2023 to"
-        " FY2025: revenue, EBITDA, profit, dividends, net debt, capital expenditure and"
-        " production, with each figure cited to a report page. I do not give investment"
-        ' advice, predict share prices or write creative pieces. Try, for example: "What was'
-        " BHP's revenue in FY2024?\"",
+        "answer": "I can only answer questions about the annual reports I hold, of five"
+        " companies — BHP Group, Rio Tinto, Fortescue, South32 and Northern Star — for FY2023"
+        " to FY2025: their figures and what they say, with each figure cited to a report page."
+        " I do not give investment advice, predict share prices or write creative pieces."
+        ' Try, for example: "What was BHP Group\'s revenue in FY2025?"',
         "route": "scope_rules",
         "refusal_reason": "investment_advice",
     },
