@@ -4,7 +4,7 @@
     .venv/bin/python -m bench.answers [--api-url URL] [--category N ...] [--json]
     .venv/bin/python -m bench.answers --suites [--suite open_vocabulary ...] [--json]
 
-With `--suites` it asks the cases of the open-world suites instead (`open_vocabulary`,
+With `--suites` it asks the cases of the open-world suites instead (`open_vocabulary`, `typed`,
 `narrative`, `over_refusal`, `under_refusal`; `evals/suites/`), every one as a whole turn
 through the API: a scope case passes when the turn is refused or declines the part
 (over-refusal: when it is neither). It prints each suite's pass rate and the off-point
@@ -36,7 +36,7 @@ from settings import get_settings
 from tests.answers.cases import CASES, CATEGORIES, Case, check
 from workflows.rules.scope import DECLINE_LINE, OTHER_COMPANY_LINE
 
-OPEN_SUITES = ("open_vocabulary", "narrative", "over_refusal", "under_refusal")
+OPEN_SUITES = ("open_vocabulary", "narrative", "over_refusal", "under_refusal", "typed")
 _DECLINES = (DECLINE_LINE, OTHER_COMPANY_LINE.split("{", 1)[0])
 
 WAITING = {"running"}
@@ -92,6 +92,8 @@ async def run_suites(api_url: str, names: list[str]) -> dict[str, Any]:
             for case in suites[name]:
                 conversation = f"answers-{uuid.uuid4()}"
                 try:
+                    for earlier in case.before:  # a follow-up's conversation first
+                        await ask(http, earlier, conversation)
                     result = await ask(http, case.query, conversation)
                 except httpx.HTTPError as exc:
                     results.append({"suite": name, "id": case.id, "passed": False,

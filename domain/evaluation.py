@@ -28,9 +28,9 @@ from domain.turns import TurnResult
 
 SUITES = (
     "routing", "retrieval", "calculation", "boundary",
-    "over_refusal", "under_refusal", "open_vocabulary", "narrative",
+    "over_refusal", "under_refusal", "open_vocabulary", "narrative", "typed",
 )  # fmt: skip
-SAMPLED = ("open_vocabulary", "narrative")
+SAMPLED = ("open_vocabulary", "narrative", "typed")
 """Suites of whole turns too long for every test run: `make test` runs a fixed sample
 (`sample`), `turnstile eval --mode real` and `bench/answers.py` run all of them."""
 SLICES = ("single_figure", "comparison", "follow_up", "boundary")
@@ -126,6 +126,7 @@ _SHAPES: dict[str, type[BaseModel]] = {
     "under_refusal": ScopeExpected,
     "open_vocabulary": TurnExpected,
     "narrative": TurnExpected,
+    "typed": TurnExpected,
     "probe": TurnExpected,
     DRAFTS: TurnExpected,
 }
