@@ -20,6 +20,7 @@ from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
+from temporalio.exceptions import ActivityError
 from temporalio.exceptions import TimeoutError as WorkflowTimeoutError
 from temporalio.service import RPCError
 
@@ -72,7 +73,8 @@ async def result_within(
 ) -> ReturnType:
     """Wait for a run started with `execution_timeout=timeout`; a 503 ApiError past it.
 
-    Any other failure of the run propagates unchanged.
+    A step that failed after its retries is a 503 naming it; any other failure of the run
+    propagates unchanged.
     """
     too_slow = ApiError(
         503, "Unavailable", f"{what} did not finish within {timeout.total_seconds():g}s"
@@ -82,9 +84,26 @@ async def result_within(
     except WorkflowFailureError as exc:
         if isinstance(exc.cause, WorkflowTimeoutError):
             raise too_slow from exc
+        if isinstance(exc.cause, ActivityError):
+            # A step that failed after its retries (a worker of another build, an outage)
+            # is named, as a 503 to retry, never an "unexpected error".
+            raise ApiError(503, "Unavailable", _step_failed(what, exc.cause)) from exc
         raise
     except TimeoutError as exc:
         raise too_slow from exc
+
+
+def _step_failed(what: str, err: ActivityError) -> str:
+    """One line naming the failed step and why its last attempt failed."""
+    cause = err.cause
+    why = getattr(cause, "message", None) or str(cause or err)
+    kind = getattr(cause, "type", None)
+    if kind is not None and not isinstance(kind, str):  # a timeout's kind
+        why = f"{kind.name.lower().replace('_', '-')} timeout"
+    elif kind:
+        why = f"{kind}: {why}"
+    step = err.activity_type
+    return f"{what} failed: its step {step} failed after its retries ({why[:200]}); retry shortly"
 
 
 async def run_short(

@@ -3,12 +3,15 @@
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable
 
 import httpx
 from temporalio.client import Client
 
 from api.bounded import GRACE_SECONDS, require_worker
 from api.errors import ApiError
+from backends.report_activities import ReportActivities
+from backends.reports import ReportIndex
 from settings import Settings
 from tests.conftest import CORPUS_DIR, WorkerFactory, client_for
 from workflows.ingest import IngestDocuments
@@ -78,3 +81,30 @@ async def test_ingest_with_no_worker_answers_503_within_its_timeout(
 
     assert "no worker is running" in assert_unavailable(response)
     assert elapsed < settings.ingest_timeout_seconds + MARGIN_SECONDS
+
+
+async def test_search_whose_step_fails_after_its_retries_answers_503_naming_the_step(
+    app_settings: Settings,
+    worker: WorkerFactory,
+    temporal_client: Client,
+    make_report_index: Callable[[], ReportIndex],
+) -> None:
+    """A worker of another build runs SearchReports with none of its search steps (it has
+    only the corpus-version one): the search step fails after its retries and the run
+    fails. That was a 500 "internal error"; it is a 503 naming the step and why, in the
+    API's error shape."""
+    from workflows.search import SearchReports
+
+    other_build = [ReportActivities(make_report_index()).corpus_version]
+    async with (
+        worker(
+            task_queue=app_settings.task_queue, workflows=[SearchReports], activities=other_build
+        ),  # fmt: skip
+        client_for(app_settings) as client,
+    ):
+        await until_polled(temporal_client, app_settings)
+        response = await client.get("/v1/search", params={"q": "BHP revenue"})
+
+    detail = assert_unavailable(response)
+    assert detail.startswith("the search failed: its step qdrant_search_chunks failed"), detail
+    assert "retry shortly" in detail
