@@ -785,7 +785,7 @@ class OfflineEngine:
                     not_found.extend(gaps)
                 if len(asked) >= 2 and (most := superlative(question)):
                     # "which company had the highest EBITDA margin?": that one first
-                    first.extend(r for y in years if (r := opened.ranked(part, y, most)))
+                    first.extend(r for y in years if (r := opened.ranked(part, y, most, asked)))
             paragraphs[:0] = first
             composer.derived.extend(opened.derived)
         else:
@@ -1466,11 +1466,16 @@ class _OpenAnswers:
         )
         return self._sentence(pick, ticker, year)
 
-    def ranked(self, part: Focus, year: int, asked: str) -> str | None:
+    def ranked(self, part: Focus, year: int, asked: str, tickers: list[str]) -> str | None:
         """The company with the highest (or lowest) figure of a part no metric names, of
         those answered for `year` on one base (a margin's percentages compare across
-        currencies; amounts only within one), said first, then the others in order."""
+        currencies; amounts only within one), said first, then the others in order. None
+        unless every company asked has its figure there: a company whose figure was not
+        found may be the one asked for (South32's TRIF was named lowest, with Fortescue's
+        and Northern Star's lower TRIFR not read)."""
         entries = self.valued.get((part.phrase, year), [])
+        if {e[0] for e in entries} != set(tickers):
+            return None
         bases: dict[str, list[tuple[str, float, str, str, str]]] = {}
         for entry in entries:
             bases.setdefault(entry[2], []).append(entry)

@@ -953,3 +953,13 @@ def test_a_quarters_figure_does_not_answer_another_period_or_occasion(question: 
                               _current_report(_CHARGE))
         )  # fmt: skip
     assert "data not found" in draft.answer, draft.answer
+
+
+def test_no_company_is_named_highest_or_lowest_while_one_asked_has_no_figure() -> None:
+    """A trial found "South32 had the lowest TRIF in FY2024" at high confidence, with
+    Fortescue's and Northern Star's lower TRIFR unread: a company whose figure was not
+    found may be the one asked for, so none is named (here Rio Tinto's FY2025 EBITDA
+    margin, which the reports do not let it work out); each figure found is still given."""
+    draft, _ = run_turn("Which company had the lowest EBITDA margin in FY2025?")
+    assert "had the lowest" not in draft.answer, draft.answer
+    assert "25.3%" in draft.answer  # South32's, worked out
