@@ -1,6 +1,6 @@
 """The error table: one type per row, raised as non-retryable where permanent."""
 
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError
 
 
 class ErrorType:
@@ -23,3 +23,16 @@ def invalid_input(message: str) -> ApplicationError:
 
 def not_found(message: str) -> ApplicationError:
     return ApplicationError(message, type=ErrorType.NOT_FOUND, non_retryable=True)
+
+
+def why_step_failed(err: ActivityError) -> str:
+    """Why a step failed after its retries, in one line: its last attempt's error type and
+    message, or the kind of its timeout (a heartbeat timeout is a worker that stopped)."""
+    cause = err.cause
+    if isinstance(cause, TimeoutError):
+        return f"{cause.type.name.lower().replace('_', '-')} timeout" if cause.type else "timeout"
+    if isinstance(cause, ApplicationError):
+        why = f"{cause.type}: {cause.message}" if cause.type else cause.message
+    else:
+        why = str(cause or err)
+    return why[:200]

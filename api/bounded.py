@@ -24,6 +24,7 @@ from temporalio.exceptions import ActivityError
 from temporalio.exceptions import TimeoutError as WorkflowTimeoutError
 from temporalio.service import RPCError
 
+from activities.errors import why_step_failed
 from api.errors import ApiError
 from settings import Settings
 
@@ -95,15 +96,10 @@ async def result_within(
 
 def _step_failed(what: str, err: ActivityError) -> str:
     """One line naming the failed step and why its last attempt failed."""
-    cause = err.cause
-    why = getattr(cause, "message", None) or str(cause or err)
-    kind = getattr(cause, "type", None)
-    if kind is not None and not isinstance(kind, str):  # a timeout's kind
-        why = f"{kind.name.lower().replace('_', '-')} timeout"
-    elif kind:
-        why = f"{kind}: {why}"
-    step = err.activity_type
-    return f"{what} failed: its step {step} failed after its retries ({why[:200]}); retry shortly"
+    return (
+        f"{what} failed: its step {err.activity_type} failed after its retries "
+        f"({why_step_failed(err)}); retry shortly"
+    )
 
 
 async def run_short(

@@ -63,17 +63,39 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
 
 
-def open_vocabulary_cases() -> list[dict[str, object]]:
+def asked_figures() -> list[tuple[Fact, str, dict[str, str | None]]]:
+    """Each fact of the corpus that is asked (its paraphrase row excludes it not), with the
+    figure an answer must hold and its row: what the generated suites ask about."""
     facts = corpus_facts()
     written = paraphrases()
-    cases: list[dict[str, object]] = []
+    asked = []
     for key, fact in facts.items():
         row = written.get(key)
-        if row is None or row.get("skip"):
-            continue
-        figure = str(row["figure"])
+        if row is not None and not row.get("skip"):
+            asked.append((fact, str(row["figure"]), row))
+    return asked
+
+
+def case_stem(fact: Fact, figure: str) -> str:
+    """The start of every generated case id of one figure ("bhp-2023-revenue-53-82")."""
+    return f"{fact.company.lower()}-{fact.fiscal_year}-{_slug(fact.label)}-{_slug(figure)}"
+
+
+def with_unique_ids(cases: list[dict[str, object]]) -> list[dict[str, object]]:
+    """Two facts with the same slug keep distinct ids (a "-2" added to the later)."""
+    seen: set[str] = set()
+    for case in cases:
+        while case["id"] in seen:
+            case["id"] = f"{case['id']}-2"
+        seen.add(str(case["id"]))
+    return cases
+
+
+def open_vocabulary_cases() -> list[dict[str, object]]:
+    cases: list[dict[str, object]] = []
+    for fact, figure, row in asked_figures():
         name = display_name(fact.company)
-        base = f"{fact.company.lower()}-{fact.fiscal_year}-{_slug(fact.label)}-{_slug(figure)}"
+        base = case_stem(fact, figure)
         expected = {"status": "answered", "present": [figure], "min_citations": 1}
         where = f"{fact.document} page {fact.page}"
         cases.append({
@@ -89,12 +111,7 @@ def open_vocabulary_cases() -> list[dict[str, object]]:
                               "is not found: the reading depends on the vocabulary",
             "tags": ["paraphrase", fact.source, fact.company],
         })  # fmt: skip
-    seen: set[str] = set()
-    for case in cases:  # two facts with the same slug keep distinct ids
-        while case["id"] in seen:
-            case["id"] = f"{case['id']}-2"
-        seen.add(str(case["id"]))
-    return cases
+    return with_unique_ids(cases)
 
 
 def narrative_cases() -> list[dict[str, object]]:

@@ -32,7 +32,16 @@ from domain.figures import Fact, to_base
 from domain.metrics import metric_display
 from domain.shorthand import short_forms
 from evals.cases import SUITE_DIR
-from evals.open_suite import CORPUS, _label, _slug, corpus_facts, paraphrases, render
+from evals.open_suite import (
+    CORPUS,
+    _label,
+    _slug,
+    asked_figures,
+    case_stem,
+    corpus_facts,
+    render,
+    with_unique_ids,
+)
 from ingestion.companies import sample_coverage
 
 _COURTESY = ("", " pls", " thx", "?")
@@ -89,22 +98,13 @@ def _case(
 def figure_cases() -> list[dict[str, object]]:
     """The chat, short-form, acronym, no-year and relative-year cases of each figure."""
     # long: one pass over the figures; each kind of case is a few lines of it.
-    facts = corpus_facts()
-    written = paraphrases()
-    asked: dict[tuple[str, int, str], str] = {}
-    chosen: list[tuple[Fact, str]] = []
-    for key, fact in facts.items():
-        row = written.get(key)
-        if row is None or row.get("skip"):
-            continue
-        figure = str(row["figure"])
-        chosen.append((fact, figure))
-        asked.setdefault((fact.company, fact.fiscal_year, fact.label.lower()), figure)
+    chosen = [(fact, figure) for fact, figure, _ in asked_figures()]
+    asked = {(f.company, f.fiscal_year, f.label.lower()) for f, _ in chosen}
     latest = {c: max(f.fiscal_year for f, _ in chosen if f.company == c) for c, *_ in asked}
     cases: list[dict[str, object]] = []
     for n, (fact, figure) in enumerate(chosen):
         name, label = display_name(fact.company), _label(fact.label)
-        base = f"{fact.company.lower()}-{fact.fiscal_year}-{_slug(fact.label)}-{_slug(figure)}"
+        base = case_stem(fact, figure)
         year = fact.fiscal_year
         typed = f"{fact.company.lower()} {label.lower()} fy{year % 100:02d}{_COURTESY[n % 4]}"
         cases.append(_case(f"{base}-chat", typed, figure, "chat", fact))
@@ -181,13 +181,7 @@ def _signed(fact: Fact) -> float:
 
 
 def typed_cases() -> list[dict[str, object]]:
-    cases = [*figure_cases(), *superlative_cases()]
-    seen: set[str] = set()
-    for case in cases:  # two facts with the same slug keep distinct ids
-        while case["id"] in seen:
-            case["id"] = f"{case['id']}-2"
-        seen.add(str(case["id"]))
-    return cases
+    return with_unique_ids([*figure_cases(), *superlative_cases()])
 
 
 def main() -> None:

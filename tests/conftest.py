@@ -347,6 +347,21 @@ LOOPBACK_CLIENT = ("127.0.0.1", 50123)
 
 
 @contextlib.asynccontextmanager
+async def database_down() -> AsyncIterator[AsyncConnectionPool]:
+    """A pool for a PostgreSQL nobody listens on (a free port): every connection it is
+    asked for fails within half a second, as in a database outage."""
+    down = AsyncConnectionPool(
+        f"host=127.0.0.1 port={free_port()} dbname=turnstile connect_timeout=1",
+        min_size=0, max_size=1, timeout=0.5, open=False,
+    )  # fmt: skip
+    await down.open(wait=False)
+    try:
+        yield down
+    finally:
+        await down.close()
+
+
+@contextlib.asynccontextmanager
 async def in_process(
     app: FastAPI, client: tuple[str, int] = LOOPBACK_CLIENT
 ) -> AsyncIterator[httpx.AsyncClient]:

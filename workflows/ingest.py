@@ -6,7 +6,7 @@ only `replace` lets through.
 """
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError
+from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from activities import steps
@@ -16,6 +16,7 @@ with workflow.unsafe.imports_passed_through():
         IngestRequest,
         IngestResult,
     )
+    from activities.errors import why_step_failed
     from workflows.policy import step_name, step_options
 
 # A file whose step failed after its retries is reported failed (the policy table: the
@@ -58,14 +59,8 @@ class IngestDocuments:
 
 
 def _failure(err: ActivityError) -> str:
-    """What a file's failed step says, in one line: the step, and why its last attempt
-    failed (a timeout names its kind: a heartbeat timeout is a worker that stopped)."""
-    cause = err.cause
-    if isinstance(cause, TimeoutError):
-        why = f"{cause.type.name.lower().replace('_', '-')} timeout" if cause.type else "timeout"
-    elif isinstance(cause, ApplicationError):
-        why = f"{cause.type}: {cause.message}" if cause.type else cause.message
-    else:
-        why = str(cause or err)
+    """What a file's failed step says, in one line."""
     name = step_name(steps.qdrant_ingest_file)
-    return f"not ingested: {name} failed after its retries ({why}); ingest it again"
+    return (
+        f"not ingested: {name} failed after its retries ({why_step_failed(err)}); ingest it again"
+    )

@@ -12,6 +12,7 @@ import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from activities.contracts import (
     MAX_FACETS,
@@ -376,6 +377,19 @@ def _measure_name(part: Focus) -> str:
     its kind: "Scope 3 emissions", not "emissions")."""
     named = [] if part.qualifiers else find_other_measures(part.text or part.phrase)
     return part.derived.name if part.derived else (named[0] if named else part.phrase)
+
+
+class _Valued(NamedTuple):
+    """A company's figure of an open part, as `_OpenAnswers.ranked` orders them."""
+
+    ticker: str
+    value: float
+    """On its unit's base (a margin's percentage; an amount in its currency's base)."""
+    base: str
+    text: str
+    """The figure as the answer writes it."""
+    cite: str
+    """Its citation marks ("[3]", "[3] [4]" for a worked figure)."""
 
 
 def _decided_by_sign(
@@ -755,15 +769,15 @@ class OfflineEngine:
                 t for metric in metrics for t in composer.tables(chosen, asked, years, metric)
             ]
             paragraphs[:0] = tables
+        most = superlative(question) if len(asked) >= 2 else None
         if len(asked) >= 2 and slots.intent in ("compare", "lookup", "overview"):
             answered_first: list[str] = []
             for year in years:
                 for metric in metrics:
                     line = composer.compare_sentences(
-                        chosen, asked, year, metric, listing=not tabular,
-                        asked=superlative(question),
-                    )  # fmt: skip
-                    if line and superlative(question):
+                        chosen, asked, year, metric, listing=not tabular, asked=most
+                    )
+                    if line and most:
                         answered_first.append(line)  # the one asked for, then the table
                     elif line:
                         paragraphs.append(line)
@@ -783,7 +797,7 @@ class OfflineEngine:
                     if lines:
                         paragraphs.append(" ".join(lines))
                     not_found.extend(gaps)
-                if len(asked) >= 2 and (most := superlative(question)):
+                if most:
                     # "which company had the highest EBITDA margin?": that one first
                     first.extend(r for y in years if (r := opened.ranked(part, y, most, asked)))
             paragraphs[:0] = first
@@ -1276,9 +1290,8 @@ class _OpenAnswers:
             (f, n) for n, chunk in enumerate(sources, start=1) for f in report_facts(chunk)
         ]
         self.derived: list[Derived] = []
-        self.valued: dict[tuple[str, int], list[tuple[str, float, str, str, str]]] = {}
-        """Each answered part's figures by (part, year): company, value on its base, its
-        base, the figure as written and its citation marks (`ranked` orders them)."""
+        self.valued: dict[tuple[str, int], list[_Valued]] = {}
+        """Each answered part's figures by (part, year), for `ranked` to order."""
         self._matched: dict[str, list[Candidate]] = {}
         self.change = change
         """The question asks how its measures moved: a change line under the years."""
@@ -1462,7 +1475,7 @@ class _OpenAnswers:
             return None
         q = to_base(pick.fact.value, pick.fact.unit)
         self.valued.setdefault((part.phrase, year), []).append(
-            (ticker, q.value, q.base, value_text(pick.fact), f"[{pick.n}]")
+            _Valued(ticker, q.value, q.base, value_text(pick.fact), f"[{pick.n}]")
         )
         return self._sentence(pick, ticker, year)
 
@@ -1474,22 +1487,20 @@ class _OpenAnswers:
         found may be the one asked for (South32's TRIF was named lowest, with Fortescue's
         and Northern Star's lower TRIFR not read)."""
         entries = self.valued.get((part.phrase, year), [])
-        if {e[0] for e in entries} != set(tickers):
+        if {e.ticker for e in entries} != set(tickers):
             return None
-        bases: dict[str, list[tuple[str, float, str, str, str]]] = {}
+        bases: dict[str, list[_Valued]] = {}
         for entry in entries:
-            bases.setdefault(entry[2], []).append(entry)
+            bases.setdefault(entry.base, []).append(entry)
         group = max(bases.values(), key=len, default=[])
         if len(group) < 2:
             return None
-        order = sorted(group, key=lambda e: -e[1] if asked == "highest" else e[1])
-        among = f"Among the figures in {group[0][2]}, " if len(bases) > 1 else ""
-        name = _measure_name(part)
-        (top, _, _, text, cite), rest = order[0], order[1:]
-        others = "; ".join(f"{_name(t)} {w} {c}" for t, _, _, w, c in rest)
+        top, *rest = sorted(group, key=lambda e: -e.value if asked == "highest" else e.value)
+        among = f"Among the figures in {top.base}, " if len(bases) > 1 else ""
+        others = "; ".join(f"{_name(e.ticker)} {e.text} {e.cite}" for e in rest)
         return (
-            f"{among}{_name(top)} had the {asked} {name} in FY{year}: {text} {cite}. "
-            f"Then: {others}."
+            f"{among}{_name(top.ticker)} had the {asked} {_measure_name(part)} in FY{year}: "
+            f"{top.text} {top.cite}. Then: {others}."
         )
 
     def _sentence(self, pick: Candidate, ticker: str, year: int) -> str:
@@ -1516,14 +1527,9 @@ class _OpenAnswers:
         if worked is None:
             return None
         unit = "%" if worked.text.endswith("%") else "times"
+        cite = f"[{num.n}]" if num.n == den.n else f"[{num.n}] [{den.n}]"
         self.valued.setdefault((part.phrase, year), []).append(
-            (
-                ticker,
-                worked.value,
-                unit,
-                worked.text,
-                f"[{num.n}]" if num.n == den.n else f"[{num.n}] [{den.n}]",
-            )
+            _Valued(ticker, worked.value, unit, worked.text, cite)
         )
         self.derived.append(
             Derived(

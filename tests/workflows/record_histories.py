@@ -405,24 +405,17 @@ async def test_record_ingest_history(
     """An ingestion run whose file's step fails after its retries (the registry's
     database is down), saved as `ingest/<name>.json` whether the run failed (before
     `ingest-failed-file-reported-v1`) or reported the file; name it with INGEST_NAME."""
-    from psycopg_pool import AsyncConnectionPool
     from temporalio.client import WorkflowFailureError
 
     from activities.contracts import IngestRequest
     from backends.report_activities import ReportActivities
-    from stack.processes import free_port
-    from tests.conftest import CORPUS_DIR, unique
+    from tests.conftest import CORPUS_DIR, database_down, unique
     from workflows.ingest import IngestDocuments
 
     name = os.environ.get("INGEST_NAME", "failed_file_reported")
     index = make_report_index()
-    down = AsyncConnectionPool(
-        f"host=127.0.0.1 port={free_port()} dbname=turnstile connect_timeout=1",
-        min_size=0, max_size=1, timeout=0.5, open=False,
-    )  # fmt: skip
-    await down.open(wait=False)
-    reports = ReportActivities(index, down)
-    try:
+    async with database_down() as down:
+        reports = ReportActivities(index, down)
         async with worker(index, activities=[reports.ingest_file, reports.corpus_version]) as tq:
             run_id = unique("ingest")
             with contextlib.suppress(WorkflowFailureError):
@@ -431,8 +424,6 @@ async def test_record_ingest_history(
                     id=run_id, task_queue=tq,
                 )  # fmt: skip
             history = await temporal_client.get_workflow_handle(run_id).fetch_history()
-    finally:
-        await down.close()
     INGEST_HISTORIES.mkdir(parents=True, exist_ok=True)
     text = json.dumps(_portable(json.loads(history.to_json())), indent=1)
     (INGEST_HISTORIES / f"{name}.json").write_text(text + "\n")

@@ -10,8 +10,7 @@ from activities.contracts import IngestRequest, IngestResult, SearchRequest
 from backends.report_activities import ReportActivities
 from backends.reports import ReportIndex
 from domain.models import SearchHitWithText
-from stack.processes import free_port
-from tests.conftest import CORPUS_DIR, WorkerFactory, unique
+from tests.conftest import CORPUS_DIR, WorkerFactory, database_down, unique
 from workflows.ingest import IngestDocuments
 from workflows.search import SearchReports
 
@@ -137,15 +136,10 @@ async def test_a_file_whose_step_fails_after_its_retries_is_reported_and_the_run
     other files still ingest. The registry's database is down (nothing listens on its
     port), so every attempt fails: the run still ends, each file with why."""
     index = make_report_index()
-    down = AsyncConnectionPool(
-        f"host=127.0.0.1 port={free_port()} dbname=turnstile connect_timeout=1",
-        min_size=0, max_size=1, timeout=0.5, open=False,
-    )  # fmt: skip
-    await down.open(wait=False)
-    reports = ReportActivities(index, down)
-    activities = [reports.ingest_file, reports.corpus_version]
     paths = [str(BHP_FY2024), str(CORPUS_DIR / "S32_FY2024.md")]
-    try:
+    async with database_down() as down:
+        reports = ReportActivities(index, down)
+        activities = [reports.ingest_file, reports.corpus_version]
         async with worker(index, activities=activities) as task_queue:
             result = await temporal_client.execute_workflow(
                 IngestDocuments.run,
@@ -153,8 +147,6 @@ async def test_a_file_whose_step_fails_after_its_retries_is_reported_and_the_run
                 id=unique("test-ingest"),
                 task_queue=task_queue,
             )
-    finally:
-        await down.close()
 
     assert [(f.path, f.status) for f in result.files] == [(p, "failed") for p in paths]
     for file in result.files:
