@@ -462,10 +462,16 @@ COMMON_ENGLISH = 30_000
 """How many of English's most used words are never read as a slip: wordfreq's "small"
 list, whose 30,000th word is used about once in 100,000 words (Zipf 3)."""
 
-
-_COMMON_WORDS = frozenset(top_n_list("en", COMMON_ENGLISH, wordlist="small"))
+_COMMON_RANK = {w: i for i, w in enumerate(top_n_list("en", COMMON_ENGLISH, wordlist="small"))}
+_COMMON_WORDS = frozenset(_COMMON_RANK)
 """Read when the module loads (wordfreq's data ships in its wheel, nothing is fetched), not
 on first use: a workflow may not open a file."""
+
+
+def english_rank(word: str) -> int | None:
+    """Where `word` stands among English's most used words (0 is the most used; None
+    outside the first `COMMON_ENGLISH`): a name typed in lower case ("newmont") is rare."""
+    return _COMMON_RANK.get(word.lower())
 
 
 def correct_metric_words(text: str, keep_common: bool = True) -> str:

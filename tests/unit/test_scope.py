@@ -194,3 +194,58 @@ def test_the_patch_is_asked_only_when_the_readings_differ() -> None:
 
     assert scope_rules("What was BHP's revenue in FY2024?", masked=masked) == ScopeDecision(False)
     assert asked == []
+
+
+# ---- a name typed in lower case, read by how rarely English uses it ------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("what's barrick's aisc for fy24?", "barrick"),
+        ("how much did kinross earn in 2024", "kinross"),
+        ("is bhp's net debt higher than santos'?", "santos"),
+        ("how did fortescue's fy24 revenue compare to vale's?", "vale"),
+    ],
+)
+def test_a_name_typed_in_lower_case_is_another_company(question: str, name: str) -> None:
+    decision = scope_rules(question, typed=lambda: True, lowered=lambda: True)
+    assert decision.refuse or decision.decline, decision
+    assert decision.reason == "other_company"
+    assert other_companies(question) == [name]
+    # The reading before the patch (a turn begun earlier replays as it ran).
+    assert scope_rules(question, typed=lambda: True, lowered=lambda: False).reason is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how did fortescue's fy24 revenue compare to rio's?",
+        "what was rio tinto's iron ore ebitda in fy2024",
+        "bhp revenue fy25 vs last year's",
+        "what was the group's net debt in fy2024?",
+        "what is copper's share of bhp's revenue",
+        "compare s32's fy24 revenue with the prior year's",
+        "nothern star's revenue fy24",  # a covered company within a slip
+        "how much did hemi's development cost northern star in fy2025?",  # its project
+        "what did it pay in dividends in fy2024?",
+    ],
+)
+def test_common_words_and_covered_names_in_lower_case_are_no_other_company(
+    question: str,
+) -> None:
+    decision = scope_rules(question, typed=lambda: True, lowered=lambda: True)
+    assert not decision.refuse and decision.decline is None, decision
+
+
+def test_the_lower_case_patch_is_asked_only_when_the_readings_differ() -> None:
+    asked: list[bool] = []
+
+    def lowered() -> bool:
+        asked.append(True)
+        return True
+
+    assert not scope_rules("bhp's revenue vs rio's fy24", lowered=lowered).refuse
+    assert asked == []
+    assert scope_rules("barrick's aisc fy24", lowered=lowered).refuse
+    assert asked == [True]

@@ -397,6 +397,23 @@ async def test_record_compared_history(
 
 
 @pytest.mark.record_histories
+async def test_record_lowered_history(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """The `scope-lowercase-names-v1` path: another company typed in lower case without a
+    company's form, on its own (refused) and beside a covered company (declined in a
+    line). Record with TURNSTILE_HISTORY_PREFIX=lowered_."""
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        alone = await t.ask("what's barrick's aisc for fy24?")
+        assert alone.refusal_reason == "other_company"
+        await _save(t, "other_company_alone", alone.turn_id)
+        beside = await t.ask("how did fortescue's fy24 revenue compare to vale's?")
+        assert "left unanswered" in (beside.answer or "")
+        await _save(t, "other_company_beside", beside.turn_id)
+
+
+@pytest.mark.record_histories
 async def test_record_ingest_history(
     worker: "WorkerFactory",
     temporal_client: "Client",

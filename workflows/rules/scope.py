@@ -18,7 +18,8 @@ from domain.companies import (
     without_companies,
     year_span,
 )
-from domain.metrics import find_metrics, find_other_measures
+from domain.metrics import english_rank, find_metrics, find_other_measures
+from domain.shorthand import short_forms
 
 
 def refusal_text() -> str:
@@ -126,11 +127,14 @@ _POSSESSOR = re.compile(
 )
 # "did Vale produce", "Evolution Mining AISC": a name as the subject of a figure verb, or
 # two or more capitalised words opening the question before a measure.
-_SUBJECT = re.compile(
-    r"\b(?:did|does|has|had|will|was)\s+((?:[A-Z][\w&.\-]*)(?:\s+[A-Z][\w&.\-]*){0,2})\s+"
+_FIGURE_VERB = (
     r"(?:produce|pay|earn|make|report|sell|mine|ship|spend|post|deliver|record|generate|owe|"
     r"declare|announce|book|achieve)\b"
-    r"|^((?:[A-Z][\w&.\-]*)(?:\s+[A-Z][\w&.\-]*){1,2})\s+(?=[a-zA-Z])"
+)
+_SUBJECT = re.compile(
+    r"\b(?:did|does|has|had|will|was)\s+((?:[A-Z][\w&.\-]*)(?:\s+[A-Z][\w&.\-]*){0,2})\s+"
+    + _FIGURE_VERB
+    + r"|^((?:[A-Z][\w&.\-]*)(?:\s+[A-Z][\w&.\-]*){1,2})\s+(?=[a-zA-Z])"
 )
 _CONTRACTION = re.compile(
     r"^(?:what|it|that|here|there|who|how|where|when|let|he|she|everyone|everybody|nobody|"
@@ -290,14 +294,15 @@ def _named(words: str) -> str | None:
     return " ".join(kept)
 
 
-def other_companies(question: str, typed: bool = True) -> list[str]:
+def other_companies(question: str, typed: bool = True, lowered: bool = True) -> list[str]:
     """The names written as owners (`_possessors`), and: a name formed as a company's in
     any case ("evolution mining's", "Antofagasta plc's"), a formed name in brackets
     ("MinRes (Mineral Resources)"), and a formed name opening the question before a
     measure's acronym ("Evolution Mining AISC for FY2025"). Still no list of companies: a
     name the registry does not hold is another company's. `typed`: a formed name opening
     the question in any case before a measure the vocabulary names ("pilbara minerals
-    revenue fy24?") is one too."""
+    revenue fy24?") is one too. `lowered`: a name typed in lower case without a company's
+    form, read by how rarely English uses it (`_typed_names`: "newmont's aisc?")."""
     names = _owners(question)
     found: list[str] = []
     for match in _FORMED_POSSESSOR.finditer(question):
@@ -326,7 +331,60 @@ def other_companies(question: str, typed: bool = True) -> list[str]:
         covered = not rest or _CONTRACTION.match(rest) or _part_of_covered(rest, question)
         if not covered and rest not in names:
             names.append(rest)
+    return _and_typed(names, question) if lowered else names
+
+
+def _and_typed(names: list[str], question: str) -> list[str]:
+    """`names` and the names typed in lower case that are no word of them."""
+    read = {w.lower() for n in names for w in n.split()}
+    return names + [n for n in _typed_names(question) if n not in read]
+
+
+# A name typed in lower case as people type in a chat ("newmont's aisc?", "what did
+# glencore pay", "compare to vale's"). Still no list of
+# companies: a word is read as a name when English rarely uses it (outside its 30,000 most
+# used words: "newmont", "glencore") and it is no measure, short form, commodity or covered
+# company; directly after a comparing word ("to vale's", "than santos'") a word outside
+# English's 10,000 most used is one too ("the prior year's", "copper's" are not).
+_RARE, _RARE_AFTER_JOINER = 30_000, 10_000
+_TYPED_POSSESSOR = re.compile(
+    r"(?:\b(?P<joiner>to|with|than|vs\.?|versus|against)\s+)?"
+    r"(?<![\w'’])(?P<name>[a-z][a-z&\-]*)(?:['’]s\b|(?<=s)['’](?=\s|$|[?,.]))"
+)
+_TYPED_SUBJECT = re.compile(
+    r"\b(?:did|does|has|had|will|was)\s+(?P<name>[a-z][a-z&\-]*)\s+" + _FIGURE_VERB
+)
+
+
+def _typed_names(question: str, owners: bool = True, subjects: bool = True) -> list[str]:
+    """Names typed in lower case (see `_TYPED_POSSESSOR`): as an owner or as the subject of
+    a figure verb. (Not a rare word opening a question before a measure: "kalgoorlie aisc
+    fy25" is a covered company's mine as often as "newmont aisc fy25" is another company.)"""
+    found: list[tuple[str, int]] = []
+    for match in _TYPED_POSSESSOR.finditer(question) if owners else ():
+        found.append((match.group("name"), _RARE_AFTER_JOINER if match.group("joiner") else _RARE))
+    if subjects:
+        found += [(m.group("name"), _RARE) for m in _TYPED_SUBJECT.finditer(question)]
+    names: list[str] = []
+    for word, common in found:
+        rank = english_rank(word)
+        if (rank is not None and rank < common) or word in names:
+            continue
+        if not (_a_known_word(word) or _part_of_covered(word, question)):
+            names.append(word)
     return names
+
+
+def _a_known_word(word: str) -> bool:
+    """A measure, a short form, a commodity or a covered company (within a slip)."""
+    low = word.lower()
+    return bool(
+        low in short_forms()
+        or low in coverage().commodities
+        or find_metrics(word)
+        or find_other_measures(word)
+        or find_companies(word)
+    )
 
 
 def _owners(question: str) -> list[str]:
@@ -371,6 +429,7 @@ def scope_rules(
     question: str,
     masked: Callable[[], bool] | None = None,
     typed: Callable[[], bool] | None = None,
+    lowered: Callable[[], bool] | None = None,
 ) -> ScopeDecision:
     """Refuse by rule when a phrasing is unambiguous; otherwise let the classifier decide.
 
@@ -382,29 +441,39 @@ def scope_rules(
     `masked` is asked only when reading the covered companies' names as no words of
     advice changes the decision (a company named "Best Buy"), and `typed` only when a name
     typed in lower case before a measure ("pilbara minerals revenue fy24?") changes it:
-    the workflow answers each by its patch, so turns begun before it decide as they did."""
-    decision, mask = _decide(question, False, False), False
+    the workflow answers each by its patch, so turns begun before it decide as they did.
+    So is `lowered`, when a name typed in lower case without a company's form ("newmont's
+    aisc?", `_typed_names`) changes it."""
+    decision, mask, form = _decide(question, False, False, False), False, False
     if masked is not None:
-        named = _decide(question, True, False)
+        named = _decide(question, True, False, False)
         if named != decision and masked():
             decision, mask = named, True
     if typed is not None:
-        read = _decide(question, mask, True)
-        if read != decision and typed():
+        read = _decide(question, mask, True, False)
+        form = read == decision or typed()
+        decision = read if form else decision
+    if lowered is not None:
+        read = _decide(question, mask, form, True)
+        if read != decision and lowered():
             decision = read
     return decision
 
 
-def _decide(question: str, masked: bool, typed: bool) -> ScopeDecision:
+def _decide(question: str, masked: bool, typed: bool, lowered: bool) -> ScopeDecision:
     decided = _by_phrasing(question, masked)
     if (decided.refuse or decided.decline) and decided.reason != "other_company":
         return decided
     if _ALLOCATION.search(question):
         return ScopeDecision(True, "investment_advice")
-    old = _owners(question)
-    others = other_companies(question, typed)
+    # Owners need a measure the vocabulary names ("Hemi's development cost" is a covered
+    # company's project's); a name read otherwise, one of any kind (`_MEASURE_KIND`).
+    # A name as the subject of a figure verb asks for a figure ("what did glencore earn").
+    old = _owners(question) + (_typed_names(question, subjects=False) if lowered else [])
+    others = other_companies(question, typed, lowered)
     new = [n for n in others if n not in old]
-    asks = _asks_figures(question) or bool(new and _MEASURE_KIND.search(question))
+    subject = lowered and bool(_typed_names(question, owners=False))
+    asks = _asks_figures(question) or subject or bool(new and _MEASURE_KIND.search(question))
     if not (others and asks):
         return ScopeDecision(False)  # an owner read may be a covered company's part
     return _other_company(question, others)
