@@ -3,22 +3,61 @@ every company, an overview, or what the reports say (narrative)."""
 
 import re
 
-from domain.companies import companies, how_many
+from domain.companies import companies, find_companies, how_many
 from domain.models import Intent
 
 _CHANGE = re.compile(
     r"\b(?:grow|grew|grown|growth|change[sd]?|changing|increase[sd]?|increasing|decrease[sd]?|"
     r"decreasing|fell|fall(?:en|ing)?|rose|rise[ns]?|rising|trend(?:s|ed|ing)?|move[sd]?|"
     r"movement|decline[sd]?|declining|drop(?:ped)?|improve[sd]?|deteriorat\w*|up\s+or\s+down|"
-    r"year[\s-]+on[\s-]+year|year[\s-]+over[\s-]+year|yoy)\b",
+    r"year[\s-]+on[\s-]+year|year[\s-]+over[\s-]+year|yoy)\b|"
+    # "was it lower than the year before?": the figure against its own earlier year
+    r"\b(?:more|less|higher|lower|larger|smaller|bigger|greater|fewer)\s+than\s+(?:in\s+)?"
+    r"(?:the\s+)?(?:(?:previous|prior|last|preceding)\s+year|year\s+(?:before|earlier)|"
+    r"a\s+year\s+(?:before|earlier|ago)|fy\s?\d{2,4}|(?:19|20)\d\d)\b",
     re.IGNORECASE,
 )
 _COMPARE = re.compile(
     r"\b(?:compare[sd]?|comparing|comparison|versus|vs\.?|differ(?:ence|ent|s)?|"
-    r"rank(?:ed|ing)?|(?:stack|measure|match)(?:s|ed)?\s+up|relative\s+to)\b|\bwhich\b.*\b(?:higher|highest|larger|largest|more|most|bigger|"
+    r"rank(?:ed|ing)?|(?:stack|measure|match)(?:s|ed)?\s+up|relative\s+to)\b|"
+    r"\bwhich\b.*\b(?:higher|highest|larger|largest|more|most|bigger|"
     r"biggest|lower|lowest|less|least|smaller|smallest|better|best)\b",
     re.IGNORECASE,
 )
+
+# "is that more than Rio's?", "was it lower than fortescue": than a company or another's
+# figure (an owner not of a time: "than last year's" is a change), not than a number.
+_THAN = re.compile(
+    r"\b(?:more|less|higher|lower|larger|smaller|bigger|greater|fewer|better|worse)\s+than\s+"
+    r"(?P<other>[^?()\[\],;]{0,40})",
+    re.IGNORECASE,
+)
+_OWNER = re.compile(r"^(?:\S+\s+){0,2}?(?P<owner>[^\s'’]+)(?:['’]s\b|(?<=s)['’](?=\s|$|[?,.]))")
+_TIME = re.compile(r"^(?:year|quarter|half|period|month|fy\d*|h[12]|q[1-4])$", re.IGNORECASE)
+
+
+def _than_another(text: str) -> bool:
+    """Whether a question asks if a figure is above or below another company's."""
+    return than_asked(text) is not None
+
+
+_ABOVE = frozenset({"more", "higher", "larger", "bigger", "greater", "better"})
+
+
+def than_asked(text: str) -> tuple[str, str] | None:
+    """("higher" or "lower", the words after "than") when a question asks whether a
+    figure is above or below another company's ("is that more than Rio's?"), else None.
+    "better" and "worse" say no direction of the figure (a better net debt is lower)."""
+    for match in _THAN.finditer(text):
+        other = match.group("other")
+        owner = _OWNER.match(other)
+        whose = owner.group("owner") if owner else ""
+        if find_companies(other) or (whose and not _TIME.match(whose) and not whose[0].isdigit()):
+            word = match.group(0).split()[0].lower()
+            if word in ("better", "worse"):
+                return "", other
+            return ("higher" if word in _ABOVE else "lower"), other
+    return None
 
 
 # A question over every company ("which company had the most debt?", "rank the miners by
@@ -59,6 +98,20 @@ def asks_over_all_companies(text: str) -> bool:
     )
 
 
+# "the miners", "which mining company": the companies whose registry says they mine.
+_MINERS = re.compile(r"\bminers?\b|\bmining\s+(?:companies|company|groups?|firms?|stocks?)\b", re.I)
+
+
+def companies_over(question: str) -> list[str]:
+    """The covered companies a question over every company is about, in coverage order:
+    "the miners" are those whose registry lists commodities they mine (a water utility or
+    a retailer is no miner). Empty when it means every covered company."""
+    if not (_MINERS.search(question) and asks_over_all_companies(question)):
+        return []
+    miners = [t for t, c in companies().items() if c.commodities]
+    return miners if miners and len(miners) < len(companies()) else []
+
+
 # Questions that are not about a figure: what someone said, what a company did, why
 # something changed. They are answered from the reports' text, not with figures.
 _NARRATIVE = re.compile(
@@ -79,8 +132,9 @@ def asks_narrative(text: str) -> bool:
 
 
 def asks_comparison(text: str) -> bool:
-    """Whether a question asks to compare (versus, difference, which is higher)."""
-    return bool(_COMPARE.search(text))
+    """Whether a question asks to compare (versus, difference, which is higher, higher
+    than another's)."""
+    return bool(_COMPARE.search(text)) or _than_another(text)
 
 
 def asks_change(text: str) -> bool:
@@ -100,7 +154,7 @@ def find_intent(
     """
     if _NARRATIVE.search(text):
         return "narrative"
-    if _COMPARE.search(text):
+    if asks_comparison(text):
         return "compare"
     if _CHANGE.search(text):
         return "change"

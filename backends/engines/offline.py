@@ -55,7 +55,14 @@ from domain.figures import (
     unit_spec,
 )
 from domain.grounding import check_numbers, find_amounts, split_sentences
-from domain.intent import asks_change, asks_narrative, asks_over_all_companies, superlative
+from domain.intent import (
+    asks_change,
+    asks_narrative,
+    asks_over_all_companies,
+    companies_over,
+    superlative,
+    than_asked,
+)
 from domain.measures import (
     ACRONYM,
     Focus,
@@ -268,6 +275,19 @@ def answer_years(slots: Slots, question: str = "") -> list[int]:
     if changes and len(years) == 1 and years[0] - 1 in fiscal_years():
         return [years[0] - 1, years[0]]
     return years
+
+
+def _than_pair(question: str, asked: list[str]) -> tuple[tuple[str, str], str] | None:
+    """((the company talked about, the one named after "than"), "higher" or "lower") for
+    a yes-or-no comparison of two companies ("is that more than Rio's?"), else None."""
+    read = than_asked(question)
+    if read is None or not read[0] or len(asked) != 2:
+        return None
+    named = [t for t in asked if t in find_companies(read[1])]
+    if len(named) != 1:
+        return None
+    subject = next(t for t in asked if t != named[0])
+    return (subject, named[0]), read[0]
 
 
 def _name(ticker: str) -> str:
@@ -493,6 +513,12 @@ class OfflineEngine:
                 clarifying_question=clarifying_question(),
             )
         if (slots.metrics or slots.other_measures) and asks_over_all_companies(question):
+            if miners := companies_over(question):
+                return RouteDecision(
+                    route="needs_retrieval",
+                    reason="a measure across the miners: search the companies that mine",
+                    slots=slots.model_copy(update={"companies": miners}),
+                )
             return RouteDecision(
                 route="needs_retrieval",
                 reason="a measure across every company: search all five",
@@ -770,6 +796,7 @@ class OfflineEngine:
             ]
             paragraphs[:0] = tables
         most = superlative(question) if len(asked) >= 2 else None
+        than = _than_pair(question, asked)
         if len(asked) >= 2 and slots.intent in ("compare", "lookup", "overview"):
             answered_first: list[str] = []
             for year in years:
@@ -781,6 +808,13 @@ class OfflineEngine:
                         answered_first.append(line)  # the one asked for, then the table
                     elif line:
                         paragraphs.append(line)
+            if than is not None:
+                answered_first[:0] = [
+                    line
+                    for year in years
+                    for metric in metrics
+                    if (line := composer.than_sentence(chosen, than[0], year, metric, than[1]))
+                ]
             paragraphs[:0] = answered_first
         if parts:
             # Measures in the reports' own words: answered from the facts that match
@@ -1085,6 +1119,41 @@ class _Composer:
             )
             return f"{_possessive(ticker)} loss {verb} by {amount} {span}, {values}."
         return f"{subject} moved {span} {values}; no percentage change is meaningful here."
+
+    def than_sentence(
+        self,
+        chosen: dict[tuple[str, int, str], _Sourced],
+        pair: tuple[str, str],
+        year: int,
+        metric: str,
+        direction: str,
+    ) -> str | None:
+        """Yes or no to "is that more than Rio's?" (`direction` "higher" or "lower"): the
+        figure talked about against the one named, on one base; a figure alone on its side
+        of zero decides across currencies. None when the two cannot be weighed."""
+        subject, other = pair
+        a, b = chosen.get((subject, year, metric)), chosen.get((other, year, metric))
+        if a is None or b is None:
+            return None
+
+        def basis(s: _Sourced) -> tuple[str, str]:
+            label = s.fact.label.lower() if metric == "production" else ""
+            return to_base(s.fact.value, s.fact.unit).base, label
+
+        qa, qb = _signed_base(a), _signed_base(b)
+        if basis(a) != basis(b) and (qa.value < 0) == (qb.value < 0):
+            return None  # different currencies or bases: the comparison says so
+        shared = basis(a) == basis(b)
+        unit_a = self.unit_for([a.fact, b.fact] if shared else [a.fact])
+        unit_b = self.unit_for([a.fact, b.fact] if shared else [b.fact])
+        was = "higher" if qa.value > qb.value else "lower" if qa.value < qb.value else "the same as"
+        verb = "were" if metric == "dividends_per_share" else "was"
+        return (
+            f"{'Yes' if was == direction else 'No'}: {_possessive(subject)} "
+            f"{metric_display(metric)} in FY{year}, {self._value(a.fact, unit_a)} [{a.n}], "
+            f"{verb} {was}{'' if was == 'the same as' else ' than'} {_possessive(other)}, "
+            f"{self._value(b.fact, unit_b)} [{b.n}]."
+        )
 
     def compare_sentences(
         self,

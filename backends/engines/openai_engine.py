@@ -44,6 +44,7 @@ from backends.engines.provider_errors import classify_openai
 from domain.clarification import unshowable
 from domain.companies import companies, display_name, fiscal_years, year_span
 from domain.evidence import fence
+from domain.intent import companies_over
 from domain.memory import MemoryNote, merge_summary
 from domain.metrics import metric_display, read_metric_words
 from domain.models import ChunkText, Draft, ModelCall, NotFound, Slots, SubQuery, UnsupportedClaim
@@ -257,6 +258,8 @@ class OpenAIEngine:
                 slots=slots,
                 clarifying_question=clarifying_question() if why else asked,
             )
+        if not slots.companies and (miners := companies_over(question)):
+            slots = slots.model_copy(update={"companies": miners})  # "the miners"
         return RouteDecision(route="needs_retrieval", reason="model: answerable", slots=slots)
 
     async def rewrite(self, question: str, slots: Slots) -> RewritePlan:

@@ -110,3 +110,45 @@ async def test_a_new_company_is_registered_with_its_report_and_answered(
     assert row is not None
     assert row[0] == NAME and "kestrel bay minerals" in row[1]
     assert (row[2], row[3]) == ("A$", ["gold"])
+
+
+async def test_the_miners_are_the_companies_whose_registry_says_they_mine(
+    temporal_client: Client,
+    worker: WorkerFactory,
+    make_report_index: Callable[[], ReportIndex],
+    pool: AsyncConnectionPool,
+    turns_on: Callable[[str], Turns],
+    tmp_path: Path,
+) -> None:
+    """ "Which miner had the lowest net debt?" listed every registered company, a water
+    utility and a retailer among them. A company registered with no commodities (a water
+    utility no code knows) is no miner: a question over "the miners" leaves it out, one
+    over "the companies" keeps it."""
+    utility = write_report(tmp_path / "corbett-2024.pdf", "Corbett Springs Water", 2024,
+                           pages=16, seed=11)  # fmt: skip
+    index = make_report_index()
+    async with worker(activities=registry.activities(index, pool, OfflineEngine())) as tq:
+        ingested = await temporal_client.execute_workflow(
+            IngestDocuments.run,
+            IngestRequest(
+                paths=[str(utility.path)], company="CSW", fiscal_year=2024,
+                details=CompanyDetails(name="Corbett Springs Water", currency="A$"),
+            ),
+            id=unique("ingest-utility"), task_queue=tq,
+        )  # fmt: skip
+        for report in ("BHP_FY2024.md", "FMG_FY2024.md"):
+            await temporal_client.execute_workflow(
+                IngestDocuments.run,
+                IngestRequest(paths=[str(CORPUS_DIR / report)]),
+                id=unique("ingest-sample"),
+                task_queue=tq,
+            )
+        turns = turns_on(tq)
+        miners = await turns.ask("Which miner had the highest revenue in FY2024?")
+        everyone = await turns.ask("Which company had the highest revenue in FY2024?")
+    assert [f.status for f in ingested.files] == ["ingested"], ingested
+    assert miners.status == "answered", miners
+    assert {c.company for c in miners.citations} == {"BHP", "FMG"}, miners.citations
+    assert "Corbett" not in (miners.answer or "") and "CSW" not in str(miners.not_found)
+    assert "BHP Group had the highest revenue in FY2024" in (miners.answer or "")
+    assert "CSW" in {c.company for c in everyone.citations}, everyone.citations

@@ -157,6 +157,36 @@ async def test_a_follow_up_comparing_to_another_company_compares_the_two(
     assert {c.company for c in other.citations} == {"FMG"}
 
 
+async def test_a_follow_up_asking_above_or_below_another_is_answered_yes_or_no(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """ "is that more than rio's?" after BHP's net debt answered Rio Tinto's figure alone,
+    with no yes or no; "was it lower than the year before?" answered the earlier year's
+    alone. Now: the two companies weighed, the answer first, and the two years' change.
+    Quiet: "more than" a number is no comparison with another company."""
+    conversation = unique("c")
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        await t.ask("What was Fortescue's revenue in FY2025?", conversation)
+        bigger = await t.ask("was that bigger than south32's?", conversation)
+        smaller = await t.ask("and was it smaller than a year earlier?", conversation)
+        number = await t.ask("Was Fortescue's FY2025 revenue more than 15 billion?")
+    assert bigger.status == "answered", bigger
+    assert (bigger.answer or "").startswith(
+        "Yes: Fortescue's revenue in FY2025, US$15.54 billion"
+    ), bigger.answer
+    assert "higher than South32's" in (bigger.answer or "")
+    assert {c.company for c in bigger.citations} == {"FMG", "S32"}
+    assert smaller.status == "answered", smaller
+    assert {(c.company, c.fiscal_year) for c in smaller.citations} >= {
+        ("FMG", 2024),
+        ("FMG", 2025),
+    }, smaller.citations
+    assert "from FY2024 to FY2025" in (smaller.answer or ""), smaller.answer
+    assert {c.company for c in number.citations} == {"FMG"}
+    assert not (number.answer or "").startswith(("Yes", "No")), number.answer
+
+
 async def test_a_follow_up_carries_a_measure_no_metric_names_in_its_own_words(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
@@ -329,6 +359,26 @@ async def test_another_company_typed_in_lower_case_before_a_measure_is_refused(
         covered = await t.ask("northern star resources revenue fy24")
     assert other.status == "refused" and other.refusal_reason == "other_company", other
     assert covered.status == "answered" and "4.92" in (covered.answer or ""), covered
+
+
+async def test_another_company_typed_in_lower_case_without_a_form_is_refused(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """ "newmont's aisc?" asked back which company, and "compare to vale's" answered BHP's
+    figure without a word of the other: a name typed in lower case is read by how rarely
+    English uses it (no list of companies; these names are in no product file). Quiet: a
+    covered company's possessive and a year's are no other company."""
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        owner = await t.ask("what's barrick's aisc for fy24?")
+        subject = await t.ask("how much did kinross earn in 2024")
+        beside = await t.ask("how did fortescue's fy24 revenue compare to vale's?")
+        covered = await t.ask("how did fortescue's fy24 revenue compare to rio's?")
+    assert owner.status == "refused" and owner.refusal_reason == "other_company", owner
+    assert subject.status == "refused" and subject.refusal_reason == "other_company", subject
+    assert beside.status == "answered" and "vale are left unanswered" in (beside.answer or "")
+    assert "18.22" in (beside.answer or ""), beside.answer
+    assert covered.status == "answered" and "left unanswered" not in (covered.answer or "")
 
 
 async def test_general_knowledge_question_is_refused_by_the_classifier(
