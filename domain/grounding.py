@@ -1408,10 +1408,11 @@ class _Read:
     def backing(self, k: int, operand: bool = False) -> SourceNumber | None:
         """The cited figure that backs claim `k`; a figure of written working
         (`operand`) is backed by its value, year and company alone: its sentence names
-        the result's measure, not each line item's."""
+        the result's measure, not each line item's, and any company it names, not the
+        nearest (a total of several companies' figures names them before the working)."""
         claim, own = self.claims[k], self.ctx.narrowed(self.bindings[k])
         if operand:
-            own = _Context(own.companies, own.years, [], own.quarter, own.whole)
+            own = _Context(self.ctx.companies, own.years, [], own.quarter, own.whole)
         marked = set(_bound_sources(self.sentence, claim.end, self.sources))
         return next(
             (

@@ -112,6 +112,29 @@ def companies_over(question: str) -> list[str]:
     return miners if miners and len(miners) < len(companies()) else []
 
 
+# "what share of the five's combined revenue came from BHP?", "how much of the miners' total
+# net debt was Rio's?": one company's part of a total over several.
+_SHARE_OF_TOTAL = re.compile(
+    r"\b(?:share|proportion|percentage|per\s*cent|fraction|portion|part|how\s+much)\s+of\s+"
+    r"(?:[\w'’]+\s+){0,5}?(?:combined|total|aggregate|overall|collective|joint)\b",
+    re.IGNORECASE,
+)
+_OVER_SEVERAL = re.compile(
+    r"\b(?:combined|together|collective|aggregate|joint)\b|"
+    r"\b(?:all|five|four|three|six|seven|eight|nine|ten|\d+|miners|companies|them|these|those)"
+    r"['’]?s?\b(?!\s*(?:million|billion|%))",
+    re.IGNORECASE,
+)
+
+
+def asks_share_of_total(text: str) -> bool:
+    """Whether a question asks for one company's part of a total over several ("what
+    share of the five's combined revenue came from BHP?"), not of its own total ("what
+    share of BHP's total revenue came from copper?")."""
+    match = _SHARE_OF_TOTAL.search(text)
+    return match is not None and bool(_OVER_SEVERAL.search(text)) and len(find_companies(text)) == 1
+
+
 # Questions that are not about a figure: what someone said, what a company did, why
 # something changed. They are answered from the reports' text, not with figures.
 _NARRATIVE = re.compile(

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import snowballstemmer
 
-from domain.companies import without_companies
+from domain.companies import how_many, without_companies
 from domain.metrics import find_metrics, find_other_measures, metric_display, read_definitions
 from domain.periods import MONTH_NAME, QUARTER_TOKEN
 from domain.years import mentioned_years
@@ -82,6 +82,7 @@ _SCAFFOLD = frozenset(
         "fell", "fallen", "falling", "increase", "increased", "increasing", "decrease", "decreased",
         "decreasing", "trend", "trends", "over", "time", "across", "among", "rank", "ranked",
         "ranking", "highest", "lowest", "largest", "smallest", "biggest", "most", "least",
+        "best", "worst",
         "top", "bottom", "more", "less", "higher", "lower", "better", "worse", "difference",
         "differ", "million", "millions", "billion", "billions", "thousand", "us", "usd", "aud",
         "dollar", "dollars", "australian", "cents", "percent", "percentage", "latest", "recent",
@@ -538,8 +539,20 @@ _WHICH_ONE = re.compile(
 the retailers posted ..."): the set asked over, no word of the measure."""
 
 
+def _without_the_count(text: str) -> str:
+    """`text` without the covered companies counted ("rank all five by", "the five's
+    combined", "five companies"): the set asked over, no word of the measure."""
+    n = how_many()
+    return re.sub(
+        rf"\b(?:all|the|each|of|among|across)\s+(?:the\s+)?{n}\b(?:['’]s?)?|\b{n}\s+(?:companies|miners)\b",
+        " ",
+        text,
+        flags=re.IGNORECASE,
+    )
+
+
 def _prepared(question: str) -> str:
-    question = _WHICH_ONE.sub(r"\1", question)
+    question = _without_the_count(_WHICH_ONE.sub(r"\1", question))
     question = _US_DATE.sub(" ", _OTHER_NAME.sub(" ", question))
     text = read_chinese(without_companies(read_definitions(without_personal(question))))
     text = _DAY_MONTH.sub(" ", _INCLUDING_ONE_OFFS.sub(" ", _ATTRIBUTION.sub(" ", text)))

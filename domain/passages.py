@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from domain.companies import companies, proper_names
+from domain.companies import companies, find_companies, proper_names
 from domain.measures import base_form, synonyms
 from domain.metrics import find_metrics
 from domain.models import ChunkText
@@ -162,6 +162,95 @@ def role_asked(question: str) -> str | None:
 
 def _role_section(role: str | None) -> re.Pattern[str] | None:
     return next((section for _, section, name in _ROLES if name == role), None)
+
+
+# "Who is the CEO of Rio Tinto?": a question for the person who holds a role.
+_WHO = re.compile(
+    r"\bwho(?:['’]s|\s+(?:is|was|are|were|will\s+be|has\s+been|leads|runs|chairs))\b", re.I
+)
+# A line that describes a role's holder: "**Chief Executive.** Executive director. ...".
+_HEADED = re.compile(r"^\s*\*\*(?P<head>[^*]+?)\.?\*\*\s*(?P<rest>\S.*)$")
+# Words of a title, not of a person's name ("Chief Executive Officer", "Senior
+# Independent Director"): English titles, not a list of people.
+_TITLE = re.compile(
+    r"^(?:chief|executive|officer|chair(?:man|woman|person)?|director|managing|financial|"
+    r"operating|president|senior|independent|non-executive|lead|deputy|group|company|board|"
+    r"committee|secretary)$",
+    re.IGNORECASE,
+)
+_HONORIFIC = re.compile(r"\b(?:Mr|Ms|Mrs|Dr|Sir|Dame|Professor|Prof)\.?\s+[A-Z]")
+
+
+def asks_who(question: str) -> bool:
+    """Whether a question asks who holds the role it names ("Who is the CEO?")."""
+    return role_asked(question) is not None and bool(_WHO.search(question))
+
+
+@dataclass(frozen=True)
+class RoleHolder:
+    """The line of a company's reports that describes who holds the role a question asks
+    about: its source (1-based `n`), the role as the report heads it, what it says."""
+
+    n: int
+    chunk: ChunkText
+    heading: str
+    said: str
+    named: bool
+    """Whether the line names a person (a run of capitalised words that is no title, no
+    covered company and no commodity, or an honorific)."""
+
+
+def role_holder(question: str, sources: Sequence[ChunkText], ticker: str) -> RoleHolder | None:
+    """For "who is the chair / CEO of X?": the line of X's reports that describes the
+    role's holder (a line headed by the role, "**Chief Executive.** Executive director...",
+    before one that only mentions it; the latest report first), else None."""
+    section = _role_section(role_asked(question))
+    if section is None or not asks_who(question):
+        return None
+    found: list[tuple[tuple[int, int], RoleHolder]] = []
+    for n, chunk in enumerate(sources, start=1):
+        if chunk.company != ticker or chunk.is_table:
+            continue
+        for line in chunk.text.splitlines()[1:]:
+            headed = _HEADED.match(line)
+            head, said = (
+                (headed["head"].strip(), headed["rest"].strip()) if headed else ("", line.strip())
+            )
+            if not section.search(head or said) or said.startswith(("|", "#", "<!--")):
+                continue
+            # The role alone heads it ("Chief Executive Officer"), not a committee's chair.
+            exact = bool(head) and all(_TITLE.match(w) for w in section.sub(" ", head).split())
+            rank = (2 if exact else 1 if head else 0, chunk.fiscal_year)
+            found.append(
+                (rank, RoleHolder(n, chunk, head, said, _names_person(head, said, section)))
+            )
+    return max(found, key=lambda f: f[0])[1] if found else None
+
+
+def _names_person(head: str, said: str, section: re.Pattern[str]) -> bool:
+    """Whether a role's line names its holder: an honorific ("Dr Smith"), or two or more
+    capitalised words that are no title, commodity or covered company where a name
+    stands, at the start of the heading or of the line ("Mike Henry. Chief Executive
+    Officer", "Mike Henry, Chief Executive") or right after the role ("Chief Executive
+    Officer Mike Henry"). Not anywhere in the line: "led Northern Star from a single
+    mine in Western Australia" names a place."""
+    if _HONORIFIC.search(f"{head} {said}"):
+        return True
+    commodities = {w for c in companies().values() for k in c.commodities for w in k.split()}
+    run = r"((?:[A-Z][\w'’-]*\s+){1,3}[A-Z][\w'’-]*)"
+    starts = [re.match(r"\s*" + run, text) for text in (head, said)]
+    # The role in any case, the name after it capitalised.
+    after = re.search(rf"(?i:{section.pattern})(?i:\s+officer)?\s*,?\s+{run}", f"{head} {said}")
+    for match in [*starts, after]:
+        if match is None:
+            continue
+        words = [
+            w for w in match.group(1).split()
+            if not _TITLE.match(w) and w.lower() not in commodities and not find_companies(w)
+        ]  # fmt: skip
+        if len(words) >= 2:
+            return True
+    return False
 
 
 # A number written into a name is not a figure: "PEM50", "FAST-41", "A350", "G7".

@@ -35,7 +35,7 @@ from domain.grounding import (
     split_sentences,
     value_matches,
 )
-from domain.intent import asks_narrative
+from domain.intent import asks_narrative, asks_share_of_total
 from domain.measures import (
     ACRONYM,
     Focus,
@@ -46,7 +46,7 @@ from domain.measures import (
     related,
     terms,
 )
-from domain.metrics import TOTAL_WORDS, metric_mentions
+from domain.metrics import TOTAL_WORDS, find_metrics, metric_display, metric_mentions
 from domain.models import ChunkText, Relevance, RelevanceItem
 from domain.open_answers import (
     ANSWERS,
@@ -393,6 +393,10 @@ def check_relevance(
     # A question listing its options ("Among operations, investing and financing
     # activities, which ...") asks for each of them, told apart by its own words.
     parts = [choice.focus(o) for o in choice.options] if choice else focus_parts(question)
+    if asks_share_of_total(question) and (named := find_metrics(question)):
+        # "What share of the five's combined revenue came from BHP?" asks for revenue:
+        # the share of it is worked out from the figures (the numeric check's working).
+        parts = [p for m in named for p in focus_parts(metric_display(m))]
     narrative = asks_narrative(question)
     topic = asks_topic(question)  # a topic: a quoted sentence or a figure answers it
     when = bool(ASKS_WHEN.search(question))

@@ -59,6 +59,7 @@ from domain.intent import (
     asks_change,
     asks_narrative,
     asks_over_all_companies,
+    asks_share_of_total,
     companies_over,
     superlative,
     than_asked,
@@ -109,7 +110,14 @@ from domain.open_answers import (
     verb,
     without_figures,
 )
-from domain.passages import find_passages, role_asked, topic_terms
+from domain.passages import (
+    RoleHolder,
+    asks_who,
+    find_passages,
+    role_asked,
+    role_holder,
+    topic_terms,
+)
 from domain.periods import months_said_before, quarter_dated, quarter_of_year, whole_years
 from domain.question import extract_slots
 from domain.tables import NOT_FOUND_CELL, said_in_table
@@ -288,6 +296,11 @@ def _than_pair(question: str, asked: list[str]) -> tuple[tuple[str, str], str] |
         return None
     subject = next(t for t in asked if t != named[0])
     return (subject, named[0]), read[0]
+
+
+def _listed(names: list[str]) -> str:
+    """ "A", "A and B", "A, B and C"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _name(ticker: str) -> str:
@@ -493,6 +506,21 @@ class OfflineEngine:
                 slots=slots,
                 direct_answer=direct_answer(),
             )
+        if slots.companies and asks_share_of_total(question):
+            # One company's part of a total over several: every one of them is searched.
+            every = companies_over(question) or list(companies())
+            return RouteDecision(
+                route="needs_retrieval",
+                reason="a company's share of a total over every company: search them all",
+                slots=slots.model_copy(
+                    update={
+                        "companies": [
+                            *slots.companies,
+                            *(t for t in every if t not in slots.companies),
+                        ]
+                    }
+                ),
+            )
         if slots.companies:
             return RouteDecision(
                 route="needs_retrieval", reason="names a covered company", slots=slots
@@ -585,7 +613,10 @@ class OfflineEngine:
         if slots.intent == "narrative":  # the question's own topic words find the passage
             terms = list(dict.fromkeys([*topic_terms(question), *terms]))
             if role := role_asked(question):
-                terms.append(f"{role}'s letter")
+                # Who holds it: the board's listing, where a report heads a line with it.
+                terms.append(
+                    f"{role} board of directors" if asks_who(question) else f"{role}'s letter"
+                )
         # An acronym asked ("AIFR") is searched as one (in capitals), so a report that
         # spells it out ("all-injury frequency rate") is found by its label's initials.
         terms += [a.removeprefix(ACRONYM).upper() for a in sorted(written_acronyms(question))]
@@ -694,6 +725,10 @@ class OfflineEngine:
             keep.sort()
         if not keep and slots.other_measures and not slots.metrics:
             keep = _best_per_company(chunks, slots.companies, years)
+        for ticker in slots.companies if slots.intent == "narrative" else []:
+            # "Who is the CEO?": the board's line for the role, boilerplate or not.
+            if (holder := role_holder(question, chunks, ticker)) and holder.n - 1 not in keep:
+                keep = sorted([*keep, holder.n - 1])
         return DocumentGrades(keep=keep)
 
     def context_size(self, text: str) -> int:
@@ -742,7 +777,8 @@ class OfflineEngine:
                 )
                 if not covered:
                     facts.append(_Sourced(f, n))
-        parts = [] if slots.intent == "narrative" else open_parts(question)
+        share_of_total = asks_share_of_total(question) and len(asked) >= 2
+        parts = [] if slots.intent == "narrative" or share_of_total else open_parts(question)
         # The measures a margin, share or ratio joins are its inputs, stated in its
         # working, not answers of their own.
         inputs = {m for p in parts if p.derived is not None for m in p.metrics}
@@ -797,7 +833,15 @@ class OfflineEngine:
             paragraphs[:0] = tables
         most = superlative(question) if len(asked) >= 2 else None
         than = _than_pair(question, asked)
-        if len(asked) >= 2 and slots.intent in ("compare", "lookup", "overview"):
+        if share_of_total:
+            # The part asked first (the first company named), the cited table below.
+            paragraphs[:0] = [
+                line
+                for year in years
+                for metric in metrics
+                if (line := composer.share_of_total(chosen, asked, year, metric))
+            ]
+        elif len(asked) >= 2 and slots.intent in ("compare", "lookup", "overview"):
             answered_first: list[str] = []
             for year in years:
                 for metric in metrics:
@@ -1154,6 +1198,70 @@ class _Composer:
             f"{verb} {was}{'' if was == 'the same as' else ' than'} {_possessive(other)}, "
             f"{self._value(b.fact, unit_b)} [{b.n}]."
         )
+
+    def share_of_total(
+        self,
+        chosen: dict[tuple[str, int, str], _Sourced],
+        asked: list[str],
+        year: int,
+        metric: str,
+    ) -> str | None:
+        """The first company's share of the total of every asked company's figure in its
+        currency and unit, worked out, and the total; a company reporting in another
+        currency is named and left out (no currency is converted), and so is one with no
+        figure. None when fewer than two figures share a base; no share when one is not
+        positive (a share of a total with net cash in it means nothing), and why."""
+        # long: the figures split by base, then the share, the total and what is left out.
+        mine = chosen.get((asked[0], year, metric))
+        if mine is None:
+            return None
+        base = _signed_base(mine).base
+        same = [(t, chosen[(t, year, metric)]) for t in asked if (t, year, metric) in chosen]
+        other = [t for t, s in same if _signed_base(s).base != base]
+        same = [(t, s) for t, s in same if _signed_base(s).base == base]
+        values = [_signed_base(s).value for _, s in same]
+        if len(same) < 2:
+            return None
+        if below := [(t, s) for t, s in same if _signed_base(s).value <= 0]:
+            had = _listed(
+                [
+                    f"{_name(t)} had {self._value(s.fact, self.unit_for([s.fact]))} [{s.n}]"
+                    for t, s in below
+                ]
+            )
+            return (
+                f"No share of a combined {metric_display(metric)} is worked out for FY{year}: "
+                f"{had}, so the figures do not add to one total."
+            )
+        total, display = sum(values), metric_display(metric)
+        pct = values[0] / total * 100.0
+        terms = " + ".join(format_value(v, base) for v in values)
+        names = _listed([_name(t) for t, _ in same])
+        cites = "[" + ",".join(dict.fromkeys(str(s.n) for _, s in same)) + "]"
+        working = f"{format_value(values[0], base)} ÷ ({terms}) × 100 = {pct:.1f}%"
+        self.derived.append(
+            Derived(
+                label=f"{_name(asked[0])} share of combined {display} FY{year}", formula=working
+            )
+        )
+        sentences = [
+            f"{_possessive(asked[0])} share of the combined {display} of {names} in FY{year} "
+            f"was {working} {cites}.",
+            f"Together, {names} had {display} in FY{year} of {terms} = "
+            f"{format_value(total, base)} {cites}.",
+        ]
+        if other:
+            sentences.append(
+                f"{_listed([_name(t) for t in other])} "
+                f"{'reports' if len(other) == 1 else 'report'} {display} in another currency "
+                f"and {'is' if len(other) == 1 else 'are'} not added: no currency is converted."
+            )
+        if missing := [t for t in asked if (t, year, metric) not in chosen]:
+            sentences.append(
+                f"The total leaves out {_listed([_name(t) for t in missing])}, whose {display} "
+                f"for FY{year} the reports do not give."
+            )
+        return " ".join(sentences)
 
     def compare_sentences(
         self,
@@ -1679,6 +1787,9 @@ def _narrative(
     role = role_asked(question)
     paragraphs: list[str] = []
     for ticker in companies:
+        if (holder := role_holder(question, sources, ticker)) is not None:
+            paragraphs.append(_holder_line(ticker, holder, role or ""))
+            continue
         passages = find_passages(question, sources, ticker, years, metrics, similarity=similarity)
         if not passages:
             paragraphs.append(
@@ -1700,6 +1811,20 @@ def _narrative(
             )
         paragraphs.append("\n".join(lines))
     return paragraphs
+
+
+def _holder_line(ticker: str, holder: RoleHolder, role: str) -> str:
+    """ "Who is the CEO?": the line that describes the role's holder, and whether the
+    reports name them (an excerpt may describe directors by role alone)."""
+    chunk = holder.chunk
+    where = f"{chunk.section.split(' — ')[0]}, page {chunk.page}"
+    quoted = (
+        f"{_possessive(ticker)} FY{chunk.fiscal_year} report ({where}), under "
+        f'"{holder.heading or role}": "{holder.said}" [{holder.n}]'
+    )
+    if holder.named:
+        return quoted
+    return f"{_possessive(ticker)} reports do not name its {role}; the closest they say: {quoted}"
 
 
 def _quoted(line: str) -> str:

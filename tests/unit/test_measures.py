@@ -154,3 +154,20 @@ def test_an_ampersand_inside_a_word_does_not_split_the_ask(word: str) -> None:
     parts = focus_parts(f"What drove the change in {word} expense as a percent of sales in FY2023?")
     assert len(parts) == 1 and word in parts[0].phrase
     assert len(focus_parts("What were its copper & gold volumes in FY2023?")) == 2
+
+
+@pytest.mark.parametrize(
+    ("question", "phrase"),
+    [
+        ("rank all five by scope 1 and 2 emissions 2024", "scope 1 and 2 emissions"),
+        ("which of the five companies had the best ebitda margin in fy25", "ebitda margin"),
+        ("among the five, who had the worst injury frequency?", "injury frequency"),
+        ("the five's combined water withdrawals in FY2024", "combined water withdrawals"),
+    ],
+)
+def test_the_companies_counted_and_best_or_worst_are_no_words_of_the_measure(
+    question: str, phrase: str
+) -> None:
+    """Found by a new-user trial: "rank all five by scope 1 and 2 emissions" looked for
+    "five scope 1 and 2 emissions", "best ebitda margin" for a measure called "best"."""
+    assert [p.phrase for p in focus_parts(question)] == [phrase]

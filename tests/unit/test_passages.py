@@ -8,6 +8,7 @@ from domain.passages import (
     carries_other_figure,
     find_passages,
     role_asked,
+    role_holder,
     topic_terms,
 )
 from tests.unit.corpus_chunks import corpus, report
@@ -232,3 +233,40 @@ def test_a_sentence_opening_on_a_change_it_does_not_name_is_quoted_with_what_cha
     assert why[0].sentence.endswith("two steelmaking customers in Asia.")
     alone = find_passages("Were BHP's payables changed?", [chunk], "BHP", [2024], [])
     assert alone and alone[0].sentence == "Payables were little changed over the year."
+
+
+def _board(lines: list[str], fiscal_year: int = 2025) -> ChunkText:
+    text = "[Example Mining FY2025, Board of directors, page 8]\n# Board of directors\n\n"
+    return ChunkText(chunk_id=f"b{fiscal_year}", company="FMG", fiscal_year=fiscal_year,
+                     document="Example", section="Board of directors", page=8,
+                     text=text + "\n\n".join(lines), is_table=False, unit=None)  # fmt: skip
+
+
+def test_who_holds_a_role_is_the_line_the_board_heads_with_it() -> None:
+    board = _board([
+        "**Chair of the Audit Committee.** Chartered accountant; Marta Oyelaran-Voss chairs it.",
+        "**Chief Executive Officer.** Mining engineer who has led the group from a single "
+        "mine in Western Australia.",
+        "**Chair.** Independent non-executive director.",
+    ])  # fmt: skip
+    ceo = role_holder("who's the ceo of fortescue?", [board], "FMG")
+    assert ceo is not None and ceo.heading == "Chief Executive Officer"
+    assert not ceo.named  # "Western Australia" names a place, not the holder
+    chair = role_holder("Who is Fortescue's chair?", [board], "FMG")
+    assert chair is not None and chair.heading == "Chair" and not chair.named
+
+
+def test_a_role_holder_named_is_said_to_be_named() -> None:
+    for line in (
+        "**Chief Executive Officer.** Tavita Okonkwo-Lindqvist leads the company's operations.",
+        "**Chief Executive Officer.** Dr Okonkwo leads the company's operations.",
+        "Our chief executive officer Tavita Okonkwo-Lindqvist said the year was a good one.",
+    ):
+        holder = role_holder("Who is the CEO of Fortescue?", [_board([line])], "FMG")
+        assert holder is not None and holder.named, line
+
+
+def test_a_question_that_asks_no_who_has_no_role_holder() -> None:
+    board = _board(["**Chief Executive Officer.** Leads the company's operations."])
+    assert role_holder("What did Fortescue's CEO say about safety?", [board], "FMG") is None
+    assert role_holder("Who is the CEO of Fortescue?", [board], "BHP") is None

@@ -187,6 +187,54 @@ async def test_a_follow_up_asking_above_or_below_another_is_answered_yes_or_no(
     assert not (number.answer or "").startswith(("Yes", "No")), number.answer
 
 
+async def test_a_companys_share_of_a_total_over_every_company_is_worked_out(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """A derived share of a total across companies was not computed ("what share of the
+    five's combined revenue came from BHP?" gave BHP's revenue and a not-found line). Now
+    the part over the total of the companies reporting in its currency, the working
+    written out and checked, the one in another currency named and left out, the cited
+    table below; with net cash among the figures no share is worked out, and why. Quiet:
+    a share of a company's own total is no total over the companies."""
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        part = await t.ask(
+            "what percentage of the combined underlying EBITDA of all five companies in "
+            "FY2025 did South32 contribute?"
+        )
+        cash = await t.ask("how much of the five miners' total net debt in fy25 was rio's?")
+        own = await t.ask("What share of BHP's total revenue came from copper in FY2025?")
+    answer = part.answer or ""
+    assert part.status == "answered" and part.confidence == "high", (part.not_found, answer)
+    assert answer.startswith("South32's share of the combined underlying EBITDA"), answer
+    assert "= 3.1%" in answer and "= US$61,228 million" in answer, answer
+    assert "Northern Star reports underlying EBITDA in another currency" in answer
+    assert {c.company for c in part.citations} == {"S32", "BHP", "RIO", "FMG", "NST"}
+    assert not part.unsupported_claims, part.unsupported_claims
+    assert "No share of a combined net debt is worked out for FY2025" in (cash.answer or "")
+    assert "South32 had net cash" in (cash.answer or ""), cash.answer
+    assert {c.company for c in own.citations} == {"BHP"}, own.citations
+
+
+async def test_who_holds_a_role_is_answered_from_the_board_line_and_says_it_is_unnamed(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """ "Who is the CEO of Rio Tinto?" found nothing relevant: the sample reports describe
+    directors by role, with no names. Now the line the report heads with the role is
+    quoted and cited, and the answer says the reports do not name the holder."""
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        ceo = await t.ask("who's fortescue's chief executive?")
+        chair = await t.ask("Who is the chair of South32?")
+    for result, ticker in ((ceo, "FMG"), (chair, "S32")):
+        answer = result.answer or ""
+        assert result.status == "answered", result
+        assert "reports do not name its" in answer, answer
+        assert {c.company for c in result.citations} == {ticker}, result.citations
+        assert all(c.page == 8 for c in result.citations), result.citations
+    assert 'under "Chief Executive Officer"' in (ceo.answer or ""), ceo.answer
+
+
 async def test_a_follow_up_carries_a_measure_no_metric_names_in_its_own_words(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
