@@ -843,3 +843,33 @@ def test_a_quotation_of_two_sentences_cited_once_at_its_end_is_one_claim() -> No
     assert report_.unsupported == [] and report_.checked_numbers == 3
     altered = answer.replace("$412 million", "$421 million")
     assert check_numbers(altered, [prose(TWO_SENTENCES)], "Why did receivables rise?").unsupported
+
+
+def test_a_total_over_several_companies_is_backed_by_each_ones_cited_figure() -> None:
+    """A share of a total over several companies writes each one's figure in one working;
+    each was bound to the company named nearest it (the last), so a right total was
+    withheld. A figure of written working is backed by any company its sentence names.
+    Still fires: a figure no cited source prints, and a result its working does not give."""
+    sources = [
+        prose("Revenue was US$5,200 million.", company="BHP"),
+        prose("Revenue was US$4,100 million.", company="RIO"),
+        prose("Revenue was US$700 million.", company="S32"),
+    ]
+    said = (
+        "Together, BHP Group, Rio Tinto and South32 had revenue in FY2024 of "
+        "US$5,200 million + US$4,100 million + US$700 million = US$10,000 million [1,2,3]."
+    )
+    report_ = check_numbers(said, sources)
+    assert report_.unsupported == [] and len(report_.derived) == 1, report_
+    share = (
+        "BHP Group's share of the combined revenue of BHP Group, Rio Tinto and South32 in "
+        "FY2024 was US$5,200 million ÷ (US$5,200 million + US$4,100 million + US$700 million)"
+        " × 100 = 52.0% [1,2,3]."
+    )
+    assert unsupported(share, sources) == []
+    assert unsupported(share.replace("52.0%", "55.0%"), sources) != []
+    assert unsupported(said.replace("US$700 million +", "US$900 million +").replace(
+        "10,000", "10,200"), sources) != []  # fmt: skip
+    # Only the companies it names: South32's figure does not back a sentence naming two.
+    two = said.replace(" and South32", "").replace("Together, BHP Group,", "Together, BHP Group and")
+    assert unsupported(two, sources) != []
