@@ -871,5 +871,6 @@ def test_a_total_over_several_companies_is_backed_by_each_ones_cited_figure() ->
     assert unsupported(said.replace("US$700 million +", "US$900 million +").replace(
         "10,000", "10,200"), sources) != []  # fmt: skip
     # Only the companies it names: South32's figure does not back a sentence naming two.
-    two = said.replace(" and South32", "").replace("Together, BHP Group,", "Together, BHP Group and")
+    two = said.replace(" and South32", "")
+    two = two.replace("Together, BHP Group,", "Together, BHP Group and")
     assert unsupported(two, sources) != []
