@@ -66,7 +66,9 @@ _ALL_COMPANIES = re.compile(
     r"\b(?:which|what)\s+(?:company|companies|miner|miners|one)\b|"
     r"\b(?:all|each|every|across|among)\b(?:\s+\w+){0,2}\s+(?:companies|miners|of\s+them)\b|"
     r"\brank(?:ed|ing|s)?\b|"
-    r"\b(?:highest|largest|lowest|smallest|biggest|most|least)\b",
+    r"\b(?:highest|largest|lowest|smallest|biggest|most|least)\b|"
+    # "who was the top profit maker", "worst injury frequency in fy2025?"
+    r"\b(?:who|which)\b.*\b(?:top|best|worst|bottom)\b|^\s*(?:the\s+)?(?:best|worst|top|bottom)\s",
     re.IGNORECASE,
 )
 

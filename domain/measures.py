@@ -551,8 +551,12 @@ def _without_the_count(text: str) -> str:
     )
 
 
+# "how's that stack up against s32?": the asking to compare, no words of the measure.
+_STACK_UP = re.compile(r"\b(?:stack|measure|match)(?:s|ed)?\s+up\b|\brelative\s+to\b", re.I)
+
+
 def _prepared(question: str) -> str:
-    question = _without_the_count(_WHICH_ONE.sub(r"\1", question))
+    question = _STACK_UP.sub(" ", _without_the_count(_WHICH_ONE.sub(r"\1", question)))
     question = _US_DATE.sub(" ", _OTHER_NAME.sub(" ", question))
     text = read_chinese(without_companies(read_definitions(without_personal(question))))
     text = _DAY_MONTH.sub(" ", _INCLUDING_ONE_OFFS.sub(" ", _ATTRIBUTION.sub(" ", text)))

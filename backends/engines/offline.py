@@ -525,7 +525,9 @@ class OfflineEngine:
             return RouteDecision(
                 route="needs_retrieval", reason="names a covered company", slots=slots
             )
-        over_all = (slots.metrics or slots.other_measures) and asks_over_all_companies(question)
+        # A measure in the reports' own words counts ("the lowest injury rate among the five").
+        measured = bool(slots.metrics or slots.other_measures or open_parts(question))
+        over_all = measured and asks_over_all_companies(question)
         if _REFERS_TO_COMPANY.search(question) and not over_all:
             return RouteDecision(
                 route="needs_clarification",
@@ -540,7 +542,7 @@ class OfflineEngine:
                 slots=slots,
                 clarifying_question=clarifying_question(),
             )
-        if (slots.metrics or slots.other_measures) and asks_over_all_companies(question):
+        if over_all:
             if miners := companies_over(question):
                 return RouteDecision(
                     route="needs_retrieval",

@@ -963,3 +963,25 @@ def test_no_company_is_named_highest_or_lowest_while_one_asked_has_no_figure() -
     draft, _ = run_turn("Which company had the lowest EBITDA margin in FY2025?")
     assert "had the lowest" not in draft.answer, draft.answer
     assert "25.3%" in draft.answer  # South32's, worked out
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "which had the lowest injury rate among the five in fy24?",
+        "worst injury frequency in fy2025?",
+        "who was the top profit maker in fy24, statutory not underlying",
+    ],
+)
+def test_a_ranking_in_everyday_words_is_searched_across_every_company(question: str) -> None:
+    """Found by a new-user trial: these asked back which company. A measure in the
+    reports' own words ("injury rate") and "top", "worst" rank across the companies."""
+    decision = asyncio.run(ENGINE.route(question))
+    assert decision.route == "needs_retrieval" and decision.slots.companies == [], decision
+
+
+@pytest.mark.parametrize(
+    "question", ["what was the injury rate in fy24?", "what was the top line in fy2025?"]
+)
+def test_a_measure_with_no_company_and_no_ranking_still_asks_which_company(question: str) -> None:
+    assert asyncio.run(ENGINE.route(question)).route == "needs_clarification"
