@@ -14,6 +14,10 @@ chat, each expecting the same figure:
 - `superlative`: for each measure the vocabulary names and each year, which company had
   the highest and the lowest figure (on one basis: a figure alone on its side of zero
   ranks across currencies, the others within the currency most of them share).
+- `above-below`: for the same measures and years, whether the first company's figure is
+  higher (or lower) than the next one's on its basis, answered yes or no first;
+- `share-of-total`: each company's share of the combined figure of every company on its
+  basis (none with net cash among them), worked out to one decimal.
 
 A quarter of the cases (by a hash of their id) are tagged `held-out`: they were not looked
 at while the rules they exercise were written, and are scored once, at the end.
@@ -28,7 +32,7 @@ import re
 from collections import Counter, defaultdict
 
 from domain.companies import display_name, use_coverage
-from domain.figures import Fact, to_base
+from domain.figures import Fact, to_base, unit_spec
 from domain.metrics import metric_display
 from domain.shorthand import short_forms
 from evals.cases import SUITE_DIR
@@ -141,6 +145,7 @@ def superlative_cases() -> list[dict[str, object]]:
         if len(companies) < 3:
             continue
         figures = {c: _headline(fs) for c, fs in companies.items()}
+        cases += _weighed_cases(year, metric, figures)
         signed = {c: _signed(f) for c, f in figures.items()}
         bases = Counter(_basis(f) for f in figures.values())
         common = bases.most_common(1)[0][0]
@@ -165,6 +170,47 @@ def superlative_cases() -> list[dict[str, object]]:
                 "tags": ["superlative", *(["held-out"] if _held_out(case_id) else [])],
             })  # fmt: skip
     return cases
+
+
+def _weighed_cases(year: int, metric: str, figures: dict[str, Fact]) -> list[dict[str, object]]:
+    """The above-below and share-of-total cases of one measure's figures of one year."""
+    cases: list[dict[str, object]] = []
+    display = metric_display(metric)
+    groups: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for company, fact in figures.items():
+        groups[_basis(fact)].append(company)
+    for n, same in enumerate(g for g in groups.values() if len(g) >= 2):
+        first, second = same[0], same[1]
+        above = _signed(figures[first]) > _signed(figures[second])
+        word = ("higher", "lower")[(year + n) % 2]  # both wordings, by a rule, not a pick
+        says = "Yes" if above == (word == "higher") else "No"
+        case_id = f"above-below-{year}-{_slug(metric)}-{first.lower()}-{second.lower()}"
+        cases.append(_weighed(case_id, "above-below",
+                              f"Was {display_name(first)}'s {display} in FY{year} {word} than "
+                              f"{display_name(second)}'s?",
+                              f"{says}: {display_name(first)}'s {display} in FY{year}"))  # fmt: skip
+        values = [_signed(figures[c]) for c in same]
+        if min(values) <= 0 or unit_spec(figures[first].unit).kind in ("per_share", "percent"):
+            continue  # net cash in a total, amounts per share or rates: no share of a sum
+        for company, value in zip(same, values, strict=True):
+            pct = value / sum(values) * 100.0
+            case_id = f"share-of-total-{year}-{_slug(metric)}-{company.lower()}"
+            cases.append(_weighed(case_id, "share-of-total",
+                                  f"What share of the combined {display} of all the companies "
+                                  f"in FY{year} came from {display_name(company)}?",
+                                  f"= {pct:.1f}%"))  # fmt: skip
+    return cases
+
+
+def _weighed(case_id: str, kind: str, query: str, present: str) -> dict[str, object]:
+    return {
+        "id": case_id,
+        "query": query,
+        "expected": {"status": "answered", "present": [present], "min_citations": 2},
+        "why_it_matters": "two companies' figures weighed, or one's part of their total, "
+        "are not worked out or are wrong",
+        "tags": [kind, *(["held-out"] if _held_out(case_id) else [])],
+    }
 
 
 def _basis(fact: Fact) -> tuple[str, str]:

@@ -1215,8 +1215,8 @@ class _Composer:
         positive (a share of a total with net cash in it means nothing), and why."""
         # long: the figures split by base, then the share, the total and what is left out.
         mine = chosen.get((asked[0], year, metric))
-        if mine is None:
-            return None
+        if mine is None or unit_spec(mine.fact.unit).kind in ("per_share", "percent"):
+            return None  # amounts per share or rates add to no total
         base = _signed_base(mine).base
         same = [(t, chosen[(t, year, metric)]) for t in asked if (t, year, metric) in chosen]
         other = [t for t, s in same if _signed_base(s).base != base]

@@ -17,7 +17,7 @@ def test_every_kind_is_asked_and_a_quarter_is_held_out() -> None:
     kinds = Counter(c.tags[0] for c in cases)
     assert len(cases) >= 300
     assert set(kinds) == {"chat", "short-form", "acronym", "no-year", "relative-year",
-                          "superlative"}  # fmt: skip
+                          "superlative", "above-below", "share-of-total"}  # fmt: skip
     assert all(n >= 20 for n in kinds.values()), kinds
     held = sum("held-out" in c.tags for c in cases)
     assert 0.2 * len(cases) <= held <= 0.35 * len(cases)
