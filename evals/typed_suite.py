@@ -185,10 +185,12 @@ def _weighed_cases(year: int, metric: str, figures: dict[str, Fact]) -> list[dic
         word = ("higher", "lower")[(year + n) % 2]  # both wordings, by a rule, not a pick
         says = "Yes" if above == (word == "higher") else "No"
         case_id = f"above-below-{year}-{_slug(metric)}-{first.lower()}-{second.lower()}"
-        cases.append(_weighed(case_id, "above-below",
-                              f"Was {display_name(first)}'s {display} in FY{year} {word} than "
-                              f"{display_name(second)}'s?",
-                              f"{says}: {display_name(first)}'s {display} in FY{year}"))  # fmt: skip
+        query = (
+            f"Was {display_name(first)}'s {display} in FY{year} {word} than "
+            f"{display_name(second)}'s?"
+        )
+        answer = f"{says}: {display_name(first)}'s {display} in FY{year}"
+        cases.append(_weighed(case_id, "above-below", query, answer))
         values = [_signed(figures[c]) for c in same]
         if min(values) <= 0 or unit_spec(figures[first].unit).kind in ("per_share", "percent"):
             continue  # net cash in a total, amounts per share or rates: no share of a sum
