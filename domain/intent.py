@@ -3,7 +3,7 @@ every company, an overview, or what the reports say (narrative)."""
 
 import re
 
-from domain.companies import companies, find_companies, how_many
+from domain.companies import companies, coverage, find_companies, how_many
 from domain.models import Intent
 
 _CHANGE = re.compile(
@@ -107,17 +107,31 @@ _MINERS = re.compile(r"\bminers?\b|\bmining\s+(?:companies|company|groups?|firms
 def companies_over(question: str) -> list[str]:
     """The covered companies a question over every company is about, in coverage order:
     "the miners" are those whose registry lists commodities they mine (a water utility or
-    a retailer is no miner). Empty when it means every covered company."""
-    if not (_MINERS.search(question) and asks_over_all_companies(question)):
+    a retailer is no miner), and a question naming a commodity ("who mined the most gold")
+    is about those whose registry lists it. Empty when it means every covered company."""
+    if not asks_over_all_companies(question):
         return []
-    miners = [t for t, c in companies().items() if c.commodities]
+    named = commodities_named(question)
+    if named:  # "who produced the most iron ore": those whose registry says they mine it
+        miners = [t for t, c in companies().items() if named & set(c.commodities)]
+    elif _MINERS.search(question):
+        miners = [t for t, c in companies().items() if c.commodities]
+    else:
+        return []
     return miners if miners and len(miners) < len(companies()) else []
+
+
+def commodities_named(question: str) -> frozenset[str]:
+    """The commodities of the registry a question names ("iron ore", "gold")."""
+    return frozenset(
+        k for k in coverage().commodities if re.search(rf"\b{re.escape(k)}\b", question, re.I)
+    )
 
 
 # "what share of the five's combined revenue came from BHP?", "how much of the miners' total
 # net debt was Rio's?": one company's part of a total over several.
 _SHARE_OF_TOTAL = re.compile(
-    r"\b(?:share|proportion|percentage|per\s*cent|fraction|portion|part|how\s+much)\s+of\s+"
+    r"(?:\b(?:share|proportion|percentage|per\s*cent|fraction|portion|part|how\s+much)|%)\s+of\s+"
     r"(?:[\w'’]+\s+){0,5}?(?:combined|total|aggregate|overall|collective|joint)\b",
     re.IGNORECASE,
 )

@@ -45,7 +45,12 @@ _ROLES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
         "chair",
     ),
     (
-        re.compile(r"\b(?:ceo|chief\s+executive|managing\s+director)\b", re.IGNORECASE),
+        # "who runs / leads / heads X?" asks for its chief executive
+        re.compile(
+            r"\b(?:ceo|chief\s+executive|managing\s+director)\b|\bwho(?:['’]?s)?\s+"
+            r"(?:runs|leads|heads|manages|running|leading|heading|in\s+charge)\b",
+            re.IGNORECASE,
+        ),
         re.compile(r"chief\s+executive|\bceo\b|managing\s+director", re.IGNORECASE),
         "chief executive",
     ),
@@ -166,7 +171,9 @@ def _role_section(role: str | None) -> re.Pattern[str] | None:
 
 # "Who is the CEO of Rio Tinto?": a question for the person who holds a role.
 _WHO = re.compile(
-    r"\bwho(?:['’]s|\s+(?:is|was|are|were|will\s+be|has\s+been|leads|runs|chairs))\b", re.I
+    r"\bwho(?:['’]?s\b|\s+(?:is|was|are|were|will\s+be|has\s+been|leads|runs|heads|manages|"
+    r"chairs)\b)",
+    re.I,
 )
 # A line that describes a role's holder: "**Chief Executive.** Executive director. ...".
 _HEADED = re.compile(r"^\s*\*\*(?P<head>[^*]+?)\.?\*\*\s*(?P<rest>\S.*)$")

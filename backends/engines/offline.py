@@ -60,6 +60,7 @@ from domain.intent import (
     asks_narrative,
     asks_over_all_companies,
     asks_share_of_total,
+    commodities_named,
     companies_over,
     superlative,
     than_asked,
@@ -495,7 +496,7 @@ class OfflineEngine:
             slots.companies
             and slots.intent != "narrative"
             and not (slots.metrics or slots.other_measures)
-            and asks_topic(read_metric_words(question))
+            and (asks_topic(read_metric_words(question)) or asks_who(question))
         ):
             # Nothing asks for a quantity: the answer is what the reports say about it.
             slots = slots.model_copy(update={"intent": "narrative", "metrics": []})
@@ -788,7 +789,7 @@ class OfflineEngine:
         # by the fact the condition narrows to, not by the vocabulary's metric.
         narrowed = {m for p in parts for m in narrowed_metrics(p)}
         metrics = [m for m in metrics if m not in inputs | narrowed]
-        composer = _Composer(facts, requested_scale(question))
+        composer = _Composer(facts, requested_scale(question), commodities_named(question))
         composer.share(
             [p for t in asked for m in metrics for y in years if (p := composer.pick(t, y, m))]
         )
@@ -835,6 +836,17 @@ class OfflineEngine:
             paragraphs[:0] = tables
         most = superlative(question) if len(asked) >= 2 else None
         than = _than_pair(question, asked)
+        if (
+            len(asked) == 1
+            and (named := commodities_named(question))
+            and companies_over(question) == asked
+        ):
+            # "Which company mined the most gold?" of one that mines it: said so first.
+            paragraphs.insert(
+                0,
+                f"Of the companies covered, only {_name(asked[0])} lists "
+                f"{_listed(sorted(named))} among the commodities it mines.",
+            )
         if share_of_total:
             # The part asked first (the first company named), the cited table below.
             paragraphs[:0] = [
@@ -972,9 +984,14 @@ class _Composer:
     a shift of the decimal point, exact: 5,491 (US$M) is written 5.491 (US$bn).
     """
 
-    def __init__(self, facts: list[_Sourced], scale: str | None = None) -> None:
+    def __init__(
+        self, facts: list[_Sourced], scale: str | None = None,
+        commodities: frozenset[str] = frozenset(),
+    ) -> None:  # fmt: skip
         self.facts = facts
         self.scale = scale
+        self.commodities = commodities
+        """The commodities the question names: production is of them."""
         self.derived: list[Derived] = []
         self.shared: dict[tuple[str | None, str], str] = {}
         """The unit of each measure (and unit base) in this answer."""
@@ -1007,7 +1024,14 @@ class _Composer:
             for s in self.facts
             if (s.fact.company, s.fact.fiscal_year, s.fact.metric) == (ticker, year, metric)
             and s.fact.annual  # a quarter's column is no year's figure
+            and (metric != "production" or self._of_commodity(s.fact))
         ]
+
+    def _of_commodity(self, fact: Fact) -> bool:
+        """A production figure of a commodity the question names ("gold sold" for "who
+        mined the most gold", not iron ore shipments); any when it names none."""
+        label = fact.label.lower()
+        return not self.commodities or any(k in label for k in self.commodities)
 
     def pick(self, ticker: str, year: int, metric: str) -> _Sourced | None:
         """Prefer the figure as reported in that year's own report over a comparative."""

@@ -164,6 +164,8 @@ def test_an_ampersand_inside_a_word_does_not_split_the_ask(word: str) -> None:
         ("among the five, who had the worst injury frequency?", "injury frequency"),
         ("the five's combined water withdrawals in FY2024", "combined water withdrawals"),
         ("how does south32's tailings volume measure up against bhp", "tailings volume"),
+        ("why did bhp's profit drop in fy24", "profit"),
+        ("whats northern star's aisc", "aisc"),
     ],
 )
 def test_the_companies_counted_and_best_or_worst_are_no_words_of_the_measure(

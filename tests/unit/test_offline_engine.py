@@ -985,3 +985,20 @@ def test_a_ranking_in_everyday_words_is_searched_across_every_company(question: 
 )
 def test_a_measure_with_no_company_and_no_ranking_still_asks_which_company(question: str) -> None:
     assert asyncio.run(ENGINE.route(question)).route == "needs_clarification"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what % of the five's total revenue was bhp's in fy24",
+        "how much of the miners' combined net debt in fy25 was rio's?",
+    ],
+)
+def test_a_share_of_a_total_over_the_companies_searches_every_one(question: str) -> None:
+    decision = asyncio.run(ENGINE.route(question))
+    assert decision.route == "needs_retrieval" and len(decision.slots.companies) == 5, decision
+
+
+def test_a_share_of_a_companys_own_total_searches_that_company_alone() -> None:
+    decision = asyncio.run(ENGINE.route("what % of bhp's total revenue came from copper in fy24?"))
+    assert decision.slots.companies == ["BHP"], decision

@@ -226,13 +226,32 @@ async def test_who_holds_a_role_is_answered_from_the_board_line_and_says_it_is_u
         t = turns_on(tq)
         ceo = await t.ask("who's fortescue's chief executive?")
         chair = await t.ask("Who is the chair of South32?")
-    for result, ticker in ((ceo, "FMG"), (chair, "S32")):
+        typed = await t.ask("whos the ceo of rio tinto")  # found by a new-user trial
+        runs = await t.ask("who runs northern star")
+    for result, ticker in ((ceo, "FMG"), (chair, "S32"), (typed, "RIO"), (runs, "NST")):
         answer = result.answer or ""
         assert result.status == "answered", result
         assert "reports do not name its" in answer, answer
         assert {c.company for c in result.citations} == {ticker}, result.citations
         assert all(c.page == 8 for c in result.citations), result.citations
     assert 'under "Chief Executive Officer"' in (ceo.answer or ""), ceo.answer
+
+
+async def test_a_ranking_of_a_commodity_is_among_the_companies_that_mine_it(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """Found by a new-user trial: "who produced the most iron ore" listed gold sold and
+    aluminium production beside the iron ore figures. A commodity named is ranked among
+    the companies whose registry lists it, on its own production figures."""
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        ore = await t.ask("who produced the most iron ore in fy24?")
+        gold = await t.ask("which company mined the most gold in fy2025")
+    assert ore.status == "answered", ore
+    assert {c.company for c in ore.citations} <= {"BHP", "RIO", "FMG"}, ore.citations
+    assert "Gold" not in (ore.answer or "") and "Aluminium" not in (ore.answer or "")
+    assert (gold.answer or "").startswith("Of the companies covered, only Northern Star"), gold
+    assert {c.company for c in gold.citations} == {"NST"} and "1,634" in (gold.answer or "")
 
 
 async def test_a_follow_up_carries_a_measure_no_metric_names_in_its_own_words(
