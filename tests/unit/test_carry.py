@@ -108,3 +108,34 @@ def test_the_patch_is_asked_only_for_a_question_saying_a_year_in_words() -> None
     assert not asked
     resolved, carried = carry_entities("and the previous year?", [BHP_FY2025], relative=patch)
     assert asked and "FY2024" not in resolved and carried.year_read is None
+
+
+def test_a_follow_up_of_a_question_over_every_company_is_over_every_company() -> None:
+    asked: list[bool] = []
+
+    def company_set() -> bool:
+        asked.append(True)
+        return True
+
+    recent = ["Which company had the lowest net debt in FY2025?"]
+    resolved, _ = carry_entities("and the year before?", recent, company_set=company_set)
+    assert resolved == "and FY2024? (all companies, lowest, net debt)"
+    assert asked == [True]
+    # Its own measure named: every company, not ranked by the earlier one's.
+    resolved, _ = carry_entities("and their revenue?", recent, company_set=company_set)
+    assert resolved == "and their revenue? (all companies, FY2025)"
+    # Among the miners, as the earlier question asked.
+    among = ["rank the miners by capex in fy24"]
+    assert "(all miners, capital expenditure)" in carry_entities("what about fy23?", among)[0]
+    # The reading before the patch (a turn begun earlier replays as it ran).
+    before, _ = carry_entities("and the year before?", recent, company_set=lambda: False)
+    assert "all companies" not in before
+
+
+def test_a_follow_up_of_one_companys_figure_asks_no_company_set() -> None:
+    asked: list[bool] = []
+    recent = ["What was BHP's net debt in FY2024?"]
+    resolved, carried = carry_entities(
+        "and the year before?", recent, company_set=lambda: asked.append(True) or True
+    )
+    assert carried.company == "BHP" and "all companies" not in resolved and asked == []

@@ -414,6 +414,23 @@ async def test_record_lowered_history(
 
 
 @pytest.mark.record_histories
+async def test_record_company_set_history(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """The `carried-company-set-v1` path: a follow-up of a ranking over every company is
+    over every company too. Record with TURNSTILE_HISTORY_PREFIX=set_."""
+    from tests.conftest import unique
+
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        conversation = unique("c")
+        await t.ask("which company had the lowest underlying ebitda in fy2025?", conversation)
+        before = await t.ask("and the year before?", conversation)
+        assert before.status == "answered"
+        await _save(t, "ranking_follow_up", before.turn_id)
+
+
+@pytest.mark.record_histories
 async def test_record_ingest_history(
     worker: "WorkerFactory",
     temporal_client: "Client",

@@ -254,6 +254,26 @@ async def test_a_ranking_of_a_commodity_is_among_the_companies_that_mine_it(
     assert {c.company for c in gold.citations} == {"NST"} and "1,634" in (gold.answer or "")
 
 
+async def test_a_follow_up_of_a_ranking_over_every_company_ranks_them_again(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """Found by a new-user trial: "and the year before?" after a ranking of every company
+    asked back which company. The follow-up is over every company and ranked the same
+    way, in the year it says. Quiet: after one company's figure it stays that company's."""
+    ranked, single = unique("c"), unique("c")
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        await t.ask("which company had the lowest underlying ebitda in fy2025?", ranked)
+        before = await t.ask("and the year before?", ranked)
+        await t.ask("What was Fortescue's underlying EBITDA in FY2025?", single)
+        alone = await t.ask("and the year before?", single)
+    assert before.status == "answered", before
+    assert "South32 had the lowest underlying EBITDA in FY2024" in (before.answer or "")
+    assert {c.fiscal_year for c in before.citations} == {2024}, before.citations
+    assert len({c.company for c in before.citations}) >= 4, before.citations
+    assert {(c.company, c.fiscal_year) for c in alone.citations} == {("FMG", 2024)}
+
+
 async def test_a_follow_up_carries_a_measure_no_metric_names_in_its_own_words(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:

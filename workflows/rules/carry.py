@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 
 from domain.companies import coverage, display_name
-from domain.intent import asks_over_all_companies
+from domain.intent import asks_over_all_companies, superlative
 from domain.measures import open_parts
 from domain.metrics import metric_display
 from domain.question import extract_slots
@@ -85,6 +85,7 @@ def carry_entities(
     relative: Callable[[], bool] = lambda: True,
     compared: Callable[[], bool] = lambda: True,
     own_words: Callable[[], bool] = lambda: True,
+    company_set: Callable[[], bool] = lambda: True,
 ) -> tuple[str, Carried]:
     """Return (resolved question, what was carried); `recent_questions` oldest first.
 
@@ -101,6 +102,9 @@ def carry_entities(
       company talked about as well, so the two are compared, when `compared()` says so.
     - A measure no metric names is carried in the words it was asked in ("TRIF"), when
       `own_words()` says so.
+    - A follow-up of a question over every company ("and the year before?" after "which
+      company had the highest revenue in FY2025?") is over every company too, ranked the
+      same way, when `company_set()` says so.
     - A year said in words is read first (`read_relative_year`), when `relative()` says
       so (the workflow's patch: a turn begun before it replays as it ran).
     Only missing slots are filled; with nothing to attach to, nothing is carried.
@@ -108,7 +112,7 @@ def carry_entities(
     year_read = None
     if relative_year(question) is not None and relative():
         question, year_read = read_relative_year(question, recent_questions)
-    resolved, carried = _carried(question, recent_questions, compared, own_words)
+    resolved, carried = _carried(question, recent_questions, compared, own_words, company_set)
     return resolved, carried.model_copy(update={"year_read": year_read}) if year_read else carried
 
 
@@ -117,6 +121,7 @@ def _carried(
     recent_questions: list[str],
     compared: Callable[[], bool] = lambda: True,
     own_words: Callable[[], bool] = lambda: True,
+    company_set: Callable[[], bool] = lambda: True,
 ) -> tuple[str, Carried]:
     """`carry_entities` once a year said in words is read."""
     # long: each slot's carry rule in order; they share the slots read so far.
@@ -137,11 +142,14 @@ def _carried(
     companies: list[str] = []
     year: int | None = None
     carried_measures: list[str] = []
+    over: str | None = None  # "all companies", and how they were ranked
     for text in reversed(recent_questions):
         earlier = extract_slots(text)
         others = [t for t in earlier.companies if t not in slots.companies]
         if needs_company and not companies and others and (not partner or compared()):
             companies = others
+        elif needs_company and not (companies or over or others or partner):
+            over = _over_every_company(text, company_set, ranked=needs_measure)
         single = earlier.fiscal_years[0] if len(earlier.fiscal_years) == 1 else None
         if needs_year and year is None and single is not None and single not in slots.fiscal_years:
             year = single
@@ -155,15 +163,15 @@ def _carried(
             if own and own != carried_measures and own_words():
                 carried_measures = own
         done = (
-            (companies or not needs_company)
+            (companies or over or not needs_company)
             and (year is not None or not needs_year)
             and (carried_measures or not needs_measure)
         )
         if done:
             break
-    if not companies and year is None and not carried_measures:
+    if not companies and year is None and not carried_measures and not over:
         return question, Carried()
-    parts = [display_name(t) for t in companies] + carried_measures
+    parts = [display_name(t) for t in companies] + ([over] if over else []) + carried_measures
     if year is not None:
         parts.append(f"FY{year}")
     resolved = f"{question.rstrip()} ({', '.join(parts)})"
@@ -173,3 +181,14 @@ def _carried(
         metric=", ".join(carried_measures) or None,
     )
     return resolved, carried
+
+
+def _over_every_company(text: str, company_set: Callable[[], bool], ranked: bool) -> str | None:
+    """ "all companies" ("all miners" when `text` asked among them; and "highest" or
+    "lowest" when it ranked them and its measure is `ranked`, carried) when an earlier
+    question was over every company and `company_set()` says a follow-up is too."""
+    if not asks_over_all_companies(text) or not company_set():
+        return None
+    over = "all miners" if re.search(r"\bminers?\b|\bmining\b", text, re.I) else "all companies"
+    most = superlative(text) if ranked else None
+    return f"{over}, {most}" if most else over

@@ -20,8 +20,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.rules.carry import carry_entities, merge_reply
 
 __all__ = [
-    "CARRIED_OWN_WORDS", "COMMON_WORDS", "COMPARED_WITH", "RELATIVE_YEARS", "SHORT_FORMS",
-    "TYPED_MEASURES", "merge_reply", "turn_carry",
+    "CARRIED_OWN_WORDS", "COMMON_WORDS", "COMPANY_SET", "COMPARED_WITH", "RELATIVE_YEARS",
+    "SHORT_FORMS", "TYPED_MEASURES", "merge_reply", "turn_carry",
 ]  # fmt: skip
 
 RELATIVE_YEARS = "relative-years-v1"
@@ -43,6 +43,10 @@ CARRIED_OWN_WORDS = "carried-own-words-v1"
 """ChatTurn patch (2026-12-07): a measure no metric names is carried to a follow-up in the
 words it was asked in ("what about the previous year?" after "South32's TRIF" carried
 nothing and answered with South32's headline figures at high confidence)."""
+COMPANY_SET = "carried-company-set-v1"
+"""ChatTurn patch (2026-12-07): a follow-up of a question over every company is over every
+company ("and the year before?" after "which company had the highest revenue?" asked back
+which company)."""
 COMPARED_WITH = "compared-with-v1"
 """ChatTurn patch (2026-12-07): "how does that compare to Rio Tinto?" after a figure of
 BHP's compares the two (it answered Rio Tinto's figure alone)."""
@@ -64,4 +68,5 @@ def turn_carry(question: str, recent: list[str]) -> tuple[str, Carried]:
         relative=lambda: workflow.patched(RELATIVE_YEARS),
         compared=lambda: workflow.patched(COMPARED_WITH),
         own_words=lambda: workflow.patched(CARRIED_OWN_WORDS),
+        company_set=lambda: workflow.patched(COMPANY_SET),
     )
