@@ -132,11 +132,11 @@ def commodities_named(question: str) -> frozenset[str]:
 # net debt was Rio's?": one company's part of a total over several.
 _SHARE_OF_TOTAL = re.compile(
     r"(?:\b(?:share|proportion|percentage|per\s*cent|fraction|portion|part|how\s+much)|%)\s+of\s+"
-    r"(?:[\w'’]+\s+){0,5}?(?:combined|total|aggregate|overall|collective|joint)\b",
+    r"(?:[\w'’]+\s+){0,5}?(?:combined|total|aggregate|overall|collective)\b",
     re.IGNORECASE,
 )
 _OVER_SEVERAL = re.compile(
-    r"\b(?:combined|together|collective|aggregate|joint)\b|"
+    r"\b(?:combined|together|collective|aggregate)\b|"
     r"\b(?:all|five|four|three|six|seven|eight|nine|ten|\d+|miners|companies|them|these|those)"
     r"['’]?s?\b(?!\s*(?:million|billion|%))",
     re.IGNORECASE,

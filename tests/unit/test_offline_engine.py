@@ -999,6 +999,17 @@ def test_a_share_of_a_total_over_the_companies_searches_every_one(question: str)
     assert decision.route == "needs_retrieval" and len(decision.slots.companies) == 5, decision
 
 
-def test_a_share_of_a_companys_own_total_searches_that_company_alone() -> None:
-    decision = asyncio.run(ENGINE.route("what % of bhp's total revenue came from copper in fy24?"))
-    assert decision.slots.companies == ["BHP"], decision
+@pytest.mark.parametrize(
+    ("question", "ticker"),
+    [
+        ("what % of bhp's total revenue came from copper in fy24?", "BHP"),
+        # "its proportional share of joint ventures": the company's own measure
+        ("What was South32's sales figure including its proportional share of joint "
+         "ventures for FY2025?", "S32"),
+    ],
+)  # fmt: skip
+def test_a_share_of_a_companys_own_total_searches_that_company_alone(
+    question: str, ticker: str
+) -> None:
+    decision = asyncio.run(ENGINE.route(question))
+    assert decision.slots.companies == [ticker], decision
