@@ -17,28 +17,26 @@ _CHANGE = re.compile(
     r"a\s+year\s+(?:before|earlier|ago)|fy\s?\d{2,4}|(?:19|20)\d\d)\b",
     re.IGNORECASE,
 )
+COMPARE_PHRASE = r"(?:stack|measure|match)(?:s|ed)?\s+up|relative\s+to"
+"""Phrases that ask to compare ("how's that stack up against s32?"): no words of a measure."""
 _COMPARE = re.compile(
     r"\b(?:compare[sd]?|comparing|comparison|versus|vs\.?|differ(?:ence|ent|s)?|"
-    r"rank(?:ed|ing)?|(?:stack|measure|match)(?:s|ed)?\s+up|relative\s+to)\b|"
+    r"rank(?:ed|ing)?|" + COMPARE_PHRASE + r")\b|"
     r"\bwhich\b.*\b(?:higher|highest|larger|largest|more|most|bigger|"
     r"biggest|lower|lowest|less|least|smaller|smallest|better|best)\b",
     re.IGNORECASE,
 )
 
 # "is that more than Rio's?", "was it lower than fortescue": than a company or another's
-# figure (an owner not of a time: "than last year's" is a change), not than a number.
+# figure (an owner not of a time: "than last year's" is a change), not than a number
+# ("more than 20% of Boeing's revenue").
 _THAN = re.compile(
     r"\b(?:more|less|higher|lower|larger|smaller|bigger|greater|fewer|better|worse)\s+than\s+"
-    r"(?P<other>[^?()\[\],;]{0,40})",
+    r"(?![\d$£€¥]|[A-Z]{1,3}\$)(?P<other>[^?()\[\],;]{0,40})",
     re.IGNORECASE,
 )
 _OWNER = re.compile(r"^(?:\S+\s+){0,2}?(?P<owner>[^\s'’]+)(?:['’]s\b|(?<=s)['’](?=\s|$|[?,.]))")
 _TIME = re.compile(r"^(?:year|quarter|half|period|month|fy\d*|h[12]|q[1-4])$", re.IGNORECASE)
-
-
-def _than_another(text: str) -> bool:
-    """Whether a question asks if a figure is above or below another company's."""
-    return than_asked(text) is not None
 
 
 _ABOVE = frozenset({"more", "higher", "larger", "bigger", "greater", "better"})
@@ -121,6 +119,17 @@ def companies_over(question: str) -> list[str]:
     return miners if miners and len(miners) < len(companies()) else []
 
 
+def companies_asked(named: list[str], question: str) -> list[str]:
+    """The covered companies a question is about, given the ones it names: those; with a
+    share of a total over several, the one named first and then every company the total
+    is over; with none named, the miners or the companies of a commodity
+    (`companies_over`), else none (every covered company)."""
+    if named and asks_share_of_total(question):
+        every = companies_over(question) or list(companies())
+        return [*named, *(t for t in every if t not in named)]
+    return named or companies_over(question)
+
+
 def commodities_named(question: str) -> frozenset[str]:
     """The commodities of the registry a question names ("iron ore", "gold")."""
     return frozenset(
@@ -132,23 +141,23 @@ def commodities_named(question: str) -> frozenset[str]:
 # net debt was Rio's?": one company's part of a total over several.
 _SHARE_OF_TOTAL = re.compile(
     r"(?:\b(?:share|proportion|percentage|per\s*cent|fraction|portion|part|how\s+much)|%)\s+of\s+"
-    r"(?:[\w'’]+\s+){0,5}?(?:combined|total|aggregate|overall|collective)\b",
+    r"(?P<whose>(?:[\w'’]+\s+){0,5}?)(?:combined|total|aggregate|overall|collective)\b",
     re.IGNORECASE,
 )
-_OVER_SEVERAL = re.compile(
-    r"\b(?:combined|together|collective|aggregate)\b|"
-    r"\b(?:all|five|four|three|six|seven|eight|nine|ten|\d+|miners|companies|them|these|those)"
-    r"['’]?s?\b(?!\s*(?:million|billion|%))",
-    re.IGNORECASE,
-)
+_SEVERAL = re.compile(r"\b(?:combined|together|collective|aggregate|companies|miners)\b", re.I)
 
 
 def asks_share_of_total(text: str) -> bool:
     """Whether a question asks for one company's part of a total over several ("what
     share of the five's combined revenue came from BHP?"), not of its own total ("what
-    share of BHP's total revenue came from copper?")."""
+    share of BHP's total revenue came from copper?", "what percent of Ulta Beauty's total
+    spend on repurchases occurred in Q4?"): one company named, the total owned by none,
+    and several said (combined, the companies, or as many as are covered: "the five's")."""
     match = _SHARE_OF_TOTAL.search(text)
-    return match is not None and bool(_OVER_SEVERAL.search(text)) and len(find_companies(text)) == 1
+    if match is None or find_companies(match.group("whose")) or len(find_companies(text)) != 1:
+        return False
+    count = rf"\b(?:{how_many()}|{len(companies())})['’]?s?\b(?!\s*(?:million|billion|%))"
+    return bool(_SEVERAL.search(text) or re.search(count, text, re.I))
 
 
 # Questions that are not about a figure: what someone said, what a company did, why
@@ -173,7 +182,7 @@ def asks_narrative(text: str) -> bool:
 def asks_comparison(text: str) -> bool:
     """Whether a question asks to compare (versus, difference, which is higher, higher
     than another's)."""
-    return bool(_COMPARE.search(text)) or _than_another(text)
+    return bool(_COMPARE.search(text)) or than_asked(text) is not None
 
 
 def asks_change(text: str) -> bool:

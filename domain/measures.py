@@ -18,6 +18,7 @@ from functools import lru_cache
 import snowballstemmer
 
 from domain.companies import how_many, without_companies
+from domain.intent import COMPARE_PHRASE
 from domain.metrics import find_metrics, find_other_measures, metric_display, read_definitions
 from domain.periods import MONTH_NAME, QUARTER_TOKEN
 from domain.years import mentioned_years
@@ -553,7 +554,7 @@ def _without_the_count(text: str) -> str:
 
 
 # "how's that stack up against s32?": the asking to compare, no words of the measure.
-_STACK_UP = re.compile(r"\b(?:stack|measure|match)(?:s|ed)?\s+up\b|\brelative\s+to\b", re.I)
+_STACK_UP = re.compile(rf"\b(?:{COMPARE_PHRASE})\b", re.I)
 
 
 def _prepared(question: str) -> str:

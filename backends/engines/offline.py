@@ -61,6 +61,7 @@ from domain.intent import (
     asks_over_all_companies,
     asks_share_of_total,
     commodities_named,
+    companies_asked,
     companies_over,
     superlative,
     than_asked,
@@ -299,6 +300,13 @@ def _than_pair(question: str, asked: list[str]) -> tuple[tuple[str, str], str] |
     return (subject, named[0]), read[0]
 
 
+def _basis(s: "_Sourced", metric: str) -> tuple[str, str]:
+    """What a figure compares and adds on: its unit's base, and for production its own
+    label (Pilbara production and Fortescue's shipments are different measures)."""
+    label = s.fact.label.lower() if metric == "production" else ""
+    return to_base(s.fact.value, s.fact.unit).base, label
+
+
 def _listed(names: list[str]) -> str:
     """ "A", "A and B", "A, B and C"."""
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
@@ -507,20 +515,15 @@ class OfflineEngine:
                 slots=slots,
                 direct_answer=direct_answer(),
             )
-        if slots.companies and asks_share_of_total(question):
+        if (
+            slots.companies
+            and (every := companies_asked(slots.companies, question)) != slots.companies
+        ):
             # One company's part of a total over several: every one of them is searched.
-            every = companies_over(question) or list(companies())
             return RouteDecision(
                 route="needs_retrieval",
                 reason="a company's share of a total over every company: search them all",
-                slots=slots.model_copy(
-                    update={
-                        "companies": [
-                            *slots.companies,
-                            *(t for t in every if t not in slots.companies),
-                        ]
-                    }
-                ),
+                slots=slots.model_copy(update={"companies": every}),
             )
         if slots.companies:
             return RouteDecision(
@@ -544,7 +547,7 @@ class OfflineEngine:
                 clarifying_question=clarifying_question(),
             )
         if over_all:
-            if miners := companies_over(question):
+            if miners := companies_asked([], question):
                 return RouteDecision(
                     route="needs_retrieval",
                     reason="a measure across the miners: search the companies that mine",
@@ -1205,15 +1208,10 @@ class _Composer:
         a, b = chosen.get((subject, year, metric)), chosen.get((other, year, metric))
         if a is None or b is None:
             return None
-
-        def basis(s: _Sourced) -> tuple[str, str]:
-            label = s.fact.label.lower() if metric == "production" else ""
-            return to_base(s.fact.value, s.fact.unit).base, label
-
         qa, qb = _signed_base(a), _signed_base(b)
-        if basis(a) != basis(b) and (qa.value < 0) == (qb.value < 0):
+        shared = _basis(a, metric) == _basis(b, metric)
+        if not shared and (qa.value < 0) == (qb.value < 0):
             return None  # different currencies or bases: the comparison says so
-        shared = basis(a) == basis(b)
         unit_a = self.unit_for([a.fact, b.fact] if shared else [a.fact])
         unit_b = self.unit_for([a.fact, b.fact] if shared else [b.fact])
         was = "higher" if qa.value > qb.value else "lower" if qa.value < qb.value else "the same as"
@@ -1241,10 +1239,10 @@ class _Composer:
         mine = chosen.get((asked[0], year, metric))
         if mine is None or unit_spec(mine.fact.unit).kind in ("per_share", "percent"):
             return None  # amounts per share or rates add to no total
-        base = _signed_base(mine).base
+        base, basis = _signed_base(mine).base, _basis(mine, metric)
         same = [(t, chosen[(t, year, metric)]) for t in asked if (t, year, metric) in chosen]
-        other = [t for t, s in same if _signed_base(s).base != base]
-        same = [(t, s) for t, s in same if _signed_base(s).base == base]
+        other = [t for t, s in same if _basis(s, metric) != basis]
+        same = [(t, s) for t, s in same if _basis(s, metric) == basis]
         values = [_signed_base(s).value for _, s in same]
         if len(same) < 2:
             return None
@@ -1280,7 +1278,8 @@ class _Composer:
             sentences.append(
                 f"{_listed([_name(t) for t in other])} "
                 f"{'reports' if len(other) == 1 else 'report'} {display} in another currency "
-                f"and {'is' if len(other) == 1 else 'are'} not added: no currency is converted."
+                f"or on another basis and {'is' if len(other) == 1 else 'are'} not added: no "
+                "currency is converted."
             )
         if missing := [t for t in asked if (t, year, metric) not in chosen]:
             sentences.append(
@@ -1311,9 +1310,7 @@ class _Composer:
         # Pilbara production (100%) and Fortescue's shipments are different measures.
         groups: dict[tuple[str, str], list[tuple[str, _Sourced]]] = {}
         for ticker, s in present:
-            basis = s.fact.label.lower() if metric == "production" else ""
-            key = (to_base(s.fact.value, s.fact.unit).base, basis)
-            groups.setdefault(key, []).append((ticker, s))
+            groups.setdefault(_basis(s, metric), []).append((ticker, s))
         sentences: list[str] = []
         across = _decided_by_sign(present, asked) if asked and len(groups) > 1 else None
         if across is not None:

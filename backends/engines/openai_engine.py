@@ -44,7 +44,7 @@ from backends.engines.provider_errors import classify_openai
 from domain.clarification import unshowable
 from domain.companies import companies, display_name, fiscal_years, year_span
 from domain.evidence import fence
-from domain.intent import companies_over
+from domain.intent import companies_asked
 from domain.memory import MemoryNote, merge_summary
 from domain.metrics import metric_display, read_metric_words
 from domain.models import ChunkText, Draft, ModelCall, NotFound, Slots, SubQuery, UnsupportedClaim
@@ -258,8 +258,8 @@ class OpenAIEngine:
                 slots=slots,
                 clarifying_question=clarifying_question() if why else asked,
             )
-        if not slots.companies and (miners := companies_over(question)):
-            slots = slots.model_copy(update={"companies": miners})  # "the miners"
+        # "the miners", a commodity's producers, every company of a share of their total
+        slots = slots.model_copy(update={"companies": companies_asked(slots.companies, question)})
         return RouteDecision(route="needs_retrieval", reason="model: answerable", slots=slots)
 
     async def rewrite(self, question: str, slots: Slots) -> RewritePlan:

@@ -1013,3 +1013,23 @@ def test_a_share_of_a_companys_own_total_searches_that_company_alone(
 ) -> None:
     decision = asyncio.run(ENGINE.route(question))
     assert decision.slots.companies == [ticker], decision
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # FinanceBench's development half: a threshold, a company's own total
+        "Are there any product categories that represent more than 20% of Boeing's revenue "
+        "for FY2022?",
+        "What percent of Ulta Beauty's total spend on stock repurchases for FY 2023 occurred "
+        "in Q4 of FY2023?",
+    ],
+)
+def test_a_threshold_or_a_companys_own_total_is_no_comparison_with_others(question: str) -> None:
+    from domain.companies import Company, aliases_for, pinned
+    from domain.intent import asks_share_of_total, than_asked
+
+    named = [Company(t, n, aliases_for(t, n), "12-31") for t, n in
+             (("BOEING", "Boeing"), ("ULTA", "Ulta Beauty"), ("AMAZON", "Amazon"))]  # fmt: skip
+    with pinned(named):
+        assert than_asked(question) is None and not asks_share_of_total(question)

@@ -18,7 +18,7 @@ from domain.companies import (
     without_companies,
     year_span,
 )
-from domain.metrics import english_rank, find_metrics, find_other_measures
+from domain.metrics import COMMON_ENGLISH, english_rank, find_metrics, find_other_measures
 from domain.shorthand import short_forms
 
 
@@ -346,7 +346,7 @@ def _and_typed(names: list[str], question: str) -> list[str]:
 # used words: "newmont", "glencore") and it is no measure, short form, commodity or covered
 # company; directly after a comparing word ("to vale's", "than santos'") a word outside
 # English's 10,000 most used is one too ("the prior year's", "copper's" are not).
-_RARE, _RARE_AFTER_JOINER = 30_000, 10_000
+_RARE, _RARE_AFTER_JOINER = COMMON_ENGLISH, 10_000
 _TYPED_POSSESSOR = re.compile(
     r"(?:\b(?P<joiner>to|with|than|vs\.?|versus|against)\s+)?"
     r"(?<![\w'’])(?P<name>[a-z][a-z&\-]*)(?:['’]s\b|(?<=s)['’](?=\s|$|[?,.]))"
