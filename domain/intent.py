@@ -102,6 +102,11 @@ def asks_over_all_companies(text: str) -> bool:
 _MINERS = re.compile(r"\bminers?\b|\bmining\s+(?:companies|company|groups?|firms?|stocks?)\b", re.I)
 
 
+def among_miners(question: str) -> bool:
+    """Whether a question asks among the miners ("which miner", "the mining companies")."""
+    return bool(_MINERS.search(question))
+
+
 def companies_over(question: str) -> list[str]:
     """The covered companies a question over every company is about, in coverage order:
     "the miners" are those whose registry lists commodities they mine (a water utility or
@@ -112,7 +117,7 @@ def companies_over(question: str) -> list[str]:
     named = commodities_named(question)
     if named:  # "who produced the most iron ore": those whose registry says they mine it
         miners = [t for t, c in companies().items() if named & set(c.commodities)]
-    elif _MINERS.search(question):
+    elif among_miners(question):
         miners = [t for t, c in companies().items() if c.commodities]
     else:
         return []

@@ -17,7 +17,7 @@ from psycopg_pool import AsyncConnectionPool
 from temporalio.client import Client
 
 import worker as registry
-from activities.contracts import CompanyDetails, IngestRequest
+from activities.contracts import CompanyDetails, IngestRequest, IngestResult
 from backends.engines.offline import OfflineEngine
 from backends.reports import ReportIndex
 from tests.conftest import CORPUS_DIR, Turns, WorkerFactory, unique
@@ -27,6 +27,12 @@ from workflows.ingest import IngestDocuments
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "Kestrel Bay Minerals"
 TICKER = "KBM"
+
+
+async def _ingest(client: Client, task_queue: str, request: IngestRequest) -> IngestResult:
+    return await client.execute_workflow(
+        IngestDocuments.run, request, id=unique("ingest"), task_queue=task_queue
+    )
 
 
 def test_the_new_company_is_in_no_product_file() -> None:
@@ -54,19 +60,12 @@ async def test_a_new_company_is_registered_with_its_report_and_answered(
     revenue = {f.fiscal_year: f for f in report.figures if f.label == "Revenue"}
     index = make_report_index()
     async with worker(activities=registry.activities(index, pool, OfflineEngine())) as tq:
-        ingested = await temporal_client.execute_workflow(
-            IngestDocuments.run,
-            IngestRequest(
-                paths=[str(report.path)], company=TICKER, fiscal_year=2022,
-                details=CompanyDetails(name=NAME, currency="A$", commodities=["gold"]),
-            ),
-            id=unique("ingest-new"), task_queue=tq,
-        )  # fmt: skip
-        sample = await temporal_client.execute_workflow(
-            IngestDocuments.run,
-            IngestRequest(paths=[str(CORPUS_DIR / "BHP_FY2024.md")]),
-            id=unique("ingest-sample"),
-            task_queue=tq,
+        ingested = await _ingest(temporal_client, tq, IngestRequest(
+            paths=[str(report.path)], company=TICKER, fiscal_year=2022,
+            details=CompanyDetails(name=NAME, currency="A$", commodities=["gold"]),
+        ))  # fmt: skip
+        sample = await _ingest(
+            temporal_client, tq, IngestRequest(paths=[str(CORPUS_DIR / "BHP_FY2024.md")])
         )
         turns = turns_on(tq)
         current = await turns.ask(f"What was {NAME}'s revenue in FY2022?")
@@ -128,21 +127,12 @@ async def test_the_miners_are_the_companies_whose_registry_says_they_mine(
                            pages=16, seed=11)  # fmt: skip
     index = make_report_index()
     async with worker(activities=registry.activities(index, pool, OfflineEngine())) as tq:
-        ingested = await temporal_client.execute_workflow(
-            IngestDocuments.run,
-            IngestRequest(
-                paths=[str(utility.path)], company="CSW", fiscal_year=2024,
-                details=CompanyDetails(name="Corbett Springs Water", currency="A$"),
-            ),
-            id=unique("ingest-utility"), task_queue=tq,
-        )  # fmt: skip
+        ingested = await _ingest(temporal_client, tq, IngestRequest(
+            paths=[str(utility.path)], company="CSW", fiscal_year=2024,
+            details=CompanyDetails(name="Corbett Springs Water", currency="A$"),
+        ))  # fmt: skip
         for report in ("BHP_FY2024.md", "FMG_FY2024.md"):
-            await temporal_client.execute_workflow(
-                IngestDocuments.run,
-                IngestRequest(paths=[str(CORPUS_DIR / report)]),
-                id=unique("ingest-sample"),
-                task_queue=tq,
-            )
+            await _ingest(temporal_client, tq, IngestRequest(paths=[str(CORPUS_DIR / report)]))
         turns = turns_on(tq)
         miners = await turns.ask("Which miner had the highest revenue in FY2024?")
         everyone = await turns.ask("Which company had the highest revenue in FY2024?")

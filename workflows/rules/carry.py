@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 
 from domain.companies import coverage, display_name
-from domain.intent import asks_over_all_companies, superlative
+from domain.intent import among_miners, asks_over_all_companies, superlative
 from domain.measures import open_parts
 from domain.metrics import metric_display
 from domain.question import extract_slots
@@ -189,6 +189,6 @@ def _over_every_company(text: str, company_set: Callable[[], bool], ranked: bool
     question was over every company and `company_set()` says a follow-up is too."""
     if not asks_over_all_companies(text) or not company_set():
         return None
-    over = "all miners" if re.search(r"\bminers?\b|\bmining\b", text, re.I) else "all companies"
+    over = "all miners" if among_miners(text) else "all companies"
     most = superlative(text) if ranked else None
     return f"{over}, {most}" if most else over
