@@ -19,8 +19,15 @@ import snowballstemmer
 
 from domain.companies import how_many, without_companies
 from domain.intent import COMPARE_PHRASE
-from domain.metrics import find_metrics, find_other_measures, metric_display, read_definitions
+from domain.metrics import (
+    english_rank,
+    find_metrics,
+    find_other_measures,
+    metric_display,
+    read_definitions,
+)
 from domain.periods import MONTH_NAME, QUARTER_TOKEN
+from domain.shorthand import short_forms
 from domain.years import mentioned_years
 
 # Alias data: the measure words of a question asked in Chinese, read as the English
@@ -233,11 +240,30 @@ before interest and tax" EBIT)."""
 _SPELT_WITHIN = 600
 
 
+_LOWER = re.compile(r"(?<![\w'-])([a-z]{3,6})(?![\w'-])")
+PLAIN_ENGLISH = 10_000
+"""A word typed in lower case that English uses this often is a word, not an acronym:
+"eps" and "dps" (outside wordfreq's 10,000 most used) may be acronyms, "rate" is not."""
+
+
 def written_acronyms(text: str) -> frozenset[str]:
-    """The acronyms `text` writes in capitals ("AIFR"), as acronym terms: what a
-    question's focus asks by acronym (a question's own phrases are not spelt: "net profit
-    after tax" asks for those words, not for every acronym they spell)."""
-    return frozenset(ACRONYM + m.group(1).lower() for m in _CAPITALS.finditer(text))
+    """The acronyms `text` writes ("AIFR"), as acronym terms: what a question's focus
+    asks by acronym (a question's own phrases are not spelt: "net profit after tax" asks
+    for those words, not for every acronym they spell). People type acronyms in lower
+    case too ("rio aifr fy24"): a word of three to six letters that is no common English
+    word, short form or metric is read as one as well; it counts only where a label spells
+    it (`label_match`), so a slip read this way costs nothing."""
+    found = {ACRONYM + m.group(1).lower() for m in _CAPITALS.finditer(text)}
+    for m in _LOWER.finditer(text):
+        word = m.group(1)
+        rank = english_rank(word)
+        if (
+            (rank is None or rank >= PLAIN_ENGLISH)
+            and word not in short_forms()  # "pls", "divs": read as the words they are
+            and not find_metrics(word)
+        ):
+            found.add(ACRONYM + word)
+    return frozenset(found)
 
 
 @lru_cache(maxsize=4096)
@@ -355,6 +381,14 @@ _SHARE_OF = re.compile(
     r"%)\s+of|(?:share|percentage|proportion)\s+of)\s+(?P<den>[\w\s'-]{3,60}?)(?=[?.!,]|$|\s+(?:in|for|at|during)\b)",
     re.IGNORECASE,
 )
+_A_PART_OF = re.compile(
+    r"(?:\b(?:including|includes|excluding|excludes|incl|excl|plus|less|with|without)"
+    r"(?:\s+(?:its|their|the))?|\bour)\s*$",
+    re.IGNORECASE,
+)
+"""What a label says it holds ("underlying revenue, including our share of equity
+accounted investments", "our share of joint ventures' profit"): a part of an amount in the
+report's own words, not a share the question asks to work out."""
 _RATIO = re.compile(
     r"\bratio\s+of\s+(?P<num>[\w\s'-]{3,60}?)\s+to\s+(?P<den>[\w\s'-]{3,60}?)(?=[?.!,]|$|\s+(?:in|for|at|during)\b)"
     r"|\b(?P<num2>[\w'-]+(?:\s+[\w'-]+){0,3})[\s-]+to[\s-]+(?P<den2>[\w'-]+(?:\s+[\w'-]+){0,3})\s+ratio\b",
@@ -375,7 +409,7 @@ def derived(question: str) -> Derived | None:
     text = read_chinese(question)
     if m := _MARGIN.search(text):
         return Derived("margin", _measure_words(m.group("num")), "revenue")
-    if m := _SHARE_OF.search(text):
+    if (m := _SHARE_OF.search(text)) and not _A_PART_OF.search(m.group("num")):
         num, den = _measure_words(m.group("num")), _measure_words(m.group("den"))
         if num and den:
             return Derived("share", num, den)
@@ -428,8 +462,10 @@ def label_match(
     label_terms, context_terms = terms(label), terms(context)
     # An acronym asked ("AIFR") that the label spells ("All-injury frequency rate") is
     # the one word asked: its own stem ("aifr", which no label prints) no longer counts.
+    # One that no label spells is the typed word's own stem once, not twice.
     spelt = {t for t in focus.terms if t.startswith(ACRONYM) and t in label_terms}
-    asked_terms = focus.terms - {stem(t.removeprefix(ACRONYM)) for t in spelt}
+    unspelt = {t for t in focus.terms if t.startswith(ACRONYM) and t not in label_terms}
+    asked_terms = focus.terms - {stem(t.removeprefix(ACRONYM)) for t in spelt} - unspelt
     in_label = {t for t in asked_terms if related(t) & label_terms}
     if not in_label:
         return 0.0

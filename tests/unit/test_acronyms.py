@@ -38,6 +38,34 @@ def test_a_question_in_words_is_not_read_as_the_acronyms_its_words_spell() -> No
     assert not any(t.startswith(ACRONYM) for t in focus.terms)
 
 
+@pytest.mark.parametrize(
+    ("question", "label"),
+    [
+        ("rio aifr fy24", "All-injury frequency rate"),
+        ("what was the ltifr", "Lost time injury frequency rate"),
+        ("whats the qzrt", "Quarterly zinc recovery tonnage"),  # an acronym never seen
+    ],
+)
+def test_an_acronym_typed_in_lower_case_is_read_as_one(question: str, label: str) -> None:
+    """People type acronyms in lower case: a word no common English word and no metric."""
+    assert label_match(read_focus(question), label) >= 0.8
+
+
+@pytest.mark.parametrize(
+    "question", ["what was the rate of the dividend", "bhp ebitda fy25", "rev pls"]
+)
+def test_a_common_word_or_a_metric_in_lower_case_is_no_acronym(question: str) -> None:
+    words = {w.lower() for w in question.split()}
+    assert not {ACRONYM + w for w in words} - {ACRONYM + "bhp"} & written_acronyms(question)
+
+
+def test_a_lower_case_slip_read_as_an_acronym_costs_the_words_asked_nothing() -> None:
+    """An acronym term no label spells counts as its word once, not twice: a slip of
+    four letters ("xqzv", read as an acronym too) weighs what one of seven does."""
+    slip = label_match(read_focus("group tonnage xqzv"), "Group tonnage")
+    assert slip == label_match(read_focus("group tonnage xqzvwyk"), "Group tonnage") > 0
+
+
 def test_a_long_passage_is_not_spelt_only_its_capitals_are_read() -> None:
     passage = "Our all-injury frequency rate fell. " * 40 + "The AISC rose."
     assert acronyms(passage) == {ACRONYM + "aisc"}
