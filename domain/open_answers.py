@@ -295,8 +295,18 @@ def moved_in_points(subject: str, span: str, old: Fact, old_n: int, new: Fact, n
 
 
 def verb(fact: Fact) -> str:
-    """ "were" for a plural measure ("emissions", "dividends"), else "was"."""
-    last = re.sub(r"\([^)]*\)", "", fact.label).split()
+    """ "were" for a plural measure ("emissions", "dividends"), else "was": read on the
+    label's head noun, its last word before a preposition ("revenue from continuing
+    operations" was, "dividends per share" were)."""
+    label = re.sub(r"\([^)]*\)", "", fact.label)
+    label = re.split(
+        r"\b(?:from|of|in|for|before|after|per|to|on|attributable|including|"
+        r"excluding|under|at|by|with)\b",
+        label,
+        maxsplit=1,
+        flags=re.I,
+    )[0]
+    last = label.split()
     word = last[-1].lower() if last else ""
     plural = word.endswith("s") and not word.endswith(("ss", "us", "is", "ics"))
     return "were" if plural else "was"

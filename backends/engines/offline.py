@@ -95,6 +95,7 @@ from domain.metrics import (
 )
 from domain.models import ChunkText, Derived, Draft, NotFound, Slots, SubQuery
 from domain.open_answers import (
+    ANSWERS,
     BASIS,
     CLOSE,
     Candidate,
@@ -1677,7 +1678,47 @@ class _OpenAnswers:
         self.valued.setdefault((part.phrase, year), []).append(
             _Valued(ticker, q.value, q.base, value_text(pick.fact), f"[{pick.n}]")
         )
-        return self._sentence(pick, ticker, year)
+        others = self._restatements(part, pick)
+        if not others:
+            return self._sentence(pick, ticker, year)
+        f = pick.fact
+        lines = [
+            f"{_possessive(ticker)} {phrase(f)} for {self._when(ticker, year)} {verb(f)} "
+            f"{value_text(f)} as first reported in the {f.document} [{pick.n}]."
+        ]
+        lines += [
+            f"The {o.fact.document} restates {_possessive(ticker)} FY{year} {phrase(f)} to "
+            f"{value_text(o.fact)} [{o.n}]."
+            for o in others
+        ]
+        return " ".join(lines)
+
+    def _restatements(self, part: Focus, pick: Candidate) -> list[Candidate]:
+        """Later reports' figures under the same label for the year `pick` answers that
+        differ from it (South32's FY2024 revenue from continuing operations, 5,479 as first
+        reported, 4,923 in the FY2025 report once a business was sold): the answer gives
+        both, as it does for a measure the vocabulary names. None when `pick` is itself a
+        later report's figure or a sentence's."""
+        f = pick.fact
+        if f.report_fiscal_year != f.fiscal_year or f.restated or f.source == "prose":
+            return []
+        seen: set[int] = set()
+        found: list[Candidate] = []
+        for c in self.candidates(part):
+            o = c.fact
+            if (
+                (o.company, o.fiscal_year) == (f.company, f.fiscal_year)
+                and o.report_fiscal_year > f.report_fiscal_year
+                and o.report_fiscal_year not in seen
+                and o.annual
+                and o.label.lower() == f.label.lower()
+                and c.score >= ANSWERS
+            ):
+                a, b = to_base(f.value, f.unit), to_base(o.value, o.unit)
+                if a.base == b.base and abs(a.value - b.value) > 1e-9:
+                    seen.add(o.report_fiscal_year)
+                    found.append(c)
+        return found
 
     def ranked(self, part: Focus, year: int, asked: str, tickers: list[str]) -> str | None:
         """The company with the highest (or lowest) figure of a part no metric names, of

@@ -237,6 +237,35 @@ async def test_who_holds_a_role_is_answered_from_the_board_line_and_says_it_is_u
     assert 'under "Chief Executive Officer"' in (ceo.answer or ""), ceo.answer
 
 
+async def test_an_acronym_typed_in_lower_case_is_read_and_a_restated_label_gives_both(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """Found on the typed suite and a trial: "rio aifr fy24" and "s32 rfco in fy24?" found
+    nothing relevant (an acronym was read only in capitals); "South32's RFCO in FY2024"
+    gave the first reported 5,479 and not the FY2025 report's restated 4,923, as the
+    label in full does; "underlying revenue, including our share of equity accounted
+    investments" was worked out as a share of itself (100.0%) and failed its check."""
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        aifr = await t.ask("rio aifr fy24")
+        rfco = await t.ask("s32 rfco in fy24?")
+        label = await t.ask(
+            "s32 underlying revenue, including our share of equity accounted investments fy25"
+        )
+    assert aifr.status == "answered", aifr
+    assert "0.36" in (aifr.answer or "") and {c.company for c in aifr.citations} == {"RIO"}
+    answer = rfco.answer or ""
+    assert rfco.status == "answered" and rfco.confidence == "high", rfco
+    assert "US$5,479 million as first reported in the South32 Annual Report 2024" in answer
+    assert "South32 Annual Report 2025 restates" in answer and "US$4,923 million" in answer
+    assert {c.document for c in rfco.citations} >= {
+        "South32 Annual Report 2024",
+        "South32 Annual Report 2025",
+    }, rfco.citations
+    assert label.status == "answered" and "US$7,610 million" in (label.answer or ""), label
+    assert "100.0%" not in (label.answer or ""), label.answer
+
+
 async def test_a_ranking_of_a_commodity_is_among_the_companies_that_mine_it(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
