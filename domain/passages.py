@@ -124,11 +124,15 @@ def _words(text: str) -> list[str]:
         w.lower().removesuffix("'s").removesuffix("’s")
         for w in re.findall(r"[A-Za-z][\w'’-]+", text)
     )
-    return [
+    found = [
         base_form(w)
         for w in words
         if len(w) >= 4 and not re.search(r"\d", w) and w not in _QUESTION_WORDS
     ]
+    # A noun in -ision is its verb in -ide too ("decision" says "decide", "division"
+    # "divide"): a five-letter stem ("decis", "decid") keeps them apart, and "what did BHP
+    # decide" is answered by "a decision to be reviewed". English morphology, not a list.
+    return found + [w[:-5] + "ide" for w in found if w.endswith("ision") and len(w) > 7]
 
 
 def _stems(text: str) -> set[str]:

@@ -97,6 +97,25 @@ def test_the_rare_word_of_a_question_outweighs_the_common_ones() -> None:
     assert quiet and quiet[0].sentence == common[0]
 
 
+def test_a_verb_asked_finds_its_noun_in_ision() -> None:
+    """ "What did BHP decide to do with its nickel business?" quoted a profit sentence
+    sharing "nickel" and "business": the answer says "a decision" ("decis" is not
+    "decid" to a five-letter stem). A noun in -ision is read as its verb in -ide too."""
+    decided = "The Board moved the smelter into care and maintenance, a decision it will review."
+    chunk = _chunk(
+        [
+            "The smelter business made a loss of US$300 million as prices fell.",
+            "Smelter employees were offered roles at other sites.",
+            decided,
+        ]
+    )
+    passages = find_passages("What did they decide about the smelter?", [chunk], "FMG",
+                             [2025], [])  # fmt: skip
+    assert passages and passages[0].sentence == decided, passages
+    divided = find_passages("How was the smelter divided?", [chunk], "FMG", [2025], [])
+    assert not divided or divided[0].sentence != decided  # no "division" said: quiet
+
+
 def test_a_when_question_prefers_sentences_that_say_a_time() -> None:
     question = "When did the Oyu Tolgoi underground mine start producing?"
     passages = find_passages(question, corpus(), "RIO", [], [])
