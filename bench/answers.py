@@ -29,7 +29,7 @@ from typing import Any
 
 import httpx
 
-from domain.evaluation import ScopeExpected, TurnExpected, score_turn
+from domain.evaluation import ScopeExpected, TurnExpected, score_turn, shows
 from domain.turns import TurnResult
 from evals.cases import load_suites
 from settings import get_settings
@@ -112,7 +112,7 @@ async def run_suites(api_url: str, names: list[str]) -> dict[str, Any]:
                 else:
                     assert isinstance(expected, TurnExpected)
                     problems = score_turn(expected, result)
-                    lacking = any(p not in (result.answer or "") for p in expected.present)
+                    lacking = any(not shows(result.answer or "", p) for p in expected.present)
                     off_point = result.confidence in ("high", "medium") and lacking
                 results.append({"suite": name, "id": case.id, "passed": not problems,
                                 "problems": problems, "off_point": off_point})  # fmt: skip

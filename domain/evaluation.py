@@ -220,6 +220,32 @@ def _first_error(err: ValidationError, prefix: str = "") -> str:
 # ---- scorers ----------------------------------------------------------------------------
 
 
+_BARE_FIGURE = re.compile(r"-?\d{1,3}(?:,\d{3})*(?:\.\d+)?|-?\d+(?:\.\d+)?")
+_SCALED = re.compile(
+    r"(?<![\d.,])(\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+(?:\.\d+)?)\s*"
+    r"(billion|bn|million|m)\b",
+    re.IGNORECASE,
+)
+
+
+def shows(answer: str, wanted: str) -> bool:
+    """Whether `answer` shows `wanted`: as written, or, for a bare figure ("1,928"), the
+    same amount a thousand times coarser or finer with its scale word ("US$1.928 billion"
+    for a figure printed in millions; "9,120 million" for 9.12 printed in billions). An
+    answer that writes a series in one unit gives the figure exactly, at another scale."""
+    if wanted in answer:
+        return True
+    if not _BARE_FIGURE.fullmatch(wanted):
+        return False
+    value = Fraction(wanted.replace(",", ""))
+    for m in _SCALED.finditer(answer):
+        said = Fraction(m.group(1).replace(",", ""))
+        coarser = m.group(2).lower() in ("billion", "bn")
+        if said == (value / 1000 if coarser else value * 1000):
+            return True
+    return False
+
+
 def score_turn(expected: TurnExpected, result: TurnResult) -> list[str]:
     """What is wrong with a settled turn for `expected` (empty: it passes)."""
     problems: list[str] = []
@@ -230,7 +256,7 @@ def score_turn(expected: TurnExpected, result: TurnResult) -> list[str]:
     if result.confidence in expected.confidence_not:
         problems.append(f"confidence {result.confidence}, expected none of "
                         f"{', '.join(expected.confidence_not)}")  # fmt: skip
-    problems += [f"missing {p!r}" for p in expected.present if p not in answer]
+    problems += [f"missing {p!r}" for p in expected.present if not shows(answer, p)]
     problems += [f"unexpected {a!r}" for a in expected.absent if a in answer]
     problems += _not_found_problems(expected, result, answer)
     if expected.opens_with and not answer.startswith(expected.opens_with):

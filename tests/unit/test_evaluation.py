@@ -25,6 +25,7 @@ from domain.evaluation import (
     score_retrieval,
     score_routing,
     score_turn,
+    shows,
 )
 from domain.models import Citation, NotFound, SearchHitWithText
 from domain.turns import TurnResult
@@ -160,6 +161,24 @@ def test_the_turn_scorer_passes_a_good_answer_and_names_each_fault() -> None:
         "missing '55,658'", "unexpected '53,817'", "grounded partial, expected yes",
         "0 citation(s), expected ≥ 1", "a figure is given without a citation",
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("answer", "wanted", "shown"),
+    [
+        ("US$1,928 million [1].", "1,928", True),
+        ("US$1.928 billion [1].", "1,928", True),  # the same amount, a thousand coarser
+        ("US$9,120 million [1].", "9.12", True),  # and finer
+        ("US$1.928 million [1].", "1,928", False),  # a thousand times smaller is not it
+        ("US$1.93 billion [1].", "1,928", False),  # rounded is not the printed figure
+        ("US$19.28 billion [1].", "1,928", False),
+        ("It rose 1.928 billion tonnes", "Yes:", False),  # words are matched as written
+    ],
+)
+def test_a_figure_is_shown_at_its_own_scale_or_exactly_at_another(
+    answer: str, wanted: str, shown: bool
+) -> None:
+    assert shows(answer, wanted) is shown
 
 
 def test_the_turn_scorer_checks_not_found_lines_tables_and_refusals() -> None:
