@@ -356,6 +356,11 @@ class Relevance(Frozen):
         description="The question asks about a topic, not a figure: a missed item has no"
         " data-not-found line (there is no figure to be missing).",
     )
+    unexplained: bool = Field(
+        default=False,
+        description="The question asks why, the answer quotes the reports, and no sentence"
+        " of it gives a cause: the reports give no reason.",
+    )
 
     def missing(self) -> list[str]:
         return [

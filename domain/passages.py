@@ -63,6 +63,18 @@ _CAUSE = re.compile(
 _ASKS_WHY = re.compile(
     r"\b(?:why|reasons?|what\s+(?:drove|caused|explains?)|explain\w*)\b", re.IGNORECASE
 )
+
+
+def asks_why(question: str) -> bool:
+    """Whether a question asks for a reason ("why", "what drove", "the reasons for")."""
+    return bool(_ASKS_WHY.search(question))
+
+
+def gives_cause(sentence: str) -> bool:
+    """Whether a sentence gives a cause ("because", "due to", "driven by", ...)."""
+    return bool(_CAUSE.search(sentence))
+
+
 # A question that asks when: its answer says a time ("in March 2023", "by the end of the
 # decade", "in the second half").
 ASKS_WHEN = re.compile(

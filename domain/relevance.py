@@ -56,10 +56,11 @@ from domain.open_answers import (
     own_words,
     shares_most,
 )
-from domain.passages import ASKS_WHEN, TIME
+from domain.passages import ASKS_WHEN, TIME, asks_why, gives_cause
 from domain.periods import asks_part_of_year
 from domain.years import mentioned_years
 
+_CITED = re.compile(r"\[\d+\]")
 UNMATCHED_FIGURE = "the answer's own words (its figure is not in the cited source)"
 _NOT_FOUND_LINE = re.compile(r"^\s*(?:[-*•]\s*)?[A-Z0-9]{2,4}\s+FY\d{4}\s+(?P<m>[^:\n]+):\s*data "
                              r"not found in provided documents", re.MULTILINE)  # fmt: skip
@@ -453,9 +454,18 @@ def check_relevance(
     items += _companies_unnamed(question, answer, parts)
     answered = sum(i.status == "answered" for i in items)
     missing = any(i.status == "missing" for i in items)
+    # An answer that cites nothing ("I found nothing in Rio Tinto's reports that
+    # addresses this") is about nothing else: no "this is the closest they say" above it.
+    cites = bool(_CITED.search(answer))
     return Relevance(
         items=items,
         addressed=not missing,
-        off_point=bool(items) and answered == 0 and missing,
+        off_point=bool(items) and answered == 0 and missing and cites,
         topic=(narrative or topic) and not any(p.metrics for p in parts),
+        # "Why did South32 sell Illawarra?" answered by "We agreed to sell Illawarra
+        # Metallurgical Coal": the reports give no reason, and the answer must say so.
+        unexplained=(narrative or topic)
+        and asks_why(question)
+        and cites
+        and not any(gives_cause(s) for s in sentences),
     )

@@ -7,7 +7,7 @@ from backends.embeddings import LocalEmbedder, similarity_of
 from domain.models import ChunkText
 from domain.relevance import check_relevance
 from tests.unit.corpus_chunks import report
-from workflows.rules.relevance import OFF_POINT_LEAD, relevance_verdict
+from workflows.rules.relevance import OFF_POINT_LEAD, WHY_LEAD, relevance_verdict
 
 BHP_2024 = report("BHP", 2024)
 REVENUE = "BHP Group's revenue for FY2024 was US$55,658 million [1]."
@@ -459,3 +459,37 @@ def test_the_same_measure_of_another_occasion_does_not_answer(question: str) -> 
     answer = f'BHP\'s FY2024 report says: "{_OTHER_PROCEEDS}" [1]'
     both = _note(f"{_PROCEEDS} {_OTHER_PROCEEDS}")
     assert not check_relevance(question, answer, both).addressed
+
+
+S32_2024 = report("S32", 2024)
+SOLD = (
+    "South32's FY2024 report (Chair's letter, page 1): \"We agreed to sell Illawarra "
+    'Metallurgical Coal and approved the development of the Taylor deposit." [1]'
+)
+
+
+def test_a_why_answered_by_a_sentence_giving_no_cause_says_the_reports_give_no_reason() -> None:
+    """A reason asked, a nearby line quoted: the answer says first that the reports give
+    no reason, at low confidence (it quoted the line as the closest they say)."""
+    relevance = check_relevance("Why did South32 sell Illawarra?", SOLD, S32_2024)
+    assert relevance.unexplained, relevance
+    verdict = relevance_verdict(relevance, ["S32"], [2024])
+    assert verdict.lead == WHY_LEAD and verdict.low
+
+
+def test_a_why_answered_by_a_cause_or_a_what_is_quiet() -> None:
+    because = SOLD.replace('Taylor deposit." [1]', 'Taylor deposit, because coal no longer fits."'
+                           " [1]")  # fmt: skip
+    assert not check_relevance("Why did South32 sell Illawarra?", because, S32_2024).unexplained
+    assert not check_relevance("What did South32 sell in FY2024?", SOLD, S32_2024).unexplained
+
+
+def test_an_answer_that_cites_nothing_is_not_led_as_the_closest_the_reports_say() -> None:
+    """ "I found nothing in Rio Tinto's reports that addresses this question." was led by
+    "this is the closest they say:", with nothing below it."""
+    nothing = (
+        "I found nothing in Rio Tinto's reports for FY2023–FY2025 that addresses this question."
+    )
+    relevance = check_relevance("Why did Rio Tinto's chief executive step down?", nothing, [])
+    verdict = relevance_verdict(relevance, ["RIO"], [2024])
+    assert verdict.lead is None and verdict.low and not relevance.unexplained

@@ -26,7 +26,7 @@ from workflows import attributes
 from workflows.chat_turn import ChatTurn
 from workflows.contracts import ClarificationReply
 from workflows.rules.gate import CLARIFICATION_EXHAUSTED, NO_ANSWER_COMPOSED, NUMBERS_UNCHECKED
-from workflows.rules.relevance import OFF_POINT_LEAD
+from workflows.rules.relevance import OFF_POINT_LEAD, TOPIC_LEAD, WHY_LEAD
 from workflows.rules.scope import refusal_text
 from workflows.turn.ledger import MAX_MODEL_CALLS
 
@@ -264,6 +264,28 @@ async def test_an_acronym_typed_in_lower_case_is_read_and_a_restated_label_gives
     }, rfco.citations
     assert label.status == "answered" and "US$7,610 million" in (label.answer or ""), label
     assert "100.0%" not in (label.answer or ""), label.answer
+
+
+async def test_a_reason_the_reports_do_not_give_is_said_to_be_not_given(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """Issue finding: a question whose reason the reports do not state was answered from a
+    nearby sentence. "Why did BHP's underlying EBITDA fall?" quoted the measure's
+    definition with no lead; "why did Rio's chief executive step down?" said "this is the
+    closest they say:" above "I found nothing". A reason quoted is answered plainly."""
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        ebitda = await t.ask("Why did BHP's underlying EBITDA fall in FY2024?")
+        nothing = await t.ask("Why did Rio Tinto's chief executive step down?")
+        debt = await t.ask("why did fortescue's net debt rise in fy25")
+    assert (ebitda.answer or "").startswith(WHY_LEAD), ebitda.answer
+    assert ebitda.confidence == "low" and ebitda.citations, ebitda
+    answer = nothing.answer or ""
+    assert answer.startswith("I found nothing in Rio Tinto's reports"), answer
+    assert TOPIC_LEAD not in answer and nothing.confidence in (None, "low"), nothing
+    assert not (debt.answer or "").startswith((WHY_LEAD, TOPIC_LEAD)), debt.answer
+    assert "reflecting the lower operating cash flow" in (debt.answer or "")
+    assert debt.confidence in ("high", "medium"), debt
 
 
 async def test_a_ranking_of_a_commodity_is_among_the_companies_that_mine_it(

@@ -13,7 +13,9 @@ whether the answer answers it, says it is not in the reports, or misses it:
 - an answer that answers nothing it was asked (only not-found lines, a closest figure,
   or another measure's figures) is shown as the closest available, confidence low;
 - one that answers some items and misses others is at most medium (the missing
-  figures cap it, as `shape_answer` does).
+  figures cap it, as `shape_answer` does);
+- one that quotes the reports for a question asking why, none of whose sentences gives a
+  cause, opens by saying the reports give no reason, confidence low.
 """
 
 from dataclasses import dataclass
@@ -24,6 +26,7 @@ OFF_POINT_LEAD = (
     "The reports do not give what this question asks for; this is the closest they give:"
 )
 TOPIC_LEAD = "The reports do not say this in so many words; this is the closest they say:"
+WHY_LEAD = "The reports give no reason for this; what they say about it:"
 UNCHECKED_WARNING = "The answer could not be checked against the question."
 
 
@@ -65,6 +68,14 @@ def relevance_verdict(
         for year in years
     )
     lead = TOPIC_LEAD if relevance.topic else OFF_POINT_LEAD
+    if relevance.unexplained:
+        # A reason asked that no quoted sentence gives: said first, whatever was quoted.
+        return RelevanceVerdict(
+            lead=WHY_LEAD,
+            warning=missing_warning(missing) if missing else None,
+            low=True,
+            gaps=gaps,
+        )
     return RelevanceVerdict(
         lead=lead if relevance.off_point else None,
         warning=missing_warning(missing) if missing else None,
