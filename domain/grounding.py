@@ -294,6 +294,36 @@ def claimed_amounts(text: str) -> list[Amount]:
     return _amounts(text, sorted([*_in_digits(text), *_in_words(text)], key=lambda w: w.start))
 
 
+_CURRENCY_BEFORE = re.compile(r"(?:\b(?:US|A|AU|C|NZ)?\$|[€£¥]|\b(?:USD|AUD|EUR|GBP))\s*$")
+_UNIT_AFTER = re.compile(
+    r"^(?:\s*(?:%|\b(?:million|billion|thousand|bn|mn|m|per\s+cent|percent|cents?|us|"
+    r"australian|dollars?|koz|moz|oz|ounces|mt|kt|t|tonnes|mtpa|times|x)\b))+",
+    re.IGNORECASE,
+)
+_DANGLING = re.compile(r"(?:\s+\b(?:of|was|were|is|at|to|from|by|about|around)\b|\s*[=:])+\s*$",
+                       re.IGNORECASE)  # fmt: skip
+
+
+def label_without_figures(label: str) -> str:
+    """A claim's label with every amount it states taken out ("RIO FY2025 revenue of
+    US$55.7 billion" → "RIO FY2025 revenue"), with the currency before it and the scale or
+    unit after it: a label names the claim, and every label is shown to the user, so a
+    figure the check could not back never reaches them in one. Years stay ("FY2025"), so
+    does a number naming a kind ("Scope 3") and a word that is a unit elsewhere ("Mt
+    Arthur")."""
+    spans = [(a.start, a.end) for a in claimed_amounts(label)]
+    if not spans:
+        return label
+    kept, at = [], 0
+    for start, end in spans:
+        kept.append(_CURRENCY_BEFORE.sub("", label[at:start]))
+        unit = _UNIT_AFTER.match(label[end:])
+        at = end + (unit.end() if unit else 0)
+    kept.append(label[at:])
+    text = _DANGLING.sub("", " ".join(" ".join(kept).split())).strip(" ,;:-")
+    return text or "a figure"
+
+
 def _skipped(text: str, w: _Written, plain: bool) -> bool:
     """Whether a plain number is a year, a date or a count rather than an amount."""
     before, after = text[max(0, w.start - 40) : w.start], text[w.end : w.end + 40]

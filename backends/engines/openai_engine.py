@@ -44,6 +44,7 @@ from backends.engines.provider_errors import classify_openai
 from domain.clarification import unshowable
 from domain.companies import companies, display_name, fiscal_years, year_span
 from domain.evidence import fence
+from domain.grounding import label_without_figures
 from domain.intent import companies_asked
 from domain.memory import MemoryNote, merge_summary
 from domain.metrics import metric_display, read_metric_words
@@ -349,7 +350,11 @@ class OpenAIEngine:
         )
         out = await self._ask("grade_answer", self.config.judge_model, JudgeOut, text)
         claims = [
-            UnsupportedClaim(label=" ".join(c.label.split()[:8]), reason=c.reason)
+            # The prompt asks for no figure in a label; a label is shown to the user,
+            # so one the judge wrote with a figure has it taken out here.
+            UnsupportedClaim(
+                label=" ".join(label_without_figures(c.label).split()[:8]), reason=c.reason
+            )
             for c in out.unsupported
             if c.label.strip()
         ]

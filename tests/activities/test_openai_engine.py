@@ -145,6 +145,24 @@ async def test_the_judge_runs_on_its_own_model_and_labels_are_short(fake: FakeOp
     ]
 
 
+async def test_a_judge_label_that_carries_a_figure_reaches_no_one_with_it(
+    fake: FakeOpenAI,
+) -> None:
+    """Issue 45: a claim's label is printed on the page and in the CLI; only the prompt
+    forbade a figure in it. A label written with one has it taken out; one without is
+    kept as written."""
+    fake.respond("JudgeOut", {"quality_passed": False, "unsupported": [
+        {"label": "RIO FY2025 revenue of US$55.7 billion", "reason": "general_knowledge"},
+        {"label": "BHP FY2024 EBITDA margin 52.9%", "reason": "calculation"},
+        {"label": "S32 FY2025 Scope 3 emissions", "reason": "general_knowledge"}]})  # fmt: skip
+    grade = await engine(fake).grade_answer("q", "an answer [1].", [])
+    assert [c.label for c in grade.unsupported] == [
+        "RIO FY2025 revenue",
+        "BHP FY2024 EBITDA margin",
+        "S32 FY2025 Scope 3 emissions",
+    ]
+
+
 async def test_json_mode_validates_the_reply_itself(fake: FakeOpenAI) -> None:
     fake.respond("SummaryOut", {"summary": "User asked about BHP FY2024 revenue, US$55,658m."})
     model = engine(fake, structured="json_object")

@@ -874,3 +874,22 @@ def test_a_total_over_several_companies_is_backed_by_each_ones_cited_figure() ->
     two = said.replace(" and South32", "")
     two = two.replace("Together, BHP Group,", "Together, BHP Group and")
     assert unsupported(two, sources) != []
+
+
+@pytest.mark.parametrize(
+    ("label", "shown"),
+    [
+        ("RIO FY2025 revenue of US$55.7 billion", "RIO FY2025 revenue"),
+        ("FMG FY2024 net debt was US$0.5bn", "FMG FY2024 net debt"),
+        ("NST gold sold 1,630 koz in FY2025", "NST gold sold in FY2025"),
+        ("BHP revenue of fifty-five point seven billion dollars", "BHP revenue"),
+        # quiet: a year, a kind's number and a place named like a unit are no figures
+        ("S32 FY2025 Scope 3 emissions", "S32 FY2025 Scope 3 emissions"),
+        ("BHP FY2025 Mt Arthur coal production", "BHP FY2025 Mt Arthur coal production"),
+        ("RIO FY2025 revenue", "RIO FY2025 revenue"),
+    ],
+)
+def test_a_claim_label_is_shown_without_the_figures_it_states(label: str, shown: str) -> None:
+    from domain.grounding import label_without_figures
+
+    assert label_without_figures(label) == shown
