@@ -187,3 +187,30 @@ def test_best_attempt_breaks_an_unsupported_tie_by_fewest_gaps() -> None:
 def test_best_attempt_prefers_the_latest_of_equal_drafts() -> None:
     attempts = [Attempt(1, 0, 0), Attempt(2, 0, 0), Attempt(3, 0, 0)]
     assert best_attempt(attempts).pass_number == 3
+
+
+# a model judge's label that names its company (issue 45)
+
+NAMED_CLAIM = UnsupportedClaim(label="Fortescue FY2024 cash position", reason="calculation")
+
+
+def test_a_claim_label_naming_its_company_retargets_that_company() -> None:
+    """ "Fortescue FY2024 cash position" (a model judge's way) retargeted nothing: the
+    rule matched only a label opening with the ticker."""
+    coverage = {"FMG": True, "BHP": True}
+    assert retry_targets(coverage, [], [NAMED_CLAIM]) == []  # the ticker reading: nothing
+    assert retry_targets(coverage, [], [NAMED_CLAIM], by_name=True) == ["FMG"]
+    plan = plan_retry([FMG_QUERY, BHP_QUERY], ["FMG"], [], [NAMED_CLAIM], 1, no_synonyms,
+                      by_name=True)  # fmt: skip
+    assert plan is not None and plan.changes == ["FMG: +terms cash position"], plan
+    late = UnsupportedClaim(label="cash position of Fortescue Ltd", reason="calculation")
+    assert retry_targets(coverage, [], [late], by_name=True) == ["FMG"]
+
+
+def test_a_ticker_label_or_a_label_naming_no_company_reads_as_before() -> None:
+    coverage = {"FMG": True, "BHP": True}
+    assert retry_targets(coverage, [], [FMG_CLAIM], by_name=True) == ["FMG"]
+    nameless = UnsupportedClaim(label="FY2024 cash position", reason="calculation")
+    assert retry_targets(coverage, [], [nameless], by_name=True) == []
+    before = plan_retry([FMG_QUERY], ["FMG"], [], [FMG_CLAIM], 1, no_synonyms)
+    assert plan_retry([FMG_QUERY], ["FMG"], [], [FMG_CLAIM], 1, no_synonyms, by_name=True) == before

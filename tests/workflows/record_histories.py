@@ -431,6 +431,29 @@ async def test_record_company_set_history(
 
 
 @pytest.mark.record_histories
+async def test_record_claim_name_history(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """The `claim-label-names-v1` path: a judge's label naming its company ("Rio Tinto
+    FY2025 revenue") retargets that company's search. Record with
+    TURNSTILE_HISTORY_PREFIX=named_."""
+    from activities.contracts import AnswerGrade
+    from domain.models import UnsupportedClaim
+
+    claim = UnsupportedClaim(
+        label="Rio Tinto FY2025 iron ore shipments", reason="general_knowledge"
+    )
+    judge = ScriptedEngine().always(
+        "grade_answer", AnswerGrade(quality_passed=False, unsupported=[claim])
+    )
+    async with turn_worker(judge) as tq:
+        t = turns_on(tq)
+        result = await t.ask("What was Rio Tinto's revenue in FY2025?")
+        assert result.retries >= 1, result
+        await _save(t, "claim_named", result.turn_id)
+
+
+@pytest.mark.record_histories
 async def test_record_ingest_history(
     worker: "WorkerFactory",
     temporal_client: "Client",

@@ -18,7 +18,7 @@ from db import audit
 from db import turns as turn_store
 from domain.facts import report_facts
 from domain.grounding import split_sentences
-from domain.models import Draft, Slots
+from domain.models import Draft, Slots, UnsupportedClaim
 from domain.turns import TurnResult
 from tests.conftest import Turns, TurnWorker, WorkerFactory, activity_inputs, outcome, unique
 from tests.workflows.scripted_engine import ScriptedEngine, with_capex_line
@@ -752,6 +752,28 @@ async def test_judge_outage_fails_open_loudly_with_confidence_capped(
     assert [d.layer for d in result.degraded] == ["llm_grade_answer"]
     assert "judge_unavailable" in result.degraded[0].reason
     assert result.confidence == "medium"
+
+
+async def test_a_judge_label_naming_its_company_by_name_retargets_that_companys_search(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """Issue 45: a model judge's label "Rio Tinto FY2025 revenue" retargeted nothing (the
+    rule matched labels opening with the ticker), so the retry was skipped as having
+    nothing to change. Now Rio Tinto's search is run again, changed."""
+    claim = UnsupportedClaim(
+        label="Rio Tinto FY2025 iron ore shipments", reason="general_knowledge"
+    )
+    judge = ScriptedEngine().always(
+        "grade_answer", AnswerGrade(quality_passed=False, unsupported=[claim])
+    )
+    async with turn_worker(judge) as tq:
+        handle = await turns_on(tq).start("What was Rio Tinto's revenue in FY2025?")
+        result = await outcome(handle, 0)
+        searches = [json.loads(s) for s in await activity_inputs(handle, "qdrant_search_chunks")]
+    assert result.status == "answered", result
+    retried = [s for s in searches[1:] if s["company"] == "RIO"]
+    # the label's words, its company's name taken out, are searched for
+    assert retried and retried[0]["query"].endswith("iron ore shipments"), searches
 
 
 async def test_grader_outage_keeps_all_documents_and_is_recorded(

@@ -3,6 +3,7 @@
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from domain.companies import companies, find_companies
 from domain.metrics import METRICS
 from domain.models import NotFound, SubQuery, UnsupportedClaim
 
@@ -37,13 +38,34 @@ class RetryPlan:
     changes: list[str]
 
 
+def claim_company(label: str, by_name: bool = False) -> tuple[str | None, list[str]]:
+    """The company a claim's label is about and the label's other words: its first word
+    ("RIO FY2025 revenue"); with `by_name`, a company the label names as a model judge
+    writes it ("Rio Tinto FY2025 revenue", "revenue of Rio Tinto"), the words of its
+    name and aliases taken out of the rest."""
+    words = label.split()
+    if not words:
+        return None, []
+    named = find_companies(label) if by_name and words[0] not in companies() else []
+    if not named:
+        return words[0], words[1:]
+    held = companies()[named[0]]
+    own = {w.lower() for n in (held.name, *held.aliases, held.ticker) for w in n.split()}
+    return named[0], [w for w in words if w.lower().strip(",").removesuffix("'s") not in own]
+
+
 def retry_targets(
-    coverage: dict[str, bool], gaps: list[NotFound], unsupported: list[UnsupportedClaim]
+    coverage: dict[str, bool],
+    gaps: list[NotFound],
+    unsupported: list[UnsupportedClaim],
+    by_name: bool = False,
 ) -> list[str]:
-    """Companies to search again: not found, with a gap, or with an unverified claim."""
+    """Companies to search again: not found, with a gap, or with an unverified claim
+    (`by_name`: a claim whose label names the company rather than opening with its
+    ticker, `claim_company`)."""
     targets = [t for t, ok in coverage.items() if not ok]
     targets += [g.company for g in gaps]
-    targets += [c.label.split()[0] for c in unsupported if c.label.split()]
+    targets += [t for c in unsupported if (t := claim_company(c.label, by_name)[0])]
     return list(dict.fromkeys(t for t in targets if t in coverage))
 
 
@@ -54,6 +76,7 @@ def plan_retry(
     unsupported: list[UnsupportedClaim],
     retry_number: int,
     synonyms: Callable[[str], list[str]],
+    by_name: bool = False,
 ) -> RetryPlan | None:
     """Change each target company's sub-query; None when nothing can change.
 
@@ -69,8 +92,9 @@ def plan_retry(
         words = sq.query.lower().split()
         extra: list[str] = []
         for claim in unsupported:
-            if claim.label.startswith(sq.company):
-                extra += claim.label.split()[1:]
+            company, rest = claim_company(claim.label, by_name)
+            if company == sq.company if by_name else claim.label.startswith(sq.company):
+                extra += rest
         for gap in gaps:
             if gap.company == sq.company:
                 extra += [w for term in synonyms(gap.metric) for w in term.split()]

@@ -30,6 +30,10 @@ with workflow.unsafe.imports_passed_through():
     from workflows.turn.steps import TurnSteps
 
 
+CLAIM_NAMES = "claim-label-names-v1"
+"""A claim label naming its company by name retargets that company's search."""
+
+
 class RetrievalPasses:
     """A turn's passes over the reports for one resolved question."""
 
@@ -179,6 +183,15 @@ class RetrievalPasses:
         retry_plan = plan_retry(
             current, targets, gaps, last.unsupported, last.number, metric_synonyms
         )
+        # A model judge's label may name the company ("Rio Tinto FY2025 revenue") rather
+        # than open with its ticker: that company is searched again too. Asked only
+        # when it changes the plan, so a history recorded before replays as it ran.
+        named = retry_targets(coverage, gaps, last.unsupported, by_name=True)
+        by_name = plan_retry(
+            current, named, gaps, last.unsupported, last.number, metric_synonyms, by_name=True
+        )
+        if by_name != retry_plan and workflow.patched(CLAIM_NAMES):
+            retry_plan = by_name
         if retry_plan is None:
             self._ledger.retry_skipped = "nothing in the sub-queries could change"
             self._stream.note(
