@@ -32,6 +32,11 @@ CANDIDATES = 5
 """Nearest entries checked by the guard per lookup (the nearest may differ in a slot)."""
 
 
+QUARANTINED = "a partial answer (a claim the checks could not back) is never reused"
+"""Why an answer graded partial is neither written nor served: its reader saw the
+disclaimer; one served again from the cache would be shown as if checked afresh."""
+
+
 class AnswerCache:
     def __init__(
         self, index: ReportIndex, hit_at: float = 0.95, hint_at: float = 0.80,
@@ -126,6 +131,9 @@ class AnswerCache:
                 reasons.append("answered from an earlier corpus version")
                 continue
             entry = CachedAnswer.model_validate(payload["entry"])
+            if entry.unsupported:  # written before partial answers were quarantined
+                reasons.append(QUARANTINED)
+                continue
             cited = [c.chunk_id for c in entry.citations if c.chunk_id]
             if cited and len(self.index.get_chunks(cited)) != len(set(cited)):
                 reasons.append("a cited chunk no longer exists")
@@ -148,6 +156,8 @@ class AnswerCache:
         slots = cache_slots(entry.question)
         if not cacheable(slots):
             return CacheWriteResult(written=False, reason="not a cacheable figure question")
+        if entry.unsupported:
+            return CacheWriteResult(written=False, reason=QUARANTINED)
         version = corpus_version or self.index.corpus_version()
         if version != self.index.corpus_version():
             return CacheWriteResult(written=False, reason="the corpus changed during the turn")

@@ -15,7 +15,7 @@ from backends.answer_cache import AnswerCache
 from backends.engines.offline import OfflineEngine
 from backends.reports import ReportIndex
 from db import audit
-from domain.models import Draft
+from domain.models import Draft, UnsupportedClaim
 from tests.conftest import CORPUS_DIR, Turns, TurnWorker, WorkerFactory, unique
 from tests.workflows.scripted_engine import ScriptedEngine
 
@@ -172,6 +172,19 @@ NOT_WRITTEN = {
         "quality failed",
     ),
     "judge down": (ScriptedEngine().always("grade_answer", RuntimeError("judge down")), None),
+    # issue 45: a partial answer (one claim the judge could not back) was cached and reused
+    "partial": (
+        ScriptedEngine().always(
+            "grade_answer",
+            AnswerGrade(
+                quality_passed=True,
+                unsupported=[
+                    UnsupportedClaim(label="FMG FY2024 underlying EBITDA", reason="calculation")
+                ],
+            ),
+        ),
+        "partial",
+    ),
 }
 
 
@@ -188,6 +201,8 @@ async def test_an_answer_that_is_not_checked_clean_is_never_written(
             assert first.status == "fallback" and first.fallback_reason == "unverified", first
         if case == "judge down":
             assert "llm_grade_answer" in [d.layer for d in first.degraded]
+        if reason == "partial":
+            assert first.grounded == "partial" and first.status == "answered", first
     async with turn_worker() as tq:  # a good engine now: nothing of the first may be there
         good = Turns(temporal_client, pool, tq, tenant_id=t.tenant_id, answer_cache=True)
         later = await good.ask(EBITDA_FY2024)
@@ -240,6 +255,33 @@ async def test_an_entry_past_its_time_to_live_is_not_served(
     assert expired.outcome == "miss" and expired.reason == "no entry"
     # A hit does not extend the life of an entry: looked up at 1030, gone at 1061.
     assert cache.forget_user(tenant, "u1") == 1 and cache.entries(tenant) == 0
+
+
+async def test_a_partial_entry_written_before_the_quarantine_is_never_served(
+    make_report_index: Callable[[], ReportIndex],
+) -> None:
+    """Issue 45: a partial answer is neither written nor, if an older version of the
+    code wrote one, served: its unsupported claims keep it out of every lookup."""
+    from qdrant_client import models
+
+    from activities.contracts import CachedAnswer
+    from backends.answer_cache import QUARANTINED
+
+    cache = AnswerCache(make_report_index(), ttl_seconds=60)
+    claim = UnsupportedClaim(label="FMG FY2024 underlying EBITDA", reason="calculation")
+    clean = CachedAnswer(turn_id="turn-x-1", question=EBITDA_FY2024, answer="a checked answer")
+    partial = clean.model_copy(update={"unsupported": [claim]})
+    tenant = unique("t")
+    refused = cache.write(tenant, "u1", partial, now=1000.0)
+    assert not refused.written and refused.reason == QUARANTINED
+    assert cache.write(tenant, "u1", clean, now=1000.0).written
+    assert cache.lookup(tenant, EBITDA_FY2024, now=1010.0).outcome == "hit"  # quiet
+    only = models.Filter(
+        must=[models.FieldCondition(key="tenant_id", match=models.MatchValue(value=tenant))]
+    )
+    cache.client.set_payload(cache.collection, {"entry": partial.model_dump(mode="json")}, only)
+    older = cache.lookup(tenant, EBITDA_FY2024, now=1020.0)
+    assert older.outcome == "miss" and QUARANTINED in older.reason, older
 
 
 async def test_a_hint_and_the_users_preferences_reach_synthesis_labelled(
