@@ -45,6 +45,7 @@ from domain.clarification import unshowable
 from domain.companies import companies, display_name, fiscal_years, year_span
 from domain.evidence import fence
 from domain.grounding import label_without_figures
+from domain.injection import fenced_memory
 from domain.intent import companies_asked
 from domain.memory import MemoryNote, merge_summary
 from domain.metrics import metric_display, read_metric_words
@@ -329,7 +330,7 @@ class OpenAIEngine:
             years=", ".join(f"FY{y}" for y in years),
             metrics=", ".join(metric_display(m) for m in metrics) or "as the question asks",
             evidence=fence([(n, sources[n - 1].text) for n in order]),
-            memory="\n".join(note.labelled() for note in memory) or "(nothing remembered)",
+            memory=fenced_memory([note.labelled() for note in memory]),
         )
         out = await self._ask("synthesize", self.config.synthesize_model, SynthesisOut, text)
         gaps = [
