@@ -89,6 +89,8 @@ class SearchResult(_Frozen):
     hits: list[ChunkHit]
     degraded: list[str] = Field(default_factory=list)
     """Fail-opens inside the search (the reranker unavailable: fused order kept)."""
+    corpus_version: str | None = None
+    """The version of the corpus the hits were read from (None from a worker before it)."""
 
 
 class CompanyDetails(_Frozen):

@@ -88,7 +88,8 @@ class ReportActivities:
                 request.config,
                 request.facets,
             )
-        return SearchResult(hits=hits, degraded=notes)
+            version = await asyncio.to_thread(index.corpus_version)
+        return SearchResult(hits=hits, degraded=notes, corpus_version=version)
 
     @implements(steps.qdrant_load_chunks)
     async def load_chunks(self, chunk_ids: list[str]) -> list[ChunkText]:

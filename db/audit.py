@@ -226,6 +226,19 @@ def build_record(
     }
 
 
+async def _corpus_version(conn: AsyncConnection, result: TurnResult) -> tuple[str | None, str]:
+    """The version of the passages the turn read, and where it is from; a turn that read
+    none (a refusal, a direct answer) gets the newest worker's, and says so."""
+    if read := result.documents.corpus_versions:
+        return ", ".join(read), "passages read"
+    heartbeat = await (
+        await conn.execute(
+            "SELECT corpus_version FROM worker_heartbeats ORDER BY seen_at DESC LIMIT 1"
+        )
+    ).fetchone()
+    return (str(heartbeat[0]) if heartbeat else None), "newest worker heartbeat"
+
+
 async def append(
     conn: AsyncConnection,
     result: TurnResult,
@@ -245,15 +258,12 @@ async def append(
     if await cur.fetchone() is not None:
         return False
     seq, prev = await _tail(conn)
-    heartbeat = await (
-        await conn.execute(
-            "SELECT corpus_version FROM worker_heartbeats ORDER BY seen_at DESC LIMIT 1"
-        )
-    ).fetchone()
+    version, source = await _corpus_version(conn, result)
     record = build_record(
-        result, seconds, str(heartbeat[0]) if heartbeat else None, tenant_id, usage,
+        result, seconds, version, tenant_id, usage,
         shown_texts(result, asked), await evidence_of(conn, result),
     )  # fmt: skip
+    record["corpus_version_from"] = source
     recorded_at = datetime.now(UTC)
     digest = row_hash(prev, seq, result.turn_id, result.conversation_id, recorded_at, record)
     await conn.execute(

@@ -59,6 +59,7 @@ class DocumentsUsed(Frozen):
                         "cc94f8e9-e929-564b-b382-4f9d027e503c",
                     ],
                     "kept": ["d968bb18-5c1e-54f8-8ac1-3034722a1e0b"],
+                    "corpus_versions": ["e70b6e8a82ff"],
                 }
             ]
         }
@@ -73,6 +74,13 @@ class DocumentsUsed(Frozen):
         default_factory=list,
         description="The chunks relevance grading kept: the evidence the answer was written from.",
         examples=[["d968bb18-5c1e-54f8-8ac1-3034722a1e0b"]],
+    )
+    corpus_versions: list[str] = Field(
+        default_factory=list,
+        description="The corpus versions the searched passages were read from: one, two"
+        " when a re-ingest landed during the turn; empty when the turn searched nothing"
+        " (an answer from the cache carries the version it was looked up at).",
+        examples=[["e70b6e8a82ff"]],
     )
 
 

@@ -132,6 +132,35 @@ async def test_a_paraphrase_is_served_from_the_cache_and_says_which_turn(
     assert checks["numeric_grounding"].startswith(f"not run: the answer of {first.turn_id}")
 
 
+async def test_the_decision_record_names_the_corpus_version_its_passages_came_from(
+    turn_worker: TurnWorker,
+    temporal_client: Client,
+    pool: AsyncConnectionPool,
+    report_index: ReportIndex,
+) -> None:
+    """Issue 45: the record's corpus version was the newest worker heartbeat's, not the
+    version of the passages the turn read. Now it is the searches' (and a cache hit's, the
+    version it was looked up at); a turn that read nothing says where its version is from."""
+    async with turn_worker() as tq:
+        t = cached_turns(temporal_client, pool, tq)
+        first = await t.ask(EBITDA_FY2024)
+        again = await t.ask(EBITDA_FY2024)
+        refused = await t.ask("Should I buy BHP shares?")
+    version = report_index.corpus_version()
+    assert first.documents.corpus_versions == [version], first.documents
+    assert again.cache == "hit" and again.documents.corpus_versions == [version]
+    assert refused.documents.corpus_versions == []
+    async with pool.connection() as conn:
+        records = [await audit.show(conn, r.turn_id) for r in (first, again, refused)]
+    assert all(r is not None for r in records)
+    for shown in records[:2]:
+        assert shown is not None
+        assert shown["record"]["corpus_version"] == version
+        assert shown["record"]["corpus_version_from"] == "passages read"
+    assert records[2] is not None
+    assert records[2]["record"]["corpus_version_from"] == "newest worker heartbeat"
+
+
 async def test_another_year_or_company_is_never_served_from_the_cache(
     turn_worker: TurnWorker, temporal_client: Client, pool: AsyncConnectionPool
 ) -> None:

@@ -37,6 +37,8 @@ class Ledger:
         # Chunk ids only, for the decision record; dicts keep first-seen order.
         self.retrieved: dict[str, None] = {}
         self.kept: dict[str, None] = {}
+        self.versions: dict[str, None] = {}
+        """The corpus versions the turn's passages were read from, in order."""
         self.model_calls = 0
         self.retries = 0
         self.retry_skipped: str | None = None
@@ -96,5 +98,9 @@ class Ledger:
             "model_calls": self.model_calls,
             "model_trace": list(self.trace),
             "retry_skipped": self.retry_skipped,
-            "documents": DocumentsUsed(retrieved=list(self.retrieved), kept=list(self.kept)),
+            "documents": DocumentsUsed(
+                retrieved=list(self.retrieved),
+                kept=list(self.kept),
+                corpus_versions=list(self.versions),
+            ),
         }

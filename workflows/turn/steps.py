@@ -221,6 +221,8 @@ class TurnSteps:
             self.ledger.degrade(steps.qdrant_lookup_answer, failure_cause(err))
             lookup = CacheLookup(outcome="miss", reason="lookup unavailable")
         self.memory.lookup = lookup
+        if lookup.outcome == "hit" and lookup.corpus_version:
+            self.ledger.versions[lookup.corpus_version] = None
         similarity = f" at {lookup.similarity:.3f}" if lookup.similarity is not None else ""
         # No source turn id here: progress lines reach the caller's event stream, and
         # another user's turn id names their conversation (the result keeps it).
@@ -317,6 +319,8 @@ class TurnSteps:
         for sq, result in zip(sub_queries, results, strict=True):
             if isinstance(result, SearchResult):
                 hits.extend(result.hits)
+                if result.corpus_version:
+                    self.ledger.versions[result.corpus_version] = None
                 for note in result.degraded:  # the reranker failed open inside the search
                     self.ledger.degrade(search, f"{sq.company}: {note}")
             elif isinstance(result, ActivityError):
