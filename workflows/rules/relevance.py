@@ -26,7 +26,7 @@ OFF_POINT_LEAD = (
     "The reports do not give what this question asks for; this is the closest they give:"
 )
 TOPIC_LEAD = "The reports do not say this in so many words; this is the closest they say:"
-WHY_LEAD = "The reports give no reason for this; what they say about it:"
+WHY_LEAD = "No passage I found gives a reason for this; what the reports say about it:"
 UNCHECKED_WARNING = "The answer could not be checked against the question."
 
 
