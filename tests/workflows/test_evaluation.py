@@ -39,8 +39,8 @@ from workflows.probes import (
 )
 from workflows.turn.budget import TASK_TIMEOUT
 
-SAMPLE_EVERY = 10
-"""The release gate asks every 10th case of the suites of whole turns (`SAMPLED`)."""
+SAMPLE_EVERY = 20
+"""The release gate asks every 20th case of the suites of whole turns (`SAMPLED`)."""
 
 
 @pytest.fixture
