@@ -15,7 +15,8 @@ whether the answer answers it, says it is not in the reports, or misses it:
 - one that answers some items and misses others is at most medium (the missing
   figures cap it, as `shape_answer` does);
 - one that quotes the reports for a question asking why, none of whose sentences gives a
-  cause, opens by saying the reports give no reason, confidence low.
+  cause, opens by saying no passage found gives a reason (the search may have missed
+  one), confidence low.
 """
 
 from dataclasses import dataclass
