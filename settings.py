@@ -168,6 +168,12 @@ class Settings(BaseSettings):
     embedding_cache_dir: Path | None = None
     """Where document vectors are kept so a text is embedded once (`VectorCache`); unset,
     `home/embedding-cache`."""
+    bytecode_dir: Path | None = None
+    """Where the worker keeps compiled modules when PYTHONDONTWRITEBYTECODE is set (it needs
+    them: the workflow sandbox loads the turn's module for every turn). Unset, the user's
+    cache, `$XDG_CACHE_HOME/turnstile/pycache` (else `~/.cache/...`): bytecode is not data,
+    and kept per home every new home compiled torch and the rest anew, about 12 s of a
+    stack's start here."""
     embedding_provider: Literal["local", "openai"] = "local"
     """`openai`: embed through an OpenAI-compatible endpoint instead of the local model."""
     embedding_base_url: str | None = None

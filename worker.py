@@ -480,12 +480,17 @@ def keep_bytecode(settings: Settings) -> None:
     The Temporal sandbox loads the workflow module afresh for every workflow it starts,
     so without a bytecode cache every turn compiles `workflows/chat_turn.py` from source
     (a few ms of CPU per turn, measured with py-spy under load). When
-    PYTHONDONTWRITEBYTECODE is set the cache goes under `TURNSTILE_HOME`, never into the
-    source tree, which is what that setting protects.
+    PYTHONDONTWRITEBYTECODE is set the cache goes to `bytecode_dir` (the user's cache
+    unless set), never into the source tree, which is what that setting protects.
     """
     if sys.dont_write_bytecode:
-        sys.pycache_prefix = str(settings.home / "pycache")
+        sys.pycache_prefix = str(settings.bytecode_dir or user_cache() / "pycache")
         sys.dont_write_bytecode = False
+
+
+def user_cache() -> Path:
+    """The user's cache directory for Turnstile (XDG's rule: `$XDG_CACHE_HOME`, else ~/.cache)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "turnstile"
 
 
 def main() -> None:
