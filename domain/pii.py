@@ -7,11 +7,13 @@ are checked with the same `find`, and refused rather than tokenised. This module
 pure: normalisation, patterns, checksums and the token syntax, no storage.
 
 Hand-written because the well-kept detectors (Presidio and friends) pull in spaCy
-models that would be downloaded at run time, and this product needs exactly five
+models that would be downloaded at run time, and this product needs five numbered
 kinds with their checksums: email, phone (Australian and international), payment card
 (Luhn and the card networks' prefixes and lengths), bank account (BSB + account, IBAN
 with its country length and mod-97 check) and Australian tax file number (its weighted
-mod-11 check).
+mod-11 check). Four more are written in words and found by their shape
+(`domain.personal_words`): a name with a title, a date of birth, a health detail and a
+street address.
 
 How a text is read, in one pass each, so the time is linear in its length:
 
@@ -37,6 +39,8 @@ import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
+from domain import personal_words
+
 
 class PiiKind(StrEnum):
     EMAIL = "email"
@@ -44,6 +48,14 @@ class PiiKind(StrEnum):
     TFN = "tfn"
     BANK_ACCOUNT = "account"
     PHONE = "phone"
+    # Written in words (`domain.personal_words`): no checksum, found by their shape.
+    ADDRESS = "address"
+    BIRTH = "birth"
+    HEALTH = "health"
+    NAME = "name"
+
+
+WORD_KINDS = frozenset({PiiKind.ADDRESS, PiiKind.BIRTH, PiiKind.HEALTH, PiiKind.NAME})
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +66,7 @@ class Match:
     value: str
 
 
-TOKEN = re.compile(r"⟦(email|card|tfn|account|phone):([a-z]{10})⟧")
+TOKEN = re.compile(r"⟦(email|card|tfn|account|phone|address|birth|health|name):([a-z]{10})⟧")
 """A token in stored text: `⟦email:qzkwbfdmxa⟧`. Letters only after the colon, so no
 figure or year parser ever reads digits out of a token."""
 
@@ -64,6 +76,10 @@ DESCRIPTIONS = {
     PiiKind.TFN: "a tax file number",
     PiiKind.BANK_ACCOUNT: "a bank account number",
     PiiKind.PHONE: "a phone number",
+    PiiKind.ADDRESS: "a street address",
+    PiiKind.BIRTH: "a date of birth",
+    PiiKind.HEALTH: "a health detail",
+    PiiKind.NAME: "a person's name",
 }
 """What each kind is called in a sentence a person reads ("looks like a phone number")."""
 
@@ -554,6 +570,8 @@ def find(text: str) -> list[Match]:
     for m in _KEYWORD_ACCOUNT.finditer(t):
         if not _years(_GROUP.findall(m.group(1))):
             add(PiiKind.BANK_ACCOUNT, m.start(1), m.end(1))
+    for word_kind, start, end in personal_words.spans(t):
+        add(PiiKind(word_kind), start, end)
     return sorted(found, key=lambda m: m.start)
 
 
@@ -564,6 +582,8 @@ def _plain(value: str) -> str:
 def normalised(kind: PiiKind, value: str) -> str:
     """The form two spellings of one value share (digits only, a lower-case email)."""
     plain = _plain(value)
+    if kind in WORD_KINDS:  # "Dr  Jane Smith" and "dr jane smith" are one person
+        return " ".join(re.findall(r"\w+", plain.lower()))
     if kind == PiiKind.EMAIL:
         return plain.replace(" ", "").lower()
     if kind == PiiKind.BANK_ACCOUNT and any(ch.isalpha() for ch in plain):

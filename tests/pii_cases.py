@@ -348,3 +348,122 @@ def look_alikes(count: int, seed: int = 22) -> list[str]:
         lambda: f"turn-c{uuid.UUID(int=rng.getrandbits(128)).hex[:17]}-{rng.randrange(1, 99)}",
     ]
     return [makers[i % len(makers)]() for i in range(count)]
+
+
+# ---- personal details written in words ---------------------------------------------
+# Names, streets and conditions are made of random syllables, so no case is a word the
+# detector could know; only the grammar around them (a title, a street word, "born",
+# "diagnosed with") is English's.
+
+_SYLLABLES = ["ka", "lo", "mir", "tan", "bel", "or", "ve", "qui", "dra", "sel", "un", "zo",
+              "pha", "rin", "gwe", "thu", "ash", "el", "nok", "ba"]  # fmt: skip
+
+
+def _word(rng: random.Random, syllables: tuple[int, int] = (2, 3)) -> str:
+    return "".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(*syllables)))
+
+
+def _name(rng: random.Random) -> str:
+    parts = [_word(rng).capitalize() for _ in range(rng.randint(1, 3))]
+    if rng.random() < 0.2:
+        parts[-1] = f"O'{parts[-1]}" if rng.random() < 0.5 else f"{parts[-1]}-{_word(rng).title()}"
+    if rng.random() < 0.2:
+        parts.insert(0, rng.choice(string.ascii_uppercase) + rng.choice([".", ""]))
+    return " ".join(parts)
+
+
+_MONTH_NAMES = ["January", "Feb", "March", "Apr", "May", "June", "Jul", "August", "Sept",
+                "October", "Nov", "December"]  # fmt: skip
+
+
+def _birth_date(rng: random.Random) -> str:
+    d, m, y = rng.randint(1, 28), rng.randint(1, 12), rng.randint(1930, 2010)
+    forms = [f"{d}/{m}/{y}", f"{d:02d}-{m:02d}-{y}", f"{y}-{m:02d}-{d:02d}",
+             f"{d} {_MONTH_NAMES[m - 1]} {y}", f"{_MONTH_NAMES[m - 1]} {d}, {y}",
+             f"{d}th of {_MONTH_NAMES[m - 1]} {y}", f"{d}.{m}.{str(y)[2:]}"]  # fmt: skip
+    return rng.choice(forms)
+
+
+_STREET_WORDS = ["Street", "St", "Road", "Rd", "Avenue", "Ave", "Crescent", "Parade", "Lane",
+                 "Drive", "Terrace", "Highway", "Close", "Way", "Circuit", "Esplanade"]  # fmt: skip
+
+
+def _address(rng: random.Random) -> str:
+    unit = rng.choice(["", "", f"Unit {rng.randint(1, 40)}, ", f"{rng.randint(1, 40)}/"])
+    number = f"{unit}{rng.randint(1, 2999)}"
+    street = " ".join(_word(rng).capitalize() for _ in range(rng.randint(1, 2)))
+    text = f"{number} {street} {rng.choice(_STREET_WORDS)}"
+    if rng.random() < 0.6:
+        state = rng.choice(["WA", "NSW", "VIC", "QLD", "SA", "TAS", "NT", "ACT", ""])
+        text += f", {_word(rng).capitalize()} {state} {rng.randint(800, 7999):04d}".replace(
+            "  ", " "
+        )
+    return text
+
+
+def personal_details(count: int, seed: int = 45) -> list[Planted]:
+    """`count` texts, each holding one personal detail written in words."""
+    rng = random.Random(seed)
+    out: list[Planted] = []
+    for i in range(count):
+        kind = [PiiKind.NAME, PiiKind.BIRTH, PiiKind.HEALTH, PiiKind.ADDRESS][i % 4]
+        if kind == PiiKind.NAME:
+            title = rng.choice(["Mr", "Mrs", "Ms", "Dr", "Dr.", "Prof", "Sir", "Miss", "Mx"])
+            lead, value = (
+                rng.choice(["", "I am ", "This is ", "Regards, "]),
+                f"{title} {_name(rng)}",
+            )
+            if rng.random() < 0.25:
+                lead, value = rng.choice(["my name is ", "My name's ", "call me "]), _name(rng)
+        elif kind == PiiKind.BIRTH:
+            lead = rng.choice(["I was born on ", "born ", "DOB ", "dob: ", "date of birth ",
+                               "My birthday is "])  # fmt: skip
+            value = _birth_date(rng)
+        elif kind == PiiKind.HEALTH:
+            who = rng.choice(["I was", "I've been", "my son was", "My wife has been", "I am"])
+            verb = rng.choice(
+                ["diagnosed with", "treated for", "suffering from", "recovering from"]
+            )
+            lead, value = "", f"{who} {verb} {_word(rng)} {_word(rng, (3, 4))}"
+        else:
+            lead, value = (
+                rng.choice(["I live at ", "my address is ", "send it to ", ""]),
+                _address(rng),
+            )
+        tail = rng.choice(_TAILS)
+        out.append(Planted(lead + value + tail, kind, len(lead), len(lead) + len(value)))
+    return out
+
+
+def word_look_alikes(count: int, seed: int = 45) -> list[str]:
+    """Questions that use the same words in their company sense, never personal data."""
+    rng = random.Random(seed)
+    company = lambda: rng.choice(["BHP", "Rio Tinto", "Fortescue", "South32", "Northern Star"])  # noqa: E731
+    year = lambda: rng.randint(2015, 2030)  # noqa: E731
+    makers: list[Callable[[], str]] = [
+        lambda: (
+            f"How is the {rng.choice(['impairment', 'royalty', 'lease'])} treated for tax"
+            f" in FY{year()}?"
+        ),
+        lambda: (
+            f"{company()} suffered from {rng.choice(['lower prices', 'wet weather', 'costs'])}"
+            f" in {year()}"
+        ),
+        lambda: f"Revenue as at {rng.randint(1, 30)} June {year()} for {company()}",
+        lambda: f"What was Mt {_word(rng).capitalize()} production in FY{year()}?",
+        lambda: f"{company()} recovered from the {year()} downturn; what was EBITDA?",
+        lambda: f"the {rng.randint(12, 24)} months ended 30 June {year()}",
+        lambda: f"{company()} was born of a merger in {year()}: net debt?",
+        lambda: (
+            f"How many {rng.choice(['St', 'Rd', 'Way'])} projects did {company()} run in {year()}?"
+        ),
+        lambda: f"{rng.randint(2, 400)} Mt of iron ore shipped via Port Hedland in FY{year()}",
+        lambda: f"my question is about {company()} capex in FY{year()}",
+        lambda: f"I live in Perth: what did {company()} pay in dividends in {year()}?",
+        lambda: f"Is St Barbara's {year()} gold output above {company()}'s?",
+        lambda: (
+            f"{company()} had {rng.randint(2, 90)} Mt Newman trains: I am asking about"
+            f" FY{year()} costs"
+        ),
+    ]
+    return [makers[i % len(makers)]() for i in range(count)]

@@ -72,6 +72,47 @@ async def test_personal_data_is_stored_as_tokens_and_shown_back_to_its_owner(
     assert messages[0]["content"] == question
 
 
+# Personal details written in words (issue 45 item 5), in spellings the detector's own
+# tests do not use: a name, a date of birth, a health detail and an address.
+WORDS = {
+    "name": "Dr Ngaire Thistlewood-Okafor",
+    "birth": "14 Feb 1979",
+    "health": "I was diagnosed with Hashimoto's thyroiditis",
+    "address": "7 Quondong Crescent, Kalgoorlie WA 6430",
+}
+
+
+async def test_details_written_in_words_are_tokens_in_every_store_and_the_record(
+    served: httpx.AsyncClient, pool: AsyncConnectionPool, temporal_client: Client
+) -> None:
+    conversation = unique("c")
+    question = (
+        f"{WORDS['name']} here, born {WORDS['birth']}; {WORDS['health']}, and I live at"
+        f" {WORDS['address']}. What was BHP's revenue in FY2024?"
+    )
+    response = await served.post(
+        "/v1/turns",
+        json={"question": question, "conversation_id": conversation, "user_id": "u-ngaire"},
+    )
+    result = response.json()
+    assert response.status_code == 200 and result["status"] == "answered", result
+    assert result["question"] == question  # shown back to its owner
+    assert "US$55,658 million" in result["answer"]
+    history = await history_bytes(temporal_client, result["turn_id"])
+    async with pool.connection() as conn:
+        row = await (
+            await conn.execute(
+                "SELECT record::text FROM decision_records WHERE turn_id = %s", (result["turn_id"],)
+            )
+        ).fetchone()
+    assert row is not None
+    for store in (await stored_texts(pool, conversation), history.decode(errors="replace"), row[0]):
+        for value in ("Thistlewood", "1979", "Hashimoto", "Quondong", "6430"):
+            assert value not in store
+    kinds = {m.group(1) for m in TOKEN.finditer(await stored_texts(pool, conversation))}
+    assert kinds == set(WORDS)
+
+
 async def test_a_clarification_reply_is_tokenised_too(
     served: httpx.AsyncClient, pool: AsyncConnectionPool, temporal_client: Client
 ) -> None:

@@ -44,6 +44,19 @@ def kinds(text: str) -> list[tuple[str, str]]:
             [("phone", "+61 2 9876 5432"), ("card", "4111 1111 1111 1111")],
         ),
         ("tax file number 250 000 000", [("tfn", "250 000 000")]),
+        # Written in words: found by their shape (issue 45 item 5).
+        ("Prof. A. Whitcombe asks: BHP capex?", [("name", "Prof. A. Whitcombe")]),
+        ("my name is tui falaniko, rio revenue?", [("name", "tui falaniko")]),
+        ("d.o.b. 1981-07-23 and FMG debt", [("birth", "1981-07-23")]),
+        (
+            "my daughter is being treated for leukaemia; s32 ebitda",
+            [("health", "my daughter is being treated for leukaemia")],
+        ),
+        (
+            "reply to 42B Wattlebird Rise, Armadale WA 6112",
+            [("address", "42B Wattlebird Rise, Armadale WA 6112")],
+        ),
+        ("i live at 3/18 ocean view rd and ask about NST", [("address", "3/18 ocean view rd")]),
     ],
 )
 def test_each_kind_is_found(text: str, expected: list[tuple[str, str]]) -> None:
@@ -66,6 +79,12 @@ def test_each_kind_is_found(text: str, expected: list[tuple[str, str]]) -> None:
         "approx 250 000 000 t",  # a round figure passes the TFN check
         "100 200 300",
         "ACN 004 028 077",  # a company number, not a phone
+        "how is the impairment treated for tax in FY2024",
+        "Rio Tinto suffered from lower iron ore prices",
+        "net debt as at 31 December 2024 (born of the 2001 merger)",
+        "South32 was born in 2015. As at 30 June 2024 what was its debt?",
+        "Mt Arthur Coal and St Barbara: production in FY2023",
+        "my question is about BHP: what is its name in the US?",
     ],
 )
 def test_figures_and_failed_checksums_are_not_personal_data(text: str) -> None:

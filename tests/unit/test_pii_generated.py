@@ -13,7 +13,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain import pii
-from tests.pii_cases import Planted, look_alikes, personal_values
+from tests.pii_cases import (
+    Planted,
+    look_alikes,
+    personal_details,
+    personal_values,
+    word_look_alikes,
+)
 
 
 def _covered(case: Planted) -> bool:
@@ -84,3 +90,41 @@ def test_the_worst_known_inputs_stay_fast_at_the_largest_question() -> None:
     for unit in ("12 34 ", "1-2/3_4.5 ", "a.", "a@b.", "acc  ", "0412 345 678 ", "１２ "):
         text = (unit * (4000 // len(unit) + 1))[:4000]
         assert _cpu_seconds(text) < 0.5, unit
+
+
+# ---- personal details written in words (issue 45 item 5) ---------------------------
+
+
+def test_every_generated_personal_detail_in_words_is_found_and_tokenised_whole() -> None:
+    """Names, streets and conditions of random syllables: found by their shape alone."""
+    cases = personal_details(2000)
+    assert Counter(c.kind for c in cases).most_common()[-1][1] >= 400
+    missed = [(c.kind.value, c.text) for c in cases if not _covered(c)]
+    assert missed == []
+    for case in cases[:400]:
+        matches = pii.find(case.text)
+        replaced = pii.replace(
+            case.text, matches, [pii.token_text(m.kind, "abcdefghij") for m in matches]
+        )
+        assert pii.find(replaced) == [], case.text
+
+
+def test_the_same_words_in_their_company_sense_are_left_alone() -> None:
+    """ "treated for tax", "suffered from lower prices", "30 June 2024", "Mt Newman",
+    "St Barbara", "I live in Perth": the grammar of a detail without a detail."""
+    texts = word_look_alikes(1200)
+    flagged = [(t, [m.kind.value for m in pii.find(t)]) for t in texts if pii.find(t)]
+    assert flagged == []
+
+
+_WORDS_ALPHABET = "Mr Dr St I was born 12 June 1980 my name is diagnosed with , . Ab Cd 7"
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_WORDS_ALPHABET.split()), min_size=1, max_size=6))
+def test_time_grows_linearly_with_words_too(words: list[str]) -> None:
+    unit = " ".join(words) + " "
+    short = (unit * (1000 // len(unit) + 1))[:1000]
+    long = (unit * (16_000 // len(unit) + 1))[:16_000]
+    t_short, t_long = _cpu_seconds(short), _cpu_seconds(long)
+    assert t_long <= 48 * max(t_short, 2e-4), (unit, t_short, t_long)
