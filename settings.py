@@ -238,6 +238,10 @@ class Settings(BaseSettings):
     "http://…", "openai_api_key": "…", "model_synthesize": "gpt-4.1"}`). Unset: the live
     configuration itself (a shadow then shows how much its answers vary run to run)."""
     clarification_timeout_seconds: Seconds = 24 * 3600.0
+    max_clarifications_per_conversation: int = Field(default=4, ge=0)
+    """Clarifying questions a conversation may ask in all (each turn asks at most two):
+    once they are spent, a turn that cannot tell what is asked settles at once with a
+    fixed text asking for the company and year, instead of asking again. 0: no cap."""
     decision_retention_days: Annotated[int, Field(ge=1, le=36_500)] = 365
     """Decision records older than this are purged by the daily retention schedule."""
     sweep_interval_seconds: Seconds = 600.0

@@ -37,6 +37,7 @@ from api.errors import ApiError
 from api.metrics import TURNS_STARTED
 from api.turn_schemas import TurnRequest, prefers_async
 from db import reconcile, turns
+from domain.clarification import clarifications_left
 from domain.shadow import sampled
 from domain.turns import OPEN, SETTLED, WAITING, TurnResult
 from settings import EngineName, Settings
@@ -190,6 +191,9 @@ def turn_input(
         question=body.question,
         user_id=body.user_id,
         clarification_timeout_seconds=settings.clarification_timeout_seconds,
+        clarifications_left=clarifications_left(
+            settings.max_clarifications_per_conversation, alloc.clarifications_before
+        ),
         engine_in_process=settings.engine == EngineName.OFFLINE,
         answer_cache=settings.answer_cache and not fresh,
         tenant_id=caller.tenant_id,

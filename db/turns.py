@@ -36,6 +36,8 @@ class Allocation(BaseModel):
     conversation_id: str
     seq: int
     replayed: bool = False
+    clarifications_before: int = 0
+    """Clarifying questions the conversation's earlier turns asked (its cap's count)."""
 
 
 class Settled(BaseModel):
@@ -127,7 +129,9 @@ async def allocate_turn(
             if row is not None:
                 if row[0] != request_hash:
                     raise IdempotencyMismatch(key)
-                return Allocation(turn_id=row[1], conversation_id=row[2], seq=row[3], replayed=True)
+                before = await _clarifications_before(conn, row[2], row[3])
+                return Allocation(turn_id=row[1], conversation_id=row[2], seq=row[3],
+                                  replayed=True, clarifications_before=before)  # fmt: skip
         conversation_id = conversation_id or new_conversation_id()
         await conn.execute(
             "INSERT INTO conversations (conversation_id, user_id, tenant_id) VALUES (%s, %s, %s)"
@@ -175,7 +179,22 @@ async def allocate_turn(
                 " created_at = now()",
                 (scope, idempotency[0], idempotency[1], turn_id),
             )
-        return Allocation(turn_id=turn_id, conversation_id=conversation_id, seq=seq)
+        before = await _clarifications_before(conn, conversation_id, seq)
+        return Allocation(turn_id=turn_id, conversation_id=conversation_id, seq=seq,
+                          clarifications_before=before)  # fmt: skip
+
+
+async def _clarifications_before(conn: AsyncConnection, conversation_id: str, seq: int) -> int:
+    """Clarifying questions asked by the conversation's turns before `seq` (each round's
+    question is kept in `asked` once shown)."""
+    row = await (
+        await conn.execute(
+            "SELECT coalesce(sum(jsonb_array_length(asked)), 0) FROM turns"
+            " WHERE conversation_id = %s AND seq < %s",
+            (conversation_id, seq),
+        )
+    ).fetchone()
+    return int(row[0]) if row is not None else 0
 
 
 async def forget_turn(conn: AsyncConnection, turn_id: str) -> None:

@@ -5,7 +5,8 @@ check and no confidence, so it may carry nothing that would need them: no figure
 digits or in words), no
 claim about the answer's quality, no instruction to the reader or about the assistant's
 instructions, no link. It asks; it does not tell. A question failing any of these is
-replaced by the fixed clarification text, and the reason is recorded.
+replaced by the fixed clarification text, and the reason is recorded. Also: how many a
+conversation may still ask (`clarifications_left`).
 """
 
 import re
@@ -47,3 +48,9 @@ def unshowable(text: str) -> str | None:
     if claimed_amounts(rest) or re.search(r"\d", rest):
         return "it carries a figure"
     return None
+
+
+def clarifications_left(cap: int, asked_before: int) -> int | None:
+    """What a turn may still ask under a conversation's cap of clarifying questions, when
+    the conversation's earlier turns asked `asked_before` (a cap of 0: no cap, None)."""
+    return None if cap == 0 else max(0, cap - asked_before)

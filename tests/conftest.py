@@ -495,6 +495,8 @@ class Turns:
         self.classifier_policy: Direction = "open"
         """The failure policies the API passes (TURNSTILE_JUDGE_POLICY and
         TURNSTILE_CLASSIFIER_POLICY); a test of failing closed sets them."""
+        self.clarifications_left: int | None = None
+        """What the conversation's cap leaves this turn (the API counts it); None: no cap."""
 
     async def start(
         self,
@@ -523,6 +525,7 @@ class Turns:
                 index_task_queue=self.index_task_queue,
                 judge_policy=self.judge_policy,
                 classifier_policy=self.classifier_policy,
+                clarifications_left=self.clarifications_left,
             ),
             id=alloc.turn_id,
             task_queue=self.task_queue,

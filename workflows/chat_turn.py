@@ -46,7 +46,7 @@ with workflow.unsafe.imports_passed_through():
         through_gate,
     )
     from workflows.turn.passes import RetrievalPasses
-    from workflows.turn.rounds import MAX_CLARIFICATIONS, Rounds
+    from workflows.turn.rounds import Rounds
     from workflows.turn.scope import turn_scope
     from workflows.turn.shadow import start_shadow
     from workflows.turn.steps import TurnSteps
@@ -257,11 +257,10 @@ class ChatTurn:
     ) -> str | TurnResult:
         """The reply to a clarifying question, or the settled turn when none came (the
         rounds exhausted, the wait expired, the turn cancelled)."""
-        if self._rounds.round >= MAX_CLARIFICATIONS:
+        if spent := self._rounds.spent(self._inp.clarifications_left):
             return await self._finish(
-                Outcome("fallback", None, decision.route, resolved, carried,
-                        fallback_reason=gate.CLARIFICATION_EXHAUSTED)
-            )  # fmt: skip
+                Outcome("fallback", None, decision.route, resolved, carried, fallback_reason=spent)
+            )
         reply = await self._ask(decision, resolved, carried)
         if reply is None:
             return await self._finish(

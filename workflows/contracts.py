@@ -35,6 +35,10 @@ class TurnInput(_Frozen):
     question: str
     user_id: str | None = None
     clarification_timeout_seconds: float = 24 * 3600.0
+    clarifications_left: int | None = None
+    """Clarifying questions this turn may still ask under the conversation's cap
+    (TURNSTILE_MAX_CLARIFICATIONS_PER_CONVERSATION, counted by the API). None: no cap
+    (turns started before it, or the cap off)."""
     engine_in_process: bool = False
     """The model steps' engine runs inside the worker (the offline engine): they can run
     as local activities. False for a remote model, and for turns started before this."""

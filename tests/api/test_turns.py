@@ -101,6 +101,43 @@ async def test_reply_to_unknown_turn_is_404_and_empty_reply_is_422(
     assert (await api_client.get("/v1/turns/turn-nope-1")).status_code == 404
 
 
+async def test_a_conversation_asks_at_most_its_cap_of_clarifying_questions(
+    served: httpx.AsyncClient,
+) -> None:
+    """Issue 45 item 10: the default cap (4) is two turns' rounds; the third vague turn of
+    the conversation settles at once with a fixed text instead of asking again, and a
+    clear question in it is still answered."""
+    conversation = unique("c")
+    for turn in range(2):
+        first = await served.post(
+            "/v1/turns",
+            json={"question": "Tell me about this company", "conversation_id": conversation},
+        )
+        assert first.json()["status"] == "needs_clarification", (turn, first.json())
+        turn_id = first.json()["turn_id"]
+        second = await served.post(f"/v1/turns/{turn_id}/clarification", json={"reply": "not sure"})
+        assert second.json()["status"] == "needs_clarification", second.json()
+        done = await served.post(f"/v1/turns/{turn_id}/clarification", json={"reply": "whichever"})
+        assert done.json()["fallback_reason"] == "clarification_exhausted", done.json()
+    third = await served.post(
+        "/v1/turns",
+        json={"question": "Tell me about that company", "conversation_id": conversation},
+    )
+    assert third.status_code == 200
+    assert third.json()["status"] == "fallback", third.json()
+    assert third.json()["fallback_reason"] == "conversation_clarifications_spent"
+    assert "naming the company and the year" in third.json()["answer"]
+    clear = await served.post(
+        "/v1/turns",
+        json={"question": "What was BHP's revenue in FY2024?", "conversation_id": conversation},
+    )
+    assert clear.json()["status"] == "answered" and "55,658" in clear.json()["answer"]
+    # Another conversation is not capped by this one's questions.
+    fresh = await served.post("/v1/turns", json={"question": "Tell me about this company"})
+    assert fresh.json()["status"] == "needs_clarification"
+    await served.post(f"/v1/turns/{fresh.json()['turn_id']}/cancel", json={})
+
+
 async def test_idempotency_key_replays_and_rejects_a_different_body(
     served: httpx.AsyncClient,
 ) -> None:

@@ -2,8 +2,10 @@
 
 import pytest
 
+from domain.clarification import clarifications_left
 from workflows.rules.gate import (
     CLARIFICATION_EXHAUSTED,
+    CONVERSATION_CLARIFICATIONS_SPENT,
     MIN_ANSWER_CHARS,
     NO_ANSWER_COMPOSED,
     NOTHING_RELEVANT,
@@ -102,3 +104,15 @@ def test_fallback_for_unchecked_figures_says_the_check_did_not_run_and_passes_th
     assert "check of its figures against the reports could not run" in text
     assert final_gate(text)
     assert "could not run" not in fallback_answer(NOTHING_RELEVANT, COVERAGE)
+
+
+def test_fallback_for_a_spent_conversation_asks_for_the_company_and_year() -> None:
+    text = fallback_answer(CONVERSATION_CLARIFICATIONS_SPENT, {})
+    assert "naming the company and the year" in text
+
+
+@pytest.mark.parametrize(
+    ("cap", "before", "left"), [(4, 0, 4), (4, 3, 1), (4, 4, 0), (4, 9, 0), (0, 9, None)]
+)
+def test_what_a_conversations_cap_leaves_a_turn(cap: int, before: int, left: int | None) -> None:
+    assert clarifications_left(cap, before) == left

@@ -454,6 +454,23 @@ async def test_record_claim_name_history(
 
 
 @pytest.mark.record_histories
+async def test_record_conversation_cap_history(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """The `conversation-clarification-cap-v1` path: a turn with one clarifying question
+    left asks once, then settles instead of asking again. Record with
+    TURNSTILE_HISTORY_PREFIX=capped_."""
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        t.clarifications_left = 1
+        handle = await t.start("Tell me about this company")
+        waiting = await outcome(handle, 0)
+        result = await t.reply(handle, waiting.clarification_round, "not sure")
+        assert result.fallback_reason == "conversation_clarifications_spent", result
+        await _save(t, "conversation_capped", result.turn_id)
+
+
+@pytest.mark.record_histories
 async def test_record_ingest_history(
     worker: "WorkerFactory",
     temporal_client: "Client",

@@ -5,6 +5,7 @@ import json
 import re
 from collections.abc import Callable
 
+import pytest
 from prometheus_client import REGISTRY, CollectorRegistry
 from psycopg_pool import AsyncConnectionPool
 from temporalio.api.enums.v1 import EventType
@@ -25,7 +26,12 @@ from tests.workflows.scripted_engine import ScriptedEngine, with_capex_line
 from workflows import attributes
 from workflows.chat_turn import ChatTurn
 from workflows.contracts import ClarificationReply
-from workflows.rules.gate import CLARIFICATION_EXHAUSTED, NO_ANSWER_COMPOSED, NUMBERS_UNCHECKED
+from workflows.rules.gate import (
+    CLARIFICATION_EXHAUSTED,
+    CONVERSATION_CLARIFICATIONS_SPENT,
+    NO_ANSWER_COMPOSED,
+    NUMBERS_UNCHECKED,
+)
 from workflows.rules.relevance import OFF_POINT_LEAD, TOPIC_LEAD, WHY_LEAD
 from workflows.rules.scope import refusal_text
 from workflows.turn.ledger import MAX_MODEL_CALLS
@@ -579,6 +585,25 @@ async def test_second_vague_reply_ends_in_clarification_exhausted_fallback(
         messages = await turn_store.list_messages(conn, result.conversation_id)
     assert [m.role for m in messages] == ["user", "assistant"]
     assert messages[1].content == result.answer
+
+
+@pytest.mark.parametrize("left", [0, 1])
+async def test_a_turn_asks_no_more_than_its_conversation_has_left(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns], left: int
+) -> None:
+    """The conversation's cap (issue 45 item 10): with none left the turn settles at once;
+    with one left it asks once, and a vague reply settles it instead of a second round."""
+    async with turn_worker() as tq:
+        t = turns_on(tq)
+        t.clarifications_left = left
+        handle = await t.start("Tell me about this company")
+        result = await outcome(handle, 0)
+        if left == 1:
+            assert result.status == "needs_clarification" and result.clarification_round == 1
+            result = await t.reply(handle, result.clarification_round, "not sure")
+    assert result.status == "fallback", result
+    assert result.fallback_reason == CONVERSATION_CLARIFICATIONS_SPENT
+    assert result.clarification_round == left
 
 
 # ---- generation controls (a scripted engine writes the bad draft) ----------------------

@@ -13,6 +13,8 @@ MIN_ANSWER_CHARS = 10
 NOTHING_RELEVANT = "nothing_relevant"
 NO_ANSWER_COMPOSED = "no_answer_composed"
 CLARIFICATION_EXHAUSTED = "clarification_exhausted"
+CONVERSATION_CLARIFICATIONS_SPENT = "conversation_clarifications_spent"
+"""The conversation has asked its cap of clarifying questions: the turn does not ask."""
 INTERNAL_ERROR = "internal_error"
 UNVERIFIED = "unverified"
 """Every figure the draft gave was refuted and taken out (`workflows/rules/refuted.py`)."""
@@ -54,6 +56,11 @@ _HEADS = {
     ),
     CLARIFICATION_EXHAUSTED: (
         "I still could not tell which company or figure you mean after two questions."
+    ),
+    CONVERSATION_CLARIFICATIONS_SPENT: (
+        "I could not tell which company or figure you mean, and this conversation has had"
+        " all the clarifying questions I ask in one: please ask again naming the company"
+        " and the year."
     ),
     UNVERIFIED: (
         "The figures I drafted for this question could not be verified against the "

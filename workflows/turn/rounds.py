@@ -6,9 +6,15 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from domain.text import unstorable
     from workflows.contracts import CancelRequest, ClarificationReply
+    from workflows.rules import gate
 
 MAX_CLARIFICATIONS = 2
 """Clarifying questions a turn may ask before it settles with its fallback."""
+
+CONVERSATION_CAP = "conversation-clarification-cap-v1"
+"""Patch: a turn asks no more clarifying questions than its conversation has left
+(`TurnInput.clarifications_left`); asked only when the cap, not the turn's own two,
+stops a question, so a turn started before it replays."""
 
 
 class Rounds:
@@ -30,6 +36,14 @@ class Rounds:
         self.reply = None
         self.waiting = self.round
         return self.round
+
+    def spent(self, left: int | None) -> str | None:
+        """Why no further clarifying question may be asked (a fallback reason), or None."""
+        if self.round >= MAX_CLARIFICATIONS:
+            return gate.CLARIFICATION_EXHAUSTED
+        if left is not None and self.round >= left and workflow.patched(CONVERSATION_CAP):
+            return gate.CONVERSATION_CLARIFICATIONS_SPENT
+        return None
 
     def answered(self) -> bool:
         return self.reply is not None or self.cancel is not None
