@@ -267,6 +267,11 @@ class Settings(BaseSettings):
     """A JSON object mapping each API key to its tenant: `{"k-9f2...": "acme"}`. Unset is
     development mode: the one key `turnstile-dev` (tenant `default`) is accepted, and a
     request with no key at all is taken as that key; start-up says so."""
+    reviewer_keys: SecretStr | None = None
+    """Read-only API keys, JSON like TURNSTILE_API_KEYS (`{"r-51c...": "acme"}`): a
+    reviewer reads its tenant's turns, conversations and decision records across users,
+    personal values left as tokens, and any request that would write is 403. A key may
+    not be both a caller's and a reviewer's."""
     model_prices: str | None = None
     """US$ per million tokens by model, JSON: `{"gpt-4o": {"input": 2.5, "output": 10}}`.
     A turn's cost is in its decision record and the per-tenant metrics; a model without a
@@ -318,6 +323,13 @@ class Settings(BaseSettings):
     @field_validator("api_keys")
     @classmethod
     def _api_keys(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            _parse_api_keys(value.get_secret_value())
+        return value
+
+    @field_validator("reviewer_keys")
+    @classmethod
+    def _reviewer_keys(cls, value: SecretStr | None) -> SecretStr | None:
         if value is not None:
             _parse_api_keys(value.get_secret_value())
         return value
@@ -382,6 +394,13 @@ class Settings(BaseSettings):
         return _parse_api_keys(self.api_keys.get_secret_value())
 
     @property
+    def reviewer_tenant_by_key(self) -> dict[str, str]:
+        """Read-only API key → tenant (none unless TURNSTILE_REVIEWER_KEYS is set)."""
+        if self.reviewer_keys is None:
+            return {}
+        return _parse_api_keys(self.reviewer_keys.get_secret_value())
+
+    @property
     def dev_auth(self) -> bool:
         """No keys configured: a request without a key is the development tenant's."""
         return self.api_keys is None
@@ -425,6 +444,11 @@ class Settings(BaseSettings):
                 self.shadow_settings()
             except ValidationError as exc:
                 raise ValueError(f"{ENV_PREFIX}SHADOW_ENGINE: {one_line(exc)}") from None
+        if set(self.reviewer_tenant_by_key) & set(self.tenant_by_key):
+            raise ValueError(
+                f"{ENV_PREFIX}REVIEWER_KEYS: a key is also in {ENV_PREFIX}API_KEYS; a reviewer's"
+                " key must be its own (it cannot write)"
+            )
         if self.cache_hint_similarity > self.cache_hit_similarity:
             raise ValueError(
                 f"{ENV_PREFIX}CACHE_HINT_SIMILARITY must not be above "

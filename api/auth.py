@@ -14,7 +14,7 @@ import hashlib
 import hmac
 from typing import Annotated
 
-from fastapi import Depends
+from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 from prometheus_client import Counter
 from pydantic import BaseModel, ConfigDict
@@ -41,6 +41,9 @@ class Caller(BaseModel):
     model_config = ConfigDict(frozen=True)
     tenant_id: str
     key_fingerprint: str
+    reviewer: bool = False
+    """A reviewer's key (TURNSTILE_REVIEWER_KEYS): it reads, never writes, and sees
+    personal values as tokens."""
 
     def bucket(self, user_id: str | None) -> str:
         """The rate-limit bucket: the user within the tenant, else the key's anonymous user."""
@@ -54,26 +57,50 @@ def _unauthorized(detail: str) -> ApiError:
     return ApiError(401, "Unauthorized", detail, headers={"WWW-Authenticate": "Bearer"})
 
 
+READS = frozenset({"GET", "HEAD", "OPTIONS"})
+"""The methods a reviewer's key may use: every route that writes is a POST or DELETE."""
+REVIEWER_FORBIDDEN = Counter(
+    "turnstile_reviewer_writes_refused", "Requests that would write, refused for a reviewer's key"
+)
+
+
 def authenticate(
+    request: Request,
     settings: SettingsDep,
     bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     header: Annotated[str | None, Depends(_header)],
 ) -> Caller:
+    """The caller of a request; a reviewer's key on a request that would write is 403."""
     key = bearer.credentials if bearer is not None else header
     if key is None:
         if not settings.dev_auth:
             raise _unauthorized("an API key is required: send Authorization: Bearer KEY")
         key = DEV_API_KEY
-    tenants = settings.tenant_by_key
-    # Compare against every key in constant time, so timing says nothing about a prefix.
+    tenant = _tenant_of(key, settings.tenant_by_key)
+    reviewer = _tenant_of(key, settings.reviewer_tenant_by_key)
+    if tenant is None and reviewer is None:
+        raise _unauthorized("the API key is not valid")
+    fingerprint = hashlib.sha256(key.encode()).hexdigest()[:16]
+    if reviewer is not None and request.method not in READS:
+        REVIEWER_FORBIDDEN.inc()
+        raise ApiError(
+            403, "Forbidden", "a reviewer's key reads turns and decision records; it cannot write"
+        )
+    return Caller(
+        tenant_id=tenant or reviewer or "",
+        key_fingerprint=fingerprint,
+        reviewer=reviewer is not None,
+    )
+
+
+def _tenant_of(key: str, tenants: dict[str, str]) -> str | None:
+    """The tenant of `key` among `tenants`, compared with every key in constant time, so
+    timing says nothing about a prefix."""
     tenant = None
     for known, name in tenants.items():
         if hmac.compare_digest(known.encode(), key.encode()):
             tenant = name
-    if tenant is None:
-        raise _unauthorized("the API key is not valid")
-    fingerprint = hashlib.sha256(key.encode()).hexdigest()[:16]
-    return Caller(tenant_id=tenant, key_fingerprint=fingerprint)
+    return tenant
 
 
 CallerDep = Annotated[Caller, Depends(authenticate)]
@@ -88,6 +115,7 @@ def require_operator(caller: CallerDep, settings: SettingsDep) -> Caller:
 
 
 def operator_when_keyed(
+    request: Request,
     settings: SettingsDep,
     bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     header: Annotated[str | None, Depends(_header)],
@@ -96,7 +124,7 @@ def operator_when_keyed(
     development mode. For what every tenant's traffic shows (the API's metrics)."""
     if settings.dev_auth:
         return
-    require_operator(authenticate(settings, bearer, header), settings)
+    require_operator(authenticate(request, settings, bearer, header), settings)
 
 
 KEY_FACTOR = 10

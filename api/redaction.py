@@ -23,6 +23,7 @@ from prometheus_client import Counter
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from pydantic import BaseModel
 
+from api.auth import Caller
 from api.errors import ApiError
 from db import pii as token_map
 from db import turns as turn_store
@@ -119,12 +120,16 @@ async def redact(
     return redacted
 
 
-async def reveal(pool: AsyncConnectionPool, tenant_id: str, owners: list[str], model: M) -> M:
-    """`model` with its owners' tokens replaced by their values (tokens left on failure).
+async def reveal(pool: AsyncConnectionPool, caller: Caller, owners: list[str], model: M) -> M:
+    """`model` with its owners' tokens replaced by their values (tokens left on failure;
+    always for a reviewer, who reads across users and is shown no one's values).
 
-    Only values of `owners` within `tenant_id` are looked up: a token copied into another
-    user's text stays a token.
+    Only values of `owners` within the caller's tenant are looked up: a token copied into
+    another user's text stays a token.
     """
+    if caller.reviewer:
+        owners = []
+    tenant_id = caller.tenant_id
     model = await _own_references(pool, owners, model)
     text = model.model_dump_json()
     if not pii.TOKEN.search(text):

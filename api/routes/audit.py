@@ -60,7 +60,7 @@ async def turn_audit(turn_id: TurnIdPath, pool: PoolDep, caller: CallerDep) -> D
     # The record stays as stored (tokens); the comments read as their writers' own text.
     owners = sorted({redaction.owner_of(r.user_id) for r in rated})
     listed = FeedbackList(items=[feedback_out(r) for r in rated])
-    listed = await redaction.reveal(pool, caller.tenant_id, owners, listed)
+    listed = await redaction.reveal(pool, caller, owners, listed)
     return DecisionRecord.model_validate(row).model_copy(
         update={"feedback": listed.items, "passages": passages}
     )

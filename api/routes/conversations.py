@@ -41,7 +41,7 @@ async def list_conversations(
         rows = await turns.list_conversations(conn, caller.tenant_id, user_id, limit)
     listed = ConversationList(items=[r for r in rows])
     owner = redaction.owner_of(user_id)
-    return await redaction.reveal(pool, caller.tenant_id, [owner], listed)
+    return await redaction.reveal(pool, caller, [owner], listed)
 
 
 @router.get("/conversations/{conversation_id}", responses=error_responses(401, 404, 503))
@@ -56,7 +56,7 @@ async def get_conversation(
     if row is None:
         raise ApiError(404, "NotFound", f"no conversation {conversation_id}")
     owner = redaction.owner_of(row.user_id)
-    return await redaction.reveal(pool, caller.tenant_id, [owner], row)
+    return await redaction.reveal(pool, caller, [owner], row)
 
 
 @router.delete(

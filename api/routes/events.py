@@ -251,5 +251,5 @@ async def _stored(
 async def _outcome(
     pool: PoolDep, caller: Caller, owners: list[str], stored: TurnResult
 ) -> ServerSentEvent:
-    shown = await redaction.reveal(pool, caller.tenant_id, owners, stored)
+    shown = await redaction.reveal(pool, caller, owners, stored)
     return ServerSentEvent(event="outcome", data=shown.model_dump(mode="json"))

@@ -81,7 +81,7 @@ async def give_feedback(
     async with pool.connection() as conn:
         row = await store.add(conn, turn_id, caller.tenant_id, user_id, body.rating, comment)
     FEEDBACK.labels(body.rating).inc()
-    return await redaction.reveal(pool, caller.tenant_id, [owner], feedback_out(row))
+    return await redaction.reveal(pool, caller, [owner], feedback_out(row))
 
 
 @router.get("/feedback", responses=error_responses(401, 503))
@@ -97,4 +97,4 @@ async def list_feedback(
         rows = await store.listed(conn, caller.tenant_id, rating, limit_)
     owners = sorted({redaction.owner_of(r.user_id) for r in rows})
     listed = FeedbackList(items=[feedback_out(r) for r in rows])
-    return await redaction.reveal(pool, caller.tenant_id, owners, listed)
+    return await redaction.reveal(pool, caller, owners, listed)

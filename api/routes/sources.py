@@ -77,7 +77,7 @@ async def turn_sources(
     )  # fmt: skip
     texts = {chunk.chunk_id: chunk.text for chunk in chunks}
     # The answer as its owner sees it (personal data shown back), so figures line up.
-    shown = await redaction.reveal(pool, caller.tenant_id, [redaction.owner_of(user_id)], stored)
+    shown = await redaction.reveal(pool, caller, [redaction.owner_of(user_id)], stored)
     answer = shown.answer or ""
     return [
         CitedPassage(
@@ -157,7 +157,7 @@ async def cited_report(
     page = next((p for p in pages if p.page == cited.page), None)
     if page is None:
         raise ApiError(404, "NotFound", f"the text of {cited.document} is not available here")
-    shown = await redaction.reveal(pool, caller.tenant_id, [redaction.owner_of(user_id)], stored)
+    shown = await redaction.reveal(pool, caller, [redaction.owner_of(user_id)], stored)
     return ReportView(
         n=n, company=cited.company, fiscal_year=cited.fiscal_year, document=cited.document,
         page=cited.page, pages=pages, cited_lines=cited_lines(shown.answer or "", n, page.text),

@@ -90,7 +90,7 @@ async def start_turn(
         result = await service.ask(
             client, pool, settings, caller, body, idem, fresh, wait, prefer, response
         )
-    return await redaction.reveal(pool, caller.tenant_id, [owner], result)
+    return await redaction.reveal(pool, caller, [owner], result)
 
 
 @router.post(
@@ -123,7 +123,7 @@ async def reply_to_clarification(
         client, pool, settings, caller, turn_id, "clarification_reply",
         lambda round_: ClarificationReply(round=round_, reply=text), wait, prefer, response,
     )  # fmt: skip
-    return await redaction.reveal(pool, caller.tenant_id, [owner], result)
+    return await redaction.reveal(pool, caller, [owner], result)
 
 
 @router.post(
@@ -150,7 +150,7 @@ async def cancel_turn(
         client, pool, settings, caller, turn_id, "cancel_turn",
         lambda round_: CancelRequest(round=round_), wait, prefer, response,
     )  # fmt: skip
-    return await redaction.reveal(pool, caller.tenant_id, [redaction.owner_of(user_id)], result)
+    return await redaction.reveal(pool, caller, [redaction.owner_of(user_id)], result)
 
 
 @router.get("/turns/{turn_id}", responses=error_responses(401, 404, 503))
@@ -161,7 +161,7 @@ async def get_turn(turn_id: TurnIdPath, pool: PoolDep, caller: CallerDep) -> Tur
         stored = await turns.get_turn(conn, turn_id, caller.tenant_id)
     if stored is None:
         raise service.no_turn(turn_id)
-    return await redaction.reveal(pool, caller.tenant_id, [redaction.owner_of(user_id)], stored)
+    return await redaction.reveal(pool, caller, [redaction.owner_of(user_id)], stored)
 
 
 @router.get("/conversations/{conversation_id}/messages", responses=error_responses(401, 404, 503))
@@ -186,4 +186,4 @@ async def conversation_messages(
         ]
     )  # fmt: skip
     owner_ids = [redaction.owner_of(user) for user in owners]
-    return (await redaction.reveal(pool, caller.tenant_id, owner_ids, messages)).root
+    return (await redaction.reveal(pool, caller, owner_ids, messages)).root

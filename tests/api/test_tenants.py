@@ -1,7 +1,10 @@
 """API keys, tenants and the per-user rate limit, over the real API, PostgreSQL, Temporal."""
 
+import json
+
 import httpx
 import pytest
+from pydantic import SecretStr
 
 from settings import Settings
 from tests.api.conftest import KEY_A, A, B
@@ -157,3 +160,71 @@ async def test_new_user_ids_do_not_buy_a_key_more_than_its_own_bucket(
         ]  # fmt: skip
     # Each user is within their own bucket of one; the key's bucket of ten runs out.
     assert codes == [200] * KEY_FACTOR + [429]
+
+
+# ---- a reviewer's key (issue 45 item 10) ------------------------------------------------
+
+KEY_R = "key-r-0123456789abcdef"
+R = {"Authorization": f"Bearer {KEY_R}"}
+
+
+async def test_a_reviewer_reads_records_across_users_as_tokens_and_writes_nothing(
+    keyed_settings: Settings, turn_worker: TurnWorker
+) -> None:
+    tenant_a = keyed_settings.tenant_by_key[KEY_A]
+    other = unique("tenant-c")
+    reviewers = {KEY_R: tenant_a, "key-s-0123456789abcdef": other}
+    settings = keyed_settings.model_copy(update={"reviewer_keys": SecretStr(json.dumps(reviewers))})
+    async with turn_worker(task_queue=settings.task_queue), client_for(settings) as client:
+        turns = []
+        for user in (unique("u-ann"), unique("u-bo")):
+            asked = await client.post(
+                "/v1/turns",
+                json={"question": "Call me on 0412 345 678: BHP's revenue in FY2024?",
+                      "user_id": user},
+                headers=A,
+            )  # fmt: skip
+            assert asked.json()["status"] == "answered", asked.json()
+            turns.append({**asked.json(), "user": user})
+        # Reads across both users: each turn, its record, its conversation.
+        for turn in turns:
+            record = await client.get(f"/v1/turns/{turn['turn_id']}/audit", headers=R)
+            assert record.status_code == 200, record.text
+            assert record.json()["turn_id"] == turn["turn_id"]
+            shown = await client.get(f"/v1/turns/{turn['turn_id']}", headers=R)
+            assert shown.status_code == 200
+            assert "0412" not in shown.text and "⟦phone:" in shown.json()["question"]
+            # The user's own caller key is shown the value back, as before.
+            own = await client.get(
+                f"/v1/turns/{turn['turn_id']}", params={"user_id": turn["user"]}, headers=A
+            )
+            assert own.status_code == 200 and "0412 345 678" in own.json()["question"]
+        # Writes nothing, whatever the route: 403 with the error shape, nothing stored.
+        first = turns[0]
+        writes = [
+            ("POST", "/v1/turns", {"question": "BHP net debt FY2024?"}),
+            ("POST", f"/v1/turns/{first['turn_id']}/feedback", {"rating": "down"}),
+            ("POST", f"/v1/turns/{first['turn_id']}/cancel", None),
+            ("DELETE", f"/v1/conversations/{first['conversation_id']}", None),
+            ("DELETE", "/v1/users/u-ann/memory", None),
+            ("POST", f"/v1/turns/{first['turn_id']}/share", None),
+        ]
+        for method, path, body in writes:
+            response = await client.request(method, path, json=body, headers=R)
+            assert response.status_code == 403, (path, response.text)
+            assert response.json()["error_type"] == "Forbidden"
+        assert (await client.get(f"/v1/turns/{first['turn_id']}/audit", headers=R)).json()[
+            "feedback"
+        ] == []
+        # Another tenant's reviewer sees none of it.
+        other_key = {"X-API-Key": "key-s-0123456789abcdef"}
+        hidden = await client.get(f"/v1/turns/{first['turn_id']}/audit", headers=other_key)
+        assert hidden.status_code == 404
+
+
+def test_a_key_may_not_be_both_a_callers_and_a_reviewers(keyed_settings: Settings) -> None:
+    with pytest.raises(ValueError, match="REVIEWER_KEYS"):
+        Settings.model_validate(
+            {**keyed_settings.model_dump(), "api_keys": keyed_settings.api_keys,
+             "reviewer_keys": SecretStr(json.dumps({KEY_A: "x"}))}
+        )  # fmt: skip
