@@ -214,3 +214,9 @@ def test_a_ticker_label_or_a_label_naming_no_company_reads_as_before() -> None:
     assert retry_targets(coverage, [], [nameless], by_name=True) == []
     before = plan_retry([FMG_QUERY], ["FMG"], [], [FMG_CLAIM], 1, no_synonyms)
     assert plan_retry([FMG_QUERY], ["FMG"], [], [FMG_CLAIM], 1, no_synonyms, by_name=True) == before
+
+
+def test_a_company_with_no_surviving_evidence_asks_for_a_retry_on_its_own() -> None:
+    assert should_retry(True, 0, 0, 0, uncovered=1)
+    assert not should_retry(True, 0, 0, 0, uncovered=0)
+    assert not should_retry(True, 0, 0, MAX_RETRIES, uncovered=1)

@@ -471,6 +471,24 @@ async def test_record_conversation_cap_history(
 
 
 @pytest.mark.record_histories
+async def test_record_uncovered_company_history(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """The `uncovered-company-retry-v1` path: a question with no figure, one company's
+    evidence all graded irrelevant, searched again. Record with
+    TURNSTILE_HISTORY_PREFIX=uncovered_."""
+    from tests.workflows.scripted_engine import WithoutCompanyOnce
+
+    async with turn_worker(WithoutCompanyOnce("FMG")) as tq:
+        t = turns_on(tq)
+        result = await t.ask(
+            "What did Rio Tinto and Fortescue say about decarbonisation in FY2024?"
+        )
+        assert result.retries == 1, result
+        await _save(t, "uncovered_company", result.turn_id)
+
+
+@pytest.mark.record_histories
 async def test_record_ingest_history(
     worker: "WorkerFactory",
     temporal_client: "Client",

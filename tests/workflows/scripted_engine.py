@@ -90,6 +90,25 @@ class ScriptedEngine:
         return result
 
 
+class WithoutCompanyOnce(ScriptedEngine):
+    """Grades every chunk of `company` irrelevant on the first grading, as a grader that
+    misjudged a company's evidence would; later gradings are the offline engine's."""
+
+    def __init__(self, company: str) -> None:
+        super().__init__()
+        self.company, self.dropped = company, False
+
+    async def grade_documents(
+        self, question: str, slots: Slots, chunks: list[ChunkText]
+    ) -> DocumentGrades:
+        grades = await super().grade_documents(question, slots, chunks)
+        if self.dropped:
+            return grades
+        self.dropped = True
+        keep = [i for i in grades.keep if chunks[i].company != self.company]
+        return grades.model_copy(update={"keep": keep})
+
+
 def with_capex_line(engine: ScriptedEngine, net_debt: str, capex: str) -> Step:
     """A `synthesize` step for "What was BHP's net debt in FY2024?": the offline draft with
     its net debt (9.12) written as `net_debt`, and a line of capital and exploration

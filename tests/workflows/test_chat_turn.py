@@ -22,7 +22,7 @@ from domain.grounding import split_sentences
 from domain.models import Draft, Slots, UnsupportedClaim
 from domain.turns import TurnResult
 from tests.conftest import Turns, TurnWorker, WorkerFactory, activity_inputs, outcome, unique
-from tests.workflows.scripted_engine import ScriptedEngine, with_capex_line
+from tests.workflows.scripted_engine import ScriptedEngine, WithoutCompanyOnce, with_capex_line
 from workflows import attributes
 from workflows.chat_turn import ChatTurn
 from workflows.contracts import ClarificationReply
@@ -604,6 +604,33 @@ async def test_a_turn_asks_no_more_than_its_conversation_has_left(
     assert result.status == "fallback", result
     assert result.fallback_reason == CONVERSATION_CLARIFICATIONS_SPENT
     assert result.clarification_round == left
+
+
+async def test_a_company_left_with_no_evidence_is_searched_again_changed(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """Issue 45 item 1: a question with no figure names no gap, so before this a company
+    whose chunks all graded irrelevant got its not-found line and no second search."""
+    engine = WithoutCompanyOnce("FMG")
+    async with turn_worker(engine) as tq:
+        result = await turns_on(tq).ask(
+            "What did Rio Tinto and Fortescue say about decarbonisation in FY2024?"
+        )
+    assert result.retries == 1, result
+    assert engine.calls["grade_documents"] > 1
+    assert "FMG" in {c.company for c in result.citations}, result.answer
+
+
+async def test_no_second_search_when_every_company_kept_evidence(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    engine = ScriptedEngine()
+    async with turn_worker(engine) as tq:
+        result = await turns_on(tq).ask(
+            "What did Rio Tinto and Fortescue say about decarbonisation in FY2024?"
+        )
+    assert result.retries == 0, result
+    assert {"RIO", "FMG"} <= {c.company for c in result.citations}
 
 
 # ---- generation controls (a scripted engine writes the bad draft) ----------------------

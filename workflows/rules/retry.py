@@ -18,12 +18,16 @@ def metric_synonyms(metric: str) -> list[str]:
     return []
 
 
-def should_retry(quality_passed: bool, gaps: int, unsupported: int, retries_done: int) -> bool:
-    """Retry when quality failed, a requested figure is missing, or >2 claims are
-    unsupported — only while fewer than MAX_RETRIES retries have run."""
+def should_retry(
+    quality_passed: bool, gaps: int, unsupported: int, retries_done: int, uncovered: int = 0
+) -> bool:
+    """Retry when quality failed, a requested figure is missing, >2 claims are
+    unsupported, or a requested company has no surviving evidence (`uncovered`: a
+    question with no figure has no gap to name it) — only while fewer than MAX_RETRIES
+    retries have run."""
     if retries_done >= MAX_RETRIES:
         return False
-    return not quality_passed or gaps > 0 or unsupported > 2
+    return not quality_passed or gaps > 0 or unsupported > 2 or uncovered > 0
 
 
 def retryable(gaps: list[NotFound], other_measures: list[str]) -> list[NotFound]:

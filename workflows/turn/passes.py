@@ -32,6 +32,9 @@ with workflow.unsafe.imports_passed_through():
 
 CLAIM_NAMES = "claim-label-names-v1"
 """A claim label naming its company by name retargets that company's search."""
+UNCOVERED_RETRY = "uncovered-company-retry-v1"
+"""A requested company with no surviving evidence is searched again, changed, even when
+the draft names no gap for it (a question with no figure); asked only then."""
 
 
 class RetrievalPasses:
@@ -66,7 +69,7 @@ class RetrievalPasses:
                 this = await self._redraft(this, resolved, slots, sources)
             passes.append(this)
             gaps = retryable(this.gaps, slots.other_measures)
-            if not should_retry(this.quality_passed, len(gaps), len(this.unsupported), number - 1):
+            if not self._retries(this, len(gaps), number - 1, coverage):
                 return passes, kept, coverage
             if not self._budget.time_for(f"retry {number}"):
                 return passes, kept, coverage
@@ -75,6 +78,17 @@ class RetrievalPasses:
                 return passes, kept, coverage
             current.update((sq.company, sq) for sq in retry)
             to_search = retry
+
+    @staticmethod
+    def _retries(this: Pass, gaps: int, done: int, coverage: dict[str, bool]) -> bool:
+        """Whether another pass runs (`should_retry`); a company with no surviving
+        evidence counts only under its patch, asked only when it alone decides."""
+        if should_retry(this.quality_passed, gaps, len(this.unsupported), done):
+            return True
+        uncovered = sum(not found for found in coverage.values())
+        return should_retry(
+            this.quality_passed, gaps, len(this.unsupported), done, uncovered
+        ) and workflow.patched(UNCOVERED_RETRY)
 
     async def as_shown(self, best: Pass, question: str) -> Pass:
         """The chosen pass with its relevance judged on what the reader will see: the
