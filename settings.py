@@ -251,6 +251,13 @@ class Settings(BaseSettings):
     per-minute sweep added 1,440 a day to the list operators read)."""
     probe_interval_minutes: Annotated[int, Field(ge=0, le=10_080)] = 360
     """How often the golden probes run (RunGoldenProbes schedule); 0: no schedule."""
+    suite_interval_hours: Annotated[int, Field(ge=0, le=24 * 28)] = 0
+    """How often the evaluation suites run through this stack against the committed
+    baseline (RunSuites schedule; a regression raises TurnstileSuiteDrift); 0, the
+    default: no schedule. A full run asks about 1,700 turns (minutes on the offline
+    engine; model calls on a model engine)."""
+    suite_sample_every: Annotated[int, Field(ge=1)] = 1
+    """The scheduled run asks every n-th case of each suite (1: all)."""
     probe_dir: Path = Field(default=PROJECT_ROOT / "evals" / "probes")
     """The golden probe sets, one JSONL file per slice."""
     probe_healthy_rate: Annotated[float, Field(gt=0, le=1)] = 0.95

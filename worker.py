@@ -15,6 +15,7 @@ import signal
 import socket
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from temporalio.worker import Worker
 import logsetup
 import payloads
 import tracing
+from activities.contracts import SuiteRunRequest
 from activities.steps import declared_name
 from backends.answer_cache import AnswerCache
 from backends.coverage import PinCoverage, reader_for
@@ -56,10 +58,14 @@ from backends.rerank import CohereReranker
 from backends.sessions import SessionActivities
 from backends.shadow import ShadowActivities
 from backends.steplog import StepLog
+from backends.suite_runs import suite_metrics
 from backends.turn_sweeper import SweepActivities
 from db.migrate import migrate
 from db.pool import make_pool
 from domain.usage import Price
+from evals.commands import stack as eval_stack
+from evals.real import Stack
+from evals.scheduled import SuiteActivities
 from settings import PROJECT_ROOT, EngineName, Settings, load_settings
 from workflows import attributes
 from workflows.chat_turn import ChatTurn
@@ -77,6 +83,7 @@ from workflows.probes import (
 )
 from workflows.retention import PurgeDecisionRecords, ensure_retention_schedule
 from workflows.search import SearchReports
+from workflows.suites import RunSuites, ensure_suite_schedule, remove_suite_schedule
 from workflows.sweep import SweepTurns, ensure_sweep_schedule
 
 HEARTBEAT_SECONDS = 3.0
@@ -95,7 +102,7 @@ def workflows() -> Sequence[type]:
     return [
         ChatTurn, IngestDocuments, SearchReports, SweepTurns, PurgeDecisionRecords, ForgetUser,
         EvaluateRouting, EvaluateRetrieval, EvaluateJudge, RunGoldenProbes, LoadPassages,
-        ListCaseCandidates, DraftCase, ReadShadowRuns,
+        ListCaseCandidates, DraftCase, ReadShadowRuns, RunSuites,
     ]  # fmt: skip
 
 
@@ -109,6 +116,7 @@ def activities(
     probe_dir: Path = PROBE_DIR,
     ocr: bool = False,
     evidence_budget: int | None = None,
+    suite_stack: Callable[[], AbstractAsyncContextManager[Stack]] | None = None,
 ) -> Sequence[Callable[..., Any]]:
     """Every activity the worker runs; `workflows.policy.POLICY` must list each one.
 
@@ -124,8 +132,24 @@ def activities(
         ProbeActivities(pool, index, probe_dir),
         LiveCaseActivities(pool, index),
         ShadowActivities(pool),
+        SuiteActivities(suite_stack or _no_suite_stack),
+        suite_metrics(),
     )
     return [fn for boundary in boundaries for fn in boundary.activities()]
+
+
+def _no_suite_stack() -> AbstractAsyncContextManager[Stack]:
+    raise RuntimeError("this worker was started without the stack a suite run goes through")
+
+
+def suite_stack_of(settings: Settings) -> Callable[[], AbstractAsyncContextManager[Stack]]:
+    """The running stack as the scheduled suite run sees it: this stack's API (with
+    TURNSTILE_API_KEY when keys are configured) and Temporal."""
+
+    def auth(s: Settings) -> dict[str, str]:
+        return {"Authorization": f"Bearer {s.api_key.get_secret_value()}"} if s.api_key else {}
+
+    return lambda: eval_stack(settings, auth)
 
 
 def worker_pool(settings: Settings) -> AsyncConnectionPool:
@@ -396,6 +420,7 @@ async def run_worker(settings: Settings) -> None:
         settings.probe_dir,
         settings.ocr,
         settings.evidence_budget,
+        suite_stack_of(settings),
     )
     worker = Worker(
         client,
@@ -437,6 +462,13 @@ async def run_worker(settings: Settings) -> None:
         )  # fmt: skip
     else:  # 0: no probes, and no schedule left from an earlier start either
         await remove_probe_schedule(client, settings.task_queue)
+    if settings.suite_interval_hours:
+        await ensure_suite_schedule(
+            client, settings.task_queue, timedelta(hours=settings.suite_interval_hours),
+            SuiteRunRequest(sample_every=settings.suite_sample_every),
+        )  # fmt: skip
+    else:  # off by default: no schedule, and none left from an earlier start
+        await remove_suite_schedule(client, settings.task_queue)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -552,3 +552,25 @@ class FoundChunks(_Frozen):
     chunk_ids: list[str | None]
     """One per locator, in order: the id of the one chunk that matches, None when none
     or several do."""
+
+
+class SuiteRunRequest(_Frozen):
+    """A scheduled run of the evaluation suites through the running stack (RunSuites)."""
+
+    suites: list[str] = Field(default_factory=list)
+    """The suites to run; empty: every one (`evals/suites/`)."""
+    sample_every: int = Field(default=1, ge=1)
+    """Every n-th case of each suite (1: all); a sampled run is judged case by case only."""
+
+
+class SuiteVerdict(_Frozen):
+    """A run's verdict against the committed baseline (`evals/baseline.json`)."""
+
+    engine: str
+    corpus_version: str | None = None
+    cases: int
+    failed: int
+    regressions: list[str]
+    """A case failing that the baseline does not list, or a metric below its floor."""
+    stale: list[str]
+    """A listed failure that now passes, or a listed case that no longer exists."""

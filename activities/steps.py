@@ -63,6 +63,8 @@ from activities.contracts import (
     SearchResult,
     Session,
     ShadowRunsRequest,
+    SuiteRunRequest,
+    SuiteVerdict,
     SummarizeRequest,
     SummaryResult,
     SweepRequest,
@@ -291,6 +293,21 @@ async def postgres_record_probe_run(request: RecordProbeRun) -> RecordedProbeRun
     return _declared()  # type: ignore[no-any-return]
 
 
+@activity.defn(name="evals_run_suites")
+async def evals_run_suites(request: SuiteRunRequest) -> SuiteVerdict:
+    """Run the evaluation suites through the running stack's API and workflows and judge
+    them against the committed baseline. Implemented by `evals/scheduled.py`
+    `SuiteActivities.run_suites`."""
+    return _declared()  # type: ignore[no-any-return]
+
+
+@activity.defn(name="metrics_record_suite_run")
+async def metrics_record_suite_run(verdict: SuiteVerdict) -> SuiteVerdict:
+    """Move the suite-drift metrics the alert reads (`turnstile_suite_regressions`).
+    Implemented by `backends/suite_runs.py` `SuiteMetrics.record_run`."""
+    return _declared()  # type: ignore[no-any-return]
+
+
 @activity.defn(name="postgres_read_probe_history")
 async def postgres_read_probe_history(request: ProbeHistoryRequest) -> ProbeHistory:
     """Each slice's latest healthy runs (its own healthy rate is read from them).
@@ -412,6 +429,8 @@ DECLARED: dict[str, Callable[..., Awaitable[Any]]] = {
         postgres_read_shadow_runs,
         postgres_allocate_probe_turn,
         postgres_record_probe_run,
+        evals_run_suites,
+        metrics_record_suite_run,
     )
 }
 """Every declared step by its pinned name (the policy table has a row for each)."""

@@ -246,6 +246,17 @@ POLICY: dict[str, StepPolicy] = {
         "an unrecorded breach would hide the first of two consecutive ones",
         schedule_to_close=None, retry=_UNTIL_DONE,
     ),
+    "evals_run_suites": StepPolicy(
+        "closed", "the scheduled run fails visibly in the Temporal UI; the next one tries again",
+        "a run that could not reach the stack measured nothing, and must not read as no drift",
+        start_to_close=timedelta(hours=2), schedule_to_close=timedelta(hours=2),
+        heartbeat=timedelta(minutes=2),
+    ),
+    "metrics_record_suite_run": StepPolicy(
+        "closed", "retried until it succeeds",
+        "an unrecorded regression would keep the drift alert quiet",
+        schedule_to_close=None, retry=_UNTIL_DONE,
+    ),
     "postgres_read_probe_history": StepPolicy(
         "open", "each slice's threshold uses the configured healthy rate",
         "a threshold from the configured rate is the one used before history was kept",

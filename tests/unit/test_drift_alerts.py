@@ -187,3 +187,23 @@ def test_the_check_fails_when_an_alert_it_expects_does_not_fire(tmp_path: Path) 
     """promtool's verdict is read, not assumed: a steady series said to fire fails."""
     ran = promtool(tmp_path, case(firing=("TurnstileRefusalRateDrift",)))
     assert ran.returncode != 0 and "TurnstileRefusalRateDrift" in ran.stdout + ran.stderr
+
+
+def _suite_run(regressions: str) -> dict[str, Any]:
+    """Six hours of the gauge the scheduled suite run sets (one value a 3-hour step)."""
+    firing = regressions.split()[-1] != "0"
+    return {
+        "interval": "3h",
+        "input_series": [{"series": "turnstile_suite_regressions", "values": regressions}],
+        "alert_rule_test": [expect("TurnstileSuiteDrift", "6h", firing)],
+    }
+
+
+def test_a_scheduled_suite_run_that_regressed_fires_the_suite_drift_alert(tmp_path: Path) -> None:
+    ran = promtool(tmp_path, _suite_run("0 0 2"))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+
+
+def test_a_suite_run_as_the_baseline_expects_is_quiet(tmp_path: Path) -> None:
+    ran = promtool(tmp_path, _suite_run("0 1 0"))  # a regression fixed by the next run
+    assert ran.returncode == 0, ran.stdout + ran.stderr

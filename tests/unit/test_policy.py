@@ -88,9 +88,13 @@ def test_pure_layers_are_closed_by_construction() -> None:
         assert "closed by construction" in why
 
 
-UNTIL_DONE = {SAVE, "postgres_forget_user", "qdrant_forget_answers", "postgres_record_probe_run"}
-"""Writes that must complete once asked: a turn's save, a user's erasure, and a probe
-run's record (a lost breach would hide the first of two in a row)."""
+UNTIL_DONE = {
+    SAVE, "postgres_forget_user", "qdrant_forget_answers", "postgres_record_probe_run",
+    "metrics_record_suite_run",
+}  # fmt: skip
+"""Writes that must complete once asked: a turn's save, a user's erasure, a probe run's
+record (a lost breach would hide the first of two in a row) and a suite run's (a lost
+regression would keep the drift alert quiet)."""
 
 
 @pytest.mark.parametrize("name", sorted(set(POLICY) - UNTIL_DONE))
