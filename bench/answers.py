@@ -8,7 +8,8 @@ With `--suites` it asks the cases of the open-world suites instead (`open_vocabu
 `narrative`, `over_refusal`, `under_refusal`; `evals/suites/`), every one as a whole turn
 through the API: a scope case passes when the turn is refused or declines the part
 (over-refusal: when it is neither). It prints each suite's pass rate and the off-point
-count: answers shown at confidence high or medium that lack what the case asks for.
+count: answers shown at confidence high or medium that lack what the case asks for, and
+the reliability table: per confidence band, how many answers passed their case.
 
 Each case is asked through the HTTP API as a person would (earlier questions of the same
 conversation first), one turn at a time, and checked exactly as the test suite checks it.
@@ -115,7 +116,8 @@ async def run_suites(api_url: str, names: list[str]) -> dict[str, Any]:
                     lacking = any(not shows(result.answer or "", p) for p in expected.present)
                     off_point = result.confidence in ("high", "medium") and lacking
                 results.append({"suite": name, "id": case.id, "passed": not problems,
-                                "problems": problems, "off_point": off_point})  # fmt: skip
+                                "problems": problems, "off_point": off_point,
+                                "confidence": result.confidence})  # fmt: skip
     return {"api_url": api_url, "suites": results}
 
 
@@ -129,6 +131,12 @@ def render_suites(report: dict[str, Any]) -> str:
         off = sum(r["off_point"] for r in rows)
         lines.append(f"{name:>16}  {passed}/{len(rows)} ({passed / len(rows):.1%})  "
                      f"off-point at high/medium: {off}")  # fmt: skip
+    lines += ["", "reliability (answers with a confidence, every suite): confidence, n, passed"]
+    for band in ("high", "medium", "low"):
+        rows = [r for r in report["suites"] if r.get("confidence") == band]
+        if rows:
+            passed = sum(r["passed"] for r in rows)
+            lines.append(f"{band:>16}  {len(rows)}  {passed} ({passed / len(rows):.1%})")
     return "\n".join(lines)
 
 

@@ -8,6 +8,8 @@ from workflows.rules.confidence import (
     PARTIAL_DISCLAIMER,
     Band,
     confidence_band,
+    shape_answer,
+    share_confidence,
 )
 
 
@@ -47,3 +49,39 @@ def test_judge_unavailable_leaves_lower_confidence_unchanged() -> None:
 
 def test_judge_available_adds_no_judge_warning() -> None:
     assert JUDGE_UNAVAILABLE_WARNING not in confidence_band(0, judge_unavailable=False).warnings
+
+
+# ---- the share of asked items answered and verified (issue 45 item 6) ------------------
+
+
+@pytest.mark.parametrize(
+    ("asked", "missing", "unsupported", "confidence"),
+    [
+        (4, 0, 0, "high"),
+        (4, 1, 0, "medium"),
+        (4, 2, 0, "medium"),
+        (4, 3, 0, "low"),  # one of four verified: medium by the count bands
+        (3, 2, 0, "low"),
+        (2, 0, 1, "medium"),
+        (2, 0, 2, "low"),  # two of two unsupported: medium by the count bands
+        (10, 0, 4, "medium"),  # six of ten verified: low by the count bands
+        (0, 0, 0, None),
+    ],
+)
+def test_confidence_is_the_share_of_asked_items_answered_and_verified(
+    asked: int, missing: int, unsupported: int, confidence: str | None
+) -> None:
+    assert share_confidence(asked, missing, unsupported) == confidence
+
+
+def test_one_of_four_items_is_low_where_the_count_bands_said_medium() -> None:
+    counted = shape_answer(0, False, False, missing=3, figures_given=True, figures_asked=True)
+    by_share = shape_answer(
+        0, False, False, missing=3, figures_given=True, figures_asked=True, asked=4
+    )
+    assert (counted.confidence, by_share.confidence) == ("medium", "low")
+
+
+def test_an_unavailable_judge_still_caps_the_share_at_medium() -> None:
+    assert shape_answer(0, True, False, asked=2).confidence == "medium"
+    assert shape_answer(0, False, False, asked=2).confidence == "high"

@@ -489,6 +489,24 @@ async def test_record_uncovered_company_history(
 
 
 @pytest.mark.record_histories
+async def test_record_confidence_share_history(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """The `confidence-share-v1` path: a draft giving one of the four figures asked is low
+    (the count bands said medium). Record with TURNSTILE_HISTORY_PREFIX=share_."""
+
+    def first_sentence(draft: Draft) -> Draft:
+        return draft.model_copy(update={"answer": draft.answer.split("]. ")[0] + "]."})
+
+    engine = ScriptedEngine().always("synthesize", first_sentence)
+    async with turn_worker(engine) as tq:
+        t = turns_on(tq)
+        result = await t.ask("What was BHP's revenue and net debt in FY2023 and FY2024?")
+        assert result.confidence == "low" and len(result.not_found) == 3, result
+        await _save(t, "one_of_four", result.turn_id)
+
+
+@pytest.mark.record_histories
 async def test_record_ingest_history(
     worker: "WorkerFactory",
     temporal_client: "Client",

@@ -633,6 +633,30 @@ async def test_no_second_search_when_every_company_kept_evidence(
     assert {"RIO", "FMG"} <= {c.company for c in result.citations}
 
 
+def _first_line_only(draft: Draft) -> Draft:
+    """A draft that gives the first of its figures (its first sentence) and drops the rest."""
+    return draft.model_copy(update={"answer": draft.answer.split("]. ")[0] + "]."})
+
+
+async def test_an_answer_with_one_of_four_asked_items_is_low_not_medium(
+    turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
+) -> None:
+    """Issue 45 item 6: confidence is the share of the asked items answered and verified
+    (patch `confidence-share-v1`). A draft giving one of the four figures asked, the other
+    three said not found, was medium by the count bands; it is low. Quiet: the whole
+    draft, all four verified, is high."""
+    question = "What was BHP's revenue and net debt in FY2023 and FY2024?"
+    engine = ScriptedEngine().always("synthesize", _first_line_only)
+    async with turn_worker(engine) as tq:
+        one_of_four = await turns_on(tq).ask(question)
+    async with turn_worker() as tq:
+        all_four = await turns_on(tq).ask(question)
+    print(one_of_four.answer, one_of_four.confidence, one_of_four.not_found)
+    assert one_of_four.status == "answered" and len(one_of_four.not_found) == 3, one_of_four
+    assert one_of_four.confidence == "low", one_of_four
+    assert all_four.confidence == "high" and not all_four.not_found, all_four
+
+
 # ---- generation controls (a scripted engine writes the bad draft) ----------------------
 
 

@@ -45,14 +45,16 @@ def test_replay_fixtures_exist_for_every_live_code_generation() -> None:
     with `conversation-clarification-cap-v1` live on its path (`capped_`: a turn with one
     clarifying question left settles instead of asking a second), and with
     `uncovered-company-retry-v1` live on its path (`uncovered_`: a company left with no
-    evidence by a question with no figure is searched again). The
+    evidence by a question with no figure is searched again), and with
+    `confidence-share-v1` live on its path (`share_`: one of four asked figures verified
+    is low). The
     generations before (`lean_`, `v2_`, `mem_`, `checked_`, `budget_`: each lacks a later
     patch's marker) were retired with the code their patches kept (docs/architecture.md,
     "Retiring workflow versions")."""
     names = [p.stem for p in HISTORIES]
     for prefix in (
         "dep_", "patched_", "deprecated_", "context_", "gates_", "years_", "remains_",
-        "compared_", "lowered_", "set_", "named_", "capped_", "uncovered_",
+        "compared_", "lowered_", "set_", "named_", "capped_", "uncovered_", "share_",
     ):  # fmt: skip
         assert any(n.startswith(prefix) for n in names), (prefix, names)
 

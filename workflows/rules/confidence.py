@@ -37,8 +37,38 @@ def confidence_band(unsupported: int, judge_unavailable: bool = False) -> Band:
     return band
 
 
+MEDIUM_SHARE = 0.5
+"""An answer to a question asking for figure items is medium when at least this share of
+them is answered and verified, low below it (high only when all are). Calibrated on the
+labelled suites and the FinanceBench development half (docs/controls.md, the reliability
+table): no answer below half its items was right as a whole."""
+
+
+def share_confidence(
+    asked: int, missing: int, unsupported: int
+) -> Literal["high", "medium", "low"] | None:
+    """Confidence as the share of the asked items answered and verified (an unsupported
+    claim counts against one item); None when the question asks for no items."""
+    if asked <= 0:
+        return None
+    share = max(0, asked - missing - unsupported) / asked
+    if share >= 1:
+        return "high"
+    return "medium" if share >= MEDIUM_SHARE else "low"
+
+
 NUMBERS_UNVERIFIED_WARNING = "The figures could not be checked against the reports."
 NO_FIGURE_GIVEN_WARNING = "The answer gives none of the figures asked for."
+
+
+_ORDER = ("low", "medium", "high")
+
+
+def min_confidence(
+    a: Literal["high", "medium", "low"], b: Literal["high", "medium", "low"]
+) -> Literal["high", "medium", "low"]:
+    """The lower of two confidences."""
+    return a if _ORDER.index(a) <= _ORDER.index(b) else b
 
 
 @dataclass(frozen=True)
@@ -59,6 +89,7 @@ def shape_answer(
     missing: int = 0,
     figures_given: bool = True,
     figures_asked: bool = False,
+    asked: int = 0,
 ) -> Shape:
     """Confidence from the unsupported count; an unchecked figure forces no / low.
 
@@ -68,11 +99,19 @@ def shape_answer(
     the answer gives none of the figures asked for (only its not-found lines). An answer
     to a question that asks for figures (`figures_asked`) that gives none is not
     grounded, whatever else it says: zero figures checked backs nothing that was asked.
+    A question asking for `asked` (company, year, metric) items takes its confidence from
+    the share of them answered and verified (`share_confidence`), capped as the judge's
+    band caps it when the judge was unavailable.
     """
     band = confidence_band(unsupported, judge_unavailable)
     grounded, confidence = band.grounded, band.confidence
     warnings: tuple[str, ...] = ()
-    if missing:
+    by_share = share_confidence(asked, missing, unsupported)
+    if by_share is not None:
+        confidence = min_confidence(by_share, band.confidence) if judge_unavailable else by_share
+        if not figures_given:
+            confidence = "low"
+    elif missing:
         # No warning of its own: the answer says each missing figure (its line or its
         # table row) and `TurnResult.confidence_reason` says why confidence is lower; a
         # notice repeating them was one more box saying the same thing.

@@ -45,6 +45,17 @@ def gaps_to_retry(
     ]
 
 
+def asked_items(companies: list[str], slots: Slots, question: str = "") -> int:
+    """How many (company, year, metric) items a question asks for, as `unanswered` counts
+    them: a figure or a comparison naming its years and vocabulary metrics; 0 for any
+    other question (a change, a trend, a superlative, what the reports say)."""
+    if slots.intent not in ("lookup", "compare") or not (slots.fiscal_years and slots.metrics):
+        return 0
+    if question and superlative(question):
+        return 0
+    return len(companies) * len(slots.fiscal_years) * len(slots.metrics)
+
+
 def unanswered(
     companies: list[str],
     slots: Slots,
@@ -65,9 +76,7 @@ def unanswered(
     label names the company, the year and the metric.
     """
     # long: one pass over the asked items; each case of 'backed' beside the next.
-    if slots.intent not in ("lookup", "compare") or not (slots.fiscal_years and slots.metrics):
-        return []
-    if question and superlative(question):
+    if not asked_items(companies, slots, question):
         return []
 
     def given(company: str, year: int, metric: str) -> bool:

@@ -31,7 +31,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows import progress
     from workflows.rules import gate
     from workflows.rules.citations import Bound, bind_citations
-    from workflows.rules.coverage import ensure_gap_lines, unanswered
+    from workflows.rules.coverage import asked_items, ensure_gap_lines, unanswered
     from workflows.rules.refuted import (
         remove_every_refuted,
         remove_refuted,
@@ -271,6 +271,7 @@ def answered(
         had_evidence=True, judge_unavailable=best.judge_unavailable,
         numbers_unverified=best.numbers_unverified, figures_given=best.figures_given,
         figures_asked=asks_figures(decision.slots), figures_checked=best.checked_numbers,
+        items_asked=asked_items(list(coverage), decision.slots, resolved),
         to_cache=clean, relevance=best.relevance, verdict=verdict,
         removed=len(removed),
     )  # fmt: skip

@@ -22,6 +22,10 @@ EXPIRED_TEXT = (
     "This question waited for a clarification that did not arrive in time, so it was "
     "closed. Ask it again with the company and fiscal year."
 )
+CONFIDENCE_SHARE = "confidence-share-v1"
+"""Patch: confidence is the share of the asked items answered and verified; asked only
+when that differs from the unsupported-count band, so a turn started before replays."""
+
 CANCELLED_TEXT = (
     "This question was cancelled before it was answered, so nothing was looked up. "
     "Ask again whenever you like."
@@ -54,6 +58,9 @@ class Outcome:
     """Whether the question asks for figures (a measure, and not what the reports say)."""
     figures_checked: int = 0
     """How many figures the numeric check checked in the answer shown."""
+    items_asked: int = 0
+    """How many (company, year, metric) items the question asks for (`asked_items`): the
+    confidence is the share of them answered and verified."""
     to_cache: CachedAnswer | None = None
     """The clean answer (no notice, decline, warning or disclaimer) the cache may keep:
     set only for an answer composed from the reports this turn whose quality passed."""
@@ -117,11 +124,18 @@ def shape_of(o: Outcome) -> Shape | None:
     refuted figure taken out is not shown: it counts as a missing figure."""
     if o.unsupported is None:
         return None
-    return shape_answer(
-        len(o.unsupported) - o.removed, o.judge_unavailable, o.numbers_unverified,
-        missing=len(o.not_found) + o.removed, figures_given=o.figures_given,
-        figures_asked=o.figures_asked,
-    )  # fmt: skip
+    args = (len(o.unsupported) - o.removed, o.judge_unavailable, o.numbers_unverified)
+    kwargs: dict[str, Any] = {
+        "missing": len(o.not_found) + o.removed, "figures_given": o.figures_given,
+        "figures_asked": o.figures_asked,
+    }  # fmt: skip
+    counted = shape_answer(*args, **kwargs)
+    if not o.items_asked:
+        return counted
+    by_share = shape_answer(*args, **kwargs, asked=o.items_asked)
+    if by_share != counted and workflow.patched(CONFIDENCE_SHARE):
+        return by_share
+    return counted
 
 
 def shaped(o: Outcome, shape: Shape) -> Outcome:
