@@ -1,4 +1,4 @@
-"""Answer-quality benchmark: the cases of tests/answers/cases.py against a running stack.
+"""Answer-quality benchmark: the cases of testkit/answer_cases.py against a running stack.
 
     .venv/bin/turnstile up --detach
     .venv/bin/python -m bench.answers [--api-url URL] [--category N ...] [--json]
@@ -34,7 +34,7 @@ from domain.evaluation import ScopeExpected, TurnExpected, score_turn, shows
 from domain.turns import TurnResult
 from evals.cases import load_suites
 from settings import get_settings
-from tests.answers.cases import CASES, CATEGORIES, Case, check
+from testkit.answer_cases import CASES, CATEGORIES, Case, check
 from workflows.rules.scope import DECLINE_LINE, OTHER_COMPANY_LINE
 
 OPEN_SUITES = ("open_vocabulary", "narrative", "over_refusal", "under_refusal", "typed")

@@ -61,7 +61,8 @@ from temporalio.client import Client
 from temporalio.service import RPCError
 
 import payloads
-from bench import isolated
+from bench import common
+from bench.common import percentile
 from domain.turns import SETTLED, WAITING
 from settings import Settings
 from stack import embedded, postgres
@@ -105,7 +106,7 @@ QUESTIONS: tuple[Question, ...] = (
 
 
 def isolated_settings(home: Path) -> Settings:
-    return isolated.isolated_settings(home, "chaos")
+    return common.isolated_settings(home, "chaos")
 
 
 # ---- turns ----------------------------------------------------------------------------
@@ -802,13 +803,6 @@ async def _delays(client: Client, workflow_id: str) -> list[str]:
             cause = e.workflow_task_failed_event_attributes.failure.message[:100]
             found.append(f"workflow task failed — {cause}")
     return found
-
-
-def percentile(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def _fault_window(faults: list[Fault], at: float) -> str:

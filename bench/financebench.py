@@ -40,7 +40,7 @@ from typing import Any
 
 import httpx
 
-from bench import isolated
+from bench import common
 from evals.financebench import label
 from settings import Settings
 from stack import embedded
@@ -266,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.api_url is None:
             home = args.home.resolve() if args.home else Path(tempfile.mkdtemp(prefix="tsfb-"))
             home.mkdir(parents=True, exist_ok=True)
-            settings = isolated.isolated_settings(home, "financebench", ingest_dir=folder)
+            settings = common.isolated_settings(home, "financebench", ingest_dir=folder)
             say(f"starting a stack in {home} (API {settings.api_url})")
             embedded.up(settings, say)
             api_url = settings.api_url

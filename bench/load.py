@@ -58,7 +58,8 @@ from typing import Any
 import httpx
 import psutil
 
-from bench import isolated
+from bench import common
+from bench.common import percentile
 from settings import Settings
 from stack import embedded, postgres
 from stack.processes import StackError, read_pid
@@ -100,7 +101,7 @@ TARGET_SINGLE_P50 = 0.30  # seconds, single-company figure turn
 
 
 def isolated_settings(home: Path) -> Settings:
-    return isolated.isolated_settings(home, "load")
+    return common.isolated_settings(home, "load")
 
 
 # ---- CPU accounting -------------------------------------------------------------------
@@ -247,13 +248,6 @@ async def run_turn(
     finally:
         record.finished = time.monotonic() - t0
     return record
-
-
-def percentile(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 async def run_level(

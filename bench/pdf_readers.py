@@ -8,7 +8,7 @@ reports in `tests/realdocs/asx/`). Each reader reads every page of every report,
 and is scored on the cells' pages:
 
 - ours: `ingestion.pdf.read_pdf` then `domain.figures.table_cells`, scored exactly as
-  `tests/realdocs/asx_suite.py` does (`matches`: label, period, column group, value and
+  `testkit/asx_suite.py` does (`matches`: label, period, column group, value and
   unit on the printed page). Its lenient figure drops period, group and unit: a cell of
   that label on that page holding the printed number.
 - pdfplumber 0.11 `page.extract_tables()`, with the text strategy and with the (default)
@@ -50,7 +50,7 @@ except ImportError:  # pragma: no cover - the other readers are still compared
     pymupdf = None
 
 from domain.figures import Cell
-from tests.realdocs.asx_suite import REPORTS, Expected, expected_cells, matches, read_cells
+from testkit.asx_suite import REPORTS, Expected, expected_cells, matches, read_cells
 
 CELLS = REPORTS.parent / "asx_cells.jsonl"
 TEXT = {"vertical_strategy": "text", "horizontal_strategy": "text"}

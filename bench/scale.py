@@ -5,7 +5,7 @@
 
 For each size N the index holds the sample corpus (the five sample companies' fifteen
 reports, Markdown) and N - 5 generated full-length PDF reports of other companies
-(`tests/reportgen.py`, `--pages` pages each: statements in columns, notes, prose), read
+(`testkit/reportgen.py`, `--pages` pages each: statements in columns, notes, prose), read
 by the product's PDF reader and stored by `ReportIndex` as the worker stores them, in
 this process (the index is held by one process, as the worker holds it).
 
@@ -45,7 +45,7 @@ from evals.ranking import ranx_metrics
 from ingestion.companies import sample_coverage
 from ingestion.documents import parse_document
 from settings import get_settings
-from tests.reportgen import write_report
+from testkit.reportgen import write_report
 
 
 def _rss_mb() -> float:

@@ -4,10 +4,10 @@ a turn takes to settle, and with what.
     .venv/bin/python -m bench.slow_provider [--hang 70] [--turns 3] [--budget 90]
                                             [--model-timeout 60] [--slow STEP ...] [--json]
 
-It starts the fake OpenAI-compatible server of tests/fakes/servers.py, answering every
+It starts the fake OpenAI-compatible server of testkit/fake_servers.py, answering every
 chat request of the `--slow` steps only after `--hang` seconds (the `timeout` fault;
 default: every step; `SynthesisOut` alone: a provider slow only on the draft), and an
-isolated embedded stack of its own (bench/isolated.py) with TURNSTILE_ENGINE=openai
+isolated embedded stack of its own (bench/common.py) with TURNSTILE_ENGINE=openai
 pointed at it, the default turn budget and model timeout unless given. Then it asks
 `--turns` figure questions at once through the HTTP API (each in its own conversation,
 answer cache off) and polls each until it settles. It reports, per turn, the seconds
@@ -33,11 +33,11 @@ from typing import Any
 
 import httpx
 
-from bench import isolated
+from bench import common
 from domain.budget import SETTLE_MARGIN_SECONDS
 from stack import embedded
 from stack.processes import StackError
-from tests.fakes.servers import Brain, FakeOpenAI
+from testkit.fake_servers import Brain, FakeOpenAI
 
 QUESTIONS = (
     "What was BHP's revenue in FY2024?",
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         fake.hang_seconds = args.hang
         for schema in args.slow:
             fake.step_faults[schema] = "timeout"
-        settings = isolated.isolated_settings(home, "slow")
+        settings = common.isolated_settings(home, "slow")
         os.environ.update(
             TURNSTILE_ENGINE="openai", TURNSTILE_OPENAI_BASE_URL=fake.base_url,
             TURNSTILE_OPENAI_API_KEY=fake.api_key, TURNSTILE_ANSWER_CACHE="false",

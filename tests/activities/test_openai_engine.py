@@ -18,7 +18,7 @@ from backends.engines.offline import clarifying_question, direct_answer
 from backends.engines.openai_engine import ModelConfig, OpenAIEngine, SynthesisOut
 from backends.engines.prompts import STEPS, prompt, prompt_hashes
 from domain.models import Slots
-from tests.fakes.servers import FakeOpenAI
+from testkit.fake_servers import FakeOpenAI
 from tests.unit.corpus_chunks import report
 
 ROUTE_RETRIEVAL = {
@@ -324,7 +324,7 @@ async def test_the_excerpts_go_in_the_order_shown_each_under_its_own_number(
     fake: FakeOpenAI,
 ) -> None:
     from domain.memory import CLAIM_LABEL, RecentMessage, conversation_note
-    from tests.fakes.servers import evidence_of
+    from testkit.fake_servers import evidence_of
 
     chunks = list(report("BHP", 2024))[:5]
     fake.respond("SynthesisOut", {"answer": "BHP Group's revenue was US$55,658 million [3].",

@@ -1,5 +1,5 @@
 """Embeddings through an OpenAI-compatible endpoint and Cohere rerank, with the real
-client libraries against the protocol-faithful fakes of tests/fakes/servers.py."""
+client libraries against the protocol-faithful fakes of testkit/fake_servers.py."""
 
 from collections.abc import Iterator
 from datetime import timedelta
@@ -13,7 +13,7 @@ from activities.errors import ErrorType
 from backends.embeddings import LocalEmbedder, OpenAIEmbedder, collection_name
 from backends.reports import ReportIndex
 from backends.rerank import RERANK_POOL, CohereReranker, RerankUnavailable
-from tests.fakes.servers import FakeCohere, FakeOpenAI
+from testkit.fake_servers import FakeCohere, FakeOpenAI
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "reports"
 

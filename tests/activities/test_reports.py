@@ -10,8 +10,8 @@ import pytest
 from backends.reports import FACET_HITS, LATER_REPORT_HITS, ReportIndex
 from domain.models import PREVIEW_CHARS
 from ingestion.documents import parse_document
+from testkit.reportgen import write_report
 from tests.conftest import CORPUS_DIR
-from tests.reportgen import write_report
 
 BHP_FY2024 = CORPUS_DIR / "BHP_FY2024.md"
 

@@ -1,4 +1,4 @@
-"""Answer quality: every case of `tests/answers/cases.py` as whole turns through ChatTurn.
+"""Answer quality: every case of `testkit/answer_cases.py` as whole turns through ChatTurn.
 
 Real parts throughout: the dev server, PostgreSQL, the Qdrant index of the sample
 corpus and the offline engine. A case not built yet (`pending`) is a strict xfail: it
@@ -11,7 +11,7 @@ import pytest
 
 from domain.models import NotFound
 from domain.turns import TurnResult
-from tests.answers.cases import CASES, CATEGORIES, Case, check
+from testkit.answer_cases import CASES, CATEGORIES, Case, check
 from tests.conftest import Turns, TurnWorker, unique
 
 

@@ -20,8 +20,8 @@ import worker as registry
 from activities.contracts import CompanyDetails, IngestRequest, IngestResult
 from backends.engines.offline import OfflineEngine
 from backends.reports import ReportIndex
+from testkit.reportgen import write_report
 from tests.conftest import CORPUS_DIR, Turns, WorkerFactory, unique
-from tests.reportgen import write_report
 from workflows.ingest import IngestDocuments
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -2,7 +2,7 @@
 OpenAI server this test runs. `turnstile up` builds the engine from the settings, the
 API starts turns with the model steps as regular activities, and a figure question is
 answered, cited and checked end to end. The "model" is the small brain of
-tests/fakes/servers.py, answering from the prompts the worker sends.
+testkit/fake_servers.py, answering from the prompts the worker sends.
 """
 
 from collections.abc import Iterator
@@ -11,9 +11,9 @@ import httpx
 import pytest
 from selenium.webdriver.common.by import By
 
+from testkit.fake_servers import Brain, FakeOpenAI
 from tests.e2e.test_page import ask, chromium
 from tests.e2e.test_stack import stack_env, turnstile
-from tests.fakes.servers import Brain, FakeOpenAI
 from tests.workflows.test_model_engine import compare, revenue_sentence
 
 COMPARISON = "Compare BHP and Rio Tinto revenue in FY2024"

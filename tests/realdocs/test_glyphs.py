@@ -77,7 +77,7 @@ def test_a_page_turned_by_rotate_is_read_as_shown(tmp_path: Path, rotation: int)
 def test_a_glyph_without_a_character_is_marked_unmapped(tmp_path: Path) -> None:
     """A font with no character map: its glyphs are marked, not read as letters
     (`ingestion.pdf` reports such a page as garbled)."""
-    from tests.reportgen import write_report
+    from testkit.reportgen import write_report
 
     path = tmp_path / "r.pdf"
     written = write_report(path, "Quoll Creek Gold", 2022, pages=8, unit="$'000")

@@ -19,7 +19,7 @@ from domain.companies import pinned
 from domain.facts import report_facts
 from domain.figures import Fact, unit_spec
 from ingestion.documents import ParsedDocument, parse_document
-from tests.realdocs.asx_suite import REPORTS, Expected, expected_cells
+from testkit.asx_suite import REPORTS, Expected, expected_cells
 from tests.realdocs.garble import garble
 
 WHO = {
@@ -419,7 +419,7 @@ def _hand_checked(report: str, section_word: str, end: str) -> list[float]:
     totals), in dollars, as `asx_cells.jsonl` holds them."""
     import json
 
-    from tests.realdocs.asx_suite import CELLS
+    from testkit.asx_suite import CELLS
 
     rows = [json.loads(line) for line in CELLS.read_text(encoding="utf-8").splitlines()]
     return [
@@ -481,7 +481,7 @@ def _statement_cells(report: str, statement: str, end: str) -> list[tuple[str, f
     """The hand-checked consolidated cells of a statement: label and value in dollars."""
     import json
 
-    from tests.realdocs.asx_suite import CELLS
+    from testkit.asx_suite import CELLS
 
     rows = [json.loads(line) for line in CELLS.read_text(encoding="utf-8").splitlines()]
     return [

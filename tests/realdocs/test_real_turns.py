@@ -22,9 +22,9 @@ from backends.engines.offline import OfflineEngine
 from backends.engines.openai_engine import ModelConfig, OpenAIEngine
 from backends.reports import ReportIndex
 from db import companies as companies_db
+from testkit.asx_suite import REPORTS
+from testkit.fake_servers import Body, Brain, FakeOpenAI, block_with, question_of
 from tests.conftest import Turns, WorkerFactory, unique
-from tests.fakes.servers import Body, Brain, FakeOpenAI, block_with, question_of
-from tests.realdocs.asx_suite import REPORTS
 from workflows.ingest import IngestDocuments
 
 KPG = REPORTS / "ASX-KPG_KellyPartnersGroup_AnnualReport_FY2022.pdf"

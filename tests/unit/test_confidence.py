@@ -77,7 +77,7 @@ def test_confidence_is_the_share_of_asked_items_answered_and_verified(
 def test_one_of_four_items_is_low_where_the_count_bands_said_medium() -> None:
     counted = shape_answer(0, False, False, missing=3, figures_given=True, figures_asked=True)
     by_share = shape_answer(
-        0, False, False, missing=3, figures_given=True, figures_asked=True, asked=4
+        0, False, False, missing=3, figures_given=True, figures_asked=True, asked=4, asked_missing=3
     )
     assert (counted.confidence, by_share.confidence) == ("medium", "low")
 

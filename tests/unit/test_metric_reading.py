@@ -11,7 +11,7 @@ from domain.metrics import (
     read_metric_words,
 )
 from domain.question import extract_slots
-from tests.answers.cases import CASES
+from testkit.answer_cases import CASES
 
 
 @pytest.mark.parametrize(

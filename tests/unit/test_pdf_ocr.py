@@ -2,7 +2,7 @@
 (installed by `.ci/run`), their words through the same column reader, and a figure taken
 only where tesseract is confident and two readings agree.
 
-The reports are generated (`tests/reportgen.py`); a "scan" is each page rendered to an
+The reports are generated (`testkit/reportgen.py`); a "scan" is each page rendered to an
 image and written back as a PDF with no text layer, as a scanner writes one."""
 
 import shutil
@@ -21,7 +21,7 @@ from ingestion.documents import ParsedDocument, parse_document
 from ingestion.layout import Line, Word
 from ingestion.pdf import _page_blocks
 from ingestion.statements import ReadContext, _is_period_line, find_tables
-from tests.reportgen import Written, write_report, write_scan
+from testkit.reportgen import Written, write_report, write_scan
 
 WOMBAT = Company("WTN", "Wombat Tin", ("wtn", "wombat tin"), "06-30", "A$")
 """A company named nowhere in the product."""

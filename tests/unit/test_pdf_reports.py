@@ -1,4 +1,4 @@
-"""Full-length generated PDF reports (`tests/reportgen.py`) read with their tables'
+"""Full-length generated PDF reports (`testkit/reportgen.py`) read with their tables'
 columns: every statement figure becomes a fact of its column's period, cited to its
 printed page, and a question answered from them depends on picking the right column."""
 
@@ -12,7 +12,7 @@ from backends.engines.offline import OfflineEngine
 from domain.companies import Company
 from domain.figures import extract_facts
 from ingestion.documents import DocumentError, ParsedDocument, parse_document
-from tests.reportgen import Written, write_report
+from testkit.reportgen import Written, write_report
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ import pytest
 from domain import pii
 from domain.pii import PiiKind
 from evals.cases import load_suites
-from tests.answers.cases import CASES
+from testkit.answer_cases import CASES
 from tests.conftest import corpus_files
 
 

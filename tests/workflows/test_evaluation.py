@@ -28,8 +28,8 @@ from evals.mock import run_mock
 from evals.real import Stack, run_real
 from evals.results import Baseline, SuiteRun, gate
 from settings import Settings
+from testkit.fake_servers import FakeCohere
 from tests.conftest import TurnWorker, WorkerFactory, client_for, unique
-from tests.fakes.servers import FakeCohere
 from workflows.probes import (
     SCHEDULE_PREFIX,
     ProbeRequest,

@@ -2,7 +2,7 @@
 
 Real parts: the Temporal dev server, PostgreSQL, the sample corpus in Qdrant Edge, the API
 in-process, the CLI's own `eval add-case`. The wrong turn comes from the model engine
-against the fake provider (tests/fakes/servers.py), by a path today's controls really
+against the fake provider (testkit/fake_servers.py), by a path today's controls really
 leave open: the draft states FY2024's revenue as a share of FY2025's the wrong way round
 ("92.1% of its FY2025 revenue": 51,260 / 55,658; FY2024's is 108.6% of FY2025's) and
 says it again. The numeric check recomputes a share from two cited figures trying both
@@ -34,8 +34,8 @@ from evals import live
 from evals.cases import load_file
 from evals.real import run_turn_case
 from settings import Settings
+from testkit.fake_servers import Body, Brain, FakeOpenAI, block_with
 from tests.conftest import TurnWorker, WorkerFactory, client_for, run_cli, unique
-from tests.fakes.servers import Body, Brain, FakeOpenAI, block_with
 from workflows.probes import ProbeRequest, RunGoldenProbes
 
 QUESTION = "What was BHP's revenue in FY2024?"

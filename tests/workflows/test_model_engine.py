@@ -1,7 +1,7 @@
 """Whole turns through the real workflow with the model engine (TURNSTILE_ENGINE=openai).
 
-The real `openai` client talks to the fake server of tests/fakes/servers.py; what the
-"model" answers is a small brain (`Brain`, tests/fakes/servers.py) reading the prompt
+The real `openai` client talks to the fake server of testkit/fake_servers.py; what the
+"model" answers is a small brain (`Brain`, testkit/fake_servers.py) reading the prompt
 the engine really sent (the question, the fenced evidence). Every other part is real:
 the dev server, PostgreSQL, the Qdrant index, the numeric check, the gate. Each kind of
 bad draft (`Adversary`'s modes: another year's, metric's or company's figure unlabelled,
@@ -31,8 +31,7 @@ from backends.engines.prompts import prompt
 from db import audit
 from domain.failures import Direction
 from domain.turns import TurnResult
-from tests.conftest import Turns, TurnWorker, activity_inputs, outcome, unique
-from tests.fakes.servers import (
+from testkit.fake_servers import (
     ADVERSARIAL_MODES,
     INVENTED,
     Adversary,
@@ -45,6 +44,7 @@ from tests.fakes.servers import (
     evidence_of,
     user_text,
 )
+from tests.conftest import Turns, TurnWorker, activity_inputs, outcome, unique
 from workflows.policy import POLICY
 
 

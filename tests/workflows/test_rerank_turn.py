@@ -10,8 +10,8 @@ from backends.engines.offline import OfflineEngine
 from backends.reports import ReportIndex
 from backends.rerank import CohereReranker
 from domain.turns import TurnResult
+from testkit.fake_servers import FakeCohere
 from tests.conftest import Turns, WorkerFactory
-from tests.fakes.servers import FakeCohere
 
 
 @pytest.fixture(scope="module")

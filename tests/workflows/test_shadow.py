@@ -25,8 +25,8 @@ from backends.reports import ReportIndex
 from domain.turns import TurnResult
 from evals import live
 from settings import Settings
+from testkit.fake_servers import Brain, FakeOpenAI, block_with
 from tests.conftest import TurnWorker, activity_inputs, client_for, run_cli
-from tests.fakes.servers import Brain, FakeOpenAI, block_with
 from workflows.chat_turn import ChatTurn
 
 QUESTION = "What was BHP's revenue in FY2024?"

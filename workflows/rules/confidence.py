@@ -82,6 +82,28 @@ class Shape:
     """Appended to the answer text itself (the band's first warning), if any."""
 
 
+def _covered(
+    band: Band, items: tuple[int, int], missing: int, unsupported: int,
+    judge_unavailable: bool, figures_given: bool,
+) -> Literal["high", "medium", "low"]:  # fmt: skip
+    """The band's confidence with coverage counted: the share of the asked items (`items`:
+    how many were asked, how many of them the answer does not give) answered and
+    verified when the question asks for items; else at most medium while a figure is
+    missing. Low when the answer gives none of the figures asked for."""
+    by_share = share_confidence(items[0], items[1], unsupported)
+    if by_share is not None:
+        confidence = min_confidence(by_share, band.confidence) if judge_unavailable else by_share
+        if missing > items[1]:  # a figure not asked for taken out, or its gap: a draft
+            confidence = min_confidence(confidence, "medium")  # partly wrong stays medium
+        return "low" if not figures_given else confidence
+    if missing:
+        # No warning of its own: the answer says each missing figure (its line or its
+        # table row) and `TurnResult.confidence_reason` says why confidence is lower; a
+        # notice repeating them was one more box saying the same thing.
+        return "low" if not figures_given else min_confidence("medium", band.confidence)
+    return band.confidence
+
+
 def shape_answer(
     unsupported: int,
     judge_unavailable: bool,
@@ -90,6 +112,7 @@ def shape_answer(
     figures_given: bool = True,
     figures_asked: bool = False,
     asked: int = 0,
+    asked_missing: int = 0,
 ) -> Shape:
     """Confidence from the unsupported count; an unchecked figure forces no / low.
 
@@ -104,20 +127,10 @@ def shape_answer(
     band caps it when the judge was unavailable.
     """
     band = confidence_band(unsupported, judge_unavailable)
-    grounded, confidence = band.grounded, band.confidence
+    grounded = band.grounded
+    confidence = _covered(band, (asked, asked_missing), missing, unsupported, judge_unavailable,
+                          figures_given)  # fmt: skip
     warnings: tuple[str, ...] = ()
-    by_share = share_confidence(asked, missing, unsupported)
-    if by_share is not None:
-        confidence = min_confidence(by_share, band.confidence) if judge_unavailable else by_share
-        if not figures_given:
-            confidence = "low"
-    elif missing:
-        # No warning of its own: the answer says each missing figure (its line or its
-        # table row) and `TurnResult.confidence_reason` says why confidence is lower; a
-        # notice repeating them was one more box saying the same thing.
-        confidence = (
-            "low" if not figures_given else ("medium" if confidence == "high" else confidence)
-        )
     if figures_asked and not figures_given:
         grounded, confidence = "no", "low"
         if not missing:  # else its not-found lines say so already, each figure by name

@@ -45,15 +45,28 @@ def gaps_to_retry(
     ]
 
 
-def asked_items(companies: list[str], slots: Slots, question: str = "") -> int:
-    """How many (company, year, metric) items a question asks for, as `unanswered` counts
-    them: a figure or a comparison naming its years and vocabulary metrics; 0 for any
+def asked_items(companies: list[str], slots: Slots, question: str = "") -> list[NotFound]:
+    """The (company, year, metric) items a question asks for, as `unanswered` counts
+    them: a figure or a comparison naming its years and vocabulary metrics; none for any
     other question (a change, a trend, a superlative, what the reports say)."""
     if slots.intent not in ("lookup", "compare") or not (slots.fiscal_years and slots.metrics):
-        return 0
+        return []
     if question and superlative(question):
-        return 0
-    return len(companies) * len(slots.fiscal_years) * len(slots.metrics)
+        return []
+    return [
+        NotFound(company=company, fiscal_year=year, metric=metric_display(metric))
+        for company in companies
+        for year in slots.fiscal_years
+        for metric in slots.metrics
+    ]
+
+
+def items_missing(asked: list[NotFound], gaps: list[NotFound], removed: list[str]) -> int:
+    """How many asked items the answer does not give: a not-found line names it, or its
+    figure was refuted and taken out (its removal line, not a not-found line, says so)."""
+    missing = {f"{g.company} FY{g.fiscal_year} {g.metric}".lower() for g in gaps}
+    missing |= {label.lower() for label in removed}
+    return sum(f"{a.company} FY{a.fiscal_year} {a.metric}".lower() in missing for a in asked)
 
 
 def unanswered(

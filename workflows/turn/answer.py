@@ -31,7 +31,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows import progress
     from workflows.rules import gate
     from workflows.rules.citations import Bound, bind_citations
-    from workflows.rules.coverage import asked_items, ensure_gap_lines, unanswered
+    from workflows.rules.coverage import asked_items, ensure_gap_lines, items_missing, unanswered
     from workflows.rules.refuted import (
         remove_every_refuted,
         remove_refuted,
@@ -259,6 +259,7 @@ def answered(
     spoke = best.spoke_to_reader
     bound.warnings += [SPOKE_TO_READER_WARNING] if spoke else []
     citations = [Citation(**s.model_dump(), n=n) for n, s in bound.cited]
+    asked = asked_items(list(coverage), decision.slots, resolved)
     clean = CachedAnswer(
         turn_id=turn_id, question=resolved, answer=text, citations=citations,
         derived=best.derived, not_found=best.gaps, unsupported=best.unsupported,
@@ -271,7 +272,7 @@ def answered(
         had_evidence=True, judge_unavailable=best.judge_unavailable,
         numbers_unverified=best.numbers_unverified, figures_given=best.figures_given,
         figures_asked=asks_figures(decision.slots), figures_checked=best.checked_numbers,
-        items_asked=asked_items(list(coverage), decision.slots, resolved),
+        items_asked=len(asked), items_missing=items_missing(asked, gaps, removed),
         to_cache=clean, relevance=best.relevance, verdict=verdict,
         removed=len(removed),
     )  # fmt: skip

@@ -61,6 +61,8 @@ class Outcome:
     items_asked: int = 0
     """How many (company, year, metric) items the question asks for (`asked_items`): the
     confidence is the share of them answered and verified."""
+    items_missing: int = 0
+    """How many of them the answer does not give (`items_missing`)."""
     to_cache: CachedAnswer | None = None
     """The clean answer (no notice, decline, warning or disclaimer) the cache may keep:
     set only for an answer composed from the reports this turn whose quality passed."""
@@ -132,7 +134,7 @@ def shape_of(o: Outcome) -> Shape | None:
     counted = shape_answer(*args, **kwargs)
     if not o.items_asked:
         return counted
-    by_share = shape_answer(*args, **kwargs, asked=o.items_asked)
+    by_share = shape_answer(*args, **kwargs, asked=o.items_asked, asked_missing=o.items_missing)
     if by_share != counted and workflow.patched(CONFIDENCE_SHARE):
         return by_share
     return counted

@@ -1,8 +1,6 @@
-"""An isolated embedded stack for benchmarks: its own home, free loopback ports, own queue.
-
-Shared by bench/chaos.py and bench/load.py, so neither ever touches a developer's stack
-or a system PostgreSQL.
-"""
+"""What the benchmarks share: an isolated embedded stack (its own home, free loopback
+ports, its own queue, so no benchmark ever touches a developer's stack or a system
+PostgreSQL) and the percentile every latency table uses."""
 
 import os
 import uuid
@@ -40,3 +38,11 @@ def isolated_settings(home: Path, queue_prefix: str, ingest_dir: Path | None = N
     if ingest_dir is not None:
         os.environ["TURNSTILE_INGEST_DIR"] = str(ingest_dir)
     return Settings()
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """The `q` quantile of `values` by nearest rank (None for no values)."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]

@@ -16,7 +16,7 @@ from pathlib import Path
 from domain.figures import Cell, table_cells, unit_spec
 from ingestion.pdf import read_pdf
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent.parent / "tests" / "realdocs"  # the data stay with the tests
 REPORTS = HERE / "asx"
 CELLS = HERE / "asx_cells.jsonl"
 
