@@ -6,6 +6,7 @@ asks its patch, `REFUTED_EVERY_SENTENCE`, of the workflow it runs in)."""
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from temporalio import workflow
 
@@ -235,6 +236,16 @@ def without_refuted(best: Pass, note: Note) -> tuple[str | None, list[str]]:
     return removal.answer, removal.removed
 
 
+class _Items(TypedDict):
+    items_asked: int
+    items_missing: int
+
+
+def _items(asked: list[NotFound], gaps: list[NotFound], removed: list[str]) -> _Items:
+    """The outcome's count of asked items and of those the answer does not give."""
+    return {"items_asked": len(asked), "items_missing": items_missing(asked, gaps, removed)}
+
+
 def answered(
     best: Pass, resolved: str, carried: Carried, decision: RouteDecision,
     coverage: dict[str, bool], decline: str | None, turn_id: str, note: Note,
@@ -259,7 +270,6 @@ def answered(
     spoke = best.spoke_to_reader
     bound.warnings += [SPOKE_TO_READER_WARNING] if spoke else []
     citations = [Citation(**s.model_dump(), n=n) for n, s in bound.cited]
-    asked = asked_items(list(coverage), decision.slots, resolved)
     clean = CachedAnswer(
         turn_id=turn_id, question=resolved, answer=text, citations=citations,
         derived=best.derived, not_found=best.gaps, unsupported=best.unsupported,
@@ -272,7 +282,7 @@ def answered(
         had_evidence=True, judge_unavailable=best.judge_unavailable,
         numbers_unverified=best.numbers_unverified, figures_given=best.figures_given,
         figures_asked=asks_figures(decision.slots), figures_checked=best.checked_numbers,
-        items_asked=len(asked), items_missing=items_missing(asked, gaps, removed),
+        **_items(asked_items(list(coverage), decision.slots, resolved), gaps, removed),
         to_cache=clean, relevance=best.relevance, verdict=verdict,
         removed=len(removed),
     )  # fmt: skip
