@@ -451,6 +451,11 @@ class Settings(BaseSettings):
                 self.shadow_settings()
             except ValidationError as exc:
                 raise ValueError(f"{ENV_PREFIX}SHADOW_ENGINE: {one_line(exc)}") from None
+        if self.reviewer_keys is not None and self.api_keys is None:
+            raise ValueError(
+                f"{ENV_PREFIX}REVIEWER_KEYS needs {ENV_PREFIX}API_KEYS: in development mode a"
+                " request without a key may write, so a read-only key would protect nothing"
+            )
         if set(self.reviewer_tenant_by_key) & set(self.tenant_by_key):
             raise ValueError(
                 f"{ENV_PREFIX}REVIEWER_KEYS: a key is also in {ENV_PREFIX}API_KEYS; a reviewer's"

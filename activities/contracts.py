@@ -341,6 +341,10 @@ class CachedAnswer(_Frozen):
     coverage: dict[str, bool] = Field(default_factory=dict)
     figures_given: bool = True
     warnings: list[str] = Field(default_factory=list)
+    items_asked: int = 0
+    """The asked items of the answer's question and how many it does not give, so a
+    reused answer's confidence is shaped as the fresh one's (0: an entry from before)."""
+    items_missing: int = 0
     """The citation checks' warnings (a marker removed, a company mismatch), shown again
     on reuse; coverage and confidence warnings are recomputed instead."""
 

@@ -23,10 +23,9 @@ from wordfreq import top_n_list
 _CAPITALISED = r"[A-Z][A-Za-z'’]*[a-z](?:-[A-Z][A-Za-z'’]*[a-z])?"
 """One capitalised name: "Smith", "O'Brien", "McDonald", "Smith-Jones"."""
 
-_TITLES = (
-    r"Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Sir|Dame|Lady|Lord|Rev|Reverend|Fr|Father"
-    r"|Sister|Brother|Mister|Madam|Master|Judge|Justice|Hon|Honourable|Capt|Captain"
-)
+_TITLES = r"Mr|Mrs|Ms|Miss|Mx|Mister|Dr|Prof|Professor|Sir|Dame"
+"""The titles written before a person's name. Not "Brother", "Justice", "Hon" or "Lord":
+as often a company's or a department's first word ("Brother Industries", "Hon Hai")."""
 _TITLED_NAME = re.compile(
     rf"(?<![A-Za-z])(?:{_TITLES})\.? (?:[A-Z]\.? ){{0,2}}{_CAPITALISED}(?: {_CAPITALISED}){{0,2}}"
 )
@@ -53,7 +52,13 @@ _BIRTH = re.compile(
     rf"(?i)\b(?:(?:born|birth|birthday|dob)\b|d\.o\.b\b\.?)(?:[^.?!\n]|\.(?=\S)){{0,25}}?({_DATE})(?![\d/])"
 )
 
-_PERSON = r"(?:i|i'm|i am|i was|i've been|i have been|i've|i have|my \w+(?: \w+)?)"
+_KIN = (
+    r"wife|husband|partner|son|daughter|child|children|kids?|mother|father|mum|mom|dad"
+    r"|brother|sister|baby|friend|fianc[ée]e?|grandmother|grandfather|grandson|granddaughter"
+)
+_PERSON = rf"(?:i|i'm|i am|i was|i've been|i have been|i've|i have|my (?:{_KIN}))"
+"""Who a health detail is about: the writer or a person close to them (never "my shares
+are treated for tax", "my company is undergoing a restructure")."""
 _HEALTH_VERBS = (
     r"diagnosed with|suffer(?:s|ed|ing)? from|(?:being |been )?treated for|allergic to"
     r"|recovering from|undergoing|living with|on medication for|taking medication for"
@@ -74,9 +79,11 @@ _STREET_TYPES = (
 )
 _UNIT = r"(?:(?:Unit|Apt|Apartment|Flat|Level|Suite|Shop) ?\d{1,4}[A-Za-z]?,? )?"
 _LOCALITY = rf"(?:,? (?:{_CAPITALISED} ){{0,2}}(?:[A-Z]{{2,3}} )?\d{{4}}\b)?"
+# A house number reads as a year ("the 2019 Federal Court ruling", "2023 Half Year Close")
+# only after a unit ("Unit 4, 1959 ...") or "I live at" (below).
+_HOUSE = rf"(?:{_UNIT[:-1]}\d|(?!(?:19|20)\d\d\b)\d)\d{{0,4}}[A-Za-z]?(?:[/-]\d{{1,5}})?"
 _STREET = re.compile(
-    rf"(?<![\w$.,]){_UNIT}\d{{1,5}}[A-Za-z]?(?:[/-]\d{{1,5}})? (?:{_CAPITALISED} ){{1,3}}"
-    rf"(?:{_STREET_TYPES})\b\.?{_LOCALITY}"
+    rf"(?<![\w$.,]){_HOUSE} (?:{_CAPITALISED} ){{1,3}}(?:{_STREET_TYPES})\b\.?{_LOCALITY}"
 )
 _LIVES_AT = re.compile(
     r"(?i)\b(?:i live at|i live on|i reside at|we live at"
@@ -89,11 +96,18 @@ _A_PLACE = re.compile(r"^[^@⟦]*\d[^@⟦]* [A-Za-z]{2,}[^@⟦]*$")
 
 
 def _introduced(text: str) -> Iterator[tuple[int, int]]:
+    """The name after "my name is": its capitalised words ("Will Smith": a name may be a
+    common word), or, typed in lower case, its words up to the first common one."""
     for m in _INTRODUCED.finditer(text):
         start = end = m.start(1)
-        for word in re.finditer(r"[A-Za-z][A-Za-z'’-]*(\.)?", m.group(1)):
-            initial = len(word.group().rstrip(".")) == 1 and word.group().isupper()
-            if not initial and word.group().rstrip(".").lower() in _COMMON:
+        words = list(re.finditer(r"[A-Za-z][A-Za-z'’-]*(\.)?", m.group(1)))
+        capitalised = bool(words) and words[0].group()[0].isupper()
+        for word in words:
+            bare = word.group().rstrip(".")
+            if capitalised and not bare[0].isupper():
+                break
+            initial = len(bare) == 1 and bare.isupper()
+            if not capitalised and not initial and bare.lower() in _COMMON:
                 break
             end = m.start(1) + word.end()
         if end > start:

@@ -533,6 +533,21 @@ def _in_run(run: _Run, text: str) -> list[tuple[PiiKind, int, int]]:
     return out
 
 
+def _before_values(text: str, taken: list[tuple[int, int]], start: int, end: int) -> int:
+    """Where a detail in words ends once the values found before it are kept whole: a
+    detail running into one ("my name is Jo Lee jo@x.com", "treated for asthma call 0412
+    ...") ends where it starts (left whole, the value's token would leave the detail's
+    words to be found again); one starting inside a value is none (`start`)."""
+    k = bisect.bisect_left(taken, (start, start))
+    if k > 0 and taken[k - 1][1] > start:
+        return start
+    if k < len(taken) and taken[k][0] < end:
+        end = taken[k][0]
+        while end > start and not text[end - 1].isalnum():
+            end -= 1
+    return end
+
+
 def find(text: str) -> list[Match]:
     """Every piece of personal data in `text`, in order, none overlapping.
 
@@ -561,8 +576,7 @@ def find(text: str) -> list[Match]:
         if _EMAIL_DOMAIN.search(m.group()):
             add(PiiKind.EMAIL, m.start(), m.end())
     for m in _IBAN.finditer(t):
-        length = _iban_prefix(m.group())
-        if length:
+        if length := _iban_prefix(m.group()):
             add(PiiKind.BANK_ACCOUNT, m.start(), m.start() + length)
     for run in _runs(t):
         for kind, start, end in _in_run(run, t):
@@ -571,7 +585,8 @@ def find(text: str) -> list[Match]:
         if not _years(_GROUP.findall(m.group(1))):
             add(PiiKind.BANK_ACCOUNT, m.start(1), m.end(1))
     for word_kind, start, end in personal_words.spans(t):
-        add(PiiKind(word_kind), start, end)
+        if (end := _before_values(t, taken, start, end)) > start:
+            add(PiiKind(word_kind), start, end)
     return sorted(found, key=lambda m: m.start)
 
 

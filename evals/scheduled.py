@@ -49,6 +49,11 @@ class SuiteActivities:
         async with self.connect() as stack, _heartbeating():
             engine, corpus = await engine_of(stack.http)
             results, metrics = await run_real(stack, cases)
+        unrun = [r for r in results if any(p.startswith("could not run") for p in r.problems)]
+        if unrun:  # the stack failed them, not the answers: no verdict on drift
+            raise RuntimeError(
+                f"{len(unrun)} of {len(results)} cases could not run: {unrun[0].problems[0]}"
+            )
         run = SuiteRun(mode="real", engine=engine, corpus_version=corpus, cases=results,
                        metrics=metrics)  # fmt: skip
         # A sampled run is judged case by case: the other cases and the floors are not its.

@@ -390,7 +390,10 @@ _STREET_WORDS = ["Street", "St", "Road", "Rd", "Avenue", "Ave", "Crescent", "Par
 
 def _address(rng: random.Random) -> str:
     unit = rng.choice(["", "", f"Unit {rng.randint(1, 40)}, ", f"{rng.randint(1, 40)}/"])
-    number = f"{unit}{rng.randint(1, 2999)}"
+    number = rng.randint(1, 2999)
+    if not unit and 1900 <= number < 2100:  # without a unit, a year's digits are a year
+        number -= 1000  # (docs/controls.md: such a number is an address after "I live at")
+    number = f"{unit}{number}"
     street = " ".join(_word(rng).capitalize() for _ in range(rng.randint(1, 2)))
     text = f"{number} {street} {rng.choice(_STREET_WORDS)}"
     if rng.random() < 0.6:

@@ -228,3 +228,13 @@ def test_a_key_may_not_be_both_a_callers_and_a_reviewers(keyed_settings: Setting
             {**keyed_settings.model_dump(), "api_keys": keyed_settings.api_keys,
              "reviewer_keys": SecretStr(json.dumps({KEY_A: "x"}))}
         )  # fmt: skip
+
+
+def test_a_reviewers_key_needs_keys_for_the_callers_too(keyed_settings: Settings) -> None:
+    """In development mode a request without a key may write: a read-only key there
+    would protect nothing."""
+    with pytest.raises(ValueError, match="REVIEWER_KEYS needs"):
+        Settings.model_validate(
+            {**keyed_settings.model_dump(), "api_keys": None,
+             "reviewer_keys": SecretStr(json.dumps({KEY_R: "x"}))}
+        )  # fmt: skip

@@ -85,3 +85,9 @@ def test_one_of_four_items_is_low_where_the_count_bands_said_medium() -> None:
 def test_an_unavailable_judge_still_caps_the_share_at_medium() -> None:
     assert shape_answer(0, True, False, asked=2).confidence == "medium"
     assert shape_answer(0, False, False, asked=2).confidence == "high"
+
+
+def test_an_answer_not_grounded_is_low_whatever_its_share() -> None:
+    """Four unsupported claims of twelve items: a share of two thirds, but `no` grounded."""
+    shape = shape_answer(4, False, False, asked=12, asked_missing=0)
+    assert (shape.grounded, shape.confidence) == ("no", "low")

@@ -99,15 +99,17 @@ def test_a_model_steps_failure_is_told_apart_by_kind(reason: str, label: str) ->
 
 
 def exported_names() -> set[str]:
-    """Every sample name the code exports (worker turn metrics and the API's)."""
+    """Every sample name the code exports (worker turn and suite-run metrics and the API's)."""
     from prometheus_client import REGISTRY
 
     import api.app  # noqa: F401  (its routes register the API's metrics on the default registry)
+    from backends.suite_runs import SuiteMetrics
 
     names = set()
     for registry in (CollectorRegistry(), REGISTRY):
         if registry is not REGISTRY:
             TurnMetrics(registry)
+            SuiteMetrics(registry)
         for family in registry.collect():
             # A labelled metric has no samples until first used: name its series by type.
             suffixes = {

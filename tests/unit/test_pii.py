@@ -120,3 +120,36 @@ def test_two_spellings_of_one_value_normalise_alike() -> None:
         PiiKind.PHONE, "0412-345-678"
     )
     assert pii.normalised(PiiKind.EMAIL, "Jo@Example.com") == "jo@example.com"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my name is Jane Smith jane@example.com",
+        "My wife is being treated for asthma call 0412 345 678",
+        "My husband was diagnosed with diabetes tfn 123456782",
+        "My name is Will Smith",  # a first name that is a common word
+    ],
+)
+def test_a_detail_running_into_a_value_is_tokenised_and_nothing_is_left(text: str) -> None:
+    """The API re-reads the redacted text and refuses it (503) if anything is found: a
+    detail must stop where a value's token starts."""
+    found = pii.find(text)
+    assert len(found) >= 1
+    replaced = pii.replace(text, found, [pii.token_text(m.kind, "abcdefghij") for m in found])
+    assert pii.find(replaced) == []
+    assert not any(w in replaced for w in ("Jane", "asthma", "diabetes", "Will"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "How are my shares treated for tax purposes after the 2023 BHP demerger?",
+        "My company is undergoing restructuring; what is BHP's capex?",
+        "Brother Industries and Hon Hai: revenue in FY2024?",
+        "the 2019 Federal Court ruling on Rio Tinto",
+        "BHP's 2023 Half Year Close and 2024 Group Way",
+    ],
+)
+def test_company_sense_words_found_by_a_reviewer_are_left_alone(text: str) -> None:
+    assert kinds(text) == []

@@ -8,8 +8,9 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from prometheus_client import CollectorRegistry
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowFailureError
 
 from activities.contracts import SuiteRunRequest
 from backends.suite_runs import SuiteMetrics
@@ -20,6 +21,11 @@ from evals.scheduled import SuiteActivities
 from settings import Settings
 from tests.conftest import TurnWorker, WorkerFactory, client_for, unique
 from workflows.suites import RunSuites, ensure_suite_schedule, remove_suite_schedule
+
+
+@contextlib.asynccontextmanager
+async def _nothing() -> AsyncIterator[None]:
+    yield None
 
 
 def _suite(tmp_path: Path, broken: bool) -> Path:
@@ -39,7 +45,7 @@ def _suite(tmp_path: Path, broken: bool) -> Path:
 
 async def _run(
     app_settings: Settings, turn_worker: TurnWorker, worker: WorkerFactory,
-    temporal_client: Client, tmp_path: Path, broken: bool,
+    temporal_client: Client, tmp_path: Path, broken: bool, turns_served: bool = True,
 ) -> tuple[dict[str, object], CollectorRegistry]:  # fmt: skip
     suite_dir = _suite(tmp_path, broken)
     registry = CollectorRegistry()
@@ -50,8 +56,9 @@ async def _run(
             yield Stack(temporal=temporal_client, task_queue=app_settings.task_queue, http=http)
 
     steps = SuiteActivities(connect, suite_dir=suite_dir, baseline=tmp_path / "baseline.json")
+    turns = turn_worker(task_queue=app_settings.task_queue) if turns_served else _nothing()
     async with (
-        turn_worker(task_queue=app_settings.task_queue),
+        turns,
         worker(workflows=[RunSuites],
                activities=[*steps.activities(), *SuiteMetrics(registry).activities()]) as tq,
     ):  # fmt: skip
@@ -102,3 +109,13 @@ async def test_the_schedule_is_made_when_on_and_removed_when_off(temporal_client
     assert f"turnstile-suites-{queue}" not in [
         s.id async for s in await temporal_client.list_schedules()
     ]
+
+
+async def test_a_run_whose_turns_cannot_run_fails_instead_of_reporting_drift(
+    app_settings: Settings, turn_worker: TurnWorker, worker: WorkerFactory,
+    temporal_client: Client, tmp_path: Path,
+) -> None:  # fmt: skip
+    """No worker serves the turns (the API answers 503): the stack failed the cases, not
+    the answers, so the run fails visibly and the drift metric is never set."""
+    with pytest.raises(WorkflowFailureError):
+        await _run(app_settings, turn_worker, worker, temporal_client, tmp_path, False, False)

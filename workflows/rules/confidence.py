@@ -95,7 +95,8 @@ def _covered(
         confidence = min_confidence(by_share, band.confidence) if judge_unavailable else by_share
         if missing > items[1]:  # a figure not asked for taken out, or its gap: a draft
             confidence = min_confidence(confidence, "medium")  # partly wrong stays medium
-        return "low" if not figures_given else confidence
+        # More than three unsupported claims: not grounded, and never more than low.
+        return "low" if not figures_given or band.grounded == "no" else confidence
     if missing:
         # No warning of its own: the answer says each missing figure (its line or its
         # table row) and `TurnResult.confidence_reason` says why confidence is lower; a

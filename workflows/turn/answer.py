@@ -163,6 +163,7 @@ def reused(entry: CachedAnswer, resolved: str, carried: Carried, decline: str | 
         citations=list(entry.citations), derived=list(entry.derived),
         not_found=list(entry.not_found), unsupported=list(entry.unsupported),
         coverage=dict(entry.coverage), had_evidence=True, figures_given=entry.figures_given,
+        items_asked=entry.items_asked, items_missing=entry.items_missing,
     )  # fmt: skip
 
 
@@ -270,10 +271,11 @@ def answered(
     spoke = best.spoke_to_reader
     bound.warnings += [SPOKE_TO_READER_WARNING] if spoke else []
     citations = [Citation(**s.model_dump(), n=n) for n, s in bound.cited]
+    items = _items(asked_items(list(coverage), decision.slots, resolved), gaps, removed)
     clean = CachedAnswer(
         turn_id=turn_id, question=resolved, answer=text, citations=citations,
         derived=best.derived, not_found=best.gaps, unsupported=best.unsupported,
-        coverage=coverage, figures_given=best.figures_given, warnings=citation_warnings,
+        coverage=coverage, figures_given=best.figures_given, warnings=citation_warnings, **items,
     ) if best.quality_passed and not (verdict.low or removed or spoke) else None  # fmt: skip
     return Outcome(
         "answered", with_notices(text, resolved, carried, decline), decision.route,
@@ -282,7 +284,6 @@ def answered(
         had_evidence=True, judge_unavailable=best.judge_unavailable,
         numbers_unverified=best.numbers_unverified, figures_given=best.figures_given,
         figures_asked=asks_figures(decision.slots), figures_checked=best.checked_numbers,
-        **_items(asked_items(list(coverage), decision.slots, resolved), gaps, removed),
-        to_cache=clean, relevance=best.relevance, verdict=verdict,
+        to_cache=clean, relevance=best.relevance, verdict=verdict, **items,
         removed=len(removed),
     )  # fmt: skip
