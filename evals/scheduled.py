@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
 from activities import steps
 from activities.contracts import SuiteRunRequest, SuiteVerdict
@@ -49,21 +50,29 @@ class SuiteActivities:
         async with self.connect() as stack, _heartbeating():
             engine, corpus = await engine_of(stack.http)
             results, metrics = await run_real(stack, cases)
-        unrun = [r for r in results if any(p.startswith("could not run") for p in r.problems)]
-        if unrun:  # the stack failed them, not the answers: no verdict on drift
-            raise RuntimeError(
-                f"{len(unrun)} of {len(results)} cases could not run: {unrun[0].problems[0]}"
-            )
         run = SuiteRun(mode="real", engine=engine, corpus_version=corpus, cases=results,
                        metrics=metrics)  # fmt: skip
         # A sampled run is judged case by case: the other cases and the floors are not its.
-        problems = gate(run, baseline, complete=request.sample_every == 1)
-        regressions = [p for p in problems if p.startswith("regressed")]
-        return SuiteVerdict(
-            engine=engine, corpus_version=corpus, cases=len(results),
-            failed=sum(not r.passed for r in results), regressions=regressions,
-            stale=[p for p in problems if p not in regressions],
-        )  # fmt: skip
+        return judged(run, baseline, complete=request.sample_every == 1)
+
+
+def judged(run: SuiteRun, baseline: Baseline, complete: bool) -> SuiteVerdict:
+    """The run's verdict against the baseline. A case that could not run (the stack failed
+    it: an HTTP or Temporal error, a missing key) fails the step instead: that is no
+    verdict on drift, and a run of minutes is not retried (the next scheduled run is)."""
+    unrun = [r for r in run.cases if any(p.startswith("could not run") for p in r.problems)]
+    if unrun:
+        raise ApplicationError(
+            f"{len(unrun)} of {len(run.cases)} cases could not run: {unrun[0].problems[0]}",
+            non_retryable=True,
+        )
+    problems = gate(run, baseline, complete=complete)
+    regressions = [p for p in problems if p.startswith("regressed")]
+    return SuiteVerdict(
+        engine=run.engine, corpus_version=run.corpus_version, cases=len(run.cases),
+        failed=sum(not r.passed for r in run.cases), regressions=regressions,
+        stale=[p for p in problems if p not in regressions],
+    )  # fmt: skip
 
 
 @contextlib.asynccontextmanager

@@ -10,22 +10,18 @@ from pathlib import Path
 
 import pytest
 from prometheus_client import CollectorRegistry
-from temporalio.client import Client, WorkflowFailureError
+from temporalio.client import Client
+from temporalio.exceptions import ApplicationError
 
 from activities.contracts import SuiteRunRequest
 from backends.suite_runs import SuiteMetrics
 from evals.cases import load_suites
 from evals.real import Stack
-from evals.results import Baseline
-from evals.scheduled import SuiteActivities
+from evals.results import Baseline, CaseResult, SuiteRun
+from evals.scheduled import SuiteActivities, judged
 from settings import Settings
 from tests.conftest import TurnWorker, WorkerFactory, client_for, unique
 from workflows.suites import RunSuites, ensure_suite_schedule, remove_suite_schedule
-
-
-@contextlib.asynccontextmanager
-async def _nothing() -> AsyncIterator[None]:
-    yield None
 
 
 def _suite(tmp_path: Path, broken: bool) -> Path:
@@ -45,7 +41,7 @@ def _suite(tmp_path: Path, broken: bool) -> Path:
 
 async def _run(
     app_settings: Settings, turn_worker: TurnWorker, worker: WorkerFactory,
-    temporal_client: Client, tmp_path: Path, broken: bool, turns_served: bool = True,
+    temporal_client: Client, tmp_path: Path, broken: bool,
 ) -> tuple[dict[str, object], CollectorRegistry]:  # fmt: skip
     suite_dir = _suite(tmp_path, broken)
     registry = CollectorRegistry()
@@ -56,9 +52,8 @@ async def _run(
             yield Stack(temporal=temporal_client, task_queue=app_settings.task_queue, http=http)
 
     steps = SuiteActivities(connect, suite_dir=suite_dir, baseline=tmp_path / "baseline.json")
-    turns = turn_worker(task_queue=app_settings.task_queue) if turns_served else _nothing()
     async with (
-        turns,
+        turn_worker(task_queue=app_settings.task_queue),
         worker(workflows=[RunSuites],
                activities=[*steps.activities(), *SuiteMetrics(registry).activities()]) as tq,
     ):  # fmt: skip
@@ -111,11 +106,15 @@ async def test_the_schedule_is_made_when_on_and_removed_when_off(temporal_client
     ]
 
 
-async def test_a_run_whose_turns_cannot_run_fails_instead_of_reporting_drift(
-    app_settings: Settings, turn_worker: TurnWorker, worker: WorkerFactory,
-    temporal_client: Client, tmp_path: Path,
-) -> None:  # fmt: skip
-    """No worker serves the turns (the API answers 503): the stack failed the cases, not
-    the answers, so the run fails visibly and the drift metric is never set."""
-    with pytest.raises(WorkflowFailureError):
-        await _run(app_settings, turn_worker, worker, temporal_client, tmp_path, False, False)
+def test_a_run_whose_cases_could_not_run_fails_instead_of_reporting_drift() -> None:
+    """The stack failed the cases (here: the API unreachable), not the answers: the step
+    fails, not retried, and no regression reaches the drift metric."""
+    unrun = CaseResult(suite="calculation", id="c1", passed=False, passes=0,
+                       problems=["could not run: ConnectError"])  # fmt: skip
+    run = SuiteRun(mode="real", engine="offline", cases=[unrun])
+    with pytest.raises(ApplicationError, match="1 of 1 cases could not run") as raised:
+        judged(run, Baseline(), complete=False)
+    assert raised.value.non_retryable
+    wrong = unrun.model_copy(update={"problems": ["missing 'US$999,999 million'"]})
+    verdict = judged(SuiteRun(mode="real", engine="offline", cases=[wrong]), Baseline(), False)
+    assert verdict.regressions == ["regressed: calculation/c1: missing 'US$999,999 million'"]
