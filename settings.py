@@ -400,6 +400,13 @@ class Settings(BaseSettings):
             return {DEV_API_KEY: DEV_TENANT}
         return _parse_api_keys(self.api_keys.get_secret_value())
 
+    def auth_headers(self) -> dict[str, str]:
+        """The API key header a client of this stack sends (TURNSTILE_API_KEY; development
+        mode needs none): the CLI's and the scheduled suite run's."""
+        if self.api_key is None:
+            return {}
+        return {"Authorization": f"Bearer {self.api_key.get_secret_value()}"}
+
     @property
     def reviewer_tenant_by_key(self) -> dict[str, str]:
         """Read-only API key → tenant (none unless TURNSTILE_REVIEWER_KEYS is set)."""

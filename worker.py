@@ -145,11 +145,7 @@ def _no_suite_stack() -> AbstractAsyncContextManager[Stack]:
 def suite_stack_of(settings: Settings) -> Callable[[], AbstractAsyncContextManager[Stack]]:
     """The running stack as the scheduled suite run sees it: this stack's API (with
     TURNSTILE_API_KEY when keys are configured) and Temporal."""
-
-    def auth(s: Settings) -> dict[str, str]:
-        return {"Authorization": f"Bearer {s.api_key.get_secret_value()}"} if s.api_key else {}
-
-    return lambda: eval_stack(settings, auth)
+    return lambda: eval_stack(settings, Settings.auth_headers)
 
 
 def worker_pool(settings: Settings) -> AsyncConnectionPool:

@@ -136,13 +136,6 @@ def _api_up(settings: Settings) -> bool:
     return True
 
 
-def _auth(settings: Settings) -> dict[str, str]:
-    """The API key header, when TURNSTILE_API_KEY is set (development mode needs none)."""
-    if settings.api_key is None:
-        return {}
-    return {"Authorization": f"Bearer {settings.api_key.get_secret_value()}"}
-
-
 def _api_error_line(response: httpx.Response) -> str:
     try:
         return str(response.json().get("detail"))
@@ -172,9 +165,8 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
         params["company"] = args.company
     if request.fiscal_years:
         params["fy"] = request.fiscal_years[0]
-    response = httpx.get(
-        f"{settings.api_url}/v1/search", params=params, timeout=60.0, headers=_auth(settings)
-    )
+    url, headers = f"{settings.api_url}/v1/search", settings.auth_headers()
+    response = httpx.get(url, params=params, timeout=60.0, headers=headers)
     if response.status_code != 200:
         raise CliError(_api_error_line(response))
     hits = [SearchHitWithText.model_validate(h) for h in response.json()]
@@ -258,7 +250,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
         f"{settings.api_url}/v1/ingest",
         json=request.model_dump(),
         timeout=settings.ingest_timeout_seconds + 30.0,
-        headers=_auth(settings),
+        headers=settings.auth_headers(),
     )
     if response.status_code != 200:
         raise CliError(_api_error_line(response))
@@ -286,14 +278,14 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     try:
         result = chat.ask(
             settings.api_url, args.question, args.conversation, args.user, args.timeout,
-            _auth(settings), fresh=args.no_cache,
+            settings.auth_headers(), fresh=args.no_cache,
         )  # fmt: skip
     except chat.ChatError as exc:
         blocking_id = exc.blocking_turn
         if blocking_id is None:
             raise CliError(str(exc), exc.code) from exc
         # The conversation is busy: say which turn holds it and how to free it.
-        blocking = chat.get_turn(settings.api_url, blocking_id, _auth(settings))
+        blocking = chat.get_turn(settings.api_url, blocking_id, settings.auth_headers())
         raise CliError(chat.blocked_line(blocking_id, blocking), exc.code) from exc
     chat.print_result(result, args.json)
     if not args.json:
@@ -308,7 +300,7 @@ def cmd_reply(args: argparse.Namespace, settings: Settings) -> int:
         raise CliError("reply must not be empty", EXIT_BAD_INPUT)
     try:
         result = chat.reply(
-            settings.api_url, args.turn_id, args.text, args.timeout, _auth(settings)
+            settings.api_url, args.turn_id, args.text, args.timeout, settings.auth_headers()
         )
     except chat.ChatError as exc:
         raise CliError(str(exc), exc.code) from exc
@@ -320,7 +312,7 @@ def cmd_cancel(args: argparse.Namespace, settings: Settings) -> int:
     from cli import chat
 
     try:
-        result = chat.cancel(settings.api_url, args.turn_id, args.timeout, _auth(settings))
+        result = chat.cancel(settings.api_url, args.turn_id, args.timeout, settings.auth_headers())
     except chat.ChatError as exc:
         raise CliError(str(exc), exc.code) from exc
     chat.print_result(result, args.json)
@@ -338,7 +330,7 @@ def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
         )
     if args.audit_command == "verify":
         response = httpx.get(
-            f"{settings.api_url}/v1/audit/verify", timeout=120.0, headers=_auth(settings)
+            f"{settings.api_url}/v1/audit/verify", timeout=120.0, headers=settings.auth_headers()
         )
         if response.status_code != 200:
             raise CliError(_api_error_line(response))
@@ -348,7 +340,9 @@ def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
         _say(str(report["summary"]))
         return 0
     response = httpx.get(
-        f"{settings.api_url}/v1/turns/{args.turn_id}/audit", timeout=30.0, headers=_auth(settings)
+        f"{settings.api_url}/v1/turns/{args.turn_id}/audit",
+        timeout=30.0,
+        headers=settings.auth_headers(),
     )
     if response.status_code != 200:
         raise CliError(_api_error_line(response))
@@ -377,7 +371,7 @@ def cmd_feedback(args: argparse.Namespace, settings: Settings) -> int:
         response = httpx.post(
             f"{settings.api_url}/v1/turns/{quote(args.turn_id, safe='')}/feedback",
             json={"rating": args.rating_given, "comment": args.comment or ""},
-            timeout=30.0, headers=_auth(settings),
+            timeout=30.0, headers=settings.auth_headers(),
         )  # fmt: skip
         if response.status_code != 201:
             raise CliError(_api_error_line(response))
@@ -391,7 +385,10 @@ def cmd_feedback(args: argparse.Namespace, settings: Settings) -> int:
     if args.rating:
         params["rating"] = args.rating
     response = httpx.get(
-        f"{settings.api_url}/v1/feedback", params=params, timeout=30.0, headers=_auth(settings)
+        f"{settings.api_url}/v1/feedback",
+        params=params,
+        timeout=30.0,
+        headers=settings.auth_headers(),
     )
     if response.status_code != 200:
         raise CliError(_api_error_line(response))
@@ -409,7 +406,7 @@ def cmd_conversations(args: argparse.Namespace, settings: Settings) -> int:
         params["user_id"] = args.user
     response = httpx.get(
         f"{settings.api_url}/v1/conversations", params=params, timeout=30.0,
-        headers=_auth(settings),
+        headers=settings.auth_headers(),
     )  # fmt: skip
     if response.status_code != 200:
         raise CliError(_api_error_line(response))
@@ -430,7 +427,7 @@ def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
     response = httpx.delete(
         f"{settings.api_url}/v1/users/{quote(args.user, safe='')}/memory",
         timeout=60.0,
-        headers=_auth(settings),
+        headers=settings.auth_headers(),
     )
     if response.status_code not in (200, 202):
         raise CliError(_api_error_line(response), EXIT_BAD_INPUT if response.status_code < 500
@@ -457,7 +454,7 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
     history = settings.home / "chat_history"
     try:
         return chat.chat(
-            settings.api_url, args.user, args.timeout, _auth(settings), history,
+            settings.api_url, args.user, args.timeout, settings.auth_headers(), history,
             args.conversation,
         )  # fmt: skip
     except chat.ChatError as exc:
@@ -597,7 +594,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the erasure counts as JSON")
     p.set_defaults(func=cmd_forget)
 
-    eval_cli.add_parser(sub, _auth)
+    eval_cli.add_parser(sub, Settings.auth_headers)
 
     p = sub.add_parser("chat", help="interactive chat")
     p.add_argument(

@@ -242,11 +242,12 @@ class NotFound(Frozen):
     fiscal_year: int = Field(description="The fiscal year asked about.", examples=[2024])
     metric: str = Field(description="The measure asked for.", examples=["free cash flow"])
 
+    def label(self) -> str:
+        """What the item is, as a removal line and a claim label name it: "BHP FY2024 revenue"."""
+        return f"{self.company} FY{self.fiscal_year} {self.metric}"
+
     def line(self) -> str:
-        return (
-            f"{self.company} FY{self.fiscal_year} {self.metric}: "
-            "data not found in provided documents"
-        )
+        return f"{self.label()}: data not found in provided documents"
 
 
 class UnsupportedClaim(Frozen):

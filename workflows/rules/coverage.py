@@ -64,9 +64,8 @@ def asked_items(companies: list[str], slots: Slots, question: str = "") -> list[
 def items_missing(asked: list[NotFound], gaps: list[NotFound], removed: list[str]) -> int:
     """How many asked items the answer does not give: a not-found line names it, or its
     figure was refuted and taken out (its removal line, not a not-found line, says so)."""
-    missing = {f"{g.company} FY{g.fiscal_year} {g.metric}".lower() for g in gaps}
-    missing |= {label.lower() for label in removed}
-    return sum(f"{a.company} FY{a.fiscal_year} {a.metric}".lower() in missing for a in asked)
+    missing = {g.label().lower() for g in gaps} | {label.lower() for label in removed}
+    return sum(a.label().lower() in missing for a in asked)
 
 
 def unanswered(

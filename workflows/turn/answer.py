@@ -178,7 +178,7 @@ def _asked_gaps(
     return [
         g for g in missed
         if g.line().lower() not in known
-        and f"{g.company} FY{g.fiscal_year} {g.metric}".lower() not in gone
+        and g.label().lower() not in gone
     ]  # fmt: skip
 
 
@@ -200,7 +200,7 @@ def _gaps(
     gaps = [*best.draft.not_found, *(
         g for g in verdict.gaps
         if g.line().lower() not in known
-        and f"{g.company} FY{g.fiscal_year} {g.metric}".lower() not in gone
+        and g.label().lower() not in gone
     )]  # fmt: skip
     if not best.numbers_unverified:
         asked = _asked_gaps(
