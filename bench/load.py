@@ -12,7 +12,7 @@ turn). `--cache` sends no such header and reports how many turns were cache hits
 cache-hit throughput is measured apart; docs/benchmarks.md states both.
 
 Unless `--api-url` is given it starts its own embedded stack (a temporary TURNSTILE_HOME,
-free loopback ports, its own task queue, as bench/chaos.py does), so it never touches a
+free loopback ports, its own task queue, as bench/chaos/ does), so it never touches a
 developer's stack or a system PostgreSQL, and stops it at the end.
 
 For each level N, N clients run for `--duration` seconds. Each client sends one turn at a

@@ -6,7 +6,7 @@ Bounded waits: a checkout gives up after `timeout` (PoolTimeout), a new connecti
 connection the server dropped instead of handing it out. Reconnection is capped:
 psycopg_pool doubles its reconnect delay after every failed attempt without a ceiling,
 so after a 20 s outage the pool would come back 10-12 s after PostgreSQL did (measured
-by bench/chaos.py). It has no option for a ceiling, so `_CappedAttempt` supplies one.
+by bench/chaos/). It has no option for a ceiling, so `_CappedAttempt` supplies one.
 """
 
 from typing import Any
