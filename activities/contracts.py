@@ -9,9 +9,15 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
-from domain.companies import Company, check_report_year, check_ticker, check_year_end, company_key
-from domain.evaluation import EvalCase, SliceRun
-from domain.memory import CacheOutcome, MemoryNote, Preference, RecentMessage
+from domain.companies.roster import (
+    Company,
+    check_report_year,
+    check_ticker,
+    check_year_end,
+    company_key,
+)
+from domain.evaluation.scoring import EvalCase, SliceRun
+from domain.memory.rules import CacheOutcome, MemoryNote, Preference, RecentMessage
 from domain.models import (
     ChunkHit,
     Citation,

@@ -70,10 +70,10 @@ from activities.contracts import (
     SweepRequest,
     SweepResult,
 )
-from domain.evaluation import EvalCase
-from domain.live_cases import CaseCandidates
+from domain.evaluation.live_cases import CaseCandidates
+from domain.evaluation.scoring import EvalCase
+from domain.evaluation.shadow import ShadowReport
 from domain.models import ChunkText, Draft, GroundingReport, Relevance
-from domain.shadow import ShadowReport
 
 
 def _declared() -> Any:

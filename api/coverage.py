@@ -14,7 +14,7 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from starlette.datastructures import State
 
 from db import companies as companies_db
-from domain.companies import Company, check_company, check_fiscal_year, coverage, pinned
+from domain.companies.roster import Company, check_company, check_fiscal_year, coverage, pinned
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """PII out, before anything is stored: the API's redaction step, and showing values back.
 
-`redact` replaces personal data in a question or reply with tokens (`domain.pii`) and
+`redact` replaces personal data in a question or reply with tokens (`domain.checks.pii`) and
 keeps the values in the token map (`db.pii`), before the turn is allocated or a
 workflow starts, so PostgreSQL's turn and message tables, Temporal history, logs,
 caches, the decision record and metrics only ever see tokens. It is fail-closed: if it
@@ -27,7 +27,7 @@ from api.auth import Caller
 from api.errors import ApiError
 from db import pii as token_map
 from db import turns as turn_store
-from domain import pii
+from domain.checks import pii
 from settings import Settings
 
 logger = logging.getLogger(__name__)

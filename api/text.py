@@ -4,7 +4,7 @@ JSON `{"question": "a\\ud800"}` decodes to a Python str holding a lone surrogate
 pydantic accepts it; so is `"a\\u0000"`. Left alone, either fails later as a 500: psycopg
 cannot encode the surrogate as UTF-8, and PostgreSQL `text`/`jsonb` refuse NUL. Checking
 where the request is parsed names the field instead. The rule is hand-written (see
-`domain.text`: no validator library checks exactly "storable by PostgreSQL"), and
+`domain.language.text`: no validator library checks exactly "storable by PostgreSQL"), and
 it is that module's, so the API, the workflow and the save agree on one rule.
 
 Use `CleanText` / `CleanId` as a field's type. With constraints (length, pattern), write
@@ -24,8 +24,8 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
-from domain import pii
-from domain.text import unstorable
+from domain.checks import pii
+from domain.language.text import unstorable
 
 
 def check_storable(value: str) -> str:
@@ -103,7 +103,7 @@ def check_opaque(value: str) -> str:
     are, so one carrying an email address or a phone number is refused (never tokenised:
     an opaque id works as well), with the kind it looks like.
 
-    The same detector as the redaction of questions (`domain.pii.find`), so an id is
+    The same detector as the redaction of questions (`domain.checks.pii.find`), so an id is
     refused exactly when the same characters in a question would be tokenised.
 
     Raises:

@@ -37,8 +37,8 @@ from api.errors import ApiError
 from api.metrics import TURNS_STARTED
 from api.turn_schemas import TurnRequest, prefers_async
 from db import reconcile, turns
-from domain.clarification import clarifications_left
-from domain.shadow import sampled
+from domain.checks.clarification import clarifications_left
+from domain.evaluation.shadow import sampled
 from domain.turns import OPEN, SETTLED, WAITING, TurnResult
 from settings import EngineName, Settings
 from workflows.chat_turn import ChatTurn

@@ -6,7 +6,7 @@ when it expires. A stored answer is offered again only when ALL of these hold:
 
 - same tenant (a filter on the query itself, so another tenant's entries are never read);
 - not expired (a fixed time to live from the write; a hit does not refresh it);
-- the same slots (`domain.memory.cache_slots`): companies, years, metric and line item,
+- the same slots (`domain.memory.rules.cache_slots`): companies, years, metric and line item,
   commodity, intent, polarity, figures, scale, currency. Similarity alone cannot tell
   FY2023 from FY2024;
 - the corpus version it was answered from is the current one, and every chunk it cites
@@ -26,7 +26,7 @@ from qdrant_client import models
 from activities.contracts import CachedAnswer, CacheLookup, CacheWriteResult
 from backends.embeddings import Embedder, collection_name
 from backends.reports import IndexClient, ReportIndex, create_once
-from domain.memory import CacheSlots, cache_decision, cache_slots, cacheable
+from domain.memory.rules import CacheSlots, cache_decision, cache_slots, cacheable
 
 CANDIDATES = 5
 """Nearest entries checked by the guard per lookup (the nearest may differ in a slot)."""

@@ -27,7 +27,7 @@ from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, 
 
 from backends.reports import ReportIndex
 from db import companies as companies_db
-from domain.companies import Company, aliases_for, coverage, pinned, use_coverage
+from domain.companies.roster import Company, aliases_for, coverage, pinned, use_coverage
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """Live evaluation activities: the turns worth a regression case, and a case drafted
-from one (the drafting rules are `domain.live_cases`, pure).
+from one (the drafting rules are `domain.evaluation.live_cases`, pure).
 
 A draft's figures come from the reports' facts: those ingestion stored in PostgreSQL for
 this index, or, for a company whose facts were never stored (an index filled directly,
@@ -21,10 +21,10 @@ from backends.heartbeat import heartbeating
 from backends.reports import ReportIndex
 from db import facts as facts_db
 from db import live_cases
-from domain.evaluation import EvalCase
-from domain.facts import report_facts
-from domain.figures import Fact
-from domain.live_cases import Asked, CaseCandidates, draft_case
+from domain.evaluation.live_cases import Asked, CaseCandidates, draft_case
+from domain.evaluation.scoring import EvalCase
+from domain.reports.facts import report_facts
+from domain.reports.figures import Fact
 
 
 class LiveCaseActivities:

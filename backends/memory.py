@@ -26,7 +26,7 @@ from backends.engines.protocol import Engine
 from backends.heartbeat import heartbeating
 from db import memory
 from db import pii as token_map
-from domain.memory import merge_summary, without_markers
+from domain.memory.rules import merge_summary, without_markers
 
 
 class MemoryActivities:
@@ -43,7 +43,7 @@ class MemoryActivities:
     @implements(steps.llm_summarize_history)
     async def summarize_history(self, request: SummarizeRequest) -> SummaryResult:
         """Summarise all but the last messages into an increment, merge it into the
-        previous summary (`domain.memory.merge_summary`: one line per fact, the newest
+        previous summary (`domain.memory.rules.merge_summary`: one line per fact, the newest
         value winning, bounded without dropping the oldest facts first) and mark the
         messages summarised, in one transaction. A failing summariser raises before
         anything is written: the history stays exactly as it was."""

@@ -33,13 +33,13 @@ from backends.engines.calls import recording
 from backends.engines.protocol import Engine
 from backends.heartbeat import heartbeating
 from backends.reports import ReportIndex, read_index
-from domain.companies import companies, display_name, proper_names
-from domain.evidence import strip_instructions
-from domain.grounding import check_numbers
-from domain.measures import asks_topic
-from domain.memory import Excerpt, assemble_context, without_markers_to
+from domain.checks.evidence import strip_instructions
+from domain.checks.numeric import check_numbers
+from domain.checks.relevance import check_relevance
+from domain.companies.roster import companies, display_name, proper_names
+from domain.memory.rules import Excerpt, assemble_context, without_markers_to
 from domain.models import ChunkText, Draft, GroundingReport, Relevance
-from domain.relevance import check_relevance
+from domain.questions.measures import asks_topic
 
 
 async def load_evidence(

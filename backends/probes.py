@@ -34,7 +34,7 @@ from backends.heartbeat import heartbeating
 from backends.metrics import turn_metrics
 from backends.reports import ReportIndex, read_index
 from db import probes, turns
-from domain.evaluation import SLICES, CaseError, incident_due, parse_cases
+from domain.evaluation.scoring import SLICES, CaseError, incident_due, parse_cases
 
 SEVERITY = "S2"
 """A slice that breached twice in a row: a same-day ticket (docs/incidents.md)."""

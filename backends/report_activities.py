@@ -29,9 +29,9 @@ from backends.heartbeat import heartbeating
 from backends.reports import ReportIndex, read_index
 from db import companies as companies_db
 from db import documents, facts
-from domain.companies import Company, coverage, pinned
-from domain.facts import report_facts
+from domain.companies.roster import Company, coverage, pinned
 from domain.models import ChunkText
+from domain.reports.facts import report_facts
 from ingestion.companies import CompaniesFileError, Description, companies_beside
 from ingestion.documents import DocumentError, ParsedDocument, parse_document
 from ingestion.registry import admit, refusal

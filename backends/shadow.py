@@ -1,5 +1,5 @@
 """Shadow-run activities: record a shadow's outcome beside its live turn's, and read the
-pairs back as the A/B report (`domain.shadow`)."""
+pairs back as the A/B report (`domain.evaluation.shadow`)."""
 
 from collections.abc import Callable
 from typing import Any
@@ -12,7 +12,7 @@ from activities.contracts import RecordShadowRequest, ShadowRunsRequest
 from activities.steps import implements
 from backends.heartbeat import heartbeating
 from db import shadow
-from domain.shadow import ShadowReport, shadow_report
+from domain.evaluation.shadow import ShadowReport, shadow_report
 
 
 class ShadowActivities:

@@ -30,7 +30,7 @@ from typing import Any
 
 import httpx
 
-from domain.evaluation import ScopeExpected, TurnExpected, score_turn, shows
+from domain.evaluation.scoring import ScopeExpected, TurnExpected, score_turn, shows
 from domain.turns import TurnResult
 from evals.cases import load_suites
 from settings import get_settings

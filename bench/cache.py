@@ -24,7 +24,7 @@ from activities.contracts import CachedAnswer
 from backends.answer_cache import AnswerCache
 from backends.embeddings import LocalEmbedder
 from backends.reports import ReportIndex
-from domain.memory import cache_slots
+from domain.memory.rules import cache_slots
 
 COMPANIES = {"BHP": "BHP", "RIO": "Rio Tinto", "FMG": "Fortescue", "S32": "South32",
              "NST": "Northern Star"}  # fmt: skip

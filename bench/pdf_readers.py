@@ -7,7 +7,7 @@ The truth is the 411 hand-checked cells of `tests/realdocs/asx_cells.jsonl` (fiv
 reports in `tests/realdocs/asx/`). Each reader reads every page of every report, timed,
 and is scored on the cells' pages:
 
-- ours: `ingestion.pdf.read_pdf` then `domain.figures.table_cells`, scored exactly as
+- ours: `ingestion.pdf.read_pdf` then `domain.reports.figures.table_cells`, scored exactly as
   `testkit/asx_suite.py` does (`matches`: label, period, column group, value and
   unit on the printed page). Its lenient figure drops period, group and unit: a cell of
   that label on that page holding the printed number.
@@ -49,7 +49,7 @@ try:  # bench-only: not a dependency of the project (see the docstring)
 except ImportError:  # pragma: no cover - the other readers are still compared
     pymupdf = None
 
-from domain.figures import Cell
+from domain.reports.figures import Cell
 from testkit.asx_suite import REPORTS, Expected, expected_cells, matches, read_cells
 
 CELLS = REPORTS.parent / "asx_cells.jsonl"

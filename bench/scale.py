@@ -38,8 +38,8 @@ from typing import Any
 
 from backends.embeddings import LocalEmbedder
 from backends.reports import ReportIndex, open_qdrant
-from domain.companies import Company, aliases_for, use_coverage
-from domain.evaluation import RetrievalExpected, first_hit_rank
+from domain.companies.roster import Company, aliases_for, use_coverage
+from domain.evaluation.scoring import RetrievalExpected, first_hit_rank
 from evals.cases import load_suites
 from evals.ranking import ranx_metrics
 from ingestion.companies import sample_coverage

@@ -21,7 +21,7 @@ import httpx
 from pydantic import ValidationError
 
 from cli import records
-from domain.feedback import RATINGS, rating_words
+from domain.evaluation.feedback import RATINGS, rating_words
 from evals import cli as eval_cli
 from settings import Settings, SettingsError, get_settings
 from stack.processes import StackError

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from domain.feedback import rating_words
+from domain.evaluation.feedback import rating_words
 
 
 def _when(stamp: object) -> str:

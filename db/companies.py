@@ -2,7 +2,7 @@
 
 from psycopg import AsyncConnection
 
-from domain.companies import Company
+from domain.companies.roster import Company
 
 
 async def register(conn: AsyncConnection, corpus: str, companies: list[Company]) -> None:

@@ -1,9 +1,10 @@
-"""SQL for the facts of each report (`domain/facts.py` reads them; ingestion stores them)."""
+"""SQL for the facts of each report (`domain/reports/facts.py` reads them; ingestion
+stores them)."""
 
 from psycopg import AsyncConnection
 
-from domain.facts import EXTRACTOR_VERSION
-from domain.figures import Fact
+from domain.reports.facts import EXTRACTOR_VERSION
+from domain.reports.figures import Fact
 
 _COLUMNS = (
     "corpus, document_id, document, content_hash, extractor_version, chunk_id, company,"

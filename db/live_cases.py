@@ -2,7 +2,7 @@
 
 from psycopg import AsyncConnection
 
-from domain.live_cases import CaseCandidate
+from domain.evaluation.live_cases import CaseCandidate
 from domain.turns import TurnResult
 
 

@@ -11,7 +11,7 @@ from datetime import datetime
 
 from psycopg import AsyncConnection
 
-from domain.memory import KEEP_RECENT, Preference
+from domain.memory.rules import KEEP_RECENT, Preference
 from domain.models import Frozen
 
 

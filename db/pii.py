@@ -1,5 +1,5 @@
 """The token map: the one table that holds personal data, keyed by the tokens stored
-everywhere else (see `domain.pii` for the token format)."""
+everywhere else (see `domain.checks.pii` for the token format)."""
 
 import hashlib
 import hmac
@@ -9,7 +9,7 @@ from datetime import datetime
 
 from psycopg import AsyncConnection
 
-from domain.pii import TOKEN, Match, normalised, token_text
+from domain.checks.pii import TOKEN, Match, normalised, token_text
 
 _ID_LETTERS = string.ascii_lowercase
 

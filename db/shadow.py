@@ -3,7 +3,7 @@
 from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 
-from domain.shadow import Outcome, ShadowPair
+from domain.evaluation.shadow import Outcome, ShadowPair
 from domain.turns import TurnResult
 
 

@@ -9,7 +9,7 @@ from psycopg.types.json import Jsonb
 from pydantic import BaseModel, ConfigDict
 
 from db import audit
-from domain.memory import KEEP_RECENT, RecentMessage
+from domain.memory.rules import KEEP_RECENT, RecentMessage
 from domain.turns import OPEN, WAITING, TurnResult, TurnStatus
 from domain.usage import Price, Usage, usage_of
 

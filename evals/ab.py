@@ -20,7 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from domain.evaluation import CaseError, EvalCase
+from domain.evaluation.scoring import CaseError, EvalCase
 from domain.models import RetrievalConfig
 from evals.cases import CONFIG_DIR
 from evals.ranking import ranx_metrics

@@ -1,9 +1,9 @@
 """Loading the suites and probe sets from their JSONL files (the loader is
-`domain.evaluation.parse_cases`, which names the file and line of a bad case)."""
+`domain.evaluation.scoring.parse_cases`, which names the file and line of a bad case)."""
 
 from pathlib import Path
 
-from domain.evaluation import SLICES, SUITES, CaseError, EvalCase, parse_cases
+from domain.evaluation.scoring import SLICES, SUITES, CaseError, EvalCase, parse_cases
 
 HOME = Path(__file__).resolve().parent
 SUITE_DIR = HOME / "suites"

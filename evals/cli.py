@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from domain.evaluation import SUITES
+from domain.evaluation.scoring import SUITES
 from evals.cases import BASELINE, DRAFTED
 from settings import Settings
 

@@ -18,7 +18,7 @@ from temporalio.client import Client, WorkflowFailureError
 from temporalio.service import RPCError
 
 import payloads
-from domain.evaluation import DRAFTS, SLICES, CaseError, EvalCase, SliceRun
+from domain.evaluation.scoring import DRAFTS, SLICES, CaseError, EvalCase, SliceRun
 from evals import ab, judge, live
 from evals.cases import JUDGE_SET, load_file, load_probes, load_suites
 from evals.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_UNREACHABLE, CommandError

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from domain.grounding import Amount, find_amounts
+from domain.language.amounts import Amount, find_amounts
 
 Label = Literal["correct", "wrong", "declined", "answered"]
 

@@ -21,7 +21,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from activities.contracts import ChunkLocator
-from domain.evaluation import CaseError
+from domain.evaluation.scoring import CaseError
 from domain.models import UnsupportedClaim
 from evals.cases import JUDGE_SET, relative
 from evals.real import CONCURRENCY, Stack, gathered

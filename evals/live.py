@@ -16,9 +16,9 @@ from temporalio.client import Client, WorkflowFailureError
 from temporalio.exceptions import ApplicationError
 
 from activities.contracts import CandidatesRequest, DraftCaseRequest, ShadowRunsRequest
-from domain.evaluation import DRAFTS, CaseError, EvalCase, parse_cases
-from domain.live_cases import CaseCandidate
-from domain.shadow import ShadowReport, Side
+from domain.evaluation.live_cases import CaseCandidate
+from domain.evaluation.scoring import DRAFTS, CaseError, EvalCase, parse_cases
+from domain.evaluation.shadow import ShadowReport, Side
 from evals.cases import CANDIDATE_DIR, SUITE_DIR, relative
 from workflows.live_cases import DraftCase, ListCaseCandidates, ReadShadowRuns
 

@@ -12,7 +12,7 @@ Free and fast: `make test` runs it.
 
 import re
 
-from domain.evaluation import (
+from domain.evaluation.scoring import (
     EvalCase,
     RetrievalExpected,
     Route,
@@ -181,7 +181,7 @@ def _routings(expected: RoutingExpected) -> list[tuple[str, RoutingOutcome]]:
 
 
 # What the scorer's problem says when it catches each key (the wording of
-# `domain.evaluation`): a wrong outcome must be failed for its own key, not for another
+# `domain.evaluation.scoring`): a wrong outcome must be failed for its own key, not for another
 # check it happens to trip as well.
 _SAYS = {
     "status": "status ", "present": "missing ", "absent": "unexpected ",

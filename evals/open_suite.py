@@ -1,7 +1,7 @@
 """The open-vocabulary and narrative suites, generated from the reports themselves.
 
 `open_vocabulary.jsonl` is built, not written: for every figure the sample reports print
-(`domain.facts.report_facts` over the corpus, one per company, period, label and figure)
+(`domain.reports.facts.report_facts` over the corpus, one per company, period, label and figure)
 two questions — one by rule in the report's own words ("What was BHP Group's revenue in
 FY2023?") and one written by hand without them ("How much money did BHP bring in from
 sales in FY2023?"), from `evals/paraphrases.jsonl`, where a fact that cannot be asked
@@ -21,9 +21,9 @@ import json
 import re
 from pathlib import Path
 
-from domain.companies import display_name, use_coverage
-from domain.facts import report_facts
-from domain.figures import Fact
+from domain.companies.roster import display_name, use_coverage
+from domain.reports.facts import report_facts
+from domain.reports.figures import Fact
 from evals.cases import HOME, SUITE_DIR
 from ingestion.companies import sample_coverage
 from ingestion.documents import parse_document

@@ -22,7 +22,7 @@ import httpx
 from temporalio.client import Client, WorkflowFailureError
 from temporalio.service import RPCError
 
-from domain.evaluation import (
+from domain.evaluation.scoring import (
     EvalCase,
     RetrievalExpected,
     RoutingExpected,

@@ -16,7 +16,7 @@ from temporalio.exceptions import ApplicationError
 from activities import steps
 from activities.contracts import SuiteRunRequest, SuiteVerdict
 from activities.steps import implements
-from domain.evaluation import sample
+from domain.evaluation.scoring import sample
 from evals.cases import BASELINE, SUITE_DIR, load_suites
 from evals.commands import engine_of
 from evals.real import Stack, run_real

@@ -17,8 +17,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from domain.evaluation import EvalCase, TurnExpected, shows
-from domain.memory import KEEP_RECENT
+from domain.evaluation.scoring import EvalCase, TurnExpected, shows
+from domain.memory.rules import KEEP_RECENT
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ chat, each expecting the same figure:
 
 - `chat`: lower case, ticker and short year, sometimes a courtesy ("bhp revenue fy23 pls");
 - `short-form`: a word of the label written as people shorten it, from the short-forms
-  table (`domain/short_forms.tsv`, read backwards: "capital expenditure" → "capex");
+  table (`domain/language/short_forms.tsv`, read backwards: "capital expenditure" → "capex");
 - `acronym`: a label of three or more words asked by its initials ("TRIF");
 - `no-year`: the company's latest year's figure asked with no year;
 - `relative-year`: a follow-up saying its year in words ("and the year before?") after
@@ -31,10 +31,10 @@ import hashlib
 import re
 from collections import Counter, defaultdict
 
-from domain.companies import display_name, use_coverage
-from domain.figures import Fact, to_base, unit_spec
-from domain.metrics import metric_display
-from domain.shorthand import short_forms
+from domain.companies.roster import display_name, use_coverage
+from domain.language.shorthand import short_forms
+from domain.questions.metrics import metric_display
+from domain.reports.figures import Fact, to_base, unit_spec
 from evals.cases import SUITE_DIR
 from evals.open_suite import (
     CORPUS,

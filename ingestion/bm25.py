@@ -12,9 +12,9 @@ import zlib
 from collections import Counter
 from collections.abc import Iterable
 
-from domain.facts import report_facts
-from domain.measures import acronyms, written_acronyms
 from domain.models import ChunkText
+from domain.questions.measures import acronyms, written_acronyms
+from domain.reports.facts import report_facts
 
 K1 = 1.2
 B = 0.75
@@ -186,7 +186,7 @@ def term_id(term: str) -> int:
 def document_vector(text: str, acronyms: Iterable[str] = ()) -> tuple[list[int], list[float]]:
     """Return (indices, values) with BM25-saturated term frequencies for a document.
 
-    `acronyms` are acronym terms ("=aifr", `domain.measures.acronyms`) it holds besides
+    `acronyms` are acronym terms ("=aifr", `domain.questions.measures.acronyms`) it holds besides
     its words, once each: what its labels spell ("All-injury frequency rate") or it writes
     ("AIFR"). They do not count in its length, and no word can be one (the "=")."""
     counts = Counter(tokenize(text))

@@ -11,7 +11,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from domain.companies import Company, aliases_for, check_ticker, check_year_end
+from domain.companies.roster import Company, aliases_for, check_ticker, check_year_end
 
 COMPANIES_FILE = "companies.toml"
 

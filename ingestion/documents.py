@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from domain.companies import (
+from domain.companies.roster import (
     Company,
     aliases_for,
     check_report_year,
@@ -29,9 +29,9 @@ from domain.companies import (
     companies,
     normalise_ticker,
 )
-from domain.figures import table_cells, unit_key
 from domain.models import ChunkText
 from domain.provenance import chunk_ids_for
+from domain.reports.figures import table_cells, unit_key
 from ingestion.companies import CompaniesFileError, companies_beside
 from ingestion.identity import Identity, ticker_from_name
 from ingestion.pdf import PdfError, read_pdf

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 
-from domain.periods import fiscal_year_of
+from domain.language.calendar import fiscal_year_of
 
 _MONTHS = {
     name: i

@@ -23,7 +23,7 @@ so which period, it belongs to. What is done here:
 Each table comes out as Markdown whose header cells say each column's period as
 `[group ]FY2022 (30 Jun 2022)` (or `FY2024 (3 months to 29 Jul 2023)`), so a figure's
 period is read from its column, never from its position; a column with no period keeps its
-printed header, and its figures are bound to no year (domain/figures.py says how cells are
+printed header, and its figures are bound to no year (domain/reports/figures.py says how cells are
 read).
 """
 
@@ -33,16 +33,15 @@ import statistics
 from dataclasses import dataclass, field
 from datetime import date
 
-from domain.figures import SHARE_HEADER
-from domain.periods import (
+from domain.language.calendar import (
     fiscal_year_of,
-    is_schedule,
     months_before,
-    period_cell,
     quarter_end,
     quarter_named,
     reportable,
 )
+from domain.reports.figures import SHARE_HEADER
+from domain.reports.periods import is_schedule, period_cell
 from ingestion.layout import CURRENCY_MARK, DASH, NOTE_REF, Line, Word, is_number, phrases
 
 MONTHS = {

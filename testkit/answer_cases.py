@@ -14,7 +14,7 @@ workflow; `bench/answers.py` runs them against a running stack and reports per c
 from dataclasses import dataclass, field
 from typing import Literal
 
-from domain.evaluation import TurnExpected, score_turn
+from domain.evaluation.scoring import TurnExpected, score_turn
 from domain.turns import TurnResult
 from workflows.rules.scope import DECLINE_LINE
 

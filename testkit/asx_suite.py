@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from domain.figures import Cell, table_cells, unit_spec
+from domain.reports.figures import Cell, table_cells, unit_spec
 from ingestion.pdf import read_pdf
 
 HERE = Path(__file__).resolve().parent.parent / "tests" / "realdocs"  # the data stay with the tests

@@ -53,7 +53,7 @@ from backends.reports import IndexClient, ReportIndex, open_qdrant
 from db import turns
 from db.migrate import migrate
 from domain.budget import TURN_BUDGET_SECONDS
-from domain.companies import use_coverage
+from domain.companies.roster import use_coverage
 from domain.failures import Direction
 from domain.turns import TurnResult
 from ingestion.companies import sample_coverage

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from domain.pii import PiiKind, luhn_valid
+from domain.checks.pii import PiiKind, luhn_valid
 
 
 @dataclass(frozen=True)

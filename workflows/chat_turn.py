@@ -19,10 +19,10 @@ with workflow.unsafe.imports_passed_through():
     from pydantic import ValidationError
 
     from activities.contracts import CacheWriteRequest, RewritePlan, RouteDecision, Session
-    from domain.companies import companies
-    from domain.memory import Remembering, apply_preferences, read_preference
-    from domain.pii import TOKEN
-    from domain.text import storable
+    from domain.checks.pii import TOKEN
+    from domain.companies.roster import companies
+    from domain.language.text import storable
+    from domain.memory.rules import Remembering, apply_preferences, read_preference
     from domain.turns import Carried, TurnResult, TurnStatus
     from workflows import attributes, progress
     from workflows.contracts import CancelRequest, ClarificationReply, TurnInput

@@ -24,14 +24,14 @@ with workflow.unsafe.imports_passed_through():
         SearchRequest,
         SearchResult,
     )
-    from domain.evaluation import RoutingOutcome
+    from domain.evaluation.scoring import RoutingOutcome
     from domain.models import (
         RetrievalConfig,
         SearchHitWithText,
         UnsupportedClaim,
         with_text,
     )
-    from domain.question import extract_slots
+    from domain.questions.question import extract_slots
     from workflows.chat_turn import CHECKED_DRAFTS_V2
     from workflows.policy import step_options
     from workflows.turn.answer import plan_for

@@ -3,7 +3,7 @@ regression cases; ReadShadowRuns, the shadow configuration's A/B report.
 
 `turnstile eval candidates` lists the turns worth a case (rated "wrong figure", or the
 turn of a failed golden probe); `turnstile eval add-case --from-turn TURN` drafts one
-(`domain.live_cases`) and writes it for a reviewer to confirm. Each is a workflow of one
+(`domain.evaluation.live_cases`) and writes it for a reviewer to confirm. Each is a workflow of one
 step, run by the worker (which holds the index the facts are read beside), so a
 reviewer's drafting is visible in the Temporal UI like every evaluation run.
 """
@@ -13,9 +13,9 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from activities import steps
     from activities.contracts import CandidatesRequest, DraftCaseRequest, ShadowRunsRequest
-    from domain.evaluation import EvalCase
-    from domain.live_cases import CaseCandidates
-    from domain.shadow import ShadowReport
+    from domain.evaluation.live_cases import CaseCandidates
+    from domain.evaluation.scoring import EvalCase
+    from domain.evaluation.shadow import ShadowReport
     from workflows.policy import step_options
 
 

@@ -4,7 +4,7 @@ Each run reads the four probe slices (single figure, comparison, follow-up, boun
 and the current corpus version, asks every probe as an ordinary turn (a child ChatTurn,
 tenant `probes`, no answer cache; follow-ups in one conversation), and scores each
 settled turn with the suites' scorers. A slice breaches when its passes fall below the
-binomial threshold (`domain.evaluation.pass_threshold`): with each probe passing at the
+binomial threshold (`domain.evaluation.scoring.pass_threshold`): with each probe passing at the
 healthy rate, a healthy system breaches in at most `alpha` of runs. The recording step
 stores the run per slice, moves the probe metrics, and opens an incident only when the
 slice breached in this run and in the one before.
@@ -41,7 +41,7 @@ with workflow.unsafe.imports_passed_through():
         RecordProbeRun,
     )
     from domain.budget import TURN_BUDGET_SECONDS
-    from domain.evaluation import (
+    from domain.evaluation.scoring import (
         HISTORY_RUNS,
         EvalCase,
         SliceRun,
@@ -80,7 +80,7 @@ class ProbeRequest(BaseModel):
     limit: int | None = Field(default=None, ge=1)
     healthy_rate: float = Field(default=0.95, gt=0, le=1)
     """The pass rate of one probe on a healthy system before a slice has history of its
-    own; with history, the slice's own rate (`domain.evaluation.healthy_rate`)."""
+    own; with history, the slice's own rate (`domain.evaluation.scoring.healthy_rate`)."""
     false_alarm_rate: float = Field(default=0.05, gt=0, lt=1)
     engine_in_process: bool = True
     clarification_timeout_seconds: float = Field(default=2.0, gt=0)

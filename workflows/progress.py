@@ -17,7 +17,7 @@ no command's argument: rewording them changes no history.
 
 from collections.abc import Iterable
 
-from domain.companies import display_name
+from domain.companies.roster import display_name
 from domain.turns import Carried, TurnResult
 from workflows.contracts import TurnEvent
 

@@ -19,7 +19,7 @@ from api.turn_service import no_turn, owned_turn
 from db import feedback as store
 from db import turns
 from db.feedback import FeedbackRow
-from domain.feedback import MAX_COMMENT_CHARS, Rating
+from domain.evaluation.feedback import MAX_COMMENT_CHARS, Rating
 
 router = APIRouter(prefix="/v1", tags=["feedback"])
 

@@ -15,7 +15,7 @@ from api.bounded import run_short
 from api.deps import PoolDep, SettingsDep, TemporalDep
 from api.errors import ApiError, error_responses
 from api.text import STORABLE
-from domain.companies import pinned
+from domain.companies.roster import pinned
 from domain.models import SearchHitWithText
 from workflows.search import SearchReports
 from workflows.turn_start import summary_line

@@ -23,7 +23,7 @@ from api.deps import PoolDep, SettingsDep, TemporalDep, TurnIdPath
 from api.errors import ApiError, error_responses
 from api.turn_service import no_turn, owned_turn
 from db import reports, turns
-from domain.citing import cited_lines
+from domain.checks.citing import cited_lines
 from workflows.passages import LoadPassages
 
 router = APIRouter(prefix="/v1", tags=["turns"])

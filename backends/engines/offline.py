@@ -23,9 +23,9 @@ from activities.contracts import (
 )
 from backends.embeddings import Embedder, similarity_of
 from backends.engines import offline_analyst as analyst
-from domain.analyst import AnalystQuestion
-from domain.choices import Choice, read_choice
-from domain.companies import (
+from domain.checks.numeric import check_numbers
+from domain.checks.tables import NOT_FOUND_CELL, said_in_table
+from domain.companies.roster import (
     calendar_note,
     calendars,
     companies,
@@ -38,8 +38,55 @@ from domain.companies import (
     latest_fiscal_year,
     year_span,
 )
-from domain.facts import report_facts
-from domain.figures import (
+from domain.language.amounts import find_amounts
+from domain.language.calendar import months_said_before, quarter_dated, quarter_of_year, whole_years
+from domain.language.sentences import split_sentences
+from domain.language.units import requested_currency, requested_scale
+from domain.memory.rules import MemoryNote, merge_summary
+from domain.models import ChunkText, Derived, Draft, NotFound, Slots, SubQuery
+from domain.questions.analyst import AnalystQuestion
+from domain.questions.choices import Choice, read_choice
+from domain.questions.intent import (
+    asks_change,
+    asks_narrative,
+    asks_over_all_companies,
+    asks_share_of_total,
+    commodities_named,
+    companies_asked,
+    companies_over,
+    superlative,
+    than_asked,
+)
+from domain.questions.measures import (
+    ACRONYM,
+    Focus,
+    asks_overview,
+    asks_topic,
+    focus_parts,
+    narrowed_metrics,
+    open_parts,
+    read_focus,
+    related,
+    search_words,
+    terms,
+    written_acronyms,
+)
+from domain.questions.metrics import (
+    DIVIDEND_COMPONENT,
+    HEADLINE_METRICS,
+    LINE_ITEM_OF,
+    METRICS,
+    find_metrics,
+    find_other_measures,
+    metric_display,
+    metric_mentions,
+    metric_of_row_label,
+    read_metric_words,
+)
+from domain.questions.question import extract_slots
+from domain.questions.years import later_report_years, mentioned_years
+from domain.reports.facts import report_facts
+from domain.reports.figures import (
     UNITS,
     Fact,
     IncompatibleUnits,
@@ -54,47 +101,7 @@ from domain.figures import (
     unit_in_scale,
     unit_spec,
 )
-from domain.grounding import check_numbers, find_amounts, split_sentences
-from domain.intent import (
-    asks_change,
-    asks_narrative,
-    asks_over_all_companies,
-    asks_share_of_total,
-    commodities_named,
-    companies_asked,
-    companies_over,
-    superlative,
-    than_asked,
-)
-from domain.measures import (
-    ACRONYM,
-    Focus,
-    asks_overview,
-    asks_topic,
-    focus_parts,
-    narrowed_metrics,
-    open_parts,
-    read_focus,
-    related,
-    search_words,
-    terms,
-    written_acronyms,
-)
-from domain.memory import MemoryNote, merge_summary
-from domain.metrics import (
-    DIVIDEND_COMPONENT,
-    HEADLINE_METRICS,
-    LINE_ITEM_OF,
-    METRICS,
-    find_metrics,
-    find_other_measures,
-    metric_display,
-    metric_mentions,
-    metric_of_row_label,
-    read_metric_words,
-)
-from domain.models import ChunkText, Derived, Draft, NotFound, Slots, SubQuery
-from domain.open_answers import (
+from domain.reports.open_answers import (
     ANSWERS,
     BASIS,
     CLOSE,
@@ -113,7 +120,7 @@ from domain.open_answers import (
     verb,
     without_figures,
 )
-from domain.passages import (
+from domain.reports.passages import (
     RoleHolder,
     asks_who,
     find_passages,
@@ -121,11 +128,6 @@ from domain.passages import (
     role_holder,
     topic_terms,
 )
-from domain.periods import months_said_before, quarter_dated, quarter_of_year, whole_years
-from domain.question import extract_slots
-from domain.tables import NOT_FOUND_CELL, said_in_table
-from domain.units import requested_currency, requested_scale
-from domain.years import later_report_years, mentioned_years
 
 ENGINE_NAME = "offline-1"
 
@@ -967,7 +969,7 @@ class OfflineEngine:
     async def summarize(self, messages: list[str]) -> str:
         """An increment, extractively: the sentences with numbers, company names or
         decisions, one a line, oldest first, merged one fact a line and bounded as the
-        summary is (`domain.memory.merge_summary`)."""
+        summary is (`domain.memory.rules.merge_summary`)."""
         kept = [
             sentence
             for message in messages
@@ -1462,7 +1464,7 @@ class _Composer:
 
 class _OpenAnswers:
     """Answers for the parts of a question no metric of the vocabulary names (see
-    `domain.open_answers`): one sentence per company and year from the fact that
+    `domain.reports.open_answers`): one sentence per company and year from the fact that
     answers the part, its working for a margin, share or ratio, else the reports'
     closest sentences, and the exact not-found line for each year without a figure."""
 

@@ -3,9 +3,9 @@
 A question that defines what it asks ("DPO is defined as: ..."), names the statement to
 read ("using the cash flow statement"), says how to state the figure ("in USD
 millions", "round to two decimal places") or asks for an average over years or a
-compound growth rate (`domain.analyst.analyst_path`) is searched for its line items,
+compound growth rate (`domain.questions.analyst.analyst_path`) is searched for its line items,
 graded by them, and answered by the calculation or the line item itself, worked out
-and cited (`domain.calculations`). A question that asks for a judgement ("Is X a high
+and cited (`domain.reports.calculations`). A question that asks for a judgement ("Is X a high
 growth company?") gets the figures that bear on it and a plain line that the judgement
 is the reader's. Any other question is the engine's usual path.
 """
@@ -14,7 +14,9 @@ import itertools
 import re
 from collections.abc import Sequence
 
-from domain.analyst import (
+from domain.companies.roster import companies, display_name
+from domain.models import ChunkText, Draft, NotFound
+from domain.questions.analyst import (
     TREND_YEARS,
     WORKED_LINES,
     AnalystQuestion,
@@ -27,11 +29,11 @@ from domain.analyst import (
     trend_years,
     written,
 )
-from domain.calculations import Answered, Sourced, answer_calculation
-from domain.companies import companies, display_name
-from domain.facts import report_facts
-from domain.figures import Fact, format_value, rescale, unit_in_scale, unit_spec
-from domain.line_items import (
+from domain.questions.measures import stem
+from domain.reports.calculations import Answered, Sourced, answer_calculation
+from domain.reports.facts import report_facts
+from domain.reports.figures import Fact, format_value, rescale, unit_in_scale, unit_spec
+from domain.reports.line_items import (
     ALIKE,
     STATEMENT_TITLES,
     company_words,
@@ -42,9 +44,7 @@ from domain.line_items import (
     matches_any,
     printed_ratio,
 )
-from domain.measures import stem
-from domain.models import ChunkText, Draft, NotFound
-from domain.open_answers import moved_in_points, without_figures
+from domain.reports.open_answers import moved_in_points, without_figures
 
 JUDGEMENT_LINE = (
     "Whether that is so is a judgement the reports leave to the reader: the figures above "

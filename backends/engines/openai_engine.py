@@ -41,17 +41,17 @@ from backends.engines.offline import (
 )
 from backends.engines.prompts import prompt
 from backends.engines.provider_errors import classify_openai
-from domain.clarification import unshowable
-from domain.companies import companies, display_name, fiscal_years, year_span
-from domain.evidence import fence
-from domain.grounding import label_without_figures
-from domain.injection import fenced_memory
-from domain.intent import companies_asked
-from domain.memory import MemoryNote, merge_summary
-from domain.metrics import metric_display, read_metric_words
+from domain.checks.clarification import unshowable
+from domain.checks.evidence import fence
+from domain.checks.injection import fenced_memory
+from domain.companies.roster import companies, display_name, fiscal_years, year_span
+from domain.language.amounts import label_without_figures
+from domain.memory.rules import MemoryNote, merge_summary
 from domain.models import ChunkText, Draft, ModelCall, NotFound, Slots, SubQuery, UnsupportedClaim
-from domain.question import extract_slots
-from domain.years import later_report_years
+from domain.questions.intent import companies_asked
+from domain.questions.metrics import metric_display, read_metric_words
+from domain.questions.question import extract_slots
+from domain.questions.years import later_report_years
 
 log = logging.getLogger(__name__)
 
@@ -367,7 +367,7 @@ class OpenAIEngine:
 
     async def summarize(self, messages: list[str]) -> str:
         """An increment: one fact a line (numbers, names, years and decisions), merged one
-        fact a line and bounded as the summary is (`domain.memory.merge_summary`)."""
+        fact a line and bounded as the summary is (`domain.memory.rules.merge_summary`)."""
         text = prompt("summarize").render(messages="\n".join(f"- {m}" for m in messages))
         out = await self._ask("summarize", self.config.summarize_model, SummaryOut, text)
         return merge_summary(None, out.summary.strip())

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from activities.contracts import AnswerGrade, DocumentGrades, RewritePlan, RouteDecision
-from domain.memory import MemoryNote
+from domain.memory.rules import MemoryNote
 from domain.models import ChunkText, Draft, Slots
 
 
@@ -58,5 +58,5 @@ class Engine(Protocol):
     async def summarize(self, messages: list[str]) -> str:
         """Summarise messages (oldest first) into an increment, one fact a line, keeping
         numbers, companies and decisions; it is merged into the conversation's summary
-        (`domain.memory.merge_summary`), never handed the summary itself."""
+        (`domain.memory.rules.merge_summary`), never handed the summary itself."""
         ...

@@ -14,8 +14,8 @@ from activities.contracts import IngestFileRequest, IngestFileResult
 from backends.report_activities import ReportActivities
 from backends.reports import ReportIndex
 from db import chunks, facts
-from domain.figures import Fact
 from domain.provenance import CHUNK_NAMESPACE, text_sha256
+from domain.reports.figures import Fact
 from ingestion.documents import parse_document
 from tests.conftest import CORPUS_DIR
 

@@ -267,7 +267,7 @@ async def test_a_reasoning_model_gets_no_temperature_when_none_is_set(fake: Fake
 
 
 async def test_remembered_notes_follow_the_evidence_labelled_as_claims(fake: FakeOpenAI) -> None:
-    from domain.memory import CLAIM_LABEL, MemoryNote
+    from domain.memory.rules import CLAIM_LABEL, MemoryNote
 
     chunks = list(report("BHP", 2024))[:2]
     fake.respond("SynthesisOut", {"answer": "BHP Group's revenue was US$55,658 million [1].",
@@ -296,8 +296,8 @@ async def test_remembered_messages_reach_the_prompt_fenced_with_no_instruction(
     user text included: "ignore your previous instructions" reached the model as written.
     Now the remembered block is fenced like the evidence, its instructions taken out, and
     no message can close the fence."""
-    from domain.injection import REMOVED
-    from domain.memory import RecentMessage, conversation_note
+    from domain.checks.injection import REMOVED
+    from domain.memory.rules import RecentMessage, conversation_note
 
     chunks = list(report("BHP", 2024))[:2]
     fake.respond("SynthesisOut", {"answer": "BHP Group's revenue was US$55,658 million [1].",
@@ -323,7 +323,7 @@ async def test_remembered_messages_reach_the_prompt_fenced_with_no_instruction(
 async def test_the_excerpts_go_in_the_order_shown_each_under_its_own_number(
     fake: FakeOpenAI,
 ) -> None:
-    from domain.memory import CLAIM_LABEL, RecentMessage, conversation_note
+    from domain.memory.rules import CLAIM_LABEL, RecentMessage, conversation_note
     from testkit.fake_servers import evidence_of
 
     chunks = list(report("BHP", 2024))[:5]

@@ -9,7 +9,7 @@ from activities.contracts import SummarizeRequest
 from backends.engines.offline import OfflineEngine
 from backends.memory import MemoryActivities
 from db import memory, turns
-from domain.memory import SUMMARY_CHARS
+from domain.memory.rules import SUMMARY_CHARS
 from domain.turns import TurnResult
 from tests.conftest import unique
 

@@ -8,7 +8,7 @@ import pytest
 from prometheus_client import REGISTRY
 from psycopg_pool import AsyncConnectionPool
 
-from domain.pii import TOKEN
+from domain.checks.pii import TOKEN
 from settings import Settings
 from tests.api.conftest import A, B
 from tests.conftest import client_for, unique

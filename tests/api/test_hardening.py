@@ -28,9 +28,9 @@ from temporalio.worker import Worker
 from backends.engines.offline import OfflineEngine
 from backends.reports import ReportIndex
 from db.migrate import migrate
-from domain.memory import MemoryNote
+from domain.checks.pii import TOKEN
+from domain.memory.rules import MemoryNote
 from domain.models import ChunkText, Draft, Slots
-from domain.pii import TOKEN
 from settings import Settings
 from stack import postgres
 from stack.processes import free_port, signal_tree

@@ -10,7 +10,7 @@ import pytest
 from psycopg_pool import AsyncConnectionPool
 
 from backends.reports import ReportIndex
-from domain.companies import aliases_for
+from domain.companies.roster import aliases_for
 from settings import Settings
 from tests.conftest import WorkerFactory, client_for, unique
 from worker import _heartbeat

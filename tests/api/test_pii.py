@@ -9,7 +9,7 @@ import pytest
 from psycopg_pool import AsyncConnectionPool
 from temporalio.client import Client
 
-from domain.pii import TOKEN
+from domain.checks.pii import TOKEN
 from settings import Settings
 from tests.conftest import client_for, unique
 

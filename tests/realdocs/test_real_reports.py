@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from domain.companies import pinned
-from domain.facts import report_facts
-from domain.figures import Fact, unit_spec
+from domain.companies.roster import pinned
+from domain.reports.facts import report_facts
+from domain.reports.figures import Fact, unit_spec
 from ingestion.documents import ParsedDocument, parse_document
 from testkit.asx_suite import REPORTS, Expected, expected_cells
 from tests.realdocs.garble import garble
@@ -185,8 +185,8 @@ def _ask(doc: ParsedDocument, question: str) -> tuple[str, object, object]:
     import asyncio
 
     from backends.engines.offline import OfflineEngine
-    from domain.grounding import check_numbers
-    from domain.relevance import check_relevance
+    from domain.checks.numeric import check_numbers
+    from domain.checks.relevance import check_relevance
 
     assert doc.described is not None
     company = doc.described.with_years(sorted({y for c in doc.chunks for y in c.years}))

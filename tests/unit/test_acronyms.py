@@ -1,9 +1,9 @@
-"""Acronyms read from the letters of the reports' own words (`domain.measures.acronyms`):
+"""Acronyms read from the letters of the reports' own words (`domain.questions.measures.acronyms`):
 an acronym asked is matched to the label that spells it, with no list of acronyms."""
 
 import pytest
 
-from domain.measures import ACRONYM, acronyms, label_match, read_focus, written_acronyms
+from domain.questions.measures import ACRONYM, acronyms, label_match, read_focus, written_acronyms
 from ingestion import bm25
 
 

@@ -1,12 +1,16 @@
 """Questions asked as analysts ask them: taken apart into the measure, how to state it,
-where to read it and the arithmetic that works it out (`domain.analyst`), and the
-working an answer writes recomputed by the numeric check (`domain.arithmetic`).
+where to read it and the arithmetic that works it out (`domain.questions.analyst`), and the
+working an answer writes recomputed by the numeric check (`domain.checks.arithmetic`).
 
 The questions are written here, in several wordings, about measures no rule names."""
 
 import pytest
 
-from domain.analyst import (
+from domain.checks.arithmetic import agrees, worked_results
+from domain.checks.numeric import check_numbers
+from domain.language.amounts import claimed_amounts
+from domain.models import ChunkText
+from domain.questions.analyst import (
     Item,
     Mean,
     Num,
@@ -19,11 +23,8 @@ from domain.analyst import (
     read_analyst,
     trend_years,
 )
-from domain.arithmetic import agrees, worked_results
-from domain.figures import Fact
-from domain.grounding import check_numbers, claimed_amounts
-from domain.line_items import item_score
-from domain.models import ChunkText
+from domain.reports.figures import Fact
+from domain.reports.line_items import item_score
 
 
 def test_a_definition_the_question_gives_is_read_as_arithmetic_over_line_items() -> None:
@@ -194,7 +195,7 @@ def _cell(label: str, value: float, unit: str, chunk: str = "c1") -> Fact:
 
 
 def test_an_amount_asked_for_is_read_from_a_line_of_money_not_of_years() -> None:
-    from domain.line_items import find_item
+    from domain.reports.line_items import find_item
 
     useful_life = _cell("Property, plant and equipment", 44, "count", "lives")
     balance = _cell("Property, plant and equipment, net", 12645, "us$m", "sheet")
@@ -207,7 +208,7 @@ def test_an_amount_asked_for_is_read_from_a_line_of_money_not_of_years() -> None
 
 
 def test_a_line_of_the_statement_named_is_preferred_to_the_same_line_in_a_note() -> None:
-    from domain.line_items import find_item
+    from domain.reports.line_items import find_item
 
     pro_forma = _cell("Net sales", 187890, "us$m", "note")
     statement = _cell("Total net sales", 177866, "us$m", "ops")
@@ -244,7 +245,7 @@ def test_a_line_of_the_statement_named_is_preferred_to_the_same_line_in_a_note()
 def test_a_line_that_only_shares_the_items_words_loses_to_the_items_own_line(
     phrase: str, wrong: str, right: str
 ) -> None:
-    from domain.line_items import find_item
+    from domain.reports.line_items import find_item
 
     assert item_score(phrase, wrong) < 0.5 <= item_score(phrase, right)
     decoy = _cell(wrong, 9_999_999, "us$m", "decoy")  # the larger: it would win a tie
@@ -268,7 +269,7 @@ def test_the_items_own_line_is_not_taken_for_another(phrase: str, label: str) ->
 
 
 def test_a_change_over_years_reads_one_printed_line_not_a_segments_for_one_year() -> None:
-    from domain.line_items import find_items
+    from domain.reports.line_items import find_items
 
     def at(label: str, value: float, year: int, chunk: str) -> Fact:
         return _cell(label, value, "us$m", chunk).model_copy(update={"fiscal_year": year})
@@ -286,7 +287,7 @@ def test_a_change_over_years_reads_one_printed_line_not_a_segments_for_one_year(
 
 
 def test_a_label_that_says_much_else_is_no_line_item_and_the_item_is_not_found() -> None:
-    from domain.line_items import find_item
+    from domain.reports.line_items import find_item
 
     grain = _cell("Net mark-to-market revaluation of certain grain inventories", 6.5, "us$m")
     assert find_item("inventory", 2022, [grain]) is None
@@ -311,7 +312,7 @@ def test_a_label_that_says_much_else_is_no_line_item_and_the_item_is_not_found()
 def test_a_line_item_is_looked_for_first_in_the_statement_that_prints_it(
     phrase: str, named: tuple[str, ...], home: tuple[str, ...]
 ) -> None:
-    from domain.line_items import find_items, home_statements
+    from domain.reports.line_items import find_items, home_statements
 
     assert home_statements(phrase, named) == home
     if phrase == "total assets":
@@ -429,8 +430,8 @@ def test_a_phrases_initials_are_no_more_words_to_share() -> None:
     of the phrase, and a ranked answer saying "liability ... balance sheet" was off the
     point. Quiet: a sentence sharing one word of three is still not about it; the
     initials written out are."""
-    from domain.measures import Focus, terms
-    from domain.open_answers import shares_most
+    from domain.questions.measures import Focus, terms
+    from domain.reports.open_answers import shares_most
 
     name = "largest liability in the balance sheet"
     part = Focus(phrase=name, text=name, terms=terms(name))
@@ -452,7 +453,7 @@ def _line(label: str, year: int, value: float, unit: str = "us$m") -> Fact:
 
 def _rates(tax_label: str, tax: dict[int, float], pretax: dict[int, float], *extra: Fact) -> list:
     """Each year's effective tax rate (its result, in percent) and the answer's lines."""
-    from domain.calculations import Sourced, answer_calculation
+    from domain.reports.calculations import Sourced, answer_calculation
 
     asked = analyst_path("How did Emu Co's effective tax rate change from FY2021 to FY2022?")
     assert asked is not None
@@ -511,7 +512,7 @@ def test_a_standard_ratio_read_off_the_report_answers_the_question() -> None:
     """A named ratio the report prints, read off it (no working, nothing derived), answers
     the question when its sentence names the ratio and cites the figure; a sentence of one
     of its line items alone does not."""
-    from domain.relevance import check_relevance
+    from domain.checks.relevance import check_relevance
 
     question = "How did Emu Co's effective tax rate change from FY2021 to FY2022?"
     table = ChunkText(
@@ -611,7 +612,7 @@ def test_years_compared_are_given_on_one_basis() -> None:
     worked out from the FY2022 statement: both are now worked out, as the statement gives
     both years' lines. Quiet: with every year's rate printed, each is read off its line."""
     from backends.engines.offline_analyst import compose
-    from domain.companies import Company, pinned
+    from domain.companies.roster import Company, pinned
 
     def chunk(cid: str, year: int, section: str, text: str) -> ChunkText:
         return ChunkText(
@@ -654,7 +655,7 @@ def test_a_ranked_lines_own_figures_are_not_quoted_as_claims() -> None:
     answer, its 2021 figure was a claim no cited figure backed and the line was removed.
     The aside is left out of the quote; the line's own figure is still cited."""
     from backends.engines.offline_analyst import compose
-    from domain.companies import Company, pinned
+    from domain.companies.roster import Company, pinned
 
     sheet = ChunkText(
         chunk_id="bs", company="ACME", fiscal_year=2022, document="d", page=93,

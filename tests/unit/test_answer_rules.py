@@ -2,11 +2,11 @@
 
 import pytest
 
-from domain.metrics import find_metrics, find_other_measures
 from domain.models import NotFound
-from domain.question import extract_slots
+from domain.questions.metrics import find_metrics, find_other_measures
+from domain.questions.question import extract_slots
+from domain.questions.years import coverage_notice
 from domain.turns import Carried
-from domain.years import coverage_notice
 from workflows.rules.carry import carry_entities
 from workflows.rules.confidence import NO_FIGURE_GIVEN_WARNING, shape_answer
 from workflows.rules.retry import retryable

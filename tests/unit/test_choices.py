@@ -1,9 +1,10 @@
 """Questions that list their options and ask which is highest or lowest
-(`domain.choices.read_choice`): read from the question's own words, whatever the options."""
+(`domain.questions.choices.read_choice`): read from the question's own words, whatever the
+options."""
 
 import pytest
 
-from domain.choices import read_choice
+from domain.questions.choices import read_choice
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-from domain.citing import cited_figures, cited_lines
+from domain.checks.citing import cited_figures, cited_lines
 from domain.turns import TurnResult
 from workflows import progress
 from workflows.turn import steps as turn_steps

@@ -1,11 +1,11 @@
 """A model-written clarifying question is shown only when it asks and tells nothing
-(`domain.clarification.unshowable`): it fires on each kind of bad question, quiet on
+(`domain.checks.clarification.unshowable`): it fires on each kind of bad question, quiet on
 ordinary ones."""
 
 import pytest
 
 from backends.engines.offline import clarifying_question
-from domain.clarification import unshowable
+from domain.checks.clarification import unshowable
 
 
 @pytest.mark.parametrize(

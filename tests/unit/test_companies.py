@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from domain.companies import (
+from domain.companies.roster import (
     AliasIndex,
     Company,
     NameResolution,

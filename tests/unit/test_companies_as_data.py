@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from backends.engines.offline import answer_years, clarifying_question, direct_answer
-from domain.companies import (
+from domain.companies.roster import (
     Company,
     aliases_for,
     calendars,
@@ -23,9 +23,9 @@ from domain.companies import (
     pinned,
     year_span,
 )
-from domain.memory import read_preference
+from domain.memory.rules import read_preference
 from domain.models import Slots
-from domain.years import coverage_notice
+from domain.questions.years import coverage_notice
 from ingestion.companies import CompaniesFileError, read_companies_file, sample_coverage
 from ingestion.documents import DocumentError, parse_document
 from workflows.rules.scope import refusal_text
@@ -162,7 +162,7 @@ def test_a_report_describes_its_own_company_or_the_folder_does(tmp_path: Path) -
 
 
 def test_a_name_is_known_by_the_shorthands_people_write_it_in() -> None:
-    from domain.companies import find_companies
+    from domain.companies.roster import find_companies
 
     made_up = [
         Company("CRX", "Carrow Express Company", aliases_for("CRX", "Carrow Express Company")),

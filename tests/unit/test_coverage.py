@@ -1,8 +1,8 @@
 """Coverage post-check: every gap has its exact line (or its table row); found-flags come
 from survivors."""
 
+from domain.checks.tables import NOT_FOUND_CELL, said_in_table
 from domain.models import NotFound
-from domain.tables import NOT_FOUND_CELL, said_in_table
 from workflows.rules.coverage import company_status, ensure_gap_lines
 
 FMG_REVENUE = NotFound(company="FMG", fiscal_year=2024, metric="revenue")

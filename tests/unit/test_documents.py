@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from fpdf import FPDF
 
-from domain.companies import pinned
+from domain.companies.roster import pinned
 from ingestion.documents import PROSE_WORDS, DocumentError, contents_table, parse_document
 
 FRONT_MATTER = """---

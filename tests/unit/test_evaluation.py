@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from domain.evaluation import (
+from domain.evaluation.scoring import (
     SLICES,
     SUITES,
     CaseError,
@@ -412,7 +412,7 @@ def test_an_empty_expectation_is_refused() -> None:
 
 
 def test_a_figure_is_held_only_as_a_whole_number() -> None:
-    from domain.evaluation import holds
+    from domain.evaluation.scoring import holds
 
     assert holds("| Revenue | 55,658 |", "55,658")
     assert holds("a loss of (173).", "(173)")

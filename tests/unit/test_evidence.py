@@ -11,7 +11,7 @@ or "ignore previous guidance" is removed too (documented below, not a failure of
 
 import pytest
 
-from domain.evidence import fence, strip_instructions
+from domain.checks.evidence import fence, strip_instructions
 
 REPORT_LINES = [
     "Revenue US$ million 55,658 53,817",

@@ -1,4 +1,5 @@
-"""Facts extracted at ingestion (`domain.facts.report_facts`), measured on the sample corpus.
+"""Facts extracted at ingestion (`domain.reports.facts.report_facts`), measured on the sample
+corpus.
 
 Two oracles that do not use the extractor's code: every numeric cell of every markdown
 table, read here with its column's year and its header's unit; and the prose figures of
@@ -14,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from domain.companies import Company, pinned
-from domain.facts import EXTRACTOR_VERSION, report_facts
-from domain.figures import Fact, unit_spec
+from domain.companies.roster import Company, pinned
 from domain.models import ChunkText
+from domain.reports.facts import EXTRACTOR_VERSION, report_facts
+from domain.reports.figures import Fact, unit_spec
 from ingestion.documents import parse_document
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -214,7 +215,7 @@ def test_a_figure_of_the_thing_a_sentence_compares_with_is_that_things() -> None
 
 
 def test_a_bare_dollar_amount_is_in_the_companys_reporting_currency() -> None:
-    from domain.companies import Company, aliases_for, pinned
+    from domain.companies.roster import Company, aliases_for, pinned
 
     text = "A net benefit of $62 million due to tax credits lowered the rate."
     zzz = Company("ZZZ", "Zed Zed Zed Inc", aliases_for("ZZZ", "Zed Zed Zed Inc"), currency="A$")

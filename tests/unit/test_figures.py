@@ -2,7 +2,8 @@
 
 import pytest
 
-from domain.figures import (
+from domain.models import ChunkText
+from domain.reports.figures import (
     UNITS,
     IncompatibleUnits,
     Quantity,
@@ -16,7 +17,6 @@ from domain.figures import (
     to_base,
     unit_in_scale,
 )
-from domain.models import ChunkText
 from tests.unit.corpus_chunks import corpus, tables
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from domain.clarification import clarifications_left
+from domain.checks.clarification import clarifications_left
 from workflows.rules.gate import (
     CLARIFICATION_EXHAUSTED,
     CONVERSATION_CLARIFICATIONS_SPENT,
@@ -81,7 +81,7 @@ def test_fallback_names_the_corpus_and_gives_two_example_questions(reason: str) 
 
 
 def test_the_fallbacks_examples_follow_the_coverage_not_the_sample() -> None:
-    from domain.companies import Company, pinned
+    from domain.companies.roster import Company, pinned
 
     new = Company(ticker="KPG", name="Kelly Partners Group", aliases=(), fiscal_years=(2022,),
                   currency="A$", year_end="06-30")  # fmt: skip

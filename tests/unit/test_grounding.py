@@ -7,9 +7,10 @@ import re
 import pytest
 
 from backends.engines.offline import OfflineEngine
-from domain.grounding import check_numbers, cited_sources, find_amounts
-from domain.metrics import METRICS
+from domain.checks.numeric import check_numbers, cited_sources
+from domain.language.amounts import find_amounts
 from domain.models import CheckedFigure, ChunkText, Slots
+from domain.questions.metrics import METRICS
 from tests.unit.corpus_chunks import corpus, report, tables
 
 BHP24 = tables("BHP", 2024)[0]  # US$M: Revenue 55,658 / Underlying EBITDA 29,016 / ...
@@ -890,6 +891,6 @@ def test_a_total_over_several_companies_is_backed_by_each_ones_cited_figure() ->
     ],
 )
 def test_a_claim_label_is_shown_without_the_figures_it_states(label: str, shown: str) -> None:
-    from domain.grounding import label_without_figures
+    from domain.language.amounts import label_without_figures
 
     assert label_without_figures(label) == shown

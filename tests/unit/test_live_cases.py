@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from domain.evaluation import (
+from domain.evaluation.live_cases import draft_case
+from domain.evaluation.scoring import (
     CaseError,
     EvalCase,
     ExpectedCite,
@@ -19,10 +20,9 @@ from domain.evaluation import (
     pass_threshold,
     score_turn,
 )
-from domain.figures import Fact
-from domain.live_cases import draft_case
+from domain.evaluation.shadow import Outcome, ShadowPair, compare, sampled, shadow_report
 from domain.models import Citation
-from domain.shadow import Outcome, ShadowPair, compare, sampled, shadow_report
+from domain.reports.figures import Fact
 from domain.turns import TurnResult
 from evals.mock import run_mock
 from settings import Settings, SettingsError, get_settings

@@ -1,11 +1,18 @@
-"""Reading a question in an open world (`domain.measures`, `domain.question`): what it asks
-about is read from its own words, with no list of measures to gate it."""
+"""Reading a question in an open world (`domain.questions.measures`,
+`domain.questions.question`): what it asks about is read from its own words, with no list of
+measures to gate it."""
 
 import pytest
 
-from domain.companies import proper_names
-from domain.measures import asks_topic, base_form, focus_parts, meets_condition, without_personal
-from domain.metrics import find_metrics, read_definitions, read_metric_words
+from domain.companies.roster import proper_names
+from domain.questions.measures import (
+    asks_topic,
+    base_form,
+    focus_parts,
+    meets_condition,
+    without_personal,
+)
+from domain.questions.metrics import find_metrics, read_definitions, read_metric_words
 
 
 @pytest.mark.parametrize(

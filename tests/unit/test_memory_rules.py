@@ -3,7 +3,7 @@ context budget."""
 
 import pytest
 
-from domain.memory import (
+from domain.memory.rules import (
     CLAIM_LABEL,
     SUMMARY_CHARS,
     Context,

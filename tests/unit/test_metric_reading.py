@@ -4,13 +4,13 @@ the report's terms (firing), and a question written plainly is left exactly as i
 
 import pytest
 
-from domain.metrics import (
+from domain.questions.metrics import (
     correct_metric_words,
     find_other_measures,
     metric_of_row_label,
     read_metric_words,
 )
-from domain.question import extract_slots
+from domain.questions.question import extract_slots
 from testkit.answer_cases import CASES
 
 

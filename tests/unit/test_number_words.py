@@ -1,10 +1,10 @@
-"""Numbers written in words (`domain/number_words.py`): each shape English writes a number
+"""Numbers written in words (`domain/language/number_words.py`): each shape English writes a number
 in is read with its value and its place in the text; ordinals, parts named by a
 determiner and word sequences that are no number are not."""
 
 import pytest
 
-from domain.number_words import word_numbers
+from domain.language.number_words import word_numbers
 
 
 def read(text: str) -> list[tuple[str, float, int, str]]:

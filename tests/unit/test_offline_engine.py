@@ -8,11 +8,11 @@ import pytest
 
 from backends.embeddings import LocalEmbedder
 from backends.engines.offline import OfflineEngine, clarifying_question, direct_answer
-from domain.companies import Company, pinned
-from domain.grounding import check_numbers
-from domain.memory import SUMMARY_CHARS
+from domain.checks.numeric import check_numbers
+from domain.checks.tables import NOT_FOUND_CELL
+from domain.companies.roster import Company, pinned
+from domain.memory.rules import SUMMARY_CHARS
 from domain.models import ChunkText, Draft, NotFound, Slots
-from domain.tables import NOT_FOUND_CELL
 from tests.unit.corpus_chunks import CORPUS_DIR, chunks_of, corpus, report
 
 ENGINE = OfflineEngine()
@@ -772,7 +772,7 @@ def test_a_ratio_judged_with_no_year_searches_the_latest_years_reported() -> Non
 
 
 def _bhp_years() -> tuple[int, ...]:
-    from domain.companies import companies
+    from domain.companies.roster import companies
 
     return companies()["BHP"].fiscal_years
 
@@ -1026,8 +1026,8 @@ def test_a_share_of_a_companys_own_total_searches_that_company_alone(
     ],
 )
 def test_a_threshold_or_a_companys_own_total_is_no_comparison_with_others(question: str) -> None:
-    from domain.companies import Company, aliases_for, pinned
-    from domain.intent import asks_share_of_total, than_asked
+    from domain.companies.roster import Company, aliases_for, pinned
+    from domain.questions.intent import asks_share_of_total, than_asked
 
     named = [Company(t, n, aliases_for(t, n), "12-31") for t, n in
              (("BOEING", "Boeing"), ("ULTA", "Ulta Beauty"), ("AMAZON", "Amazon"))]  # fmt: skip

@@ -2,8 +2,8 @@
 
 import json
 
-from domain.companies import companies
-from domain.measures import content_words, stem
+from domain.companies.roster import companies
+from domain.questions.measures import content_words, stem
 from evals.cases import SUITE_DIR, load_suites
 from evals.open_suite import (
     corpus_facts,

@@ -2,7 +2,7 @@
 
 from backends.embeddings import LocalEmbedder, similarity_of
 from domain.models import ChunkText
-from domain.passages import (
+from domain.reports.passages import (
     TIME,
     _prose_sentences,
     carries_other_figure,

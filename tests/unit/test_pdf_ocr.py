@@ -15,8 +15,8 @@ from temporalio.testing import ActivityEnvironment
 from activities.contracts import CompanyDetails, IngestFileRequest
 from backends.report_activities import ReportActivities
 from backends.reports import ReportIndex
-from domain.companies import Company
-from domain.figures import extract_facts
+from domain.companies.roster import Company
+from domain.reports.figures import extract_facts
 from ingestion.documents import ParsedDocument, parse_document
 from ingestion.layout import Line, Word
 from ingestion.pdf import _page_blocks

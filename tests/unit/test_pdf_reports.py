@@ -9,8 +9,8 @@ import pytest
 from fpdf import FPDF
 
 from backends.engines.offline import OfflineEngine
-from domain.companies import Company
-from domain.figures import extract_facts
+from domain.companies.roster import Company
+from domain.reports.figures import extract_facts
 from ingestion.documents import DocumentError, ParsedDocument, parse_document
 from testkit.reportgen import Written, write_report
 
@@ -159,7 +159,7 @@ def test_an_encrypted_pdf_gets_a_clear_error(tmp_path: Path) -> None:
 def test_a_statement_in_thousands_keeps_its_unit_and_reads_in_millions(tmp_path: Path) -> None:
     """A "$'000" column (smaller reporters print thousands) is A$ thousands, not skipped:
     its facts carry the unit, and on the money base a figure is a thousandth of a million."""
-    from domain.figures import format_value, rescale
+    from domain.reports.figures import format_value, rescale
 
     written = write_report(tmp_path / "small.pdf", "Quoll Creek Gold", 2022, pages=12, unit="$'000")
     company = Company("QCG", "Quoll Creek Gold", ("Quoll Creek",), currency="A$")

@@ -1,9 +1,9 @@
-"""Which period a question asks of each year it names (`domain.periods`): the quarter it
+"""Which period a question asks of each year it names (`domain.reports.periods`): the quarter it
 names with a year, and the years it names on their own beside one."""
 
 import pytest
 
-from domain.periods import quarter_dated, quarter_of_year, quarter_said, whole_years
+from domain.language.calendar import quarter_dated, quarter_of_year, quarter_said, whole_years
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,8 @@
 
 import pytest
 
-from domain import pii
-from domain.pii import PiiKind
+from domain.checks import pii
+from domain.checks.pii import PiiKind
 from evals.cases import load_suites
 from testkit.answer_cases import CASES
 from tests.conftest import corpus_files

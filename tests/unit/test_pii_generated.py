@@ -12,7 +12,7 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain import pii
+from domain.checks import pii
 from tests.pii_cases import (
     Planted,
     look_alikes,

@@ -2,7 +2,8 @@
 
 import pytest
 
-from domain.metrics import (
+from domain.language.units import requested_currency, requested_scale
+from domain.questions.metrics import (
     DIVIDEND_COMPONENT,
     HEADLINE_METRICS,
     LINE_ITEM_OF,
@@ -11,9 +12,8 @@ from domain.metrics import (
     metric_display,
     metric_of_row_label,
 )
-from domain.question import extract_slots
-from domain.units import requested_currency, requested_scale
-from domain.years import find_fiscal_years, mentioned_years_outside
+from domain.questions.question import extract_slots
+from domain.questions.years import find_fiscal_years, mentioned_years_outside
 
 
 @pytest.mark.parametrize(
@@ -252,7 +252,7 @@ def test_the_scale_and_currency_a_question_asks_for(
 
 
 def test_the_next_years_report_is_searched_for_a_named_year_and_few_companies() -> None:
-    from domain.years import later_report_years
+    from domain.questions.years import later_report_years
 
     named = extract_slots("What was BHP's revenue in FY2024?")
     assert later_report_years(named, [2024], 1) == [2025]

@@ -1,11 +1,11 @@
-"""The relevance control (`domain.relevance.check_relevance`), on the sample corpus: it
+"""The relevance control (`domain.checks.relevance.check_relevance`), on the sample corpus: it
 fires on answers about something else and is quiet on answers to the question."""
 
 import pytest
 
 from backends.embeddings import LocalEmbedder, similarity_of
+from domain.checks.relevance import check_relevance
 from domain.models import ChunkText
-from domain.relevance import check_relevance
 from tests.unit.corpus_chunks import report
 from workflows.rules.relevance import OFF_POINT_LEAD, WHY_LEAD, relevance_verdict
 

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from domain.evaluation import RetrievalExpected
+from domain.evaluation.scoring import RetrievalExpected
 from evals.cases import load_suites
 from ingestion.documents import parse_document
 

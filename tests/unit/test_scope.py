@@ -172,7 +172,7 @@ def test_a_fragment_of_a_covered_name_is_that_company_not_another() -> None:
 
 
 def test_a_covered_company_named_like_advice_is_answered_when_names_are_masked() -> None:
-    from domain.companies import Company, aliases_for, pinned
+    from domain.companies.roster import Company, aliases_for, pinned
 
     shop = Company("BBY", "Best Buy Co., Inc.", aliases_for("BBY", "Best Buy Co., Inc."), "01-31")
     question = "What was Best Buy's revenue in FY2023?"

@@ -1,10 +1,10 @@
-"""Short forms people type (`domain/short_forms.tsv`) read as the words they stand for."""
+"""Short forms people type (`domain/language/short_forms.tsv`) read as the words they stand for."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.shorthand import expand_short_forms, has_short_forms, short_forms
+from domain.language.shorthand import expand_short_forms, has_short_forms, short_forms
 
 
 @pytest.mark.parametrize(

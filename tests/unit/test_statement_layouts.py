@@ -96,7 +96,7 @@ def test_a_change_column_heads_itself_and_its_percentages_are_no_periods() -> No
 
 def test_percentage_cells_are_read_with_their_unit() -> None:
     """Quiet on a plain number; "22.9%" and "(26%)" are percentages, not text."""
-    from domain.figures import cell_unit, parse_number
+    from domain.reports.figures import cell_unit, parse_number
 
     assert parse_number("22.9%") == (22.9, "22.9%", 1)
     assert parse_number("(26%)") == (-26.0, "(26%)", 0)
@@ -131,8 +131,8 @@ def test_a_share_column_beside_an_amount_is_a_percentage_of_its_period() -> None
     """The year centred over "Amount  Percent to Sales" set the labels' end past the amount
     column, so "Cost of products sold 8,212" was a label and the share column no period's;
     J&J's quarter share of net earnings (20.1%) could not be read."""
-    from domain.facts import report_facts
     from domain.models import ChunkText
+    from domain.reports.facts import report_facts
 
     tables, _ = find_tables(_common_size_page(), ReadContext(year_end="12-31", fiscal_year=2023))
     assert len(tables) == 1
@@ -173,7 +173,7 @@ def test_one_phrase_centred_over_the_table_heads_every_column() -> None:
 def test_a_percent_sign_set_apart_from_its_number_is_part_of_the_cell() -> None:
     """Boeing's 10-K sets "(0.6)%" but "14.8  %", and "(7.0%)" in brackets: the row was
     read as a label ("Effective income tax rate (0.6)% 14.8 % 17.5 %") with no figures."""
-    from domain.figures import cell_unit
+    from domain.reports.figures import cell_unit
 
     page = _page(
         _line(40, ("(Dollars in millions)", 19), ("2022", 395), ("2021", 484), ("2020", 568)),
@@ -214,8 +214,8 @@ def test_a_schedule_of_amounts_falling_due_prints_no_periods_figures() -> None:
     the reader bound the first column to FY2024 (a year the report does not cover) and a
     total of obligations became "long-term debt" of FY2024. Its headers stay as printed,
     and no cell is a figure of a year. Quiet: a table of two years still has both."""
-    from domain.facts import table_facts
     from domain.models import ChunkText
+    from domain.reports.facts import table_facts
 
     def facts_of(*rows: list[Word]) -> tuple[list[str], list[int]]:
         tables, _ = find_tables(_page(*rows), ReadContext(year_end="06-30", fiscal_year=2023))

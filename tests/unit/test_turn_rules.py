@@ -1,9 +1,9 @@
 """The decisions taken out of ChatTurn's orchestration: retry gaps, coverage warning,
 claim merging and the shape of a graded answer."""
 
-from domain.grounding import merge_claims
+from domain.checks.numeric import merge_claims
 from domain.models import NotFound, Slots, UnsupportedClaim
-from domain.years import coverage_warning
+from domain.questions.years import coverage_warning
 from workflows.rules.confidence import (
     CHECK_REPORT_WARNING,
     JUDGE_UNAVAILABLE_WARNING,

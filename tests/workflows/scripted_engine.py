@@ -12,7 +12,7 @@ from typing import Any
 
 from activities.contracts import AnswerGrade, DocumentGrades, RewritePlan, RouteDecision
 from backends.engines.offline import OfflineEngine
-from domain.memory import MemoryNote
+from domain.memory.rules import MemoryNote
 from domain.models import ChunkText, Draft, Slots
 
 Step = object  # a value, an Exception instance, or a callable(offline_result) -> value

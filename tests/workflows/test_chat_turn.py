@@ -17,9 +17,9 @@ from backends.metrics import TurnMetrics
 from backends.reports import ReportIndex
 from db import audit
 from db import turns as turn_store
-from domain.facts import report_facts
-from domain.grounding import split_sentences
+from domain.language.sentences import split_sentences
 from domain.models import Draft, Slots, UnsupportedClaim
+from domain.reports.facts import report_facts
 from domain.turns import TurnResult
 from tests.conftest import Turns, TurnWorker, WorkerFactory, activity_inputs, outcome, unique
 from tests.workflows.scripted_engine import ScriptedEngine, WithoutCompanyOnce, with_capex_line

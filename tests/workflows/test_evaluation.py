@@ -21,7 +21,7 @@ from backends.engines.offline import OfflineEngine
 from backends.reports import ReportIndex
 from backends.rerank import CohereReranker
 from db import probes
-from domain.evaluation import SAMPLED, SLICES, sample
+from domain.evaluation.scoring import SAMPLED, SLICES, sample
 from evals import ab, judge
 from evals.cases import BASELINE, load_suites
 from evals.mock import run_mock

@@ -6,7 +6,7 @@ against the fake provider (testkit/fake_servers.py), by a path today's controls 
 leave open: the draft states FY2024's revenue as a share of FY2025's the wrong way round
 ("92.1% of its FY2025 revenue": 51,260 / 55,658; FY2024's is 108.6% of FY2025's) and
 says it again. The numeric check recomputes a share from two cited figures trying both
-ways round (`domain/grounding.py`, `_change`: only a change is read in the order it is
+ways round (`domain/checks/numeric.py`, `_change`: only a change is read in the order it is
 stated), so the figure is derived, not refuted, and shown at high confidence: the turn a
 reader rates "wrong figure". The case drafted from it must fail on that configuration
 and pass on a correct one (the offline engine).
@@ -29,7 +29,7 @@ from temporalio.client import Client
 
 from backends.engines.openai_engine import ModelConfig, OpenAIEngine
 from backends.reports import ReportIndex
-from domain.evaluation import DRAFTS, TurnExpected
+from domain.evaluation.scoring import DRAFTS, TurnExpected
 from evals import live
 from evals.cases import load_file
 from evals.real import run_turn_case

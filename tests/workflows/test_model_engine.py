@@ -716,7 +716,13 @@ async def test_a_follow_up_is_drafted_with_the_last_four_messages_and_the_best_e
     brain: Brain, fake: FakeOpenAI, turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
     from db.turns import list_messages
-    from domain.memory import CLAIM_LABEL, Excerpt, ends_first, strongest_first, without_markers
+    from domain.memory.rules import (
+        CLAIM_LABEL,
+        Excerpt,
+        ends_first,
+        strongest_first,
+        without_markers,
+    )
 
     brain.writes(cites_the_revenue_or_the_first_block)
     engine = model_engine(fake)

@@ -13,7 +13,7 @@ from temporalio.client import Client
 import worker as registry
 from backends.engines.offline import OfflineEngine
 from backends.reports import ReportIndex
-from domain.evaluation import pass_threshold
+from domain.evaluation.scoring import pass_threshold
 from tests.conftest import CORPUS_DIR, Turns, WorkerFactory, unique
 from workflows.probes import ProbeRequest, ProbeRunResult, RunGoldenProbes
 

@@ -8,13 +8,13 @@ and if recent messages name nothing, the question is returned unchanged.
 import re
 from collections.abc import Callable
 
-from domain.companies import coverage, display_name
-from domain.intent import among_miners, asks_over_all_companies, superlative
-from domain.measures import open_parts
-from domain.metrics import metric_display
-from domain.question import extract_slots
+from domain.companies.roster import coverage, display_name
+from domain.questions.intent import among_miners, asks_over_all_companies, superlative
+from domain.questions.measures import open_parts
+from domain.questions.metrics import metric_display
+from domain.questions.question import extract_slots
+from domain.questions.years import relative_year
 from domain.turns import Carried
-from domain.years import relative_year
 
 _FOLLOW_UP = re.compile(
     r"\b(it|its|it's|they|their|them|that|this|those|these|same|the company|what about"

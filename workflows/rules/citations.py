@@ -10,7 +10,7 @@ the reference list holds only cited sources.
 import re
 from dataclasses import dataclass, field
 
-from domain.companies import find_companies
+from domain.companies.roster import find_companies
 from domain.models import Source
 
 MARKER = re.compile(r"\s*\[(\d+(?:\s*,\s*\d+)*)\]")

@@ -1,11 +1,11 @@
 """Coverage post-check: every requested-but-missing figure has its exact line, or its row
-in the comparison's table saying so (`domain.tables`)."""
+in the comparison's table saying so (`domain.checks.tables`)."""
 
-from domain.companies import display_name
-from domain.intent import superlative
-from domain.metrics import metric_display
+from domain.checks.tables import said
+from domain.companies.roster import display_name
 from domain.models import CheckedFigure, Derived, NotFound, Slots
-from domain.tables import said
+from domain.questions.intent import superlative
+from domain.questions.metrics import metric_display
 
 
 def ensure_gap_lines(answer: str, gaps: list[NotFound]) -> tuple[str, list[str]]:

@@ -6,7 +6,7 @@ construction. Every path that produces answer text passes through `final_gate`.
 
 from collections.abc import Mapping
 
-from domain.companies import companies, company_names, latest_fiscal_year, year_span
+from domain.companies.roster import companies, company_names, latest_fiscal_year, year_span
 
 MIN_ANSWER_CHARS = 10
 

@@ -12,8 +12,8 @@ patch (one sentence per claim), kept for turns begun before it.
 
 from dataclasses import dataclass, field
 
+from domain.language.text import without_sentence
 from domain.models import UnsupportedClaim
-from domain.text import without_sentence
 
 REMOVED_LINE = (
     "{label}: a figure the draft gave could not be verified against the cited report and "

@@ -3,9 +3,9 @@
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from domain.companies import companies, find_companies
-from domain.metrics import METRICS
+from domain.companies.roster import companies, find_companies
 from domain.models import NotFound, SubQuery, UnsupportedClaim
+from domain.questions.metrics import METRICS
 
 MAX_RETRIES = 2
 

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from domain.companies import (
+from domain.companies.roster import (
     companies,
     company_names,
     coverage,
@@ -18,8 +18,8 @@ from domain.companies import (
     without_companies,
     year_span,
 )
-from domain.metrics import COMMON_ENGLISH, english_rank, find_metrics, find_other_measures
-from domain.shorthand import short_forms
+from domain.language.shorthand import short_forms
+from domain.questions.metrics import COMMON_ENGLISH, english_rank, find_metrics, find_other_measures
 
 
 def refusal_text() -> str:

@@ -12,8 +12,8 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.contracts import CachedAnswer, RewritePlan, RouteDecision
-    from domain.companies import display_name, latest_fiscal_year
-    from domain.memory import preference_notice
+    from domain.companies.roster import display_name, latest_fiscal_year
+    from domain.memory.rules import preference_notice
     from domain.models import (
         CheckedFigure,
         ChunkHit,
@@ -26,9 +26,9 @@ with workflow.unsafe.imports_passed_through():
         SubQuery,
         UnsupportedClaim,
     )
-    from domain.question import asks_figures
+    from domain.questions.question import asks_figures
+    from domain.questions.years import coverage_notice, coverage_warning
     from domain.turns import Carried, Citation
-    from domain.years import coverage_notice, coverage_warning
     from workflows import progress
     from workflows.rules import gate
     from workflows.rules.citations import Bound, bind_citations

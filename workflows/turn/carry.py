@@ -14,8 +14,8 @@ it changes, so a turn begun before it replays as it ran."""
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from domain.metrics import correct_metric_words
-    from domain.shorthand import expand_short_forms, has_short_forms
+    from domain.language.shorthand import expand_short_forms, has_short_forms
+    from domain.questions.metrics import correct_metric_words
     from domain.turns import Carried
     from workflows.rules.carry import carry_entities, merge_reply
 
@@ -28,7 +28,7 @@ RELATIVE_YEARS = "relative-years-v1"
 """ChatTurn patch (2026-12-06): a year said in words is the year it means."""
 SHORT_FORMS = "short-forms-v1"
 """ChatTurn patch (2026-12-06): a short form typed ("divs", "rev", "yr") is read as its
-words (`domain/short_forms.tsv`), a courtesy ("pls") dropped."""
+words (`domain/language/short_forms.tsv`), a courtesy ("pls") dropped."""
 TYPED_MEASURES = "typed-measures-v1"
 """ChatTurn patch (2026-12-06): a measure word typed with a slip ("revnue") is read as the
 word it is one slip from, for every step (the routing step alone read it so: the answer

@@ -8,7 +8,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.contracts import CacheLookup
-    from domain.memory import MemoryNote, RecentMessage, conversation_note, without_markers
+    from domain.memory.rules import MemoryNote, RecentMessage, conversation_note, without_markers
 
 NO_USER_TEXT = (
     "I can only remember preferences for a known user (send a user id with your "

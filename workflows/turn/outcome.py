@@ -11,8 +11,8 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.contracts import CachedAnswer
+    from domain.language.text import storable
     from domain.models import Derived, NotFound, Relevance, UnsupportedClaim
-    from domain.text import storable
     from domain.turns import Carried, Citation, TurnStatus
     from workflows.rules import gate
     from workflows.rules.confidence import Shape, shape_answer

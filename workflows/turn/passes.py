@@ -7,9 +7,9 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.contracts import AnswerGrade, CheckRequest, RewritePlan
-    from domain.companies import latest_fiscal_year
-    from domain.grounding import merge_claims
-    from domain.injection import without_instructions
+    from domain.checks.injection import without_instructions
+    from domain.checks.numeric import merge_claims
+    from domain.companies.roster import latest_fiscal_year
     from domain.models import ChunkHit, GroundingReport, Slots, SubQuery
     from workflows import progress
     from workflows.rules.coverage import company_status, gaps_to_retry

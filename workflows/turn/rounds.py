@@ -4,7 +4,7 @@ whether the turn has settled. The signal handlers and the wait read and write it
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from domain.text import unstorable
+    from domain.language.text import unstorable
     from workflows.contracts import CancelRequest, ClarificationReply
     from workflows.rules import gate
 

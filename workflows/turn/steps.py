@@ -38,11 +38,11 @@ with workflow.unsafe.imports_passed_through():
         Session,
         SummarizeRequest,
     )
-    from domain.companies import pin
+    from domain.companies.roster import pin
     from domain.failures import error_class
-    from domain.memory import Preference, needs_summary
+    from domain.memory.rules import Preference, needs_summary
     from domain.models import ChunkHit, Draft, GroundingReport, Relevance, Slots, SubQuery
-    from domain.question import extract_slots
+    from domain.questions.question import extract_slots
     from domain.turns import TurnResult
     from workflows import attributes, progress
     from workflows.contracts import TurnInput

@@ -1,0 +1,1 @@
+"""Memory: what a turn may remember, as pure rules. Above checks."""
