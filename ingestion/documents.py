@@ -29,6 +29,7 @@ from domain.companies.roster import (
     companies,
     normalise_ticker,
 )
+from domain.language.units import CURRENCIES, QUANTITIES, SCALES
 from domain.models import ChunkText
 from domain.provenance import chunk_ids_for
 from domain.reports.figures import table_cells, unit_key
@@ -39,23 +40,25 @@ from ingestion.statements import ReadContext
 
 PROSE_WORDS = 120
 
-UNIT_NOTES: dict[str, str] = {
-    "us$k": "all figures in US$ thousands",
-    "a$k": "all figures in A$ thousands",
-    "us$m": "all figures in US$ millions",
-    "us$bn": "all figures in US$ billions",
-    "a$m": "all figures in A$ millions",
-    "a$bn": "all figures in A$ billions",
-    "us cents": "all figures in US cents per share",
-    "a cents": "all figures in Australian cents per share",
-    "a$": "all figures in A$ per share",
-    "us$": "all figures in US$ per share",
-    "us$1": "all figures in US$",
-    "a$1": "all figures in A$",
-    "mt": "all figures in million tonnes (Mt)",
-    "kt": "all figures in thousand tonnes (kt)",
-    "koz": "all figures in thousand ounces (koz)",
-}
+
+def _unit_notes() -> dict[str, str]:
+    """What a table's unit says of all its figures, for each unit of the units table that
+    a report's table heads ("all figures in US$ millions")."""
+    notes: dict[str, str] = {}
+    for c in CURRENCIES:
+        for s in SCALES:
+            if s.suffix != "tn":
+                notes[c.prefix + s.suffix] = f"all figures in {c.sign}{s.word}" + "s" * bool(s.word)
+        if c.minor:
+            notes[c.prefix] = f"all figures in {c.sign} per share"
+            notes[c.minor] = f"all figures in{c.minor_words}"
+    for q in QUANTITIES:
+        if q.table and q.headers and q.kind != "percent":
+            notes[q.key] = f"all figures in {q.headers[0]} ({q.shown.strip()})"
+    return notes
+
+
+UNIT_NOTES = _unit_notes()
 
 
 class DocumentError(Exception):

@@ -9,14 +9,16 @@ import re
 import statistics
 from dataclasses import dataclass, replace
 
+from domain.language.units import MARK
+
 NUMBER = re.compile(
-    r"^(?:[-–—−]?\(?[-–—−]?(?:US|A|AU|NZ|C|HK|S)?[$£€¥]?\d(?:[\d,]*\d)?(?:\.\d+)?%?\)?%?|[-–—−]{1,2}|nil)$",
+    rf"^(?:[-–—−]?\(?[-–—−]?(?:{MARK})?\d(?:[\d,]*\d)?(?:\.\d+)?%?\)?%?|[-–—−]{{1,2}}|nil)$",
     re.IGNORECASE,
 )
 """A table cell's number as printed: "1,234", "(1,234)", "-1,234", "$1,234", "12.5%",
 a dash (nil) or "nil"."""
 DASH = re.compile(r"^(?:[-–—−]{1,2}|nil)$", re.IGNORECASE)
-CURRENCY_MARK = re.compile(r"^(?:US|A|AU|NZ|C|HK|S)?[$£€¥]$")
+CURRENCY_MARK = re.compile(rf"^(?:{MARK})$")
 """A currency sign standing alone before a number ("$  79,268" in a 10-K)."""
 NOTE_REF = re.compile(
     r"^(?:[A-Z]?\d{1,2}(?:\.\d{1,2})?(?:\s?\([a-z]{1,3}\))?[a-z]?|[ivx]{1,4})$", re.I

@@ -40,6 +40,7 @@ from domain.language.calendar import (
     quarter_named,
     reportable,
 )
+from domain.language.units import CENTS, CODES, MARK, by_sign, currency_of
 from domain.reports.figures import SHARE_HEADER
 from domain.reports.periods import is_schedule, period_cell
 from ingestion.layout import CURRENCY_MARK, DASH, NOTE_REF, Line, Word, is_number, phrases
@@ -104,17 +105,19 @@ _GROUP_NOISE = re.compile(
     re.I,
 )
 _SCALE_WORDS = (
-    (re.compile(r"\bin\s+billions\b|\bbillions\b|\$\s?['’]?bn\b|\bbn\b", re.I), 1e9),
-    (re.compile(r"\bin\s+millions\b|\bmillions?\b|\$\s?['’]?m\b|\bmn\b", re.I), 1e6),
-    (re.compile(r"\bin\s+thousands\b|\bthousands?\b|'000|’000|000’|000'|\$000\b", re.I), 1e3),
+    (re.compile(rf"\bin\s+billions\b|\bbillions\b|(?:{MARK})\s?['’]?bn\b|\bbn\b", re.I), 1e9),
+    (re.compile(rf"\bin\s+millions\b|\bmillions?\b|(?:{MARK})\s?['’]?m\b|\bmn\b", re.I), 1e6),
+    (
+        re.compile(rf"\bin\s+thousands\b|\bthousands?\b|'000|’000|000’|000'|(?:{MARK})000\b", re.I),
+        1e3,
+    ),
 )
 _UNIT_TOKEN = re.compile(
-    r"^\(?(?:(?:US|A|AU|NZ|C|HK|S)?[$£€¥](?:\s?'?’?(?:000|m|mn|bn|b|million|billion|thousand)'?’?)?|"
-    r"'000|’000|000'|000’|cents?|c|%|(?:US|A|AU)?\s?cents|USD|AUD|GBP|EUR)\)?$",
+    rf"^\(?(?:(?:{MARK})(?:\s?'?’?(?:000|m|mn|bn|b|million|billion|thousand)'?’?)?|"
+    rf"'000|’000|000'|000’|cents?|c|%|(?:US|A|AU)?\s?cents|{CENTS}|{CODES})\)?$",
     re.I,
 )
-_CURRENCY = re.compile(r"(US|A|AU|NZ|C|HK|S)?\$|£|€|¥|\b(USD|AUD|GBP|EUR|NZD|CAD)\b")
-_CODES = {"USD": "US$", "AUD": "A$", "GBP": "£", "EUR": "€", "NZD": "NZ$", "CAD": "C$"}
+_CURRENCY = re.compile(rf"{MARK}|\b(?:{CODES})\b")
 _CONNECTOR = re.compile(
     r"(?:\b(?:of|and|or|the|to|for|from|in|on|by|with|net|before|after|at|attributable|"
     r"less|plus|including|excluding|per|a|an)|[-–,/(])$",
@@ -934,26 +937,28 @@ def _date(year: int, month_day: tuple[int, int]) -> date | None:
 def _unit_of(text: str, currency: str) -> str:
     """The unit a header or caption names, as the tables write it: "A$'000", "US$M",
     "A$", "A cents", "%"; "" when it names none."""
-    if re.search(r"\bcents?\b", text, re.I) and not re.search(r"\bper\s+cent\b", text, re.I):
-        return f"{_prefix(currency)} cents"
+    if re.search(r"\bcents?\b|\bpence\b", text, re.I) and not re.search(
+        r"\bper\s+cent\b", text, re.I
+    ):
+        return _cents(currency)
     scale = next((s for pattern, s in _SCALE_WORDS if pattern.search(text)), None)
     found = _CURRENCY.search(text)
     if found is None and scale is None:
         return "%" if re.search(r"(?:^|\s)\(?%\)?(?:\s|$)", text) else ""
-    money = currency
-    if found is not None:
-        if found.group(2):
-            money = _CODES.get(found.group(2).upper(), currency)
-        elif found.group(0) in ("£", "€", "¥"):
-            money = found.group(0)
-        elif found.group(1):
-            money = "A$" if found.group(1).upper() in ("A", "AU") else f"{found.group(1).upper()}$"
+    named = currency_of(found.group(0)) if found is not None else None
+    money = named.sign if named is not None else currency  # a bare "$" is the report's
     suffix = {None: "", 1e3: "'000", 1e6: "M", 1e9: "bn"}[scale]
     return f"{money}{suffix}"
 
 
-def _prefix(currency: str) -> str:
-    return {"US$": "US", "A$": "A"}.get(currency, currency.rstrip("$") or currency)
+def _cents(currency: str) -> str:
+    """How a per-share column of `currency`'s minor unit is headed ("US cents", "pence")."""
+    known = by_sign(currency)
+    if known is not None and known.letters:
+        return f"{known.letters[0]} cents"  # "US cents", "A cents", "NZ cents"
+    if known is not None and known.minor:
+        return known.minor
+    return f"{currency.rstrip('$') or currency} cents"
 
 
 def _distance(column: Column, word: Word, dash: bool) -> float:
@@ -1087,4 +1092,4 @@ def _clean(text: str) -> str:
     "($5)" → "(5)"; a dash is nil, written "-"."""
     if DASH.match(text):
         return "-"
-    return re.sub(r"(?:US|A|AU|NZ|C|HK|S)?[$£€¥]", "", text)
+    return re.sub(MARK, "", text)

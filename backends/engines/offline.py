@@ -41,7 +41,7 @@ from domain.companies.roster import (
 from domain.language.amounts import find_amounts
 from domain.language.calendar import months_said_before, quarter_dated, quarter_of_year, whole_years
 from domain.language.sentences import split_sentences
-from domain.language.units import requested_currency, requested_scale
+from domain.language.units import QUANTITIES, by_sign, requested_currency, requested_scale
 from domain.memory.rules import MemoryNote, merge_summary
 from domain.models import ChunkText, Derived, Draft, NotFound, Slots, SubQuery
 from domain.questions.analyst import AnalystQuestion
@@ -1935,6 +1935,7 @@ def _currency_notice(asked: str | None, chosen: dict[tuple[str, int, str], _Sour
 
 def _currency_words(unit: str) -> str:
     spec = unit_spec(unit)
-    if spec.kind == "per_share":
-        return "US cents" if spec.currency == "US$" else "Australian dollars/cents"
-    return spec.currency or {"mass": "Mt", "gold": "koz"}.get(spec.kind, unit)
+    currency = by_sign(spec.currency)
+    if spec.kind == "per_share" and currency is not None and currency.minor_words:
+        return currency.minor_words.removesuffix(" per share").strip()
+    return spec.currency or next((q.shown.strip() for q in QUANTITIES if q.key == spec.base), unit)

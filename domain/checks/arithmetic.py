@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from domain.language.amounts import Amount, unit_after
+from domain.language.units import SIGN_BEFORE
 
 _OPERATORS = {
     "+": "+",
@@ -109,7 +110,7 @@ def worked_results(text: str, amounts: "list[Amount]") -> dict[int, Worked]:
     spans: list[tuple[int, int]] = []
     for a in amounts:
         written = unit_after(text[a.end :])
-        sign = re.search(r"(?:\b(?:US\s?\$|A\$|AU\$|USD|AUD)|\$)\s?$", text[: a.start])
+        sign = SIGN_BEFORE.search(text[: a.start])
         start = sign.start() if sign else a.start
         if a.negative and re.search(r"[-−–]\s?$", text[:start]):
             start = re.search(r"[-−–]\s?$", text[:start]).start()  # type: ignore[union-attr]

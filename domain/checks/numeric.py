@@ -50,6 +50,7 @@ from domain.companies.roster import (
 from domain.language.amounts import APPROX, Amount, claimed_amounts, find_amounts
 from domain.language.calendar import quarter_of, quarter_of_year, whole_years
 from domain.language.sentences import quoted_spans, split_sentences
+from domain.language.units import CURRENCIES, QUANTITIES
 from domain.models import (
     CheckedFigure,
     ChunkText,
@@ -338,14 +339,12 @@ def _fmt(value: float) -> str:
     return f"−{text}" if value < 0 else text
 
 
-_BASE_UNITS = {
-    ("money", "US$"): ("US$", " million"),
-    ("money", "A$"): ("A$", " million"),
-    ("per_share", "US$"): ("", " US cents per share"),
-    ("per_share", "A$"): ("", " Australian cents per share"),
-    ("mass", None): ("", " Mt"),
-    ("gold", None): ("", " koz"),
+_BASE_UNITS: dict[tuple[str, str | None], tuple[str, str]] = {
+    **{("money", c.sign): (c.sign, " million") for c in CURRENCIES},
+    **{("per_share", c.sign): ("", c.minor_words) for c in CURRENCIES if c.minor_words},
+    **{(q.kind, None): ("", q.shown) for q in QUANTITIES if q.key == q.base != "%"},
 }
+"""How a derived figure's unit is written, from the units table ("US$3,629 million")."""
 
 """How a base-unit figure is written, before and after the number: "US$3,629 million"."""
 

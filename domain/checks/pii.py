@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from domain.checks import personal_words
+from domain.language.units import SIGN
 
 
 class PiiKind(StrEnum):
@@ -287,7 +288,8 @@ _UNIT_AFTER = re.compile(
     r"(?i) ?(?:%|t\b|kt\b|mt\b|oz\b|koz\b|moz\b|tonnes?\b|million\b|"
     r"billion\b|m\b|bn\b|km\b|ha\b|people\b|employees\b|shares\b)"
 )
-_CURRENCY_BEFORE = re.compile(r"(?:[$€£¥]|\b(?:US|A|AU|USD|AUD)\$?) ?$")
+# A currency before a number makes it an amount ("US$", "€"; "US" or "A" alone too).
+_CURRENCY_BEFORE = re.compile(rf"(?:{SIGN}|\b(?:US|A|AU)) ?$")
 _ACCOUNT_BEFORE = re.compile(r"(?i)\b(?:account|acct|acc)\b\W{0,3}(?:number|num|no\.?)?\W{0,3}$")
 _KEYWORD_ACCOUNT = re.compile(
     r"(?i)\b(?:bank )?(?:account|acct|acc)(?: ?(?:number|num|no\.?|#))? ?[:=]? ?"

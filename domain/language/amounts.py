@@ -8,6 +8,15 @@ import re
 from dataclasses import dataclass, replace
 
 from domain.language.number_words import word_numbers
+from domain.language.units import (
+    CENTS,
+    SIGN,
+    UNIT_WORDS,
+    cents_currency,
+    currency_of,
+    quantity_of,
+    scale_of,
+)
 
 _MONTHS = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
@@ -25,21 +34,19 @@ _NUMBER = re.compile(
 ("1,234,56") is no number."""
 
 UNIT_WORD = re.compile(
-    r"^(?P<space>\s?)(?P<u>%|per\s?cent\b|pct\b|"
-    r"million\s+tonnes\b|million\s+ounces\b|thousand\s+tonnes\b|thousand\s+ounces\b|"
-    r"mtpa\b|mt\b|kt\b|koz\b|moz\b|tonnes\b|ounces\b|oz\b|"
-    r"trillion\b|billion\b|bn\b|b\b|million\b|mn\b|m\b|thousand\b|"
-    r"us\s+cents\b|australian\s+cents\b|a\s?cents\b|cents\b|¢|c\b|cps\b)",
+    rf"^(?P<space>\s?)(?P<u>{UNIT_WORDS}|(?:{CENTS})(?![A-Za-z])|cents\b|¢|c\b|cps\b)",
     re.IGNORECASE,
 )
+"""A unit or scale right after a number: the units table's words, a currency's minor unit
+("US cents", "pence"), or cents of the figure's own currency ("¢", "c", "cps")."""
 
 PER_SHARE = re.compile(r"^\s*(?:per\s+(?:ordinary\s+)?share|a\s+share|/\s*share)\b", re.I)
 
 # A currency's letters are capitals joined to its sign ("A$", "US$"; "US $" too): the
-# article of "a $6.3 billion decrease" is no Australian dollar.
-_CURRENCY = re.compile(r"(?P<cur>\b(?:US\s?\$|USD|A\$|AU\$|AUD)|\$)\s?(?P<neg>[-−])?\s?$")
+# article of "a $6.3 billion decrease" is no Australian dollar (matched with case).
+_CURRENCY = re.compile(rf"(?P<cur>{SIGN})\s?(?P<neg>[-−])?\s?$")
 
-_QUALIFIED = r"\s*[~(]?\s*(?:US\s?\$|USD|A\$|AU\$|AUD|\$)?\s*$"
+_QUALIFIED = rf"\s*[~(]?\s*(?:{SIGN})?\s*$"
 
 # One-sided qualifiers: the figure meant lies at or above ("more than US$60 billion",
 # "topped US$56 billion"), or at or below ("almost 56", "under 5%", "short of US$56
@@ -56,7 +63,7 @@ _BELOW_WORDS = (
 
 APPROX = re.compile(
     r"\b(?:about|around|approximately|approx\.?|roughly|some|close\s+to|circa|c\.|"
-    rf"{_ABOVE_WORDS}|{_BELOW_WORDS}){_QUALIFIED}|~\s*(?:US\$|A\$|\$)?\s*$",
+    rf"{_ABOVE_WORDS}|{_BELOW_WORDS}){_QUALIFIED}|~\s*(?:{SIGN})?\s*$",
     re.IGNORECASE,
 )
 
@@ -113,43 +120,21 @@ class Amount:
 
 
 def _currency(token: str) -> str | None:
-    token = token.upper().replace(" ", "")
-    if token in ("US$", "USD"):
-        return "US$"
-    if token in ("A$", "AU$", "AUD"):
-        return "A$"
-    return None
+    currency = currency_of(token)
+    return currency.sign if currency else None
 
 
 def _unit_of(word: str, currency: str | None, after: str) -> tuple[str, str | None, float]:
     """Return (kind, currency, factor) for a unit word following a number."""
-    w = " ".join(word.lower().split())
-    if w in ("%", "per cent", "percent", "pct"):
-        return "percent", None, 1.0
-    if w in ("million tonnes", "mt", "mtpa"):
-        return "mass", None, 1.0
-    if w in ("thousand tonnes", "kt"):
-        return "mass", None, 0.001
-    if w == "tonnes":
-        return "mass", None, 0.000001
-    if w in ("million ounces", "moz"):
-        return "gold", None, 1000.0
-    if w in ("thousand ounces", "koz"):
-        return "gold", None, 1.0
-    if w in ("ounces", "oz"):
-        return "gold", None, 0.001
-    if w == "trillion":
-        return "money", currency, 1_000_000.0
-    if w in ("billion", "bn", "b"):
-        return "money", currency, 1000.0
-    if w in ("million", "mn", "m"):
-        return "money", currency, 1.0
-    if w == "thousand":
-        return "money", currency, 0.001
-    if w == "us cents":
-        return "per_share", "US$", 1.0
-    if w in ("australian cents", "a cents", "acents"):
-        return "per_share", "A$", 1.0
+    quantity = quantity_of(word)
+    if quantity is not None:
+        return quantity.kind, None, quantity.factor
+    scale = scale_of(word)
+    if scale is not None:
+        return "money", currency, scale.factor
+    minor = cents_currency(word)
+    if minor is not None:
+        return "per_share", minor.sign, 1.0
     return "per_share", currency, 1.0  # cents, ¢, c, cps
 
 
@@ -214,11 +199,13 @@ def claimed_amounts(text: str) -> list[Amount]:
     return _amounts(text, sorted([*_in_digits(text), *_in_words(text)], key=lambda w: w.start))
 
 
-_CURRENCY_BEFORE = re.compile(r"(?:\b(?:US|A|AU|C|NZ)?\$|[€£¥]|\b(?:USD|AUD|EUR|GBP))\s*$")
+_CURRENCY_BEFORE = re.compile(rf"(?:{SIGN})\s*$")
 
+# After a figure in a label: its unit or scale, a currency's minor unit, and what stands
+# for a unit there ("cents", "dollars", "times", "x", "t").
 _UNIT_AFTER = re.compile(
-    r"^(?:\s*(?:%|\b(?:million|billion|thousand|bn|mn|m|per\s+cent|percent|cents?|us|"
-    r"australian|dollars?|koz|moz|oz|ounces|mt|kt|t|tonnes|mtpa|times|x)\b))+",
+    rf"^(?:\s*(?:{UNIT_WORDS}|(?:{CENTS})(?![A-Za-z])|"
+    r"\b(?:cents?|us|australian|dollars?|times|x|t)\b))+",
     re.IGNORECASE,
 )
 

@@ -17,7 +17,7 @@ from pydantic import Field
 
 from domain.companies.roster import companies, coverage, display_name, find_companies
 from domain.language.sentences import split_sentences
-from domain.language.units import requested_currency, requested_scale
+from domain.language.units import SIGN, requested_currency, requested_scale
 from domain.models import Frozen
 from domain.questions.intent import asks_over_all_companies
 from domain.questions.metrics import metric_mentions, other_measure_mentions
@@ -58,7 +58,7 @@ _COMMODITY = re.compile(
 )
 
 
-_MONEY = re.compile(r"(?:US|A|AU|NZ|C|HK|S)?\$|\b(?:USD|AUD|NZD|CAD|EUR|GBP)\b|[€£¥]", re.I)
+_MONEY = re.compile(SIGN, re.I)
 _WORD = re.compile(r"[a-z][a-z0-9]*")
 # Words that change no meaning in a figure question: how it is asked, not what.
 _NEUTRAL = frozenset(

@@ -20,6 +20,7 @@ import snowballstemmer
 from domain.companies.roster import how_many, without_companies
 from domain.language.calendar import MONTH_NAME, QUARTER_TOKEN
 from domain.language.shorthand import short_forms
+from domain.language.units import CURRENCY_WORDS, SIGN
 from domain.questions.intent import COMPARE_PHRASE
 from domain.questions.metrics import (
     english_rank,
@@ -515,14 +516,15 @@ def without_personal(text: str) -> str:
 # millions", "in Mt CO2-e", "as a percentage"): how to write the answer, not what it is
 # about. Units are a standard vocabulary (SI and currency), not a list of measures.
 _UNIT_WORD = (
-    r"(?:(?:US|A|AU)\s*\$\s*|USD\s*|AUD\s*|US\s+|A\s+|Australian\s+|US\s+dollars?\s*)?"
-    r"(?:cents?|dollars?|\$|millions?|billions?|thousands?|bn|mn|m|b|"
+    rf"(?:(?:{SIGN})\s*|(?:{CURRENCY_WORDS})\s*|US\s+|A\s+|Australian\s+)?"
+    rf"(?:{CURRENCY_WORDS}|cents?|dollars?|\$|millions?|billions?|thousands?|bn|mn|m|b|"
     r"(?:kilo|mega|giga)?tonnes?|[kKmMgG]?t|Mtpa|wmt|dmt|(?:thousand|million)\s+(?:tonnes|ounces)|"
     r"[kKmM]?oz|ounces?|[kKmMgGtT]?Wh|[kKmMgGtT]?L|[kKmMgGtTpP]J|hectares?|ha|"
     r"(?:giga|mega|kilo)?lit(?:re|er)s?|(?:kilo)?met(?:re|er)s?|km|hours|days|"
     r"(?:giga|mega|kilo|tera|peta)?(?:watt[\s-]?hours|joules)|"
     r"per\s*cent|percent(?:age)?s?|%)"
-    r"(?:\s*CO2-?e|\s*CO₂-?e)?(?:\s+(?:of\s+)?(?:US|A|AU)?\s*(?:dollars?|\$))?"
+    r"(?:\s*CO2-?e|\s*CO₂-?e)?"
+    rf"(?:\s+(?:of\s+)?(?:{SIGN}|{CURRENCY_WORDS}|(?:US|A|AU)?\s*dollars?))?"
     r"(?:\s+per\s+(?:share|tonne|ounce|hour))?"
 )
 ASKED_UNIT = re.compile(rf"\b(?:in|as|into)\s+(?:a\s+|an\s+)?{_UNIT_WORD}(?![\w$])", re.IGNORECASE)
@@ -612,7 +614,7 @@ _ASKS_MONEY = re.compile(
     r"\bhow\s+much(?:\s+(?:money|cash))?\s+(?:did|does|do|has|have|had|will|would|is|was|"
     r"were)\b[^?.!;]{0,60}?\b(?:bring|brought|earn|make|made|spend|spent|pay|paid|cost|"
     r"receive|raise|rake|take|took|pocket|collect|lose|lost|return|invest)\w*\b"
-    r"|\bhow\s+many\s+(?:US\s+|Australian\s+)?dollars\b",
+    rf"|\bhow\s+many\s+(?:US\s+|Australian\s+)?dollars\b|\bhow\s+many\s+(?:{CURRENCY_WORDS})\b",
     re.IGNORECASE,
 )
 
@@ -813,7 +815,8 @@ _FIGURE_CUE = re.compile(
     r"ratio|total|figure|value|size|margin|price)\b"
     r"|\b(?:figures?|numbers?|amounts?|totals?|percent(?:age)?s?|per\s*cent|rates?|ratios?|"
     r"margins?|per\s+share|per\s+tonne|tonnes?|ounces?|dollars?|cents|millions?|billions?|"
-    r"counts?|quantity|quantities|volumes?|tonnage|frequency|earn|earned|spend|spent|owe|owed)\b|%|\bUS\$|\bA\$"
+    r"counts?|quantity|quantities|volumes?|tonnage|frequency|earn|earned|spend|spent|owe|owed)\b|%"
+    rf"|{SIGN}"
     r"|\b(?:rank|ranked|ranking|compare[sd]?|comparison|versus|vs|highest|lowest|largest|"
     r"smallest|biggest|most|least|money)\b",
     re.IGNORECASE,

@@ -22,6 +22,7 @@ from domain.companies.roster import companies
 from domain.language.amounts import Amount, find_amounts, unit_after
 from domain.language.calendar import months_said_before, quarter_end, quarter_said
 from domain.language.sentences import split_sentences
+from domain.language.units import SIGN
 from domain.models import ChunkText
 from domain.questions.metrics import metric_of_cell
 from domain.reports.binding import bind_amounts, figure_clauses
@@ -188,7 +189,7 @@ def _unit_of(amount: Amount, sentence: str) -> tuple[str, str]:
 def _written_start(amount: Amount, sentence: str) -> int:
     """Where the amount starts as written: its currency sign or opening parenthesis."""
     before = sentence[: amount.start]
-    sign = re.search(r"(?:\b(?:US\s?\$|A\$|AU\$|USD|AUD)|\$)\s?[-−]?\s?$|\(\s*$", before)
+    sign = re.search(rf"{SIGN}\s?[-−]?\s?$|\(\s*$", before)
     return sign.start() if sign else amount.start
 
 

@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from domain.language.calendar import reportable
+from domain.language.units import CURRENCIES, QUANTITIES, SCALES, by_sign, cents_currency
 from domain.models import ChunkText
 from domain.questions.metrics import metric_of_row_label
 from domain.reports.periods import ColumnPeriod, column_period, is_schedule, row_period
@@ -28,82 +29,50 @@ class Unit:
 
     key: str
     kind: str  # "money" | "per_share" | "mass" | "gold" | "percent"
-    currency: str | None  # "US$" | "A$" | None
+    currency: str | None  # a currency's sign ("US$", "A$", "€"), None for a quantity
     factor: float  # multiply by this to reach `base`
     base: str
 
 
-UNITS: dict[str, Unit] = {
-    u.key: u
-    for u in (
-        Unit("us$1", "money", "US$", 0.000001, "us$m"),  # a column in whole dollars
-        Unit("us$k", "money", "US$", 0.001, "us$m"),  # a "US$'000" column
-        Unit("us$m", "money", "US$", 1.0, "us$m"),
-        Unit("us$bn", "money", "US$", 1000.0, "us$m"),
-        Unit("a$1", "money", "A$", 0.000001, "a$m"),  # whole dollars of an A$ reporter
-        Unit("a$k", "money", "A$", 0.001, "a$m"),  # a "$'000" column of an A$ reporter
-        Unit("a$m", "money", "A$", 1.0, "a$m"),
-        Unit("a$bn", "money", "A$", 1000.0, "a$m"),
-        Unit("us cents", "per_share", "US$", 1.0, "us cents"),
-        Unit("us$", "per_share", "US$", 100.0, "us cents"),
-        Unit("a cents", "per_share", "A$", 1.0, "a cents"),
-        Unit("a$", "per_share", "A$", 100.0, "a cents"),
-        Unit("mt", "mass", None, 1.0, "mt"),
-        Unit("kt", "mass", None, 0.001, "mt"),
-        Unit("koz", "gold", None, 1.0, "koz"),
-        Unit("moz", "gold", None, 1000.0, "koz"),
-        Unit("%", "percent", None, 1.0, "%"),
-    )
-}
+def _units() -> dict[str, Unit]:
+    """Every table unit of the units table: each currency at each scale, per share and in
+    its minor unit, and each quantity a table is kept in."""
+    units = []
+    for c in CURRENCIES:
+        units += [
+            Unit(c.prefix + s.suffix, "money", c.sign, s.factor, c.prefix + "m") for s in SCALES
+        ]
+        if c.minor:
+            units.append(Unit(c.minor, "per_share", c.sign, 1.0, c.minor))
+            units.append(Unit(c.prefix, "per_share", c.sign, 100.0, c.minor))
+    units += [Unit(q.key, q.kind, None, q.factor, q.base) for q in QUANTITIES if q.table]
+    return {u.key: u for u in units}
 
-_UNIT_ALIASES: dict[str, str] = {
-    # A column headed with the currency alone is in whole units of it; a row of it that
-    # is per share says so in its label (`cell_unit`).
-    "a$": "a$1",
-    "us$": "us$1",
-    "a$ (whole dollars)": "a$1",
-    "us$ (whole dollars)": "us$1",
-    "us$'000": "us$k",
-    "us$000": "us$k",
-    "us$ thousand": "us$k",
-    "us$ thousands": "us$k",
-    "a$'000": "a$k",
-    "a$000": "a$k",
-    "a$ thousand": "a$k",
-    "a$ thousands": "a$k",
-    "us$ m": "us$m",
-    "us$ million": "us$m",
-    "us$ millions": "us$m",
-    "us$mn": "us$m",
-    "usd m": "us$m",
-    "usdm": "us$m",
-    "us$ bn": "us$bn",
-    "us$ billion": "us$bn",
-    "us$b": "us$bn",
-    "a$ m": "a$m",
-    "a$ million": "a$m",
-    "a$ millions": "a$m",
-    "a$mn": "a$m",
-    "aud m": "a$m",
-    "a$ bn": "a$bn",
-    "a$ billion": "a$bn",
-    "a$b": "a$bn",
-    "us cents per share": "us cents",
-    "us¢": "us cents",
-    "a cents per share": "a cents",
-    "australian cents": "a cents",
-    "a¢": "a cents",
-    "a$ per share": "a$",
-    "us$ per share": "us$",
-    "a$/share": "a$",
-    "us$/share": "us$",
-    "million tonnes": "mt",
-    "thousand tonnes": "kt",
-    "thousand ounces": "koz",
-    "million ounces": "moz",
-    "per cent": "%",
-    "percent": "%",
-}
+
+UNITS: dict[str, Unit] = _units()
+
+
+def _aliases() -> dict[str, str]:
+    """How a table's unit cell writes each unit ("US$'000", "usd m", "A$ per share").
+    A column headed with the currency alone is in whole units of it; a row of it that is
+    per share says so in its label (`cell_unit`)."""
+    aliases: dict[str, str] = {}
+    for c in CURRENCIES:
+        for written in (c.sign.lower(), *(code.lower() for code in c.codes)):
+            aliases[written] = c.prefix + "1"
+            for s in SCALES:
+                for word in s.headers:
+                    aliases[written + word] = aliases[f"{written} {word}"] = c.prefix + s.suffix
+            if c.minor:
+                aliases[f"{written} per share"] = aliases[f"{written}/share"] = c.prefix
+        if c.minor:
+            aliases[f"{c.minor} per share"] = c.minor
+    for q in QUANTITIES:
+        aliases.update({words: q.key for words in q.headers} if q.table else {})
+    return aliases
+
+
+_UNIT_ALIASES = _aliases()
 
 
 OPEN = "~"
@@ -135,7 +104,10 @@ def unit_key(cell: str) -> str | None:
     """Return the canonical unit key of a header cell ("US$M" → "us$m"), else None."""
     key = " ".join(cell.strip().lower().split())
     key = _UNIT_ALIASES.get(key, key)
-    return key if key in UNITS else None
+    if key in UNITS:
+        return key
+    minor = cents_currency(re.sub(r"\s+per\s+share$", "", key))  # "Australian cents", "A¢"
+    return minor.minor if minor is not None and minor.minor else None
 
 
 class Fact(BaseModel):
@@ -306,10 +278,15 @@ def cell_unit(table_unit: str | None, label: str, raw: str = "", section: str = 
     if _PER_SHARE.search(said):
         cents = bool(re.search(r"\bcents\b", said, re.IGNORECASE))
         return next(
-            k for k, u in UNITS.items()
-            if u.kind == "per_share" and u.currency == spec.currency
-            and u.factor == (1.0 if cents else 100.0)
-        )  # fmt: skip
+            (
+                k
+                for k, u in UNITS.items()
+                if u.kind == "per_share"
+                and u.currency == spec.currency
+                and u.factor == (1.0 if cents else 100.0)
+            ),
+            table_unit,  # a currency with no per-share unit in the table
+        )
     return table_unit
 
 
@@ -476,33 +453,18 @@ def format_value(
     needs. A negative amount reads "a loss of US$173 million", or "net cash of …" for a
     net-debt metric.
     """
-    # long: one case per unit kind.
     spec = unit_spec(unit)
     number = _digits(abs(value), decimals)
-    if unit in ("us$1", "a$1"):
-        text = f"{spec.currency}{number}"
-    elif unit in ("us$k", "a$k"):
-        text = f"{spec.currency}{number} thousand"
-    elif unit in ("us$m", "a$m"):
-        text = f"{spec.currency}{number} million"
-    elif unit in ("us$bn", "a$bn"):
-        text = f"{spec.currency}{number} billion"
-    elif unit == "us cents":
-        text = f"{number} US cents per share"
-    elif unit == "a cents":
-        text = f"{number} Australian cents per share"
-    elif unit in ("a$", "us$"):
-        text = f"{spec.currency}{number} per share"
-    elif unit == "mt":
-        text = f"{number} Mt"
-    elif unit == "kt":
-        text = f"{number} kt"
-    elif unit == "koz":
-        text = f"{number} koz"
-    elif unit == "moz":
-        text = f"{number} Moz"
-    elif unit == "%":
-        text = f"{number}%"
+    currency = by_sign(spec.currency)
+    quantity = next((q for q in QUANTITIES if q.key == unit), None)
+    if spec.kind == "money" and currency is not None:
+        scale = next(s for s in SCALES if s.factor == spec.factor)
+        text = f"{currency.sign}{number}{scale.word}"
+    elif spec.kind == "per_share" and currency is not None:
+        minor = spec.factor == 1.0
+        text = f"{number}{currency.minor_words}" if minor else f"{currency.sign}{number} per share"
+    elif quantity is not None:
+        text = f"{number}{quantity.shown}"
     else:
         words = unit_words(unit)
         text = f"{number} {words}" if words else number
