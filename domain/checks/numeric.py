@@ -37,10 +37,10 @@ does not recompute), `general_knowledge`.
 """
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
-from domain.checks.arithmetic import agrees, worked_results
+from domain.checks.arithmetic import Worked, agrees, worked_results
 from domain.companies.roster import (
     companies,
     display_name,
@@ -671,125 +671,180 @@ def check_numbers(
     FY2024 question states the FY2024 figure, so the FY2025 one in its source does not
     back it; in answer to a net debt question an unlabelled figure must be net debt's.
     """
-    # long: the numeric check's steps in order (claims, cited sources, match, recompute), sharing
-    # one sentence map.
     asked = _asked(question)
     per_source: dict[int, list[SourceNumber]] = {}
     headers = _answer_table_headers(answer)
-    unsupported: list[UnsupportedClaim] = []
-    derived: list[Derived] = []
-    sentences: dict[str, str] = {}
-    every: dict[str, list[str]] = {}
-    verified: list[CheckedFigure] = []
-    checked = 0
+    tally = _Tally()
     for sentence in split_sentences(answer):
         if _NOT_FOUND.match(sentence):
             continue
-        cited = cited_sources(sentence, len(sources))
-        text = _MARKER.sub(lambda m: " " * len(m.group(0)), sentence)
-        claims = claimed_amounts(text)
-        if not claims:
+        said = _read_sentence(sentence, sources, per_source, headers.get(sentence), asked)
+        if said is None:
             continue
-        ctx = _Context(
-            find_companies(text) or asked.companies,
-            mentioned_years(without_targets(text)) or asked.years,
-            find_metrics(text) or asked.metrics,
-            quarter_of_year(text),
-            frozenset(whole_years(text)),
-        )
-        for i in cited:
-            if i not in per_source:
-                per_source[i] = source_numbers(sources[i], i)
-        cited_numbers = [n for i in cited for n in per_source[i]]
-        candidates = [n for n in cited_numbers if ctx.allows(n)]
-        header = headers.get(sentence)
-        if header is not None:
-            bindings = _row_bindings(text, claims, header)
-        else:
-            bindings = bind_amounts(text, claims)
+        work = _Working.of(said, question, sources)
         seen: set[str] = set()
+        for k in range(len(said.claims)):
+            tally.checked += 1
+            found = _check_claim(said, work, k, sources, question)
+            if isinstance(found, Derived):
+                tally.derive(found)
+            elif isinstance(found, SourceNumber):
+                tally.verify(found, said.ctx.narrowed(said.bindings[k]))
+            elif found is not None and found.label not in seen:
+                seen.add(found.label)
+                tally.flag(found, sentence)
+    return tally.report()
 
-        read = _Read(sentence, claims, bindings, ctx, cited_numbers, len(sources))
-        worked = worked_results(text, claims)
+
+@dataclass
+class _Tally:
+    """What the check has found over an answer's sentences so far."""
+
+    unsupported: list[UnsupportedClaim] = field(default_factory=list)
+    derived: list[Derived] = field(default_factory=list)
+    sentences: dict[str, str] = field(default_factory=dict)
+    every: dict[str, list[str]] = field(default_factory=dict)
+    verified: list[CheckedFigure] = field(default_factory=list)
+    checked: int = 0
+
+    def derive(self, found: Derived) -> None:
+        if found not in self.derived:
+            self.derived.append(found)
+
+    def verify(self, backing: "SourceNumber", own: "_Context") -> None:
+        """The figures of the company, years and metric a backed claim is stated for."""
+        years = sorted(backing.years & set(own.years)) or sorted(backing.years)
+        if not years and backing.quarter is not None and own.quarter:
+            years = [backing.quarter[0]]  # a quarter asked of its year, given
+        for year in years:
+            figure = CheckedFigure(company=backing.company, fiscal_year=year, metric=backing.metric)
+            if figure not in self.verified:
+                self.verified.append(figure)
+
+    def flag(self, claim: UnsupportedClaim, sentence: str) -> None:
+        self.unsupported.append(claim)
+        self.sentences.setdefault(claim.label, sentence)
+        self.every.setdefault(claim.label, []).append(sentence)
+
+    def report(self) -> GroundingReport:
+        return GroundingReport(
+            unsupported=self.unsupported,
+            derived=self.derived,
+            checked_numbers=self.checked,
+            sentences=self.sentences,
+            every_sentence=self.every,
+            verified=self.verified,
+        )
+
+
+def _read_sentence(
+    sentence: str,
+    sources: list[ChunkText],
+    per_source: dict[int, list[SourceNumber]],
+    header: list[str] | None,
+    asked: "_Context",
+) -> "_Read | None":
+    """One answer sentence's claims, their bindings and its cited figures; None when it
+    claims no amount. `per_source` keeps each source's figures read once per answer."""
+    cited = cited_sources(sentence, len(sources))
+    text = _MARKER.sub(lambda m: " " * len(m.group(0)), sentence)
+    claims = claimed_amounts(text)
+    if not claims:
+        return None
+    ctx = _Context(
+        find_companies(text) or asked.companies,
+        mentioned_years(without_targets(text)) or asked.years,
+        find_metrics(text) or asked.metrics,
+        quarter_of_year(text),
+        frozenset(whole_years(text)),
+    )
+    for i in cited:
+        if i not in per_source:
+            per_source[i] = source_numbers(sources[i], i)
+    bindings = (
+        _row_bindings(text, claims, header) if header is not None else bind_amounts(text, claims)
+    )
+    cited_numbers = [n for i in cited for n in per_source[i]]
+    return _Read(sentence, claims, bindings, ctx, cited_numbers, len(sources), text, cited)
+
+
+@dataclass(frozen=True)
+class _Working:
+    """What written working in a sentence states: each result with its working, the
+    numbers of the working itself (365 days, ÷ 2), the operands that are cited amounts,
+    and the spans that quote a cited source word for word."""
+
+    worked: dict[int, Worked]
+    constants: set[int]
+    amounts: set[int]
+    quotes: list[tuple[int, int]]
+
+    @classmethod
+    def of(cls, said: "_Read", question: str | None, sources: list[ChunkText]) -> "_Working":
+        worked = worked_results(said.text, said.claims)
         constants = {
-            k for w in worked.values() for k in w.operands if _constant(claims[k], question)
+            k for w in worked.values() for k in w.operands if _constant(said.claims[k], question)
         }
         # An outflow the statement prints in brackets, written in the working as the
         # amount spent: backed by the cited figure's amount.
         operands = {k for w in worked.values() for k in w.operands if k not in constants}
-        backed_operands = {k for k in operands if read.backing(k, operand=True) is not None}
-        amounts = {k for k in operands - backed_operands if read.amount(k) is not None}
-        amounts |= backed_operands
-        quotes = quoted_spans(text, [sources[i].text for i in cited])
-        for k, (claim, binding) in enumerate(zip(claims, bindings, strict=True)):
-            checked += 1
-            if any(lo <= claim.start and claim.end <= hi for lo, hi in quotes):
-                continue  # the report's own words, quoted from the source cited
-            if k in constants or _said_by_question(claim, text, question):
-                continue  # a number of the working itself (365 days, ÷ 2), not the report's
-            if k in amounts:
-                continue
-            own = ctx.narrowed(binding)
-            backing = read.backing(k)
-            if k in worked and not agrees(worked[k], claim):
-                backing = None  # a result its own working does not give is wrong, though
-                # the same number is printed elsewhere in the source ("= +3.7" of 2.7)
-            if k in worked and backing is None:
-                step = worked[k]
-                backed = all(
-                    i in constants or i in amounts or read.backing(i) is not None
-                    for i in step.operands
-                )
-                if backed and agrees(step, claim):
-                    label = _worked_label(text, own, claim, cited_numbers, sources)
-                    found_step = Derived(label=label, formula=step.working)
-                    if found_step not in derived:
-                        derived.append(found_step)
-                    continue
-            if backing is not None:
-                years = sorted(backing.years & set(own.years)) or sorted(backing.years)
-                if not years and backing.quarter is not None and own.quarter:
-                    years = [backing.quarter[0]]  # a quarter asked of its year, given
-                for year in years:
-                    figure = CheckedFigure(
-                        company=backing.company, fiscal_year=year, metric=backing.metric
-                    )
-                    if figure not in verified:
-                        verified.append(figure)
-                continue
-            found = _recompute(claim, text, candidates, ctx.metrics)
-            if found is not None:
-                if found not in derived:
-                    derived.append(found)
-                continue
-            reason: ClaimReason
-            if _INTERPOLATION.search(text):
-                reason = "interpolation"
-            elif k in worked:
-                reason = "calculation"  # its working gives another result
-            elif not cited:
-                reason = "general_knowledge"
-            elif claim.kind == "percent" or (
-                _CALCULATION.search(text)
-                and not any(value_matches(claim, n.amount) for n in cited_numbers)
-            ):
-                reason = "calculation"
-            else:
-                reason = "general_knowledge"
-            label = _claim_label(own, claim, cited_numbers, sources, reason)
-            if label not in seen:
-                seen.add(label)
-                unsupported.append(UnsupportedClaim(label=label, reason=reason))
-                sentences.setdefault(label, sentence)
-                every.setdefault(label, []).append(sentence)
-    return GroundingReport(
-        unsupported=unsupported,
-        derived=derived,
-        checked_numbers=checked,
-        sentences=sentences,
-        every_sentence=every,
-        verified=verified,
+        backed = {k for k in operands if said.backing(k, operand=True) is not None}
+        amounts = {k for k in operands - backed if said.amount(k) is not None} | backed
+        quotes = quoted_spans(said.text, [sources[i].text for i in said.cited_sources])
+        return cls(worked, constants, amounts, quotes)
+
+
+def _check_claim(
+    said: "_Read", work: _Working, k: int, sources: list[ChunkText], question: str | None
+) -> "Derived | SourceNumber | UnsupportedClaim | None":
+    """Claim `k` of a sentence: the cited figure that backs it, the derivation it
+    recomputes from, its unsupported claim, or None when it needs no backing (a quote of
+    the source, a number of the working or of the question)."""
+    claim, text, worked = said.claims[k], said.text, work.worked
+    if any(lo <= claim.start and claim.end <= hi for lo, hi in work.quotes):
+        return None  # the report's own words, quoted from the source cited
+    if k in work.constants or _said_by_question(claim, text, question) or k in work.amounts:
+        return None  # a number of the working itself (365 days, ÷ 2), not the report's
+    own = said.ctx.narrowed(said.bindings[k])
+    backing = said.backing(k)
+    if k in worked and not agrees(worked[k], claim):
+        backing = None  # a result its own working does not give is wrong, though the
+        # same number is printed elsewhere in the source ("= +3.7" of 2.7)
+    if k in worked and backing is None:
+        step = worked[k]
+        backed = all(
+            i in work.constants or i in work.amounts or said.backing(i) is not None
+            for i in step.operands
+        )
+        if backed and agrees(step, claim):
+            label = _worked_label(text, own, claim, said.cited, sources)
+            return Derived(label=label, formula=step.working)
+    if backing is not None:
+        return backing
+    found = _recompute(claim, text, [n for n in said.cited if said.ctx.allows(n)], said.ctx.metrics)
+    if found is not None:
+        return found
+    reason = _reason(said, k, k in worked)
+    return UnsupportedClaim(
+        label=_claim_label(own, claim, said.cited, sources, reason), reason=reason
     )
+
+
+def _reason(said: "_Read", k: int, worked: bool) -> ClaimReason:
+    """Why a claim no cited figure backs is unsupported: an estimate, a calculation that
+    does not recompute, or a figure from outside the sources."""
+    claim, text = said.claims[k], said.text
+    if _INTERPOLATION.search(text):
+        return "interpolation"
+    if worked:
+        return "calculation"  # its working gives another result
+    if not said.cited_sources:
+        return "general_knowledge"
+    if claim.kind == "percent" or (
+        _CALCULATION.search(text) and not any(value_matches(claim, n.amount) for n in said.cited)
+    ):
+        return "calculation"
+    return "general_knowledge"
 
 
 @dataclass(frozen=True)
@@ -802,6 +857,10 @@ class _Read:
     ctx: _Context
     cited: list[SourceNumber]
     sources: int
+    text: str
+    """The sentence with its citation markers blanked out (same offsets)."""
+    cited_sources: list[int]
+    """The indices of the sources it cites."""
 
     def backing(self, k: int, operand: bool = False) -> SourceNumber | None:
         """The cited figure that backs claim `k`; a figure of written working
