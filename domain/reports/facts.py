@@ -16,7 +16,7 @@ what was stored.
 """
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from domain.companies.roster import companies
 from domain.language.amounts import Amount, find_amounts, unit_after
@@ -25,7 +25,7 @@ from domain.language.sentences import split_sentences
 from domain.language.units import SIGN
 from domain.models import ChunkText
 from domain.questions.metrics import metric_of_cell
-from domain.reports.binding import bind_amounts, figure_clauses
+from domain.reports.binding import Binding, bind_amounts, figure_clauses
 from domain.reports.figures import (
     OPEN,
     UNITS,
@@ -339,74 +339,108 @@ def _reporting_currency(ticker: str) -> str | None:
 
 def prose_facts(chunk: ChunkText, prose: str) -> list[Fact]:
     """Every amount stated in the chunk's sentences, each bound to its own period."""
-    # long: one reading pass over the sentences; its cases share the sentence's state.
-    facts: list[Fact] = []
-    for sentence in split_sentences(prose):
-        amounts = find_amounts(sentence)
-        if not amounts:
-            facts.extend(_small_counts(chunk, sentence, []))
-            continue
-        bindings = bind_amounts(sentence, amounts, follow=False)
-        clauses = figure_clauses(sentence, amounts)
-        units_end = listed_end = 0
-        facts_here: list[Fact] = []
-        seen: list[tuple[float, str]] = []
-        taken: list[tuple[int, int]] = []
-        for amount, bound, (lead, tail) in zip(amounts, bindings, clauses, strict=True):
-            if amount.start < units_end:
-                continue  # part of the previous figure's unit ("0.37 per 200,000 hours")
-            plain = amount.kind == "bare" and not amount.decimals
-            if plain and _NAMED.search(sentence[: amount.start]):
-                continue  # a name: "FTSE 100 company", "the FAST-41 process"
-            if plain and (
-                _address_number(sentence, amount.start, amount.end)
-                or _identifier_number(sentence, amount.start, amount.end)
-            ):
-                continue  # "330 West 34th Street", "New York 10001", "1-3215", "732-524-0400"
-            if amount.kind == "money" and amount.currency is None:
-                # A bare "$62 million" is in the company's reporting currency, as a bare
-                # "$'m" column is (never a count of the word after it: "million due").
-                amount = replace(amount, currency=_reporting_currency(chunk.company))
-            unit, written = _unit_of(amount, sentence)
-            unit_end = sentence.find(written, _written_start(amount, sentence)) + len(written)
-            units_end = unit_end
-            if unit == open_unit(""):
-                # A bare number restating an earlier figure of the sentence ("US$173
-                # million, shown in our accounts as (173)") is in that figure's unit.
-                unit = next((u for v, u in seen if v == abs(amount.value)), unit)
-            seen.append((abs(amount.value), unit))
-            taken.append((amount.start, unit_end))
-            clause = sentence[lead:tail]
-            year = _period(chunk.fiscal_year, sentence, lead, amount, tail, bound.years)
-            if year is None:
-                continue  # a figure stated for a range of years is no one year's
-            # A figure its sentence says is of a quarter or some months ("2022 Fourth-
-            # Quarter ... adjusted EPS of $2.35") is no whole year's, though it names one.
-            said = [sentence[: amount.start], sentence[amount.end : tail]]
-            months = months_said_before(said[0]) or months_said_before(said[1])
-            ends = _quarter_ended(chunk.company, year, said) if months == 3 else None
-            label = _label(sentence, lead, amount, unit, unit_end)
-            gap = sentence[listed_end : _written_start(amount, sentence)]
-            if facts_here and _LISTED.fullmatch(gap):
-                # "21.6 percent and 24.6 percent for 2022 and 2021, respectively", "X in
-                # 2022 and Y in 2021": a figure listed after another is of the same thing.
-                label = facts_here[-1].label
-            listed_end = unit_end
-            value = -amount.value if amount.negative else amount.value
-            facts.append(
-                Fact(
-                    chunk_id=chunk.chunk_id, company=chunk.company, document=chunk.document,
-                    page=chunk.page, report_fiscal_year=chunk.fiscal_year, fiscal_year=year,
-                    restated=bool(re.search(r"\brestat\w*", clause, re.IGNORECASE)),
-                    label=label[:1].upper() + label[1:],
-                    metric=None if unit == "%" else bound.metric,  # a share is no amount
-                    value=value, raw=written.strip(), unit=unit, decimals=amount.decimals,
-                    context=sentence, source="prose", period_months=months, period_end=ends,
-                )
-            )  # fmt: skip
-            facts_here.append(facts[-1])
-        facts.extend(_small_counts(chunk, sentence, taken))
-    return facts
+    return [
+        fact for sentence in split_sentences(prose) for fact in _sentence_facts(chunk, sentence)
+    ]
+
+
+@dataclass
+class _Reading:
+    """One sentence read left to right: where the last figure's unit and the last listed
+    figure end, the facts read so far, each figure's value and unit, the spans taken."""
+
+    units_end: int = 0
+    listed_end: int = 0
+    facts: list[Fact] = field(default_factory=list)
+    seen: list[tuple[float, str]] = field(default_factory=list)
+    taken: list[tuple[int, int]] = field(default_factory=list)
+
+
+def _sentence_facts(chunk: ChunkText, sentence: str) -> list[Fact]:
+    amounts = find_amounts(sentence)
+    if not amounts:
+        return _small_counts(chunk, sentence, [])
+    reading = _Reading()
+    bindings = bind_amounts(sentence, amounts, follow=False)
+    clauses = figure_clauses(sentence, amounts)
+    for amount, bound, clause in zip(amounts, bindings, clauses, strict=True):
+        if amount.start < reading.units_end:
+            continue  # part of the previous figure's unit ("0.37 per 200,000 hours")
+        if not _no_figure(sentence, amount):
+            fact = _amount_fact(chunk, sentence, amount, bound, clause, reading)
+            if fact is not None:
+                reading.facts.append(fact)
+    return reading.facts + _small_counts(chunk, sentence, reading.taken)
+
+
+def _no_figure(sentence: str, amount: Amount) -> bool:
+    """A whole number that is part of a name, an address or an identifier."""
+    if amount.kind != "bare" or amount.decimals:
+        return False
+    if _NAMED.search(sentence[: amount.start]):
+        return True  # a name: "FTSE 100 company", "the FAST-41 process"
+    # "330 West 34th Street", "New York 10001", "1-3215", "732-524-0400"
+    return _address_number(sentence, amount.start, amount.end) or _identifier_number(
+        sentence, amount.start, amount.end
+    )
+
+
+def _amount_fact(
+    chunk: ChunkText,
+    sentence: str,
+    amount: Amount,
+    bound: Binding,
+    clause: tuple[int, int],
+    reading: _Reading,
+) -> Fact | None:
+    """The fact of one amount of a sentence; None for a figure of a range of years."""
+    lead, tail = clause
+    if amount.kind == "money" and amount.currency is None:
+        # A bare "$62 million" is in the company's reporting currency, as a bare "$'m"
+        # column is (never a count of the word after it: "million due").
+        amount = replace(amount, currency=_reporting_currency(chunk.company))
+    unit, written = _unit_of(amount, sentence)
+    unit_end = sentence.find(written, _written_start(amount, sentence)) + len(written)
+    reading.units_end = unit_end
+    if unit == open_unit(""):
+        # A bare number restating an earlier figure of the sentence ("US$173 million,
+        # shown in our accounts as (173)") is in that figure's unit.
+        unit = next((u for v, u in reading.seen if v == abs(amount.value)), unit)
+    reading.seen.append((abs(amount.value), unit))
+    reading.taken.append((amount.start, unit_end))
+    year = _period(chunk.fiscal_year, sentence, lead, amount, tail, bound.years)
+    if year is None:
+        return None  # a figure stated for a range of years is no one year's
+    # A figure its sentence says is of a quarter or some months ("2022 Fourth-Quarter ...
+    # adjusted EPS of $2.35") is no whole year's, though it names one.
+    said = [sentence[: amount.start], sentence[amount.end : tail]]
+    months = months_said_before(said[0]) or months_said_before(said[1])
+    label = _label(sentence, lead, amount, unit, unit_end)
+    gap = sentence[reading.listed_end : _written_start(amount, sentence)]
+    if reading.facts and _LISTED.fullmatch(gap):
+        # "21.6 percent and 24.6 percent for 2022 and 2021, respectively", "X in 2022 and
+        # Y in 2021": a figure listed after another is of the same thing.
+        label = reading.facts[-1].label
+    reading.listed_end = unit_end
+    return Fact(
+        chunk_id=chunk.chunk_id,
+        company=chunk.company,
+        document=chunk.document,
+        page=chunk.page,
+        report_fiscal_year=chunk.fiscal_year,
+        fiscal_year=year,
+        restated=bool(re.search(r"\brestat\w*", sentence[lead:tail], re.IGNORECASE)),
+        label=label[:1].upper() + label[1:],
+        metric=None if unit == "%" else bound.metric,  # a share is no amount
+        value=-amount.value if amount.negative else amount.value,
+        raw=written.strip(),
+        unit=unit,
+        decimals=amount.decimals,
+        context=sentence,
+        source="prose",
+        period_months=months,
+        period_end=_quarter_ended(chunk.company, year, said) if months == 3 else None,
+    )
 
 
 _LISTED = re.compile(
