@@ -105,66 +105,16 @@ def worked_results(text: str, amounts: "list[Amount]") -> dict[int, Worked]:
     """Each amount of `text` that follows "=" after written arithmetic, with what the
     arithmetic recomputes (keyed by the amount's index in `amounts`, which are the
     sentence's figures in order, spans into `text`)."""
-    # long: one scan back from each "=" over figures, operators and parentheses.
-
-    spans: list[tuple[int, int]] = []
-    for a in amounts:
-        written = unit_after(text[a.end :])
-        sign = SIGN_BEFORE.search(text[: a.start])
-        start = sign.start() if sign else a.start
-        if a.negative and re.search(r"[-−–]\s?$", text[:start]):
-            start = re.search(r"[-−–]\s?$", text[:start]).start()  # type: ignore[union-attr]
-        spans.append((start, a.end + (written.end() if written else 0)))
+    spans = [_written_span(text, a) for a in amounts]
     found: dict[int, Worked] = {}
     for eq in re.finditer(r"(?<![<>!=])=(?!=)", text):
         after = [i for i, (start, _) in enumerate(spans) if start >= eq.end()]
         if not after or text[eq.end() : spans[after[0]][0]].strip(" −-+(") != "":  # "= +2.7"
             continue
         result = after[0]
-        tokens: list[tuple[str, float | str]] = []
-        operands: list[int] = []
-        constants: list[float] = []
-        pos = eq.start()
-        while pos > 0:
-            here = [
-                i for i, (_, end) in enumerate(spans) if end <= pos and not text[end:pos].strip()
-            ]
-            if here:
-                i = here[-1]
-                tokens.insert(0, ("num", base_value(amounts[i])))
-                operands.insert(0, i)
-                pos = spans[i][0]
-                continue
-            char = text[pos - 1]
-            if char.isspace():
-                pos -= 1
-                continue
-            if char in "()":
-                tokens.insert(0, ("paren", char))
-                pos -= 1
-                continue
-            if char in _OPERATORS and not (char == "x" and text[pos - 2 : pos - 1].isalpha()):
-                tokens.insert(0, ("op", _OPERATORS[char]))
-                pos -= 1
-                continue
-            digits = re.search(r"(\d[\d,]*(?:\.\d+)?)$", text[:pos])
-            if digits is not None and not re.search(r"[A-Za-z$]$", text[: digits.start()]):
-                value = float(digits.group(1).replace(",", ""))
-                tokens.insert(0, ("num", value))
-                constants.append(value)
-                pos = digits.start()
-                continue
-            break
-        # Drop what cannot open an expression (an operator, an unmatched parenthesis).
-        while tokens and (tokens[0][0] == "op" or tokens[0] == ("paren", ")")):
-            tokens.pop(0)
-        depth = 0
-        for t in tokens:
-            depth += 1 if t == ("paren", "(") else -1 if t == ("paren", ")") else 0
-        while depth > 0 and tokens and tokens[0] == ("paren", "("):
-            tokens.pop(0)
-            depth -= 1
-        if not any(t[0] == "op" for t in tokens) or depth != 0:
+        scanned, operands, constants = _scan_back(text, eq.start(), spans, amounts)
+        tokens = _balanced(scanned)
+        if tokens is None or not any(t[0] == "op" for t in tokens):
             continue
         try:
             parser = _Parser(tokens)
@@ -177,6 +127,68 @@ def worked_results(text: str, amounts: "list[Amount]") -> dict[int, Worked]:
         working = _SPACE.sub(" ", text[start : spans[result][1]]).strip()
         found[result] = Worked(value, tuple(operands), tuple(constants), working)
     return found
+
+
+def _written_span(text: str, a: "Amount") -> tuple[int, int]:
+    """Where an amount is written, with its currency or minus sign before it and its unit
+    after it ("−US$3.7 billion")."""
+    written = unit_after(text[a.end :])
+    sign = SIGN_BEFORE.search(text[: a.start])
+    start = sign.start() if sign else a.start
+    minus = re.search(r"[-−–]\s?$", text[:start]) if a.negative else None
+    return (minus.start() if minus else start, a.end + (written.end() if written else 0))
+
+
+_Token = tuple[str, float | str]
+
+
+def _scan_back(
+    text: str, pos: int, spans: list[tuple[int, int]], amounts: "list[Amount]"
+) -> tuple[list[_Token], list[int], list[float]]:
+    """The tokens written before an "=" at `pos`, back to the first that is no figure,
+    operator or parenthesis; the amounts among them (by index) and the constants."""
+    tokens: list[_Token] = []
+    operands: list[int] = []
+    constants: list[float] = []
+    while pos > 0:
+        here = [i for i, (_, end) in enumerate(spans) if end <= pos and not text[end:pos].strip()]
+        char = text[pos - 1]
+        if here:
+            tokens.insert(0, ("num", base_value(amounts[here[-1]])))
+            operands.insert(0, here[-1])
+            pos = spans[here[-1]][0]
+        elif char.isspace():
+            pos -= 1
+        elif char in "()":
+            tokens.insert(0, ("paren", char))
+            pos -= 1
+        elif char in _OPERATORS and not (char == "x" and text[pos - 2 : pos - 1].isalpha()):
+            tokens.insert(0, ("op", _OPERATORS[char]))
+            pos -= 1
+        elif (digits := re.search(r"(\d[\d,]*(?:\.\d+)?)$", text[:pos])) is not None and not (
+            re.search(r"[A-Za-z$]$", text[: digits.start()])
+        ):
+            value = float(digits.group(1).replace(",", ""))
+            tokens.insert(0, ("num", value))
+            constants.append(value)
+            pos = digits.start()
+        else:
+            break
+    return tokens, operands, constants
+
+
+def _balanced(tokens: list[_Token]) -> list[_Token] | None:
+    """The tokens from the first that can open an expression (no operator, no unmatched
+    parenthesis); None when the parentheses do not balance."""
+    while tokens and (tokens[0][0] == "op" or tokens[0] == ("paren", ")")):
+        tokens = tokens[1:]
+    depth = 0
+    for t in tokens:
+        depth += 1 if t == ("paren", "(") else -1 if t == ("paren", ")") else 0
+    while depth > 0 and tokens and tokens[0] == ("paren", "("):
+        tokens = tokens[1:]
+        depth -= 1
+    return tokens if depth == 0 else None
 
 
 def agrees(worked: Worked, result: "Amount") -> bool:
