@@ -276,72 +276,74 @@ def _side(before: str) -> int:
 
 def _amounts(text: str, written: list[_Written]) -> list[Amount]:
     """The amounts among `written` (numbers of `text`), each with what its context says."""
-    # long: one pass over the numbers; each kind of number skipped where it is recognised.
     amounts: list[Amount] = []
     last_end = 0
     for w in written:
-        start, end = w.start, w.end
-        if w.share:
-            amounts.append(_share(text, w))
-            last_end = end
-            continue
-        before = text[max(0, start - 40) : start]
-        after = text[end : end + 40]
-        if re.match(r"^[A-Za-z]", after) and not UNIT_WORD.match(after):
-            continue  # "1H24", "2Q"
-        if _PAGE.search(before) or _LABEL_NUMBER.search(before):
-            continue
-        cur_match = _CURRENCY.search(before)
-        currency_token = cur_match.group("cur") if cur_match else None
-        currency = _currency(currency_token) if currency_token else None
-        unit_match = UNIT_WORD.match(after)
-        if _skipped(text, w, plain=not currency_token and not unit_match):
-            continue
-        # ("(3.7%)" after a figure is an aside in prose, not a negative share.)
-        paren = before.endswith("(") and after.startswith(")")
-        if paren and unit_match is None:
-            unit_match = UNIT_WORD.match(after[1:])  # "(0.6)%": a negative percentage
-        if unit_match:
-            kind, unit_currency, factor = _unit_of(unit_match.group("u"), currency, after)
-            currency = unit_currency or currency
-            factor_opt: float | None = factor
-        elif currency_token:
-            if PER_SHARE.match(after):
-                kind, factor_opt = "per_share", 100.0
-            else:
-                kind, factor_opt = "money", None
-        else:
-            kind, factor_opt = "bare", None
-        # A minus sign counts only when it is attached ("-173", "-US$173m", "US$-173m"),
-        # so a dash used as a separator ("BHP - US$55,658 million") is not a loss.
-        minus = bool(re.search(r"(?:^|[\s(])[-−]$|\bminus\s+$", before, re.IGNORECASE))
-        minus = minus or bool(cur_match and cur_match.group("neg"))
-        if cur_match:
-            minus = minus or bool(re.search(r"(?:^|[\s(])[-−]$", before[: cur_match.start()]))
-        # "a loss of US$203 million" is negative; in "from a loss to a profit of US$213
-        # million" the nearest result word is "profit", so 213 is not.
-        words = _RESULT_WORD.findall(text[last_end:start])
-        negative = (
-            paren or minus or bool(words and words[-1].lower() in ("loss", "losses", "deficit"))
-        )
-        amounts.append(
-            Amount(
-                value=w.value,
-                decimals=w.decimals,
-                kind=kind,
-                currency=currency,
-                factor=factor_opt,
-                negative=negative,
-                sign_known=paren or minus,
-                approx=bool(APPROX.search(before)),
-                start=start,
-                end=end,
-                words=w.digits is None,
-                side=_side(before),
-            )
-        )
-        last_end = end
+        amount = _share(text, w) if w.share else _amount(text, w, last_end)
+        if amount is not None:
+            amounts.append(amount)
+            last_end = w.end
     return amounts
+
+
+def _amount(text: str, w: _Written, last_end: int) -> Amount | None:
+    """A number read with the 40 characters around it; None for a number that is no
+    amount (a page, a label's number, a year, a date, a count, "1H24")."""
+    before = text[max(0, w.start - 40) : w.start]
+    after = text[w.end : w.end + 40]
+    if re.match(r"^[A-Za-z]", after) and not UNIT_WORD.match(after):
+        return None  # "1H24", "2Q"
+    if _PAGE.search(before) or _LABEL_NUMBER.search(before):
+        return None
+    cur_match = _CURRENCY.search(before)
+    currency_token = cur_match.group("cur") if cur_match else None
+    unit_match = UNIT_WORD.match(after)
+    if _skipped(text, w, plain=not currency_token and not unit_match):
+        return None
+    # ("(3.7%)" after a figure is an aside in prose, not a negative share.)
+    paren = before.endswith("(") and after.startswith(")")
+    if paren and unit_match is None:
+        unit_match = UNIT_WORD.match(after[1:])  # "(0.6)%": a negative percentage
+    kind, currency, factor = _kind(unit_match, currency_token, after)
+    # A minus sign counts only when it is attached ("-173", "-US$173m", "US$-173m"),
+    # so a dash used as a separator ("BHP - US$55,658 million") is not a loss.
+    minus = bool(re.search(r"(?:^|[\s(])[-−]$|\bminus\s+$", before, re.IGNORECASE))
+    if cur_match:
+        minus = minus or bool(cur_match.group("neg"))
+        minus = minus or bool(re.search(r"(?:^|[\s(])[-−]$", before[: cur_match.start()]))
+    # "a loss of US$203 million" is negative; in "from a loss to a profit of US$213
+    # million" the nearest result word is "profit", so 213 is not.
+    words = _RESULT_WORD.findall(text[last_end : w.start])
+    loss = bool(words and words[-1].lower() in ("loss", "losses", "deficit"))
+    return Amount(
+        value=w.value,
+        decimals=w.decimals,
+        kind=kind,
+        currency=currency,
+        factor=factor,
+        negative=paren or minus or loss,
+        sign_known=paren or minus,
+        approx=bool(APPROX.search(before)),
+        start=w.start,
+        end=w.end,
+        words=w.digits is None,
+        side=_side(before),
+    )
+
+
+def _kind(
+    unit: "re.Match[str] | None", currency_token: str | None, after: str
+) -> tuple[str, str | None, float | None]:
+    """An amount's kind, currency and factor, from its unit word or its currency sign."""
+    currency = _currency(currency_token) if currency_token else None
+    if unit:
+        kind, unit_currency, factor = _unit_of(unit.group("u"), currency, after)
+        return kind, unit_currency or currency, factor
+    if currency_token:
+        return (
+            ("per_share", currency, 100.0) if PER_SHARE.match(after) else ("money", currency, None)
+        )
+    return "bare", None, None
 
 
 def unit_after(text: str) -> "re.Match[str] | None":
