@@ -406,7 +406,6 @@ def _kind_of(
     in "08-04-2020-2224", a date and a time), can only be a card: its checksum and
     prefix are evidence enough, a phone number's or a TFN's shape alone is not.
     """
-    # long: one case per kind of personal data, tried in order.
     groups = [g.digits for g in window]
     digits = "".join(groups)
     n = len(digits)
@@ -414,7 +413,6 @@ def _kind_of(
         return None
     glued = run.glued if at_start else ""
     plus = run.plus and at_start
-    bracketed = run.bracketed and at_start
     shape = [len(g) for g in groups]
     bsb_shape = shape[:2] == [3, 3] and len(groups) >= 3 and 5 <= sum(shape[2:]) <= 10
     if bsb_shape and anchored and _BSB_WORDS.search(_before(run, window, at_start, text)):
@@ -429,39 +427,50 @@ def _kind_of(
         and ((n == 9 and shape in ([9], [3, 3, 3])) or (n == 8 and shape == [8]))
         and tfn_valid(digits)
     )
-    grouped_tfn = shape == [3, 3, 3]
-    phone_shape = _phone_shape(digits, shape, plus, bracketed)
+    phone_shape = _phone_shape(digits, shape, plus, run.bracketed and at_start)
     if not (tfn_shape or bsb_shape or phone_shape):
         return None
     before = _before(run, window, at_start, text)
-
-    def keyword(kind: PiiKind, words: "re.Pattern[str]") -> bool:
-        if glued:
-            return _GLUE_KEYWORDS[kind].search(glued) is not None
-        return words.search(before) is not None
-
     if _COMPANY_NUMBER.search(before):  # ACN 004 028 077: a company's public number
         return None
-    if tfn_shape:
-        # Round figures written with spaces (250 000 000) pass the check one time in
-        # eleven, and so does any figure; without "TFN" or "tax file" before it, a
-        # number with a unit after it or a currency before it stays a figure.
-        if keyword(PiiKind.TFN, _TFN_WORDS):
-            return PiiKind.TFN
-        # Unbroken, eight or nine digits are as likely a date (20221123), a count or an
-        # order number; after "account" they are the account's (found below).
-        after = text[window[-1].end : window[-1].end + 12]
-        round_figure = digits.endswith("000") or all(g.endswith("00") for g in groups)
-        figure = _UNIT_AFTER.match(after) is not None or _CURRENCY_BEFORE.search(before)
-        account = _ACCOUNT_BEFORE.search(before) is not None
-        if grouped_tfn and not glued and not round_figure and not figure and not account:
-            return PiiKind.TFN
-    if bsb_shape and glued and keyword(PiiKind.BANK_ACCOUNT, _BSB_WORDS):
+    if tfn_shape and _is_tfn(window, glued, before, text):
+        return PiiKind.TFN
+    if bsb_shape and glued and _keyword(PiiKind.BANK_ACCOUNT, _BSB_WORDS, glued, before):
         return PiiKind.BANK_ACCOUNT
+    return _phone(run, phone_shape, glued, before)
+
+
+def _keyword(kind: PiiKind, words: "re.Pattern[str]", glued: str, before: str) -> bool:
+    """Whether the word that makes a shape this kind stands before it (or, for a value
+    glued to a word, is that word)."""
+    if glued:
+        return _GLUE_KEYWORDS[kind].search(glued) is not None
+    return words.search(before) is not None
+
+
+def _is_tfn(window: list[_Group], glued: str, before: str, text: str) -> bool:
+    """A number of a TFN's shape and checksum: a TFN after its keyword, or grouped 3-3-3
+    and no figure. Round figures written with spaces (250 000 000) pass the check one time
+    in eleven, and so does any figure; without "TFN" or "tax file" before it, a number
+    with a unit after it or a currency before it stays a figure."""
+    if _keyword(PiiKind.TFN, _TFN_WORDS, glued, before):
+        return True
+    # Unbroken, eight or nine digits are as likely a date (20221123), a count or an order
+    # number; after "account" they are the account's (found by the caller).
+    groups = [g.digits for g in window]
+    after = text[window[-1].end : window[-1].end + 12]
+    round_figure = "".join(groups).endswith("000") or all(g.endswith("00") for g in groups)
+    figure = _UNIT_AFTER.match(after) is not None or _CURRENCY_BEFORE.search(before)
+    account = _ACCOUNT_BEFORE.search(before) is not None
+    grouped = [len(g) for g in groups] == [3, 3, 3]
+    return grouped and not glued and not round_figure and not figure and not account
+
+
+def _phone(run: _Run, phone_shape: str | None, glued: str, before: str) -> PiiKind | None:
     if phone_shape is None:
         return None
     if glued:
-        return PiiKind.PHONE if keyword(PiiKind.PHONE, _PHONE_WORDS) else None
+        return PiiKind.PHONE if _keyword(PiiKind.PHONE, _PHONE_WORDS, glued, before) else None
     if phone_shape == "needs context" and not (run.separated or _PHONE_WORDS.search(before[-24:])):
         return None
     return PiiKind.PHONE
