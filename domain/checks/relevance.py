@@ -20,6 +20,7 @@ it says about something else. `workflows/rules/gate.py` decides what is shown fr
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
 
@@ -380,73 +381,28 @@ def check_relevance(
     `derived_labels` are the figures the numeric check recomputed from cited inputs
     (the answer's margins, shares, ratios and changes).
     """
-    # long: one verdict per asked part, its cases in order.
     if (analyst := analyst_path(question)) is not None:
         return _analyst_relevance(analyst, answer, derived_labels)
     question = asked_part(question)  # what it asks, not how to answer nor its definitions
     if asks_overview(question):
         return Relevance(items=[], addressed=True, off_point=False)
-    choice = read_choice(question)
-    # A question listing its options ("Among operations, investing and financing
-    # activities, which ...") asks for each of them, told apart by its own words.
-    parts = [choice.focus(o) for o in choice.options] if choice else focus_parts(question)
-    if asks_share_of_total(question) and (named := find_metrics(question)):
-        # "What share of the five's combined revenue came from BHP?" asks for revenue:
-        # the share of it is worked out from the figures (the numeric check's working).
-        parts = [p for m in named for p in focus_parts(metric_display(m))]
-    narrative = asks_narrative(question)
-    topic = asks_topic(question)  # a topic: a quoted sentence or a figure answers it
-    when = bool(ASKS_WHEN.search(question))
-    asked_years = mentioned_years(question)
-    gaps = [m.group("m").strip() for m in _NOT_FOUND_LINE.finditer(answer)]
-    sentences = [s for s in split_sentences(answer) if "data not found" not in s]
-    facts = [report_facts(chunk) for chunk in sources]  # read once for every part
-    sentence_terms = [terms(s) for chunk in sources for s in split_sentences(chunk.text)]
-    vocabulary = frozenset().union(*(terms(f"{f.label} {f.context}") for fs in facts for f in fs))
-    items: list[RelevanceItem] = []
-    for part in parts:
-        status: Literal["answered", "not_found", "missing"] = "missing"
-        evidence: str | None = None
-        score = 0.0
-        if part.derived is not None and _derived_answered(part, sentences, derived_labels):
-            status, evidence, score = "answered", part.derived.name, 1.0
-        elif not narrative and (
-            hit := _answered_by_figure(
-                part,
-                sentences,
-                facts,
-                vocabulary,
-                similarity,
-                topic,
-                asked_years,
-                asks_part_of_year(question),
-            )
-        ):
-            status, (evidence, score) = "answered", hit
-        elif (narrative or topic) and (
-            text := _answered_by_text(part, sentences, sources, sentence_terms, when)
-        ):
-            status, evidence, score = "answered", text, 1.0
-        elif any(shares_most(part, gap) or shares_most(Focus(gap, terms=terms(gap)), part.phrase)
-                 for gap in gaps):  # fmt: skip
-            status = "not_found"
-        focus = part.phrase
-        items.append(
-            RelevanceItem(focus=focus, status=status, evidence=evidence, score=round(score, 3))
-        )
+    parts = _asked_parts(question)
+    read = _Read.of(question, answer, sources)
+    items = [_verdict(part, read, derived_labels, similarity) for part in parts]
     if (
-        not (narrative or topic)
+        not read.words
         and _GROWTH_ASKED.search(question)
         and not derived_labels
-        and "%" not in " ".join(sentences)
+        and "%" not in " ".join(read.sentences)
     ):
         # "Is growth in X expected to accelerate?" answered with X's levels alone: no rate
         # of growth is given, so what was asked is not (J&J's adjusted EPS, at high).
         items = [
             RelevanceItem(focus=i.focus, status="missing", evidence=None, score=0.0)
-            if i.status == "answered" else i
+            if i.status == "answered"
+            else i
             for i in items
-        ]  # fmt: skip
+        ]
     items += _companies_unnamed(question, answer, parts)
     answered = sum(i.status == "answered" for i in items)
     missing = any(i.status == "missing" for i in items)
@@ -457,11 +413,104 @@ def check_relevance(
         items=items,
         addressed=not missing,
         off_point=bool(items) and answered == 0 and missing and cites,
-        topic=(narrative or topic) and not any(p.metrics for p in parts),
+        topic=read.words and not any(p.metrics for p in parts),
         # "Why did South32 sell Illawarra?" answered by "We agreed to sell Illawarra
         # Metallurgical Coal": the reports give no reason, and the answer must say so.
-        unexplained=(narrative or topic)
+        unexplained=read.words
         and asks_why(question)
         and cites
-        and not any(gives_cause(s) for s in sentences),
+        and not any(gives_cause(s) for s in read.sentences),
     )
+
+
+def _asked_parts(question: str) -> list[Focus]:
+    """What a question asks for, part by part."""
+    choice = read_choice(question)
+    # A question listing its options ("Among operations, investing and financing
+    # activities, which ...") asks for each of them, told apart by its own words.
+    parts = [choice.focus(o) for o in choice.options] if choice else focus_parts(question)
+    if asks_share_of_total(question) and (named := find_metrics(question)):
+        # "What share of the five's combined revenue came from BHP?" asks for revenue:
+        # the share of it is worked out from the figures (the numeric check's working).
+        parts = [p for m in named for p in focus_parts(metric_display(m))]
+    return parts
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A question's kind, and an answer and its sources as every asked part is judged on
+    them, each read once."""
+
+    narrative: bool
+    topic: bool
+    """A topic: a quoted sentence or a figure answers it."""
+    when: bool
+    asked_years: list[int]
+    part_of_year: bool
+    gaps: list[str]
+    sentences: list[str]
+    sources: Sequence[ChunkText]
+    facts: list[list[Fact]]
+    sentence_terms: list[frozenset[str]]
+    vocabulary: frozenset[str]
+
+    @property
+    def words(self) -> bool:
+        """Whether the reports' words answer it (what they say, or a topic)."""
+        return self.narrative or self.topic
+
+    @classmethod
+    def of(cls, question: str, answer: str, sources: Sequence[ChunkText]) -> "_Read":
+        facts = [report_facts(chunk) for chunk in sources]
+        return cls(
+            narrative=asks_narrative(question),
+            topic=asks_topic(question),
+            when=bool(ASKS_WHEN.search(question)),
+            asked_years=mentioned_years(question),
+            part_of_year=asks_part_of_year(question),
+            gaps=[m.group("m").strip() for m in _NOT_FOUND_LINE.finditer(answer)],
+            sentences=[s for s in split_sentences(answer) if "data not found" not in s],
+            sources=sources,
+            facts=facts,
+            sentence_terms=[terms(s) for chunk in sources for s in split_sentences(chunk.text)],
+            vocabulary=frozenset().union(
+                *(terms(f"{f.label} {f.context}") for fs in facts for f in fs)
+            ),
+        )
+
+
+def _verdict(
+    part: Focus, read: _Read, derived_labels: Sequence[str], similarity: Similarity | None
+) -> RelevanceItem:
+    """One asked part: answered (by a derived figure, a figure or the reports' words),
+    not found (a gap line names it) or missing."""
+    status: Literal["answered", "not_found", "missing"] = "missing"
+    evidence: str | None = None
+    score = 0.0
+    if part.derived is not None and _derived_answered(part, read.sentences, derived_labels):
+        status, evidence, score = "answered", part.derived.name, 1.0
+    elif not read.narrative and (
+        hit := _answered_by_figure(
+            part,
+            read.sentences,
+            read.facts,
+            read.vocabulary,
+            similarity,
+            read.topic,
+            read.asked_years,
+            read.part_of_year,
+        )
+    ):
+        status, (evidence, score) = "answered", hit
+    elif read.words and (
+        text := _answered_by_text(
+            part, read.sentences, read.sources, read.sentence_terms, read.when
+        )
+    ):
+        status, evidence, score = "answered", text, 1.0
+    elif any(
+        shares_most(part, gap) or shares_most(Focus(gap, terms=terms(gap)), part.phrase)
+        for gap in read.gaps
+    ):
+        status = "not_found"
+    return RelevanceItem(focus=part.phrase, status=status, evidence=evidence, score=round(score, 3))
