@@ -70,18 +70,31 @@ def match(
     When the focus asks for money ("how much did it bring in"), an amount of money gains
     and a quantity of another kind (tonnes, ounces) cannot answer.
     """
-    # long: the scores of one fact added in order, each commented.
     if focus.empty or not sourced:
         return []
     labels = [f.label for f, _ in sourced]
-    # A stem's weight: how rare it is among the evidence's labels (smoothed inverse
-    # document frequency), so the words that tell measures apart count most.
-    label_terms = [terms(label) for label in set(labels)]
-    count = len(label_terms)
-
     # A sentence's figure is read by its own words: the clauses before its label name
     # other things ("the effective tax rate differed from the U.S. statutory rate of 21%").
     contexts = [own_words(f) if f.source == "prose" else (f.context or f.label) for f, _ in sourced]
+    weight = _weights(labels, contexts)
+    by_label = similarity(focus.phrase, labels) if similarity else [0.0] * len(labels)
+    by_context = similarity(focus.phrase, contexts) if similarity else [0.0] * len(labels)
+    out: list[Candidate] = []
+    for (fact, n), a, b in zip(sourced, by_label, by_context, strict=True):
+        lexical = label_match(focus, fact.label, fact.context, weight)
+        semantic = max(_semantic(a), 0.9 * _semantic(b))
+        out.append(
+            Candidate(fact, n, _fitted(focus, fact, max(lexical, semantic)), lexical, semantic)
+        )
+    out.sort(key=lambda c: -c.score)
+    return out
+
+
+def _weights(labels: list[str], contexts: list[str]) -> Callable[[str], float]:
+    """A stem's weight: how rare it is among the evidence's labels (smoothed inverse
+    document frequency), so the words that tell measures apart count most."""
+    label_terms = [terms(label) for label in set(labels)]
+    count = len(label_terms)
     context_terms = frozenset().union(*(terms(c) for c in set(contexts)))
 
     def weight(term: str) -> float:
@@ -92,44 +105,39 @@ def match(
             return 0.25
         return math.log(1.0 + (count + 1) / (seen + 1))
 
-    by_label = similarity(focus.phrase, labels) if similarity else [0.0] * len(labels)
-    by_context = similarity(focus.phrase, contexts) if similarity else [0.0] * len(labels)
-    out: list[Candidate] = []
-    for (fact, n), a, b in zip(sourced, by_label, by_context, strict=True):
-        lexical = label_match(focus, fact.label, fact.context, weight)
-        semantic = max(_semantic(a), 0.9 * _semantic(b))
-        score = max(lexical, semantic)
-        if focus.metrics and fact.metric is not None and not focus.condition:
-            # (With a condition the condition tells the measures apart, below.)
-            score += 0.5 if fact.metric in focus.metrics else -0.3
-        if focus.qualifiers and not focus.qualifiers <= qualifiers(
-            f"{fact.label} {fact.context}"
-        ):  # "Scope 3 emissions" asked, "Scope 1 and 2" printed: another measure
-            score = min(score, ANSWERS - 0.1)
-        if _RATE_ASKED.search(focus.phrase) and _is_money(fact):
-            # "effective tax rate" asked, "$70 million" of a sentence naming the rate
-            # printed: an amount of money is not a rate, ratio or margin.
-            score = min(score, ANSWERS - 0.1)
-        if focus.money and not _is_money(fact):
-            # "how much did it bring in from selling its product" asked, shipments in Mt
-            # printed: a quantity of another kind cannot be the amount asked.
-            score = min(score, ANSWERS - 0.1)
-        elif focus.money and score > 0:
-            # The kind asked for is one more signal for an amount of money that fits.
-            score += 0.1
-        if not circumstance_heard(focus, fact):
-            # "the proceeds it realised from the Kenvue offering" asked, a sentence of
-            # proceeds from selling a smelter printed: the measure of another occasion.
-            score = min(score, ANSWERS - 0.1)
-        if not meets_condition(focus, fact.label):
-            # "profit excluding one-off items" asked, statutory profit printed: the
-            # closest figure, not the answer ("Underlying earnings" meets it).
-            score = min(score, ANSWERS - 0.1)
-        elif focus.condition:
-            score += 0.2
-        out.append(Candidate(fact, n, score, lexical, semantic))
-    out.sort(key=lambda c: -c.score)
-    return out
+    return weight
+
+
+def _fitted(focus: Focus, fact: Fact, score: float) -> float:
+    """A fact's match score, raised or capped by what the focus asks of its kind: its
+    metric, qualifiers, a rate, money, an occasion, a condition."""
+    if focus.metrics and fact.metric is not None and not focus.condition:
+        # (With a condition the condition tells the measures apart, below.)
+        score += 0.5 if fact.metric in focus.metrics else -0.3
+    if focus.qualifiers and not focus.qualifiers <= qualifiers(f"{fact.label} {fact.context}"):
+        score = min(score, ANSWERS - 0.1)  # "Scope 3" asked, "Scope 1 and 2" printed
+    if _RATE_ASKED.search(focus.phrase) and _is_money(fact):
+        # "effective tax rate" asked, "$70 million" of a sentence naming the rate
+        # printed: an amount of money is not a rate, ratio or margin.
+        score = min(score, ANSWERS - 0.1)
+    if focus.money and not _is_money(fact):
+        # "how much did it bring in from selling its product" asked, shipments in Mt
+        # printed: a quantity of another kind cannot be the amount asked.
+        score = min(score, ANSWERS - 0.1)
+    elif focus.money and score > 0:
+        # The kind asked for is one more signal for an amount of money that fits.
+        score += 0.1
+    if not circumstance_heard(focus, fact):
+        # "the proceeds it realised from the Kenvue offering" asked, a sentence of
+        # proceeds from selling a smelter printed: the measure of another occasion.
+        score = min(score, ANSWERS - 0.1)
+    if not meets_condition(focus, fact.label):
+        # "profit excluding one-off items" asked, statutory profit printed: the
+        # closest figure, not the answer ("Underlying earnings" meets it).
+        score = min(score, ANSWERS - 0.1)
+    elif focus.condition:
+        score += 0.2
+    return score
 
 
 def own_words(fact: Fact) -> str:
