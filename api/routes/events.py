@@ -18,6 +18,7 @@ turn decides, as it did before the stream.
 import asyncio
 import contextlib
 from collections.abc import AsyncIterable
+from dataclasses import dataclass
 from typing import Annotated
 
 import psycopg
@@ -153,8 +154,9 @@ async def turn_events(
 ) -> AsyncIterable[ServerSentEvent]:
     """Stream a turn's progress until it settles or waits for a reply (at most ten minutes)."""
     turn_id, owners = owned
+    watch = _Watch(turn_id, client, streams, pool, caller, owners)
     try:
-        async for event in _events(turn_id, start, client, streams, pool, caller, owners):
+        async for event in _events(watch, start):
             yield event
     except _Unavailable:
         error = ErrorResponse(
@@ -165,33 +167,50 @@ async def turn_events(
         yield ServerSentEvent(event="error", data=error.model_dump(mode="json"))
 
 
-async def _events(
-    turn_id: str,
-    start: int,
-    client: Client,
-    streams: TurnStreams,
-    pool: PoolDep,
-    caller: Caller,
-    owners: list[str],
-) -> AsyncIterable[ServerSentEvent]:
+@dataclass(frozen=True)
+class _Watch:
+    """One watcher's turn and what reading it takes."""
+
+    turn_id: str
+    client: Client
+    streams: TurnStreams
+    pool: PoolDep
+    caller: Caller
+    owners: list[str]
+
+    async def stored(self, *, reconciling: bool) -> TurnResult | None:
+        return await _stored(self.pool, self.client, self.turn_id, reconciling=reconciling)
+
+    async def ending(self, stored: TurnResult, after: int) -> list[ServerSentEvent]:
+        """The retained steps from offset `after` on, then the stored turn as the outcome."""
+        retained = await self.streams.retained(self.turn_id, after)
+        steps = [_step(offset, event) for offset, event in retained]
+        return [*steps, await _outcome(self.pool, self.caller, self.owners, stored)]
+
+
+async def _events(watch: _Watch, start: int) -> AsyncIterable[ServerSentEvent]:
     # Not reconciled here: a running turn's watchers would each ask Temporal about it
     # while holding a pooled connection. A turn whose workflow closed without saying so
-    # is reconciled below, when its stream fails or stays quiet.
-    # long: one SSE loop: resume, fan-out, keep-alive and end in the order they happen.
-    stored = await _stored(pool, client, turn_id, reconciling=False)
+    # is reconciled in `_live`, when its stream fails or stays quiet.
+    stored = await watch.stored(reconciling=False)
     if stored is not None and stored.status != "running":
         # Settled, or paused for a reply: nothing more will happen until someone acts,
         # so the retained events are read with the stream's query (no long-poll update
         # is left waiting in the workflow, nothing is written to its history).
-        for offset, retained in await streams.retained(turn_id, start):
-            yield _step(offset, retained)
-        yield await _outcome(pool, caller, owners, stored)
+        for event in await watch.ending(stored, start):
+            yield event
         return
+    async for event in _live(watch, start):
+        yield event
+
+
+async def _live(watch: _Watch, start: int) -> AsyncIterable[ServerSentEvent]:
+    """A running turn's steps as they come, until its outcome or the stream's time limit."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + MAX_STREAM_SECONDS
     closed = False
     next_offset = start
-    async with streams.watch(turn_id, start) as queue:
+    async with watch.streams.watch(watch.turn_id, start) as queue:
         while loop.time() < deadline:
             try:
                 item = await asyncio.wait_for(queue.get(), QUIET_SECONDS)
@@ -203,30 +222,44 @@ async def _events(
                 event: TurnEvent = item.data
                 next_offset = item.offset + 1
                 yield _step(item.offset, event)
-                if event.kind not in ("waiting", "settled"):
-                    continue
-                # The turn says it paused or ended: the stored turn (saved before the
-                # event was published) is the outcome, if it still says the same.
-                stored = await _stored(pool, client, turn_id, reconciling=False)
-                if stored is not None and (
-                    (event.kind == "settled" and stored.status in SETTLED)
-                    or (stored.status == WAITING and stored.clarification_round == event.round)
-                ):
-                    yield await _outcome(pool, caller, owners, stored)
+                outcome = await _announced(watch, event)
+                if outcome is not None:
+                    yield outcome
                     return
                 continue
             closed = closed or isinstance(item, Closed)
-            # Quiet, the stream failed, or the workflow closed: the stored turn decides
-            # (an open turn whose workflow has closed is settled from Temporal's record).
-            stored = await _stored(pool, client, turn_id, reconciling=item is not None or closed)
-            if stored is not None and (stored.status in SETTLED or stored.status == WAITING):
-                # The turn moved on while its events were on their way (a busy process,
-                # a subscription being renewed): the steps not yet sent come first.
-                for offset, retained in await streams.retained(turn_id, next_offset):
-                    yield _step(offset, retained)
-                yield await _outcome(pool, caller, owners, stored)
+            ending = await _quiet(watch, next_offset, reconciling=item is not None or closed)
+            if ending:
+                for ended in ending:
+                    yield ended
                 return
-        yield ServerSentEvent(event="timeout", data={"turn_id": turn_id})
+        yield ServerSentEvent(event="timeout", data={"turn_id": watch.turn_id})
+
+
+async def _announced(watch: _Watch, event: TurnEvent) -> ServerSentEvent | None:
+    """The outcome when `event` says the turn paused or ended and the stored turn (saved
+    before the event was published) still says the same; else None."""
+    if event.kind not in ("waiting", "settled"):
+        return None
+    stored = await watch.stored(reconciling=False)
+    if stored is not None and (
+        (event.kind == "settled" and stored.status in SETTLED)
+        or (stored.status == WAITING and stored.clarification_round == event.round)
+    ):
+        return await _outcome(watch.pool, watch.caller, watch.owners, stored)
+    return None
+
+
+async def _quiet(watch: _Watch, next_offset: int, *, reconciling: bool) -> list[ServerSentEvent]:
+    """The stream's last events when it was quiet, failed or closed and the stored turn
+    has settled or waits (an open turn whose workflow has closed is settled from
+    Temporal's record with `reconciling`); none while the turn still runs."""
+    stored = await watch.stored(reconciling=reconciling)
+    if stored is not None and (stored.status in SETTLED or stored.status == WAITING):
+        # The turn moved on while its events were on their way (a busy process,
+        # a subscription being renewed): the steps not yet sent come first.
+        return await watch.ending(stored, next_offset)
+    return []
 
 
 def _step(offset: int, event: TurnEvent) -> ServerSentEvent:
