@@ -53,14 +53,21 @@ def _iso(moment: datetime) -> str:
 
 
 def row_hash(
-    prev_hash: str, seq: int, turn_id: str, conversation_id: str, recorded_at: datetime,
+    prev_hash: str,
+    seq: int,
+    turn_id: str,
+    conversation_id: str,
+    recorded_at: datetime,
     record: dict[str, Any],
-) -> str:  # fmt: skip
+) -> str:
     """SHA-256 over the previous hash and this row's fields, in canonical JSON."""
     body = {
-        "seq": seq, "turn_id": turn_id, "conversation_id": conversation_id,
-        "recorded_at": _iso(recorded_at), "record": record,
-    }  # fmt: skip
+        "seq": seq,
+        "turn_id": turn_id,
+        "conversation_id": conversation_id,
+        "recorded_at": _iso(recorded_at),
+        "record": record,
+    }
     return hashlib.sha256(prev_hash.encode() + b"\n" + _canonical(body)).hexdigest()
 
 
@@ -96,40 +103,55 @@ def _numeric_result(result: TurnResult) -> str:
     return f"{result.grounded} ({result.figures_checked} checked)"
 
 
+def _judge_result(result: TurnResult, closed: set[str]) -> str:
+    """What the answer judge did: ran, not run, or which way it failed when unavailable."""
+    if any(d.layer == "llm_grade_answer" for d in result.degraded):
+        return "unavailable: passed with 0 unsupported, confidence capped"
+    if "llm_grade_answer" in closed:
+        return "unavailable: failed closed, the draft not shown"
+    return "ran" if result.grounded is not None else "not run"
+
+
+def _grading_result(result: TurnResult) -> str:
+    """How many retrieved passages the relevance grader kept."""
+    docs = result.documents
+    if not docs.retrieved:
+        return "not run"
+    grading_down = any(d.layer == "llm_grade_documents" for d in result.degraded)
+    return f"kept {len(docs.kept)} of {len(docs.retrieved)}" + (
+        " (grader unavailable: kept all)" if grading_down else ""
+    )
+
+
 def check_results(result: TurnResult) -> list[dict[str, str]]:
     """Each control the turn went through and what it decided, in the turn's order."""
-    docs = result.documents
-    judge_down = any(d.layer == "llm_grade_answer" for d in result.degraded)
     closed = {f.step for f in result.step_failures if f.direction == "closed"}
-    judge = (
-        "unavailable: passed with 0 unsupported, confidence capped" if judge_down
-        else "unavailable: failed closed, the draft not shown" if "llm_grade_answer" in closed
-        else "ran" if result.grounded is not None else "not run"
-    )  # fmt: skip
     route = result.route or (
         "classifier unavailable: failed closed, nothing looked up"
-        if "llm_route_question" in closed else "not reached"
-    )  # fmt: skip
-    grading_down = any(d.layer == "llm_grade_documents" for d in result.degraded)
+        if "llm_route_question" in closed
+        else "not reached"
+    )
     reused = (
         f"not run: the answer of {result.cache_turn_id} (checked then: {result.grounded})"
         if result.cache == "hit"
         else None
     )
+    scope = f"refused: {result.refusal_reason}" if result.route == "scope_rules" else "passed"
+    final = (
+        f"fallback: {result.fallback_reason}"
+        if result.fallback_reason
+        else ("passed" if result.status == "answered" else result.status)
+    )
     checks = [
-        ("scope_rules", f"refused: {result.refusal_reason}" if result.route == "scope_rules"
-         else "passed"),
+        ("scope_rules", scope),
         ("answer_cache", result.cache or "not asked"),
         ("route", route),
-        ("relevance_grading", "not run" if not docs.retrieved else
-         f"kept {len(docs.kept)} of {len(docs.retrieved)}"
-         + (" (grader unavailable: kept all)" if grading_down else "")),
+        ("relevance_grading", _grading_result(result)),
         ("numeric_grounding", reused or _numeric_result(result)),
         ("answer_relevance", reused or _relevance_result(result)),
-        ("answer_judge", reused or judge),
-        ("final_gate", f"fallback: {result.fallback_reason}" if result.fallback_reason
-         else ("passed" if result.status == "answered" else result.status)),
-    ]  # fmt: skip
+        ("answer_judge", reused or _judge_result(result, closed)),
+        ("final_gate", final),
+    ]
     return [{"check": name, "result": outcome} for name, outcome in checks]
 
 
@@ -161,6 +183,44 @@ async def evidence_of(conn: AsyncConnection, result: TurnResult) -> list[Recorde
     ]
 
 
+def _checks(result: TurnResult) -> dict[str, Any]:
+    """The record's `checks`: what the grounding, relevance and coverage controls found."""
+    return {
+        "coverage": result.coverage,
+        "not_found": [g.line() for g in result.not_found],
+        "grounded": result.grounded,
+        "unsupported_claims": [c.model_dump(mode="json") for c in result.unsupported_claims],
+        "derived": [d.model_dump(mode="json") for d in result.derived],
+        "relevance": result.relevance.model_dump(mode="json") if result.relevance else None,
+        "warnings": result.warnings,
+    }
+
+
+def _memory(result: TurnResult) -> dict[str, Any]:
+    """The record's `memory`: the answer cache's verdict and whether history was summarised."""
+    return {
+        "cache": result.cache,
+        "cache_turn_id": result.cache_turn_id,
+        "cache_similarity": result.cache_similarity,
+        "summarised": result.summarised,
+    }
+
+
+def _citations(result: TurnResult) -> list[dict[str, Any]]:
+    """The record's `citations`: where each cited passage is, never its text."""
+    return [
+        {
+            "n": c.n,
+            "chunk_id": c.chunk_id,
+            "company": c.company,
+            "fiscal_year": c.fiscal_year,
+            "page": c.page,
+            "document": c.document,
+        }
+        for c in result.citations
+    ]
+
+
 def build_record(
     result: TurnResult,
     seconds: float | None,
@@ -171,7 +231,6 @@ def build_record(
     evidence: Sequence[RecordedPassage] = (),
 ) -> dict[str, Any]:
     """What a reviewer needs from a settled turn: decisions and checks, never a prompt."""
-    # long: the decision record's fields, one per line, in the order a reviewer reads them.
     return {
         "tenant_id": tenant_id,
         "status": result.status,
@@ -183,34 +242,11 @@ def build_record(
         "failure_reason": result.failure_reason,
         "clarification_rounds": result.clarification_round,
         "check_results": check_results(result),
-        "checks": {
-            "coverage": result.coverage,
-            "not_found": [g.line() for g in result.not_found],
-            "grounded": result.grounded,
-            "unsupported_claims": [c.model_dump(mode="json") for c in result.unsupported_claims],
-            "derived": [d.model_dump(mode="json") for d in result.derived],
-            "relevance": result.relevance.model_dump(mode="json") if result.relevance else None,
-            "warnings": result.warnings,
-        },
+        "checks": _checks(result),
         "confidence": result.confidence,
         "documents": result.documents.model_dump(mode="json"),
-        "memory": {
-            "cache": result.cache,
-            "cache_turn_id": result.cache_turn_id,
-            "cache_similarity": result.cache_similarity,
-            "summarised": result.summarised,
-        },
-        "citations": [
-            {
-                "n": c.n,
-                "chunk_id": c.chunk_id,
-                "company": c.company,
-                "fiscal_year": c.fiscal_year,
-                "page": c.page,
-                "document": c.document,
-            }
-            for c in result.citations
-        ],
+        "memory": _memory(result),
+        "citations": _citations(result),
         "degradations": [d.model_dump(mode="json") for d in result.degraded],
         "step_failures": [f.model_dump(mode="json") for f in result.step_failures],
         "retries": result.retries,
@@ -260,9 +296,14 @@ async def append(
     seq, prev = await _tail(conn)
     version, source = await _corpus_version(conn, result)
     record = build_record(
-        result, seconds, version, tenant_id, usage,
-        shown_texts(result, asked), await evidence_of(conn, result),
-    )  # fmt: skip
+        result,
+        seconds,
+        version,
+        tenant_id,
+        usage,
+        shown_texts(result, asked),
+        await evidence_of(conn, result),
+    )
     record["corpus_version_from"] = source
     recorded_at = datetime.now(UTC)
     digest = row_hash(prev, seq, result.turn_id, result.conversation_id, recorded_at, record)
@@ -363,17 +404,19 @@ async def passages_today(conn: AsyncConnection, record: Mapping[str, Any]) -> li
     today (`domain.provenance.check_passage`). Read-only; beside the record, not in it."""
     kept = record.get("evidence")
     evidence = (
-        None if kept is None
+        None
+        if kept is None
         else {e.chunk_id: e for e in (RecordedPassage.model_validate(x) for x in kept)}
-    )  # fmt: skip
+    )
     documents: dict[tuple[str, str], list[PassageVersion]] = {}
     checks = []
     for cited in record.get("citations") or []:
         chunk_id = str(cited.get("chunk_id") or "")
         recorded = (
-            None if evidence is None
+            None
+            if evidence is None
             else evidence.get(chunk_id) or RecordedPassage(chunk_id=chunk_id)
-        )  # fmt: skip
+        )
         was = recorded.version if recorded is not None else None
         now: list[PassageVersion] = []
         if was is not None:
