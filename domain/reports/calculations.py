@@ -161,7 +161,6 @@ def answer_calculation(
     """The calculation's answer for one company, or None when the question asks none;
     `read_printed`: a standard ratio named is read off the report's own line of it when
     one prints it."""
-    # long: the line items found, the result worked out, then the sentences in order.
     calc = asked.calculation
     if calc is None:
         return None
@@ -171,11 +170,51 @@ def answer_calculation(
     if read_printed and (printed := _printed_ratio(asked, ticker, name, facts)) is not None:
         return printed
     exprs = [at_year(calc.expr, y) if calc.over_years else calc.expr for y in years]
+    out = Answered()
+    found = _line_items(asked, ticker, [name, *names], facts, titles, exprs, out)
+    if out.not_found:
+        return out
+    way = {i: _way(i, s.fact, titles) for i, s in found.items()}
+    signed = {i: _signed(s.fact.value, way[i]) for i, s in found.items()}
+    values = {i: signed[i] * unit_spec(s.fact.unit).factor for i, s in found.items()}
+    expr: Expr = exprs[0] if len(exprs) == 1 else Mean(tuple(exprs))
+    try:
+        result = evaluate_expr(expr, values)
+    except (ZeroDivisionError, KeyError, ValueError, OverflowError):
+        return out
+    out.result = result
+    working = written_expr(expr, {i: _shown(s.fact, signed[i]) for i, s in found.items()})
+    stated = _stated(asked, expr, found, result, working)
+    cited = sorted({s.n for s in found.values()})
+    markers = "".join(f"[{n}]" for n in cited)
+    # The years the working reads, said in its sentence: each of its figures is one of them.
+    read = sorted({s.fact.fiscal_year for s in found.values()})
+    span = f"FY{read[0]}–FY{read[-1]}" if len(read) > 1 else f"FY{read[0]}"
+    how = f", as the question defines it ({calc.defined.rstrip('.')})" if calc.defined else ""
+    out.lines.append(f"{name}'s {span} {calc.name}{how}: {stated} {markers}.")
+    for item in dict.fromkeys(found):
+        s = found[item]
+        figure, note = _as_printed(s.fact, way[item], signed[item], titles)
+        out.lines.append(
+            f"{item.phrase[:1].upper()}{item.phrase[1:]} for FY{s.fact.fiscal_year}: "
+            f"{s.fact.label}, {figure}{note} [{s.n}]."
+        )
+    out.derived.append(Derived(label=f"{ticker} {span} {calc.name}"[:80], formula=stated))
+    return out
+
+
+def _line_items(
+    asked: AnalystQuestion,
+    ticker: str,
+    names: list[str],
+    facts: Sequence[Sourced],
+    titles: dict[str, str],
+    exprs: list[Expr],
+    out: Answered,
+) -> dict[Item, Sourced]:
+    """Each line item of the working found for its year; one not found is a gap of `out`."""
     wanted = [i for e in exprs for i in items_of(e)]
     report_year = max(asked.years) if asked.years else None
-    by_fact = {id(s.fact): s for s in facts}
-    found: dict[Item, Sourced] = {}
-    out = Answered()
     years_of: dict[str, set[int]] = {}
     for item in wanted:
         year = item.year if item.year is not None else report_year
@@ -183,11 +222,18 @@ def answer_calculation(
             years_of.setdefault(item.phrase, set()).add(year)
     hits = {
         phrase: find_items(
-            phrase, sorted(ys), [s.fact for s in facts], home_statements(phrase, asked.statements),
-            titles, report_year, company_words([name, *names]),
+            phrase,
+            sorted(ys),
+            [s.fact for s in facts],
+            home_statements(phrase, asked.statements),
+            titles,
+            report_year,
+            company_words(names),
         )
         for phrase, ys in years_of.items()
-    }  # fmt: skip
+    }
+    by_fact = {id(s.fact): s for s in facts}
+    found: dict[Item, Sourced] = {}
     for item in wanted:
         year = item.year if item.year is not None else report_year
         if year is None:
@@ -199,29 +245,28 @@ def answer_calculation(
                 out.not_found.append(gap)
             continue
         found[item] = by_fact[id(hit.fact)]
-    if out.not_found:
-        return out
-    way = {i: _way(i, s.fact, titles) for i, s in found.items()}
-    signed = {
-        i: abs(s.fact.value) if way[i] == "amount"
-        else -s.fact.value if way[i] == "opposite" else s.fact.value
-        for i, s in found.items()
-    }  # fmt: skip
-    values = {i: signed[i] * unit_spec(s.fact.unit).factor for i, s in found.items()}
-    shown = {i: _shown(s.fact, signed[i]) for i, s in found.items()}
-    expr: Expr = exprs[0] if len(exprs) == 1 else Mean(tuple(exprs))
-    try:
-        result = evaluate_expr(expr, values)
-    except (ZeroDivisionError, KeyError, ValueError, OverflowError):
-        return out
-    out.result = result
+    return found
+
+
+def _signed(value: float, way: str) -> float:
+    """A line item's value the way the working takes it: its amount, its opposite or as
+    printed."""
+    if way == "amount":
+        return abs(value)
+    return -value if way == "opposite" else value
+
+
+def _stated(
+    asked: AnalystQuestion, expr: Expr, found: dict[Item, Sourced], result: float, working: str
+) -> str:
+    """The working and its result, in the unit or scale the question asks."""
+    calc = asked.calculation
+    assert calc is not None
     money = {i for i, s in found.items() if unit_spec(s.fact.unit).kind == "money"}
-    dimension = _dimension(expr, money)
-    working = written_expr(expr, shown)
     if calc.percent:
         decimals = asked.decimals if asked.decimals is not None else 1
-        stated = f"({working}) × 100 = {_plain(result * 100, decimals)}%"
-    elif dimension == 1:
+        return f"({working}) × 100 = {_plain(result * 100, decimals)}%"
+    if _dimension(expr, money) == 1:
         # In the unit of its inputs ("A$8,204,107", "US$3,215 million"), or the scale the
         # question asks ("in USD millions").
         source = next(s.fact for i, s in found.items() if i in money)
@@ -232,24 +277,6 @@ def answer_calculation(
         amount = format_value(abs(result) / unit_spec(unit).factor, unit, decimals)
         # A worked-out amount below zero is minus it ("= −A$8,241,840"), never "a loss
         # of" (a working capital or a change is no profit).
-        stated = f"{working} = {'−' if result < 0 else ''}{amount}"
-    else:
-        decimals = asked.decimals if asked.decimals is not None else 2
-        stated = f"{working} = {_plain(result, decimals)}"
-    cited = sorted({s.n for s in found.values()})
-    markers = "".join(f"[{n}]" for n in cited)
-    # The years the working reads, said in its sentence: each of its figures is one of them.
-    read = sorted({s.fact.fiscal_year for s in found.values()})
-    span = f"FY{read[0]}–FY{read[-1]}" if len(read) > 1 else f"FY{read[0]}"
-    how = f", as the question defines it ({calc.defined.rstrip('.')})" if calc.defined else ""
-    out.lines.append(f"{name}'s {span} {calc.name}{how}: {stated} {markers}.")
-    for item in dict.fromkeys(found):
-        s = found[item]
-        year = s.fact.fiscal_year
-        figure, note = _as_printed(s.fact, way[item], signed[item], titles)
-        out.lines.append(
-            f"{item.phrase[:1].upper()}{item.phrase[1:]} for FY{year}: {s.fact.label}, "
-            f"{figure}{note} [{s.n}]."
-        )
-    out.derived.append(Derived(label=f"{ticker} {span} {calc.name}"[:80], formula=stated))
-    return out
+        return f"{working} = {'−' if result < 0 else ''}{amount}"
+    decimals = asked.decimals if asked.decimals is not None else 2
+    return f"{working} = {_plain(result, decimals)}"
