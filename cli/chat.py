@@ -7,6 +7,7 @@ import sys
 import time
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -54,10 +55,11 @@ def _client_error(response: httpx.Response) -> ChatError:
             error_type = body.get("error_type")
             turn_id = body.get("turn_id")
     return ChatError(
-        _detail(response), EXIT_BAD_INPUT,
+        _detail(response),
+        EXIT_BAD_INPUT,
         error_type if isinstance(error_type, str) else None,
         turn_id if isinstance(turn_id, str) else None,
-    )  # fmt: skip
+    )
 
 
 def _settle(client: httpx.Client, response: httpx.Response, timeout: float) -> TurnResult:
@@ -71,9 +73,10 @@ def _settle(client: httpx.Client, response: httpx.Response, timeout: float) -> T
     location = response.headers.get("Location") or f"/v1/turns/{result.turn_id}"
     after_round = result.clarification_round
     while result.status == "running" or (
-        response.status_code == 202 and result.status == WAITING
+        response.status_code == 202
+        and result.status == WAITING
         and result.clarification_round <= after_round
-    ):  # fmt: skip
+    ):
         if time.monotonic() > deadline:
             raise ChatError(
                 f"turn {result.turn_id} did not settle within {timeout:.0f}s", EXIT_TIMEOUT
@@ -188,8 +191,10 @@ def render(result: TurnResult, in_chat: bool = False) -> str:
         if in_chat:
             lines.append("  (type your answer, or /cancel to drop the question)")
         else:
-            lines.append(f'  (reply with: turnstile reply {result.turn_id} "...", '
-                         f"or drop it: turnstile cancel {result.turn_id})")  # fmt: skip
+            lines.append(
+                f'  (reply with: turnstile reply {result.turn_id} "...", '
+                f"or drop it: turnstile cancel {result.turn_id})"
+            )
         return "\n".join(lines)
     lines.append(result.answer or "")
     if result.citations:
@@ -340,9 +345,13 @@ def _new_conversation() -> str:
 
 
 def _blocked(
-    api_url: str, exc: ChatError, blocking_id: str, question: str, resent: bool,
+    api_url: str,
+    exc: ChatError,
+    blocking_id: str,
+    question: str,
+    resent: bool,
     headers: Mapping[str, str] | None,
-) -> tuple[TurnResult | None, str | None]:  # fmt: skip
+) -> tuple[TurnResult | None, str | None]:
     """The chat's answer to 409 `TurnInProgress` on `question`: the turn that holds the
     conversation and the question to ask once it settles, each None when there is none.
 
@@ -377,80 +386,125 @@ def _blocked(
     return None, None
 
 
+@dataclass
+class _Session:
+    """One interactive chat: where to send, and where its conversation stands."""
+
+    api_url: str
+    user: str | None
+    timeout: float
+    headers: Mapping[str, str] | None
+    conversation: str
+    waiting: TurnResult | None = None
+    """The turn whose clarifying question the next line answers."""
+    deferred: str | None = None
+    """A question typed while another turn waited, asked once that turn has settled."""
+    asked: bool = False
+
+
 def chat(
-    api_url: str, user: str | None, timeout: float, headers: Mapping[str, str] | None = None,
-    history: Path | None = None, conversation: str | None = None,
-) -> int:  # fmt: skip
+    api_url: str,
+    user: str | None,
+    timeout: float,
+    headers: Mapping[str, str] | None = None,
+    history: Path | None = None,
+    conversation: str | None = None,
+) -> int:
     """Interactive chat; a reply to a clarifying question is sent as its answer.
 
     `conversation` continues an existing conversation (a new one when None). A question
     typed while another turn of the conversation waits for a clarification is kept in
     `deferred` and asked once that turn has settled (answered or cancelled here)."""
-    # long: the interactive loop: one branch per command.
     _history(history)
-    waiting: TurnResult | None = None
-    deferred: str | None = None
-    if conversation is not None:
-        waiting = _resume(api_url, conversation, headers)
-    conversation = conversation or _new_conversation()
-    print(f"Turnstile chat (conversation {conversation}). /help for commands; "
-          "/quit or Ctrl-D leaves.")  # fmt: skip
-    asked = waiting is not None
+    waiting = None if conversation is None else _resume(api_url, conversation, headers)
+    session = _Session(
+        api_url, user, timeout, headers, conversation or _new_conversation(), waiting
+    )
+    session.asked = waiting is not None
+    print(
+        f"Turnstile chat (conversation {session.conversation}). /help for commands;"
+        " /quit or Ctrl-D leaves."
+    )
     while True:
-        resent = waiting is None and deferred is not None
+        resent = session.waiting is None and session.deferred is not None
         if resent:
-            assert deferred is not None
-            text, deferred = deferred, None
+            assert session.deferred is not None
+            text, session.deferred = session.deferred, None
             print(f"(now asking your question: {text})")
         else:
-            try:
-                text = input("> " if waiting is None else "reply> ").strip()
-            except (EOFError, KeyboardInterrupt):
-                text = "/quit"
-                print()
+            text = _typed(session)
             if not text:
                 continue
             if text == "/quit":
-                _leaving(conversation, waiting, asked)
+                _leaving(session.conversation, session.waiting, session.asked)
                 return 0
-            if text == "/help":
-                print(HELP)
+            if _command(session, text):
                 continue
-            if text == "/new":
-                _leaving(conversation, waiting, asked)
-                if deferred is not None:
-                    print(f"(your question was not asked: {deferred})")
-                conversation, waiting, deferred = _new_conversation(), None, None
-                asked = False
-                print(f"(new conversation {conversation})")
-                continue
-            if text.startswith("/") and text.split()[0] not in COMMANDS:
-                print(f"(unknown command {text.split()[0]}: {', '.join(COMMANDS)};"
-                      " nothing was asked)")  # fmt: skip
-                continue
-            if text == "/cancel" and waiting is None:
-                print("(no question is waiting for an answer)")
-                continue
-        try:
-            if waiting is not None and text == "/cancel":
-                result = cancel(api_url, waiting.turn_id, timeout, headers)
-            elif waiting is not None:
-                result = reply(api_url, waiting.turn_id, text, timeout, headers)
-            else:
-                result = ask(api_url, text, conversation, user, timeout, headers)
-        except ChatError as exc:
-            blocking_id = exc.blocking_turn
-            if waiting is None and blocking_id is not None:
-                waiting, deferred = _blocked(api_url, exc, blocking_id, text, resent, headers)
-                continue
-            print(f"turnstile: {exc}", file=sys.stderr)
-            if deferred is not None:
-                print(f"(your question was not asked: {deferred})")
-            waiting, deferred = None, None
-            continue
-        print(render(result, in_chat=True))
-        waiting = result if result.status == WAITING else None
-        asked = True
+        _send(session, text, resent)
+
+
+def _typed(session: _Session) -> str:
+    """The next line typed at the prompt; end of input or Ctrl-C is `/quit`."""
+    try:
+        return input("> " if session.waiting is None else "reply> ").strip()
+    except (EOFError, KeyboardInterrupt):
+        print()
+        return "/quit"
+
+
+def _command(session: _Session, text: str) -> bool:
+    """Carry out `text` if it is a command other than /quit and /cancel of a waiting
+    question; False when it is to be sent."""
+    if text == "/help":
+        print(HELP)
+        return True
+    if text == "/new":
+        _leaving(session.conversation, session.waiting, session.asked)
+        if session.deferred is not None:
+            print(f"(your question was not asked: {session.deferred})")
+        session.conversation, session.waiting, session.deferred = _new_conversation(), None, None
+        session.asked = False
+        print(f"(new conversation {session.conversation})")
+        return True
+    if text.startswith("/") and text.split()[0] not in COMMANDS:
+        print(f"(unknown command {text.split()[0]}: {', '.join(COMMANDS)}; nothing was asked)")
+        return True
+    if text == "/cancel" and session.waiting is None:
+        print("(no question is waiting for an answer)")
+        return True
+    return False
+
+
+def _send(session: _Session, text: str, resent: bool) -> None:
+    """Send `text` and print what came back; on 409 `TurnInProgress` (a new question
+    only), offer the turn that holds the conversation instead (`_blocked`)."""
+    try:
+        result = _request(session, text)
+    except ChatError as exc:
+        blocking_id = exc.blocking_turn
+        if session.waiting is None and blocking_id is not None:
+            session.waiting, session.deferred = _blocked(
+                session.api_url, exc, blocking_id, text, resent, session.headers
+            )
+            return
+        print(f"turnstile: {exc}", file=sys.stderr)
+        if session.deferred is not None:
+            print(f"(your question was not asked: {session.deferred})")
+        session.waiting, session.deferred = None, None
+        return
+    print(render(result, in_chat=True))
+    session.waiting = result if result.status == WAITING else None
+    session.asked = True
+
+
+def _request(session: _Session, text: str) -> TurnResult:
+    """`text` as the waiting turn's answer (or its /cancel), else as a new question."""
+    api_url, timeout, headers = session.api_url, session.timeout, session.headers
+    if session.waiting is not None and text == "/cancel":
+        return cancel(api_url, session.waiting.turn_id, timeout, headers)
+    if session.waiting is not None:
+        return reply(api_url, session.waiting.turn_id, text, timeout, headers)
+    return ask(api_url, text, session.conversation, session.user, timeout, headers)
 
 
 def _leaving(conversation: str, waiting: TurnResult | None, asked: bool) -> None:
