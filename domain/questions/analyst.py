@@ -679,19 +679,76 @@ def _without_offer(question: str, offer: "re.Match[str] | None") -> str:
 def read_analyst(question: str, company_words: str = "") -> AnalystQuestion:
     """An analyst's question taken apart. `company_words` are the names of the companies
     it names, "|"-separated, so they are not read as part of its measure."""
-    # long: each part of the question read in turn (instructions, definitions, measure, arithmetic).
-    scale_m = _SCALE.search(question)
-    scale = None
-    if scale_m is not None:
-        word = (scale_m.group("s") or scale_m.group("t") or "").lower()
-        scale = {"millions": "m", "billions": "bn", "thousands": "k"}[word]
     percent = bool(_PERCENT.search(question))
-    dec = _DECIMALS.search(question)
-    decimals = None
-    if dec is not None:
-        n = dec.group("n").lower()
-        decimals = int(n) if n.isdigit() else _NUMBER_WORDS[n]
     statements = _statements_to_read(question)
+    clause = _measure_clause(question)
+    measure = _measure(clause, company_words)
+    years = _years(question)
+    span = _span(clause) or _span(question)
+    main_year = max(_years(clause) or years) if (years or _years(clause)) else None
+    calculation = _defined(measure, clause, _definitions(question), main_year, percent)
+    if calculation is None and measure:
+        calculation = _worded(measure, years, span, percent, main_year)
+    judgement = bool(_JUDGEMENT.search(question)) and not _WH.search(question)
+    told = _IMPERATIVE.search(question)
+    compared = (
+        (asks_change(question) or asks_comparison(question))
+        and len(set(years)) >= 2
+        and not asks_narrative(question)
+    )
+    offer = _OFFERED.search(question)
+    where = told.group("what") if told else re.split(r"(?<=[.?!])\s", question)[0]
+    ratio = _ratio_named(
+        calculation, where if (judgement or told or compared) else None, offer, main_year
+    )
+    calculation = ratio if ratio is not None else calculation
+    instructions = tuple(
+        s
+        for s in re.split(r"(?<=[.?!])\s+", question)
+        if s and s not in clause and not _DEFINITION.search(s)
+    )
+    return AnalystQuestion(
+        measure=measure,
+        years=tuple(sorted(set(years))),
+        calculation=calculation,
+        statements=statements,
+        scale=_scale_asked(question),
+        percent=percent,
+        decimals=_decimals_asked(question),
+        judgement=judgement,
+        trend=judgement and bool(_TREND.search(_measure_clause(question))),
+        named=ratio is not None,
+        compared=compared and ratio is not None,
+        offered=offer is not None and ratio is not None,
+        why=asks_narrative(_without_offer(question, offer)),
+        sign=_sign_asked(question) if judgement and calculation is not None else "",
+        ranked=_ranked_line(clause, statements),
+        among=_among(question) if years else None,
+        instructions=instructions,
+    )
+
+
+def _scale_asked(question: str) -> str | None:
+    """The scale the question asks its figure in ("in USD millions" → "m")."""
+    scale_m = _SCALE.search(question)
+    if scale_m is None:
+        return None
+    word = (scale_m.group("s") or scale_m.group("t") or "").lower()
+    return {"millions": "m", "billions": "bn", "thousands": "k"}[word]
+
+
+def _decimals_asked(question: str) -> int | None:
+    """The decimal places the question asks for ("round to two decimal places" → 2)."""
+    dec = _DECIMALS.search(question)
+    if dec is None:
+        return None
+    n = dec.group("n").lower()
+    return int(n) if n.isdigit() else _NUMBER_WORDS[n]
+
+
+def _definitions(question: str) -> dict[str, str]:
+    """What the question defines ("Here, working capital is defined as ..."), by name and
+    by the acronym it gives."""
     definitions: dict[str, str] = {}
     for m in _DEFINITION.finditer(question):
         name = (m.group("a") or m.group("b") or m.group("c") or "").strip()
@@ -702,12 +759,17 @@ def read_analyst(question: str, company_words: str = "") -> AnalystQuestion:
             acronym = re.search(r"\(([A-Z]{2,6})\)", name)
             if acronym:
                 definitions[_key(acronym.group(1))] = body
-    clause = _measure_clause(question)
-    measure = _measure(clause, company_words)
-    years = _years(question)
-    span = _span(clause) or _span(question)
-    main_year = max(_years(clause) or years) if (years or _years(clause)) else None
-    calculation = None
+    return definitions
+
+
+def _defined(
+    measure: str,
+    clause: str,
+    definitions: dict[str, str],
+    main_year: int | None,
+    percent: bool,
+) -> Calculation | None:
+    """The calculation the question defines for the measure it asks, or its only one."""
     named: dict[str, Expr] = {}
     # Definitions may refer to each other ("CCC is defined as: DIO + DSO - DPO").
     for _ in range(3):
@@ -721,68 +783,51 @@ def read_analyst(question: str, company_words: str = "") -> AnalystQuestion:
     for key in sorted(named, key=len, reverse=True):
         if key and any(a and (key in a or a in key) for a in asked):
             shares = bool(re.search(r"%|percent|margin|rate", measure + key, re.I)) and percent
-            calculation = Calculation(measure or key, named[key], shares, defined=definitions[key])
-            break
-    if calculation is None and named and len(named) == 1:
+            return Calculation(measure or key, named[key], shares, defined=definitions[key])
+    if named and len(named) == 1:
         key, expr = next(iter(named.items()))
-        calculation = Calculation(measure or key, expr, percent, defined=definitions[key])
-    if calculation is None and measure:
-        calculation = _asked_arithmetic(measure, years, span, percent)
-        if (
-            calculation is not None
-            and calculation.over_years == ()
-            and isinstance(calculation.expr, Op)
-        ):
-            calculation = Calculation(
-                calculation.name, _with_year(calculation.expr, main_year), calculation.percent
-            )
-    judgement = bool(_JUDGEMENT.search(question)) and not _WH.search(question)
-    named_ratio = False
-    told = _IMPERATIVE.search(question)
-    compared = (
-        (asks_change(question) or asks_comparison(question))
-        and len(set(years)) >= 2
-        and not asks_narrative(question)
-    )
-    if (judgement or told or compared) and (calculation is None or not calculation.defined):
-        # A standard ratio named to be judged or worked out, though not defined: the
-        # first sentence's words for a judgement, the instruction's for a calculation.
-        where = told.group("what") if told else re.split(r"(?<=[.?!])\s", question)[0]
-        if (ratio := _named_ratio(where, main_year)) is not None:
-            calculation, named_ratio = ratio, True
-    offer = _OFFERED.search(question)
-    # "What drove gross margin change? If gross margin is not a useful metric ...": the
-    # ratio it names, to be worked out or said not given.
+        return Calculation(measure or key, expr, percent, defined=definitions[key])
+    return None
+
+
+def _worded(
+    measure: str,
+    years: list[int],
+    span: tuple[int, int] | None,
+    percent: bool,
+    main_year: int | None,
+) -> Calculation | None:
+    """The arithmetic the measure's own words ask ("the change in X between ...")."""
+    calculation = _asked_arithmetic(measure, years, span, percent)
     if (
-        offer is not None
-        and (calculation is None or not calculation.defined)
-        and (ratio := _named_ratio(offer.group("what"), main_year)) is not None
+        calculation is not None
+        and calculation.over_years == ()
+        and isinstance(calculation.expr, Op)
     ):
-        calculation, named_ratio = ratio, True
-    instructions = tuple(
-        s
-        for s in re.split(r"(?<=[.?!])\s+", question)
-        if s and s not in clause and not _DEFINITION.search(s)
-    )
-    return AnalystQuestion(
-        measure=measure,
-        years=tuple(sorted(set(years))),
-        calculation=calculation,
-        statements=statements,
-        scale=scale,
-        percent=percent,
-        decimals=decimals,
-        judgement=judgement,
-        trend=judgement and bool(_TREND.search(_measure_clause(question))),
-        named=named_ratio,
-        compared=compared and named_ratio,
-        offered=offer is not None and named_ratio,
-        why=asks_narrative(_without_offer(question, offer)),
-        sign=_sign_asked(question) if judgement and calculation is not None else "",
-        ranked=_ranked_line(clause, statements),
-        among=_among(question) if years else None,
-        instructions=instructions,
-    )
+        return Calculation(
+            calculation.name, _with_year(calculation.expr, main_year), calculation.percent
+        )
+    return calculation
+
+
+def _ratio_named(
+    calculation: Calculation | None,
+    where: str | None,
+    offer: "re.Match[str] | None",
+    main_year: int | None,
+) -> Calculation | None:
+    """A standard ratio named to be judged or worked out, though not defined (`where`:
+    the first sentence's words for a judgement, the instruction's for a calculation), or
+    offered ("What drove gross margin change? If gross margin is not a useful metric
+    ..."): the ratio it names, to be worked out or said not given."""
+    found = None
+    if where is not None and (calculation is None or not calculation.defined):
+        found = _named_ratio(where, main_year)
+    current = found if found is not None else calculation
+    if offer is not None and (current is None or not current.defined):
+        offered = _named_ratio(offer.group("what"), main_year)
+        found = offered if offered is not None else found
+    return found
 
 
 TREND_YEARS = 3
