@@ -17,7 +17,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -141,6 +141,7 @@ def _check_alive(paths: Paths, name: str) -> None:
 
 def start_temporal(settings: Settings, paths: Paths) -> None:
     binary = os.path.join(os.path.dirname(sys.executable), "temporal")
+    # Kept as written (fmt: skip): each option beside its value, one option a line.
     args = [
         binary, "server", "start-dev",
         "--db-filename", str(paths.home / "temporal.db"),
@@ -226,67 +227,16 @@ def up(settings: Settings, say: Callable[[str], None]) -> bool:
 
     Returns False (and starts nothing) when the stack is already up and healthy.
     """
-    # long: each service started in dependency order, each waited for where it starts.
     paths = Paths(settings.home)
     running = running_components(settings)
     if set(running) >= {"worker", "api"} and _healthz(settings)[0] == 200:
         say(f"turnstile is already running: API http://{settings.api_host}:{settings.api_port}")
         return False
-    for name, ports in _ports(settings).items():
-        if name in running:
-            continue
-        for port in ports:
-            if not port_bindable(port):
-                raise StackError(f"port {port} is already in use (needed by {name})")
+    _check_ports(settings, running)
     started = time.monotonic()
     try:
-        if not settings.temporal_address and "temporal" not in running:
-            say("starting Temporal dev server ...")
-            start_temporal(settings, paths)
-        if not settings.database_url and "postgres" not in running:
-            say("starting PostgreSQL ...")
-            start_postgres(settings, paths)
-        if "worker" not in running:
-            say("starting worker ...")
-            _spawn(paths, "worker", [sys.executable, "worker.py"])
-        extra = [f"worker-{n}" for n in range(2, settings.workers + 1)]
-        for name in extra:
-            if name not in running:
-                say(f"starting turn worker {name} ...")
-                _spawn(paths, name, [sys.executable, "worker.py", "--role", "turn"])
-        if "api" not in running:
-            say("starting API ...")
-            _spawn(
-                paths,
-                "api",
-                [
-                    sys.executable, "-m", "uvicorn", "api.app:create_app", "--factory",
-                    "--host", settings.api_host, "--port", str(settings.api_port),
-                    "--log-level", "warning",
-                    # Malformed requests answered in the JSON error shape (api/protocol).
-                    "--http", "api.protocol:JsonErrorsH11Protocol",
-                    # JSON lines; uvicorn's own access log is off (it writes query
-                    # strings, which can hold user text): the API writes its own.
-                    "--log-config", str(PROJECT_ROOT / "api" / "logging.json"),
-                ],
-            )  # fmt: skip
-
-        def api_answers() -> bool:
-            _check_alive(paths, "api")
-            for name in ("worker", *extra):
-                _check_alive(paths, name)
-            return _healthz(settings)[0] != 0
-
-        wait_until(api_answers, 120, "the API")
-        say("ingesting the sample corpus ...")
-        version = asyncio.run(_ingest_sample_corpus(settings))
-
-        def green() -> bool:
-            _check_alive(paths, "worker")
-            status, body = _healthz(settings)
-            return status == 200 and body.get("corpus_version") == version
-
-        wait_until(green, 120, "a green /healthz")
+        workers = _start_missing(settings, paths, running, say)
+        version = _wait_until_green(settings, paths, workers, say)
     except BaseException:
         # What failed is what the person needs to read: a clean-up that cannot finish
         # (ports slow to be released) must not take its place.
@@ -299,6 +249,81 @@ def up(settings: Settings, say: Callable[[str], None]) -> bool:
         f"Temporal UI http://127.0.0.1:{settings.temporal_ui_port} · corpus {version}"
     )
     return True
+
+
+def _check_ports(settings: Settings, running: Mapping[str, int]) -> None:
+    """Raise StackError when a port a component still to start needs is taken."""
+    for name, ports in _ports(settings).items():
+        if name in running:
+            continue
+        for port in ports:
+            if not port_bindable(port):
+                raise StackError(f"port {port} is already in use (needed by {name})")
+
+
+def _start_missing(
+    settings: Settings, paths: Paths, running: Mapping[str, int], say: Callable[[str], None]
+) -> list[str]:
+    """Start each component not `running`, in dependency order; returns every worker's
+    name (the turn workers after the first)."""
+    if not settings.temporal_address and "temporal" not in running:
+        say("starting Temporal dev server ...")
+        start_temporal(settings, paths)
+    if not settings.database_url and "postgres" not in running:
+        say("starting PostgreSQL ...")
+        start_postgres(settings, paths)
+    if "worker" not in running:
+        say("starting worker ...")
+        _spawn(paths, "worker", [sys.executable, "worker.py"])
+    extra = [f"worker-{n}" for n in range(2, settings.workers + 1)]
+    for name in extra:
+        if name not in running:
+            say(f"starting turn worker {name} ...")
+            _spawn(paths, name, [sys.executable, "worker.py", "--role", "turn"])
+    if "api" not in running:
+        say("starting API ...")
+        _spawn(paths, "api", _api_command(settings))
+    return ["worker", *extra]
+
+
+def _api_command(settings: Settings) -> list[str]:
+    """The API process's command line: uvicorn serving `create_app`."""
+    # Kept as written (fmt: skip): each option beside its value, one option a line.
+    return [
+        sys.executable, "-m", "uvicorn", "api.app:create_app", "--factory",
+        "--host", settings.api_host, "--port", str(settings.api_port),
+        "--log-level", "warning",
+        # Malformed requests answered in the JSON error shape (api/protocol).
+        "--http", "api.protocol:JsonErrorsH11Protocol",
+        # JSON lines; uvicorn's own access log is off (it writes query
+        # strings, which can hold user text): the API writes its own.
+        "--log-config", str(PROJECT_ROOT / "api" / "logging.json"),
+    ]  # fmt: skip
+
+
+def _wait_until_green(
+    settings: Settings, paths: Paths, workers: list[str], say: Callable[[str], None]
+) -> str:
+    """Wait for the API, ingest the sample corpus, then wait for a /healthz that is green
+    with that corpus; returns the corpus version. A process that died raises StackError."""
+
+    def api_answers() -> bool:
+        _check_alive(paths, "api")
+        for name in workers:
+            _check_alive(paths, name)
+        return _healthz(settings)[0] != 0
+
+    wait_until(api_answers, 120, "the API")
+    say("ingesting the sample corpus ...")
+    version = asyncio.run(_ingest_sample_corpus(settings))
+
+    def green() -> bool:
+        _check_alive(paths, "worker")
+        status, body = _healthz(settings)
+        return status == 200 and body.get("corpus_version") == version
+
+    wait_until(green, 120, "a green /healthz")
+    return version
 
 
 def down(settings: Settings, say: Callable[[str], None]) -> None:
