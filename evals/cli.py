@@ -45,52 +45,98 @@ def _common(parser: argparse.ArgumentParser, *, case: bool = True, sub: bool = F
     """--json, --limit and --case. A subcommand's copies default to "not given", so the
     same flag given before the subcommand (`eval --json judge`) is kept, not reset."""
     extra: dict[str, Any] = {"default": argparse.SUPPRESS} if sub else {}
-    parser.add_argument("--json", action="store_true", help="print machine-readable results",
-                        **extra)  # fmt: skip
-    parser.add_argument("--limit", type=_positive, metavar="N",
-                        help="at most N cases per suite (or slice, or pairs)", **extra)  # fmt: skip
+    parser.add_argument(
+        "--json", action="store_true", help="print machine-readable results", **extra
+    )
+    parser.add_argument(
+        "--limit",
+        type=_positive,
+        metavar="N",
+        help="at most N cases per suite (or slice, or pairs)",
+        **extra,
+    )
     if case:
-        parser.add_argument("--case", action="append", metavar="ID",
-                            help="only this case id (repeatable)", **extra)  # fmt: skip
+        parser.add_argument(
+            "--case", action="append", metavar="ID", help="only this case id (repeatable)", **extra
+        )
 
 
 def add_parser(sub: Any, auth: Auth) -> None:
     """Register `eval` and its subcommands on the CLI's subparsers."""
-    # long: declarations: one eval subcommand and its arguments per block.
-    description = ("Run the evaluation suites (mock or real mode), the retrieval A/B "
-                   "harness, the judge calibration or one golden-probe run.")  # fmt: skip
+    description = (
+        "Run the evaluation suites (mock or real mode), the retrieval A/B "
+        "harness, the judge calibration or one golden-probe run."
+    )
     p = sub.add_parser("eval", help="run the evaluation suites", description=description)
     _common(p)
-    p.add_argument("--mode", choices=["mock", "real"], default="mock",
-                   help="mock: synthetic outcomes through the scorers (no stack); "
-                        "real: the running stack (default mock)")  # fmt: skip
+    _add_run_options(p)
+    _add_gate_options(p)
+    p.set_defaults(func=_lazy("suites_command", auth))
+    p.add_argument(
+        "--file",
+        action="append",
+        metavar="PATH",
+        help="run the cases of this file instead of the suites (drafted cases: "
+        "evals/candidates/live.jsonl; repeatable)",
+    )
+    cmds = p.add_subparsers(
+        dest="eval_command", metavar="{retrieval-ab,judge,probes,candidates,add-case,shadow}"
+    )
+    _add_retrieval_ab(cmds, auth)
+    _add_judge(cmds, auth)
+    _add_probes(cmds, auth)
+    _add_live(cmds, auth)
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    """How the suites run: mock or real, which suites, how often, on which engine."""
+    p.add_argument(
+        "--mode",
+        choices=["mock", "real"],
+        default="mock",
+        help="mock: synthetic outcomes through the scorers (no stack); "
+        "real: the running stack (default mock)",
+    )
     p.add_argument(
         "--suite",
         action="append",
         metavar="NAME",
         help=", ".join(SUITES) + " (repeatable; default all)",
     )
-    p.add_argument("--repeat", type=_positive, default=1, metavar="N",
-                   help="run each case N times and report k of N per case")  # fmt: skip
+    p.add_argument(
+        "--repeat",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="run each case N times and report k of N per case",
+    )
     p.add_argument(
         "--engine",
         choices=["offline", "openai"],
         help="real mode: the engine the stack must run (checked, never switched)",
     )
-    p.add_argument("--baseline", nargs="?", const=str(BASELINE), metavar="PATH",
-                   help="real mode, the release gate: exit 1 only on a regression against "
-                        "the baseline (default evals/baseline.json)")  # fmt: skip
-    p.add_argument("--write-baseline", metavar="PATH",
-                   help="real mode, every suite: write this run's failures and measures as "
-                        "a baseline (edit the reasons before committing it)")  # fmt: skip
-    p.set_defaults(func=_lazy("suites_command", auth))
-    p.add_argument("--file", action="append", metavar="PATH",
-                   help="run the cases of this file instead of the suites (drafted cases: "
-                        "evals/candidates/live.jsonl; repeatable)")  # fmt: skip
-    cmds = p.add_subparsers(
-        dest="eval_command", metavar="{retrieval-ab,judge,probes,candidates,add-case,shadow}"
+
+
+def _add_gate_options(p: argparse.ArgumentParser) -> None:
+    """The release gate: compare with a baseline, or write one."""
+    p.add_argument(
+        "--baseline",
+        nargs="?",
+        const=str(BASELINE),
+        metavar="PATH",
+        help="real mode, the release gate: exit 1 only on a regression against "
+        "the baseline (default evals/baseline.json)",
+    )
+    p.add_argument(
+        "--write-baseline",
+        metavar="PATH",
+        help="real mode, every suite: write this run's failures and measures as "
+        "a baseline (edit the reasons before committing it)",
     )
 
+
+def _add_retrieval_ab(cmds: Any, auth: Auth) -> None:
+    """`eval retrieval-ab`: two retrieval configurations on the retrieval suite."""
     r = cmds.add_parser(
         "retrieval-ab", help="compare two retrieval configurations on the retrieval suite"
     )
@@ -111,17 +157,29 @@ def add_parser(sub: Any, auth: Auth) -> None:
     )
     r.set_defaults(func=_lazy("ab_command", auth))
 
+
+def _add_judge(cmds: Any, auth: Auth) -> None:
+    """`eval judge`: the numeric check's (and the judge's) agreement with labels."""
     j = cmds.add_parser(
         "judge", help="agreement of the numeric check (and the judge) with labelled pairs"
     )
     _common(j, sub=True)
-    j.add_argument("--model", action="store_true",
-                   help="also run the judge step (the model judge with a model engine; the "
-                        "offline engine's judge is the numeric check)")  # fmt: skip
+    j.add_argument(
+        "--model",
+        action="store_true",
+        help="also run the judge step (the model judge with a model engine; the "
+        "offline engine's judge is the numeric check)",
+    )
     j.set_defaults(func=_lazy("judge_command", auth))
 
-    g = cmds.add_parser("probes", help="run the golden probes once now (not recorded: the "
-                        "schedule's runs alone open incidents)")  # fmt: skip
+
+def _add_probes(cmds: Any, auth: Auth) -> None:
+    """`eval probes`: one unrecorded run of the golden probes."""
+    g = cmds.add_parser(
+        "probes",
+        help="run the golden probes once now (not recorded: the "
+        "schedule's runs alone open incidents)",
+    )
     _common(g, case=False, sub=True)
     g.add_argument(
         "--slice",
@@ -129,31 +187,45 @@ def add_parser(sub: Any, auth: Auth) -> None:
         metavar="NAME",
         help="single_figure, comparison, follow_up or boundary (repeatable)",
     )
-    g.add_argument("--corpus", metavar="VERSION", default=argparse.SUPPRESS,
-                   help="run on this earlier frozen snapshot of the index (a corpus version "
-                        "of a recent run) instead of freezing the index as it stands")  # fmt: skip
+    g.add_argument(
+        "--corpus",
+        metavar="VERSION",
+        default=argparse.SUPPRESS,
+        help="run on this earlier frozen snapshot of the index (a corpus version "
+        "of a recent run) instead of freezing the index as it stands",
+    )
     g.set_defaults(func=_lazy("probes_command", auth))
-    _add_live(cmds, auth)
 
 
 def _add_live(cmds: Any, auth: Auth) -> None:
     """`candidates` and `add-case`, from live turns that went wrong to regression cases;
     `shadow`, the shadow configuration's A/B report."""
-    c = cmds.add_parser("candidates", help="turns worth a regression case: rated wrong "
-                        "figure, or the turn of a failed golden probe")  # fmt: skip
+    c = cmds.add_parser(
+        "candidates",
+        help="turns worth a regression case: rated wrong "
+        "figure, or the turn of a failed golden probe",
+    )
     _common(c, case=False, sub=True)
     c.set_defaults(func=_lazy("candidates_command", auth))
-    a = cmds.add_parser("add-case", help="draft a regression case from a turn, for a "
-                        "reviewer to confirm")  # fmt: skip
+    a = cmds.add_parser(
+        "add-case", help="draft a regression case from a turn, for a reviewer to confirm"
+    )
     a.add_argument("--from-turn", required=True, metavar="TURN", help="the turn's id")
-    a.add_argument("--out", default=str(DRAFTED), metavar="PATH",
-                   help="the candidates file to append to "
-                        "(default evals/candidates/live.jsonl)")  # fmt: skip
-    a.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
-                   help="print the drafted case")  # fmt: skip
+    a.add_argument(
+        "--out",
+        default=str(DRAFTED),
+        metavar="PATH",
+        help="the candidates file to append to (default evals/candidates/live.jsonl)",
+    )
+    a.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="print the drafted case"
+    )
     a.set_defaults(func=_lazy("add_case_command", auth))
-    sh = cmds.add_parser("shadow", help="the shadow configuration's A/B report: sampled live "
-                         "turns beside their shadows (TURNSTILE_SHADOW_SAMPLE)")  # fmt: skip
+    sh = cmds.add_parser(
+        "shadow",
+        help="the shadow configuration's A/B report: sampled live "
+        "turns beside their shadows (TURNSTILE_SHADOW_SAMPLE)",
+    )
     _common(sh, case=False, sub=True)
     sh.set_defaults(func=_lazy("shadow_command", auth))
 
