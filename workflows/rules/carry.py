@@ -7,8 +7,10 @@ and if recent messages name nothing, the question is returned unchanged.
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from domain.companies.roster import coverage, display_name
+from domain.models import Slots
 from domain.questions.intent import among_miners, asks_over_all_companies, superlative
 from domain.questions.measures import open_parts
 from domain.questions.metrics import metric_display
@@ -123,64 +125,105 @@ def _carried(
     own_words: Callable[[], bool] = lambda: True,
     company_set: Callable[[], bool] = lambda: True,
 ) -> tuple[str, Carried]:
-    """`carry_entities` once a year said in words is read."""
-    # long: each slot's carry rule in order; they share the slots read so far.
+    """`carry_entities` once a year said in words is read. The gates (`compared`,
+    `own_words`, `company_set`: a workflow's patches) are asked in the same order and
+    under the same conditions as before they were split out, so histories replay."""
     slots = extract_slots(question)
     measures = slots.metrics or slots.other_measures
     short = _bare(question, bool(slots.fiscal_years or slots.companies))
     follow_up = bool(_FOLLOW_UP.search(question)) or (short and not measures)
     if not measures and not follow_up:
         return question, Carried()
-    over_all = asks_over_all_companies(question)
-    # "How does that compare to Rio Tinto?": the one named is compared with the one
-    # talked about.
-    partner = slots.intent == "compare" and follow_up and len(slots.companies) == 1
-    needs_company = (not slots.companies and not over_all) or partner
-    needs_measure = not measures and follow_up
-    compares = slots.intent in ("compare", "change") and len(slots.fiscal_years) == 1
-    needs_year = not slots.fiscal_years or (compares and follow_up)
-    companies: list[str] = []
-    year: int | None = None
-    carried_measures: list[str] = []
-    over: str | None = None  # "all companies", and how they were ranked
+    needs = _Needs.of(question, slots, follow_up, bool(measures))
+    found = _Found()
     for text in reversed(recent_questions):
+        found.take(text, slots, needs, compared, own_words, company_set)
+        if found.done(needs):
+            break
+    if not found.companies and found.year is None and not found.measures and not found.over:
+        return question, Carried()
+    parts = [display_name(t) for t in found.companies] + ([found.over] if found.over else [])
+    parts += found.measures
+    if found.year is not None:
+        parts.append(f"FY{found.year}")
+    resolved = f"{question.rstrip()} ({', '.join(parts)})"
+    carried = Carried(
+        company=", ".join(found.companies) or None,
+        fiscal_year=found.year,
+        metric=", ".join(found.measures) or None,
+    )
+    return resolved, carried
+
+
+@dataclass(frozen=True)
+class _Needs:
+    """What a follow-up leaves to be carried from the questions before it."""
+
+    company: bool
+    measure: bool
+    year: bool
+    partner: bool
+    """"How does that compare to Rio Tinto?": the one named is compared with the one
+    talked about."""
+
+    @classmethod
+    def of(cls, question: str, slots: Slots, follow_up: bool, measures: bool) -> "_Needs":
+        over_all = asks_over_all_companies(question)
+        partner = slots.intent == "compare" and follow_up and len(slots.companies) == 1
+        compares = slots.intent in ("compare", "change") and len(slots.fiscal_years) == 1
+        return cls(
+            company=(not slots.companies and not over_all) or partner,
+            measure=not measures and follow_up,
+            year=not slots.fiscal_years or (compares and follow_up),
+            partner=partner,
+        )
+
+
+@dataclass
+class _Found:
+    """What has been carried so far, from the latest earlier question back."""
+
+    companies: list[str] = field(default_factory=list)
+    year: int | None = None
+    measures: list[str] = field(default_factory=list)
+    over: str | None = None
+    """"all companies", and how they were ranked."""
+
+    def take(
+        self,
+        text: str,
+        slots: Slots,
+        needs: _Needs,
+        compared: Callable[[], bool],
+        own_words: Callable[[], bool],
+        company_set: Callable[[], bool],
+    ) -> None:
         earlier = extract_slots(text)
         others = [t for t in earlier.companies if t not in slots.companies]
-        if needs_company and not companies and others and (not partner or compared()):
-            companies = others
-        elif needs_company and not (companies or over or others or partner):
-            over = _over_every_company(text, company_set, ranked=needs_measure)
+        if needs.company and not self.companies and others and (not needs.partner or compared()):
+            self.companies = others
+        elif needs.company and not (self.companies or self.over or others or needs.partner):
+            self.over = _over_every_company(text, company_set, ranked=needs.measure)
         single = earlier.fiscal_years[0] if len(earlier.fiscal_years) == 1 else None
-        if needs_year and year is None and single is not None and single not in slots.fiscal_years:
-            year = single
-        if needs_measure and not carried_measures:
-            carried_measures = [metric_display(m) for m in earlier.metrics]
-            carried_measures += earlier.other_measures
+        fresh = single is not None and single not in slots.fiscal_years
+        if needs.year and self.year is None and fresh:
+            self.year = single
+        if needs.measure and not self.measures:
+            self.measures = [metric_display(m) for m in earlier.metrics]
+            self.measures += earlier.other_measures
             # A measure no metric names is carried in the words it was asked in ("TRIFR",
             # not the vocabulary's "injury frequency rate"; "TRIF", which it has no word
             # for): the follow-up asks for the same thing.
             own = [] if earlier.metrics else [p.phrase for p in open_parts(text)]
-            if own and own != carried_measures and own_words():
-                carried_measures = own
-        done = (
-            (companies or over or not needs_company)
-            and (year is not None or not needs_year)
-            and (carried_measures or not needs_measure)
+            if own and own != self.measures and own_words():
+                self.measures = own
+
+    def done(self, needs: _Needs) -> bool:
+        return bool(
+            (self.companies or self.over or not needs.company)
+            and (self.year is not None or not needs.year)
+            and (self.measures or not needs.measure)
         )
-        if done:
-            break
-    if not companies and year is None and not carried_measures and not over:
-        return question, Carried()
-    parts = [display_name(t) for t in companies] + ([over] if over else []) + carried_measures
-    if year is not None:
-        parts.append(f"FY{year}")
-    resolved = f"{question.rstrip()} ({', '.join(parts)})"
-    carried = Carried(
-        company=", ".join(companies) or None,
-        fiscal_year=year,
-        metric=", ".join(carried_measures) or None,
-    )
-    return resolved, carried
 
 
 def _over_every_company(text: str, company_set: Callable[[], bool], ranked: bool) -> str | None:
