@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 from urllib.parse import quote
 
 import httpx
@@ -25,6 +25,9 @@ from domain.evaluation.feedback import RATINGS, rating_words
 from evals import cli as eval_cli
 from settings import Settings, SettingsError, get_settings
 from stack.processes import StackError
+
+if TYPE_CHECKING:
+    from activities.contracts import IngestRequest
 
 EXIT_FAILURE, EXIT_BAD_INPUT, EXIT_UNREACHABLE, EXIT_TIMEOUT = 1, 2, 3, 4
 EXIT_CLOSED_STDOUT = 141
@@ -99,8 +102,9 @@ def status_table(report: dict[str, object]) -> str:
     processes = report.get("processes") or {}
     assert isinstance(processes, dict)
     for name, pid in processes.items():
-        rows.append((f"{name} process", "running" if pid else "stopped",
-                     f"pid {pid}" if pid else ""))  # fmt: skip
+        rows.append(
+            (f"{name} process", "running" if pid else "stopped", f"pid {pid}" if pid else "")
+        )
     health = report.get("health") or {}
     assert isinstance(health, dict)
     for name, comp in (health.get("components") or {}).items():
@@ -210,35 +214,12 @@ def _check_ingest_dir(paths: Sequence[str], settings: Settings) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
-    from activities.contracts import CompanyDetails, IngestRequest  # as in cmd_search
-
     """Ingest through the API, the only way past the document registry (PostgreSQL).
 
     There is no direct path into Qdrant: without the registry a stray file could
     replace a company's report for a year unnoticed.
     """
-    # long: one request and each way it can fail, printed as one line each.
-    described = args.alias or args.year_end or args.currency or args.commodity
-    if described and not args.name:
-        raise CliError(
-            "--alias, --year-end, --currency and --commodity need --name", EXIT_BAD_INPUT
-        )
-    try:
-        details = None
-        if args.name:
-            details = CompanyDetails(
-                name=args.name, aliases=args.alias, year_end=args.year_end or "06-30",
-                currency=args.currency or "US$", commodities=args.commodity,
-            )  # fmt: skip
-        request = IngestRequest(
-            paths=_expand(args.paths),
-            company=args.company,
-            fiscal_year=args.fy,
-            replace=args.replace,
-            details=details,
-        )
-    except ValidationError as exc:
-        raise CliError(_validation_line(exc), EXIT_BAD_INPUT) from exc
+    request = _ingest_request(args)
     _check_ingest_dir(request.paths, settings)
     if not _api_up(settings):
         raise CliError(
@@ -254,7 +235,43 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     )
     if response.status_code != 200:
         raise CliError(_api_error_line(response))
-    body = response.json()
+    return _print_ingested(response.json())
+
+
+def _ingest_request(args: argparse.Namespace) -> "IngestRequest":
+    """The ingest request the arguments describe; CliError (bad input) when they do not
+    make one."""
+    from activities.contracts import CompanyDetails, IngestRequest  # as in cmd_search
+
+    described = args.alias or args.year_end or args.currency or args.commodity
+    if described and not args.name:
+        raise CliError(
+            "--alias, --year-end, --currency and --commodity need --name", EXIT_BAD_INPUT
+        )
+    try:
+        details = None
+        if args.name:
+            details = CompanyDetails(
+                name=args.name,
+                aliases=args.alias,
+                year_end=args.year_end or "06-30",
+                currency=args.currency or "US$",
+                commodities=args.commodity,
+            )
+        return IngestRequest(
+            paths=_expand(args.paths),
+            company=args.company,
+            fiscal_year=args.fy,
+            replace=args.replace,
+            details=details,
+        )
+    except ValidationError as exc:
+        raise CliError(_validation_line(exc), EXIT_BAD_INPUT) from exc
+
+
+def _print_ingested(body: dict[str, Any]) -> int:
+    """One line per file the API ingested (failures and problems on stderr), then the
+    corpus version; the exit code says whether any file failed."""
     failed = 0
     for r in body["files"]:
         if r["status"] in ("failed", "refused"):
@@ -277,9 +294,14 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         raise CliError("question must not be empty", EXIT_BAD_INPUT)
     try:
         result = chat.ask(
-            settings.api_url, args.question, args.conversation, args.user, args.timeout,
-            settings.auth_headers(), fresh=args.no_cache,
-        )  # fmt: skip
+            settings.api_url,
+            args.question,
+            args.conversation,
+            args.user,
+            args.timeout,
+            settings.auth_headers(),
+            fresh=args.no_cache,
+        )
     except chat.ChatError as exc:
         blocking_id = exc.blocking_turn
         if blocking_id is None:
@@ -371,8 +393,9 @@ def cmd_feedback(args: argparse.Namespace, settings: Settings) -> int:
         response = httpx.post(
             f"{settings.api_url}/v1/turns/{quote(args.turn_id, safe='')}/feedback",
             json={"rating": args.rating_given, "comment": args.comment or ""},
-            timeout=30.0, headers=settings.auth_headers(),
-        )  # fmt: skip
+            timeout=30.0,
+            headers=settings.auth_headers(),
+        )
         if response.status_code != 201:
             raise CliError(_api_error_line(response))
         item = response.json()
@@ -405,9 +428,11 @@ def cmd_conversations(args: argparse.Namespace, settings: Settings) -> int:
     if args.user:
         params["user_id"] = args.user
     response = httpx.get(
-        f"{settings.api_url}/v1/conversations", params=params, timeout=30.0,
+        f"{settings.api_url}/v1/conversations",
+        params=params,
+        timeout=30.0,
         headers=settings.auth_headers(),
-    )  # fmt: skip
+    )
     if response.status_code != 200:
         raise CliError(_api_error_line(response))
     items = response.json()["items"]
@@ -430,8 +455,10 @@ def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
         headers=settings.auth_headers(),
     )
     if response.status_code not in (200, 202):
-        raise CliError(_api_error_line(response), EXIT_BAD_INPUT if response.status_code < 500
-                       else EXIT_FAILURE)  # fmt: skip
+        raise CliError(
+            _api_error_line(response),
+            EXIT_BAD_INPUT if response.status_code < 500 else EXIT_FAILURE,
+        )
     body = response.json()
     if args.json:
         print(json.dumps(body, ensure_ascii=False))
@@ -454,9 +481,13 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
     history = settings.home / "chat_history"
     try:
         return chat.chat(
-            settings.api_url, args.user, args.timeout, settings.auth_headers(), history,
+            settings.api_url,
+            args.user,
+            args.timeout,
+            settings.auth_headers(),
+            history,
             args.conversation,
-        )  # fmt: skip
+        )
     except chat.ChatError as exc:
         raise CliError(str(exc), exc.code) from exc
 
@@ -466,6 +497,10 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_BAD_INPUT, f"turnstile: {message} (see {self.prog} --help)\n")
+
+
+_Subcommands: TypeAlias = "argparse._SubParsersAction[_Parser]"
+"""What `add_subparsers` returns: each `_add_*` registers its subcommand on it."""
 
 
 def _version() -> str:
@@ -478,17 +513,35 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    # long: declarations: one subcommand and its arguments per block.
     parser = _Parser(prog="turnstile", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"turnstile {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_stack(sub)
+    _add_search(sub)
+    _add_ingest(sub)
+    _add_ask(sub)
+    _add_reply(sub)
+    _add_cancel(sub)
+    _add_audit(sub)
+    _add_feedback(sub)
+    _add_conversations(sub)
+    _add_forget(sub)
+    eval_cli.add_parser(sub, Settings.auth_headers)
+    _add_chat(sub)
+    return parser
 
+
+def _add_stack(sub: _Subcommands) -> None:
+    """`up`, `down` and `status`: the embedded stack's life."""
     p = sub.add_parser("up", help="start the embedded stack")
     p.add_argument("--detach", action="store_true", help="return once the stack is healthy")
     p.add_argument(
-        "--workers", type=int, choices=range(1, 9), metavar="N",
+        "--workers",
+        type=int,
+        choices=range(1, 9),
+        metavar="N",
         help="turn workers, 1-8 (default 1): one holds the report index, the others run turns",
-    )  # fmt: skip
+    )
     p.set_defaults(func=cmd_up)
     p = sub.add_parser("down", help="stop the embedded stack (data is kept)")
     p.set_defaults(func=cmd_down)
@@ -496,6 +549,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     p.set_defaults(func=cmd_status)
 
+
+def _add_search(sub: _Subcommands) -> None:
+    """`search`: hybrid search over the report chunks."""
     p = sub.add_parser("search", help="hybrid search over the report chunks")
     p.add_argument("query", help='words to search for, e.g. "Fortescue net debt"')
     p.add_argument("--company", help="ticker or name (turnstile ask 'what do you cover?')")
@@ -504,6 +560,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the hits as JSON, text included")
     p.set_defaults(func=cmd_search)
 
+
+def _add_ingest(sub: _Subcommands) -> None:
+    """`ingest`: reports into the registry and the index, a new company with them."""
     p = sub.add_parser("ingest", help="ingest Markdown or PDF reports")
     p.add_argument("paths", nargs="+", help="report files or folders (.md, .pdf)")
     p.add_argument(
@@ -534,6 +593,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_ingest)
 
+
+def _add_ask(sub: _Subcommands) -> None:
+    """`ask`: one question, printed once its turn settles."""
     p = sub.add_parser("ask", help="ask one question and print the settled turn")
     p.add_argument("question", help="the question, in quotes")
     p.add_argument("--conversation", help="conversation id (new when omitted)")
@@ -545,6 +607,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_ask)
 
+
+def _add_reply(sub: _Subcommands) -> None:
+    """`reply`: the answer to a turn's clarifying question."""
     p = sub.add_parser("reply", help="answer a turn's clarifying question")
     p.add_argument("turn_id", help="the waiting turn's id, e.g. turn-c123-1")
     p.add_argument("text", help="the answer to its clarifying question, in quotes")
@@ -552,6 +617,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait (default 120)")
     p.set_defaults(func=cmd_reply)
 
+
+def _add_cancel(sub: _Subcommands) -> None:
+    """`cancel`: drop a turn that waits for a clarification."""
     p = sub.add_parser(
         "cancel", help="cancel a turn that waits for a clarification (frees its conversation)"
     )
@@ -560,6 +628,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait (default 120)")
     p.set_defaults(func=cmd_cancel)
 
+
+def _add_audit(sub: _Subcommands) -> None:
+    """`audit verify` and `audit show`: the decision record."""
     p = sub.add_parser("audit", help="the append-only decision record")
     audit_sub = p.add_subparsers(dest="audit_command", required=True, metavar="{verify,show}")
     v = audit_sub.add_parser("verify", help="check the hash chain; exit 1 naming a broken row")
@@ -569,24 +640,38 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print the record as the API's JSON")
     s.set_defaults(func=cmd_audit)
 
+
+def _add_feedback(sub: _Subcommands) -> None:
+    """`feedback`: rate a turn, or list the ratings given."""
     p = sub.add_parser(
         "feedback", help="rate a turn (feedback TURN RATING), or list the feedback given"
     )
     p.add_argument("turn_id", nargs="?", help="the turn to rate, e.g. turn-c123-1")
-    p.add_argument("rating_given", nargs="?", choices=RATINGS, metavar="RATING",
-                   help=f"how it was: {', '.join(RATINGS)}")  # fmt: skip
+    p.add_argument(
+        "rating_given",
+        nargs="?",
+        choices=RATINGS,
+        metavar="RATING",
+        help=f"how it was: {', '.join(RATINGS)}",
+    )
     p.add_argument("--comment", help="what was wrong (or right), in quotes")
     p.add_argument("--rating", choices=RATINGS, help="list only this rating")
     p.add_argument("--limit", type=int, default=50, help="how many to list (default 50)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_feedback)
 
+
+def _add_conversations(sub: _Subcommands) -> None:
+    """`conversations`: a user's conversations, latest first."""
     p = sub.add_parser("conversations", help="list a user's conversations, latest first")
     p.add_argument("--user", help="user id (default: conversations asked without one)")
     p.add_argument("--limit", type=int, default=20, help="how many (default 20)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_conversations)
 
+
+def _add_forget(sub: _Subcommands) -> None:
+    """`forget`: erase what is remembered about a user."""
     p = sub.add_parser(
         "forget", help="erase everything remembered about a user (facts, summaries, cache)"
     )
@@ -594,8 +679,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the erasure counts as JSON")
     p.set_defaults(func=cmd_forget)
 
-    eval_cli.add_parser(sub, Settings.auth_headers)
 
+def _add_chat(sub: _Subcommands) -> None:
+    """`chat`: the interactive chat."""
     p = sub.add_parser("chat", help="interactive chat")
     p.add_argument(
         "--conversation", help="continue this conversation, e.g. one begun on the web page"
@@ -603,7 +689,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--user", help="user id")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait per turn")
     p.set_defaults(func=cmd_chat)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
