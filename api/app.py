@@ -1,8 +1,8 @@
 """The HTTP API: it starts, signals and reads workflows; it never opens Qdrant."""
 
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -39,22 +39,39 @@ TAG_ORDER = ("turns", "feedback", "search", "users", "audit", "ingest", "health"
 def create_app(settings: Settings | None = None) -> FastAPI:
     # Without explicit settings a bad environment exits here with one line (uvicorn's
     # --factory would print a traceback for anything but SystemExit).
-    # long: wiring: every router, middleware and lifespan hook in one place.
     settings = settings or load_settings()
+    app = FastAPI(
+        title="Turnstile",
+        description="Guarded, durable answers about listed companies' annual reports.",
+        version="0.1.0",
+        lifespan=_lifespan(settings),
+        openapi_tags=[{"name": name} for name in TAG_ORDER],
+        # Operation ids that read as names (`start_turn`, not `start_turn_v1_turns_post`):
+        # each route's function name, unique across the API (checked by a test).
+        generate_unique_id_function=lambda route: route.name,
+        # FastAPI's own /docs and /redoc load their scripts from a CDN: `docs` serves
+        # the same pages from files installed with the package.
+        docs_url=None,
+        redoc_url=None,
+    )
+    errors.install(app)
+    metrics.install(app)
+    docs.install(app)
+    _include_routes(app, settings)
+    _add_guards(app, settings)
+    return app
+
+
+def _lifespan(settings: Settings) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """The app's start-up (migrations, the Temporal client, the pool, the coverage it
+    keeps fresh) and its shutdown."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         import asyncio
 
         await asyncio.to_thread(migrate, settings.effective_database_url)
-        if settings.dev_auth:
-            logger.warning(
-                "development mode: TURNSTILE_API_KEYS is unset, so the key %r (tenant %r) is"
-                " the only key and a request without one is taken as it",
-                DEV_API_KEY, DEV_TENANT,
-            )  # fmt: skip
-        if settings.pii_key.get_secret_value() == DEV_PII_KEY:
-            logger.warning("TURNSTILE_PII_KEY is the development default; set your own")
+        _warn_of_development_defaults(settings)
         app.state.settings = settings
         app.state.temporal = await temporal.connect(settings)
         app.state.streams = streams.TurnStreams(app.state.temporal)
@@ -76,23 +93,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             refresh.cancel()
             await pool.close()
 
-    app = FastAPI(
-        title="Turnstile",
-        description="Guarded, durable answers about listed companies' annual reports.",
-        version="0.1.0",
-        lifespan=lifespan,
-        openapi_tags=[{"name": name} for name in TAG_ORDER],
-        # Operation ids that read as names (`start_turn`, not `start_turn_v1_turns_post`):
-        # each route's function name, unique across the API (checked by a test).
-        generate_unique_id_function=lambda route: route.name,
-        # FastAPI's own /docs and /redoc load their scripts from a CDN: `docs` serves
-        # the same pages from files installed with the package.
-        docs_url=None,
-        redoc_url=None,
-    )
-    errors.install(app)
-    metrics.install(app)
-    docs.install(app)
+    return lifespan
+
+
+def _warn_of_development_defaults(settings: Settings) -> None:
+    if settings.dev_auth:
+        logger.warning(
+            "development mode: TURNSTILE_API_KEYS is unset, so the key %r (tenant %r) is"
+            " the only key and a request without one is taken as it",
+            DEV_API_KEY,
+            DEV_TENANT,
+        )
+    if settings.pii_key.get_secret_value() == DEV_PII_KEY:
+        logger.warning("TURNSTILE_PII_KEY is the development default; set your own")
+
+
+def _include_routes(app: FastAPI, settings: Settings) -> None:
+    """Every router, in the order of the OpenAPI document; the web page's last."""
     app.include_router(health.router)
     app.include_router(search.router)
     app.include_router(ingest.router)
@@ -113,9 +130,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_methods=["POST"],
             allow_headers=["Content-Type", "X-Namespace", "Authorization", "X-API-Key"],
             allow_credentials=True,
-        )  # fmt: skip
+        )
     app.include_router(page.router)
-    # Outermost last: every answer, errors included, gets the security headers.
+
+
+def _add_guards(app: FastAPI, settings: Settings) -> None:
+    """The guards around every route, added after the codec's CORS middleware so that
+    they wrap it. Outermost last: every answer, errors included, gets the security
+    headers."""
     app.add_middleware(guards.SameOriginWrites, allowed_origins=_codec_origins(settings))
     app.add_middleware(
         guards.BodyLimit,
@@ -123,7 +145,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         limits={"/codec/": settings.codec_max_body_bytes, "/v1/ingest": INGEST_MAX_BODY_BYTES},
     )
     app.add_middleware(guards.SecurityHeaders)
-    return app
 
 
 def _codec_origins(settings: Settings) -> list[str]:
