@@ -116,9 +116,10 @@ async def stored_outcome(
                 stored = await reconcile.reconcile_turn(client, conn, turn_id) or stored
     except (psycopg.Error, PoolTimeout, RPCError):
         return None
-    if stored is not None and (stored.status in SETTLED or (
-        stored.status == WAITING and stored.clarification_round > after_round
-    )):  # fmt: skip
+    if stored is not None and (
+        stored.status in SETTLED
+        or (stored.status == WAITING and stored.clarification_round > after_round)
+    ):
         return stored
     return None
 
@@ -140,9 +141,13 @@ async def allocate(
         async with pool.connection() as conn:
             try:
                 return await turns.allocate_turn(
-                    conn, body.conversation_id, body.user_id, body.question, idem,
+                    conn,
+                    body.conversation_id,
+                    body.user_id,
+                    body.question,
+                    idem,
                     tenant_id=tenant_id,
-                )  # fmt: skip
+                )
             except turns.ConversationNotFound as exc:
                 raise ApiError(404, "NotFound", f"no conversation {body.conversation_id}") from exc
             except turns.TurnInProgress as exc:
@@ -154,18 +159,23 @@ async def allocate(
                     except RPCError:
                         settled = None  # cannot tell: it may well be running
                 if settled is None or settled.status not in SETTLED:
-                    raise ApiError(
-                        409, "TurnInProgress",
-                        f"turn {blocking} is still running or waiting for a reply in this"
-                        f" conversation; answer it, or cancel it (POST /v1/turns/{blocking}"
-                        "/cancel) if it waits for a clarification",
-                        blocking,
-                    ) from exc  # fmt: skip
+                    raise _turn_in_progress(blocking) from exc
             except turns.IdempotencyMismatch as exc:
                 raise ApiError(
                     422, "InvalidInput", "Idempotency-Key was already used with a different request"
                 ) from exc
     raise RuntimeError("unreachable: the second attempt returns or raises")
+
+
+def _turn_in_progress(blocking: str) -> ApiError:
+    return ApiError(
+        409,
+        "TurnInProgress",
+        f"turn {blocking} is still running or waiting for a reply in this"
+        f" conversation; answer it, or cancel it (POST /v1/turns/{blocking}"
+        "/cancel) if it waits for a clarification",
+        blocking,
+    )
 
 
 def deadline_of(settings: Settings) -> float:
@@ -215,8 +225,9 @@ def shadow_plan(settings: Settings, turn_id: str) -> ShadowPlan | None:
     return ShadowPlan(
         task_queue=settings.shadow_task_queue,
         engine_in_process=shadow.engine == EngineName.OFFLINE,
-        live_config=settings.engine_label, shadow_config=shadow.engine_label,
-    )  # fmt: skip
+        live_config=settings.engine_label,
+        shadow_config=shadow.engine_label,
+    )
 
 
 async def start(
@@ -270,11 +281,12 @@ async def _not_started(
 
 def _unanswered(turn_id: str) -> ApiError:
     return ApiError(
-        503, "Unavailable",
+        503,
+        "Unavailable",
         "Temporal did not answer in time, so this turn may or may not have started; retry"
         " with the same Idempotency-Key, or read the turn",
         turn_id,
-    )  # fmt: skip
+    )
 
 
 async def start_and_wait(
@@ -428,11 +440,12 @@ async def claim(
                 stored = await reconcile.reconcile_turn(client, conn, turn_id) or stored
     if round_ is None:
         raise ApiError(
-            409, "NotWaiting",
+            409,
+            "NotWaiting",
             f"turn {turn_id} is {stored.status}: only a turn waiting for a clarification"
             f" can take a {action}",
             turn_id,
-        )  # fmt: skip
+        )
     return stored, round_
 
 
@@ -470,11 +483,12 @@ async def replayed(
     exists = True if stored is not None else await started(client, alloc.turn_id)
     if exists is None:  # Temporal still does not answer: retry again
         raise ApiError(
-            503, "Unavailable",
+            503,
+            "Unavailable",
             "Temporal is not answering, so this turn may not have started yet;"
             " retry with the same Idempotency-Key",
             alloc.turn_id,
-        )  # fmt: skip
+        )
     if exists and (stored is None or stored.status in OPEN):
         # Reconciled: a turn whose workflow was closed from outside is settled.
         stored = await stored_outcome(alloc.turn_id, -1, pool, client, reconciling=True)
@@ -509,9 +523,11 @@ async def ask(
     if stored is not None:
         return stored
     pending = TurnResult(
-        turn_id=alloc.turn_id, conversation_id=alloc.conversation_id, status="running",
+        turn_id=alloc.turn_id,
+        conversation_id=alloc.conversation_id,
+        status="running",
         question=body.question,
-    )  # fmt: skip
+    )
     turn = turn_input(settings, caller, alloc, body, fresh)
     if start_it and waits:
         return await start_and_wait(client, pool, settings, alloc, turn, response, pending)

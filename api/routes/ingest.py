@@ -89,13 +89,7 @@ async def ingest(
     and year already registered comes back `refused` unless `replace` is true. 503
     `Unavailable` when no worker runs or ingestion outlasts `ingest_timeout_seconds`.
     """
-    root = settings.ingest_dir.resolve()
-    paths = []
-    for n, raw in enumerate(body.paths):
-        resolved = _inside(root, raw)
-        if resolved is None:
-            raise ApiError(422, "InvalidInput", f"paths.{n}: no such file in the ingest directory")
-        paths.append(resolved)
+    paths = _resolved(settings.ingest_dir.resolve(), body.paths)
     request = IngestRequest(
         paths=paths,
         company=body.company,
@@ -105,13 +99,32 @@ async def ingest(
     )
     timeout = timedelta(seconds=settings.ingest_timeout_seconds)
     result = await run_short(
-        client, settings, IngestDocuments.run, request, "ingest", timeout, "ingestion",
-        summary=summary_line(f"ingest {len(paths)} report(s): "
-                             + ", ".join(Path(p).name for p in paths)),
+        client,
+        settings,
+        IngestDocuments.run,
+        request,
+        "ingest",
+        timeout,
+        "ingestion",
+        summary=summary_line(
+            f"ingest {len(paths)} report(s): " + ", ".join(Path(p).name for p in paths)
+        ),
         details=_details(request),
-    )  # fmt: skip
+    )
     await coverage.read_coverage(http.app.state, pool)  # a new company is known at once
     return result
+
+
+def _resolved(root: Path, raws: list[str]) -> list[str]:
+    """Each path resolved under `root`; 422 `InvalidInput`, naming the first that is not a
+    file there, otherwise."""
+    paths = []
+    for n, raw in enumerate(raws):
+        resolved = _inside(root, raw)
+        if resolved is None:
+            raise ApiError(422, "InvalidInput", f"paths.{n}: no such file in the ingest directory")
+        paths.append(resolved)
+    return paths
 
 
 def _details(request: IngestRequest) -> str | None:

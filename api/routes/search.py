@@ -53,6 +53,7 @@ async def search(
     The search runs as a SearchReports workflow with an execution timeout of
     `search_timeout_seconds`, so the request never waits longer than that (and a moment).
     """
+    # long: its query parameters, each declared with its validation, take 17 of the lines.
     await rate_limit(caller, None, pool, settings)  # each search starts a workflow
     # The query goes into the search workflow's history: tokens only, like a question.
     q = await redaction.redact(pool, settings, caller.tenant_id, "", q)
@@ -69,9 +70,16 @@ async def search(
             raise ApiError(422, "InvalidInput", _one_line(exc)) from exc
     timeout = timedelta(seconds=settings.search_timeout_seconds)
     return await run_short(
-        client, settings, SearchReports.run, request, "search", timeout, "the search",
-        summary=_summary(q, company, fy), details=f"tenant {caller.tenant_id}, up to {limit} hits",
-    )  # fmt: skip
+        client,
+        settings,
+        SearchReports.run,
+        request,
+        "search",
+        timeout,
+        "the search",
+        summary=_summary(q, company, fy),
+        details=f"tenant {caller.tenant_id}, up to {limit} hits",
+    )
 
 
 def _summary(query: str, company: str | None, fy: int | None) -> str:
@@ -95,7 +103,8 @@ async def companies(http: Request, pool: PoolDep, caller: CallerDep) -> list[Com
     for tickers in labels."""
     held = await coverage.held(http.app.state, pool)
     return [
-        CompanyOut(ticker=c.ticker, name=c.name, fiscal_years=list(c.fiscal_years),
-                   year_end=c.year_end)
+        CompanyOut(
+            ticker=c.ticker, name=c.name, fiscal_years=list(c.fiscal_years), year_end=c.year_end
+        )
         for c in sorted(held, key=lambda c: c.ticker)
-    ]  # fmt: skip
+    ]

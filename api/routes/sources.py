@@ -15,6 +15,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
+from temporalio.client import Client
 
 from api import redaction
 from api.auth import CallerDep, limit
@@ -24,6 +25,8 @@ from api.errors import ApiError, error_responses
 from api.turn_service import no_turn, owned_turn
 from db import reports, turns
 from domain.checks.citing import cited_lines
+from domain.models import Citation
+from settings import Settings
 from workflows.passages import LoadPassages
 
 router = APIRouter(prefix="/v1", tags=["turns"])
@@ -39,9 +42,11 @@ class CitedPassage(BaseModel):
     document: str = Field(examples=["BHP Annual Report 2024"])
     text: str = Field(
         description="The whole passage; a table is a markdown table, one row per line.",
-        examples=["Table (all figures in US$ millions):\n| US$M | FY2024 |\n|---|---|\n"
-                  "| Revenue | 55,658 |\n| Underlying EBITDA | 29,016 |"],
-    )  # fmt: skip
+        examples=[
+            "Table (all figures in US$ millions):\n| US$M | FY2024 |\n|---|---|\n"
+            "| Revenue | 55,658 |\n| Underlying EBITDA | 29,016 |"
+        ],
+    )
     cited_lines: list[int] = Field(
         description="Indexes of the lines of `text` (table rows) holding a figure the"
         " answer cites to this source; empty when none is a table row.",
@@ -69,24 +74,42 @@ async def turn_sources(
     if not stored.citations:
         return []
     await limit(caller, user_id, pool, settings)  # each read starts a workflow
-    timeout = timedelta(seconds=settings.search_timeout_seconds)
-    ids = [c.chunk_id for c in stored.citations]
-    chunks = await run_short(
-        client, settings, LoadPassages.run, ids, "passages", timeout, "it",
-        summary=f"passages cited by {turn_id}", details=f"{len(ids)} cited passage(s)",
-    )  # fmt: skip
-    texts = {chunk.chunk_id: chunk.text for chunk in chunks}
+    texts = await _passage_texts(client, settings, turn_id, [c.chunk_id for c in stored.citations])
     # The answer as its owner sees it (personal data shown back), so figures line up.
     shown = await redaction.reveal(pool, caller, [redaction.owner_of(user_id)], stored)
     answer = shown.answer or ""
     return [
         CitedPassage(
-            n=c.n, company=c.company, fiscal_year=c.fiscal_year, page=c.page,
-            document=c.document, text=(text := texts.get(c.chunk_id, c.preview)),
+            n=c.n,
+            company=c.company,
+            fiscal_year=c.fiscal_year,
+            page=c.page,
+            document=c.document,
+            text=(text := texts.get(c.chunk_id, c.preview)),
             cited_lines=cited_lines(answer, c.n, text),
         )
         for c in shown.citations
-    ]  # fmt: skip
+    ]
+
+
+async def _passage_texts(
+    client: Client, settings: Settings, turn_id: str, ids: list[str]
+) -> dict[str, str]:
+    """The cited chunks' texts by chunk id, read by a LoadPassages workflow (the
+    passages live in the worker's index)."""
+    timeout = timedelta(seconds=settings.search_timeout_seconds)
+    chunks = await run_short(
+        client,
+        settings,
+        LoadPassages.run,
+        ids,
+        "passages",
+        timeout,
+        "it",
+        summary=f"passages cited by {turn_id}",
+        details=f"{len(ids)} cited passage(s)",
+    )
+    return {chunk.chunk_id: chunk.text for chunk in chunks}
 
 
 class ReportPage(BaseModel):
@@ -142,23 +165,36 @@ async def cited_report(
     async with pool.connection() as conn:
         stored = await turns.get_turn(conn, turn_id, caller.tenant_id)
         cited = None if stored is None else next((c for c in stored.citations if c.n == n), None)
-        registered = None if cited is None else await reports.source_path(
-            conn, cited.company, cited.fiscal_year
-        )  # fmt: skip
+        registered = (
+            None
+            if cited is None
+            else await reports.source_path(conn, cited.company, cited.fiscal_year)
+        )
     if stored is None:
         raise no_turn(turn_id)
     if cited is None:
         raise ApiError(404, "NotFound", f"turn {turn_id} cites no source [{n}]", turn_id)
-    candidates = [Path(registered)] if registered else []
-    candidates.append(settings.corpus_dir / f"{cited.company}_FY{cited.fiscal_year}.md")
-    path = next((p for p in candidates if p.suffix == ".md" and p.is_file()), None)
-    # Off the event loop: a whole report read and split is no other request's wait.
-    pages = await asyncio.to_thread(lambda: report_pages(path.read_text("utf-8"))) if path else []
+    pages = await _pages(settings, registered, cited)
     page = next((p for p in pages if p.page == cited.page), None)
     if page is None:
         raise ApiError(404, "NotFound", f"the text of {cited.document} is not available here")
     shown = await redaction.reveal(pool, caller, [redaction.owner_of(user_id)], stored)
     return ReportView(
-        n=n, company=cited.company, fiscal_year=cited.fiscal_year, document=cited.document,
-        page=cited.page, pages=pages, cited_lines=cited_lines(shown.answer or "", n, page.text),
-    )  # fmt: skip
+        n=n,
+        company=cited.company,
+        fiscal_year=cited.fiscal_year,
+        document=cited.document,
+        page=cited.page,
+        pages=pages,
+        cited_lines=cited_lines(shown.answer or "", n, page.text),
+    )
+
+
+async def _pages(settings: Settings, registered: str | None, cited: Citation) -> list[ReportPage]:
+    """The cited report's pages: the registered file, else the sample corpus's, if it is
+    a Markdown file here; none otherwise."""
+    candidates = [Path(registered)] if registered else []
+    candidates.append(settings.corpus_dir / f"{cited.company}_FY{cited.fiscal_year}.md")
+    path = next((p for p in candidates if p.suffix == ".md" and p.is_file()), None)
+    # Off the event loop: a whole report read and split is no other request's wait.
+    return await asyncio.to_thread(lambda: report_pages(path.read_text("utf-8"))) if path else []
