@@ -140,14 +140,17 @@ async def limit(caller: Caller, user_id: str | None, pool: PoolDep, settings: Se
         wait = await ratelimit.take(conn, caller.bucket(user_id), rate, burst)
         if wait == 0:
             wait = await ratelimit.take(
-                conn, f"{caller.tenant_id}:all:{caller.key_fingerprint}",
-                rate * KEY_FACTOR, burst * KEY_FACTOR,
-            )  # fmt: skip
+                conn,
+                f"{caller.tenant_id}:all:{caller.key_fingerprint}",
+                rate * KEY_FACTOR,
+                burst * KEY_FACTOR,
+            )
     if wait > 0:
         RATE_LIMITED.labels(caller.tenant_id).inc()
         retry_after = ratelimit.retry_after_header(wait)
         raise ApiError(
-            429, "RateLimited",
+            429,
+            "RateLimited",
             f"too many requests for this user; retry in {retry_after} s",
             headers={"Retry-After": retry_after},
-        )  # fmt: skip
+        )

@@ -36,9 +36,10 @@ async def read_coverage(state: State, pool: AsyncConnectionPool) -> None:
         tickers = {c.ticker for c in found}
         aliases = {a for c in found for a in c.aliases}
         found += [
-            c for c in coverage().companies.values()
+            c
+            for c in coverage().companies.values()
             if c.ticker not in tickers and not aliases & set(c.aliases)
-        ]  # fmt: skip
+        ]
         state.coverage = found
         state.coverage_read_at = time.monotonic()
     except (PsycopgError, PoolTimeout, OSError) as exc:

@@ -126,23 +126,33 @@ _DESCRIPTIONS = {
 
 _EXAMPLES: dict[int, dict[str, str]] = {
     400: {"detail": "malformed HTTP request", "error_type": "InvalidInput"},
-    401: {"detail": "a valid API key is required (Authorization: Bearer KEY or X-API-Key)",
-          "error_type": "Unauthorized"},
+    401: {
+        "detail": "a valid API key is required (Authorization: Bearer KEY or X-API-Key)",
+        "error_type": "Unauthorized",
+    },
     403: {"detail": "this route needs an operator's key", "error_type": "Forbidden"},
-    404: {"detail": "no turn turn-c35c244d68fec4309-9", "error_type": "NotFound",
-          "turn_id": "turn-c35c244d68fec4309-9"},
-    409: {"detail": "turn turn-c35c244d68fec4309-1 is still running or waiting for a reply in"
-          " this conversation; answer it, or cancel it (POST"
-          " /v1/turns/turn-c35c244d68fec4309-1/cancel) if it waits for a clarification",
-          "error_type": "TurnInProgress", "turn_id": "turn-c35c244d68fec4309-1"},
+    404: {
+        "detail": "no turn turn-c35c244d68fec4309-9",
+        "error_type": "NotFound",
+        "turn_id": "turn-c35c244d68fec4309-9",
+    },
+    409: {
+        "detail": "turn turn-c35c244d68fec4309-1 is still running or waiting for a reply in"
+        " this conversation; answer it, or cancel it (POST"
+        " /v1/turns/turn-c35c244d68fec4309-1/cancel) if it waits for a clarification",
+        "error_type": "TurnInProgress",
+        "turn_id": "turn-c35c244d68fec4309-1",
+    },
     413: {"detail": "the request body is larger than 64 KB", "error_type": "PayloadTooLarge"},
-    422: {"detail": "question: question is longer than 4000 characters",
-          "error_type": "InvalidInput"},
+    422: {
+        "detail": "question: question is longer than 4000 characters",
+        "error_type": "InvalidInput",
+    },
     429: {"detail": "too many requests for this user; retry in 3 s", "error_type": "RateLimited"},
     500: {"detail": "an unexpected error; it is logged", "error_type": "InternalError"},
     502: {"detail": "the model provider rejected the request", "error_type": "UpstreamRejected"},
     503: {"detail": "the database is unavailable; retry shortly", "error_type": "Unavailable"},
-}  # fmt: skip
+}
 """Each status's example in the OpenAPI document, of the error type it answers (Swagger UI
 and ReDoc show the media type's example, not the first of the model's)."""
 

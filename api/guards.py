@@ -101,10 +101,10 @@ class SameOriginWrites:
             keyless = "authorization" not in headers and "x-api-key" not in headers
             if keyless and self._cross_site(scope, headers):
                 response = error_response(
-                    403, "Forbidden",
-                    "a request from another site must carry an API key"
-                    " (Authorization: Bearer KEY)",
-                )  # fmt: skip
+                    403,
+                    "Forbidden",
+                    "a request from another site must carry an API key (Authorization: Bearer KEY)",
+                )
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
@@ -142,9 +142,11 @@ class SecurityHeaders:
                 if content_type.startswith(b"text/html"):
                     if b"content-security-policy" not in names:
                         headers.append(
-                            (b"content-security-policy",
-                             b"default-src 'self'; frame-ancestors 'none'")
-                        )  # fmt: skip
+                            (
+                                b"content-security-policy",
+                                b"default-src 'self'; frame-ancestors 'none'",
+                            )
+                        )
                     headers.append((b"x-frame-options", b"DENY"))
                     headers.append((b"referrer-policy", b"no-referrer"))
                 message = {**message, "headers": headers}

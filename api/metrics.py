@@ -33,9 +33,10 @@ LATENCY = Histogram(
 )
 TURNS_STARTED = Counter("turnstile_turns_started", "Turns started through the API")
 FEEDBACK = Counter(
-    "turnstile_feedback", "Readers' ratings of turns (POST /v1/turns/{turn_id}/feedback)",
+    "turnstile_feedback",
+    "Readers' ratings of turns (POST /v1/turns/{turn_id}/feedback)",
     ["rating"],
-)  # fmt: skip
+)
 
 
 def _template(app: FastAPI, scope: Scope) -> str:
@@ -101,15 +102,20 @@ class _CountRequests:
         LATENCY.labels(method, route).observe(seconds)
         params = scope.get("path_params") or {}
         ACCESS.info(
-            "%s %s %d", method, route, status,
+            "%s %s %d",
+            method,
+            route,
+            status,
             extra={
-                "event": "request", "method": method, "route": route, "status": status,
+                "event": "request",
+                "method": method,
+                "route": route,
+                "status": status,
                 "ms": round(seconds * 1000, 1),
                 # A refused id may be anything the caller typed: only real ones.
-                **{k: str(params[k]) for k in _LOGGED_PARAMS if k in params
-                   if status < 400},
+                **{k: str(params[k]) for k in _LOGGED_PARAMS if k in params if status < 400},
             },
-        )  # fmt: skip
+        )
 
 
 def install(app: FastAPI) -> None:
@@ -121,10 +127,14 @@ def install(app: FastAPI) -> None:
 @router.get(
     "/metrics",
     response_class=Response,
-    responses={200: {"content": {CONTENT_TYPE_LATEST.split(";")[0]: {"schema": {"type": "string"}}},
-                     "description": "Prometheus text exposition format"},
-               **error_responses(401, 403)},
-)  # fmt: skip
+    responses={
+        200: {
+            "content": {CONTENT_TYPE_LATEST.split(";")[0]: {"schema": {"type": "string"}}},
+            "description": "Prometheus text exposition format",
+        },
+        **error_responses(401, 403),
+    },
+)
 async def metrics(_: Annotated[None, Depends(operator_when_keyed)]) -> Response:
     """The API's metrics in Prometheus's text format (requests, latency, turns started).
 

@@ -111,10 +111,11 @@ async def redact(
         # The exception's class only: its message could carry the value.
         logger.error("PII redaction failed (%s); request refused", exc.__class__.__name__)
         raise ApiError(
-            503, "Unavailable",
+            503,
+            "Unavailable",
             "personal data in the request could not be protected, so it was not stored;"
             " retry shortly",
-        ) from None  # fmt: skip
+        ) from None
     for match in matches:
         REDACTED.labels(match.kind.value).inc()
     return redacted

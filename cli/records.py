@@ -105,9 +105,12 @@ def _cited_lines(record: Mapping[str, Any], passages: Sequence[Mapping[str, Any]
         order = ("changed", "gone", "unknown", "unchanged")
         lines.append("  today: " + ", ".join(f"{counted[k]} {k}" for k in order if counted[k]))
     versions = sorted(
-        {(v["document_id"], v["document_version"]) for e in record.get("evidence") or []
-         if (v := e.get("version"))}
-    )  # fmt: skip
+        {
+            (v["document_id"], v["document_version"])
+            for e in record.get("evidence") or []
+            if (v := e.get("version"))
+        }
+    )
     if versions:
         lines.append("evidence from: " + ", ".join(f"{d} (version {h})" for d, h in versions))
     return lines

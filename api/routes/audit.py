@@ -80,6 +80,10 @@ async def verify_chain(pool: PoolDep) -> ChainReport:
     async with pool.connection() as conn:
         result = await audit.verify(conn)
     return ChainReport(
-        ok=result.ok, rows=result.rows, broken_seq=result.broken_seq,
-        broken_turn_id=result.broken_turn_id, reason=result.reason, summary=result.line(),
-    )  # fmt: skip
+        ok=result.ok,
+        rows=result.rows,
+        broken_seq=result.broken_seq,
+        broken_turn_id=result.broken_turn_id,
+        reason=result.reason,
+        summary=result.line(),
+    )

@@ -79,7 +79,8 @@ async def delete_conversation(
         raise ApiError(404, "NotFound", f"no conversation {conversation_id}")
     if not deleted.conversations:
         raise ApiError(
-            409, "Conflict",
+            409,
+            "Conflict",
             f"conversation {conversation_id} has a turn running or waiting: cancel it first",
-        )  # fmt: skip
+        )
     return Response(status_code=204)

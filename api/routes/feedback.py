@@ -56,13 +56,17 @@ def feedback_out(row: FeedbackRow) -> FeedbackOut:
 
 
 @router.post(
-    "/turns/{turn_id}/feedback", status_code=201,
+    "/turns/{turn_id}/feedback",
+    status_code=201,
     responses=error_responses(401, 404, 409, 429, 503),
-)  # fmt: skip
+)
 async def give_feedback(
-    turn_id: TurnIdPath, body: FeedbackIn, pool: PoolDep, settings: SettingsDep,
+    turn_id: TurnIdPath,
+    body: FeedbackIn,
+    pool: PoolDep,
+    settings: SettingsDep,
     caller: CallerDep,
-) -> FeedbackOut:  # fmt: skip
+) -> FeedbackOut:
     """Rate a turn you were shown (another tenant's turn is 404; one still running, 409).
     Each call appends: the latest rating is the turn's current one."""
     user_id = await owned_turn(pool, turn_id, caller)
@@ -73,9 +77,11 @@ async def give_feedback(
         raise no_turn(turn_id)
     if stored.status == "running":
         raise ApiError(
-            409, "Conflict",
-            f"turn {turn_id} is still running: rate it once it has answered", turn_id,
-        )  # fmt: skip
+            409,
+            "Conflict",
+            f"turn {turn_id} is still running: rate it once it has answered",
+            turn_id,
+        )
     owner = redaction.owner_of(user_id)
     comment = await redaction.redact(pool, settings, caller.tenant_id, owner, body.comment)
     async with pool.connection() as conn:

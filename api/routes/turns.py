@@ -120,9 +120,17 @@ async def reply_to_clarification(
     owner = redaction.owner_of(user_id)
     text = await redaction.redact(pool, settings, caller.tenant_id, owner, body.reply)
     result = await service.signal_waiting(
-        client, pool, settings, caller, turn_id, "clarification_reply",
-        lambda round_: ClarificationReply(round=round_, reply=text), wait, prefer, response,
-    )  # fmt: skip
+        client,
+        pool,
+        settings,
+        caller,
+        turn_id,
+        "clarification_reply",
+        lambda round_: ClarificationReply(round=round_, reply=text),
+        wait,
+        prefer,
+        response,
+    )
     return await redaction.reveal(pool, caller, [owner], result)
 
 
@@ -147,9 +155,17 @@ async def cancel_turn(
     """
     user_id = await service.owned_turn(pool, turn_id, caller)
     result = await service.signal_waiting(
-        client, pool, settings, caller, turn_id, "cancel_turn",
-        lambda round_: CancelRequest(round=round_), wait, prefer, response,
-    )  # fmt: skip
+        client,
+        pool,
+        settings,
+        caller,
+        turn_id,
+        "cancel_turn",
+        lambda round_: CancelRequest(round=round_),
+        wait,
+        prefer,
+        response,
+    )
     return await redaction.reveal(pool, caller, [redaction.owner_of(user_id)], result)
 
 
@@ -179,11 +195,15 @@ async def conversation_messages(
     messages = Messages(
         [
             MessageOut(
-                turn_id=r.turn_id, role=r.role, content=r.content, status=r.status,
-                citations=r.citations, summarised=r.summarised,
+                turn_id=r.turn_id,
+                role=r.role,
+                content=r.content,
+                status=r.status,
+                citations=r.citations,
+                summarised=r.summarised,
             )
             for r in rows
         ]
-    )  # fmt: skip
+    )
     owner_ids = [redaction.owner_of(user) for user in owners]
     return (await redaction.reveal(pool, caller, owner_ids, messages)).root
