@@ -114,8 +114,9 @@ class ChunkHit(ChunkMeta):
     def with_text(self, text: str | None) -> "SearchHitWithText":
         """This hit with its full text (its preview when the text is missing)."""
         meta = ChunkMeta.narrowed(self).model_dump()
-        return SearchHitWithText(**meta, rank=self.rank, score=self.score,
-                                 text=self.preview if text is None else text)  # fmt: skip
+        return SearchHitWithText(
+            **meta, rank=self.rank, score=self.score, text=self.preview if text is None else text
+        )
 
 
 class ChunkText(ChunkMeta):
@@ -126,8 +127,9 @@ class ChunkText(ChunkMeta):
     def as_hit(self, rank: int, score: float) -> ChunkHit:
         """This chunk as a search hit: the text shortened to a preview."""
         meta = ChunkMeta.narrowed(self).model_dump()
-        return ChunkHit(**meta, rank=rank, score=score, is_table=self.is_table,
-                        preview=preview(self.text))  # fmt: skip
+        return ChunkHit(
+            **meta, rank=rank, score=score, is_table=self.is_table, preview=preview(self.text)
+        )
 
 
 class SearchHitWithText(ChunkMeta):

@@ -66,9 +66,13 @@ def shown_text(kind: ShownKind, text: str, round_: int | None = None) -> Shown:
 
 
 _FINAL_KIND: dict[str, ShownKind] = {
-    "answered": "answer", "refused": "refusal", "fallback": "fallback", "expired": "expired",
-    "cancelled": "cancelled", "failed": "failed",
-}  # fmt: skip
+    "answered": "answer",
+    "refused": "refusal",
+    "fallback": "fallback",
+    "expired": "expired",
+    "cancelled": "cancelled",
+    "failed": "failed",
+}
 
 
 def final_kind(status: str) -> ShownKind:
@@ -121,9 +125,11 @@ class PassageCheck(Frozen):
     )
     detail: str = Field(
         description="Why, in words.",
-        examples=["BHP-FY2024 was re-ingested (94c1e7a0b2d3f4e5 → 1a2b3c4d5e6f7081); this"
-                  " passage's text is not in it: page 4 holds other text now"],
-    )  # fmt: skip
+        examples=[
+            "BHP-FY2024 was re-ingested (94c1e7a0b2d3f4e5 → 1a2b3c4d5e6f7081); this"
+            " passage's text is not in it: page 4 holds other text now"
+        ],
+    )
     now: list[str] = Field(
         default_factory=list,
         description="When it changed: the ids of the chunks on the same page of the report today.",
@@ -147,15 +153,18 @@ def check_passage(
     was = recorded.version if recorded is not None else None
     if was is None:
         why = (
-            "recorded before decision records kept passage hashes" if recorded is None
+            "recorded before decision records kept passage hashes"
+            if recorded is None
             else "the passage was not in the document registry when the turn was recorded"
-        )  # fmt: skip
+        )
         return PassageCheck(n=n, chunk_id=chunk_id, status="unknown", detail=why)
     if not document_now:
         return PassageCheck(
-            n=n, chunk_id=chunk_id, status="gone",
+            n=n,
+            chunk_id=chunk_id,
+            status="gone",
             detail=f"{was.document_id} is no longer in the index",
-        )  # fmt: skip
+        )
     same = [c for c in document_now if c.text_sha256 == was.text_sha256]
     if same:
         moved = "" if any(c.chunk_id == chunk_id for c in same) else f", now as {same[0].chunk_id}"
@@ -170,12 +179,16 @@ def _changed(
     version = document_now[0].document_version
     reingested = (
         f"{was.document_id} was re-ingested ({was.document_version} → {version})"
-        if version != was.document_version else f"{was.document_id} holds other text now"
-    )  # fmt: skip
+        if version != was.document_version
+        else f"{was.document_id} holds other text now"
+    )
     ordered = sorted(document_now, key=lambda c: c.position)
     page = [c.chunk_id for c in ordered if c.page == was.page]
     where = f"page {was.page} holds {'other text' if page else 'nothing'} now"
     return PassageCheck(
-        n=n, chunk_id=chunk_id, status="changed",
-        detail=f"{reingested}; this passage's text is not in it: {where}", now=page,
-    )  # fmt: skip
+        n=n,
+        chunk_id=chunk_id,
+        status="changed",
+        detail=f"{reingested}; this passage's text is not in it: {where}",
+        now=page,
+    )

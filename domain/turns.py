@@ -514,8 +514,10 @@ def confidence_reason(result: TurnResult) -> str | None:
             f"{_count(n, 'statement', 'statements')} could not be verified against the cited pages"
         )
     if any(d.layer == JUDGE for d in result.degraded):
-        reasons.append("the independent answer check was unavailable, so the figures were"
-                       " checked numerically only")  # fmt: skip
+        reasons.append(
+            "the independent answer check was unavailable, so the figures were"
+            " checked numerically only"
+        )
     if not reasons:
         reasons.append("part of the answer could not be checked")
     text = "; ".join(reasons)

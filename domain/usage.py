@@ -31,10 +31,13 @@ def usage_of(calls: Sequence[ModelCall], prices: Mapping[str, Price]) -> Usage:
                 c.prompt_tokens * prices[c.model].input
                 + c.completion_tokens * prices[c.model].output
                 for c in calls
-            ) / 1_000_000,
+            )
+            / 1_000_000,
             6,
-        )  # fmt: skip
+        )
     return Usage(
-        prompt_tokens=prompt, completion_tokens=completion, cost_usd=cost,
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        cost_usd=cost,
         unpriced_models=tuple(unpriced),
-    )  # fmt: skip
+    )

@@ -30,10 +30,12 @@ def _figures(text: str) -> set[str]:
     """The figures in `text`: not years, not percentages (those are worked out, not
     quoted), not single digits."""
     return {
-        d for m in _NUMBER.finditer(text)
-        if not _YEAR.fullmatch(m.group()) and text[m.end() : m.end() + 1] != "%"
+        d
+        for m in _NUMBER.finditer(text)
+        if not _YEAR.fullmatch(m.group())
+        and text[m.end() : m.end() + 1] != "%"
         and len(d := _digits(m.group())) >= 2
-    }  # fmt: skip
+    }
 
 
 def cited_figures(answer: str, n: int) -> set[str]:
@@ -65,6 +67,7 @@ def cited_lines(answer: str, n: int, passage: str) -> list[int]:
     if not figures:
         return []
     return [
-        i for i, line in enumerate(passage.splitlines())
+        i
+        for i, line in enumerate(passage.splitlines())
         if line.lstrip().startswith("|") and figures & _figures(line)
-    ]  # fmt: skip
+    ]

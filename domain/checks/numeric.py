@@ -388,9 +388,8 @@ def _stated_base(text: str, mentions: list[tuple[int, _T]], keys: set[_T]) -> _T
     """Which of two `keys` (years or companies) the text measures from: the one its
     mention follows a base word for ("than in FY2024"), when just one does."""
     based = {
-        key for at, key in mentions
-        if key in keys and _BASE_WORD.search(text[max(0, at - 40) : at])
-    }  # fmt: skip
+        key for at, key in mentions if key in keys and _BASE_WORD.search(text[max(0, at - 40) : at])
+    }
     return based.pop() if len(based) == 1 else None
 
 
@@ -543,10 +542,13 @@ def _recompute(
             if claim.factor is None or not _same_kind(claim, a.amount):
                 continue
             for op, result, text in (
-                ("difference", abs(va - vb),
-                 f"{_in_unit(max(va, vb), unit)} − {_in_unit(min(va, vb), unit)}"),
+                (
+                    "difference",
+                    abs(va - vb),
+                    f"{_in_unit(max(va, vb), unit)} − {_in_unit(min(va, vb), unit)}",
+                ),
                 ("sum", va + vb, f"{_in_unit(va, unit)} + {_in_unit(vb, unit)}"),
-            ):  # fmt: skip
+            ):
                 if _close(claim, abs(result) / claim.factor):
                     formula = f"{text} = {_in_unit(result, unit)}"
                     larger_first = [a, b] if va >= vb else [b, a]
@@ -873,12 +875,15 @@ class _Read:
         marked = set(_bound_sources(self.sentence, claim.end, self.sources))
         return next(
             (
-                n for n in self.cited
-                if n.source in marked and own.allows(n) and value_matches(claim, n.amount)
+                n
+                for n in self.cited
+                if n.source in marked
+                and own.allows(n)
+                and value_matches(claim, n.amount)
                 and _sign_ok(claim, n)
             ),
             None,
-        )  # fmt: skip
+        )
 
     def amount(self, k: int) -> SourceNumber | None:
         """A figure of the working that is a cited figure's amount: an outflow a

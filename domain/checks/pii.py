@@ -215,18 +215,95 @@ def tfn_valid(digits: str) -> bool:
 # IBAN lengths by country (ISO 13616 registry): a country code the registry does not
 # know, or the wrong length for it, is not an IBAN whatever its check digits say.
 _IBAN_LENGTHS = {
-    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22,
-    "BH": 22, "BI": 27, "BR": 29, "BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24,
-    "DE": 22, "DJ": 27, "DK": 18, "DO": 28, "EE": 20, "EG": 29, "ES": 24, "FI": 18,
-    "FK": 18, "FO": 18, "FR": 27, "GB": 22, "GE": 22, "GI": 23, "GL": 18, "GR": 27,
-    "GT": 28, "HR": 21, "HU": 28, "IE": 22, "IL": 23, "IQ": 23, "IS": 26, "IT": 27,
-    "JO": 30, "KW": 30, "KZ": 20, "LB": 28, "LC": 32, "LI": 21, "LT": 20, "LU": 20,
-    "LV": 21, "LY": 25, "MC": 27, "MD": 24, "ME": 22, "MK": 19, "MN": 20, "MR": 27,
-    "MT": 31, "MU": 30, "NI": 28, "NL": 18, "NO": 15, "OM": 23, "PK": 24, "PL": 28,
-    "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "RU": 33, "SA": 24, "SC": 31,
-    "SD": 18, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "SO": 23, "ST": 25, "SV": 28,
-    "TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20, "YE": 30,
-}  # fmt: skip
+    "AD": 24,
+    "AE": 23,
+    "AL": 28,
+    "AT": 20,
+    "AZ": 28,
+    "BA": 20,
+    "BE": 16,
+    "BG": 22,
+    "BH": 22,
+    "BI": 27,
+    "BR": 29,
+    "BY": 28,
+    "CH": 21,
+    "CR": 22,
+    "CY": 28,
+    "CZ": 24,
+    "DE": 22,
+    "DJ": 27,
+    "DK": 18,
+    "DO": 28,
+    "EE": 20,
+    "EG": 29,
+    "ES": 24,
+    "FI": 18,
+    "FK": 18,
+    "FO": 18,
+    "FR": 27,
+    "GB": 22,
+    "GE": 22,
+    "GI": 23,
+    "GL": 18,
+    "GR": 27,
+    "GT": 28,
+    "HR": 21,
+    "HU": 28,
+    "IE": 22,
+    "IL": 23,
+    "IQ": 23,
+    "IS": 26,
+    "IT": 27,
+    "JO": 30,
+    "KW": 30,
+    "KZ": 20,
+    "LB": 28,
+    "LC": 32,
+    "LI": 21,
+    "LT": 20,
+    "LU": 20,
+    "LV": 21,
+    "LY": 25,
+    "MC": 27,
+    "MD": 24,
+    "ME": 22,
+    "MK": 19,
+    "MN": 20,
+    "MR": 27,
+    "MT": 31,
+    "MU": 30,
+    "NI": 28,
+    "NL": 18,
+    "NO": 15,
+    "OM": 23,
+    "PK": 24,
+    "PL": 28,
+    "PS": 29,
+    "PT": 25,
+    "QA": 29,
+    "RO": 24,
+    "RS": 22,
+    "RU": 33,
+    "SA": 24,
+    "SC": 31,
+    "SD": 18,
+    "SE": 24,
+    "SI": 19,
+    "SK": 24,
+    "SM": 27,
+    "SO": 23,
+    "ST": 25,
+    "SV": 28,
+    "TL": 23,
+    "TN": 24,
+    "TR": 26,
+    "UA": 29,
+    "VA": 22,
+    "VG": 24,
+    "XK": 20,
+    "YE": 30,
+}
 
 
 def iban_valid(text: str) -> bool:
@@ -263,8 +340,10 @@ _EMAIL = re.compile(
 run of address-like characters is read once. The domain must end in letters
 (`_EMAIL_DOMAIN`), checked on the match."""
 _EMAIL_DOMAIN = re.compile(r"\.[A-Za-z]{2,}$")
-_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2,7}"
-                   r"(?:[ -]?[A-Za-z0-9]{1,3})?(?![A-Za-z0-9])")  # fmt: skip
+_IBAN = re.compile(
+    r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2,7}"
+    r"(?:[ -]?[A-Za-z0-9]{1,3})?(?![A-Za-z0-9])"
+)
 _UUID = re.compile(
     r"(?<![A-Za-z0-9])(?:[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-"
     r"[0-9A-Fa-f]{12}|[0-9A-Fa-f]{32}|[0-9A-Fa-f]{40}|[0-9A-Fa-f]{64})(?![A-Za-z0-9])"
@@ -391,8 +470,10 @@ def _lead(text: str, members: list[_Group]) -> _Run:
         bracketed, start, separated = True, area.start(), True
         inner = _GROUP.search(area.group())
         if inner is not None:
-            members = [_Group(area.start() + inner.start(), area.start() + inner.end(),
-                              inner.group()), *members]  # fmt: skip
+            members = [
+                _Group(area.start() + inner.start(), area.start() + inner.end(), inner.group()),
+                *members,
+            ]
     return _Run(members, start, plus, bracketed, _glued(text, start), separated)
 
 
@@ -406,6 +487,7 @@ def _kind_of(
     in "08-04-2020-2224", a date and a time), can only be a card: its checksum and
     prefix are evidence enough, a phone number's or a TFN's shape alone is not.
     """
+    # long: the shapes tried cheapest first, each returning as soon as it decides.
     groups = [g.digits for g in window]
     digits = "".join(groups)
     n = len(digits)

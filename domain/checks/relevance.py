@@ -59,8 +59,11 @@ from domain.reports.passages import ASKS_WHEN, TIME, asks_why, gives_cause
 
 _CITED = re.compile(r"\[\d+\]")
 UNMATCHED_FIGURE = "the answer's own words (its figure is not in the cited source)"
-_NOT_FOUND_LINE = re.compile(r"^\s*(?:[-*•]\s*)?[A-Z0-9]{2,4}\s+FY\d{4}\s+(?P<m>[^:\n]+):\s*data "
-                             r"not found in provided documents", re.MULTILINE)  # fmt: skip
+_NOT_FOUND_LINE = re.compile(
+    r"^\s*(?:[-*•]\s*)?[A-Z0-9]{2,4}\s+FY\d{4}\s+(?P<m>[^:\n]+):\s*data "
+    r"not found in provided documents",
+    re.MULTILINE,
+)
 
 
 def _fact_amount_matches(fact: Fact, sentence: str) -> bool:
@@ -160,10 +163,10 @@ def _answered_by_figure(
         sourced = [(f, i) for i in cited for f in facts[i]]
         amounts = [(f, i) for f, i in sourced if _fact_amount_matches(f, sentence)]
         stated = [
-            (f, i) for f, i in amounts
-            if (not years or f.fiscal_year in years)
-            and (not part_of_year or _of_part_of_year(f))
-        ]  # fmt: skip
+            (f, i)
+            for f, i in amounts
+            if (not years or f.fiscal_year in years) and (not part_of_year or _of_part_of_year(f))
+        ]
         for candidate in match(part, stated, similarity):
             fact = candidate.fact
             if (
@@ -265,10 +268,12 @@ def _families(part: Focus, evidence: Sequence[frozenset[str]]) -> dict[str, froz
         family = related(term)
         if len(term) >= 7 and not family & vocabulary:
             family |= {
-                word for word in vocabulary
-                if word[:3] == term[:3] and abs(len(word) - len(term)) <= 2
+                word
+                for word in vocabulary
+                if word[:3] == term[:3]
+                and abs(len(word) - len(term)) <= 2
                 and SequenceMatcher(None, word, term).ratio() >= 0.85
-            }  # fmt: skip
+            }
         families[term] = family
     return families
 
@@ -335,6 +340,7 @@ def _analyst_relevance(
     by a cited figure in a sentence that names it (a choice among line items: a sentence
     that names them all). Either is not found when its gap line (or a line item's of the
     calculation) is said."""
+    # long: one analyst question's parts judged in order: the calculation, the trend, the sign.
     name = asked.calculation.name if asked.calculation is not None else asked.measure
     if asked.among is not None:
         name = ", ".join(asked.among[1])  # the line items it chooses among
@@ -355,8 +361,12 @@ def _analyst_relevance(
         status = "answered"
     if status == "missing" and gaps:
         status = "not_found"
-    item = RelevanceItem(focus=name, status=status, evidence=name if status == "answered" else None,
-                         score=1.0 if status == "answered" else 0.0)  # fmt: skip
+    item = RelevanceItem(
+        focus=name,
+        status=status,
+        evidence=name if status == "answered" else None,
+        score=1.0 if status == "answered" else 0.0,
+    )
     return Relevance(
         items=[item],
         addressed=status != "missing",
@@ -381,6 +391,7 @@ def check_relevance(
     `derived_labels` are the figures the numeric check recomputed from cited inputs
     (the answer's margins, shares, ratios and changes).
     """
+    # long: the verdicts, then the relevance record with the reason for each of its fields.
     if (analyst := analyst_path(question)) is not None:
         return _analyst_relevance(analyst, answer, derived_labels)
     question = asked_part(question)  # what it asks, not how to answer nor its definitions

@@ -114,14 +114,21 @@ def shown_figures(answer: str, asked: Asked) -> list[Shown]:
         amounts = claimed_amounts(text)
         for amount, binding in zip(amounts, bind_amounts(text, amounts), strict=True):
             factor = amount.factor if amount.factor is not None else 1.0
-            shown.append(Shown(
-                text=_as_written(text, amount), base=amount.value * factor,
-                tolerance=0.5 * amount.step * factor, kind=amount.kind,
-                company=binding.company or _str(asked.one([], asked.companies)),
-                year=(binding.years[0] if len(binding.years) == 1
-                      else _int(asked.one([], asked.years))),
-                metric=binding.metric or _str(asked.one([], asked.metrics)),
-            ))  # fmt: skip
+            shown.append(
+                Shown(
+                    text=_as_written(text, amount),
+                    base=amount.value * factor,
+                    tolerance=0.5 * amount.step * factor,
+                    kind=amount.kind,
+                    company=binding.company or _str(asked.one([], asked.companies)),
+                    year=(
+                        binding.years[0]
+                        if len(binding.years) == 1
+                        else _int(asked.one([], asked.years))
+                    ),
+                    metric=binding.metric or _str(asked.one([], asked.metrics)),
+                )
+            )
     return shown
 
 
@@ -171,10 +178,12 @@ def agrees(shown: Shown, fact: Fact) -> bool:
 
 def facts_for(facts: Sequence[Fact], company: str, year: int, metric: str) -> list[Fact]:
     """The facts of a company's measure for one year, the year's own report first."""
-    found = [f for f in facts
-             if f.company == company and f.fiscal_year == year and f.metric == metric]  # fmt: skip
-    return sorted(found, key=lambda f: (f.report_fiscal_year != year, f.restated,
-                                        f.source != "table", f.page))  # fmt: skip
+    found = [
+        f for f in facts if f.company == company and f.fiscal_year == year and f.metric == metric
+    ]
+    return sorted(
+        found, key=lambda f: (f.report_fiscal_year != year, f.restated, f.source != "table", f.page)
+    )
 
 
 def printed(fact: Fact) -> str:
@@ -185,12 +194,17 @@ def printed(fact: Fact) -> str:
 
 def cite_for(fact: Fact, facts: Sequence[Fact]) -> ExpectedCite:
     """The report page(s) where the fact's figure is printed."""
-    pages = sorted({
-        f.page for f in facts
-        if f.company == fact.company and f.report_fiscal_year == fact.report_fiscal_year
-        and f.fiscal_year == fact.fiscal_year and f.metric == fact.metric
-        and abs(f.value - fact.value) < 1e-9
-    })  # fmt: skip
+    pages = sorted(
+        {
+            f.page
+            for f in facts
+            if f.company == fact.company
+            and f.report_fiscal_year == fact.report_fiscal_year
+            and f.fiscal_year == fact.fiscal_year
+            and f.metric == fact.metric
+            and abs(f.value - fact.value) < 1e-9
+        }
+    )
     return ExpectedCite(company=fact.company, fiscal_year=fact.report_fiscal_year, pages=pages)
 
 
@@ -226,14 +240,18 @@ def _judge_shown(
     settled: set[tuple[str, int, str]] = set()
     for figure in shown:
         if figure.company is None or figure.year is None or figure.metric is None:
-            draft.notes.append(f"{figure.text!r} was shown, but what it is stated for could"
-                               " not be told: check it by hand")  # fmt: skip
+            draft.notes.append(
+                f"{figure.text!r} was shown, but what it is stated for could"
+                " not be told: check it by hand"
+            )
             continue
         key = (figure.company, figure.year, figure.metric)
         reports = facts_for(facts, *key)
         if not reports:
-            draft.notes.append(f"{figure.text!r} was shown for {_subject(*key)}, which no"
-                               " fact of the reports gives: check it by hand")  # fmt: skip
+            draft.notes.append(
+                f"{figure.text!r} was shown for {_subject(*key)}, which no"
+                " fact of the reports gives: check it by hand"
+            )
             continue
         settled.add(key)
         if any(agrees(figure, f) for f in reports):
@@ -256,8 +274,9 @@ def _expect_asked(
     figure shown settled already (every year when it names none)."""
     for company in asked.companies:
         for metric in asked.metrics:
-            years = asked.years or sorted({f.fiscal_year for f in facts if f.company == company
-                                           and f.metric == metric})  # fmt: skip
+            years = asked.years or sorted(
+                {f.fiscal_year for f in facts if f.company == company and f.metric == metric}
+            )
             for year in years:
                 if (company, year, metric) in settled:
                     continue
@@ -266,11 +285,14 @@ def _expect_asked(
                     draft.expect(reports[0], facts)
                 else:
                     subject = _subject(company, year, metric)
-                    draft.notes.append(f"no fact of the reports gives {subject}: say what the"
-                                       " answer must do about it")  # fmt: skip
+                    draft.notes.append(
+                        f"no fact of the reports gives {subject}: say what the"
+                        " answer must do about it"
+                    )
     if not asked.metrics:
-        draft.notes.append("the question names no measure the vocabulary knows: check the"
-                           " figures by hand")  # fmt: skip
+        draft.notes.append(
+            "the question names no measure the vocabulary knows: check the figures by hand"
+        )
 
 
 def _status(turn: TurnResult, draft: _Draft, wrong_figure: bool) -> TurnStatusExpected:
@@ -283,8 +305,10 @@ def _status(turn: TurnResult, draft: _Draft, wrong_figure: bool) -> TurnStatusEx
     else:
         status = "answered"
     if wrong_figure:
-        draft.notes.append("rated wrong figure, but no figure of the reports was found for"
-                           " what it asks: write the figures it must show")  # fmt: skip
+        draft.notes.append(
+            "rated wrong figure, but no figure of the reports was found for"
+            " what it asks: write the figures it must show"
+        )
         return "answered"
     draft.notes.append(f"the status expected is the turn's own ({turn.status}): confirm it")
     return status
@@ -303,25 +327,35 @@ def draft_case(
     `before` is the conversation's earlier questions as asked; `facts` the reports'
     facts of the companies and years the turn is about; `why` the reasons it is a
     candidate; `wrong_figure` whether a reader said a figure shown is wrong."""
+    # long: one case drafted field by field from a turn, each field named.
     asked = Asked.of(turn)
     draft = _Draft([], [], [], [])
     settled = _judge_shown(shown_figures(turn.answer or "", asked), facts, draft)
     _expect_asked(asked, facts, settled, draft)
     status = _status(turn, draft, wrong_figure)
-    expected = TurnExpected(status=status, present=draft.present, absent=draft.absent,
-                            cites=draft.cites)  # fmt: skip
+    expected = TurnExpected(
+        status=status, present=draft.present, absent=draft.absent, cites=draft.cites
+    )
     reason = (
         "a figure the reports contradict was shown"
         if draft.absent
         else ("a reader said a figure was wrong" if wrong_figure else "a golden probe failed")
     )
     return EvalCase(
-        suite=DRAFTS, id=f"live-{turn.turn_id}", query=turn.question, expected=expected,
-        why_it_matters=f"{reason} (turn {turn.turn_id})", before=before,
-        tags=["live", "wrong_figure" if wrong_figure else "probe"], confirmed=False,
+        suite=DRAFTS,
+        id=f"live-{turn.turn_id}",
+        query=turn.question,
+        expected=expected,
+        why_it_matters=f"{reason} (turn {turn.turn_id})",
+        before=before,
+        tags=["live", "wrong_figure" if wrong_figure else "probe"],
+        confirmed=False,
         origin=CaseOrigin(
-            turn_id=turn.turn_id, why=why, status=turn.status,
-            shown=turn.answer or turn.clarifying_question or "", notes=draft.notes,
+            turn_id=turn.turn_id,
+            why=why,
+            status=turn.status,
+            shown=turn.answer or turn.clarifying_question or "",
+            notes=draft.notes,
             corpus_version=corpus_version,
         ),
-    )  # fmt: skip
+    )

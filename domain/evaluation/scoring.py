@@ -27,9 +27,16 @@ from domain.models import Citation
 from domain.turns import TurnResult
 
 SUITES = (
-    "routing", "retrieval", "calculation", "boundary",
-    "over_refusal", "under_refusal", "open_vocabulary", "narrative", "typed",
-)  # fmt: skip
+    "routing",
+    "retrieval",
+    "calculation",
+    "boundary",
+    "over_refusal",
+    "under_refusal",
+    "open_vocabulary",
+    "narrative",
+    "typed",
+)
 SAMPLED = ("open_vocabulary", "narrative", "typed")
 """Suites of whole turns too long for every test run: `make test` runs a fixed sample
 (`sample`), `turnstile eval --mode real` and `bench/answers.py` run all of them."""
@@ -67,10 +74,11 @@ class ExpectedCite(_Strict):
 
     def cited_by(self, citations: Sequence[Citation]) -> bool:
         return any(
-            c.company == self.company and c.fiscal_year == self.fiscal_year
+            c.company == self.company
+            and c.fiscal_year == self.fiscal_year
             and (not self.pages or c.page in self.pages)
             for c in citations
-        )  # fmt: skip
+        )
 
 
 class TurnExpected(_Strict):
@@ -172,6 +180,7 @@ class EvalCase(_Strict):
 
 def parse_cases(text: str, source: str, suite: str) -> list[EvalCase]:
     """Read one JSONL suite; raise `CaseError` naming `source:line` for the first bad line."""
+    # long: each line of a case file parsed and checked, its errors said with their line.
     shape = _SHAPES.get(suite)
     if shape is None:
         raise CaseError(f"{source}: unknown suite {suite!r}")
@@ -203,8 +212,10 @@ def parse_cases(text: str, source: str, suite: str) -> list[EvalCase]:
         except ValidationError as err:
             raise CaseError(f"{where}: {_first_error(err)}") from None
         if not case.confirmed and suite != DRAFTS:
-            raise CaseError(f"{where}: case {case.id!r} is not confirmed: a drafted case "
-                            "joins a suite once a reviewer confirms it")  # fmt: skip
+            raise CaseError(
+                f"{where}: case {case.id!r} is not confirmed: a drafted case "
+                "joins a suite once a reviewer confirms it"
+            )
         if case.id in seen:
             raise CaseError(f"{where}: id {case.id!r} already used on line {seen[case.id]}")
         seen[case.id] = number
@@ -254,8 +265,9 @@ def score_turn(expected: TurnExpected, result: TurnResult) -> list[str]:
     if result.status not in allowed:
         problems.append(f"status {result.status}, expected {' or '.join(sorted(allowed))}")
     if result.confidence in expected.confidence_not:
-        problems.append(f"confidence {result.confidence}, expected none of "
-                        f"{', '.join(expected.confidence_not)}")  # fmt: skip
+        problems.append(
+            f"confidence {result.confidence}, expected none of {', '.join(expected.confidence_not)}"
+        )
     problems += [f"missing {p!r}" for p in expected.present if not shows(answer, p)]
     problems += [f"unexpected {a!r}" for a in expected.absent if a in answer]
     problems += _not_found_problems(expected, result, answer)
@@ -275,8 +287,11 @@ def score_turn(expected: TurnExpected, result: TurnResult) -> list[str]:
         problems.append(
             f"refusal reason {result.refusal_reason}, expected {expected.refusal_reason}"
         )
-    problems += [f"no citation of the {c.describe()}" for c in expected.cites
-                 if not c.cited_by(result.citations)]  # fmt: skip
+    problems += [
+        f"no citation of the {c.describe()}"
+        for c in expected.cites
+        if not c.cited_by(result.citations)
+    ]
     figures = expected.status == "answered" and expected.present and result.status == "answered"
     if figures and not result.citations:
         problems.append("a figure is given without a citation")
@@ -383,8 +398,10 @@ def score_retrieval(
 ) -> list[str]:
     rank = first_hit_rank(expected, returned)
     if rank is None:
-        return [f"no chunk of {expected.company} FY{expected.fiscal_year} with "
-                f"{' or '.join(expected.figures)} in the {len(returned)} returned"]  # fmt: skip
+        return [
+            f"no chunk of {expected.company} FY{expected.fiscal_year} with "
+            f"{' or '.join(expected.figures)} in the {len(returned)} returned"
+        ]
     if rank > cutoff:
         return [f"first hit at rank {rank}, beyond {cutoff}"]
     return []
@@ -447,8 +464,9 @@ HISTORY_RUNS = 20
 """How many of a slice's latest healthy runs its healthy rate is read from."""
 
 
-def healthy_rate(history: Sequence[tuple[int, int]], prior: float,
-                 prior_probes: int = PRIOR_PROBES) -> float:  # fmt: skip
+def healthy_rate(
+    history: Sequence[tuple[int, int]], prior: float, prior_probes: int = PRIOR_PROBES
+) -> float:
     """One probe's pass rate on a healthy system, for one slice, from its own history.
 
     `history` holds (cases, passed) of the slice's latest runs that did not breach; the
@@ -477,7 +495,10 @@ def incident_category(problems: list[str]) -> str:
     where an answer was due is a wrongful refusal; anything else is a wrong answer."""
     if any(p.startswith("status answered, expected refused") for p in problems):
         return "scope_breach"
-    if any(p.startswith(("status refused", "status needs_clarification", "status fallback"))
-           and p.endswith("expected answered") for p in problems):  # fmt: skip
+    if any(
+        p.startswith(("status refused", "status needs_clarification", "status fallback"))
+        and p.endswith("expected answered")
+        for p in problems
+    ):
         return "wrongful_refusal"
     return "unsupported_claim_shown"

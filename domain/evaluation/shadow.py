@@ -50,12 +50,16 @@ class Outcome(Frozen):
         if status == "expired" and result.clarifying_question:
             status = "needs_clarification"
         return Outcome(
-            status=status, route=result.route, confidence=result.confidence,
-            grounded=result.grounded, citations=len(result.citations),
-            unsupported=len(result.unsupported_claims), fallback_reason=result.fallback_reason,
+            status=status,
+            route=result.route,
+            confidence=result.confidence,
+            grounded=result.grounded,
+            citations=len(result.citations),
+            unsupported=len(result.unsupported_claims),
+            fallback_reason=result.fallback_reason,
             model_calls=result.model_calls,
             answer=result.answer or result.clarifying_question or "",
-        )  # fmt: skip
+        )
 
 
 class ShadowPair(Frozen):
@@ -80,8 +84,10 @@ def compare(live: Outcome, shadow: Outcome) -> Verdict:
     answer beats a question back beats a fallback, then confidence, then fewer
     unsupported claims."""
     if (live.status, live.confidence, live.unsupported) == (
-        shadow.status, shadow.confidence, shadow.unsupported,
-    ):  # fmt: skip
+        shadow.status,
+        shadow.confidence,
+        shadow.unsupported,
+    ):
         return "same"
     if "refused" in (live.status, shadow.status):
         return "differs"
@@ -116,12 +122,13 @@ class ShadowReport(Frozen):
 def _side(config: str, outcomes: list[Outcome]) -> Side:
     n = len(outcomes) or 1
     return Side(
-        config=config, statuses=dict(Counter(o.status for o in outcomes)),
+        config=config,
+        statuses=dict(Counter(o.status for o in outcomes)),
         high_confidence=sum(o.confidence == "high" for o in outcomes),
         mean_unsupported=round(sum(o.unsupported for o in outcomes) / n, 3),
         mean_citations=round(sum(o.citations for o in outcomes) / n, 3),
         mean_model_calls=round(sum(o.model_calls for o in outcomes) / n, 3),
-    )  # fmt: skip
+    )
 
 
 def shadow_report(pairs: list[ShadowPair]) -> ShadowReport:
@@ -132,7 +139,8 @@ def shadow_report(pairs: list[ShadowPair]) -> ShadowReport:
         live.setdefault(pair.live_config, []).append(pair.live)
         shadow.setdefault(pair.shadow_config, []).append(pair.shadow)
     return ShadowReport(
-        pairs=pairs, verdicts=dict(Counter(p.verdict for p in pairs)),
+        pairs=pairs,
+        verdicts=dict(Counter(p.verdict for p in pairs)),
         live=[_side(c, o) for c, o in live.items()],
         shadow=[_side(c, o) for c, o in shadow.items()],
-    )  # fmt: skip
+    )

@@ -175,8 +175,9 @@ def _digits_value(number: str) -> tuple[float, int]:
 def _in_words(text: str) -> list[_Written]:
     found = []
     for w in word_numbers(text):
-        written = _Written(w.start, w.end, w.value, w.decimals, None, w.scale, w.scale_end,
-                           w.share, w.year)  # fmt: skip
+        written = _Written(
+            w.start, w.end, w.value, w.decimals, None, w.scale, w.scale_end, w.share, w.year
+        )
         if w.scale != 1.0 and not UNIT_WORD.match(text[w.end : w.end + 40]):
             # Scale words that are no unit ("twenty-five thousand employees") are part
             # of the number, as "25,000" is.
@@ -209,8 +210,9 @@ _UNIT_AFTER = re.compile(
     re.IGNORECASE,
 )
 
-_DANGLING = re.compile(r"(?:\s+\b(?:of|was|were|is|at|to|from|by|about|around)\b|\s*[=:])+\s*$",
-                       re.IGNORECASE)  # fmt: skip
+_DANGLING = re.compile(
+    r"(?:\s+\b(?:of|was|were|is|at|to|from|by|about|around)\b|\s*[=:])+\s*$", re.IGNORECASE
+)
 
 
 def label_without_figures(label: str) -> str:
@@ -263,10 +265,20 @@ def _share(text: str, w: _Written) -> Amount:
     and holds within a twentieth of its value (a fraction is a rounded share)."""
     before = text[max(0, w.start - 40) : w.start]
     return Amount(
-        value=w.value, decimals=0, kind="percent", currency=None, factor=1.0, negative=False,
-        sign_known=False, approx=bool(APPROX.search(before)), start=w.start, end=w.end,
-        precision=w.value / 10.0, words=True, side=_side(before),
-    )  # fmt: skip
+        value=w.value,
+        decimals=0,
+        kind="percent",
+        currency=None,
+        factor=1.0,
+        negative=False,
+        sign_known=False,
+        approx=bool(APPROX.search(before)),
+        start=w.start,
+        end=w.end,
+        precision=w.value / 10.0,
+        words=True,
+        side=_side(before),
+    )
 
 
 def _side(before: str) -> int:
@@ -289,6 +301,7 @@ def _amounts(text: str, written: list[_Written]) -> list[Amount]:
 def _amount(text: str, w: _Written, last_end: int) -> Amount | None:
     """A number read with the 40 characters around it; None for a number that is no
     amount (a page, a label's number, a year, a date, a count, "1H24")."""
+    # long: one number read against the words around it, in the order the cases exclude each other.
     before = text[max(0, w.start - 40) : w.start]
     after = text[w.end : w.end + 40]
     if re.match(r"^[A-Za-z]", after) and not UNIT_WORD.match(after):

@@ -207,9 +207,11 @@ def quarter_dated(text: str, year_end: str) -> tuple[int, int] | None:
     its three months). None when it names no day, days of different quarters, or its
     year's last day (a whole year's figures answer that)."""
     days = {
-        d for pattern in (_DATE, _US_DATE) for m in pattern.finditer(text)
+        d
+        for pattern in (_DATE, _US_DATE)
+        for m in pattern.finditer(text)
         if (d := parse_date(m.group(0))) is not None
-    }  # fmt: skip
+    }
     quarters = set()
     for day in days:
         year = day.year if day <= year_closes(day.year, year_end) else day.year + 1

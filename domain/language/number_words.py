@@ -32,26 +32,67 @@ from dataclasses import dataclass
 
 _ONES = {
     word: n
-    for n, word in enumerate([
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-        "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
-        "eighteen", "nineteen",
-    ])
-}  # fmt: skip
+    for n, word in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+        ]
+    )
+}
 _TENS = {
     word: 10 * n
     for n, word in enumerate(
         ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"], start=2
     )
-}  # fmt: skip
+}
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 _DENOMINATORS = {
-    "half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4,
-    "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6, "seventh": 7, "sevenths": 7,
-    "eighth": 8, "eighths": 8, "ninth": 9, "ninths": 9, "tenth": 10, "tenths": 10,
-}  # fmt: skip
-_IRREGULAR = {"one": "first", "two": "second", "three": "third", "five": "fifth",
-              "eight": "eighth", "nine": "ninth", "twelve": "twelfth"}  # fmt: skip
+    "half": 2,
+    "halves": 2,
+    "third": 3,
+    "thirds": 3,
+    "quarter": 4,
+    "quarters": 4,
+    "fifth": 5,
+    "fifths": 5,
+    "sixth": 6,
+    "sixths": 6,
+    "seventh": 7,
+    "sevenths": 7,
+    "eighth": 8,
+    "eighths": 8,
+    "ninth": 9,
+    "ninths": 9,
+    "tenth": 10,
+    "tenths": 10,
+}
+_IRREGULAR = {
+    "one": "first",
+    "two": "second",
+    "three": "third",
+    "five": "fifth",
+    "eight": "eighth",
+    "nine": "ninth",
+    "twelve": "twelfth",
+}
 _ORDINALS = frozenset(
     {_IRREGULAR.get(w, f"{w}th") for w in _ONES if w != "zero"}
     | {f"{w[:-1]}ieth" for w in _TENS}
@@ -59,10 +100,34 @@ _ORDINALS = frozenset(
 )
 # Words before "half" / "quarter" that make it a part of something named ("the first half
 # of the year", "each quarter of FY2024"), not a share: determiners and ordinals.
-_NAMES_A_PART = frozenset({
-    "the", "this", "that", "these", "those", "each", "every", "its", "their", "our", "his",
-    "her", "same", "last", "next", "latter", "former", "previous", "prior", "other", "either",
-}) | _ORDINALS  # fmt: skip
+_NAMES_A_PART = (
+    frozenset(
+        {
+            "the",
+            "this",
+            "that",
+            "these",
+            "those",
+            "each",
+            "every",
+            "its",
+            "their",
+            "our",
+            "his",
+            "her",
+            "same",
+            "last",
+            "next",
+            "latter",
+            "former",
+            "previous",
+            "prior",
+            "other",
+            "either",
+        }
+    )
+    | _ORDINALS
+)
 
 _DIGITS = frozenset(w for w, n in _ONES.items() if n <= 9)
 _TOKEN = re.compile(r"[A-Za-z]+")
@@ -152,9 +217,14 @@ class _Reader:
         return None, i + 1
 
     def _make(
-        self, i: int, last: int, value: float, decimals: int, share: bool = False,
+        self,
+        i: int,
+        last: int,
+        value: float,
+        decimals: int,
+        share: bool = False,
         year: bool = False,
-    ) -> WordNumber:  # fmt: skip
+    ) -> WordNumber:
         start, end = self.tokens[i].start, self.tokens[last].end
         return WordNumber(start, end, value, decimals, scale_end=end, share=share, year=year)
 
@@ -256,8 +326,16 @@ class _Reader:
             k += 1
             if self.next_word(k - 1) not in _SCALES:
                 break
-        scaled = WordNumber(number.start, number.end, number.value, number.decimals, scale,
-                            end, number.share, number.year)  # fmt: skip
+        scaled = WordNumber(
+            number.start,
+            number.end,
+            number.value,
+            number.decimals,
+            scale,
+            end,
+            number.share,
+            number.year,
+        )
         return scaled, k
 
     def _whole(self, i: int) -> tuple[int | None, int, int | None]:

@@ -29,19 +29,44 @@ from domain.questions.years import mentioned_years, mentioned_years_outside
 # Question words that turn a question into its opposite, or into another question, while
 # barely moving its embedding ("highest" and "lowest" are neighbours in vector space).
 _POLARITY: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("high", re.compile(r"\b(?:highest|largest|biggest|most|greatest|best|max(?:imum)?|top|"
-                        r"higher|larger|bigger|more|greater|better|exceed\w*|above|over)\b")),
-    ("low", re.compile(r"\b(?:lowest|smallest|least|fewest|worst|min(?:imum)?|bottom|lower|"
-                       r"smaller|less|fewer|worse|below|under)\b")),
-    ("up", re.compile(r"\b(?:ris(?:e|es|en|ing)|rose|increas\w*|gr[eo]w\w*|growth|gain\w*|"
-                      r"up|improv\w*|climb\w*|jump\w*)\b")),
-    ("down", re.compile(r"\b(?:fall\w*|fell|decreas\w*|declin\w*|drop\w*|down|shr[iau]nk\w*|"
-                        r"slump\w*|deteriorat\w*|los[st]\w*|cut)\b")),
+    (
+        "high",
+        re.compile(
+            r"\b(?:highest|largest|biggest|most|greatest|best|max(?:imum)?|top|"
+            r"higher|larger|bigger|more|greater|better|exceed\w*|above|over)\b"
+        ),
+    ),
+    (
+        "low",
+        re.compile(
+            r"\b(?:lowest|smallest|least|fewest|worst|min(?:imum)?|bottom|lower|"
+            r"smaller|less|fewer|worse|below|under)\b"
+        ),
+    ),
+    (
+        "up",
+        re.compile(
+            r"\b(?:ris(?:e|es|en|ing)|rose|increas\w*|gr[eo]w\w*|growth|gain\w*|"
+            r"up|improv\w*|climb\w*|jump\w*)\b"
+        ),
+    ),
+    (
+        "down",
+        re.compile(
+            r"\b(?:fall\w*|fell|decreas\w*|declin\w*|drop\w*|down|shr[iau]nk\w*|"
+            r"slump\w*|deteriorat\w*|los[st]\w*|cut)\b"
+        ),
+    ),
     ("incl", re.compile(r"\b(?:includ\w*|incl|inclusive)\b")),
-    ("excl", re.compile(r"\b(?:exclud\w*|excl|exclusive|except\w*|without|other\s+than|"
-                        r"apart\s+from|net\s+of|ex)\b")),
+    (
+        "excl",
+        re.compile(
+            r"\b(?:exclud\w*|excl|exclusive|except\w*|without|other\s+than|"
+            r"apart\s+from|net\s+of|ex)\b"
+        ),
+    ),
     ("not", re.compile(r"\b(?:not|never|no|none|neither|nor)\b|n't\b")),
-)  # fmt: skip
+)
 _NUMBER = re.compile(r"(?<![A-Za-z])\d[\d,]*(?:\.\d+)?")
 _YEARISH = re.compile(
     r"(?<![A-Za-z0-9])(?:FY|CY)\s?'?\d{2,4}(?![0-9])|(?<![0-9$,.])(?:19|20)\d{2}(?:\s?[/-]\s?\d{2})?"
@@ -244,8 +269,9 @@ def _commodity_pattern(commodities: tuple[str, ...]) -> re.Pattern[str]:
         return re.compile(r"(?!)")
     names = sorted(
         (_SPELLINGS.get(c) or r"[\s-]*".join(re.escape(w) for w in c.split()) for c in commodities),
-        key=len, reverse=True,
-    )  # fmt: skip
+        key=len,
+        reverse=True,
+    )
     return re.compile(
         rf"\b(?P<c>{'|'.join(names)})(?:\s+(?:miners?|producers?|companies|names|stocks))\b",
         re.IGNORECASE,
@@ -441,9 +467,12 @@ def fact_key(line: str) -> tuple[str, ...]:
         return ("text", " ".join(_WORD.findall(line.lower())))
     commodities = sorted({" ".join(m.lower().split()) for m in _COMMODITY.findall(line)})
     return (
-        "fact", ",".join(sorted(slots.companies)), ",".join(map(str, mentioned_years(line))),
-        ",".join(measures), ",".join(commodities),
-    )  # fmt: skip
+        "fact",
+        ",".join(sorted(slots.companies)),
+        ",".join(map(str, mentioned_years(line))),
+        ",".join(measures),
+        ",".join(commodities),
+    )
 
 
 def gives_value(line: str) -> bool:
@@ -613,9 +642,13 @@ def without_markers_to(text: str, unseen: set[int]) -> str:
 
 
 def assemble_context(
-    question: str, evidence: list[Excerpt], notes: list[MemoryNote], budget: int,
-    size: Callable[[str], int] = len, evidence_budget: int | None = None,
-) -> Context:  # fmt: skip
+    question: str,
+    evidence: list[Excerpt],
+    notes: list[MemoryNote],
+    budget: int,
+    size: Callable[[str], int] = len,
+    evidence_budget: int | None = None,
+) -> Context:
     """Order: the question, its evidence, the conversation's last messages, the summary,
     the memory hints; then drop notes from the end — every hint before the summary, the
     summary before the last messages — until the whole fits `budget`.
@@ -638,6 +671,9 @@ def assemble_context(
     while kept and base + sum(measure(n.labelled()) for n in kept) > budget:
         dropped.append(kept.pop().kind)  # the last in order goes first: hints, then summary
     return Context(
-        question=question, evidence=ends_first(ranked), memory=kept, dropped=dropped,
+        question=question,
+        evidence=ends_first(ranked),
+        memory=kept,
+        dropped=dropped,
         left_out=left_out,
-    )  # fmt: skip
+    )

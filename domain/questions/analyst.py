@@ -149,9 +149,20 @@ class Unparsed(ValueError):
 
 
 _OPS = {
-    "divided by": "/", "over": "/", "÷": "/", "times": "*", "multiplied by": "*", "×": "*",
-    "x": "*", "less": "-", "minus": "-", "plus": "+", "−": "-", "–": "-", "—": "-",
-}  # fmt: skip
+    "divided by": "/",
+    "over": "/",
+    "÷": "/",
+    "times": "*",
+    "multiplied by": "*",
+    "×": "*",
+    "x": "*",
+    "less": "-",
+    "minus": "-",
+    "plus": "+",
+    "−": "-",
+    "–": "-",
+    "—": "-",
+}
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>\d[\d,]*(?:\.\d+)?)(?![\w])|(?P<op>divided\s+by|multiplied\s+by|times|"
     r"less|minus|plus|over|[-+*/÷×−–—^()])|(?P<word>[^\s()+*/÷×−–—^]+))",
@@ -290,11 +301,13 @@ class _Parser:
             self.take()
             words.append(t[1])
         while (
-            self.peek() == ("op", "-") and self.pos + 1 < len(self.tokens)
+            self.peek() == ("op", "-")
+            and self.pos + 1 < len(self.tokens)
             and self.tokens[self.pos + 1][0] == "word"
             and re.fullmatch(_YEAR, self.tokens[self.pos + 1][1], re.I)
-            and words and re.fullmatch(_YEAR, words[-1], re.I)
-        ):  # fmt: skip
+            and words
+            and re.fullmatch(_YEAR, words[-1], re.I)
+        ):
             self.take()
             words += ["to", self.take()[1]]
         return words
@@ -516,8 +529,10 @@ def _measure(clause: str, company_words: str) -> str:
         text = re.sub(rf"\b{re.escape(name)}(?:'s|’s)?(?=\W|$)", " ", text, flags=re.I)
     text = re.sub(
         rf"\b(?:from|between)?\s*\b{_YEAR}\b(?:\s*(?:-|–|to|and|through)\s*\b{_YEAR}\b)?",
-        " ", text, flags=re.I,
-    )  # fmt: skip
+        " ",
+        text,
+        flags=re.I,
+    )
     text = " ".join(text.split())
     text = _ASK.sub("", text)
     while (shorter := _LEADING.sub("", text)) != text:
@@ -651,10 +666,7 @@ def _named_ratio(text: str, year: int | None) -> Calculation | None:
         growth = Op("-", Op("/", Item("revenue", year), Item("revenue", year - 1)), Num(1))
         return Calculation(TOP_LINE_GROWTH, growth, True)
     key = f" {_key(text)} "
-    named = [
-        name for name, _ in TEXTBOOK
-        if re.search(rf" {re.escape(name)}s? ", key)
-    ]  # fmt: skip
+    named = [name for name, _ in TEXTBOOK if re.search(rf" {re.escape(name)}s? ", key)]
     if not named:
         return None
     name = max(named, key=len)
@@ -679,6 +691,7 @@ def _without_offer(question: str, offer: "re.Match[str] | None") -> str:
 def read_analyst(question: str, company_words: str = "") -> AnalystQuestion:
     """An analyst's question taken apart. `company_words` are the names of the companies
     it names, "|"-separated, so they are not read as part of its measure."""
+    # long: the parts read in turn, then the reading with each of its seventeen fields named.
     percent = bool(_PERCENT.search(question))
     statements = _statements_to_read(question)
     clause = _measure_clause(question)
@@ -908,10 +921,7 @@ def asked_part(question: str) -> str:
     """The question without the sentences that only say how to answer it or define its
     terms: what a check of relevance judges the answer against."""
     sentences = re.split(r"(?<=[.?!])\s+", question.strip())
-    kept = [
-        s for s in sentences
-        if _WH.search(s) or not (_DEFINITION.search(s) or _instruction(s))
-    ]  # fmt: skip
+    kept = [s for s in sentences if _WH.search(s) or not (_DEFINITION.search(s) or _instruction(s))]
     text = " ".join(kept) if kept else question
     # An instruction before the ask in one sentence ("Using the balance sheet, what is
     # X?"); a condition before it ("Excluding one-off items, what ...") is part of it.
@@ -924,6 +934,8 @@ def asked_part(question: str) -> str:
 def _instruction(sentence: str) -> bool:
     """A sentence that says how to answer, not what: where to read, how to state."""
     return bool(
-        _SCALE.search(sentence) or _PERCENT.search(sentence) or _DECIMALS.search(sentence)
+        _SCALE.search(sentence)
+        or _PERCENT.search(sentence)
+        or _DECIMALS.search(sentence)
         or any(p.search(sentence) for _, p in _STATEMENTS)
-    )  # fmt: skip
+    )

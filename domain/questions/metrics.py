@@ -490,10 +490,13 @@ def correct_metric_words(text: str, keep_common: bool = True) -> str:
         if keep_common and low in _COMMON_WORDS:
             return word
         near = sorted(
-            ((SequenceMatcher(None, low, known).ratio(), known)
-             for known in _METRIC_WORDS if _one_slip(low, known)),
+            (
+                (SequenceMatcher(None, low, known).ratio(), known)
+                for known in _METRIC_WORDS
+                if _one_slip(low, known)
+            ),
             reverse=True,
-        )  # fmt: skip
+        )
         if not near or (len(near) > 1 and near[0][0] == near[1][0]):
             return word
         return near[0][1]

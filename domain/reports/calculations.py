@@ -161,6 +161,7 @@ def answer_calculation(
     """The calculation's answer for one company, or None when the question asks none;
     `read_printed`: a standard ratio named is read off the report's own line of it when
     one prints it."""
+    # long: the working, its result and the sentences that cite each line item, in the order said.
     calc = asked.calculation
     if calc is None:
         return None
@@ -213,6 +214,7 @@ def _line_items(
     out: Answered,
 ) -> dict[Item, Sourced]:
     """Each line item of the working found for its year; one not found is a gap of `out`."""
+    # long: each line item looked up once per year, then a gap for each not found.
     wanted = [i for e in exprs for i in items_of(e)]
     report_year = max(asked.years) if asked.years else None
     years_of: dict[str, set[int]] = {}

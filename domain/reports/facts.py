@@ -394,6 +394,7 @@ def _amount_fact(
     reading: _Reading,
 ) -> Fact | None:
     """The fact of one amount of a sentence; None for a figure of a range of years."""
+    # long: one amount's unit, period and label read in order, then its fact with each field named.
     lead, tail = clause
     if amount.kind == "money" and amount.currency is None:
         # A bare "$62 million" is in the company's reporting currency, as a bare "$'m"
@@ -517,12 +518,21 @@ def _small_counts(chunk: ChunkText, sentence: str, taken: list[tuple[int, int]])
         noun = " ".join(words)
         facts.append(
             Fact(
-                chunk_id=chunk.chunk_id, company=chunk.company, document=chunk.document,
-                page=chunk.page, report_fiscal_year=chunk.fiscal_year,
-                fiscal_year=chunk.fiscal_year, restated=False,
-                label=noun[:1].upper() + noun[1:], metric=None, value=float(match.group("n")),
-                raw=f"{match.group('n')} {noun}", unit=open_unit(noun), decimals=0,
-                context=sentence, source="prose",
+                chunk_id=chunk.chunk_id,
+                company=chunk.company,
+                document=chunk.document,
+                page=chunk.page,
+                report_fiscal_year=chunk.fiscal_year,
+                fiscal_year=chunk.fiscal_year,
+                restated=False,
+                label=noun[:1].upper() + noun[1:],
+                metric=None,
+                value=float(match.group("n")),
+                raw=f"{match.group('n')} {noun}",
+                unit=open_unit(noun),
+                decimals=0,
+                context=sentence,
+                source="prose",
             )
-        )  # fmt: skip
+        )
     return facts

@@ -345,47 +345,59 @@ def table_cells(
     the report's own fiscal year (`report_year`), a column of a year it cannot report on (a
     schedule of payments for 2024 to 2032 in a FY2022 report; more than a year ahead, or
     more than twelve back) is bound to no period."""
-    # long: one pass over a table's cells; its cases share the row's state.
+    return [
+        cell for table in table_blocks(text) for cell in _cells_of(table, chunk_unit, report_year)
+    ]
+
+
+def _cells_of(
+    table: list[list[str]], chunk_unit: str | None, report_year: int | None
+) -> list[Cell]:
+    """One table's cells (`table_cells`)."""
+    # long: one pass over a table's rows; a heading row sets the section the rows after it share.
+    header, rows = table[0], table[1:]
+    table_unit = unit_key(header[0]) or (unit_key(chunk_unit) if chunk_unit else None)
+    columns = [
+        (i, None if is_schedule(header[1:], report_year) else column_period(cell))
+        for i, cell in enumerate(header[1:], start=1)
+        if cell.strip().lower() not in ("note", "notes")
+    ]
+    section = ""
+    between = _between_balances(rows)
     cells: list[Cell] = []
-    for table in table_blocks(text):
-        header, rows = table[0], table[1:]
-        table_unit = unit_key(header[0]) or (unit_key(chunk_unit) if chunk_unit else None)
-        columns = [
-            (i, None if is_schedule(header[1:], report_year) else column_period(cell))
-            for i, cell in enumerate(header[1:], start=1)
-            if cell.strip().lower() not in ("note", "notes")
-        ]
-        section = ""
-        between = _between_balances(rows)
-        for number, row in enumerate(rows):
-            label = row[0]
-            if not re.search(r"[A-Za-z]", label):
+    for number, row in enumerate(rows):
+        label = row[0]
+        if not re.search(r"[A-Za-z]", label):
+            continue
+        parsed_row = [(i, p, _cell_number(row[i])) for i, p in columns if i < len(row)]
+        if not any(parsed is not None for _, _, parsed in parsed_row):
+            if all(not c.strip() for c in row[1:]):
+                section = label.rstrip(":").strip()
+            continue
+        # A one-word row ("Basic", "Total", "Borrowings") is named with its heading.
+        named = f"{section}: {label}" if len(label.split()) == 1 and section else label
+        for i, period, parsed in parsed_row:
+            if parsed is None:
                 continue
-            parsed_row = [(i, p, _cell_number(row[i])) for i, p in columns if i < len(row)]
-            if not any(parsed is not None for _, _, parsed in parsed_row):
-                if all(not c.strip() for c in row[1:]):
-                    section = label.rstrip(":").strip()
-                continue
-            # A one-word row ("Basic", "Total", "Borrowings") is named with its heading.
-            named = f"{section}: {label}" if len(label.split()) == 1 and section else label
-            for i, period, parsed in parsed_row:
-                if parsed is None:
-                    continue
-                value, raw, decimals = parsed
-                own = row_period(period, label, header[i]) or between.get(number)
-                if own and report_year and not reportable(own.fiscal_year, report_year):
-                    own = None  # a year the report cannot give a figure of
-                unit = cell_unit(table_unit, label, raw, section)
-                base = share_base(header[i])
-                if base is not None:  # "Net earnings" under "Percent to Sales": a share
-                    unit, named_here = "%", f"{named} as a percent of {base}"
-                cells.append(
-                    Cell(
-                        label=named if base is None else named_here, section=section,
-                        header=header[i], period=own, unit=unit, value=value, raw=raw,
-                        decimals=decimals, table_unit=header[0],
-                    )
-                )  # fmt: skip
+            own = row_period(period, label, header[i]) or between.get(number)
+            if own and report_year and not reportable(own.fiscal_year, report_year):
+                own = None  # a year the report cannot give a figure of
+            value, raw, decimals = parsed
+            unit = cell_unit(table_unit, label, raw, section)
+            base = share_base(header[i])
+            cells.append(
+                Cell(
+                    label=named if base is None else f"{named} as a percent of {base}",
+                    section=section,
+                    header=header[i],
+                    period=own,
+                    unit=unit if base is None else "%",  # "Net earnings" under "Percent to Sales"
+                    value=value,
+                    raw=raw,
+                    decimals=decimals,
+                    table_unit=header[0],
+                )
+            )
     return cells
 
 
@@ -396,13 +408,25 @@ def cell_fact(
     period = cell.period
     assert period is not None
     return Fact(
-        chunk_id=chunk.chunk_id, company=chunk.company, document=chunk.document,
-        page=chunk.page, report_fiscal_year=chunk.fiscal_year, fiscal_year=period.fiscal_year,
-        restated=period.restated, label=cell.label, metric=metric, value=cell.value,
-        raw=cell.raw, unit=unit, decimals=cell.decimals,
+        chunk_id=chunk.chunk_id,
+        company=chunk.company,
+        document=chunk.document,
+        page=chunk.page,
+        report_fiscal_year=chunk.fiscal_year,
+        fiscal_year=period.fiscal_year,
+        restated=period.restated,
+        label=cell.label,
+        metric=metric,
+        value=cell.value,
+        raw=cell.raw,
+        unit=unit,
+        decimals=cell.decimals,
         period_end=period.end.isoformat() if period.end else None,
-        period_months=period.months, group=period.group, context=context, source="table",
-    )  # fmt: skip
+        period_months=period.months,
+        group=period.group,
+        context=context,
+        source="table",
+    )
 
 
 def extract_facts(chunk: ChunkText) -> list[Fact]:

@@ -232,11 +232,13 @@ def best(
     fit = [
         c
         for c in candidates
-        if c.fact.company == company and c.fact.fiscal_year == year and c.score >= ANSWERS
+        if c.fact.company == company
+        and c.fact.fiscal_year == year
+        and c.score >= ANSWERS
         # a quarter's figure, or a balance at a quarter's end, is no year's; a quarter
         # asked is answered by that quarter's alone
         and (of_quarter(c.fact, year, *quarter) if quarter else c.fact.annual)
-    ]  # fmt: skip
+    ]
     if not fit:
         return None
     top = max(c.score for c in fit)

@@ -155,6 +155,10 @@ def row_period(column: ColumnPeriod | None, label: str, header: str = "") -> Col
     if _BEGINNING.search(label):
         months = column.months or 12
         end = months_before(column.end, months) if column.end is not None else None
-        return replace(column, fiscal_year=column.fiscal_year - (1 if months == 12 else 0),
-                       end=end, months=None)  # fmt: skip
+        return replace(
+            column,
+            fiscal_year=column.fiscal_year - (1 if months == 12 else 0),
+            end=end,
+            months=None,
+        )
     return column
