@@ -107,81 +107,127 @@ async def allocate_turn(
     IdempotencyMismatch. Raises TurnInProgress, and ConversationNotFound for another
     tenant's conversation; nothing is written on any error.
     """
-    # long: one transaction's statements in order; split, the conversation lock's scope would be
-    # hidden.
+    # One transaction: the helpers run their statements on its connection, so the
+    # conversation's row lock is held until the turn and its key are written, and any
+    # error rolls back everything.
     async with conn.transaction():
+        # Scoped by the conversation as the request named it (None: the user's scope).
+        scope = idempotency_scope(conversation_id, user_id, tenant_id)
         if idempotency is not None:
-            key, request_hash = idempotency
-            scope = idempotency_scope(conversation_id, user_id, tenant_id)
-            # Two identical requests at once: the second waits here for the first's key.
-            await conn.execute(
-                "SELECT pg_advisory_xact_lock(hashtextextended(%s, 7233))", (f"{scope} {key}",)
-            )
-            row = await (
-                await conn.execute(
-                    "SELECT k.request_hash, k.turn_id, t.conversation_id, t.seq"
-                    " FROM idempotency_keys k JOIN turns t USING (turn_id)"
-                    " WHERE k.scope = %s AND k.key = %s AND k.created_at > now() - %s"
-                    " AND t.tenant_id = %s",
-                    (scope, key, IDEMPOTENCY_TTL, tenant_id),
-                )
-            ).fetchone()
-            if row is not None:
-                if row[0] != request_hash:
-                    raise IdempotencyMismatch(key)
-                before = await _clarifications_before(conn, row[2], row[3])
-                return Allocation(turn_id=row[1], conversation_id=row[2], seq=row[3],
-                                  replayed=True, clarifications_before=before)  # fmt: skip
+            replayed = await _replayed(conn, scope, idempotency, tenant_id)
+            if replayed is not None:
+                return replayed
         conversation_id = conversation_id or new_conversation_id()
-        await conn.execute(
-            "INSERT INTO conversations (conversation_id, user_id, tenant_id) VALUES (%s, %s, %s)"
-            " ON CONFLICT (conversation_id) DO NOTHING",
-            (conversation_id, user_id, tenant_id),
-        )
-        owner = await (
-            await conn.execute(
-                "SELECT tenant_id FROM conversations WHERE conversation_id = %s FOR UPDATE",
-                (conversation_id,),
-            )
-        ).fetchone()
-        if owner is None or owner[0] != tenant_id:
-            raise ConversationNotFound(conversation_id)
-        open_row = await (
-            await conn.execute(
-                "SELECT turn_id FROM turns WHERE conversation_id = %s"
-                " AND status IN ('running', 'needs_clarification') ORDER BY seq DESC LIMIT 1",
-                (conversation_id,),
-            )
-        ).fetchone()
-        if open_row is not None:
-            raise TurnInProgress(open_row[0])
-        seq_row = await (
-            await conn.execute(
-                "UPDATE conversations SET last_seq = last_seq + 1 WHERE conversation_id = %s"
-                " RETURNING last_seq",
-                (conversation_id,),
-            )
-        ).fetchone()
-        if seq_row is None:  # inserted above in this transaction
-            raise RuntimeError(f"conversation {conversation_id} vanished while allocating")
-        seq = int(seq_row[0])
-        turn_id = turn_id_for(conversation_id, seq)
-        await conn.execute(
-            "INSERT INTO turns (turn_id, conversation_id, seq, status, question, tenant_id,"
-            " user_id) VALUES (%s, %s, %s, 'running', %s, %s, %s)",
-            (turn_id, conversation_id, seq, question, tenant_id, user_id),
-        )
+        await _lock_conversation(conn, conversation_id, user_id, tenant_id)
+        seq, turn_id = await _insert_turn(conn, conversation_id, question, tenant_id, user_id)
         if idempotency is not None:
-            await conn.execute(
-                "INSERT INTO idempotency_keys (scope, key, request_hash, turn_id)"
-                " VALUES (%s, %s, %s, %s) ON CONFLICT (scope, key) DO UPDATE"
-                " SET request_hash = excluded.request_hash, turn_id = excluded.turn_id,"
-                " created_at = now()",
-                (scope, idempotency[0], idempotency[1], turn_id),
-            )
+            await _remember_key(conn, scope, idempotency, turn_id)
         before = await _clarifications_before(conn, conversation_id, seq)
-        return Allocation(turn_id=turn_id, conversation_id=conversation_id, seq=seq,
-                          clarifications_before=before)  # fmt: skip
+        return Allocation(
+            turn_id=turn_id, conversation_id=conversation_id, seq=seq, clarifications_before=before
+        )
+
+
+async def _replayed(
+    conn: AsyncConnection, scope: str, idempotency: tuple[str, str], tenant_id: str
+) -> Allocation | None:
+    """The turn a live key of `scope` allocated before, or None; IdempotencyMismatch when
+    the key came with another request. In `allocate_turn`'s transaction: it takes the
+    key's transaction lock."""
+    key, request_hash = idempotency
+    # Two identical requests at once: the second waits here for the first's key.
+    await conn.execute(
+        "SELECT pg_advisory_xact_lock(hashtextextended(%s, 7233))", (f"{scope} {key}",)
+    )
+    row = await (
+        await conn.execute(
+            "SELECT k.request_hash, k.turn_id, t.conversation_id, t.seq"
+            " FROM idempotency_keys k JOIN turns t USING (turn_id)"
+            " WHERE k.scope = %s AND k.key = %s AND k.created_at > now() - %s"
+            " AND t.tenant_id = %s",
+            (scope, key, IDEMPOTENCY_TTL, tenant_id),
+        )
+    ).fetchone()
+    if row is None:
+        return None
+    if row[0] != request_hash:
+        raise IdempotencyMismatch(key)
+    before = await _clarifications_before(conn, row[2], row[3])
+    return Allocation(
+        turn_id=row[1],
+        conversation_id=row[2],
+        seq=row[3],
+        replayed=True,
+        clarifications_before=before,
+    )
+
+
+async def _lock_conversation(
+    conn: AsyncConnection, conversation_id: str, user_id: str | None, tenant_id: str
+) -> None:
+    """Create the conversation if new and lock its row until the transaction ends;
+    ConversationNotFound when it is another tenant's, TurnInProgress when one of its
+    turns is running or waiting for a reply."""
+    await conn.execute(
+        "INSERT INTO conversations (conversation_id, user_id, tenant_id) VALUES (%s, %s, %s)"
+        " ON CONFLICT (conversation_id) DO NOTHING",
+        (conversation_id, user_id, tenant_id),
+    )
+    owner = await (
+        await conn.execute(
+            "SELECT tenant_id FROM conversations WHERE conversation_id = %s FOR UPDATE",
+            (conversation_id,),
+        )
+    ).fetchone()
+    if owner is None or owner[0] != tenant_id:
+        raise ConversationNotFound(conversation_id)
+    open_row = await (
+        await conn.execute(
+            "SELECT turn_id FROM turns WHERE conversation_id = %s"
+            " AND status IN ('running', 'needs_clarification') ORDER BY seq DESC LIMIT 1",
+            (conversation_id,),
+        )
+    ).fetchone()
+    if open_row is not None:
+        raise TurnInProgress(open_row[0])
+
+
+async def _insert_turn(
+    conn: AsyncConnection, conversation_id: str, question: str, tenant_id: str, user_id: str | None
+) -> tuple[int, str]:
+    """Take the conversation's next turn number (its row locked by the caller) and insert
+    that turn as `running`; returns (seq, turn id)."""
+    seq_row = await (
+        await conn.execute(
+            "UPDATE conversations SET last_seq = last_seq + 1 WHERE conversation_id = %s"
+            " RETURNING last_seq",
+            (conversation_id,),
+        )
+    ).fetchone()
+    if seq_row is None:  # inserted in this transaction
+        raise RuntimeError(f"conversation {conversation_id} vanished while allocating")
+    seq = int(seq_row[0])
+    turn_id = turn_id_for(conversation_id, seq)
+    await conn.execute(
+        "INSERT INTO turns (turn_id, conversation_id, seq, status, question, tenant_id,"
+        " user_id) VALUES (%s, %s, %s, 'running', %s, %s, %s)",
+        (turn_id, conversation_id, seq, question, tenant_id, user_id),
+    )
+    return seq, turn_id
+
+
+async def _remember_key(
+    conn: AsyncConnection, scope: str, idempotency: tuple[str, str], turn_id: str
+) -> None:
+    """Record the key and its request's hash for the turn (an expired key of the same
+    scope is taken over)."""
+    await conn.execute(
+        "INSERT INTO idempotency_keys (scope, key, request_hash, turn_id)"
+        " VALUES (%s, %s, %s, %s) ON CONFLICT (scope, key) DO UPDATE"
+        " SET request_hash = excluded.request_hash, turn_id = excluded.turn_id,"
+        " created_at = now()",
+        (scope, idempotency[0], idempotency[1], turn_id),
+    )
 
 
 async def _clarifications_before(conn: AsyncConnection, conversation_id: str, seq: int) -> int:
@@ -295,9 +341,10 @@ async def settle_closed_turn(
         stored = (
             TurnResult.model_validate(row[3])
             if row[3] is not None
-            else TurnResult(turn_id=turn_id, conversation_id=row[0], status="running",
-                            question=row[2])
-        )  # fmt: skip
+            else TurnResult(
+                turn_id=turn_id, conversation_id=row[0], status="running", question=row[2]
+            )
+        )
         result = stored.model_copy(
             update={
                 "status": status,
@@ -465,9 +512,12 @@ async def _keep_asked(conn: AsyncConnection, result: TurnResult) -> None:
     number = result.clarification_round
     await conn.execute(
         "UPDATE turns SET asked = asked || %s WHERE turn_id = %s AND NOT asked @> %s",
-        (Jsonb([{"round": number, "text": result.clarifying_question}]), result.turn_id,
-         Jsonb([{"round": number}])),
-    )  # fmt: skip
+        (
+            Jsonb([{"round": number, "text": result.clarifying_question}]),
+            result.turn_id,
+            Jsonb([{"round": number}]),
+        ),
+    )
 
 
 class ConversationRow(BaseModel):
