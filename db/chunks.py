@@ -40,8 +40,7 @@ _VERSION = (
     "SELECT c.chunk_id, c.corpus, c.document_id, d.content_hash, c.page, c.position,"
     " c.text_sha256 FROM document_chunks c JOIN documents d USING (corpus, document_id)"
 )
-_KEYS = ("chunk_id", "corpus", "document_id", "document_version", "page", "position",
-         "text_sha256")  # fmt: skip
+_KEYS = ("chunk_id", "corpus", "document_id", "document_version", "page", "position", "text_sha256")
 
 
 def _version(row: Sequence[object]) -> PassageVersion:

@@ -33,19 +33,41 @@ async def replace(
     await conn.execute(
         "DELETE FROM facts WHERE corpus = %s AND document_id = %s", (corpus, document_id)
     )
-    rows = [
-        (corpus, document_id, f.document, content_hash, EXTRACTOR_VERSION, f.chunk_id, f.company,
-         f.report_fiscal_year, f.fiscal_year, f.page, f.source, f.label, f.metric, f.value,
-         f.raw, f.unit, f.decimals, f.restated, f.context, f.period_end, f.period_months,
-         f.group)
-        for f in facts
-    ]  # fmt: skip
+    rows = [_row(corpus, document_id, content_hash, f) for f in facts]
     if rows:
         async with conn.cursor() as cursor:
             await cursor.executemany(
                 f"INSERT INTO facts ({_COLUMNS}) VALUES ({', '.join(['%s'] * 22)})", rows
             )
     return len(rows)
+
+
+def _row(corpus: str, document_id: str, content_hash: str, f: Fact) -> tuple[object, ...]:
+    """One fact's row, in the order of `_COLUMNS`."""
+    return (
+        corpus,
+        document_id,
+        f.document,
+        content_hash,
+        EXTRACTOR_VERSION,
+        f.chunk_id,
+        f.company,
+        f.report_fiscal_year,
+        f.fiscal_year,
+        f.page,
+        f.source,
+        f.label,
+        f.metric,
+        f.value,
+        f.raw,
+        f.unit,
+        f.decimals,
+        f.restated,
+        f.context,
+        f.period_end,
+        f.period_months,
+        f.group,
+    )
 
 
 async def forget_unregistered(conn: AsyncConnection, corpus: str) -> None:
@@ -71,10 +93,24 @@ async def of_company(
     )
     return [
         Fact(
-            chunk_id=r[0], company=r[1], document=r[2], page=r[3], report_fiscal_year=r[4],
-            fiscal_year=r[5], restated=r[6], label=r[7], metric=r[8], value=r[9], raw=r[10],
-            unit=r[11], decimals=r[12], context=r[13], source=r[14], period_end=r[15],
-            period_months=r[16], group=r[17],
+            chunk_id=r[0],
+            company=r[1],
+            document=r[2],
+            page=r[3],
+            report_fiscal_year=r[4],
+            fiscal_year=r[5],
+            restated=r[6],
+            label=r[7],
+            metric=r[8],
+            value=r[9],
+            raw=r[10],
+            unit=r[11],
+            decimals=r[12],
+            context=r[13],
+            source=r[14],
+            period_end=r[15],
+            period_months=r[16],
+            group=r[17],
         )
         for r in await cursor.fetchall()
-    ]  # fmt: skip
+    ]

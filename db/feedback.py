@@ -48,9 +48,10 @@ async def add(
 async def for_turn(conn: AsyncConnection, turn_id: str, tenant_id: str) -> list[FeedbackRow]:
     """A turn's feedback, oldest first (none for another tenant's turn)."""
     return await _rows(
-        conn, " WHERE f.turn_id = %s AND f.tenant_id = %s ORDER BY f.feedback_id",
+        conn,
+        " WHERE f.turn_id = %s AND f.tenant_id = %s ORDER BY f.feedback_id",
         (turn_id, tenant_id),
-    )  # fmt: skip
+    )
 
 
 async def listed(

@@ -22,9 +22,16 @@ async def wrong_figure_turns(conn: AsyncConnection, limit: int) -> list[CaseCand
     for turn_id, _, user_id, comment, at, _, question, tenant in rows:
         who = f" by {user_id}" if user_id else ""
         said = f': "{comment}"' if comment else ""
-        out.append(CaseCandidate(turn_id=turn_id, kind="wrong_figure",
-                                 why=f"rated wrong figure{who}{said}", question=question,
-                                 tenant_id=tenant, at=at))  # fmt: skip
+        out.append(
+            CaseCandidate(
+                turn_id=turn_id,
+                kind="wrong_figure",
+                why=f"rated wrong figure{who}{said}",
+                question=question,
+                tenant_id=tenant,
+                at=at,
+            )
+        )
     return out
 
 
@@ -52,10 +59,17 @@ async def failed_probe_turns(conn: AsyncConnection, limit: int) -> list[CaseCand
     ).fetchall()
     asked = {r[0]: (r[1], r[2]) for r in turns}
     return [
-        CaseCandidate(turn_id=t, kind="probe", why=why, question=asked[t][0],
-                      tenant_id=asked[t][1], at=at)  # type: ignore[arg-type]
-        for t, (why, at) in found.items() if t in asked
-    ][:limit]  # fmt: skip
+        CaseCandidate(
+            turn_id=t,
+            kind="probe",
+            why=why,
+            question=asked[t][0],
+            tenant_id=asked[t][1],
+            at=at,  # type: ignore[arg-type]
+        )
+        for t, (why, at) in found.items()
+        if t in asked
+    ][:limit]
 
 
 async def turn_of(conn: AsyncConnection, turn_id: str) -> tuple[TurnResult, str, int] | None:
@@ -70,9 +84,10 @@ async def turn_of(conn: AsyncConnection, turn_id: str) -> tuple[TurnResult, str,
     if row is None:
         return None
     result = (
-        TurnResult.model_validate(row[0]) if row[0] is not None
+        TurnResult.model_validate(row[0])
+        if row[0] is not None
         else TurnResult(turn_id=turn_id, conversation_id=row[4], status=row[1], question=row[5])
-    )  # fmt: skip
+    )
     return result, str(row[2]), int(row[3])
 
 
@@ -111,5 +126,6 @@ async def probe_failures_of(conn: AsyncConnection, turn_id: str) -> list[str]:
     return [
         f"probe {slice_}/{problem}"
         for slice_, failed, turns in rows
-        for problem, turn in zip(failed, turns, strict=False) if turn == turn_id
-    ]  # fmt: skip
+        for problem, turn in zip(failed, turns, strict=False)
+        if turn == turn_id
+    ]

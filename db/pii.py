@@ -39,9 +39,15 @@ async def tokens_for(
     for match, value_digest in zip(matches, digests, strict=True):
         rows.setdefault(
             value_digest,
-            (token_text(match.kind, _new_id()), tenant_id, owner, match.kind.value,
-             value_digest, match.value),
-        )  # fmt: skip
+            (
+                token_text(match.kind, _new_id()),
+                tenant_id,
+                owner,
+                match.kind.value,
+                value_digest,
+                match.value,
+            ),
+        )
     placeholders = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(rows))
     cursor = await conn.execute(
         "INSERT INTO pii_tokens AS t (token, tenant_id, owner, kind, digest, value)"

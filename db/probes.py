@@ -17,10 +17,19 @@ class Recorded(BaseModel):
 
 
 async def record_run(
-    conn: AsyncConnection, scope: str, run_id: str, slice_: str, cases: int, passed: int,
-    threshold: int, breached: bool, failed: list[str], corpus_version: str | None,
-    failed_turns: list[str] | None = None, healthy_rate: float | None = None,
-) -> Recorded:  # fmt: skip
+    conn: AsyncConnection,
+    scope: str,
+    run_id: str,
+    slice_: str,
+    cases: int,
+    passed: int,
+    threshold: int,
+    breached: bool,
+    failed: list[str],
+    corpus_version: str | None,
+    failed_turns: list[str] | None = None,
+    healthy_rate: float | None = None,
+) -> Recorded:
     """Store one slice of a run (idempotent: a retried write changes nothing) and read the
     two runs of the slice before it, by sequence."""
     async with conn.transaction():
@@ -29,19 +38,37 @@ async def record_run(
             " failed, corpus_version, failed_turns, healthy_rate)"
             " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
             " ON CONFLICT (run_id, slice) DO NOTHING",
-            (scope, run_id, slice_, cases, passed, threshold, breached, json.dumps(failed),
-             corpus_version, json.dumps(failed_turns or []), healthy_rate),
-        )  # fmt: skip
-        rows = await (
-            await conn.execute(
-                "SELECT run_id, breached FROM probe_runs WHERE scope = %s AND slice = %s"
-                " AND seq < (SELECT seq FROM probe_runs WHERE run_id = %s AND slice = %s)"
-                " ORDER BY seq DESC LIMIT 2",
-                (scope, slice_, run_id, slice_),
-            )
-        ).fetchall()
-    return Recorded(stored=inserted.rowcount == 1,
-                    previous=[(str(r[0]), bool(r[1])) for r in rows])  # fmt: skip
+            (
+                scope,
+                run_id,
+                slice_,
+                cases,
+                passed,
+                threshold,
+                breached,
+                json.dumps(failed),
+                corpus_version,
+                json.dumps(failed_turns or []),
+                healthy_rate,
+            ),
+        )
+        previous = await _previous_runs(conn, scope, slice_, run_id)
+    return Recorded(stored=inserted.rowcount == 1, previous=previous)
+
+
+async def _previous_runs(
+    conn: AsyncConnection, scope: str, slice_: str, run_id: str
+) -> list[tuple[str, bool]]:
+    """The slice's two runs before `run_id` in `scope`, newest first: (run id, breached)."""
+    rows = await (
+        await conn.execute(
+            "SELECT run_id, breached FROM probe_runs WHERE scope = %s AND slice = %s"
+            " AND seq < (SELECT seq FROM probe_runs WHERE run_id = %s AND slice = %s)"
+            " ORDER BY seq DESC LIMIT 2",
+            (scope, slice_, run_id, slice_),
+        )
+    ).fetchall()
+    return [(str(r[0]), bool(r[1])) for r in rows]
 
 
 async def healthy_history(
@@ -72,9 +99,15 @@ async def recent_versions(conn: AsyncConnection, scope: str, count: int) -> list
 
 
 async def open_incident(
-    conn: AsyncConnection, scope: str, slice_: str, run_id: str, previous_run_id: str,
-    category: str, severity: str, summary: str,
-) -> tuple[int, bool]:  # fmt: skip
+    conn: AsyncConnection,
+    scope: str,
+    slice_: str,
+    run_id: str,
+    previous_run_id: str,
+    category: str,
+    severity: str,
+    summary: str,
+) -> tuple[int, bool]:
     """Open an incident for a slice's second consecutive breach; idempotent per run.
     Returns its id and whether this call created it (a retry finds it)."""
     row = await (

@@ -8,9 +8,12 @@ from domain.turns import TurnResult
 
 
 async def record(
-    conn: AsyncConnection, live_turn_id: str, shadow: TurnResult, live_config: str,
+    conn: AsyncConnection,
+    live_turn_id: str,
+    shadow: TurnResult,
+    live_config: str,
     shadow_config: str,
-) -> bool:  # fmt: skip
+) -> bool:
     """Store the shadow beside the live turn's settled result (copied, so the pair stays
     whole whatever happens to the turn later). Idempotent; False when nothing was stored
     (stored before, or no settled live turn to pair it with)."""
@@ -36,9 +39,15 @@ async def pairs(conn: AsyncConnection, limit: int) -> list[ShadowPair]:
     out = []
     for turn_id, live_config, shadow_config, live, shadow, at in rows:
         live_result = TurnResult.model_validate(live)
-        out.append(ShadowPair(
-            turn_id=turn_id, question=live_result.question, live_config=live_config,
-            shadow_config=shadow_config, live=Outcome.of(live_result),
-            shadow=Outcome.of(TurnResult.model_validate(shadow)), recorded_at=at,
-        ))  # fmt: skip
+        out.append(
+            ShadowPair(
+                turn_id=turn_id,
+                question=live_result.question,
+                live_config=live_config,
+                shadow_config=shadow_config,
+                live=Outcome.of(live_result),
+                shadow=Outcome.of(TurnResult.model_validate(shadow)),
+                recorded_at=at,
+            )
+        )
     return out
