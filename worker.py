@@ -53,7 +53,7 @@ from backends.memory import CacheActivities, MemoryActivities
 from backends.model_steps import GroundingActivities, ModelActivities
 from backends.probes import ProbeActivities
 from backends.report_activities import ReportActivities
-from backends.reports import ReportIndex, open_qdrant
+from backends.reports import IndexClient, ReportIndex, open_qdrant
 from backends.rerank import CohereReranker
 from backends.sessions import SessionActivities
 from backends.shadow import ShadowActivities
@@ -100,10 +100,22 @@ _FORBIDDEN = (
 
 def workflows() -> Sequence[type]:
     return [
-        ChatTurn, IngestDocuments, SearchReports, SweepTurns, PurgeDecisionRecords, ForgetUser,
-        EvaluateRouting, EvaluateRetrieval, EvaluateJudge, RunGoldenProbes, LoadPassages,
-        ListCaseCandidates, DraftCase, ReadShadowRuns, RunSuites,
-    ]  # fmt: skip
+        ChatTurn,
+        IngestDocuments,
+        SearchReports,
+        SweepTurns,
+        PurgeDecisionRecords,
+        ForgetUser,
+        EvaluateRouting,
+        EvaluateRetrieval,
+        EvaluateJudge,
+        RunGoldenProbes,
+        LoadPassages,
+        ListCaseCandidates,
+        DraftCase,
+        ReadShadowRuns,
+        RunSuites,
+    ]
 
 
 def activities(
@@ -167,22 +179,18 @@ def turn_activities(
     `WITHOUT_INDEX` (its other steps go to the index holder's queue)."""
     boundaries = (SessionActivities(pool, prices), MemoryActivities(pool, engine))
     return [
-        fn for boundary in boundaries for fn in boundary.activities()
+        fn
+        for boundary in boundaries
+        for fn in boundary.activities()
         if declared_name(fn) in WITHOUT_INDEX
-    ]  # fmt: skip
+    ]
 
 
 async def run_turn_worker(settings: Settings) -> None:
     """`--role turn`: ChatTurn on `turn_task_queue`, with no report index (the index
     holder's queue, `task_queue`, runs the steps that need it). Any number may run."""
     await asyncio.to_thread(migrate, settings.effective_database_url)
-    client = await Client.connect(
-        settings.effective_temporal_address,
-        namespace=settings.temporal_namespace,
-        data_converter=payloads.data_converter(settings),
-        runtime=serve_metrics(settings) or Runtime.default(),
-        interceptors=tracing.interceptors(settings, "worker"),
-    )
+    client = await _connect(settings, serve_metrics(settings))
     pool = worker_pool(settings)
     await pool.open()
     prices = {m: Price(input=i, output=o) for m, (i, o) in settings.prices.items()}
@@ -194,10 +202,7 @@ async def run_turn_worker(settings: Settings) -> None:
         interceptors=[StepLog()],
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=2),
     )
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
+    stop = _stop_on_signals()
     async with worker:
         log.info("worker polling %s", settings.turn_task_queue)
         await stop.wait()
@@ -364,8 +369,9 @@ def serve_metrics(settings: Settings) -> Runtime | None:
         try:
             start_http_server(settings.worker_metrics_port, addr=settings.metrics_host)
         except OSError as exc:
-            log.warning("worker metrics not served on port %s: %s",
-                        settings.worker_metrics_port, exc)  # fmt: skip
+            log.warning(
+                "worker metrics not served on port %s: %s", settings.worker_metrics_port, exc
+            )
     if settings.temporal_metrics_port is None:
         return None
     address = f"{settings.metrics_host}:{settings.temporal_metrics_port}"
@@ -377,17 +383,48 @@ def serve_metrics(settings: Settings) -> Runtime | None:
 
 
 async def run_worker(settings: Settings) -> None:
-    # long: wiring: the worker's roles, queues and shutdown in one place.
+    """`--role all`: every workflow and step, holding the report index; the turns' queue
+    as well when several workers run, and the shadow's queue when shadows are sampled."""
     await asyncio.to_thread(migrate, settings.effective_database_url)
-    runtime = serve_metrics(settings)
-    client = await Client.connect(
+    client = await _connect(settings, serve_metrics(settings))
+    await register_search_attributes(client, settings.temporal_namespace)
+    qdrant, index = await _open_index(settings)
+    pool = worker_pool(settings)
+    await pool.open()
+    # The coverage the activities resolve names against: read now, then kept current (a
+    # turn pins its own, read by its first step).
+    coverage = reader_for(index, pool)
+    coverage.owns_process = True
+    await coverage.read(0)
+    refresh = asyncio.create_task(coverage.keep_fresh())
+    worker, turns = _index_workers(client, settings, index, pool)
+    await _ensure_schedules(client, settings)
+    stop = _stop_on_signals()
+    worker_id = f"{socket.gethostname()}:{os.getpid()}"
+    beat = asyncio.create_task(_heartbeat(pool, index, worker_id, settings.task_queue))
+    shadow = shadow_worker(client, settings, index, pool) if settings.shadow_sample > 0 else None
+    async with worker, turns or contextlib.nullcontext(), shadow or contextlib.nullcontext():
+        log.info("worker polling %s", settings.task_queue)
+        await stop.wait()
+    beat.cancel()
+    refresh.cancel()
+    await pool.close()
+    qdrant.close()
+
+
+async def _connect(settings: Settings, runtime: Runtime | None) -> Client:
+    """The worker's Temporal client, on `runtime` when it serves the SDK's metrics."""
+    return await Client.connect(
         settings.effective_temporal_address,
         namespace=settings.temporal_namespace,
         data_converter=payloads.data_converter(settings),
         runtime=runtime or Runtime.default(),
         interceptors=tracing.interceptors(settings, "worker"),
     )
-    await register_search_attributes(client, settings.temporal_namespace)
+
+
+async def _open_index(settings: Settings) -> tuple[IndexClient, ReportIndex]:
+    """Qdrant and the report index over it, its collection created if missing."""
     qdrant = open_qdrant(
         settings.qdrant_url,
         settings.qdrant_path,
@@ -398,14 +435,14 @@ async def run_worker(settings: Settings) -> None:
         qdrant, await asyncio.to_thread(make_embedder, settings), make_reranker(settings)
     )
     await asyncio.to_thread(index.ensure_collection)
-    pool = worker_pool(settings)
-    await pool.open()
-    # The coverage the activities resolve names against: read now, then kept current (a
-    # turn pins its own, read by its first step).
-    coverage = reader_for(index, pool)
-    coverage.owns_process = True
-    await coverage.read(0)
-    refresh = asyncio.create_task(coverage.keep_fresh())
+    return qdrant, index
+
+
+def _index_workers(
+    client: Client, settings: Settings, index: ReportIndex, pool: AsyncConnectionPool
+) -> tuple[Worker, Worker | None]:
+    """The index holder's worker on `task_queue` (every workflow and step) and, when
+    several workers run, its worker on the turns' queue (ChatTurn, the same steps)."""
     served = activities(
         index,
         pool,
@@ -428,57 +465,67 @@ async def run_worker(settings: Settings) -> None:
         # own (sticky) queue until this runs out; the default 10 s would dominate recovery.
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=2),
     )
-    # Several workers: this one (the index holder) serves the turns' queue as well.
-    turns = (
-        Worker(
-            client, task_queue=settings.turn_task_queue, workflows=[ChatTurn],
-            activities=served, interceptors=[StepLog(), PinCoverage()],
-            sticky_queue_schedule_to_start_timeout=timedelta(seconds=2),
-        )
-        if settings.workers > 1 else None
-    )  # fmt: skip
+    if settings.workers <= 1:
+        return worker, None
+    turns = Worker(
+        client,
+        task_queue=settings.turn_task_queue,
+        workflows=[ChatTurn],
+        activities=served,
+        interceptors=[StepLog(), PinCoverage()],
+        sticky_queue_schedule_to_start_timeout=timedelta(seconds=2),
+    )
+    return worker, turns
+
+
+async def _ensure_schedules(client: Client, settings: Settings) -> None:
+    """The sweep and retention schedules, and the probe and suite schedules as configured
+    (a schedule switched off is removed, so none is left from an earlier start)."""
     await ensure_sweep_schedule(
         client, settings.task_queue, timedelta(seconds=settings.sweep_interval_seconds)
     )
     await ensure_retention_schedule(
-        client, settings.task_queue, settings.decision_retention_days,
-        settings.pii_retention_days, settings.conversation_retention_days,
-    )  # fmt: skip
+        client,
+        settings.task_queue,
+        settings.decision_retention_days,
+        settings.pii_retention_days,
+        settings.conversation_retention_days,
+    )
     if settings.probe_interval_minutes:
-        await ensure_probe_schedule(
-            client, settings.task_queue, timedelta(minutes=settings.probe_interval_minutes),
-            ProbeRequest(
-                healthy_rate=settings.probe_healthy_rate,
-                false_alarm_rate=settings.probe_false_alarm_rate,
-                engine_in_process=settings.engine == EngineName.OFFLINE,
-                turn_budget_seconds=settings.turn_budget_seconds,
-                judge_policy=settings.judge_policy,
-                classifier_policy=settings.classifier_policy,
-            ),
-        )  # fmt: skip
+        every = timedelta(minutes=settings.probe_interval_minutes)
+        await ensure_probe_schedule(client, settings.task_queue, every, _probe_request(settings))
     else:  # 0: no probes, and no schedule left from an earlier start either
         await remove_probe_schedule(client, settings.task_queue)
     if settings.suite_interval_hours:
         await ensure_suite_schedule(
-            client, settings.task_queue, timedelta(hours=settings.suite_interval_hours),
+            client,
+            settings.task_queue,
+            timedelta(hours=settings.suite_interval_hours),
             SuiteRunRequest(sample_every=settings.suite_sample_every),
-        )  # fmt: skip
+        )
     else:  # off by default: no schedule, and none left from an earlier start
         await remove_suite_schedule(client, settings.task_queue)
+
+
+def _probe_request(settings: Settings) -> ProbeRequest:
+    """What each scheduled golden-probe run is judged with."""
+    return ProbeRequest(
+        healthy_rate=settings.probe_healthy_rate,
+        false_alarm_rate=settings.probe_false_alarm_rate,
+        engine_in_process=settings.engine == EngineName.OFFLINE,
+        turn_budget_seconds=settings.turn_budget_seconds,
+        judge_policy=settings.judge_policy,
+        classifier_policy=settings.classifier_policy,
+    )
+
+
+def _stop_on_signals() -> asyncio.Event:
+    """An event SIGTERM or SIGINT sets: the cue to stop polling and shut down."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    worker_id = f"{socket.gethostname()}:{os.getpid()}"
-    beat = asyncio.create_task(_heartbeat(pool, index, worker_id, settings.task_queue))
-    shadow = shadow_worker(client, settings, index, pool) if settings.shadow_sample > 0 else None
-    async with worker, turns or contextlib.nullcontext(), shadow or contextlib.nullcontext():
-        log.info("worker polling %s", settings.task_queue)
-        await stop.wait()
-    beat.cancel()
-    refresh.cancel()
-    await pool.close()
-    qdrant.close()
+    return stop
 
 
 def shadow_worker(
@@ -488,18 +535,30 @@ def shadow_worker(
     step with the shadow's engine, on its own queue, in the process that holds the index
     (its steps read it). A shadow run writes only its record (`TurnInput.shadow_of`)."""
     shadow = settings.shadow_settings()
-    log.info("shadow runs of %.0f%% of questions on %s: %s", 100 * settings.shadow_sample,
-             settings.shadow_task_queue, shadow.engine_label)  # fmt: skip
+    log.info(
+        "shadow runs of %.0f%% of questions on %s: %s",
+        100 * settings.shadow_sample,
+        settings.shadow_task_queue,
+        shadow.engine_label,
+    )
     served = activities(
-        index, pool, make_engine(shadow, index.embedder),
+        index,
+        pool,
+        make_engine(shadow, index.embedder),
         {m: Price(input=i, output=o) for m, (i, o) in settings.prices.items()},
-        make_cache(settings, index), shadow.context_budget, settings.probe_dir, settings.ocr,
-    )  # fmt: skip
+        make_cache(settings, index),
+        shadow.context_budget,
+        settings.probe_dir,
+        settings.ocr,
+    )
     return Worker(
-        client, task_queue=settings.shadow_task_queue, workflows=[ChatTurn],
-        activities=served, interceptors=[StepLog(), PinCoverage()],
+        client,
+        task_queue=settings.shadow_task_queue,
+        workflows=[ChatTurn],
+        activities=served,
+        interceptors=[StepLog(), PinCoverage()],
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=2),
-    )  # fmt: skip
+    )
 
 
 def keep_bytecode(settings: Settings) -> None:
@@ -524,10 +583,12 @@ def user_cache() -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description="a Turnstile worker")
     parser.add_argument(
-        "--role", choices=("all", "turn"), default="all",
+        "--role",
+        choices=("all", "turn"),
+        default="all",
         help="all: hold the report index and run every workflow and step (default);"
         " turn: run turns only, with no index (`turnstile up --workers N`)",
-    )  # fmt: skip
+    )
     role = parser.parse_args().role
     settings = load_settings()  # a bad setting exits here, one line, before any I/O
     keep_bytecode(settings)
