@@ -25,18 +25,13 @@ from backends.embeddings import Embedder, similarity_of
 from backends.engines import offline_analyst as analyst
 from domain.checks.numeric import check_numbers
 from domain.checks.tables import NOT_FOUND_CELL, said_in_table
+from domain.companies.replies import clarifying_question, direct_answer
 from domain.companies.roster import (
     calendar_note,
-    calendars,
     companies,
-    company_names,
     coverage,
     display_name,
     find_companies,
-    fiscal_years,
-    how_many,
-    latest_fiscal_year,
-    year_span,
 )
 from domain.language.amounts import find_amounts
 from domain.language.calendar import months_said_before, quarter_dated, quarter_of_year, whole_years
@@ -45,6 +40,7 @@ from domain.language.units import QUANTITIES, by_sign, requested_currency, reque
 from domain.memory.rules import MemoryNote, merge_summary
 from domain.models import ChunkText, Derived, Draft, NotFound, Slots, SubQuery
 from domain.questions.analyst import AnalystQuestion
+from domain.questions.answer_scope import answer_years, explains_a_change, requested_metrics
 from domain.questions.choices import Choice, read_choice
 from domain.questions.intent import (
     asks_change,
@@ -60,9 +56,7 @@ from domain.questions.intent import (
 from domain.questions.measures import (
     ACRONYM,
     Focus,
-    asks_overview,
     asks_topic,
-    focus_parts,
     narrowed_metrics,
     open_parts,
     read_focus,
@@ -73,7 +67,6 @@ from domain.questions.measures import (
 )
 from domain.questions.metrics import (
     DIVIDEND_COMPONENT,
-    HEADLINE_METRICS,
     LINE_ITEM_OF,
     METRICS,
     find_metrics,
@@ -130,54 +123,6 @@ from domain.reports.passages import (
 )
 
 ENGINE_NAME = "offline-1"
-
-
-def direct_answer() -> str:
-    """What the assistant does, built from the coverage in force (a fixed text, never a
-    generated one): the companies and years held, and example questions about them."""
-    held = list(companies().values())
-    if not held:
-        return (
-            "I answer questions about the annual reports ingested here, with every figure "
-            "cited to a report page and checked against it, but no report has been "
-            "ingested yet: add one with `turnstile ingest`. I do not give investment advice."
-        )
-    latest = latest_fiscal_year()
-    first = held[0]
-    examples = [f'"What was {first.name}\'s revenue in FY{first.fiscal_years[-1]}?"']
-    if len(held) > 1:
-        second = held[1]
-        common = sorted(set(first.fiscal_years) & set(second.fiscal_years))
-        year = common[-1] if common else latest
-        examples.append(f'"Compare {second.name} and {first.name} underlying EBITDA in FY{year}"')
-    if len(first.fiscal_years) > 1:
-        examples.append(
-            f"\"How did {first.name}'s net debt change from FY{first.fiscal_years[0]} to "
-            f'FY{first.fiscal_years[-1]}?"'
-        )
-    listed = examples[0] if len(examples) == 1 else ", ".join(examples[:-1]) + " or " + examples[-1]
-    return (
-        f"I answer questions about the annual reports of {how_many()} "
-        f"{'company' if len(held) == 1 else 'companies'}: "
-        f"{company_names(with_tickers=True)}, for the fiscal years {year_span(' to ')}. I can "
-        "give any figure the reports print, in their own words or yours, say what they say about "
-        "strategy, risks and outlook, compare companies and years, and work out growth and "
-        "differences. Every figure is cited to a report page and checked against it. "
-        f"{calendars()} I do not give investment advice. You could ask, for example: {listed}"
-    )
-
-
-def clarifying_question() -> str:
-    """The question asked when no company is named, built from the coverage in force."""
-    held = list(companies().values())
-    example = ""
-    if held:
-        last = held[-1]
-        example = f' For example: "What was {last.name}\'s net debt in FY{last.fiscal_years[-1]}?"'
-    return (
-        f"Which company do you mean? I cover {company_names(with_tickers=True)}, for "
-        f"{year_span(' to ')}.{example}"
-    )
 
 
 _ABOUT_ME = re.compile(
@@ -245,49 +190,6 @@ def _best_per_company(chunks: list[ChunkText], companies: list[str], years: set[
         seen.add(chunk.company)
         keep.append(i)
     return keep
-
-
-def requested_metrics(slots: Slots, question: str = "") -> list[str]:
-    """The metrics of the vocabulary an answer gives: those asked for; the headline
-    figures only when the question asks how a company did overall ("results", "how did
-    X do": `asks_overview`), never in place of a measure it names in other words."""
-    if slots.metrics or slots.other_measures or slots.intent == "narrative":
-        return list(slots.metrics)
-    if question and not asks_overview(question):
-        # A metric its words name only once read ("make money" is a profit)
-        return list(dict.fromkeys(m for p in focus_parts(question) for m in p.metrics))
-    return list(HEADLINE_METRICS)
-
-
-def explains_a_change(slots: Slots, question: str) -> bool:
-    """A narrative question about a figure that moved ("why did EBITDA fall?")."""
-    return slots.intent == "narrative" and bool(slots.metrics) and asks_change(question)
-
-
-def answer_years(slots: Slots, question: str = "") -> list[int]:
-    """The fiscal years an answer covers.
-
-    No year given: the latest year for an overview (no metric named), otherwise all
-    three. A change asked about one year ("did revenue rise in FY2024?") also needs the
-    year before it.
-    """
-    if not slots.fiscal_years:
-        if slots.intent == "narrative":
-            return list(fiscal_years())
-        overview = slots.intent == "overview" or not (slots.metrics or slots.other_measures)
-        if question and overview:
-            overview = asks_overview(question)  # a measure in other words: every year
-        latest = latest_fiscal_year()
-        if overview:
-            return [latest] if latest is not None else []
-        return list(fiscal_years())
-    years = sorted(set(slots.fiscal_years))
-    # "Why did EBITDA fall in FY2025?" shows the change it explains: the year before too;
-    # "revenue in FY2024 and what did the chair say?" asks for no change, so gets none.
-    changes = slots.intent == "change" or explains_a_change(slots, question)
-    if changes and len(years) == 1 and years[0] - 1 in fiscal_years():
-        return [years[0] - 1, years[0]]
-    return years
 
 
 def _than_pair(question: str, asked: list[str]) -> tuple[tuple[str, str], str] | None:

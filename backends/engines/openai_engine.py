@@ -33,21 +33,17 @@ from temporalio.exceptions import ApplicationError
 from activities.contracts import AnswerGrade, DocumentGrades, RewritePlan, RouteDecision
 from activities.errors import ErrorType
 from backends.engines.calls import record
-from backends.engines.offline import (
-    answer_years,
-    clarifying_question,
-    direct_answer,
-    requested_metrics,
-)
 from backends.engines.prompts import prompt
 from backends.engines.provider_errors import classify_openai
 from domain.checks.clarification import unshowable
 from domain.checks.evidence import fence
 from domain.checks.injection import fenced_memory
+from domain.companies.replies import clarifying_question, direct_answer
 from domain.companies.roster import companies, display_name, fiscal_years, year_span
 from domain.language.amounts import label_without_figures
 from domain.memory.rules import MemoryNote, merge_summary
 from domain.models import ChunkText, Draft, ModelCall, NotFound, Slots, SubQuery, UnsupportedClaim
+from domain.questions.answer_scope import answer_years, requested_metrics
 from domain.questions.intent import companies_asked
 from domain.questions.metrics import metric_display, read_metric_words
 from domain.questions.question import extract_slots

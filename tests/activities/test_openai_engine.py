@@ -14,9 +14,9 @@ from temporalio.exceptions import ApplicationError
 
 from activities.errors import ErrorType
 from backends.engines.calls import recording
-from backends.engines.offline import clarifying_question, direct_answer
 from backends.engines.openai_engine import ModelConfig, OpenAIEngine, SynthesisOut
 from backends.engines.prompts import STEPS, prompt, prompt_hashes
+from domain.companies.replies import clarifying_question, direct_answer
 from domain.models import Slots
 from testkit.fake_servers import FakeOpenAI
 from tests.unit.corpus_chunks import report

@@ -4,8 +4,8 @@ ordinary ones."""
 
 import pytest
 
-from backends.engines.offline import clarifying_question
 from domain.checks.clarification import unshowable
+from domain.companies.replies import clarifying_question
 
 
 @pytest.mark.parametrize(

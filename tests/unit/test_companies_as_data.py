@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from backends.engines.offline import answer_years, clarifying_question, direct_answer
+from domain.companies.replies import clarifying_question, direct_answer
 from domain.companies.roster import (
     Company,
     aliases_for,
@@ -25,6 +25,7 @@ from domain.companies.roster import (
 )
 from domain.memory.rules import read_preference
 from domain.models import Slots
+from domain.questions.answer_scope import answer_years
 from domain.questions.years import coverage_notice
 from ingestion.companies import CompaniesFileError, read_companies_file, sample_coverage
 from ingestion.documents import DocumentError, parse_document

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from backends.embeddings import LocalEmbedder
-from backends.engines.offline import OfflineEngine, clarifying_question, direct_answer
+from backends.engines.offline import OfflineEngine
 from domain.checks.numeric import check_numbers
 from domain.checks.tables import NOT_FOUND_CELL
+from domain.companies.replies import clarifying_question, direct_answer
 from domain.companies.roster import Company, pinned
 from domain.memory.rules import SUMMARY_CHARS
 from domain.models import ChunkText, Draft, NotFound, Slots

@@ -25,10 +25,10 @@ import pytest
 from psycopg_pool import AsyncConnectionPool
 from temporalio.api.enums.v1 import EventType
 
-from backends.engines.offline import clarifying_question
 from backends.engines.openai_engine import ModelConfig, OpenAIEngine
 from backends.engines.prompts import prompt
 from db import audit
+from domain.companies.replies import clarifying_question
 from domain.failures import Direction
 from domain.turns import TurnResult
 from testkit.fake_servers import (
