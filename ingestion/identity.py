@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from domain.language.calendar import fiscal_year_of
+from domain.language.words import legal_form_pattern
 
 _MONTHS = {
     name: i
@@ -52,10 +53,16 @@ _TITLE_YEAR = re.compile(
 _REGISTRANT = re.compile(
     r"\(?exact\s+name\s+of\s+registrant\s+as\s+specified\s+in\s+its\s+charter\)?", re.I
 )
+# A name is told by its capitals, so its legal form is too; "plc" is also written in
+# lower case after a capitalised name ("Antofagasta plc").
 _LEGAL = re.compile(
     r"\b((?:[A-Z][\w&'.,-]*\s+){0,6}?[A-Z][\w&'.,-]*\s+"
-    r"(?:Limited|Ltd\.?|Plc|PLC|plc|Inc\.?|INC\.?|Incorporated|Corporation|CORPORATION|Corp\.?|"
-    r"N\.?V\.?|S\.?A\.?|AG|NL|LLC|L\.P\.|Company|COMPANY))(?![\w])"
+    rf"(?:{legal_form_pattern(cased=True)}|plc))(?![\w])"
+)
+# Another company's name right before a listing code in brackets; not "the Company
+# (ASX: …)", which is how a report names its own.
+_OTHER_COMPANY = re.compile(
+    rf"\b{legal_form_pattern(frozenset({'company', 'co'}))}\W*\($", re.IGNORECASE
 )
 _CODE = re.compile(
     r"\b(?:ASX|NZX|LSE|AIM|TSX|SGX|NYSE|NASDAQ|Nasdaq)\s*(?i:code|ticker|symbol|listing\s+code)?"
@@ -212,7 +219,7 @@ def _ticker(text: str, lines: list[str], name: str | None) -> str | None:
     for match in _CODE.finditer(text):
         code = match["a"] or match["b"]
         before = text[max(0, match.start() - 60) : match.start()]
-        other = re.search(r"\b(?:limited|ltd|plc|inc|corporation)\W*\($", before, re.I)
+        other = _OTHER_COMPANY.search(before)
         if other and own and own not in before.lower():
             continue
         if code and code not in ("ABN", "ACN", "ASX", "THE", "CODE"):

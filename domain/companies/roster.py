@@ -38,6 +38,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from domain.language.calendar import year_closes
+from domain.language.words import FUNCTION_WORDS, legal_form_pattern
 
 # The fiscal years a report may be registered for: any year a listed company could have
 # published an annual report in, without knowing the covered ones in advance.
@@ -45,9 +46,10 @@ FIRST_REPORT_YEAR = 1900
 LAST_REPORT_YEAR = 2100
 
 _YEAR_END = re.compile(r"(?P<month>\d{1,2})-(?P<day>\d{1,2})")
+# "Holdings" and "Group" are no legal forms, but a name ends with them the same way
+# ("Example Holdings Limited" is known as "Example").
 _LEGAL_SUFFIX = re.compile(
-    r"\s+(?:limited|ltd|plc|inc|incorporated|corp|corporation|nl|holdings|group|co|ag|sa|nv|"
-    r"company)\.?$",
+    rf"\s+(?:{legal_form_pattern()}|holdings|group)\.?$",
     re.IGNORECASE,
 )
 _TICKER = re.compile(r"[A-Z0-9][A-Z0-9.]{0,9}")
@@ -192,28 +194,25 @@ _TIE = 0.02
 
 # Ordinary English and finance words are never misspellings: the fuzzy tier skips a
 # fragment whose differing words are ordinary. Whatever is closest to an alias's words
-# (stars, start, northerly, tint, groups, metal, billion, ...) must be here; the rest
-# guard the words every question uses.
+# (stars, start, northerly, tint, groups, metal, billion, ...) must be here; the function
+# words and the rest guard the words every question uses.
 _ORDINARY_TEXT = """
-    a about above acquired acquisition after all also amount an and annual any are as
-    asset assets at aud average balance bank be billing billion board bond border
-    borrowing but by capex capital cash chair chief company companies compare copper cost
-    costs coal current date debt decline did dividend dividends do does during earnings
-    ebit ebitda each employees eps equity executive expenditure expense expenses final
-    finance financial first fiscal flow for forte fortune fortunes forward from fund fy
-    gold gross group groups grout growth guidance had half has have how impairment in
-    income increase interim into iron is it its last less liabilities liability limit
-    limited limits lithium margin margins metal metals medal medals mine mines mining
-    more most net nickel north norther northerly northerner northerners northern
-    northward not npat of on operating or ore outlook over per production profit profits
-    quarter rate ratio report reported reports resource resourced resources restated
-    return revenue revenues rio safety sales second segment share shares short sold
-    sooth sough sought south souths southern southward star stare stark starr stars
-    starry start started starts stair statement states stay steel stock stocks tax than
-    that the their them there this tin tint tinted tints to total underlying usd was
-    were what when which while who why with year years yield
+    acquired acquisition amount annual asset assets aud average balance bank billing
+    billion board bond border borrowing capex capital cash chair chief company companies
+    compare copper cost costs coal current date debt decline dividend dividends earnings
+    ebit ebitda employees eps equity executive expenditure expense expenses final finance
+    financial first fiscal flow forte fortune fortunes forward fund fy gold gross group
+    groups grout growth guidance half impairment income increase interim iron last less
+    liabilities liability limit limited limits lithium margin margins metal metals medal
+    medals mine mines mining net nickel north norther northerly northerner northerners
+    northern northward npat operating ore outlook production profit profits quarter rate
+    ratio report reported reports resource resourced resources restated return revenue
+    revenues rio safety sales second segment share shares short sold sooth sough sought
+    south souths southern southward star stare stark starr stars starry start started
+    starts stair statement states stay steel stock stocks tax tin tint tinted tints total
+    underlying usd year years yield
 """
-_ORDINARY_WORDS = frozenset(_ORDINARY_TEXT.split())
+_ORDINARY_WORDS = FUNCTION_WORDS | frozenset(_ORDINARY_TEXT.split())
 
 # Three-letter all-caps tokens are where a misspelling and an ordinary acronym look
 # alike (EPS, CEO, ROE, ESG, LNG are one letter from something), so a three-letter token

@@ -21,6 +21,7 @@ from domain.companies.roster import how_many, without_companies
 from domain.language.calendar import MONTH_NAME, QUARTER_TOKEN
 from domain.language.shorthand import short_forms
 from domain.language.units import CURRENCY_WORDS, SIGN
+from domain.language.words import FUNCTION_WORDS, LEGAL_FORMS
 from domain.questions.intent import COMPARE_PHRASE
 from domain.questions.metrics import (
     english_rank,
@@ -69,44 +70,56 @@ _IDIOM_MONEY = re.compile(
 )
 _CHINESE = re.compile("|".join(sorted(map(re.escape, CHINESE_MEASURES), key=len, reverse=True)))
 
+# Function words that say which figure is asked for, so words of what a question asks:
+# negation and exclusion ("not", "without", "only"), order and position ("profit
+# before tax", "since 2020", "outside Australia"), direction ("up", "out") and which of
+# a kind ("other income", "own shares", "the same period").
+_SAYS_WHICH = frozenset(
+    {
+        *("not", "no", "none", "nor", "neither", "without", "except", "unless", "only"),
+        *("before", "after", "above", "below", "under", "since", "until", "once", "inside"),
+        *("outside", "beyond", "up", "down", "out", "off", "other", "another", "same", "own"),
+        *("further", "few", "several"),
+    }
+)
+# Legal forms that are words of a question of their own: "SA" is South Australia, "ag"
+# agriculture.
+_NOT_SCAFFOLD = frozenset({"sa", "ag"})
 # The words of a question that say how it asks, not what about: question words,
 # function words, what to do with the figures (compare, change, rank), scale and
-# currency, and the words every question about a report shares.
-_SCAFFOLD = frozenset(
-    {
-        "a", "an", "the", "of", "in", "on", "for", "to", "at", "by", "from", "with", "as",
-        "and", "or", "but", "if", "than", "then", "so", "what", "which", "who", "whom", "whose",
-        "when", "where", "why", "how", "much", "many", "was", "were", "is", "are", "be", "been",
-        "being", "am", "do", "does", "did", "done", "has", "have", "had", "having", "can",
-        "could", "would", "should", "will", "shall", "may", "might", "must", "please", "tell",
-        "me", "give", "show", "list", "find", "get", "say", "said", "says", "report", "reports",
-        "reported", "reporting", "annual", "year", "years", "fiscal", "financial", "fy", "cy",
-        "company", "companies", "company's", "group", "limited", "ltd", "its", "it", "it's",
-        "their", "they", "them", "this", "that", "these", "those", "there", "here", "each",
-        "every", "all", "both", "any", "some", "about", "around", "approximately", "roughly",
-        "figure", "figures", "number", "value", "amount", "level", "compare", "compared",
-        "comparing",
-        "comparison", "versus", "vs", "between", "against", "change", "changed", "changes",
-        "changing", "grow", "grew", "grown", "growth", "rise", "rose", "risen", "rising", "fall",
-        "fell", "fallen", "falling", "increase", "increased", "increasing", "decrease", "decreased",
-        "decreasing", "trend", "trends", "over", "time", "across", "among", "rank", "ranked",
-        "ranking", "highest", "lowest", "largest", "smallest", "biggest", "most", "least",
-        "best", "worst", "whats", "whos", "hows", "drop", "drops", "dropped", "dropping",
-        "decline", "declined", "declining", "improve", "improved", "improving",
-        "top", "bottom", "more", "less", "higher", "lower", "better", "worse", "difference",
-        "differ", "million", "millions", "billion", "billions", "thousand", "us", "usd", "aud",
-        "dollar", "dollars", "australian", "cents", "percent", "percentage", "latest", "recent",
-        "current", "previous", "prior", "last", "next", "first", "second", "full", "half",
-        "whole", "i", "my", "we", "our", "you", "your", "end", "ended", "ending", "period",
-        "calendar", "june", "december", "march", "september", "s", "per", "big", "large",
-        "small", "size", "sized", "huge", "during", "throughout", "within",
-        # "how much did X make / bring in": money in, no measure named
-        # (a question of these words alone asks for the headline figures: revenue and
-        # profit both answer it); "earn" is not here: it is "earnings"
-        "make", "made", "makes", "money", "bring", "brought", "brings", "generate",
-        "generated", "generates", "pull", "pulled", "take", "took", "actually", "really",
-        "exactly", "just", "overall",
-    }
+# currency, legal forms, and the words every question about a report shares.
+_SCAFFOLD = (
+    (FUNCTION_WORDS - _SAYS_WHICH)
+    | (frozenset(LEGAL_FORMS) - _NOT_SCAFFOLD)
+    | frozenset(
+        {
+            # pronoun and modal, which the function words leave out for "US$" and "May"
+            "us", "may",
+            "whats", "whos", "hows", "it's", "company's", "s", "please", "tell",
+            "give", "show", "list", "find", "get", "say", "said", "says", "report", "reports",
+            "reported", "reporting", "annual", "year", "years", "fiscal", "financial", "fy", "cy",
+            "companies", "group", "approximately", "roughly", "figure", "figures", "number",
+            "value", "amount", "level", "compare", "compared", "comparing", "comparison",
+            "versus", "vs", "change", "changed", "changes", "changing", "grow", "grew", "grown",
+            "growth", "rise", "rose", "risen", "rising", "fall", "fell", "fallen", "falling",
+            "increase", "increased", "increasing", "decrease", "decreased", "decreasing", "trend",
+            "trends", "time", "rank", "ranked", "ranking", "highest", "lowest", "largest",
+            "smallest", "biggest", "least", "best", "worst", "drop", "drops", "dropped",
+            "dropping", "decline", "declined", "declining", "improve", "improved", "improving",
+            "top", "bottom", "less", "higher", "lower", "better", "worse", "difference", "differ",
+            "million", "millions", "billion", "billions", "thousand", "usd", "aud", "dollar",
+            "dollars", "australian", "cents", "percent", "percentage", "latest", "recent",
+            "current", "previous", "prior", "last", "next", "first", "second", "full", "half",
+            "whole", "end", "ended", "ending", "period", "calendar", "june", "december", "march",
+            "september", "big", "large", "small", "size", "sized", "huge",
+            # "how much did X make / bring in": money in, no measure named
+            # (a question of these words alone asks for the headline figures: revenue and
+            # profit both answer it); "earn" is not here: it is "earnings"
+            "make", "made", "makes", "money", "bring", "brought", "brings", "generate",
+            "generated", "generates", "pull", "pulled", "take", "took", "actually", "really",
+            "exactly", "overall",
+        }
+    )
 )  # fmt: skip
 _INTENT_ONLY = frozenset({"margin", "ratio", "share", "proportion"})
 """Words that make a focus a derived measure when they join two measures (see `derived`)."""

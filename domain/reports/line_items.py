@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
 
+from domain.language.words import LEGAL_FORMS
 from domain.questions.measures import stem
 from domain.questions.metrics import BALANCE_SHEET
 from domain.reports.figures import Fact, unit_spec
@@ -259,8 +260,7 @@ def home_statements(phrase: str, named: Sequence[str] = ()) -> tuple[str, ...]:
 def company_words(names: Sequence[str]) -> frozenset[str]:
     """The stems of a company's names and legal forms: words a label says of whose line
     it is ("Net earnings attributable to General Mills"), not of which."""
-    legal = ("inc", "incorporated", "corporation", "corp", "co", "company", "limited", "ltd", "plc")
-    return frozenset(stem(w) for n in (*names, *legal) for w in re.findall(r"[A-Za-z]+", n))
+    return frozenset(stem(w) for n in (*names, *LEGAL_FORMS) for w in re.findall(r"[A-Za-z]+", n))
 
 
 def find_item(

@@ -19,6 +19,7 @@ from domain.companies.roster import (
     year_span,
 )
 from domain.language.shorthand import short_forms
+from domain.language.words import legal_form_pattern
 from domain.questions.metrics import COMMON_ENGLISH, english_rank, find_metrics, find_other_measures
 
 
@@ -224,9 +225,13 @@ def _other_company(question: str, others: list[str]) -> ScopeDecision:
 
 # Words that make a phrase a company's name whatever its case: legal forms and the
 # industry words listed companies carry ("evolution mining's", "Antofagasta plc's").
-# Not a list of companies: any name formed with them is read, known or new.
+# Not a list of companies: any name formed with them is read, known or new. The legal
+# forms that are words of a question of their own in lower case are left out ("the
+# company's", "co", "SA's" for South Australia, "ag").
 _COMPANY_FORM = (
-    r"(?:mining|minerals|resources|metals|plc|ltd|limited|inc|corp|corporation|holdings|nl)"
+    r"(?:mining|minerals|resources|metals|holdings|"
+    + legal_form_pattern(frozenset({"company", "co", "sa", "ag"}))
+    + ")"
 )
 _FORMED_POSSESSOR = re.compile(
     r"((?:[A-Za-z][\w&.\-]*\s+){0,2}[A-Za-z][\w&.\-]*\s+" + _COMPANY_FORM
