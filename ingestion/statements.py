@@ -30,7 +30,7 @@ read).
 import itertools
 import re
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 from domain.language.calendar import (
@@ -49,15 +49,23 @@ MONTHS = {
     m: i
     for i, names in enumerate(
         (
-            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
-            ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
-            ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
             ("december", "dec"),
         ),
         start=1,
     )
     for m in names
-}  # fmt: skip
+}
 _MONTH = r"(?P<m>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY_MONTH = re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r"(?![a-z])", re.I)
 _MONTH_DAY = re.compile(r"\b" + _MONTH + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b,?", re.I)
@@ -325,76 +333,14 @@ def find_tables(
 
     A line in larger type than the page's text is a heading and ends a table, unless the
     page was read by OCR (`ocr`: its sizes are estimates)."""
-    # long: the page's regions found, then each read under its columns.
     if not lines:
         return [], carry
     x0, x1 = _text_left(lines)
     left = _values_left(lines, x0, x1)
-    regions: list[_Region] = []
-    current: _Region | None = None
-    last_value: int | None = None
-    values_from = x1  # where the current region's numbers start
-    body = statistics.median(w.size for ln in lines for w in ln.words)
-    for i, line in enumerate(lines):
-        period = _is_period_line(line, left, ctx)
-        if not ocr and line.size >= 1.2 * body and (period or not _numeric(line, left)):
-            current = None  # a heading ("Outlook for 2025"), not a row nor a header
-            last_value = None
-            continue
-        if period:
-            if (
-                current is not None
-                and current.header
-                and not current.lines
-                and (i - current.header[-1] <= 2)
-            ):
-                current.header.append(i)  # a date over two lines
-                continue
-            current = _Region([i], [])
-            regions.append(current)
-            last_value = None
-            values_from = min(w.x0 for w in line.words if _year_of(w) is not None) - 30
-            continue
-        if _numeric(line, left):
-            gap_ok = last_value is None or line.top - lines[last_value].bottom < 6 * line.size
-            if current is None or not gap_ok:
-                current = _Region([], [])
-                regions.append(current)
-                values_from = x1
-            current.lines.append(i)
-            last_value = i
-            _, found = _value_words(line, left)
-            values_from = min(values_from, *(w.x0 for w in found))
-            continue
-        if current is None:
-            continue
-        after = lines[i + 1] if i + 1 < len(lines) else None
-        wrapped = after is not None and (_numeric(after, left) or _continues(after))
-        if (_prose(line, values_from) and not wrapped) or (
-            last_value is not None and line.top - lines[last_value].bottom > 6 * line.size
-        ):
-            current = None
-            last_value = None
-            continue
-        if (
-            current.header
-            and last_value is None
-            and len(current.header) < 4
-            and (line.x0 >= values_from - 80)
-        ):
-            current.header.append(i)  # a unit line under the periods ("$'000 $'000")
-            continue
-        current.lines.append(i)
     tables: list[Table] = []
     last_periods = carry
-    for region in regions:
-        # Lines after the last row are the region's only if they end a wrapped label.
-        while region.lines and not _numeric(lines[region.lines[-1]], left):
-            tail = lines[region.lines[-1]]
-            before = region.lines[-2] if len(region.lines) > 1 else None
-            if before is not None and _continues(tail) and _numeric(lines[before], left):
-                break
-            region.lines.pop()
+    for region in _regions(lines, ctx, left, x1, ocr):
+        _drop_text_after_rows(lines, region, left)
         if not _amounts(lines, region, left):
             continue
         region.header = [i for i in region.header if _aligned(lines, i, region, left)]
@@ -404,6 +350,108 @@ def find_tables(
             if table.periods:
                 last_periods = table
     return tables, last_periods
+
+
+def _regions(
+    lines: list[Line], ctx: ReadContext, left: float, x1: float, ocr: bool
+) -> list[_Region]:
+    """The page's runs of header and value lines, each a table's candidate region."""
+    scan = _RegionScan(lines, left, values_from=x1, page_right=x1)
+    body = statistics.median(w.size for ln in lines for w in ln.words)
+    for i, line in enumerate(lines):
+        period = _is_period_line(line, left, ctx)
+        if not ocr and line.size >= 1.2 * body and (period or not _numeric(line, left)):
+            scan.end()  # a heading ("Outlook for 2025"), not a row nor a header
+        elif period:
+            scan.period_line(i)
+        elif _numeric(line, left):
+            scan.value_line(i)
+        else:
+            scan.other_line(i)
+    return scan.regions
+
+
+@dataclass
+class _RegionScan:
+    """The state of one pass over a page's lines that finds its table regions."""
+
+    lines: list[Line]
+    left: float
+    values_from: float
+    """Where the current region's numbers start."""
+    page_right: float
+    regions: list[_Region] = field(default_factory=list)
+    current: _Region | None = None
+    last_value: int | None = None
+
+    def end(self) -> None:
+        """Close the current region: the lines after it are no table's."""
+        self.current = None
+        self.last_value = None
+
+    def period_line(self, i: int) -> None:
+        """A line of periods: a new region's header, or the second line of a date."""
+        current = self.current
+        if (
+            current is not None
+            and current.header
+            and not current.lines
+            and i - current.header[-1] <= 2
+        ):
+            current.header.append(i)  # a date over two lines
+            return
+        self.current = _Region([i], [])
+        self.regions.append(self.current)
+        self.last_value = None
+        years = (w.x0 for w in self.lines[i].words if _year_of(w) is not None)
+        self.values_from = min(years) - 30
+
+    def value_line(self, i: int) -> None:
+        """A line ending in numbers: a row of the current region, or the first of a new
+        one after a wide gap."""
+        line = self.lines[i]
+        last = self.last_value
+        gap_ok = last is None or line.top - self.lines[last].bottom < 6 * line.size
+        current = self.current
+        if current is None or not gap_ok:
+            current = self.current = _Region([], [])
+            self.regions.append(current)
+            self.values_from = self.page_right
+        current.lines.append(i)
+        self.last_value = i
+        _, found = _value_words(line, self.left)
+        self.values_from = min(self.values_from, *(w.x0 for w in found))
+
+    def other_line(self, i: int) -> None:
+        """A line without figures inside a region: a unit line under its periods, a
+        heading or a wrapped label among its rows, or running text that ends it."""
+        current = self.current
+        if current is None:
+            return  # text outside any table
+        line = self.lines[i]
+        after = self.lines[i + 1] if i + 1 < len(self.lines) else None
+        wrapped = after is not None and (_numeric(after, self.left) or _continues(after))
+        last = self.last_value
+        if (_prose(line, self.values_from) and not wrapped) or (
+            last is not None and line.top - self.lines[last].bottom > 6 * line.size
+        ):
+            self.end()
+            return
+        header = current.header
+        if header and last is None and len(header) < 4 and line.x0 >= self.values_from - 80:
+            header.append(i)  # a unit line under the periods ("$'000 $'000")
+            return
+        current.lines.append(i)
+
+
+def _drop_text_after_rows(lines: list[Line], region: _Region, left: float) -> None:
+    """Drop the lines after a region's last row, unless they end a wrapped label."""
+    while region.lines and not _numeric(lines[region.lines[-1]], left):
+        tail = lines[region.lines[-1]]
+        before = region.lines[-2] if len(region.lines) > 1 else None
+        if before is not None and _continues(tail) and _numeric(lines[before], left):
+            break
+        region.lines.pop()
 
 
 def _aligned(lines: list[Line], i: int, region: _Region, left: float) -> bool:
@@ -493,23 +541,64 @@ def _clusters(tokens: list[tuple[int, Word]]) -> list[list[tuple[int, Word]]]:
 def _read_region(
     lines: list[Line], region: _Region, ctx: ReadContext, carry: Table | None, left: float
 ) -> Table | None:
-    # long: columns, their headers, then the rows, in that order over one region.
-    limit = left
-    if region.header:
-        # The labels end where the headers begin (a year, or the Note column's head): a
-        # number further left is part of its label ("net of amortization of $503").
-        limit = (
-            min(
-                (
-                    w.x0
-                    for i in region.header
-                    for w in lines[i].words
-                    if _year_of(w) is not None or re.fullmatch(r"notes?", w.text, re.I)
-                ),
-                default=left + 25,
-            )
-            - 25
-        )
+    """A region's table: its columns from its figures, their headers and periods (or those
+    of the table it goes on from, `carry`), then its rows; None when no row has a value."""
+    limit = _labels_end(lines, region, left)
+    found = _value_columns(lines, region, limit)
+    if found is None:
+        return None
+    columns, groups = found
+    area = min(c.left for c in columns) - 12
+    header = _above(lines, min(region.header or region.lines), area, columns) + region.header
+    _header_columns(lines, region.header, header, columns)
+    inherited = None
+    if not region.header and carry is not None and _same_columns(columns, carry.columns):
+        inherited = carry
+        columns = [replace(c, header=list(c.header)) for c in carry.columns]
+    top = min(header or region.lines)
+    title_lines = _title_lines(lines, top)
+    caption = " ".join(ln.text for ln in title_lines)
+    beside = " ".join(w.text for i in header for w in lines[i].words if w.x1 < area - 20)
+    caption = f"{caption} {beside}".strip()
+    if inherited is None:
+        _headers(columns, [lines[i] for i in header], area)
+        _mark_notes(columns, groups)
+        periods = _periods(columns, caption, ctx, _side_group(lines, header, area))
+    else:
+        periods = inherited.periods
+    title = _title(title_lines) or (inherited.title if inherited is not None else "")
+    stated = "" if region.header else _unit_line_above(lines, top, area, ctx.currency)
+    _column_units(columns, _unit_of(caption, ctx.currency), stated)
+    # A column's figures begin where its widest one does: a number there is a cell, though
+    # a year centred over two columns set `limit` to its right ("Cost of products 8,212").
+    limit = min(limit, min(c.left for c in columns) - 2)
+    rows = _rows(lines, region, columns, limit)
+    if not any(any(r.values) for r in rows):
+        return None
+    table_lines = sorted(set(header) | set(region.lines))
+    return Table(table_lines, title=title, columns=columns, rows=rows, periods=periods)
+
+
+def _labels_end(lines: list[Line], region: _Region, left: float) -> float:
+    """Where a region's row labels end: where its headers begin (a year, or the Note
+    column's head), else `left`. A number further left is part of its label ("net of
+    amortization of $503")."""
+    if not region.header:
+        return left
+    starts = (
+        w.x0
+        for i in region.header
+        for w in lines[i].words
+        if _year_of(w) is not None or re.fullmatch(r"notes?", w.text, re.I)
+    )
+    return min(starts, default=left + 25) - 25
+
+
+def _value_columns(
+    lines: list[Line], region: _Region, limit: float
+) -> tuple[list[Column], list[list[tuple[int, Word]]]] | None:
+    """A region's columns found from its figures (right edges lined up), and the figures
+    of each; None when it has none."""
     tokens: list[tuple[int, Word]] = []
     for i in region.lines:
         _, values = _value_words(lines[i], limit)
@@ -523,7 +612,13 @@ def _read_region(
         Column(right=statistics.median(w.x1 for _, w in g), left=min(w.x0 for _, w in g))
         for g in groups
     ]
-    # A column of dashes alone (a parent entity's nil column) is a column too.
+    _dash_columns(lines, region, limit, columns)
+    return columns, groups
+
+
+def _dash_columns(lines: list[Line], region: _Region, limit: float, columns: list[Column]) -> None:
+    """Widen `columns` to the dashes that fall just outside them, and add a column for
+    dashes under none (a parent entity's nil column is a column too)."""
     ends = sorted(c.right for c in columns)
     room = 0.4 * statistics.median([b - a for a, b in itertools.pairwise(ends)] or [40])
     stray: list[Word] = []
@@ -539,10 +634,15 @@ def _read_region(
             near[0].left, near[0].right = min(near[0].left, w.x0), max(near[0].right, w.x1)
         else:
             columns.append(Column(right=w.x1, left=w.x0))
-    area = min(c.left for c in columns) - 12
-    header = _above(lines, min(region.header or region.lines), area, columns) + region.header
-    # Columns the header places but no row fills (a blank comparative) are columns too.
-    for i in region.header:
+
+
+def _header_columns(
+    lines: list[Line], own: list[int], header: list[int], columns: list[Column]
+) -> None:
+    """Add the columns a header places but no row fills: a year over a blank comparative
+    (on the region's own header lines, `own`), a Note column's head (on any `header`
+    line); `columns` end sorted left to right."""
+    for i in own:
         for w in lines[i].words:
             if _year_of(w) is not None and not any(_near(c, w) for c in columns):
                 columns.append(Column(right=w.x1, left=w.x0))
@@ -554,44 +654,19 @@ def _read_region(
             ):
                 columns.append(Column(right=w.x1, left=w.x0, header=[w.text]))
     columns.sort(key=lambda c: c.right)
-    inherited = None
-    if not region.header and carry is not None and _same_columns(columns, carry.columns):
-        inherited = carry
-        columns = [
-            Column(right=c.right, left=c.left, header=list(c.header), note=c.note, cell=c.cell,
-                   unit=c.unit)
-            for c in carry.columns
-        ]  # fmt: skip
-    title_lines = _title_lines(lines, min(header or region.lines))
-    caption = " ".join(ln.text for ln in title_lines)
-    beside = " ".join(w.text for i in header for w in lines[i].words if w.x1 < area - 20)
-    caption = f"{caption} {beside}".strip()
-    if inherited is None:
-        _headers(columns, [lines[i] for i in header], area)
-        _mark_notes(columns, groups)
-        periods = _periods(columns, caption, ctx, _side_group(lines, header, area))
-    else:
-        periods = inherited.periods
-    title = _title(title_lines) or (inherited.title if inherited is not None else "")
-    table_unit = _unit_of(caption, ctx.currency)
+
+
+def _column_units(columns: list[Column], table_unit: str, stated: str) -> None:
+    """Give each column without a unit of its own the table's (from its caption); a line
+    of units alone printed above a table with no header of its own (`stated`) sets the
+    unit of every column of figures."""
     for column in columns:
         if not column.unit:
             column.unit = table_unit
-    stated = _unit_line_above(lines, min(header or region.lines), area, ctx.currency)
-    if stated and not region.header:
+    if stated:
         for column in columns:
             if not column.note:
                 column.unit = stated
-    # A column's figures begin where its widest one does: a number there is a cell, though
-    # a year centred over two columns set `limit` to its right ("Cost of products 8,212").
-    limit = min(limit, min(c.left for c in columns) - 2)
-    rows = _rows(lines, region, columns, limit)
-    if not any(any(r.values) for r in rows):
-        return None
-    return Table(
-        lines=sorted(set(header) | set(region.lines)), title=title, columns=columns, rows=rows,
-        periods=periods,
-    )  # fmt: skip
 
 
 def _unit_line_above(lines: list[Line], top: int, area: float, currency: str) -> str:
@@ -679,23 +754,14 @@ def _title(title_lines: list[Line]) -> str:
 def _headers(columns: list[Column], header_lines: list[Line], area: float) -> None:
     """Each column's header phrases, top to bottom: a phrase over several columns (a group,
     a span of years) heads each of them; one over a column heads it."""
-    # long: per header line, its phrases cut at years, then each given its columns.
+    # long: per header line, each phrase given its columns by one of three rules.
     if not columns:
         return
     rights = [c.right for c in columns]
     spacing = statistics.median([b - a for a, b in itertools.pairwise(rights)] or [60])
     lo, hi = min(c.left for c in columns), max(rights)
     for line in header_lines:
-        cells: list[list[Word]] = []
-        for run in phrases(Line([w for w in line.words if w.x0 >= area - 30])):
-            piece: list[Word] = []
-            for w in run:
-                piece.append(w)
-                if _year_of(w) is not None:  # a year ends a column's header
-                    cells.append(piece)
-                    piece = []
-            if piece:
-                cells.append(piece)
+        cells = _header_cells(line, area)
         owner: dict[int, tuple[float, str]] = {}
         mids = [(c.left + c.right) / 2 for c in columns]
         # A line of fewer phrases than columns spans them ("Consolidated   Parent" over
@@ -719,14 +785,31 @@ def _headers(columns: list[Column], header_lines: list[Line], area: float) -> No
             else:
                 reach = max(spacing, (b - a) / 2)
                 candidates = [
-                    (k, abs(mids[k] - middle)) for k in range(len(columns))
+                    (k, abs(mids[k] - middle))
+                    for k in range(len(columns))
                     if a - reach <= mids[k] <= b + reach
-                ]  # fmt: skip
+                ]
             for k, distance in candidates:
                 if k not in owner or distance < owner[k][0]:
                     owner[k] = (distance, text)
         for k, (_, text) in owner.items():
             columns[k].header.append(text)
+
+
+def _header_cells(line: Line, area: float) -> list[list[Word]]:
+    """A header line's phrases over the columns (right of `area`), each cut after a year:
+    a year ends a column's header ("2022 2021" set close is two cells)."""
+    cells: list[list[Word]] = []
+    for run in phrases(Line([w for w in line.words if w.x0 >= area - 30])):
+        piece: list[Word] = []
+        for w in run:
+            piece.append(w)
+            if _year_of(w) is not None:
+                cells.append(piece)
+                piece = []
+        if piece:
+            cells.append(piece)
+    return cells
 
 
 _CHANGE_MARK = re.compile(
@@ -749,9 +832,11 @@ def _mark_notes(columns: list[Column], groups: list[list[tuple[int, Word]]]) -> 
             NOTE_REF.match(w.text) and not DASH.match(w.text) for _, w in group
         )
         if any(re.fullmatch(r"notes?", h.strip(), re.I) for h in column.header) or (
-            refs and not any(_YEAR.search(h) for h in column.header) and column is columns[0]
+            refs
+            and not any(_YEAR.search(h) for h in column.header)
+            and column is columns[0]
             and len(columns) > 1
-        ):  # fmt: skip
+        ):
             column.note = refs or not group
 
 
@@ -771,13 +856,9 @@ def _side_group(lines: list[Line], header: list[int], area: float) -> str:
 def _periods(columns: list[Column], caption: str, ctx: ReadContext, side: str = "") -> bool:
     """Each column's Markdown cell from its header and the caption; whether any is a
     period's. `side` is a group printed beside the headers."""
-    # long: each column's period from its own header, else the caption, else the calendar.
-    said = _CAPTION_DATE.search(caption)
-    caption_date = _month_day(said.group(0)) if said else None
-    caption_months = _months(caption)
-    instant = bool(_AT_DATE.search(caption))
+    said = _Caption.of(caption)
     any_period = False
-    beside: tuple[int, date | None, int | None, bool] | None = None
+    beside: _Period | None = None
     texts = _paired_years([" ".join(c.header) for c in columns])
     if is_schedule(texts, ctx.fiscal_year):
         # "2024 | Thereafter | Total": when amounts fall due, no period's figures (a FY2023
@@ -794,10 +875,7 @@ def _periods(columns: list[Column], caption: str, ctx: ReadContext, side: str = 
             column.cell = _plain(text)  # a change between periods is no period's figure
             beside = None
             continue
-        years = [int(y) for y in _YEAR.findall(text)]
-        if not years:
-            short = [m.group(1) for w in text.split() if (m := _FY_SHORT.match(w))]
-            years = [2000 + int(y) for y in short]
+        years = _header_years(text)
         share = SHARE_HEADER.search(text)
         if not years and beside is not None and share:
             # "Amount | Percent to Sales" under one year: the share is of the amount's period.
@@ -808,32 +886,72 @@ def _periods(columns: list[Column], caption: str, ctx: ReadContext, side: str = 
             column.cell = f"{side}: {plain}" if side and plain else plain
             beside = None
             continue
-        year = years[-1]
-        own = _month_day(text)
-        month_day = own or caption_date
-        if month_day is None and ctx.year_end:
-            month, day = (int(p) for p in ctx.year_end.split("-"))
-            month_day = (month, day)
-        months = _months(text) or (None if instant else caption_months)
-        end = _date(year, month_day) if month_day else None
-        if end is not None and own is None and caption_date is None and months in (3, 6, 9):
-            # "Q2" or "Six Months" over "2023" with no date: the span ends within the
-            # fiscal year, not at its end (J&J's second quarter was bound to 31 December).
-            end = _interim_end(end, months, quarter_named(text) or quarter_named(caption), ctx)
-        if months is None and end is not None and _within_year(end, ctx):
-            months = 0  # a balance at a quarter's end is no year's
-        if end is not None and own is None and caption_date is None and ctx.year_end:
-            fy = year  # the year printed is the fiscal year
-        elif end is not None:
-            fy = fiscal_year_of(end, ctx.year_end)
-        else:
-            fy = year
-        restated = bool(re.search(r"restated|re-presented", text, re.I))
+        beside = _period(years[-1], text, said, ctx)
         group = _plain(share.group(0)) if share else _group(text) or side
-        column.cell = period_cell(fy, end, months, group, restated)
-        beside = (fy, end, months, restated)
+        column.cell = period_cell(*beside[:3], group, beside[3])
         any_period = True
     return any_period
+
+
+_Period = tuple[int, date | None, int | None, bool]
+"""A column's period: its fiscal year, its end (None: a year alone, no date known), its
+months (0: a balance at a date within the year; None: not said) and whether restated."""
+
+
+@dataclass(frozen=True)
+class _Caption:
+    """What a table's caption says of the periods of its columns."""
+
+    text: str
+    month_day: tuple[int, int] | None
+    """The date its period ends on, without the year ("For the year ended 30 June")."""
+    months: int | None
+    instant: bool
+    """A balance at a date ("As at 30 June 2022"): its columns span no months."""
+
+    @classmethod
+    def of(cls, caption: str) -> "_Caption":
+        said = _CAPTION_DATE.search(caption)
+        month_day = _month_day(said.group(0)) if said else None
+        return cls(caption, month_day, _months(caption), bool(_AT_DATE.search(caption)))
+
+
+def _header_years(text: str) -> list[int]:
+    """The years a column's header prints ("2022", "FY2022", "FY22")."""
+    years = [int(y) for y in _YEAR.findall(text)]
+    if not years:
+        short = [m.group(1) for w in text.split() if (m := _FY_SHORT.match(w))]
+        years = [2000 + int(y) for y in short]
+    return years
+
+
+def _period(year: int, text: str, caption: _Caption, ctx: ReadContext) -> _Period:
+    """The period of a column headed `text`, which prints `year`: its own date, else the
+    caption's, else the company's year end; a quarter or half with no date ends within
+    the fiscal year."""
+    own = _month_day(text)
+    month_day = own or caption.month_day
+    if month_day is None and ctx.year_end:
+        month, day = (int(p) for p in ctx.year_end.split("-"))
+        month_day = (month, day)
+    months = _months(text) or (None if caption.instant else caption.months)
+    end = _date(year, month_day) if month_day else None
+    undated = own is None and caption.month_day is None
+    if end is not None and undated and months in (3, 6, 9):
+        # "Q2" or "Six Months" over "2023" with no date: the span ends within the
+        # fiscal year, not at its end (J&J's second quarter was bound to 31 December).
+        quarter = quarter_named(text) or quarter_named(caption.text)
+        end = _interim_end(end, months, quarter, ctx)
+    if months is None and end is not None and _within_year(end, ctx):
+        months = 0  # a balance at a quarter's end is no year's
+    if end is not None and undated and ctx.year_end:
+        fy = year  # the year printed is the fiscal year
+    elif end is not None:
+        fy = fiscal_year_of(end, ctx.year_end)
+    else:
+        fy = year
+    restated = bool(re.search(r"restated|re-presented", text, re.I))
+    return fy, end, months, restated
 
 
 def _interim_end(year_end: date, months: int, quarter: int | None, ctx: ReadContext) -> date:
@@ -996,8 +1114,6 @@ def _rows(lines: list[Line], region: _Region, columns: list[Column], limit: floa
     """The table's rows: labels (wrapped ones joined), note references and values by
     column; headings as rows without values."""
     # long: one pass over the region's lines; a wrapped label's parts share its state.
-    values_at = [k for k, c in enumerate(columns) if not c.note]
-    note_at = next((k for k, c in enumerate(columns) if c.note), None)
     rows: list[Row] = []
     pending: list[str] = []
     unit_override = ""
@@ -1007,11 +1123,10 @@ def _rows(lines: list[Line], region: _Region, columns: list[Column], limit: floa
         if i in skip:
             continue
         line = lines[i]
+        nxt = order[position + 1] if position + 1 < len(order) else None
         label_words, value_words = _value_words(line, limit)
         if not value_words and all(_UNIT_TOKEN.match(w.text) for w in line.words):
-            unit_override = _unit_of(line.text, "") or unit_override
-            if unit_override.startswith(" cents") or unit_override.endswith(" cents"):
-                unit_override = _unit_of(line.text, _currency_of(columns)).strip()
+            unit_override = _unit_override(line, columns, unit_override)
             continue
         slots = _assign(value_words, columns) if value_words else {}
         if slots is None:
@@ -1019,52 +1134,85 @@ def _rows(lines: list[Line], region: _Region, columns: list[Column], limit: floa
             label_words = list(line.words)
         while label_words and CURRENCY_MARK.match(label_words[-1].text):
             label_words.pop()  # "Accounts payable  $  25,309": the sign is the figure's
+        note = _take_note(label_words, slots, columns)
         label = " ".join(w.text for w in label_words).strip()
-        note = ""
-        if note_at is not None and note_at in slots:
-            note = slots.pop(note_at).text
-        elif (
-            label_words
-            and note_at is not None
-            and NOTE_REF.match(label_words[-1].text)
-            and (columns[note_at].left - 8 <= label_words[-1].middle <= columns[note_at].right + 14)
-        ):
-            note = label_words.pop().text
-            label = " ".join(w.text for w in label_words).strip()
         if not slots:
-            nxt = order[position + 1] if position + 1 < len(order) else None
-            if label and nxt is not None and (
-                _CONNECTOR.search(label) or _continues(lines[nxt])
-                or (not _label_of(lines[nxt], limit) and _numeric(lines[nxt], limit))
-            ):  # fmt: skip
+            if label and nxt is not None and _label_goes_on(label, lines[nxt], limit):
                 pending.append(label)
-                continue
-            if label:
+            elif label:
                 rows.append(Row(" ".join([*pending, label]), heading=True))
                 pending = []
             continue
-        unsure = any(w.unsure for w in label_words)
-        cells = ["" for _ in values_at]
-        for k, word in slots.items():
-            if k in values_at:
-                cells[values_at.index(k)] = "" if word.unsure or unsure else _clean(word.text)
+        cells = _cells(slots, columns, any(w.unsure for w in label_words))
         parts = [*pending, label] if label else list(pending)
         pending = []
-        if not label and position + 1 < len(order):
-            after = lines[order[position + 1]]
+        if not label and nxt is not None:
+            after = lines[nxt]
             if _continues(after) and not _numeric(after, limit):
                 parts.append(after.text)
-                skip.add(order[position + 1])
+                skip.add(nxt)
         text = " ".join(p for p in parts if p).strip()
         if not text and all(c in ("", "-") for c in cells):
             continue  # a stray nil printed under another row's cell
-        if not text:
-            heading = next((r.label for r in reversed(rows) if r.heading), "")
-            text = f"Total {heading.rstrip(':')}".strip() if heading else "Total"
+        text = text or _total_label(rows)
         rows.append(Row(text, note, cells, unit=unit_override or _row_unit(columns)))
     if pending:
         rows.append(Row(" ".join(pending), heading=True))
     return rows
+
+
+def _unit_override(line: Line, columns: list[Column], current: str) -> str:
+    """The unit a line of units alone sets for the rows under it ("Cents" before the
+    earnings per share), in the columns' currency; `current` when it names none."""
+    unit = _unit_of(line.text, "") or current
+    if unit.startswith(" cents") or unit.endswith(" cents"):
+        unit = _unit_of(line.text, _currency_of(columns)).strip()
+    return unit
+
+
+def _take_note(label_words: list[Word], slots: dict[int, Word], columns: list[Column]) -> str:
+    """A row's note reference, taken out of its values (`slots`) or, set just left of the
+    Note column, off the end of its label (`label_words`); "" when it has none."""
+    note_at = next((k for k, c in enumerate(columns) if c.note), None)
+    if note_at is None:
+        return ""
+    if note_at in slots:
+        return slots.pop(note_at).text
+    column = columns[note_at]
+    if (
+        label_words
+        and NOTE_REF.match(label_words[-1].text)
+        and column.left - 8 <= label_words[-1].middle <= column.right + 14
+    ):
+        return label_words.pop().text
+    return ""
+
+
+def _label_goes_on(label: str, after: Line, limit: float) -> bool:
+    """Whether a label without values is wrapped onto the next line (it ends in a
+    connector, the next line goes on from it, or the next is a row of values alone)."""
+    return bool(
+        _CONNECTOR.search(label)
+        or _continues(after)
+        or (not _label_of(after, limit) and _numeric(after, limit))
+    )
+
+
+def _cells(slots: dict[int, Word], columns: list[Column], unsure: bool) -> list[str]:
+    """A row's value cells, one per column of figures ("" where it has none, or where
+    it or its label was read too unsure to take)."""
+    values_at = [k for k, c in enumerate(columns) if not c.note]
+    cells = ["" for _ in values_at]
+    for k, word in slots.items():
+        if k in values_at:
+            cells[values_at.index(k)] = "" if word.unsure or unsure else _clean(word.text)
+    return cells
+
+
+def _total_label(rows: list[Row]) -> str:
+    """The label of a row of values printed with none: the total of the heading above."""
+    heading = next((r.label for r in reversed(rows) if r.heading), "")
+    return f"Total {heading.rstrip(':')}".strip() if heading else "Total"
 
 
 def _label_of(line: Line, limit: float) -> str:
