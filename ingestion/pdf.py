@@ -186,6 +186,10 @@ class _Read:
     confidence: int
 
 
+_HOCR_LINES = ("ocr_line", "ocr_header", "ocr_caption", "ocr_textfloat")
+"""The hOCR classes of a line of text (a caption and a floating text are lines too)."""
+
+
 def _hocr_words(
     page: Any, dpi: int, band: tuple[float, float] | None = None, config: str = ""
 ) -> list[_Read]:
@@ -212,9 +216,7 @@ def _hocr_words(
     for line in ET.fromstring(hocr).iter():
         title = line.get("title", "")
         box = _BBOX.search(title)
-        if box is None or line.get("class") not in (
-            "ocr_line", "ocr_header", "ocr_caption", "ocr_textfloat"
-        ):  # fmt: skip
+        if box is None or line.get("class") not in _HOCR_LINES:
             continue
         fields = dict(p.strip().split(" ", 1) for p in title.split(";") if " " in p.strip())
         x0, top, _, y1 = (int(v) for v in box.groups())
@@ -285,12 +287,13 @@ def ocr_words(page: Any) -> tuple[list[Word], int]:
         middle = (word.x0 + word.x1) / 2
         return all(
             any(
-                o.text == word.text and o.x0 <= middle <= o.x1
+                o.text == word.text
+                and o.x0 <= middle <= o.x1
                 and abs(o.baseline - word.baseline) <= typical / 2
                 for o in other
             )
             for other in others
-        )  # fmt: skip
+        )
 
     out: list[Word] = []
     for w in first:
@@ -408,13 +411,7 @@ def _read(
     # A band line on many pages (digits aside) is a running header or footer.
     seen = Counter(t for band, _ in banded for t in {_template(ln.text) for ln in band})
     running = {t for t, n in seen.items() if n >= max(3, len(raw_pages) // 4)}
-    problems = {
-        index: problem
-        for index, ((page, _), (band, body)) in enumerate(zip(raw_pages, banded, strict=True), 1)
-        # Judged on the page's own text: a scanned page still carries the running header.
-        if (problem := _text_problem(page, [w for ln in body + band for w in ln.words
-                                            if ln in body or _kept(ln, running)]))
-    }  # fmt: skip
+    problems = _problem_pages(raw_pages, banded, running)
     read = {i: _ocr_page(raw_pages[i - 1][0], ocr, p) for i, p in problems.items()}
     # The running lines again with the pages read by OCR (a scanned report has them only
     # there).
@@ -444,13 +441,28 @@ def _read(
             out.blocks += [
                 Block(b.page, f"{b.section} (page read by OCR)".lstrip(), b.text, b.is_table)
                 for b in blocks
-            ]  # fmt: skip
+            ]
             continue
         blocks, section, carry = _page_blocks(
             body, _printed_number(band) or index, section, carry, float(page.get_width()), ctx
         )
         out.blocks.extend(blocks)
     return out
+
+
+def _problem_pages(
+    raw_pages: list[tuple[Any, list[Word]]],
+    banded: list[tuple[list[Line], list[Line]]],
+    running: set[str],
+) -> dict[int, str]:
+    """Why each page whose text cannot be used cannot, by its number (from 1). Judged on
+    the page's own text: a scanned page still carries the running header."""
+    problems: dict[int, str] = {}
+    for index, ((page, _), (band, body)) in enumerate(zip(raw_pages, banded, strict=True), 1):
+        own = [w for ln in body + band for w in ln.words if ln in body or _kept(ln, running)]
+        if problem := _text_problem(page, own):
+            problems[index] = problem
+    return problems
 
 
 def _kept(line: Line, running: set[str]) -> bool:
@@ -599,61 +611,79 @@ def _page_blocks(
     """A page's paragraphs and tables in reading order, the section it ends in, and a
     table that may go on over the page; `ocr` for a page read by OCR (its text sizes are
     estimates, and some of its words are faint)."""
-    # long: one pass over a page's lines; paragraphs and tables share the line state.
-    blocks: list[Block] = []
     lines = [ln for ln in lines if not all(w.faint for w in ln.words)]
     if not lines:
-        return blocks, section, carry
+        return [], section, carry
     # The body's size by words, not lines: a short page's heading is one line of two.
     body_size = statistics.median(w.size for ln in lines for w in ln.words)
     tables, open_table = find_tables(lines, ctx, None if ocr else carry, ocr)
     starts = {t.lines[0]: t for t in tables}
     taken = {i for t in tables for i in t.lines}
-    prose: list[str] = []
+    out = _PageWriter(page, section, body_size, ocr)
     run: list[Line] = []
-
-    def flush_prose() -> None:
-        if prose:
-            blocks.append(Block(page, section, " ".join(prose), False))
-            prose.clear()
-
-    def flush_run() -> None:
-        nonlocal section
-        ordered = _two_column(run, width)
-        for k, line in enumerate(ordered):
-            text = line.reading
-            larger = line.size >= (1.35 if ocr else 1.2) * body_size
-            heavy = all(w.bold for w in line.words) and not all(
-                w.bold for ln in ordered for w in ln.words
-            )
-            heading = (
-                (larger or heavy)
-                and len(text.split()) <= 12
-                and text[:1].isupper() | text[:1].isdigit()
-            )
-            if heading and not text.endswith("."):
-                flush_prose()
-                section = text
-                continue
-            before = ordered[k - 1] if k else None
-            if prose and before is not None and line.top - before.bottom > 1.2 * line.size:
-                flush_prose()
-            prose.append(text)
-        run.clear()
-
     for i, line in enumerate(lines):
         if i in starts:
-            flush_run()
-            flush_prose()
-            table = starts[i]
-            title = _table_section(table.title, section)
-            if re.search(r"\bparent\b", title, re.IGNORECASE):
-                table.of_parent()  # a note of the parent entity's figures alone
-            for text in table.markdown():
-                blocks.append(Block(page, title, text, True))
-        if i in taken:
-            continue
-        run.append(line)
-    flush_run()
-    flush_prose()
-    return blocks, section, open_table
+            out.text(_two_column(run, width))
+            run = []
+            out.table(starts[i])
+        if i not in taken:
+            run.append(line)
+    out.text(_two_column(run, width))
+    out.end_paragraph()
+    return out.blocks, out.section, open_table
+
+
+@dataclass
+class _PageWriter:
+    """A page's blocks as they are written, in reading order, and the section its text
+    has reached."""
+
+    page: int
+    section: str
+    body_size: float
+    ocr: bool
+    blocks: list[Block] = field(default_factory=list)
+    prose: list[str] = field(default_factory=list)
+    """The paragraph being written, a line of text to an item."""
+
+    def end_paragraph(self) -> None:
+        if self.prose:
+            self.blocks.append(Block(self.page, self.section, " ".join(self.prose), False))
+            self.prose.clear()
+
+    def text(self, ordered: list[Line]) -> None:
+        """Lines of text in reading order: a heading opens a section, a gap wider than a
+        line a paragraph."""
+        for k, line in enumerate(ordered):
+            text = line.reading
+            if self._heading(line, ordered) and not text.endswith("."):
+                self.end_paragraph()
+                self.section = text
+                continue
+            before = ordered[k - 1] if k else None
+            if self.prose and before is not None and line.top - before.bottom > 1.2 * line.size:
+                self.end_paragraph()
+            self.prose.append(text)
+
+    def _heading(self, line: Line, ordered: list[Line]) -> bool:
+        """A short line in larger type than the body's, or all in bold among lines that
+        are not."""
+        text = line.reading
+        larger = line.size >= (1.35 if self.ocr else 1.2) * self.body_size
+        heavy = all(w.bold for w in line.words) and not all(
+            w.bold for ln in ordered for w in ln.words
+        )
+        return (
+            (larger or heavy)
+            and len(text.split()) <= 12
+            and text[:1].isupper() | text[:1].isdigit()
+        )
+
+    def table(self, table: Table) -> None:
+        """A table, a Markdown block per unit, under its own title and section."""
+        self.end_paragraph()
+        title = _table_section(table.title, self.section)
+        if re.search(r"\bparent\b", title, re.IGNORECASE):
+            table.of_parent()  # a note of the parent entity's figures alone
+        for text in table.markdown():
+            self.blocks.append(Block(self.page, title, text, True))
