@@ -64,75 +64,104 @@ def _ctm(rotation: int, box: tuple[float, float, float, float]) -> tuple[float, 
 
 def page_chars(page: Any) -> list[Char]:
     """The characters of a pypdfium2 page, in content-stream order."""
-    # long: one pass over PDFium's characters; each call's out-parameters are reused.
-    import pypdfium2.raw as pdfium_c
-
-    # PDFium reads a /MediaBox only from the page itself (crbug.com/pdfium/1786); one
-    # inherited from the page tree is in the page's bounding box.
-    box = tuple(float(v) for v in (page.get_mediabox(fallback_ok=False) or page.get_bbox()))
-    rotation = page.get_rotation() % 360
-    ca, cb, cc, cd, ce, cf = _ctm(rotation, box)  # type: ignore[arg-type]
-    shown_height = (box[2] - box[0]) if rotation in (90, 270) else (box[3] - box[1])
-    textpage = page.get_textpage()
-    raw = textpage.raw
-    rect = pdfium_c.FS_RECTF()
-    matrix = pdfium_c.FS_MATRIX()
-    rect_ref, matrix_ref = ctypes.byref(rect), ctypes.byref(matrix)
-    name = ctypes.create_string_buffer(256)
-    flags = ctypes.byref(ctypes.c_int())
-    unicode_of, unmapped = pdfium_c.FPDFText_GetUnicode, pdfium_c.FPDFText_HasUnicodeMapError
-    box_of, matrix_of = pdfium_c.FPDFText_GetLooseCharBox, pdfium_c.FPDFText_GetMatrix
-    size_of, object_of = pdfium_c.FPDFText_GetFontSize, pdfium_c.FPDFText_GetTextObject
-    # What every character of one text object shares (its font, its size and the turn
-    # of its matrix), read once per object: a page has tens of thousands of characters
-    # and a few hundred objects.
-    shared: dict[int, tuple[str, float, float, float, float, float]] = {}
+    text_page = _TextPage(page)
     chars: list[Char] = []
     spaced = False
     try:
-        for i in range(pdfium_c.FPDFText_CountChars(raw)):
-            code = unicode_of(raw, i)
-            text = chr(code) if code else UNMAPPED
+        for i in range(text_page.count()):
+            text = text_page.text(i)
             # PDFium's own characters (a space between words, a line's end) are all
             # separators.
             if text in _SEPARATORS:
                 spaced = True
                 continue
-            if unmapped(raw, i) == 1:
-                text = UNMAPPED
-            text = _SOFT_HYPHEN.get(text, text)
-            if not box_of(raw, i, rect_ref):
-                continue
-            # A character of no text object (NULL: PDFium's own) is read on its own.
-            owner = object_of(raw, i)
-            key = ctypes.addressof(owner.contents) if owner else -1 - i
-            if (known := shared.get(key)) is None:
-                matrix_of(raw, i, matrix_ref)
-                # The character's matrix as shown: its own, then the page's rotation.
-                a = matrix.a * ca + matrix.b * cc
-                b = matrix.a * cb + matrix.b * cd
-                c = matrix.c * ca + matrix.d * cc
-                d = matrix.c * cb + matrix.d * cd
-                n = pdfium_c.FPDFText_GetFontInfo(raw, i, name, len(name), flags)
-                font = name.raw[: max(0, n - 1)].decode("utf-8", "replace")
-                size = size_of(raw, i) * (c * c + d * d) ** 0.5
-                known = shared[key] = (font, size, a, b, c, d)
-            font, size, a, b, c, d = known
-            xa, xb = rect.left * ca + rect.bottom * cc + ce, rect.right * ca + rect.top * cc + ce
-            ya = shown_height - (rect.left * cb + rect.bottom * cd + cf)
-            yb = shown_height - (rect.right * cb + rect.top * cd + cf)
-            # pdfminer's test (a*d > 0, b*c <= 0), and the matrix's: a glyph turned a
-            # quarter with a signed zero passes the first.
-            upright = a * d > 0 and b * c <= 0 and abs(a) >= abs(b) and abs(d) >= abs(c)
-            bottom = max(ya, yb)
-            chars.append(
-                Char(text, min(xa, xb), max(xa, xb), bottom - size, bottom, size, font,
-                     upright, spaced, i)
-            )  # fmt: skip
-            spaced = False
+            char = text_page.char(i, text, spaced)
+            if char is not None:
+                chars.append(char)
+                spaced = False
     finally:
-        textpage.close()
+        text_page.close()
     return chars
+
+
+class _TextPage:
+    """A pypdfium2 page's text read character by character through PDFium's C API, its
+    out-parameters made once and reused (a page has tens of thousands of characters)."""
+
+    def __init__(self, page: Any) -> None:
+        import pypdfium2.raw as pdfium_c
+
+        # PDFium reads a /MediaBox only from the page itself (crbug.com/pdfium/1786); one
+        # inherited from the page tree is in the page's bounding box.
+        box = tuple(float(v) for v in (page.get_mediabox(fallback_ok=False) or page.get_bbox()))
+        rotation = page.get_rotation() % 360
+        self.ctm = _ctm(rotation, box)  # type: ignore[arg-type]
+        self.shown_height = (box[2] - box[0]) if rotation in (90, 270) else (box[3] - box[1])
+        self.api = pdfium_c
+        self.textpage = page.get_textpage()
+        self.raw = self.textpage.raw
+        self.rect = pdfium_c.FS_RECTF()
+        self.matrix = pdfium_c.FS_MATRIX()
+        self.rect_ref, self.matrix_ref = ctypes.byref(self.rect), ctypes.byref(self.matrix)
+        self.name = ctypes.create_string_buffer(256)
+        self.flags = ctypes.byref(ctypes.c_int())
+        # What every character of one text object shares (its font, its size and the turn
+        # of its matrix), read once per object: a page has a few hundred objects.
+        self.shared: dict[int, tuple[str, float, float, float, float, float]] = {}
+
+    def count(self) -> int:
+        return int(self.api.FPDFText_CountChars(self.raw))
+
+    def close(self) -> None:
+        self.textpage.close()
+
+    def text(self, i: int) -> str:
+        """Character `i`'s text: UNMAPPED for a glyph without one, a soft hyphen as "-"."""
+        code = self.api.FPDFText_GetUnicode(self.raw, i)
+        text = chr(code) if code else UNMAPPED
+        if text in _SEPARATORS:
+            return text
+        if self.api.FPDFText_HasUnicodeMapError(self.raw, i) == 1:
+            text = UNMAPPED
+        return _SOFT_HYPHEN.get(text, text)
+
+    def char(self, i: int, text: str, spaced: bool) -> Char | None:
+        """Character `i` with its box as the page is shown; None when it has no box."""
+        if not self.api.FPDFText_GetLooseCharBox(self.raw, i, self.rect_ref):
+            return None
+        font, size, a, b, c, d = self._style(i)
+        ca, cb, cc, cd, ce, cf = self.ctm
+        rect = self.rect
+        xa, xb = rect.left * ca + rect.bottom * cc + ce, rect.right * ca + rect.top * cc + ce
+        ya = self.shown_height - (rect.left * cb + rect.bottom * cd + cf)
+        yb = self.shown_height - (rect.right * cb + rect.top * cd + cf)
+        # pdfminer's test (a*d > 0, b*c <= 0), and the matrix's: a glyph turned a
+        # quarter with a signed zero passes the first.
+        upright = a * d > 0 and b * c <= 0 and abs(a) >= abs(b) and abs(d) >= abs(c)
+        bottom = max(ya, yb)
+        x0, x1 = min(xa, xb), max(xa, xb)
+        return Char(text, x0, x1, bottom - size, bottom, size, font, upright, spaced, i)
+
+    def _style(self, i: int) -> tuple[str, float, float, float, float, float]:
+        """Character `i`'s font, size and matrix as shown (its own, then the page's
+        rotation), read once for its text object."""
+        # A character of no text object (NULL: PDFium's own) is read on its own.
+        owner = self.api.FPDFText_GetTextObject(self.raw, i)
+        key = ctypes.addressof(owner.contents) if owner else -1 - i
+        if (known := self.shared.get(key)) is not None:
+            return known
+        matrix = self.matrix
+        self.api.FPDFText_GetMatrix(self.raw, i, self.matrix_ref)
+        ca, cb, cc, cd, _, _ = self.ctm
+        a = matrix.a * ca + matrix.b * cc
+        b = matrix.a * cb + matrix.b * cd
+        c = matrix.c * ca + matrix.d * cc
+        d = matrix.c * cb + matrix.d * cd
+        n = self.api.FPDFText_GetFontInfo(self.raw, i, self.name, len(self.name), self.flags)
+        font = self.name.raw[: max(0, n - 1)].decode("utf-8", "replace")
+        size = self.api.FPDFText_GetFontSize(self.raw, i) * (c * c + d * d) ** 0.5
+        known = self.shared[key] = (font, size, a, b, c, d)
+        return known
 
 
 def _lines(run: list[Char]) -> list[list[Char]]:
