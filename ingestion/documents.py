@@ -368,7 +368,6 @@ def _build(
     problems: list[str] | None = None,
     part: str = "",
 ) -> ParsedDocument:
-    # long: the document's chunks built in reading order (headings, tables, prose).
     ticker = company.ticker
     # The hash covers the metadata the chunks carry as well as the bytes, so re-ingesting a
     # file under corrected flags (company, fiscal year) replaces its chunks, not "unchanged".
@@ -377,41 +376,50 @@ def _build(
     company_name = company.name
     source_path = str(path.resolve())
     doc = ParsedDocument(
-        document_id, title, ticker, fiscal_year, content_hash, source_path,
-        hashlib.sha256(raw).hexdigest(), problems=list(problems or []), described=company,
-    )  # fmt: skip
+        document_id,
+        title,
+        ticker,
+        fiscal_year,
+        content_hash,
+        source_path,
+        hashlib.sha256(raw).hexdigest(),
+        problems=list(problems or []),
+        described=company,
+    )
     blocks = [_contents_as_text(b) for b in _chunk_blocks(blocks)]
     texts = [_context(company_name, ticker, title, fiscal_year, b) + b.text for b in blocks]
     # Ids follow the text (`domain.provenance`): re-ingesting an edited report gives the
     # edited passages new ids and keeps the others', so an id never names other text.
     ids = chunk_ids_for(document_id, texts)
-    for block, text, chunk_id in zip(blocks, texts, ids, strict=True):
-        printed = {
-            c.period.fiscal_year
-            for c in (table_cells(text, report_year=fiscal_year) if block.is_table else [])
-            if c.period is not None and c.period.annual
-        }
-        doc.chunks.append(
-            Chunk(
-                chunk_id=chunk_id,
-                document_id=document_id,
-                document=title,
-                company=ticker,
-                fiscal_year=fiscal_year,
-                page=block.page,
-                section=block.section or "Report",
-                is_table=block.is_table,
-                unit=_table_unit(block),
-                text=text,
-                content_hash=content_hash,
-                source_path=source_path,
-                years=sorted(printed | {fiscal_year}),
-            )
-        )
+    doc.chunks = [_chunk(doc, *made) for made in zip(blocks, texts, ids, strict=True)]
     if not doc.chunks:
         why = f" ({'; '.join(doc.problems)})" if doc.problems else ""
         raise DocumentError(f"{path}: no text found{why}")
     return doc
+
+
+def _chunk(doc: ParsedDocument, block: _Block, text: str, chunk_id: str) -> Chunk:
+    """One block of `doc` as a chunk, with the years its table prints a figure of."""
+    printed = {
+        c.period.fiscal_year
+        for c in (table_cells(text, report_year=doc.fiscal_year) if block.is_table else [])
+        if c.period is not None and c.period.annual
+    }
+    return Chunk(
+        chunk_id=chunk_id,
+        document_id=doc.document_id,
+        document=doc.title,
+        company=doc.company,
+        fiscal_year=doc.fiscal_year,
+        page=block.page,
+        section=block.section or "Report",
+        is_table=block.is_table,
+        unit=_table_unit(block),
+        text=text,
+        content_hash=doc.content_hash,
+        source_path=doc.source_path,
+        years=sorted(printed | {doc.fiscal_year}),
+    )
 
 
 def parse_markdown(
@@ -515,9 +523,12 @@ def _pdf_company(path: Path, company: "str | Company | None", identity: Identity
     # year was named by (`Identity.fiscal_year`), and the ingest line says so.
     year_end = identity.year_end or ("12-31" if identity.interim else "06-30")
     return Company(
-        ticker, identity.name, aliases_for(ticker, identity.name), year_end,
+        ticker,
+        identity.name,
+        aliases_for(ticker, identity.name),
+        year_end,
         identity.currency or "US$",
-    )  # fmt: skip
+    )
 
 
 def _identified(
