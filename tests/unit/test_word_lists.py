@@ -102,12 +102,17 @@ def _words_of(collection: ast.Set | ast.Tuple | ast.List) -> list[str]:
     return words
 
 
+_RECORDED = {Path("workflows/rules/scope.py")}
+"""Workflow rules whose forms are part of recorded turns' decisions: they keep the forms
+they were recorded with, and take a new one only under a workflow patch."""
+
+
 def test_no_module_keeps_a_list_of_legal_forms_of_its_own() -> None:
     forms = set(LEGAL_FORMS)
     copies = []
     for folder in _SCANNED:
         for path in sorted((_ROOT / folder).rglob("*.py")):
-            if path == _LOADER:
+            if path == _LOADER or path.relative_to(_ROOT) in _RECORDED:
                 continue
             tree = ast.parse(path.read_text(encoding="utf-8"))
             for line, words in _word_lists(tree):

@@ -19,7 +19,6 @@ from domain.companies.roster import (
     year_span,
 )
 from domain.language.shorthand import short_forms
-from domain.language.words import legal_form_pattern
 from domain.questions.metrics import COMMON_ENGLISH, english_rank, find_metrics, find_other_measures
 
 
@@ -225,19 +224,20 @@ def _other_company(question: str, others: list[str]) -> ScopeDecision:
 
 # Words that make a phrase a company's name whatever its case: legal forms and the
 # industry words listed companies carry ("evolution mining's", "Antofagasta plc's").
-# Not a list of companies: any name formed with them is read, known or new. The legal
-# forms that are words of a question of their own in lower case are left out ("the
-# company's", "co", "SA's" for South Australia, "ag").
+# Not a list of companies: any name formed with them is read, known or new. These are
+# the legal forms this workflow rule read when its recorded turns were decided, not
+# domain/language/legal_forms.txt: a form read here changes a turn's scope decision, so
+# a new one is added under a workflow patch (as `scope-typed-names-v1` was), never by
+# editing the shared list.
 _COMPANY_FORM = (
-    r"(?:mining|minerals|resources|metals|holdings|"
-    + legal_form_pattern(frozenset({"company", "co", "sa", "ag"}))
-    + ")"
+    r"(?:mining|minerals|resources|metals|plc|ltd|limited|inc|corp|corporation|holdings|nl)"
 )
 _FORMED_POSSESSOR = re.compile(
-    r"((?:[A-Za-z][\w&.\-]*\s+){0,2}[A-Za-z][\w&.\-]*\s+" + _COMPANY_FORM
+    r"((?:[A-Za-z][\w&.\-]*\s+){0,2}[A-Za-z][\w&.\-]*\s+"
+    + _COMPANY_FORM
     + r")(?:['’]s\b|(?<=s)['’](?=\s|$|[?,.]))",
     re.I,
-)  # fmt: skip
+)
 # Words a name never starts with: the question's own words before it.
 _LEAD = re.compile(
     r"^(?:what'?s?|whats|the|is|was|were|are|give|me|tell|show|of|for|and|or|about|did|does|"
