@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
 
 from domain.failures import error_class
+from domain.models import Relevance
 from domain.turns import TurnResult
 from domain.usage import Usage
 
@@ -31,20 +32,39 @@ class TurnMetrics:
     registry: CollectorRegistry = field(default_factory=lambda: REGISTRY)
 
     def __post_init__(self) -> None:
-        # long: declarations: one metric per line, with its help text.
+        self._declare_probes()
+        self._declare_outcomes()
+        self._declare_answers()
+        self._declare_model_use()
+        self._declare_tenant_use()
+        self._declare_latency()
+
+    def _declare_probes(self) -> None:
+        """The golden probes' pass rates, runs and incidents, by slice."""
         r = self.registry
         self.probe_pass_rate = Gauge(
-            "turnstile_probe_pass_rate", "Pass rate of the last golden-probe run, by slice",
-            ["slice"], registry=r,
-        )  # fmt: skip
+            "turnstile_probe_pass_rate",
+            "Pass rate of the last golden-probe run, by slice",
+            ["slice"],
+            registry=r,
+        )
         self.probe_runs = Counter(
-            "turnstile_probe_runs", "Golden-probe runs by slice and verdict (ok, breached)",
-            ["slice", "verdict"], registry=r,
-        )  # fmt: skip
+            "turnstile_probe_runs",
+            "Golden-probe runs by slice and verdict (ok, breached)",
+            ["slice", "verdict"],
+            registry=r,
+        )
         self.probe_incidents = Counter(
-            "turnstile_probe_incidents", "Incidents opened after two consecutive breaches",
-            ["slice"], registry=r,
-        )  # fmt: skip
+            "turnstile_probe_incidents",
+            "Incidents opened after two consecutive breaches",
+            ["slice"],
+            registry=r,
+        )
+
+    def _declare_outcomes(self) -> None:
+        """How turns settled: outcome and route, refusals, fallbacks, clarifications,
+        retries and fail-open degradations."""
+        r = self.registry
         self.turns = Counter(
             "turnstile_turns",
             "Turns settled, by outcome and route",
@@ -67,6 +87,11 @@ class TurnMetrics:
             ["layer", "reason"],
             registry=r,
         )
+
+    def _declare_answers(self) -> None:
+        """What answered turns were judged on: unsupported claims, the answer cache,
+        summarised messages, relevance, confidence and citations."""
+        r = self.registry
         self.unsupported = Histogram(
             "turnstile_unsupported_claims",
             "Unsupported claims per answered turn",
@@ -76,8 +101,9 @@ class TurnMetrics:
         self.cache = Counter(
             "turnstile_answer_cache",
             "Settled turns that asked the answer cache, by outcome (hit, hint, miss)",
-            ["outcome"], registry=r,
-        )  # fmt: skip
+            ["outcome"],
+            registry=r,
+        )
         self.summarised = Counter(
             "turnstile_messages_summarised", "Messages compressed into summaries", registry=r
         )
@@ -85,37 +111,56 @@ class TurnMetrics:
             "turnstile_relevance",
             "Answered turns by what the relevance control found (addressed, partial: some"
             " part not covered, off_point: none covered)",
-            ["result"], registry=r,
-        )  # fmt: skip
+            ["result"],
+            registry=r,
+        )
         self.confidence = Counter(
             "turnstile_confidence", "Answered turns by confidence band", ["band"], registry=r
         )
         self.citations = Histogram(
             "turnstile_citations", "Citations per answered turn", buckets=_COUNTS, registry=r
         )
+
+    def _declare_model_use(self) -> None:
+        """Model-step calls and tokens, per turn and by model."""
+        r = self.registry
         self.model_calls = Histogram(
             "turnstile_model_calls", "Model-step calls per turn", buckets=_COUNTS, registry=r
         )
         self.tokens = Counter(
-            "turnstile_model_tokens", "Model tokens, by model and kind", ["model", "kind"],
+            "turnstile_model_tokens",
+            "Model tokens, by model and kind",
+            ["model", "kind"],
             registry=r,
-        )  # fmt: skip
+        )
         self.turn_tokens = Histogram(
             "turnstile_turn_tokens", "Model tokens per turn", buckets=_TOKENS, registry=r
         )
+
+    def _declare_tenant_use(self) -> None:
+        """Each tenant's tokens and cost (tenants are configured: a bounded label set)."""
+        r = self.registry
         self.tenant_tokens = Counter(
-            "turnstile_tenant_tokens", "Model tokens of settled turns, by tenant and kind",
-            ["tenant", "kind"], registry=r,
-        )  # fmt: skip
+            "turnstile_tenant_tokens",
+            "Model tokens of settled turns, by tenant and kind",
+            ["tenant", "kind"],
+            registry=r,
+        )
         self.tenant_cost = Counter(
-            "turnstile_tenant_cost_usd", "Model cost of settled turns in US$, by tenant",
-            ["tenant"], registry=r,
-        )  # fmt: skip
+            "turnstile_tenant_cost_usd",
+            "Model cost of settled turns in US$, by tenant",
+            ["tenant"],
+            registry=r,
+        )
         self.unpriced = Counter(
             "turnstile_unpriced_turns",
             "Settled turns whose cost is unknown (a model without TURNSTILE_MODEL_PRICES)",
-            ["tenant"], registry=r,
-        )  # fmt: skip
+            ["tenant"],
+            registry=r,
+        )
+
+    def _declare_latency(self) -> None:
+        r = self.registry
         self.turn_seconds = Histogram(
             "turnstile_turn_seconds",
             "Seconds from a turn's start to its settling, by outcome",
@@ -144,10 +189,7 @@ class TurnMetrics:
             self.citations.observe(len(result.citations))
             self.confidence.labels(result.confidence or "none").inc()
             if result.relevance is not None:
-                self.relevance.labels(
-                    "off_point" if result.relevance.off_point
-                    else "addressed" if result.relevance.addressed else "partial"
-                ).inc()  # fmt: skip
+                self.relevance.labels(_relevance_label(result.relevance)).inc()
         self.model_calls.observe(result.model_calls)
         tokens = 0
         for call in result.model_trace:
@@ -178,6 +220,13 @@ class TurnMetrics:
     def observe_swept(self, status: str) -> None:
         """A turn the sweeper settled (its workflow had closed without saving it)."""
         self.turns.labels(status, "swept").inc()
+
+
+def _relevance_label(relevance: Relevance) -> str:
+    """What the relevance control found of an answered turn, as its metric's label."""
+    if relevance.off_point:
+        return "off_point"
+    return "addressed" if relevance.addressed else "partial"
 
 
 _DEFAULT: TurnMetrics | None = None
