@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 from temporalio import activity
 
@@ -34,7 +35,7 @@ from domain.models import ChunkText
 from domain.reports.facts import report_facts
 from ingestion.companies import CompaniesFileError, Description, companies_beside
 from ingestion.documents import DocumentError, ParsedDocument, parse_document
-from ingestion.registry import admit, refusal
+from ingestion.registry import Registered, admit, refusal
 
 
 class ReportActivities:
@@ -59,15 +60,21 @@ class ReportActivities:
     def activities(self) -> list[Callable[..., Any]]:
         """This class's activities, bound, for the worker's registry."""
         return [
-            self.search_chunks, self.load_chunks, self.find_chunks, self.ingest_file,
-            self.corpus_version, self.read_coverage,
-        ]  # fmt: skip
+            self.search_chunks,
+            self.load_chunks,
+            self.find_chunks,
+            self.ingest_file,
+            self.corpus_version,
+            self.read_coverage,
+        ]
 
     @implements(steps.postgres_read_coverage)
     async def read_coverage(self, request: CoverageRequest) -> CoverageRead:
         """The companies whose reports the index holds, as the registry describes them."""
-        reader = (self.coverage if request.snapshot is None
-                  else reader_for(read_index(self.index, request.snapshot), self.pool))  # fmt: skip
+        if request.snapshot is None:
+            reader = self.coverage
+        else:
+            reader = reader_for(read_index(self.index, request.snapshot), self.pool)
         found, stale = await reader.read(request.max_age_seconds)
         return CoverageRead(companies=found, stale=stale)
 
@@ -121,16 +128,8 @@ class ReportActivities:
         are stored: a retried attempt finds either the old entry or the new one, and
         storing the same document again writes nothing.
         """
-        # long: the ingestion steps in order (parse, check, embed, upsert), each with its refusal.
         async with heartbeating():
-            corpus = self.index.corpus_id
-            known = list(coverage().companies.values())  # what this process knows
-            registered: list[Company] = []
-            if self.pool is not None:
-                async with self.pool.connection() as conn:
-                    registered = await companies_db.registered(conn, corpus)
-            tickers = {c.ticker for c in registered}
-            resolvable = registered + [c for c in known if c.ticker not in tickers]
+            registered, resolvable = await self._companies()
             try:
                 doc = await asyncio.to_thread(self._parse, request, resolvable, self.ocr)
                 joining = _joining(doc, registered)
@@ -140,41 +139,32 @@ class ReportActivities:
                 unregistered = await asyncio.to_thread(self.index.store, doc, request.path)
                 self.coverage.invalidate()
                 return unregistered
+            corpus = self.index.corpus_id
             async with self.pool.connection() as conn, conn.transaction():
                 await documents.lock(conn, corpus, doc.document_id)
                 current = await documents.registered(conn, corpus, doc.document_id)
                 admission = admit(current, doc.source_path, doc.file_sha256, request.replace)
                 if admission == "refused" and current is not None:
-                    activity.logger.warning(
-                        "refused a second file for a registered document",
-                        extra={"document_id": doc.document_id, "path": doc.source_path},
-                    )
-                    return IngestFileResult(
-                        path=request.path,
-                        document_id=doc.document_id,
-                        status="refused",
-                        error=refusal(current, request.path),
-                    )
+                    return _refused(request, doc, current)
                 result = await asyncio.to_thread(self.index.store, doc, request.path)
                 await companies_db.register(conn, corpus, joining)
                 await documents.record(
                     conn, corpus, doc, result.chunks, current, forced=admission == "replace"
                 )
-                # The document's facts change with its chunks (they cite the chunks' ids),
-                # in this transaction.
-                if result.status == "ingested" or not await facts.current(
-                    conn, corpus, doc.document_id, doc.content_hash
-                ):
-                    found = await asyncio.to_thread(
-                        lambda: [f for chunk in doc.chunks for f in report_facts(chunk)]
-                    )
-                    stored = await facts.replace(
-                        conn, corpus, doc.document_id, doc.content_hash, found
-                    )
-                    await facts.forget_unregistered(conn, corpus)
-                    result = result.model_copy(update={"facts": stored})
+                result = await _with_facts(conn, corpus, doc, result)
             self.coverage.invalidate()
             return result
+
+    async def _companies(self) -> tuple[list[Company], list[Company]]:
+        """The companies the registry holds for this index, and those with the ones this
+        process knows besides (what a file's company may resolve to)."""
+        known = list(coverage().companies.values())  # what this process knows
+        registered: list[Company] = []
+        if self.pool is not None:
+            async with self.pool.connection() as conn:
+                registered = await companies_db.registered(conn, self.index.corpus_id)
+        tickers = {c.ticker for c in registered}
+        return registered, registered + [c for c in known if c.ticker not in tickers]
 
     @staticmethod
     def _parse(
@@ -185,9 +175,13 @@ class ReportActivities:
         if request.details is not None and request.company is not None:
             d = request.details
             company = Description(
-                request.company, d.name, tuple(d.aliases), d.year_end, d.currency,
+                request.company,
+                d.name,
+                tuple(d.aliases),
+                d.year_end,
+                d.currency,
                 tuple(d.commodities),
-            ).company()  # fmt: skip
+            ).company()
         with pinned(registered):
             return parse_document(Path(request.path), company, request.fiscal_year, ocr=ocr)
 
@@ -195,6 +189,40 @@ class ReportActivities:
     async def corpus_version(self) -> str:
         async with heartbeating():
             return await asyncio.to_thread(self.index.corpus_version)
+
+
+def _refused(
+    request: IngestFileRequest, doc: ParsedDocument, current: Registered
+) -> IngestFileResult:
+    """The result for a second file of a document already registered (logged)."""
+    activity.logger.warning(
+        "refused a second file for a registered document",
+        extra={"document_id": doc.document_id, "path": doc.source_path},
+    )
+    return IngestFileResult(
+        path=request.path,
+        document_id=doc.document_id,
+        status="refused",
+        error=refusal(current, request.path),
+    )
+
+
+async def _with_facts(
+    conn: AsyncConnection, corpus: str, doc: ParsedDocument, result: IngestFileResult
+) -> IngestFileResult:
+    """Store the document's facts when its chunks were written or its facts are not
+    current, in the caller's transaction (the facts cite the chunks' ids, so they change
+    with them); `result` with how many were stored."""
+    if result.status != "ingested" and await facts.current(
+        conn, corpus, doc.document_id, doc.content_hash
+    ):
+        return result
+    found = await asyncio.to_thread(
+        lambda: [f for chunk in doc.chunks for f in report_facts(chunk)]
+    )
+    stored = await facts.replace(conn, corpus, doc.document_id, doc.content_hash, found)
+    await facts.forget_unregistered(conn, corpus)
+    return result.model_copy(update={"facts": stored})
 
 
 def _joining(doc: ParsedDocument, registered: list[Company]) -> list[Company]:
@@ -217,6 +245,8 @@ def _joining(doc: ParsedDocument, registered: list[Company]) -> list[Company]:
 
 def _same(a: Company, b: Company) -> bool:
     """The same registration (years aside)."""
-    return (a.name, a.aliases, a.year_end, a.currency, a.commodities) == (
-        b.name, b.aliases, b.year_end, b.currency, b.commodities,
-    )  # fmt: skip
+
+    def registration(c: Company) -> tuple[object, ...]:
+        return (c.name, c.aliases, c.year_end, c.currency, c.commodities)
+
+    return registration(a) == registration(b)
