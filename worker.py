@@ -254,7 +254,7 @@ def make_engine(settings: Settings, embedder: Embedder | None = None) -> Engine:
     offline engine reads measures by meaning too with the worker's `embedder`."""
     match settings.engine:
         case EngineName.OFFLINE:
-            from backends.engines.offline import OfflineEngine
+            from backends.engines.offline.engine import OfflineEngine
 
             return OfflineEngine(embedder)
         case EngineName.OPENAI:

@@ -46,7 +46,7 @@ from temporalio.worker import Worker
 from api.app import create_app
 from backends.coverage import PinCoverage
 from backends.embeddings import CachedEmbedder, LocalEmbedder, VectorCache
-from backends.engines.offline import OfflineEngine
+from backends.engines.offline.engine import OfflineEngine
 from backends.engines.protocol import Engine
 from backends.report_activities import ReportActivities
 from backends.reports import IndexClient, ReportIndex, open_qdrant

@@ -6,7 +6,7 @@ from psycopg_pool import AsyncConnectionPool
 from temporalio.testing import ActivityEnvironment
 
 from activities.contracts import SummarizeRequest
-from backends.engines.offline import OfflineEngine
+from backends.engines.offline.engine import OfflineEngine
 from backends.memory import MemoryActivities
 from db import memory, turns
 from domain.memory.rules import SUMMARY_CHARS

@@ -7,7 +7,7 @@ from pathlib import Path
 from psycopg_pool import AsyncConnectionPool
 
 import worker as registry
-from backends.engines.offline import OfflineEngine
+from backends.engines.offline.engine import OfflineEngine
 from backends.reports import ReportIndex
 from tests.conftest import CORPUS_DIR, Turns, WorkerFactory
 

@@ -18,7 +18,7 @@ from temporalio.client import Client
 
 import worker as registry
 from activities.contracts import CompanyDetails, IngestRequest, IngestResult
-from backends.engines.offline import OfflineEngine
+from backends.engines.offline.engine import OfflineEngine
 from backends.reports import ReportIndex
 from testkit.reportgen import write_report
 from tests.conftest import CORPUS_DIR, Turns, WorkerFactory, unique

@@ -23,7 +23,7 @@ from psycopg_pool import AsyncConnectionPool
 
 import worker as registry
 from api.app import create_app
-from backends.engines.offline import OfflineEngine
+from backends.engines.offline.engine import OfflineEngine
 from backends.reports import ReportIndex
 from domain.provenance import text_sha256
 from ingestion.documents import parse_document

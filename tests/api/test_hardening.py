@@ -25,7 +25,7 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
-from backends.engines.offline import OfflineEngine
+from backends.engines.offline.engine import OfflineEngine
 from backends.reports import ReportIndex
 from db.migrate import migrate
 from domain.checks.pii import TOKEN

@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 from psycopg_pool import AsyncConnectionPool
 
-from backends.engines.offline import OfflineEngine
+from backends.engines.offline.engine import OfflineEngine
 from backends.reports import ReportIndex
 from settings import PROJECT_ROOT, Settings
 from stack.processes import free_port

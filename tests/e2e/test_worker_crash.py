@@ -22,7 +22,7 @@ import worker as registry
 from activities.contracts import IngestRequest, IngestResult
 from api.bounded import require_worker
 from api.errors import ApiError
-from backends.engines.offline import OfflineEngine
+from backends.engines.offline.engine import OfflineEngine
 from backends.reports import ReportIndex
 from settings import PROJECT_ROOT, Settings
 from tests.conftest import WorkerFactory, unique

@@ -184,7 +184,7 @@ def _ask(doc: ParsedDocument, question: str) -> tuple[str, object, object]:
     index search aside), with the numeric and relevance checks of the turn."""
     import asyncio
 
-    from backends.engines.offline import OfflineEngine
+    from backends.engines.offline.engine import OfflineEngine
     from domain.checks.numeric import check_numbers
     from domain.checks.relevance import check_relevance
 

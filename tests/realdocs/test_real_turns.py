@@ -18,7 +18,7 @@ from psycopg_pool import AsyncConnectionPool
 from temporalio.client import Client
 
 from activities.contracts import IngestRequest
-from backends.engines.offline import OfflineEngine
+from backends.engines.offline.engine import OfflineEngine
 from backends.engines.openai_engine import ModelConfig, OpenAIEngine
 from backends.reports import ReportIndex
 from db import companies as companies_db

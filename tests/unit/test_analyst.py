@@ -575,7 +575,7 @@ def test_a_standard_ratio_of_one_line_item_is_searched_for_that_line() -> None:
     """ "A high growth company" reads one line item in two years' columns: its line is
     searched for apart, under its statement's titles (J&J's revenue lines were never
     searched, and the judgement went unanswered). Quiet: a plain line item asked is not."""
-    from backends.engines.offline_analyst import search_facets
+    from backends.engines.offline.analyst import search_facets
 
     asked = analyst_path("Are Emu Co's FY2021 financials those of a high growth company?")
     assert asked is not None and asked.named
@@ -611,7 +611,7 @@ def test_years_compared_are_given_on_one_basis() -> None:
     """Corning's FY2021 rate was read off its FY2021 10-K's line (20.5%) and its FY2022 rate
     worked out from the FY2022 statement: both are now worked out, as the statement gives
     both years' lines. Quiet: with every year's rate printed, each is read off its line."""
-    from backends.engines.offline_analyst import compose
+    from backends.engines.offline.analyst import compose
     from domain.companies.roster import Company, pinned
 
     def chunk(cid: str, year: int, section: str, text: str) -> ChunkText:
@@ -654,7 +654,7 @@ def test_a_ranked_lines_own_figures_are_not_quoted_as_claims() -> None:
     variable interest entities: 2022, $12,662; 2021, $13,803)": quoted whole in the ranked
     answer, its 2021 figure was a claim no cited figure backed and the line was removed.
     The aside is left out of the quote; the line's own figure is still cited."""
-    from backends.engines.offline_analyst import compose
+    from backends.engines.offline.analyst import compose
     from domain.companies.roster import Company, pinned
 
     sheet = ChunkText(

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from backends.engines.offline import OfflineEngine
+from backends.engines.offline.engine import OfflineEngine
 from domain.checks.numeric import check_numbers, cited_sources
 from domain.language.amounts import find_amounts
 from domain.models import CheckedFigure, ChunkText, Slots

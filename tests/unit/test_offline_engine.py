@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from backends.embeddings import LocalEmbedder
-from backends.engines.offline import OfflineEngine
+from backends.engines.offline.engine import OfflineEngine
 from domain.checks.numeric import check_numbers
 from domain.checks.tables import NOT_FOUND_CELL
 from domain.companies.replies import clarifying_question, direct_answer

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fpdf import FPDF
 
-from backends.engines.offline import OfflineEngine
+from backends.engines.offline.engine import OfflineEngine
 from domain.companies.roster import Company
 from domain.reports.figures import extract_facts
 from ingestion.documents import DocumentError, ParsedDocument, parse_document

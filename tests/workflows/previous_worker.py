@@ -22,7 +22,10 @@ from workflows.chat_turn import ChatTurn
 try:
     from activities.engines.offline import OfflineEngine  # type: ignore[import-not-found]
 except ImportError:  # a commit after activities/ was split into backends/
-    from backends.engines.offline import OfflineEngine
+    try:
+        from backends.engines.offline import OfflineEngine  # type: ignore[attr-defined]
+    except ImportError:  # a commit after the engine became a package
+        from backends.engines.offline.engine import OfflineEngine
 
 
 async def main(address: str, namespace: str, task_queue: str, dsn: str) -> None:

@@ -191,7 +191,7 @@ async def test_record_gate_histories(
     `numbers_unchecked`)."""
     import worker as registry
     from activities.steps import declared_name, grounding_check_numbers
-    from backends.engines.offline import OfflineEngine
+    from backends.engines.offline.engine import OfflineEngine
     from backends.model_steps import GroundingActivities
 
     twice = ScriptedEngine().always(

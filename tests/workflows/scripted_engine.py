@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from activities.contracts import AnswerGrade, DocumentGrades, RewritePlan, RouteDecision
-from backends.engines.offline import OfflineEngine
+from backends.engines.offline.engine import OfflineEngine
 from domain.memory.rules import MemoryNote
 from domain.models import ChunkText, Draft, Slots
 

@@ -1155,7 +1155,7 @@ async def test_a_draft_whose_numeric_check_cannot_run_is_never_shown(
     is not shown; the fallback says why and is counted by its reason."""
     import worker as registry
     from activities.steps import declared_name, grounding_check_numbers
-    from backends.engines.offline import OfflineEngine
+    from backends.engines.offline.engine import OfflineEngine
     from backends.model_steps import GroundingActivities
 
     broken = GroundingActivities(make_report_index()).check_numbers

@@ -13,7 +13,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from backends.engines.offline import OfflineEngine
+from backends.engines.offline.engine import OfflineEngine
 from backends.reports import ReportIndex
 from db import turns
 from workflows import attributes

@@ -198,7 +198,7 @@ async def test_a_failed_probes_turn_is_a_candidate_and_drafts_the_reports_figure
     temporal_client: Client, tmp_path: Path,
 ) -> None:  # fmt: skip
     import worker as registry
-    from backends.engines.offline import OfflineEngine
+    from backends.engines.offline.engine import OfflineEngine
 
     name = unique("slice").replace("-", "_")
     (tmp_path / f"{name}.jsonl").write_text(

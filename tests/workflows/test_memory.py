@@ -12,7 +12,7 @@ from temporalio.client import Client
 import worker as registry
 from activities.contracts import AnswerGrade
 from backends.answer_cache import AnswerCache
-from backends.engines.offline import OfflineEngine
+from backends.engines.offline.engine import OfflineEngine
 from backends.reports import ReportIndex
 from db import audit
 from domain.models import Draft, UnsupportedClaim

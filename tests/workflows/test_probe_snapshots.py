@@ -11,7 +11,7 @@ from psycopg_pool import AsyncConnectionPool
 from temporalio.client import Client
 
 import worker as registry
-from backends.engines.offline import OfflineEngine
+from backends.engines.offline.engine import OfflineEngine
 from backends.reports import ReportIndex
 from domain.evaluation.scoring import pass_threshold
 from tests.conftest import CORPUS_DIR, Turns, WorkerFactory, unique

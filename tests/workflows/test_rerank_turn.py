@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from psycopg_pool import AsyncConnectionPool
 
-from backends.engines.offline import OfflineEngine
+from backends.engines.offline.engine import OfflineEngine
 from backends.reports import ReportIndex
 from backends.rerank import CohereReranker
 from domain.turns import TurnResult

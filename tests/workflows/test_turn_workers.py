@@ -17,7 +17,7 @@ from temporalio.worker import Worker
 
 import worker as registry
 from backends.coverage import PinCoverage
-from backends.engines.offline import OfflineEngine
+from backends.engines.offline.engine import OfflineEngine
 from backends.reports import ReportIndex
 from tests.conftest import Turns, outcome, unique
 from workflows.chat_turn import ChatTurn

@@ -29,7 +29,7 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 import worker as registry
-from backends.engines.offline import OfflineEngine
+from backends.engines.offline.engine import OfflineEngine
 from backends.reports import ReportIndex
 from settings import PROJECT_ROOT
 from tests.conftest import Turns, TurnWorker, outcome, unique

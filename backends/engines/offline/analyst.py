@@ -405,10 +405,15 @@ def _lines_of_kind(
     for s in own:
         f = s.fact
         if (
-            f.fiscal_year != year or not f.annual or f.parent_only or f.source != "table"
-            or unit_spec(f.unit).kind != "money" or _TOTAL.match(f.label) or f.value == 0
+            f.fiscal_year != year
+            or not f.annual
+            or f.parent_only
+            or f.source != "table"
+            or unit_spec(f.unit).kind != "money"
+            or _TOTAL.match(f.label)
+            or f.value == 0
             or not _primary(titles.get(f.chunk_id, ""), asked.statements)
-        ):  # fmt: skip
+        ):
             continue
         headings = " ".join(_sections(f.context, f.label))
         if want <= {stem(w) for w in re.findall(r"[A-Za-z]+", headings)}:
