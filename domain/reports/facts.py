@@ -31,6 +31,7 @@ from domain.reports.figures import (
     UNITS,
     Fact,
     cell_fact,
+    metric_fits_unit,
     open_unit,
     share_base,
     table_cells,
@@ -161,6 +162,19 @@ def table_facts(chunk: ChunkText, text: str | None = None) -> list[Fact]:
             )
         )
     return facts
+
+
+def metric_facts(chunk: ChunkText) -> list[Fact]:
+    """The table facts a metric of the vocabulary is read from: the one reader's table
+    facts (`table_facts`) in a unit of the units table, each keeping its metric only where
+    the metric fits the unit (no revenue in Mt). The vocabulary filters what the reader
+    read; it reads nothing itself. A cell whose unit is no unit of the table (an open unit,
+    a count) or whose period cannot be read is left out rather than guessed."""
+    return [
+        f if metric_fits_unit(f.metric, f.unit) else f.model_copy(update={"metric": None})
+        for f in table_facts(chunk)
+        if f.unit in UNITS
+    ]
 
 
 def _unit_of(amount: Amount, sentence: str) -> tuple[str, str]:

@@ -3,7 +3,8 @@
 Pure functions. In the reports a table's unit sits only in its first header cell
 (`| US$M | FY2024 |`), the other header cells are fiscal years (`FY2023 (restated)` for
 a restated comparative), and losses are written in accounting parentheses: `(173)`.
-`extract_facts` turns those tables into `Fact`s; `format_value` and `to_base` are how the
+`table_cells` reads those tables (`domain.reports.facts` makes them `Fact`s); `format_value`
+and `to_base` are how the
 offline engine states and compares them. Different currencies or kinds of quantity are
 never combined: `to_base` puts US$bn and US$M on one scale, never US$ and A$.
 """
@@ -19,7 +20,6 @@ from pydantic import BaseModel, ConfigDict
 from domain.language.calendar import reportable
 from domain.language.units import CURRENCIES, QUANTITIES, SCALES, by_sign, cents_currency
 from domain.models import ChunkText
-from domain.questions.metrics import metric_of_row_label
 from domain.reports.periods import ColumnPeriod, column_period, is_schedule, row_period
 
 
@@ -427,26 +427,6 @@ def cell_fact(
         context=context,
         source="table",
     )
-
-
-def extract_facts(chunk: ChunkText) -> list[Fact]:
-    """Return every figure in the chunk's tables, with its unit, period and metric.
-
-    A cell whose unit cannot be read (neither its table's header cell nor the chunk's
-    unit) is skipped rather than guessed, as is one bound to no period: a bare number,
-    or a number of no year, is not a fact of a year.
-    """
-    facts: list[Fact] = []
-    for cell in table_cells(chunk.text, chunk.unit, chunk.fiscal_year):
-        if cell.period is None or cell.unit is None or cell.unit not in UNITS:
-            continue
-        metric = metric_of_row_label(cell.label)
-        facts.append(
-            cell_fact(
-                chunk, cell, cell.unit, metric if metric_fits_unit(metric, cell.unit) else None
-            )
-        )
-    return facts
 
 
 def metric_fits_unit(metric: str | None, unit: str) -> bool:

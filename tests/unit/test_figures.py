@@ -3,13 +3,13 @@
 import pytest
 
 from domain.models import ChunkText
+from domain.reports.facts import metric_facts
 from domain.reports.figures import (
     UNITS,
     IncompatibleUnits,
     Quantity,
     common_unit,
     difference,
-    extract_facts,
     format_value,
     growth_percent,
     parse_number,
@@ -35,7 +35,7 @@ def table_chunk(table: str, *, company: str = "BHP", year: int = 2024) -> ChunkT
 
 
 def test_bhp_fy2024_table_yields_revenue_with_its_header_unit() -> None:
-    facts = [f for c in tables("BHP", 2024) for f in extract_facts(c)]
+    facts = [f for c in tables("BHP", 2024) for f in metric_facts(c)]
     revenue = next(f for f in facts if f.metric == "revenue")
     assert (revenue.value, revenue.unit, revenue.raw) == (55658.0, "us$m", "55,658")
     assert (revenue.fiscal_year, revenue.report_fiscal_year, revenue.restated) == (
@@ -49,7 +49,7 @@ def test_bhp_fy2024_table_yields_revenue_with_its_header_unit() -> None:
 
 
 def test_restated_comparative_column_keeps_its_own_year_and_is_marked_restated() -> None:
-    facts = [f for c in tables("S32", 2025) for f in extract_facts(c) if f.metric == "revenue"]
+    facts = [f for c in tables("S32", 2025) for f in metric_facts(c) if f.metric == "revenue"]
     by_year = {f.fiscal_year: f for f in facts}
     assert by_year[2025].value == 5780 and not by_year[2025].restated
     assert by_year[2024].value == 4923 and by_year[2024].restated
@@ -57,13 +57,13 @@ def test_restated_comparative_column_keeps_its_own_year_and_is_marked_restated()
 
 
 def test_accounting_parentheses_are_negative() -> None:
-    facts = [f for c in tables("S32", 2024) for f in extract_facts(c) if f.metric == "net_profit"]
+    facts = [f for c in tables("S32", 2024) for f in metric_facts(c) if f.metric == "net_profit"]
     assert {f.fiscal_year: f.value for f in facts} == {2024: -203.0, 2023: -173.0}
     assert next(f for f in facts if f.fiscal_year == 2024).raw == "(203)"
 
 
 def test_every_corpus_table_has_a_known_unit_and_classified_rows() -> None:
-    facts = [f for c in corpus() if c.is_table for f in extract_facts(c)]
+    facts = [f for c in corpus() if c.is_table for f in metric_facts(c)]
     assert facts
     assert {f.unit for f in facts} <= set(UNITS)
     assert all(f.metric is not None for f in facts)
@@ -75,14 +75,14 @@ def test_every_corpus_table_has_a_known_unit_and_classified_rows() -> None:
 
 def test_renamed_row_still_classifies_and_unknown_unit_table_is_skipped() -> None:
     chunk = table_chunk("| US$M | FY2024 |\n|---|---|\n| Total sales revenue | 61,234 |")
-    [fact] = extract_facts(chunk)
+    [fact] = metric_facts(chunk)
     assert (fact.metric, fact.value) == ("revenue", 61234.0)
-    assert extract_facts(table_chunk("| Widgets | FY2024 |\n|---|---|\n| Revenue | 5 |")) == []
+    assert metric_facts(table_chunk("| Widgets | FY2024 |\n|---|---|\n| Revenue | 5 |")) == []
 
 
 def test_a_metric_in_the_wrong_kind_of_unit_is_not_classified() -> None:
     chunk = table_chunk("| Mt | FY2024 |\n|---|---|\n| Revenue | 12 |")
-    assert [f.metric for f in extract_facts(chunk)] == [None]
+    assert [f.metric for f in metric_facts(chunk)] == [None]
 
 
 @pytest.mark.parametrize(

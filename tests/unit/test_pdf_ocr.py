@@ -16,7 +16,7 @@ from activities.contracts import CompanyDetails, IngestFileRequest
 from backends.report_activities import ReportActivities
 from backends.reports import ReportIndex
 from domain.companies.roster import Company
-from domain.reports.figures import extract_facts
+from domain.reports.facts import metric_facts
 from ingestion.documents import ParsedDocument, parse_document
 from ingestion.layout import Line, Word
 from ingestion.pdf import _page_blocks
@@ -81,7 +81,7 @@ def _facts(doc: ParsedDocument) -> set[tuple[str, int, float, int]]:
     return {
         (f.label, f.fiscal_year, f.value, f.page)
         for c in doc.chunks
-        for f in extract_facts(c.as_text())
+        for f in metric_facts(c.as_text())
     }
 
 

@@ -10,7 +10,7 @@ from fpdf import FPDF
 
 from backends.engines.offline.engine import OfflineEngine
 from domain.companies.roster import Company
-from domain.reports.figures import extract_facts
+from domain.reports.facts import metric_facts
 from ingestion.documents import DocumentError, ParsedDocument, parse_document
 from testkit.reportgen import Written, write_report
 
@@ -32,7 +32,7 @@ def test_every_statement_figure_is_a_fact_of_its_columns_period_and_printed_page
     facts = {
         (f.label, f.fiscal_year, f.value, f.page, f.unit)
         for chunk in doc.chunks
-        for f in extract_facts(chunk.as_text())
+        for f in metric_facts(chunk.as_text())
     }
     assert len(written.figures) > 1500  # 110 pages of statements and notes
     missing = [
@@ -44,7 +44,7 @@ def test_every_statement_figure_is_a_fact_of_its_columns_period_and_printed_page
 
 
 def test_the_comparative_column_is_the_prior_year(doc: ParsedDocument) -> None:
-    revenue = [f for c in doc.chunks for f in extract_facts(c.as_text()) if f.label == "Revenue"]
+    revenue = [f for c in doc.chunks for f in metric_facts(c.as_text()) if f.label == "Revenue"]
     assert {(f.fiscal_year, f.value, f.report_fiscal_year) for f in revenue} == {
         (2024, 4200.0, 2024),
         (2023, 3900.0, 2024),
@@ -62,7 +62,7 @@ def test_running_headers_footers_and_note_references_are_not_text(
 ) -> None:
     bodies = [c.text.split("\n", 1)[1] for c in doc.chunks]
     assert not any(written.running_header in body for body in bodies)
-    facts = [f for c in doc.chunks for f in extract_facts(c.as_text())]
+    facts = [f for c in doc.chunks for f in metric_facts(c.as_text())]
     assert not any("C1" in f.raw or f.label.endswith("C1(a)") for f in facts)
     statement = next(c for c in doc.chunks if c.is_table and "| Revenue |" in c.text)
     assert "| A$M | Note | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |" in statement.text
@@ -164,7 +164,7 @@ def test_a_statement_in_thousands_keeps_its_unit_and_reads_in_millions(tmp_path:
     written = write_report(tmp_path / "small.pdf", "Quoll Creek Gold", 2022, pages=12, unit="$'000")
     company = Company("QCG", "Quoll Creek Gold", ("Quoll Creek",), currency="A$")
     doc = parse_document(written.path, company=company, fiscal_year=2022)
-    facts = [f for c in doc.chunks for f in extract_facts(c.as_text())]
+    facts = [f for c in doc.chunks for f in metric_facts(c.as_text())]
     revenue = {(f.fiscal_year, f.value, f.unit) for f in facts if f.label == "Revenue"}
     assert revenue and {unit for _, _, unit in revenue} == {"a$k"}, revenue
     year, value, _ = max(revenue)

@@ -1,5 +1,5 @@
 """The figures an answer reads from its sources, each with its source's number: every
-table's facts (`domain.reports.figures.extract_facts`) and, for a metric no table holds,
+table's facts (`domain.reports.facts.metric_facts`) and, for a metric no table holds,
 prose's "<metric> of <amount>" statements (`prose_facts`)."""
 
 import re
@@ -11,11 +11,11 @@ from domain.language.sentences import split_sentences
 from domain.models import ChunkText
 from domain.questions.metrics import DIVIDEND_COMPONENT, metric_mentions, metric_of_row_label
 from domain.questions.years import mentioned_years
+from domain.reports.facts import metric_facts
 from domain.reports.figures import (
     UNITS,
     Fact,
     Quantity,
-    extract_facts,
     metric_fits_unit,
     to_base,
 )
@@ -38,7 +38,7 @@ def sourced_facts(sources: list[ChunkText]) -> list[SourcedFact]:
     table of the sources gives."""
     facts: list[SourcedFact] = []
     for n, chunk in enumerate(sources, start=1):
-        facts.extend(SourcedFact(f, n) for f in extract_facts(chunk))
+        facts.extend(SourcedFact(f, n) for f in metric_facts(chunk))
     for n, chunk in enumerate(sources, start=1):
         for f in prose_facts(chunk):
             covered = any(

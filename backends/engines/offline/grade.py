@@ -16,8 +16,7 @@ from domain.models import ChunkText, Slots
 from domain.questions.answer_scope import answer_years, requested_metrics
 from domain.questions.measures import open_parts
 from domain.questions.metrics import LINE_ITEM_OF, find_metrics
-from domain.reports.facts import report_facts
-from domain.reports.figures import extract_facts
+from domain.reports.facts import metric_facts, report_facts
 from domain.reports.open_answers import CLOSE, Similarity, match, shares_terms
 from domain.reports.passages import find_passages, role_holder
 
@@ -107,7 +106,7 @@ def _plain_grades(
         if _BOILERPLATE_SECTION.search(chunk.section) and not boilerplate_ok:
             continue
         if chunk.is_table or any(ln.startswith("|") for ln in chunk.text.splitlines()):
-            facts = [f for f in extract_facts(chunk) if f.metric in wanted]
+            facts = [f for f in metric_facts(chunk) if f.metric in wanted]
             if years:
                 facts = [f for f in facts if f.fiscal_year in years]
             if facts:
