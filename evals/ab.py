@@ -129,9 +129,12 @@ def _measures(ranks: dict[str, int | None], config: RetrievalConfig) -> dict[str
 
 
 async def compare(
-    stack: Stack, cases: list[EvalCase], a: RetrievalConfig, b: RetrievalConfig,
+    stack: Stack,
+    cases: list[EvalCase],
+    a: RetrievalConfig,
+    b: RetrievalConfig,
     pause: float = 0.0,
-) -> ABReport:  # fmt: skip
+) -> ABReport:
     """Run every case under A, then under B (sequentially when pausing for a rate limit)."""
     # long: one run per arm with its pause for rate limits, in order.
     concurrency = 1 if pause else 4
@@ -146,31 +149,46 @@ async def compare(
     not_scored = {
         c.id: "; ".join(p.removeprefix("not scored: ") for p in r.problems)
         for c, ra, rb in zip(cases, runs_a, runs_b, strict=True)
-        for r in (ra, rb) if r.detail.get("degraded")
-    }  # fmt: skip
+        for r in (ra, rb)
+        if r.detail.get("degraded")
+    }
     ranks_a: dict[str, int | None] = {}
     ranks_b: dict[str, int | None] = {}
     changes = []
     for case, ra, rb in zip(cases, runs_a, runs_b, strict=True):
         if case.id in not_scored:
-            changes.append(CaseChange(id=case.id, query=case.query, rank_a=None, rank_b=None,
-                                      change="not scored"))  # fmt: skip
+            changes.append(
+                CaseChange(
+                    id=case.id, query=case.query, rank_a=None, rank_b=None, change="not scored"
+                )
+            )
             continue
         rank_a, rank_b = ra.detail.get("rank"), rb.detail.get("rank")
         ranks_a[case.id] = rank_a if isinstance(rank_a, int) else None
         ranks_b[case.id] = rank_b if isinstance(rank_b, int) else None
-        changes.append(CaseChange(
-            id=case.id, query=case.query, rank_a=ranks_a[case.id], rank_b=ranks_b[case.id],
-            change=_change(ranks_a[case.id], ranks_b[case.id], a.limit, b.limit),
-        ))  # fmt: skip
+        changes.append(
+            CaseChange(
+                id=case.id,
+                query=case.query,
+                rank_a=ranks_a[case.id],
+                rank_b=ranks_b[case.id],
+                change=_change(ranks_a[case.id], ranks_b[case.id], a.limit, b.limit),
+            )
+        )
 
     def report(config: RetrievalConfig, ranks: dict[str, int | None]) -> ConfigReport:
         misses = [k for k, r in ranks.items() if r is None or r > CUTOFF]
-        return ConfigReport(config=config, metrics=_measures(ranks, config) if ranks else {},
-                            misses=misses)  # fmt: skip
+        return ConfigReport(
+            config=config, metrics=_measures(ranks, config) if ranks else {}, misses=misses
+        )
 
-    return ABReport(cases=len(cases), a=report(a, ranks_a), b=report(b, ranks_b),
-                    changes=changes, not_scored=not_scored)  # fmt: skip
+    return ABReport(
+        cases=len(cases),
+        a=report(a, ranks_a),
+        b=report(b, ranks_b),
+        changes=changes,
+        not_scored=not_scored,
+    )
 
 
 def render(report: ABReport) -> str:
@@ -181,16 +199,26 @@ def render(report: ABReport) -> str:
         f"  {'measure':22} {'A: ' + report.a.config.name:>24} {'B: ' + report.b.config.name:>24}"
     )
     for name in names:
-        lines.append(f"  {name:22} {report.a.metrics.get(name, float('nan')):>24.4f}"
-                     f" {report.b.metrics.get(name, float('nan')):>24.4f}")  # fmt: skip
-    kinds: tuple[Change, ...] = ("improved", "regressed", "new hit", "new miss", "same",
-                                 "not scored")  # fmt: skip
+        lines.append(
+            f"  {name:22} {report.a.metrics.get(name, float('nan')):>24.4f}"
+            f" {report.b.metrics.get(name, float('nan')):>24.4f}"
+        )
+    kinds: tuple[Change, ...] = (
+        "improved",
+        "regressed",
+        "new hit",
+        "new miss",
+        "same",
+        "not scored",
+    )
     counts = ", ".join(f"{report.count(c)} {c}" for c in kinds)
     lines.append(f"  per case: {counts}")
     for change in report.changes:
         if change.change not in ("same", "not scored"):
-            lines.append(f"  {change.change:10} {change.id}: rank {change.rank_a or '-'} → "
-                         f"{change.rank_b or '-'}  ({change.query})")  # fmt: skip
+            lines.append(
+                f"  {change.change:10} {change.id}: rank {change.rank_a or '-'} → "
+                f"{change.rank_b or '-'}  ({change.query})"
+            )
     for case_id, why in report.not_scored.items():
         lines.append(f"  not scored {case_id}: {why}")
     for name, side in (("A", report.a), ("B", report.b)):

@@ -32,8 +32,12 @@ FLOORS = ("retrieval.hit@5", "retrieval.mrr@5")
 PROBE_RUN_MINUTES = 30
 
 
-def run(command: Callable[..., Any], args: argparse.Namespace, settings: Settings,
-         auth: Callable[[Settings], dict[str, str]]) -> int:  # fmt: skip
+def run(
+    command: Callable[..., Any],
+    args: argparse.Namespace,
+    settings: Settings,
+    auth: Callable[[Settings], dict[str, str]],
+) -> int:
     try:
         return int(asyncio.run(command(args, settings, auth)))
     except CaseError as err:
@@ -71,8 +75,9 @@ async def stack(
         namespace=settings.temporal_namespace,
         data_converter=payloads.data_converter(settings),
     )
-    async with httpx.AsyncClient(base_url=settings.api_url, headers=auth(settings),
-                                 timeout=httpx.Timeout(200.0)) as http:  # fmt: skip
+    async with httpx.AsyncClient(
+        base_url=settings.api_url, headers=auth(settings), timeout=httpx.Timeout(200.0)
+    ) as http:
         yield Stack(temporal=temporal, task_queue=settings.task_queue, http=http)
 
 
@@ -115,14 +120,19 @@ def chosen_cases(args: argparse.Namespace) -> list[EvalCase]:
 
 def _check_options(args: argparse.Namespace) -> None:
     if args.mode == "mock":
-        for given, flag in ((args.engine, "--engine"), (args.baseline, "--baseline"),
-                            (args.write_baseline, "--write-baseline")):  # fmt: skip
+        for given, flag in (
+            (args.engine, "--engine"),
+            (args.baseline, "--baseline"),
+            (args.write_baseline, "--write-baseline"),
+        ):
             if given:
                 raise CaseError(f"{flag} needs --mode real (mock mode runs no stack)")
     narrowed = bool(args.suite or args.case or args.limit or args.file)
     if args.write_baseline and (narrowed or args.repeat > 1):
-        raise CaseError("--write-baseline writes the whole baseline: run every suite once, "
-                        "without --suite, --file, --case, --limit or --repeat")  # fmt: skip
+        raise CaseError(
+            "--write-baseline writes the whole baseline: run every suite once, "
+            "without --suite, --file, --case, --limit or --repeat"
+        )
 
 
 def _read_baseline(text: str) -> Baseline:
@@ -136,8 +146,10 @@ def _read_baseline(text: str) -> Baseline:
         raise CaseError(f"{text}: not a baseline: {where}: {first['msg']}") from None
 
 
-async def suites_command(args: argparse.Namespace, settings: Settings,
-                         auth: Callable[[Settings], dict[str, str]]) -> int:  # fmt: skip
+async def suites_command(
+    args: argparse.Namespace, settings: Settings, auth: Callable[[Settings], dict[str, str]]
+) -> int:
+    # long: one run of the suites, from options through the stack to the gate and the exit code.
     _check_options(args)
     cases = chosen_cases(args)
     baseline = _read_baseline(args.baseline) if args.baseline else None
@@ -150,13 +162,21 @@ async def suites_command(args: argparse.Namespace, settings: Settings,
         async with stack(settings, auth) as target:
             engine, corpus = await engine_of(target.http)
             if args.engine and args.engine != engine:
-                raise CaseError(f"the stack runs the {engine} engine, not {args.engine}: "
-                                f"restart it with TURNSTILE_ENGINE={args.engine}")  # fmt: skip
+                raise CaseError(
+                    f"the stack runs the {engine} engine, not {args.engine}: "
+                    f"restart it with TURNSTILE_ENGINE={args.engine}"
+                )
             for _ in range(args.repeat):
                 results, metrics = await run_real(target, cases)
                 runs.append(results)
-    run = SuiteRun(mode=args.mode, engine=engine, corpus_version=corpus, repeat=args.repeat,
-                   cases=merge_repeats(runs), metrics=metrics)  # fmt: skip
+    run = SuiteRun(
+        mode=args.mode,
+        engine=engine,
+        corpus_version=corpus,
+        repeat=args.repeat,
+        cases=merge_repeats(runs),
+        metrics=metrics,
+    )
     verdict: list[str] | None = None
     if baseline is not None:
         complete = not (args.suite or args.case or args.limit or args.file)
@@ -195,16 +215,19 @@ def render_run(run: SuiteRun, verdict: list[str] | None) -> str:
         lines.append(f"{name}: {value:.4f}")
     total = len(run.cases)
     passed = sum(c.passed for c in run.cases)
-    lines.append(f"{run.mode} mode, engine {run.engine}, corpus {run.corpus_version or '-'}: "
-                 f"{passed}/{total} passed")  # fmt: skip
+    lines.append(
+        f"{run.mode} mode, engine {run.engine}, corpus {run.corpus_version or '-'}: "
+        f"{passed}/{total} passed"
+    )
     if verdict is not None:
         lines.append("release gate: " + ("no regression" if not verdict else "FAILED"))
         lines += [f"  {line}" for line in verdict]
     return "\n".join(lines)
 
 
-async def ab_command(args: argparse.Namespace, settings: Settings,
-                     auth: Callable[[Settings], dict[str, str]]) -> int:  # fmt: skip
+async def ab_command(
+    args: argparse.Namespace, settings: Settings, auth: Callable[[Settings], dict[str, str]]
+) -> int:
     a, b = ab.load_config(args.a), ab.load_config(args.b)
     cases = narrow(load_suites(["retrieval"])["retrieval"], _opt(args, "case"), _opt(args, "limit"))
     async with stack(settings, auth) as target:
@@ -213,8 +236,9 @@ async def ab_command(args: argparse.Namespace, settings: Settings,
     return EXIT_FAILED if report.not_scored else 0
 
 
-async def judge_command(args: argparse.Namespace, settings: Settings,
-                        auth: Callable[[Settings], dict[str, str]]) -> int:  # fmt: skip
+async def judge_command(
+    args: argparse.Namespace, settings: Settings, auth: Callable[[Settings], dict[str, str]]
+) -> int:
     pairs = judge.load_pairs()
     ids, limit = _opt(args, "case"), _opt(args, "limit")
     if ids:
@@ -233,10 +257,12 @@ async def judge_command(args: argparse.Namespace, settings: Settings,
     return 0 if results[0].meets_target else EXIT_FAILED
 
 
-async def probes_command(args: argparse.Namespace, settings: Settings,
-                         auth: Callable[[Settings], dict[str, str]]) -> int:  # fmt: skip
+async def probes_command(
+    args: argparse.Namespace, settings: Settings, auth: Callable[[Settings], dict[str, str]]
+) -> int:
     from workflows.probes import ProbeRequest, RunGoldenProbes, run_id
 
+    # long: the formatter lays the workflow's request out one argument a line.
     slices = _opt(args, "slice") or []
     unknown = [s for s in slices if s not in SLICES]
     if unknown:
@@ -245,19 +271,27 @@ async def probes_command(args: argparse.Namespace, settings: Settings,
     workflow_id = run_id(settings.task_queue, "manual")
     async with stack(settings, auth) as target:
         engine, _ = await engine_of(target.http)
-        print(f"running the golden probes as workflow {workflow_id} (the Temporal UI shows "
-              "each probe turn as its child) ...", file=sys.stderr, flush=True)  # fmt: skip
+        print(
+            f"running the golden probes as workflow {workflow_id} (the Temporal UI shows "
+            "each probe turn as its child) ...",
+            file=sys.stderr,
+            flush=True,
+        )
         try:
             result = await target.temporal.execute_workflow(
                 RunGoldenProbes.run,
-                ProbeRequest(slices=slices, limit=_opt(args, "limit"), record=False,
-                             engine_in_process=engine == "offline",
-                             corpus_version=_opt(args, "corpus")),
+                ProbeRequest(
+                    slices=slices,
+                    limit=_opt(args, "limit"),
+                    record=False,
+                    engine_in_process=engine == "offline",
+                    corpus_version=_opt(args, "corpus"),
+                ),
                 id=workflow_id,
                 task_queue=settings.task_queue,
                 execution_timeout=timedelta(minutes=PROBE_RUN_MINUTES),
                 static_summary="golden probes, started by hand (not recorded)",
-            )  # fmt: skip
+            )
         except WorkflowFailureError as err:
             raise EvalError(f"the probe run {workflow_id} failed: {err.cause or err}") from None
     if _opt(args, "json"):
@@ -273,17 +307,20 @@ def render_probes(slices: list[SliceRun]) -> str:
     for s in slices:
         state = "BREACH" if s.breached else "ok"
         rate = f" (healthy rate {s.healthy_rate:.3f})" if s.healthy_rate is not None else ""
-        lines.append(f"{s.slice:14} {s.passed:>3}/{s.cases:<3} threshold {s.threshold:>3}{rate}"
-                     f"  {state}")  # fmt: skip
+        lines.append(
+            f"{s.slice:14} {s.passed:>3}/{s.cases:<3} threshold {s.threshold:>3}{rate}  {state}"
+        )
         lines += [f"    {f}" for f in s.failed]
     return "\n".join(lines)
 
 
-async def candidates_command(args: argparse.Namespace, settings: Settings,
-                             auth: Callable[[Settings], dict[str, str]]) -> int:  # fmt: skip
+async def candidates_command(
+    args: argparse.Namespace, settings: Settings, auth: Callable[[Settings], dict[str, str]]
+) -> int:
     async with stack(settings, auth) as target:
-        found = await live.candidates(target.temporal, settings.task_queue,
-                                      _opt(args, "limit") or 50)  # fmt: skip
+        found = await live.candidates(
+            target.temporal, settings.task_queue, _opt(args, "limit") or 50
+        )
     if _opt(args, "json"):
         print(json.dumps([c.model_dump(mode="json") for c in found], ensure_ascii=False))
     else:
@@ -291,8 +328,9 @@ async def candidates_command(args: argparse.Namespace, settings: Settings,
     return 0
 
 
-async def add_case_command(args: argparse.Namespace, settings: Settings,
-                           auth: Callable[[Settings], dict[str, str]]) -> int:  # fmt: skip
+async def add_case_command(
+    args: argparse.Namespace, settings: Settings, auth: Callable[[Settings], dict[str, str]]
+) -> int:
     out = Path(args.out)
     async with stack(settings, auth) as target:
         case = await live.draft(target.temporal, settings.task_queue, args.from_turn)
@@ -304,10 +342,10 @@ async def add_case_command(args: argparse.Namespace, settings: Settings,
     return 0
 
 
-async def shadow_command(args: argparse.Namespace, settings: Settings,
-                         auth: Callable[[Settings], dict[str, str]]) -> int:  # fmt: skip
+async def shadow_command(
+    args: argparse.Namespace, settings: Settings, auth: Callable[[Settings], dict[str, str]]
+) -> int:
     async with stack(settings, auth) as target:
-        report = await live.shadow(target.temporal, settings.task_queue,
-                                   _opt(args, "limit") or 200)  # fmt: skip
+        report = await live.shadow(target.temporal, settings.task_queue, _opt(args, "limit") or 200)
     print(report.model_dump_json() if _opt(args, "json") else live.render_shadow(report))
     return 0

@@ -99,16 +99,21 @@ def scores(judge: str, verdicts: list[Verdict]) -> Scores:
     true_pos = [v for v in called if v.expected == "unsupported"]
     kinds = sorted({v.error for v in wrong if v.error})
     return Scores(
-        judge=judge, pairs=len(verdicts),
+        judge=judge,
+        pairs=len(verdicts),
         agreement=round(sum(v.got == v.expected for v in verdicts) / len(verdicts), 4),
         precision=round(len(true_pos) / len(called), 4) if called else None,
         recall=round(len(true_pos) / len(wrong), 4) if wrong else None,
         recall_by_error={
-            k: round(sum(v.got == "unsupported" for v in wrong if v.error == k)
-                     / sum(v.error == k for v in wrong), 4) for k in kinds
+            k: round(
+                sum(v.got == "unsupported" for v in wrong if v.error == k)
+                / sum(v.error == k for v in wrong),
+                4,
+            )
+            for k in kinds
         },
         disagreements=[v for v in verdicts if v.got != v.expected],
-    )  # fmt: skip
+    )
 
 
 def _measure(value: float | None) -> str:
@@ -117,31 +122,41 @@ def _measure(value: float | None) -> str:
 
 async def calibrate(stack: Stack, pairs: list[JudgePair], model: bool, engine: str) -> list[Scores]:
     """Every pair through the stack: the numeric check's scores, and the judge's."""
+    # long: two small closures over the stack and the engine, read with the steps that use them.
     if not pairs:
         raise CaseError("no calibration pair chosen")
 
     async def one(pair: JudgePair) -> JudgeVerdict:
         return await stack.temporal.execute_workflow(
             EvaluateJudge.run,
-            JudgeProbe(question=pair.query, answer=pair.answer, evidence=pair.evidence,
-                       model_judge=model),
+            JudgeProbe(
+                question=pair.query, answer=pair.answer, evidence=pair.evidence, model_judge=model
+            ),
             id=f"eval-{stack.run_id}-judge-{pair.id}",
             task_queue=stack.task_queue,
             static_summary=f"judge calibration pair {pair.id}",
             execution_timeout=timedelta(minutes=5),
-        )  # fmt: skip
+        )
 
     verdicts = await gathered([one(p) for p in pairs], CONCURRENCY)
-    unresolved = [f"{p.id} (evidence {v.unresolved})" for p, v in zip(pairs, verdicts, strict=True)
-                  if v.unresolved]  # fmt: skip
+    unresolved = [
+        f"{p.id} (evidence {v.unresolved})"
+        for p, v in zip(pairs, verdicts, strict=True)
+        if v.unresolved
+    ]
     if unresolved:
-        raise CaseError(f"{JUDGE_SET.name}: evidence matches no chunk, or several: "
-                        + ", ".join(unresolved))  # fmt: skip
+        raise CaseError(
+            f"{JUDGE_SET.name}: evidence matches no chunk, or several: " + ", ".join(unresolved)
+        )
 
     def verdict(pair: JudgePair, found: list[UnsupportedClaim]) -> Verdict:
-        return Verdict(id=pair.id, expected=pair.expected, error=pair.error,
-                       got="unsupported" if found else "supported",
-                       why=[c.label for c in found])  # fmt: skip
+        return Verdict(
+            id=pair.id,
+            expected=pair.expected,
+            error=pair.error,
+            got="unsupported" if found else "supported",
+            why=[c.label for c in found],
+        )
 
     both = list(zip(pairs, verdicts, strict=True))
     out = [scores("numeric check", [verdict(p, v.numeric) for p, v in both])]

@@ -54,10 +54,13 @@ def known_drafts(out: Path | None = None) -> dict[str, str]:
 
 async def candidates(temporal: Client, task_queue: str, limit: int) -> list[CaseCandidate]:
     listed = await temporal.execute_workflow(
-        ListCaseCandidates.run, CandidatesRequest(limit=limit),
-        id=f"eval-candidates-{uuid.uuid4().hex[:8]}", task_queue=task_queue,
-        execution_timeout=SHORT_RUN, static_summary="turns worth a regression case",
-    )  # fmt: skip
+        ListCaseCandidates.run,
+        CandidatesRequest(limit=limit),
+        id=f"eval-candidates-{uuid.uuid4().hex[:8]}",
+        task_queue=task_queue,
+        execution_timeout=SHORT_RUN,
+        static_summary="turns worth a regression case",
+    )
     return listed.candidates
 
 
@@ -79,10 +82,13 @@ async def draft(temporal: Client, task_queue: str, turn_id: str) -> EvalCase:
     no such turn."""
     try:
         return await temporal.execute_workflow(
-            DraftCase.run, DraftCaseRequest(turn_id=turn_id),
-            id=f"eval-draft-case-{uuid.uuid4().hex[:8]}", task_queue=task_queue,
-            execution_timeout=SHORT_RUN, static_summary=f"draft a case from turn {turn_id}",
-        )  # fmt: skip
+            DraftCase.run,
+            DraftCaseRequest(turn_id=turn_id),
+            id=f"eval-draft-case-{uuid.uuid4().hex[:8]}",
+            task_queue=task_queue,
+            execution_timeout=SHORT_RUN,
+            static_summary=f"draft a case from turn {turn_id}",
+        )
     except WorkflowFailureError as err:
         cause = getattr(err.cause, "cause", None)
         if isinstance(cause, ApplicationError) and cause.type == "NotFound":
@@ -94,8 +100,9 @@ def write_draft(case: EvalCase, out: Path) -> None:
     """Append the case to `out`; CaseError when a case from the same turn is there."""
     drafted = _drafted_turns([out])
     if case.origin is not None and case.origin.turn_id in drafted:
-        raise CaseError(f"{relative(out)} already holds a case drafted from turn "
-                        f"{case.origin.turn_id}")  # fmt: skip
+        raise CaseError(
+            f"{relative(out)} already holds a case drafted from turn {case.origin.turn_id}"
+        )
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         existing = out.read_text(encoding="utf-8") if out.exists() else ""
@@ -109,8 +116,10 @@ def write_draft(case: EvalCase, out: Path) -> None:
 
 def render_draft(case: EvalCase, out: Path) -> str:
     expected = case.expected
-    lines = [f"wrote case {case.id} to {relative(out)} (unconfirmed: a reviewer confirms it)",
-             f"  question: {case.query}"]  # fmt: skip
+    lines = [
+        f"wrote case {case.id} to {relative(out)} (unconfirmed: a reviewer confirms it)",
+        f"  question: {case.query}",
+    ]
     if case.before:
         lines.append(f"  asked before: {' / '.join(case.before)}")
     for key in ("status", "present", "absent"):
@@ -128,23 +137,30 @@ def render_draft(case: EvalCase, out: Path) -> str:
 
 async def shadow(temporal: Client, task_queue: str, limit: int) -> ShadowReport:
     return await temporal.execute_workflow(
-        ReadShadowRuns.run, ShadowRunsRequest(limit=limit),
-        id=f"eval-shadow-{uuid.uuid4().hex[:8]}", task_queue=task_queue,
-        execution_timeout=SHORT_RUN, static_summary="shadow runs beside live turns",
-    )  # fmt: skip
+        ReadShadowRuns.run,
+        ShadowRunsRequest(limit=limit),
+        id=f"eval-shadow-{uuid.uuid4().hex[:8]}",
+        task_queue=task_queue,
+        execution_timeout=SHORT_RUN,
+        static_summary="shadow runs beside live turns",
+    )
 
 
 def _side(side: Side) -> str:
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(side.statuses.items()))
-    return (f"{side.config}: {statuses}; {side.high_confidence} at confidence high; "
-            f"{side.mean_unsupported} unsupported claims, {side.mean_citations} citations, "
-            f"{side.mean_model_calls} engine calls an answer")  # fmt: skip
+    return (
+        f"{side.config}: {statuses}; {side.high_confidence} at confidence high; "
+        f"{side.mean_unsupported} unsupported claims, {side.mean_citations} citations, "
+        f"{side.mean_model_calls} engine calls an answer"
+    )
 
 
 def render_shadow(report: ShadowReport) -> str:
     if not report.pairs:
-        return ("no shadow runs recorded: set TURNSTILE_SHADOW_SAMPLE (and "
-                "TURNSTILE_SHADOW_ENGINE) and restart the stack")  # fmt: skip
+        return (
+            "no shadow runs recorded: set TURNSTILE_SHADOW_SAMPLE (and "
+            "TURNSTILE_SHADOW_ENGINE) and restart the stack"
+        )
     pairs = len(report.pairs)
     head = (
         "1 live turn beside its shadow"
@@ -159,8 +175,12 @@ def render_shadow(report: ShadowReport) -> str:
             continue
         live_, shadow_ = pair.live, pair.shadow
         lines.append(f"{pair.verdict:13} {pair.turn_id}: {pair.question}")
-        lines.append(f"    live   {live_.status} {live_.confidence or '-'} "
-                     f"({live_.unsupported} unsupported): {live_.answer[:100]}")  # fmt: skip
-        lines.append(f"    shadow {shadow_.status} {shadow_.confidence or '-'} "
-                     f"({shadow_.unsupported} unsupported): {shadow_.answer[:100]}")  # fmt: skip
+        lines.append(
+            f"    live   {live_.status} {live_.confidence or '-'} "
+            f"({live_.unsupported} unsupported): {live_.answer[:100]}"
+        )
+        lines.append(
+            f"    shadow {shadow_.status} {shadow_.confidence or '-'} "
+            f"({shadow_.unsupported} unsupported): {shadow_.answer[:100]}"
+        )
     return "\n".join(lines)

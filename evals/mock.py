@@ -33,29 +33,44 @@ from evals.results import CaseResult
 CUTOFF = 5
 _NOT_FOUND = re.compile(r"^(?P<company>[A-Z0-9]+) FY(?P<year>\d{4}) (?P<metric>.+)$")
 _OTHER_STATUS: dict[str, TurnStatusExpected] = {
-    "answered": "refused", "refused": "answered",
-    "needs_clarification": "answered", "fallback": "answered",
-}  # fmt: skip
+    "answered": "refused",
+    "refused": "answered",
+    "needs_clarification": "answered",
+    "fallback": "answered",
+}
 _OTHER_ROUTE: dict[str, Route] = {
-    "needs_retrieval": "out_of_scope", "out_of_scope": "needs_retrieval",
-    "needs_clarification": "needs_retrieval", "direct_answer": "out_of_scope",
-}  # fmt: skip
+    "needs_retrieval": "out_of_scope",
+    "out_of_scope": "needs_retrieval",
+    "needs_clarification": "needs_retrieval",
+    "direct_answer": "out_of_scope",
+}
 
 
 def _citation(n: int) -> Citation:
-    return Citation(chunk_id=f"mock-{n}", company="BHP", fiscal_year=2024, page=n,
-                    document="mock", preview="mock", n=n)  # fmt: skip
+    return Citation(
+        chunk_id=f"mock-{n}",
+        company="BHP",
+        fiscal_year=2024,
+        page=n,
+        document="mock",
+        preview="mock",
+        n=n,
+    )
 
 
 def good_turn(case: EvalCase, expected: TurnExpected) -> TurnResult:
     """The outcome a correct system gives for `expected`."""
+    # long: builds one TurnResult; most lines are its fields, one a line.
     not_found = []
     for text in expected.not_found:
         match = _NOT_FOUND.match(text)
         if match is None:
             raise ValueError(f"not_found {text!r} does not read 'TICKER FYyyyy metric'")
-        not_found.append(NotFound(company=match["company"], fiscal_year=int(match["year"]),
-                                  metric=match["metric"]))  # fmt: skip
+        not_found.append(
+            NotFound(
+                company=match["company"], fiscal_year=int(match["year"]), metric=match["metric"]
+            )
+        )
     parts = [expected.opens_with or "", *expected.present, *(nf.line() for nf in not_found)]
     if expected.table:
         parts.append("\n| company | figure |\n|---|---|\n| BHP | 1 |\n")
@@ -63,19 +78,31 @@ def good_turn(case: EvalCase, expected: TurnExpected) -> TurnResult:
     citations = max(expected.min_citations or 0, 1 if expected.present else 0)
     cited = [_citation(n) for n in range(1, citations + 1)]
     cited += [
-        Citation(chunk_id=f"mock-cite-{i}", company=c.company, fiscal_year=c.fiscal_year,
-                 page=(c.pages or [1])[0], document="mock", preview="mock", n=len(cited) + i)
+        Citation(
+            chunk_id=f"mock-cite-{i}",
+            company=c.company,
+            fiscal_year=c.fiscal_year,
+            page=(c.pages or [1])[0],
+            document="mock",
+            preview="mock",
+            n=len(cited) + i,
+        )
         for i, c in enumerate(expected.cites, start=1)
-    ]  # fmt: skip
+    ]
     asks = expected.status == "needs_clarification"
     return TurnResult(
-        turn_id=f"mock-{case.id}", conversation_id="mock", status=expected.status,
-        question=case.query, grounded=expected.grounded,
+        turn_id=f"mock-{case.id}",
+        conversation_id="mock",
+        status=expected.status,
+        question=case.query,
+        grounded=expected.grounded,
         citations=cited,
         derived=[Derived(label=d, formula="mock") for d in expected.derived],
-        not_found=not_found, refusal_reason=expected.refusal_reason,
-        answer=None if asks else answer, clarifying_question=answer if asks else None,
-    )  # fmt: skip
+        not_found=not_found,
+        refusal_reason=expected.refusal_reason,
+        answer=None if asks else answer,
+        clarifying_question=answer if asks else None,
+    )
 
 
 def broken_turns(good: TurnResult, expected: TurnExpected) -> list[tuple[str, TurnResult]]:
@@ -93,10 +120,13 @@ def broken_turns(good: TurnResult, expected: TurnExpected) -> list[tuple[str, Tu
     if expected.confidence_not:
         band = expected.confidence_not[0]
         broken.append(("confidence_not", good.model_copy(update={"confidence": band})))
-    broken += [(f"present {p!r}", good.model_copy(update=said(answer.replace(p, ""))))
-               for p in expected.present]  # fmt: skip
-    broken += [(f"absent {a!r}", good.model_copy(update=said(f"{answer} {a}")))
-               for a in expected.absent]  # fmt: skip
+    broken += [
+        (f"present {p!r}", good.model_copy(update=said(answer.replace(p, ""))))
+        for p in expected.present
+    ]
+    broken += [
+        (f"absent {a!r}", good.model_copy(update=said(f"{answer} {a}"))) for a in expected.absent
+    ]
     if expected.not_found:
         broken.append(("not_found", good.model_copy(update={"not_found": []})))
     if expected.opens_with:
@@ -123,18 +153,21 @@ def _broken_citations(good: TurnResult, expected: TurnExpected) -> list[tuple[st
         broken.append(("min_citations", good.model_copy(update={"citations": fewer})))
     for cite in expected.cites:
         others = [c for c in good.citations if not cite.cited_by([c])]
-        broken.append((f"cites {cite.describe()!r}",
-                       good.model_copy(update={"citations": others})))  # fmt: skip
+        broken.append((f"cites {cite.describe()!r}", good.model_copy(update={"citations": others})))
     return broken
 
 
 def _routing(expected: RoutingExpected, broken: bool = False) -> RoutingOutcome:
     route = _OTHER_ROUTE[expected.route] if broken else expected.route
     return RoutingOutcome(
-        route=route, by=expected.by or "classifier", reason="mock",
-        declines=bool(expected.declines), companies=expected.companies or [],
-        fiscal_years=expected.fiscal_years or [], metrics=expected.metrics or [],
-    )  # fmt: skip
+        route=route,
+        by=expected.by or "classifier",
+        reason="mock",
+        declines=bool(expected.declines),
+        companies=expected.companies or [],
+        fiscal_years=expected.fiscal_years or [],
+        metrics=expected.metrics or [],
+    )
 
 
 def _scoped(in_scope: bool) -> RoutingOutcome:
@@ -145,9 +178,16 @@ def _scoped(in_scope: bool) -> RoutingOutcome:
 def _ranking(expected: RetrievalExpected, broken: bool) -> list[SearchHitWithText]:
     def hit(rank: int, text: str, year: int) -> SearchHitWithText:
         return SearchHitWithText(
-            chunk_id=f"mock-{rank}", company=expected.company, fiscal_year=year, page=1,
-            document="mock", section="mock", rank=rank, score=1.0 / rank, text=text,
-        )  # fmt: skip
+            chunk_id=f"mock-{rank}",
+            company=expected.company,
+            fiscal_year=year,
+            page=1,
+            document="mock",
+            section="mock",
+            rank=rank,
+            score=1.0 / rank,
+            text=text,
+        )
 
     other_year = expected.fiscal_year - 1
     ranking = [hit(r, "nothing relevant", expected.fiscal_year) for r in range(1, CUTOFF + 2)]
@@ -184,14 +224,27 @@ def _routings(expected: RoutingExpected) -> list[tuple[str, RoutingOutcome]]:
 # `domain.evaluation.scoring`): a wrong outcome must be failed for its own key, not for another
 # check it happens to trip as well.
 _SAYS = {
-    "status": "status ", "present": "missing ", "absent": "unexpected ",
-    "not_found": "not-found line", "opens_with": "does not open with", "grounded": "grounded ",
-    "min_citations": "citation(s), expected", "derived": "derived figure", "table": "table",
-    "refusal_reason": "refusal reason", "route": "route ", "by": "decided by",
-    "companies": "companies ", "fiscal_years": "fiscal_years ", "metrics": "metrics ",
-    "declines": "declin", "ranking": "", "in_scope": "scope", "confidence_not": "confidence ",
+    "status": "status ",
+    "present": "missing ",
+    "absent": "unexpected ",
+    "not_found": "not-found line",
+    "opens_with": "does not open with",
+    "grounded": "grounded ",
+    "min_citations": "citation(s), expected",
+    "derived": "derived figure",
+    "table": "table",
+    "refusal_reason": "refusal reason",
+    "route": "route ",
+    "by": "decided by",
+    "companies": "companies ",
+    "fiscal_years": "fiscal_years ",
+    "metrics": "metrics ",
+    "declines": "declin",
+    "ranking": "",
+    "in_scope": "scope",
+    "confidence_not": "confidence ",
     "cites": "no citation of",
-}  # fmt: skip
+}
 
 
 def _names(key: str, problems: list[str]) -> bool:
@@ -219,10 +272,18 @@ def score_case(case: EvalCase) -> CaseResult:
     except ValueError as err:
         return CaseResult(suite=case.suite, id=case.id, passed=False, problems=[str(err)])
     problems = [f"a correct outcome fails: {p}" for p in ok]
-    problems += [f"an outcome wrong in {key} passes: the scorer cannot fail it"
-                 for key, found in bad if not _names(key, found)]  # fmt: skip
-    return CaseResult(suite=case.suite, id=case.id, passed=not problems, problems=problems,
-                      passes=int(not problems))  # fmt: skip
+    problems += [
+        f"an outcome wrong in {key} passes: the scorer cannot fail it"
+        for key, found in bad
+        if not _names(key, found)
+    ]
+    return CaseResult(
+        suite=case.suite,
+        id=case.id,
+        passed=not problems,
+        problems=problems,
+        passes=int(not problems),
+    )
 
 
 def run_mock(cases: list[EvalCase]) -> list[CaseResult]:

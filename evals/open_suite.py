@@ -98,19 +98,26 @@ def open_vocabulary_cases() -> list[dict[str, object]]:
         base = case_stem(fact, figure)
         expected = {"status": "answered", "present": [figure], "min_citations": 1}
         where = f"{fact.document} page {fact.page}"
-        cases.append({
-            "id": f"{base}-label", "expected": expected,
-            "query": f"What was {name}'s {_label(fact.label)} in FY{fact.fiscal_year}?",
-            "why_it_matters": f"a figure the report prints ({where}) asked in its own words "
-                              "is not found or answered with another figure",
-            "tags": ["label-words", fact.source, fact.company],
-        })  # fmt: skip
-        cases.append({
-            "id": f"{base}-paraphrase", "query": row["query"], "expected": expected,
-            "why_it_matters": f"the same figure ({where}) asked without the report's words "
-                              "is not found: the reading depends on the vocabulary",
-            "tags": ["paraphrase", fact.source, fact.company],
-        })  # fmt: skip
+        cases.append(
+            {
+                "id": f"{base}-label",
+                "expected": expected,
+                "query": f"What was {name}'s {_label(fact.label)} in FY{fact.fiscal_year}?",
+                "why_it_matters": f"a figure the report prints ({where}) asked in its own words "
+                "is not found or answered with another figure",
+                "tags": ["label-words", fact.source, fact.company],
+            }
+        )
+        cases.append(
+            {
+                "id": f"{base}-paraphrase",
+                "query": row["query"],
+                "expected": expected,
+                "why_it_matters": f"the same figure ({where}) asked without the report's words "
+                "is not found: the reading depends on the vocabulary",
+                "tags": ["paraphrase", fact.source, fact.company],
+            }
+        )
     return with_unique_ids(cases)
 
 
@@ -120,12 +127,15 @@ def narrative_cases() -> list[dict[str, object]]:
         row = json.loads(line)
         if row["category"] == "unaddressed":
             expected: dict[str, object] = {
-                "status": "fallback", "status_in": ["answered"],
+                "status": "fallback",
+                "status_in": ["answered"],
                 "confidence_not": ["high", "medium"],
-            }  # fmt: skip
-            why = ("a topic the reports never mention is answered as if they did (an honest "
-                   "'the reports do not say', with the closest passages at low confidence, "
-                   "passes)")  # fmt: skip
+            }
+            why = (
+                "a topic the reports never mention is answered as if they did (an honest "
+                "'the reports do not say', with the closest passages at low confidence, "
+                "passes)"
+            )
         else:
             expected = {"status": "answered", "present": row["expect"], "min_citations": 1}
             why = (
@@ -133,8 +143,15 @@ def narrative_cases() -> list[dict[str, object]]:
                 f"{row['company']}'s FY{row['fiscal_year']} report gets figures or nothing"
             )
         tags = [row["category"], row["company"]]
-        cases.append({"id": row["id"], "query": row["query"], "expected": expected,
-                      "why_it_matters": why, "tags": tags})  # fmt: skip
+        cases.append(
+            {
+                "id": row["id"],
+                "query": row["query"],
+                "expected": expected,
+                "why_it_matters": why,
+                "tags": tags,
+            }
+        )
     return cases
 
 

@@ -84,20 +84,31 @@ async def retrieve(
 def retrieval_result(case: EvalCase, run: RetrievalRun, cutoff: int = CUTOFF) -> CaseResult:
     assert isinstance(case.expected, RetrievalExpected)
     if run.degraded:
-        return CaseResult(suite=case.suite, id=case.id, passed=False, passes=0,
-                          problems=[f"not scored: {'; '.join(run.degraded)}"],
-                          detail={"degraded": True})  # fmt: skip
+        return CaseResult(
+            suite=case.suite,
+            id=case.id,
+            passed=False,
+            passes=0,
+            problems=[f"not scored: {'; '.join(run.degraded)}"],
+            detail={"degraded": True},
+        )
     problems = score_retrieval(case.expected, run.hits, cutoff)
     if not run.planned:
         problems = [f"the query plan did not search {case.expected.company}"]
     rank = first_hit_rank(case.expected, run.hits)
     return CaseResult(
-        suite=case.suite, id=case.id, passed=not problems, problems=problems,
+        suite=case.suite,
+        id=case.id,
+        passed=not problems,
+        problems=problems,
         passes=int(not problems),
-        detail={"rank": rank, "query": run.query, "fiscal_years": run.fiscal_years,
-                "returned": [f"{h.company} FY{h.fiscal_year} p.{h.page} {h.section}"
-                             for h in run.hits]},
-    )  # fmt: skip
+        detail={
+            "rank": rank,
+            "query": run.query,
+            "fiscal_years": run.fiscal_years,
+            "returned": [f"{h.company} FY{h.fiscal_year} p.{h.page} {h.section}" for h in run.hits],
+        },
+    )
 
 
 async def _routing(stack: Stack, case: EvalCase) -> CaseResult:
@@ -114,9 +125,14 @@ async def _routing(stack: Stack, case: EvalCase) -> CaseResult:
         problems = score_scope(case.expected, outcome)
     else:
         problems = score_routing(case.expected, outcome)
-    return CaseResult(suite=case.suite, id=case.id, passed=not problems, problems=problems,
-                      passes=int(not problems), detail={"route": outcome.route,
-                      "reason": outcome.reason})  # fmt: skip
+    return CaseResult(
+        suite=case.suite,
+        id=case.id,
+        passed=not problems,
+        problems=problems,
+        passes=int(not problems),
+        detail={"route": outcome.route, "reason": outcome.reason},
+    )
 
 
 async def _settle(http: httpx.AsyncClient, response: httpx.Response) -> TurnResult:
@@ -168,9 +184,13 @@ async def run_turn_case(http: httpx.AsyncClient, case: EvalCase) -> tuple[CaseRe
     result = await ask(http, case.query, conversation)
     problems = score_turn(case.expected, result)
     return CaseResult(
-        suite=case.suite, id=case.id, passed=not problems, problems=problems,
-        passes=int(not problems), detail={"turn_id": result.turn_id, "status": result.status},
-    ), result  # fmt: skip
+        suite=case.suite,
+        id=case.id,
+        passed=not problems,
+        problems=problems,
+        passes=int(not problems),
+        detail={"turn_id": result.turn_id, "status": result.status},
+    ), result
 
 
 async def run_case(stack: Stack, case: EvalCase) -> CaseResult:
@@ -179,8 +199,9 @@ async def run_case(stack: Stack, case: EvalCase) -> CaseResult:
     try:
         return await _run_case(stack, case)
     except (EvalError, httpx.HTTPError, WorkflowFailureError, RPCError) as err:
-        return CaseResult(suite=case.suite, id=case.id, passed=False, passes=0,
-                          problems=[f"could not run: {err}"])  # fmt: skip
+        return CaseResult(
+            suite=case.suite, id=case.id, passed=False, passes=0, problems=[f"could not run: {err}"]
+        )
 
 
 async def _run_case(stack: Stack, case: EvalCase) -> CaseResult:
@@ -214,7 +235,10 @@ async def run_real(
     retrieval = [r for r in retrieval if not any(p.startswith("could not run") for p in r.problems)]
     if retrieval:
         ranks = {r.id: r.detail.get("rank") for r in retrieval}
-        metrics = {f"retrieval.{k}": v for k, v in
-                   ranx_metrics({k: v if isinstance(v, int) else None for k, v in ranks.items()},
-                                CUTOFF).items()}  # fmt: skip
+        metrics = {
+            f"retrieval.{k}": v
+            for k, v in ranx_metrics(
+                {k: v if isinstance(v, int) else None for k, v in ranks.items()}, CUTOFF
+            ).items()
+        }
     return results, metrics

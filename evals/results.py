@@ -54,11 +54,15 @@ def merge_repeats(runs: list[list[CaseResult]]) -> list[CaseResult]:
         failing = next((a for a in reversed(attempts) if not a.passed), None)
         merged.append(
             CaseResult(
-                suite=attempts[0].suite, id=attempts[0].id, passed=passes == len(attempts),
-                problems=failing.problems if failing else [], runs=len(attempts),
-                passes=passes, detail=attempts[-1].detail,
+                suite=attempts[0].suite,
+                id=attempts[0].id,
+                passed=passes == len(attempts),
+                problems=failing.problems if failing else [],
+                runs=len(attempts),
+                passes=passes,
+                detail=attempts[-1].detail,
             )
-        )  # fmt: skip
+        )
     return merged
 
 

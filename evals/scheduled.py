@@ -50,8 +50,9 @@ class SuiteActivities:
         async with self.connect() as stack, _heartbeating():
             engine, corpus = await engine_of(stack.http)
             results, metrics = await run_real(stack, cases)
-        run = SuiteRun(mode="real", engine=engine, corpus_version=corpus, cases=results,
-                       metrics=metrics)  # fmt: skip
+        run = SuiteRun(
+            mode="real", engine=engine, corpus_version=corpus, cases=results, metrics=metrics
+        )
         # A sampled run is judged case by case: the other cases and the floors are not its.
         return judged(run, baseline, complete=request.sample_every == 1)
 
@@ -69,10 +70,13 @@ def judged(run: SuiteRun, baseline: Baseline, complete: bool) -> SuiteVerdict:
     problems = gate(run, baseline, complete=complete)
     regressions = [p for p in problems if p.startswith("regressed")]
     return SuiteVerdict(
-        engine=run.engine, corpus_version=run.corpus_version, cases=len(run.cases),
-        failed=sum(not r.passed for r in run.cases), regressions=regressions,
+        engine=run.engine,
+        corpus_version=run.corpus_version,
+        cases=len(run.cases),
+        failed=sum(not r.passed for r in run.cases),
+        regressions=regressions,
         stale=[p for p in problems if p not in regressions],
-    )  # fmt: skip
+    )
 
 
 @contextlib.asynccontextmanager

@@ -33,11 +33,14 @@ def conversations(
 ) -> list[Conversation]:
     """`count` conversations of `length` single-figure questions, no figure twice in one."""
     usable = [
-        c for c in cases
-        if not c.before and isinstance(c.expected, TurnExpected)
-        and c.expected.status == "answered" and len(c.expected.present) == 1
+        c
+        for c in cases
+        if not c.before
+        and isinstance(c.expected, TurnExpected)
+        and c.expected.status == "answered"
+        and len(c.expected.present) == 1
         and any(ch.isdigit() for ch in c.expected.present[0])  # a figure, not a ranking's words
-    ]  # fmt: skip
+    ]
     rng = random.Random(seed)
     out = []
     for _ in range(count):
@@ -66,8 +69,13 @@ class Kept:
     the next turn's synthesis until the next summary (more than 10 messages wait)."""
 
 
-def score(conversation: Conversation, answers: Sequence[str], summary: str | None,
-          recent: Sequence[str], summarised_turns: int) -> Kept:  # fmt: skip
+def score(
+    conversation: Conversation,
+    answers: Sequence[str],
+    summary: str | None,
+    recent: Sequence[str],
+    summarised_turns: int,
+) -> Kept:
     """How many of the figures early answers showed the next turn could still see;
     `summarised_turns`: how many of the first turns the summary covers."""
     early_turns = len(answers) - KEEP_RECENT // 2
@@ -75,7 +83,7 @@ def score(conversation: Conversation, answers: Sequence[str], summary: str | Non
         (turn, figure)
         for turn, (figure, answer) in enumerate(zip(conversation.figures, answers, strict=False))
         if turn < early_turns and shows(answer, figure)  # never given: not the summary's loss
-    ]  # fmt: skip
+    ]
     last = "\n".join(recent)
     buffered = f"{summary or ''}\n{last}"
     kept = [(t, f) for t, f in early if shows(buffered, f)]

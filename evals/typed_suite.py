@@ -113,18 +113,34 @@ def figure_cases() -> list[dict[str, object]]:
         typed = f"{fact.company.lower()} {label.lower()} fy{year % 100:02d}{_COURTESY[n % 4]}"
         cases.append(_case(f"{base}-chat", typed, figure, "chat", fact))
         if (short := _shortened(label)) is not None:
-            cases.append(_case(f"{base}-short", f"{name.lower()} {short} in fy{year}?", figure,
-                               "short-form", fact))  # fmt: skip
+            cases.append(
+                _case(
+                    f"{base}-short",
+                    f"{name.lower()} {short} in fy{year}?",
+                    figure,
+                    "short-form",
+                    fact,
+                )
+            )
         if (acronym := _acronym(fact.label)) is not None:
-            cases.append(_case(f"{base}-acronym", f"What was {name}'s {acronym} in FY{year}?",
-                               figure, "acronym", fact))  # fmt: skip
+            cases.append(
+                _case(
+                    f"{base}-acronym",
+                    f"What was {name}'s {acronym} in FY{year}?",
+                    figure,
+                    "acronym",
+                    fact,
+                )
+            )
         if year == latest[fact.company]:
-            cases.append(_case(f"{base}-no-year", f"What was {name}'s {label}?", figure,
-                               "no-year", fact))  # fmt: skip
+            cases.append(
+                _case(f"{base}-no-year", f"What was {name}'s {label}?", figure, "no-year", fact)
+            )
         if (fact.company, year + 1, fact.label.lower()) in asked:
             before = [f"What was {name}'s {label} in FY{year + 1}?"]
-            cases.append(_case(f"{base}-before", _BEFORE[n % 3], figure, "relative-year",
-                               fact, before))  # fmt: skip
+            cases.append(
+                _case(f"{base}-before", _BEFORE[n % 3], figure, "relative-year", fact, before)
+            )
     return cases
 
 
@@ -160,15 +176,19 @@ def superlative_cases() -> list[dict[str, object]]:
                 continue
             case_id = f"superlative-{year}-{_slug(metric)}-{asked}"
             display = metric_display(metric)
-            cases.append({
-                "id": case_id,
-                "query": f"Which company had the {asked} {display} in FY{year}?",
-                "expected": {"status": "answered",
-                             "present": [f"{display_name(pick)} had the {asked}"],
-                             "min_citations": 2},
-                "why_it_matters": "a ranking over every company names the wrong one, or none",
-                "tags": ["superlative", *(["held-out"] if _held_out(case_id) else [])],
-            })  # fmt: skip
+            cases.append(
+                {
+                    "id": case_id,
+                    "query": f"Which company had the {asked} {display} in FY{year}?",
+                    "expected": {
+                        "status": "answered",
+                        "present": [f"{display_name(pick)} had the {asked}"],
+                        "min_citations": 2,
+                    },
+                    "why_it_matters": "a ranking over every company names the wrong one, or none",
+                    "tags": ["superlative", *(["held-out"] if _held_out(case_id) else [])],
+                }
+            )
     return cases
 
 
@@ -197,10 +217,15 @@ def _weighed_cases(year: int, metric: str, figures: dict[str, Fact]) -> list[dic
         for company, value in zip(same, values, strict=True):
             pct = value / sum(values) * 100.0
             case_id = f"share-of-total-{year}-{_slug(metric)}-{company.lower()}"
-            cases.append(_weighed(case_id, "share-of-total",
-                                  f"What share of the combined {display} of all the companies "
-                                  f"in FY{year} came from {display_name(company)}?",
-                                  f"= {pct:.1f}%"))  # fmt: skip
+            cases.append(
+                _weighed(
+                    case_id,
+                    "share-of-total",
+                    f"What share of the combined {display} of all the companies "
+                    f"in FY{year} came from {display_name(company)}?",
+                    f"= {pct:.1f}%",
+                )
+            )
     return cases
 
 
