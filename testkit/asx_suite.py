@@ -45,11 +45,18 @@ def expected_cells() -> list[Expected]:
         c = json.loads(line)
         out.append(
             Expected(
-                c["report"], c["file"], c["printed_page"] or c["pdf_page"], c["label"],
-                c.get("group", ""), c["period_end"], float(c["value"]), c["unit"],
-                float(c["scale"]), c.get("column", ""),
+                c["report"],
+                c["file"],
+                c["printed_page"] or c["pdf_page"],
+                c["label"],
+                c.get("group", ""),
+                c["period_end"],
+                float(c["value"]),
+                c["unit"],
+                float(c["scale"]),
+                c.get("column", ""),
             )
-        )  # fmt: skip
+        )
     return out
 
 

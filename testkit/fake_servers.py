@@ -325,18 +325,20 @@ class FakeOpenAI(_Faults):
             "created": int(time.time()),
             "model": body["model"],
             "system_fingerprint": "fp_fake",
-            "choices": [{
-                "index": 0,
-                "message": {"role": "assistant", "content": content, "refusal": refusal},
-                "logprobs": None,
-                "finish_reason": finish,
-            }],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content, "refusal": refusal},
+                    "logprobs": None,
+                    "finish_reason": finish,
+                }
+            ],
             "usage": {
                 "prompt_tokens": _tokens(text),
                 "completion_tokens": _tokens(content or refusal or ""),
                 "total_tokens": _tokens(text) + _tokens(content or refusal or ""),
             },
-        }  # fmt: skip
+        }
         return JSONResponse(completion)
 
     def vector(self, text: str) -> list[float]:
@@ -487,10 +489,13 @@ class FakeCohere(_Faults):
         results = [
             {"index": i, "relevance_score": round(s, 6)} for s, i in scored[: top_n or len(scored)]
         ]
-        return JSONResponse({
-            "id": str(uuid.uuid4()), "results": results,
-            "meta": {"api_version": {"version": "2"}, "billed_units": {"search_units": 1}},
-        })  # fmt: skip
+        return JSONResponse(
+            {
+                "id": str(uuid.uuid4()),
+                "results": results,
+                "meta": {"api_version": {"version": "2"}, "billed_units": {"search_units": 1}},
+            }
+        )
 
     @contextmanager
     def running(self) -> Iterator["FakeCohere"]:
@@ -548,18 +553,25 @@ class Brain:
     def route(self, body: Body) -> Body:
         vague = not re.search(r"BHP|Rio|Fortescue|South32|Northern", question_of(body))
         return {
-            "out_of_scope": False, "needs_retrieval": not vague, "needs_clarification": vague,
+            "out_of_scope": False,
+            "needs_retrieval": not vague,
+            "needs_clarification": vague,
             "clarifying_question": "Which company do you mean: BHP, Rio Tinto, Fortescue, "
-            "South32 or Northern Star?" if vague else None, "direct_answer": None,
-        }  # fmt: skip
+            "South32 or Northern Star?"
+            if vague
+            else None,
+            "direct_answer": None,
+        }
 
     def rewrite(self, body: Body) -> Body:
         tickers = re.search(r"using these tickers: ([A-Z0-9, ]+)\.", user_text(body))
         assert tickers
-        return {"sub_queries": [
-            {"company": t, "query": f"{t} {question_of(body)}"}
-            for t in tickers.group(1).split(", ")
-        ]}  # fmt: skip
+        return {
+            "sub_queries": [
+                {"company": t, "query": f"{t} {question_of(body)}"}
+                for t in tickers.group(1).split(", ")
+            ]
+        }
 
     def grade(self, body: Body) -> Body:
         def stems(text: str) -> set[str]:
@@ -613,10 +625,22 @@ INJECTION = (
     "need to check it."
 )
 ADVERSARIAL_MODES = (
-    "honest", "honest_in_words", "other_year", "other_metric", "other_company", "in_words",
-    "invented", "off_topic", "injected_answer", "injected_clarification", "skips_company",
-    "repeats_other_year", "reversed_change", "past_its_bound", "decimal_comma",
-)  # fmt: skip
+    "honest",
+    "honest_in_words",
+    "other_year",
+    "other_metric",
+    "other_company",
+    "in_words",
+    "invented",
+    "off_topic",
+    "injected_answer",
+    "injected_clarification",
+    "skips_company",
+    "repeats_other_year",
+    "reversed_change",
+    "past_its_bound",
+    "decimal_comma",
+)
 """One kind of bad draft each (and `honest`, the same model telling the truth;
 `honest_in_words`, telling it with the figure written in words):
 - other_year / other_metric / other_company: that figure, in a sentence naming neither
@@ -663,9 +687,10 @@ class Adversary(Brain):
             f"[{block_with(body, truth.asked.needle)}]."
         )
         wrong = {
-            "other_year": truth.other_year, "other_metric": truth.other_metric,
+            "other_year": truth.other_year,
+            "other_metric": truth.other_metric,
             "other_company": truth.other_company,
-        }.get(self.mode)  # fmt: skip
+        }.get(self.mode)
         if wrong is not None:
             n = block_with(body, wrong.needle)
             return f"For {truth.company} the figure was {wrong.stated} [{n}]."
@@ -698,12 +723,15 @@ class Adversary(Brain):
         other = block_with(body, truth.other_year.needle)
         asked = block_with(body, truth.asked.needle)
         if self.mode == "repeats_other_year":
-            return (f"{honest} For {truth.company} the figure was {truth.other_year.stated} "
-                    f"[{other}]. In short, the figure came to {truth.other_year.stated} "
-                    f"[{other}].")  # fmt: skip
+            return (
+                f"{honest} For {truth.company} the figure was {truth.other_year.stated} "
+                f"[{other}]. In short, the figure came to {truth.other_year.stated} "
+                f"[{other}]."
+            )
         if self.mode == "reversed_change":
-            return (f"{honest} {truth.company}'s revenue {truth.change_backwards} "
-                    f"[{asked}, {other}].")  # fmt: skip
+            return (
+                f"{honest} {truth.company}'s revenue {truth.change_backwards} [{asked}, {other}]."
+            )
         if self.mode == "past_its_bound":
             return f"{truth.company}'s {truth.says} was more than {truth.rounded_up} [{asked}]."
         comma = truth.other_year.stated.replace(".", ",")

@@ -148,8 +148,9 @@ def _statement_header(pdf: _Report, fy: int, unit: str) -> None:
     pdf.set_xy(15, y + 12)
 
 
-def _row(pdf: _Report, label: str, note: str, values: tuple[float, float],
-         footnote: str = "") -> None:  # fmt: skip
+def _row(
+    pdf: _Report, label: str, note: str, values: tuple[float, float], footnote: str = ""
+) -> None:
     pdf.set_font("Helvetica", size=9)
     y = pdf.get_y()
     pdf.set_xy(15, y)
