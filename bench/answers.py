@@ -72,11 +72,16 @@ async def run(api_url: str, cases: list[Case]) -> dict[str, Any]:
                 answer = result.answer or ""
             except httpx.HTTPError as exc:
                 problems, answer = [f"http: {type(exc).__name__}: {str(exc)[:120]}"], ""
-            results.append({
-                "id": case.id, "category": case.category, "pending": case.pending is not None,
-                "passed": not problems, "problems": problems,
-                "unasked_figure": any(a in answer for a in case.absent),
-            })  # fmt: skip
+            results.append(
+                {
+                    "id": case.id,
+                    "category": case.category,
+                    "pending": case.pending is not None,
+                    "passed": not problems,
+                    "problems": problems,
+                    "unasked_figure": any(a in answer for a in case.absent),
+                }
+            )
     return {"api_url": api_url, "cases": results}
 
 
@@ -97,9 +102,15 @@ async def run_suites(api_url: str, names: list[str]) -> dict[str, Any]:
                         await ask(http, earlier, conversation)
                     result = await ask(http, case.query, conversation)
                 except httpx.HTTPError as exc:
-                    results.append({"suite": name, "id": case.id, "passed": False,
-                                    "problems": [f"http: {type(exc).__name__}"],
-                                    "off_point": False})  # fmt: skip
+                    results.append(
+                        {
+                            "suite": name,
+                            "id": case.id,
+                            "passed": False,
+                            "problems": [f"http: {type(exc).__name__}"],
+                            "off_point": False,
+                        }
+                    )
                     continue
                 expected = case.expected
                 if isinstance(expected, ScopeExpected):
@@ -115,9 +126,16 @@ async def run_suites(api_url: str, names: list[str]) -> dict[str, Any]:
                     problems = score_turn(expected, result)
                     lacking = any(not shows(result.answer or "", p) for p in expected.present)
                     off_point = result.confidence in ("high", "medium") and lacking
-                results.append({"suite": name, "id": case.id, "passed": not problems,
-                                "problems": problems, "off_point": off_point,
-                                "confidence": result.confidence})  # fmt: skip
+                results.append(
+                    {
+                        "suite": name,
+                        "id": case.id,
+                        "passed": not problems,
+                        "problems": problems,
+                        "off_point": off_point,
+                        "confidence": result.confidence,
+                    }
+                )
     return {"api_url": api_url, "suites": results}
 
 
@@ -129,8 +147,10 @@ def render_suites(report: dict[str, Any]) -> str:
     for name, rows in by_suite.items():
         passed = sum(r["passed"] for r in rows)
         off = sum(r["off_point"] for r in rows)
-        lines.append(f"{name:>16}  {passed}/{len(rows)} ({passed / len(rows):.1%})  "
-                     f"off-point at high/medium: {off}")  # fmt: skip
+        lines.append(
+            f"{name:>16}  {passed}/{len(rows)} ({passed / len(rows):.1%})  "
+            f"off-point at high/medium: {off}"
+        )
     lines += ["", "reliability (answers with a confidence, every suite): confidence, n, passed"]
     for band in ("high", "medium", "low"):
         rows = [r for r in report["suites"] if r.get("confidence") == band]

@@ -26,8 +26,13 @@ from backends.embeddings import LocalEmbedder
 from backends.reports import ReportIndex
 from domain.memory.rules import cache_slots
 
-COMPANIES = {"BHP": "BHP", "RIO": "Rio Tinto", "FMG": "Fortescue", "S32": "South32",
-             "NST": "Northern Star"}  # fmt: skip
+COMPANIES = {
+    "BHP": "BHP",
+    "RIO": "Rio Tinto",
+    "FMG": "Fortescue",
+    "S32": "South32",
+    "NST": "Northern Star",
+}
 METRICS = ["revenue", "underlying EBITDA", "net debt", "capital expenditure", "net profit"]
 YEARS = [2023, 2024, 2025]
 ASK = "What was {c}'s {m} in FY{y}?"
@@ -68,27 +73,51 @@ def near_miss_pairs() -> list[tuple[str, str, str]]:
         pairs.append((base, ASK.format(c=other_company, m=m, y=y), "company"))
         pairs.append((base, ASK.format(c=c, m=other_metric, y=y), "metric"))
     for c, y in itertools.product(["BHP", "Rio Tinto", "Fortescue"], YEARS):
-        pairs.append((f"What was {c}'s final dividend in FY{y}?",
-                      f"What was {c}'s interim dividend in FY{y}?", "line item"))  # fmt: skip
-        pairs.append((f"What was {c}'s underlying profit in FY{y}?",
-                      f"What was {c}'s net profit in FY{y}?", "line item"))  # fmt: skip
+        pairs.append(
+            (
+                f"What was {c}'s final dividend in FY{y}?",
+                f"What was {c}'s interim dividend in FY{y}?",
+                "line item",
+            )
+        )
+        pairs.append(
+            (
+                f"What was {c}'s underlying profit in FY{y}?",
+                f"What was {c}'s net profit in FY{y}?",
+                "line item",
+            )
+        )
     for m, y in itertools.product(METRICS, YEARS):
-        pairs.append((f"Which company had the highest {m} in FY{y}?",
-                      f"Which company had the lowest {m} in FY{y}?", "polarity"))  # fmt: skip
+        pairs.append(
+            (
+                f"Which company had the highest {m} in FY{y}?",
+                f"Which company had the lowest {m} in FY{y}?",
+                "polarity",
+            )
+        )
     qualified = [
-        ("profit before tax", "profit after tax"), ("revenue", "revenue as restated"),
+        ("profit before tax", "profit after tax"),
+        ("revenue", "revenue as restated"),
         ("revenue in the first half", "revenue in the second half"),
-        ("profit", "operating profit"), ("net profit", "net profit per share"),
+        ("profit", "operating profit"),
+        ("net profit", "net profit per share"),
         ("revenue from continuing operations", "revenue from discontinued operations"),
-    ]  # fmt: skip
+    ]
     for c, (a, b) in itertools.product(["BHP", "Fortescue"], qualified):
-        pairs.append((f"What was {c}'s {a} in FY2024?", f"What was {c}'s {b} in FY2024?",
-                      "qualifier"))  # fmt: skip
+        pairs.append(
+            (f"What was {c}'s {a} in FY2024?", f"What was {c}'s {b} in FY2024?", "qualifier")
+        )
     for c in names:
-        pairs.append((f"Did {c}'s revenue rise in FY2024?", f"Did {c}'s revenue fall in FY2024?",
-                      "polarity"))  # fmt: skip
-        pairs.append((f"What was {c}'s copper production in FY2024?",
-                      f"What was {c}'s iron ore production in FY2024?", "line item"))  # fmt: skip
+        pairs.append(
+            (f"Did {c}'s revenue rise in FY2024?", f"Did {c}'s revenue fall in FY2024?", "polarity")
+        )
+        pairs.append(
+            (
+                f"What was {c}'s copper production in FY2024?",
+                f"What was {c}'s iron ore production in FY2024?",
+                "line item",
+            )
+        )
     return pairs
 
 
@@ -133,12 +162,16 @@ def main() -> None:
     paraphrases = paraphrase_pairs()
     near = near_miss_pairs()
     same_slots = [(a, b, why) for a, b, why in near if cache_slots(a) == cache_slots(b)]
-    print(f"{len(paraphrases)} paraphrase pairs, {len(near)} near-miss pairs "
-          f"({', '.join(f'{k}: {sum(w == k for *_, w in near)}' for k in sorted({w for *_, w in near}))})")  # fmt: skip  # noqa: E501
+    print(
+        f"{len(paraphrases)} paraphrase pairs, {len(near)} near-miss pairs "
+        f"({', '.join(f'{k}: {sum(w == k for *_, w in near)}' for k in sorted({w for *_, w in near}))})"  # noqa: E501
+    )
     if same_slots:
         print(f"WARNING: {len(same_slots)} near-miss pairs have equal slots: {same_slots[:3]}")
-    print(f"{'hit at':>6} {'hint at':>7} {'para hit':>8} {'para hint':>9} {'para both':>9} "
-          f"{'wrong-slot':>10} {'sim-only would serve':>20}")  # fmt: skip
+    print(
+        f"{'hit at':>6} {'hint at':>7} {'para hit':>8} {'para hint':>9} {'para both':>9} "
+        f"{'wrong-slot':>10} {'sim-only would serve':>20}"
+    )
     para_sims: list[float] = []
     near_sims: list[float] = []
     for hit_at, hint_at in THRESHOLDS:
@@ -151,8 +184,10 @@ def main() -> None:
         hints = p_out.count("hint") / len(p_out)
         wrong = sum(o != "miss" for o in n_out)
         naive = sum(s >= hint_at for s in near_sims)
-        print(f"{hit_at:>6.2f} {hint_at:>7.2f} {hits:>8.2f} {hints:>9.2f} {hits + hints:>9.2f} "
-              f"{wrong:>10} {naive:>20}")  # fmt: skip
+        print(
+            f"{hit_at:>6.2f} {hint_at:>7.2f} {hits:>8.2f} {hints:>9.2f} {hits + hints:>9.2f} "
+            f"{wrong:>10} {naive:>20}"
+        )
         client.close()
     print(
         f"similarity: paraphrases min {min(para_sims):.3f} median "

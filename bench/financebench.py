@@ -196,11 +196,20 @@ def run(
         answer = turn.get("answer") or ""
         status = turn.get("status", "error")
         verdict = label(q["answer"], q["question"], status, answer)
-        rows.append({
-            "id": q["id"], "type": q["question_type"], "doc": doc, "question": q["question"],
-            "gold": q["answer"], "status": status, "confidence": turn.get("confidence"),
-            "answer": answer, "label": verdict, "clarified": turn.get("clarified"),
-        })  # fmt: skip
+        rows.append(
+            {
+                "id": q["id"],
+                "type": q["question_type"],
+                "doc": doc,
+                "question": q["question"],
+                "gold": q["answer"],
+                "status": status,
+                "confidence": turn.get("confidence"),
+                "answer": answer,
+                "label": verdict,
+                "clarified": turn.get("clarified"),
+            }
+        )
         say(f"{q['id']} {verdict} ({status}, {turn.get('confidence')})")
     return {"ingest": ingested, "ingest_seconds": round(ingest_seconds, 1), "rows": rows}
 
@@ -234,8 +243,10 @@ def render(report: dict[str, Any], peers: dict[tuple[str, str], str]) -> str:
     lines.append("")
     lines.append(f"wrong answers by confidence: {dict(wrong) or 'none'}")
     pages = sum(i.get("pages", 0) for i in report["ingest"].values())
-    lines.append(f"ingest: {len(report['ingest'])} filings in {report['ingest_seconds']:.0f}s"
-                 + (f" ({pages} pages)" if pages else ""))  # fmt: skip
+    lines.append(
+        f"ingest: {len(report['ingest'])} filings in {report['ingest_seconds']:.0f}s"
+        + (f" ({pages} pages)" if pages else "")
+    )
     return "\n".join(lines)
 
 

@@ -122,10 +122,16 @@ def wanted() -> list[Want]:
             raise ValueError(f"unreadable printed number {row['printed']!r}")
         out.append(
             Want(
-                row["report"], row["file"], row["pdf_page"], row["label"],
-                row["period_end"][:4], value, row.get("column", ""), expected,
+                row["report"],
+                row["file"],
+                row["pdf_page"],
+                row["label"],
+                row["period_end"][:4],
+                value,
+                row.get("column", ""),
+                expected,
             )
-        )  # fmt: skip
+        )
     return out
 
 

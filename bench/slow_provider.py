@@ -94,9 +94,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=None, help="turn budget, seconds")
     parser.add_argument("--model-timeout", type=float, default=None)
     parser.add_argument(
-        "--slow", nargs="+", default=list(SCHEMAS), choices=SCHEMAS,
+        "--slow",
+        nargs="+",
+        default=list(SCHEMAS),
+        choices=SCHEMAS,
         help="the steps whose calls hang (by response schema)",
-    )  # fmt: skip
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     home = Path(tempfile.mkdtemp(prefix="turnstile-slow-"))
@@ -107,9 +110,11 @@ def main(argv: list[str] | None = None) -> int:
             fake.step_faults[schema] = "timeout"
         settings = common.isolated_settings(home, "slow")
         os.environ.update(
-            TURNSTILE_ENGINE="openai", TURNSTILE_OPENAI_BASE_URL=fake.base_url,
-            TURNSTILE_OPENAI_API_KEY=fake.api_key, TURNSTILE_ANSWER_CACHE="false",
-        )  # fmt: skip
+            TURNSTILE_ENGINE="openai",
+            TURNSTILE_OPENAI_BASE_URL=fake.base_url,
+            TURNSTILE_OPENAI_API_KEY=fake.api_key,
+            TURNSTILE_ANSWER_CACHE="false",
+        )
         if args.budget is not None:
             os.environ["TURNSTILE_TURN_BUDGET_SECONDS"] = str(args.budget)
         if args.model_timeout is not None:
@@ -129,11 +134,14 @@ def main(argv: list[str] | None = None) -> int:
                 embedded.down(settings, say)
     late = [r for r in results if r["status"] in (None, "running") or r["seconds"] > bound]
     report = {
-        "hang_seconds": args.hang, "slow_steps": args.slow,
+        "hang_seconds": args.hang,
+        "slow_steps": args.slow,
         "model_timeout_seconds": settings.model_timeout_seconds,
-        "turn_budget_seconds": budget, "bound_seconds": bound, "turns": results,
+        "turn_budget_seconds": budget,
+        "bound_seconds": bound,
+        "turns": results,
         "late": len(late),
-    }  # fmt: skip
+    }
     if args.json:
         print(json.dumps(report, indent=1))
     else:
@@ -143,8 +151,10 @@ def main(argv: list[str] | None = None) -> int:
             f"budget {budget:g} s (bound {bound:g} s)"
         )
         for r in results:
-            print(f"  {r['seconds']:6.1f} s  {r['status']} {r['fallback_reason'] or ''}  "
-                  f"{'; '.join(r['step_failures'])}")  # fmt: skip
+            print(
+                f"  {r['seconds']:6.1f} s  {r['status']} {r['fallback_reason'] or ''}  "
+                f"{'; '.join(r['step_failures'])}"
+            )
         print(f"late or unsettled: {len(late)} of {len(results)}")
     return 1 if late else 0
 
