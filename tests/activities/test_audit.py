@@ -36,18 +36,36 @@ async def settle(conn: AsyncConnection, n: int) -> list[str]:
     for i in range(n):
         alloc = await turns.allocate_turn(conn, f"c-{i % 3}", None, f"question {i}")
         result = TurnResult(
-            turn_id=alloc.turn_id, conversation_id=alloc.conversation_id, status="answered",
-            question=f"question {i}", route="needs_retrieval", answer="An answer [1].",
-            confidence="medium", grounded="partial", retries=1, figures_checked=2,
-            unsupported_claims=[UnsupportedClaim(label="BHP FY2024 revenue",
-                                                 reason="calculation")],
+            turn_id=alloc.turn_id,
+            conversation_id=alloc.conversation_id,
+            status="answered",
+            question=f"question {i}",
+            route="needs_retrieval",
+            answer="An answer [1].",
+            confidence="medium",
+            grounded="partial",
+            retries=1,
+            figures_checked=2,
+            unsupported_claims=[UnsupportedClaim(label="BHP FY2024 revenue", reason="calculation")],
             degraded=[Degradation(layer="llm_grade_answer", reason="judge_unavailable")],
-            step_failures=[StepFailure(step="llm_grade_answer", direction="open",
-                                       error_class="timeout",
-                                       reason="ModelTimeout: grade_answer: the model timed out")],
-            model_trace=[ModelCall(step="synthesize", model="m", prompt_sha="abc123def456",
-                                   prompt_tokens=1000, completion_tokens=100)],
-        )  # fmt: skip
+            step_failures=[
+                StepFailure(
+                    step="llm_grade_answer",
+                    direction="open",
+                    error_class="timeout",
+                    reason="ModelTimeout: grade_answer: the model timed out",
+                )
+            ],
+            model_trace=[
+                ModelCall(
+                    step="synthesize",
+                    model="m",
+                    prompt_sha="abc123def456",
+                    prompt_tokens=1000,
+                    completion_tokens=100,
+                )
+            ],
+        )
         prices = {"m": Price(input=1.0, output=2.0)}
         assert await turns.save_turn(conn, result, final=True, prices=prices) is not None
         assert await turns.save_turn(conn, result, final=True) is None  # a retried save
@@ -75,10 +93,14 @@ async def test_each_settled_turn_gets_one_chained_record(conn: AsyncConnection) 
     assert checks["answer_judge"].startswith("unavailable")  # the degradation above
     assert checks["final_gate"] == "passed" and checks["numeric_grounding"] == "partial (2 checked)"
     # Each failed step named, with its direction and error class.
-    assert record["step_failures"] == [{
-        "step": "llm_grade_answer", "direction": "open", "error_class": "timeout",
-        "reason": "ModelTimeout: grade_answer: the model timed out",
-    }]  # fmt: skip
+    assert record["step_failures"] == [
+        {
+            "step": "llm_grade_answer",
+            "direction": "open",
+            "error_class": "timeout",
+            "reason": "ModelTimeout: grade_answer: the model timed out",
+        }
+    ]
     assert record["seconds"] is not None
     assert record["incident"] == "unsupported_claim_shown"  # docs/incidents.md
     first = await audit.show(conn, ids[0])
@@ -169,30 +191,46 @@ async def test_the_record_holds_every_text_shown_with_its_hash(conn: AsyncConnec
     """Each clarifying question asked (once per round, however often its save is retried)
     and the final text, exactly as stored, with their SHA-256."""
     alloc = await turns.allocate_turn(conn, "c-asked", None, "How much profit was there?")
-    base = {"turn_id": alloc.turn_id, "conversation_id": alloc.conversation_id,
-            "question": "How much profit was there?"}  # fmt: skip
+    base = {
+        "turn_id": alloc.turn_id,
+        "conversation_id": alloc.conversation_id,
+        "question": "How much profit was there?",
+    }
     for round_, asked in ((1, "Which company do you mean?"), (2, "Which fiscal year?")):
-        waiting = TurnResult(**base, status="needs_clarification", clarification_round=round_,
-                             clarifying_question=asked)  # fmt: skip
+        waiting = TurnResult(
+            **base,
+            status="needs_clarification",
+            clarification_round=round_,
+            clarifying_question=asked,
+        )
         await turns.save_turn(conn, waiting, final=False)
         await turns.save_turn(conn, waiting, final=False)  # a retried save
         await turns.save_turn(conn, TurnResult(**base, status="running"), final=False)
     answer = "BHP's attributable profit for FY2024 was US$7,897 million [1]."
     await turns.save_turn(
-        conn, TurnResult(**base, status="answered", clarification_round=2, answer=answer),
+        conn,
+        TurnResult(**base, status="answered", clarification_round=2, answer=answer),
         final=True,
-    )  # fmt: skip
+    )
 
     row = await audit.show(conn, alloc.turn_id)
 
     assert row is not None
     assert row["record"]["shown"] == [
-        {"kind": "clarifying_question", "round": 1, "text": "Which company do you mean?",
-         "sha256": text_sha256("Which company do you mean?")},
-        {"kind": "clarifying_question", "round": 2, "text": "Which fiscal year?",
-         "sha256": text_sha256("Which fiscal year?")},
+        {
+            "kind": "clarifying_question",
+            "round": 1,
+            "text": "Which company do you mean?",
+            "sha256": text_sha256("Which company do you mean?"),
+        },
+        {
+            "kind": "clarifying_question",
+            "round": 2,
+            "text": "Which fiscal year?",
+            "sha256": text_sha256("Which fiscal year?"),
+        },
         {"kind": "answer", "round": None, "text": answer, "sha256": text_sha256(answer)},
-    ]  # fmt: skip
+    ]
     assert (await audit.verify(conn)).ok
 
 
@@ -201,10 +239,15 @@ async def test_a_refusal_is_recorded_as_the_refusal_shown(conn: AsyncConnection)
     text = "I do not give investment advice."
     await turns.save_turn(
         conn,
-        TurnResult(turn_id=alloc.turn_id, conversation_id=alloc.conversation_id,
-                   question="Should I buy BHP?", status="refused", answer=text),
+        TurnResult(
+            turn_id=alloc.turn_id,
+            conversation_id=alloc.conversation_id,
+            question="Should I buy BHP?",
+            status="refused",
+            answer=text,
+        ),
         final=True,
-    )  # fmt: skip
+    )
     row = await audit.show(conn, alloc.turn_id)
     assert row is not None and [(s["kind"], s["sha256"]) for s in row["record"]["shown"]] == [
         ("refusal", text_sha256(text))
@@ -224,18 +267,31 @@ async def _answer_citing(conn: AsyncConnection, doc: ParsedDocument, pages: list
     cited = [next(c for c in doc.chunks if c.page == page) for page in pages]
     alloc = await turns.allocate_turn(conn, "c-cites", None, "What was BHP's revenue?")
     citations = [
-        Citation(n=n, chunk_id=c.chunk_id, company="BHP", fiscal_year=2024, page=c.page,
-                 document=c.document, preview=c.text[:40])
+        Citation(
+            n=n,
+            chunk_id=c.chunk_id,
+            company="BHP",
+            fiscal_year=2024,
+            page=c.page,
+            document=c.document,
+            preview=c.text[:40],
+        )
         for n, c in enumerate(cited, 1)
-    ]  # fmt: skip
+    ]
     kept = [*(c.chunk_id for c in cited), doc.chunks[-1].chunk_id]
     await turns.save_turn(
         conn,
-        TurnResult(turn_id=alloc.turn_id, conversation_id=alloc.conversation_id,
-                   question="What was BHP's revenue?", status="answered", answer="[1] [2]",
-                   citations=citations, documents=DocumentsUsed(retrieved=kept, kept=kept)),
+        TurnResult(
+            turn_id=alloc.turn_id,
+            conversation_id=alloc.conversation_id,
+            question="What was BHP's revenue?",
+            status="answered",
+            answer="[1] [2]",
+            citations=citations,
+            documents=DocumentsUsed(retrieved=kept, kept=kept),
+        ),
         final=True,
-    )  # fmt: skip
+    )
     return alloc.turn_id
 
 
@@ -255,10 +311,14 @@ async def test_cited_passages_are_compared_with_the_registry_today(
     assert [(e["cited_as"], e["kept"]) for e in evidence] == [([1], True), ([2], True), ([], True)]
     page4 = next(c for c in v1.chunks if c.page == 4)
     assert evidence[0]["version"] == {
-        "chunk_id": page4.chunk_id, "corpus": corpus, "document_id": "BHP-FY2024",
-        "document_version": v1.content_hash, "page": 4, "position": v1.chunks.index(page4),
+        "chunk_id": page4.chunk_id,
+        "corpus": corpus,
+        "document_id": "BHP-FY2024",
+        "document_version": v1.content_hash,
+        "page": 4,
+        "position": v1.chunks.index(page4),
         "text_sha256": text_sha256(page4.text),
-    }  # fmt: skip
+    }
 
     async def statuses() -> list[str]:
         return [p.status for p in await audit.passages_today(conn, row["record"])]
@@ -286,11 +346,23 @@ async def test_records_from_before_the_evidence_fields_still_verify_and_show(
     its place in the chain; its cited passages are `unknown`, not guessed."""
     alloc = await turns.allocate_turn(conn, "c-old", None, "What was BHP's revenue?")
     result = TurnResult(
-        turn_id=alloc.turn_id, conversation_id=alloc.conversation_id, status="answered",
-        question="What was BHP's revenue?", answer="US$55,658 million [1].",
-        citations=[Citation(n=1, chunk_id="legacy-id", company="BHP", fiscal_year=2024, page=4,
-                            document="BHP Annual Report 2024", preview="Revenue")],
-    )  # fmt: skip
+        turn_id=alloc.turn_id,
+        conversation_id=alloc.conversation_id,
+        status="answered",
+        question="What was BHP's revenue?",
+        answer="US$55,658 million [1].",
+        citations=[
+            Citation(
+                n=1,
+                chunk_id="legacy-id",
+                company="BHP",
+                fiscal_year=2024,
+                page=4,
+                document="BHP Annual Report 2024",
+                preview="Revenue",
+            )
+        ],
+    )
     old = audit.build_record(result, 0.4, "e70b6e8a82ff")
     del old["shown"], old["evidence"]
     recorded_at = datetime.now(UTC)
@@ -300,9 +372,8 @@ async def test_records_from_before_the_evidence_fields_still_verify_and_show(
     await conn.execute(
         "INSERT INTO decision_records (seq, turn_id, conversation_id, recorded_at, record,"
         " prev_hash, hash) VALUES (1, %s, %s, %s, %s, %s, %s)",
-        (alloc.turn_id, alloc.conversation_id, recorded_at, Jsonb(old),
-         audit.GENESIS, digest),
-    )  # fmt: skip
+        (alloc.turn_id, alloc.conversation_id, recorded_at, Jsonb(old), audit.GENESIS, digest),
+    )
     later = await settle(conn, 2)
 
     report = await audit.verify(conn)

@@ -89,8 +89,10 @@ def test_a_query_does_not_wait_behind_a_whole_report(embedder: LocalEmbedder) ->
     being embedded is answered after the slice under way, not after the whole report.
     (Sixteen slices: however late this thread is to ask on a busy machine, the report is
     not through them all before the query is queued.)"""
-    report = [f"Note {n}: the Group's borrowings at 30 June were US${n}.{n % 7} billion."
-              for n in range(16 * 64)]  # fmt: skip
+    report = [
+        f"Note {n}: the Group's borrowings at 30 June were US${n}.{n % 7} billion."
+        for n in range(16 * 64)
+    ]
     alone = embedder.embed(["What was BHP's net debt?"])[0]
     with ThreadPoolExecutor(1) as pool:
         ingest = pool.submit(embedder.embed_documents, report)

@@ -18,17 +18,27 @@ FIRST = (
     "BHP Group's revenue for FY2024 (year ended 30 June 2024) was US$55,658 million [1].",
 )
 EARLY = [
-    ("What was Rio Tinto's net debt in FY2024?",
-     "Rio Tinto's net debt at 31 December 2024 was US$5,491 million [1]."),
-    ("What was Fortescue's underlying EBITDA in FY2023?",
-     "Fortescue's underlying EBITDA for FY2023 was US$10,569 million [2]."),
-    ("What was South32's revenue in FY2025?",
-     "South32's revenue for FY2025 was US$5,646 million [1]."),
-    ("What was Northern Star's revenue in FY2024?",
-     "Northern Star's revenue for FY2024 was A$4,922 million [1]."),
-    ("What was BHP's capital expenditure in FY2023?",
-     "BHP's capital expenditure for FY2023 was US$7,083 million [3]."),
-]  # fmt: skip
+    (
+        "What was Rio Tinto's net debt in FY2024?",
+        "Rio Tinto's net debt at 31 December 2024 was US$5,491 million [1].",
+    ),
+    (
+        "What was Fortescue's underlying EBITDA in FY2023?",
+        "Fortescue's underlying EBITDA for FY2023 was US$10,569 million [2].",
+    ),
+    (
+        "What was South32's revenue in FY2025?",
+        "South32's revenue for FY2025 was US$5,646 million [1].",
+    ),
+    (
+        "What was Northern Star's revenue in FY2024?",
+        "Northern Star's revenue for FY2024 was A$4,922 million [1].",
+    ),
+    (
+        "What was BHP's capital expenditure in FY2023?",
+        "BHP's capital expenditure for FY2023 was US$7,083 million [3].",
+    ),
+]
 
 
 def follow_up(round_: int, n: int) -> tuple[str, str]:
@@ -54,9 +64,12 @@ async def say(pool: AsyncConnectionPool, conversation: str | None, q: str, a: st
     async with pool.connection() as conn:
         alloc = await turns.allocate_turn(conn, conversation, None, q)
         result = TurnResult(
-            turn_id=alloc.turn_id, conversation_id=alloc.conversation_id, status="answered",
-            question=q, answer=a,
-        )  # fmt: skip
+            turn_id=alloc.turn_id,
+            conversation_id=alloc.conversation_id,
+            status="answered",
+            question=q,
+            answer=a,
+        )
         await turns.save_turn(conn, result, final=True)
     return result
 
