@@ -50,10 +50,14 @@ def test_the_checker_can_fail() -> None:
     """A wrong answer is caught: the checks are not vacuous."""
     case = next(c for c in CASES if c.id == "fcf-bhp")
     wrong = TurnResult(
-        turn_id="t", conversation_id="c", status="answered", question=case.question,
-        answer="BHP Group's revenue for FY2024 was US$55,658 million [1].", confidence="high",
+        turn_id="t",
+        conversation_id="c",
+        status="answered",
+        question=case.question,
+        answer="BHP Group's revenue for FY2024 was US$55,658 million [1].",
+        confidence="high",
         not_found=[NotFound(company="BHP", fiscal_year=2024, metric="revenue")],
-    )  # fmt: skip
+    )
     problems = check(case, wrong)
     assert any("55,658" in p for p in problems)
     assert any("free cash flow" in p for p in problems)

@@ -38,10 +38,11 @@ async def _ingest(client: Client, task_queue: str, request: IngestRequest) -> In
 def test_the_new_company_is_in_no_product_file() -> None:
     skipped = {"tests", ".venv", "node_modules", ".git"}
     sources = [
-        p for p in ROOT.rglob("*")
+        p
+        for p in ROOT.rglob("*")
         if p.suffix in (".py", ".toml", ".md", ".sql", ".js", ".html")
         and not skipped & set(p.relative_to(ROOT).parts)
-    ]  # fmt: skip
+    ]
     assert len(sources) > 50
     for path in sources:
         text = path.read_text(encoding="utf-8", errors="replace").lower()
@@ -60,10 +61,16 @@ async def test_a_new_company_is_registered_with_its_report_and_answered(
     revenue = {f.fiscal_year: f for f in report.figures if f.label == "Revenue"}
     index = make_report_index()
     async with worker(activities=registry.activities(index, pool, OfflineEngine())) as tq:
-        ingested = await _ingest(temporal_client, tq, IngestRequest(
-            paths=[str(report.path)], company=TICKER, fiscal_year=2022,
-            details=CompanyDetails(name=NAME, currency="A$", commodities=["gold"]),
-        ))  # fmt: skip
+        ingested = await _ingest(
+            temporal_client,
+            tq,
+            IngestRequest(
+                paths=[str(report.path)],
+                company=TICKER,
+                fiscal_year=2022,
+                details=CompanyDetails(name=NAME, currency="A$", commodities=["gold"]),
+            ),
+        )
         sample = await _ingest(
             temporal_client, tq, IngestRequest(paths=[str(CORPUS_DIR / "BHP_FY2024.md")])
         )
@@ -123,14 +130,21 @@ async def test_the_miners_are_the_companies_whose_registry_says_they_mine(
     utility and a retailer among them. A company registered with no commodities (a water
     utility no code knows) is no miner: a question over "the miners" leaves it out, one
     over "the companies" keeps it."""
-    utility = write_report(tmp_path / "corbett-2024.pdf", "Corbett Springs Water", 2024,
-                           pages=16, seed=11)  # fmt: skip
+    utility = write_report(
+        tmp_path / "corbett-2024.pdf", "Corbett Springs Water", 2024, pages=16, seed=11
+    )
     index = make_report_index()
     async with worker(activities=registry.activities(index, pool, OfflineEngine())) as tq:
-        ingested = await _ingest(temporal_client, tq, IngestRequest(
-            paths=[str(utility.path)], company="CSW", fiscal_year=2024,
-            details=CompanyDetails(name="Corbett Springs Water", currency="A$"),
-        ))  # fmt: skip
+        ingested = await _ingest(
+            temporal_client,
+            tq,
+            IngestRequest(
+                paths=[str(utility.path)],
+                company="CSW",
+                fiscal_year=2024,
+                details=CompanyDetails(name="Corbett Springs Water", currency="A$"),
+            ),
+        )
         for report in ("BHP_FY2024.md", "FMG_FY2024.md"):
             await _ingest(temporal_client, tq, IngestRequest(paths=[str(CORPUS_DIR / report)]))
         turns = turns_on(tq)
