@@ -57,9 +57,14 @@ def audit_show(url: str, turn_id: str, *flags: str) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TURNSTILE_")}
     env["TURNSTILE_API_URL"] = url
     done = subprocess.run(
-        [TURNSTILE, "audit", "show", turn_id, *flags], env=env, cwd=PROJECT_ROOT,
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        [TURNSTILE, "audit", "show", turn_id, *flags],
+        env=env,
+        cwd=PROJECT_ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -114,16 +119,21 @@ async def test_audit_show_of_an_older_turn_names_the_cited_passage_a_reingest_ch
         before = await audit(turn["turn_id"])
         record = before["record"]
         assert record["shown"] == [
-            {"kind": "answer", "text": turn["answer"], "sha256": text_sha256(turn["answer"]),
-             "round": None},
-        ]  # fmt: skip
+            {
+                "kind": "answer",
+                "text": turn["answer"],
+                "sha256": text_sha256(turn["answer"]),
+                "round": None,
+            },
+        ]
         cited = {c["chunk_id"] for c in turn["citations"]}
         evidence = {e["chunk_id"]: e for e in record["evidence"]}
         assert cited <= set(evidence) and set(record["documents"]["kept"]) <= set(evidence)
         assert all(e["version"] for e in record["evidence"])
         for source in sources:
-            version = evidence[next(c["chunk_id"] for c in turn["citations"]
-                                    if c["n"] == source["n"])]["version"]  # fmt: skip
+            version = evidence[
+                next(c["chunk_id"] for c in turn["citations"] if c["n"] == source["n"])
+            ]["version"]
             assert version["document_id"] == "BHP-FY2024" and version["page"] == source["page"]
             assert version["text_sha256"] == text_sha256(source["text"])
         assert {p["status"] for p in before["passages"]} == {"unchanged"}
@@ -148,8 +158,9 @@ async def test_audit_show_of_an_older_turn_names_the_cited_passage_a_reingest_ch
         later_record = await audit(later["turn_id"])
 
     statuses = {p["n"]: p["status"] for p in after["passages"]}
-    assert statuses == {c["n"]: "changed" if c["n"] == first["n"] else "unchanged"
-                        for c in turn["citations"]}, after["passages"]  # fmt: skip
+    assert statuses == {
+        c["n"]: "changed" if c["n"] == first["n"] else "unchanged" for c in turn["citations"]
+    }, after["passages"]
     changed = next(p for p in after["passages"] if p["status"] == "changed")
     assert "BHP-FY2024 was re-ingested" in changed["detail"] and changed["now"]
     # The record itself did not change: only the check beside it did.

@@ -99,7 +99,7 @@ async def test_search_whose_step_fails_after_its_retries_answers_503_naming_the_
     async with (
         worker(
             task_queue=app_settings.task_queue, workflows=[SearchReports], activities=other_build
-        ),  # fmt: skip
+        ),
         client_for(app_settings) as client,
     ):
         await until_polled(temporal_client, app_settings)

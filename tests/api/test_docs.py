@@ -105,11 +105,18 @@ def test_docs_routes_are_not_operations(settings: Settings) -> None:
 
 
 WHAT_EACH_STATUS_IS = {
-    400: {"InvalidInput"}, 401: {"Unauthorized"}, 403: {"Forbidden"}, 404: {"NotFound"},
-    409: {"TurnInProgress", "NotWaiting", "Conflict"}, 413: {"PayloadTooLarge"},
-    422: {"InvalidInput"}, 429: {"RateLimited"}, 500: {"InternalError"},
-    502: {"UpstreamRejected"}, 503: {"Unavailable", "UpstreamUnavailable"},
-}  # fmt: skip
+    400: {"InvalidInput"},
+    401: {"Unauthorized"},
+    403: {"Forbidden"},
+    404: {"NotFound"},
+    409: {"TurnInProgress", "NotWaiting", "Conflict"},
+    413: {"PayloadTooLarge"},
+    422: {"InvalidInput"},
+    429: {"RateLimited"},
+    500: {"InternalError"},
+    502: {"UpstreamRejected"},
+    503: {"Unavailable", "UpstreamUnavailable"},
+}
 
 
 def test_each_error_status_has_an_example_of_its_own_error_type(settings: Settings) -> None:
@@ -140,9 +147,20 @@ def test_the_docs_list_asking_before_operating(settings: Settings) -> None:
 
 
 DOCUMENTED: list[type[BaseModel]] = [
-    TurnRequest, ClarificationRequest, MessageOut, ErrorResponse, TurnResult, Citation,
-    Derived, NotFound, UnsupportedClaim, ModelCall, Carried, Degradation, DocumentsUsed,
-]  # fmt: skip
+    TurnRequest,
+    ClarificationRequest,
+    MessageOut,
+    ErrorResponse,
+    TurnResult,
+    Citation,
+    Derived,
+    NotFound,
+    UnsupportedClaim,
+    ModelCall,
+    Carried,
+    Degradation,
+    DocumentsUsed,
+]
 
 
 @pytest.fixture(scope="module")

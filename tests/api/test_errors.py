@@ -280,6 +280,13 @@ def test_operation_ids_read_as_names_and_are_unique(settings: Settings) -> None:
     ]
 
     assert len(ids) == len(set(ids))
-    assert {"start_turn", "get_turn", "reply_to_clarification", "cancel_turn", "turn_events",
-            "search", "healthz"} <= set(ids)  # fmt: skip
+    assert {
+        "start_turn",
+        "get_turn",
+        "reply_to_clarification",
+        "cancel_turn",
+        "turn_events",
+        "search",
+        "healthz",
+    } <= set(ids)
     assert not [i for i in ids if "_v1_" in i or i.endswith(("_get", "_post", "_delete"))]

@@ -68,8 +68,9 @@ async def test_another_tenants_turn_is_404_and_its_feedback_is_not_listed(
 ) -> None:
     turn = await ask(keyed, "What was Rio Tinto's revenue in FY2024?")
     turn_id = str(turn["turn_id"])
-    assert (await keyed.post(f"/v1/turns/{turn_id}/feedback", json={"rating": "other"},
-                             headers=A)).status_code == 201  # fmt: skip
+    assert (
+        await keyed.post(f"/v1/turns/{turn_id}/feedback", json={"rating": "other"}, headers=A)
+    ).status_code == 201
 
     refused = await keyed.post(
         f"/v1/turns/{turn_id}/feedback", json={"rating": "helpful"}, headers=B
@@ -111,9 +112,10 @@ async def test_a_rating_outside_the_form_is_422_and_nothing_is_stored(
 async def test_a_turn_still_running_is_409_until_it_answers(keyed_settings: Settings) -> None:
     async with client_for(keyed_settings) as client:  # no worker: the turn stays running
         started = await client.post(
-            "/v1/turns", json={"question": "What was BHP's revenue in FY2024?"},
+            "/v1/turns",
+            json={"question": "What was BHP's revenue in FY2024?"},
             headers={**A, "Prefer": "respond-async"},
-        )  # fmt: skip
+        )
         assert started.status_code == 202, started.text
         turn_id = started.json()["turn_id"]
 
@@ -131,8 +133,9 @@ async def test_a_users_conversations_are_listed_latest_first_and_only_theirs(
     user, other = unique("lister"), unique("other")
     first, second = unique("c"), unique("c")
     await ask(keyed, "What was BHP's revenue in FY2024?", user_id=user, conversation_id=first)
-    await ask(keyed, "What was Fortescue's revenue in FY2024?", user_id=user,
-              conversation_id=second)  # fmt: skip
+    await ask(
+        keyed, "What was Fortescue's revenue in FY2024?", user_id=user, conversation_id=second
+    )
     await ask(keyed, "And in FY2023?", user_id=user, conversation_id=first)
     await ask(keyed, "What was BHP's revenue in FY2023?", user_id=other)
 

@@ -250,9 +250,10 @@ async def test_an_id_carrying_a_card_behind_a_letter_is_refused_saying_why(
         detail = response.json()["detail"]
         assert "opaque id" in detail and "looks like it holds" in detail, detail
     keyed = await api_client.post(
-        "/v1/turns", json={"question": "BHP revenue FY2024"},
+        "/v1/turns",
+        json={"question": "BHP revenue FY2024"},
         headers={"Idempotency-Key": "card-4111-1111-1111-1111"},
-    )  # fmt: skip
+    )
     assert keyed.status_code == 422
     assert "payment card number" in keyed.json()["detail"]
     refused = await api_client.get("/v1/users/jo@example.com/memory")
@@ -274,10 +275,13 @@ async def test_random_uuids_ulids_and_timestamp_keys_are_accepted_as_ids(
     for i, value in enumerate(conversation_ids[:60]):
         response = await api_client.post(
             "/v1/turns",
-            json={"question": "BHP revenue FY2024", "conversation_id": f"{value}-{i}",
-                  "user_id": value},
+            json={
+                "question": "BHP revenue FY2024",
+                "conversation_id": f"{value}-{i}",
+                "user_id": value,
+            },
             headers={"Idempotency-Key": value, "Prefer": "respond-async"},
-        )  # fmt: skip
+        )
         if response.status_code != 202:
             refused.append((value, response.status_code, response.text))
     assert refused == []
@@ -330,8 +334,9 @@ async def test_a_stalled_postgres_is_a_json_503_within_5_s_and_healthz_within_it
                 "messages": client.get("/v1/conversations/c-nope/messages"),
                 "healthz": client.get("/healthz"),
             }
-            timed = dict(zip(calls, await asyncio.gather(*map(_timed, calls.values())),
-                             strict=True))  # fmt: skip
+            timed = dict(
+                zip(calls, await asyncio.gather(*map(_timed, calls.values())), strict=True)
+            )
         for name, (response, seconds) in timed.items():
             assert response.status_code == 503, (name, response.text)
             assert response.headers["content-type"].startswith("application/json"), name
@@ -385,11 +390,26 @@ async def own_temporal() -> AsyncIterator[OwnTemporal]:
     port, metrics_port = free_port(), free_port()
     flags = [f"--search-attribute={a.name}=Keyword" for a in attributes.ALL]
     process = subprocess.Popen(
-        [TEMPORAL_CLI, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
-         "--port", str(port), "--http-port", str(free_port()),
-         "--metrics-port", str(metrics_port), "--log-level", "error", *flags],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [
+            TEMPORAL_CLI,
+            "server",
+            "start-dev",
+            "--headless",
+            "--ip",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--http-port",
+            str(free_port()),
+            "--metrics-port",
+            str(metrics_port),
+            "--log-level",
+            "error",
+            *flags,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         for _ in range(200):
             try:
@@ -423,19 +443,26 @@ async def test_a_stalled_temporal_is_a_json_503_within_5_s_for_turns_and_cancel(
     )
     async with (
         Worker(
-            temporal, task_queue=settings.task_queue, workflows=registry.workflows(),
+            temporal,
+            task_queue=settings.task_queue,
+            workflows=registry.workflows(),
             activities=registry.activities(report_index, pool, OfflineEngine()),
         ),
         client_for(settings) as client,
-    ):  # fmt: skip
+    ):
         waiting = (await client.post("/v1/turns", json={"question": "Tell me about it"})).json()
         assert waiting["status"] == "needs_clarification", waiting
         with stalled(pid):
             timed = await asyncio.gather(
-                _timed(client.post("/v1/turns", json={"question": "BHP revenue FY2024"},
-                                   headers={"Idempotency-Key": unique("k")})),
+                _timed(
+                    client.post(
+                        "/v1/turns",
+                        json={"question": "BHP revenue FY2024"},
+                        headers={"Idempotency-Key": unique("k")},
+                    )
+                ),
                 _timed(client.post(f"/v1/turns/{waiting['turn_id']}/cancel")),
-            )  # fmt: skip
+            )
         for response, seconds in timed:
             assert response.status_code == 503, response.text
             assert response.json()["error_type"] == "Unavailable"
@@ -477,9 +504,11 @@ async def test_an_unanswered_start_keeps_the_turn_and_a_retried_key_starts_it(
             first = await client.post("/v1/turns", json=body, headers={"Idempotency-Key": key})
         assert first.status_code == 503 and first.json().get("turn_id"), first.text
         async with Worker(
-            temporal, task_queue=settings.task_queue, workflows=registry.workflows(),
+            temporal,
+            task_queue=settings.task_queue,
+            workflows=registry.workflows(),
             activities=registry.activities(report_index, pool, OfflineEngine()),
-        ):  # fmt: skip
+        ):
             again = await client.post("/v1/turns", json=body, headers={"Idempotency-Key": key})
     assert again.status_code == 200, again.text
     assert again.json()["turn_id"] == first.json()["turn_id"]
@@ -502,11 +531,13 @@ async def test_a_turn_starts_and_returns_its_outcome_in_one_request_to_temporal(
     )
     async with (
         Worker(
-            own_temporal.client, task_queue=settings.task_queue, workflows=registry.workflows(),
+            own_temporal.client,
+            task_queue=settings.task_queue,
+            workflows=registry.workflows(),
             activities=registry.activities(report_index, pool, OfflineEngine()),
         ),
         client_for(settings) as client,
-    ):  # fmt: skip
+    ):
         await client.post("/v1/turns", json={"question": "What was BHP's revenue in FY2024?"})
         before = await own_temporal.requests({"ExecuteMultiOperation": 1})
         answered = await client.post("/v1/turns", json={"question": "Rio Tinto revenue FY2023"})
@@ -524,9 +555,10 @@ async def test_a_turn_starts_and_returns_its_outcome_in_one_request_to_temporal(
         assert more("StartWorkflowExecution") == 0 and more("UpdateWorkflowExecution") == 0
 
         accepted = await client.post(
-            "/v1/turns", json={"question": "South32 revenue FY2025"},
+            "/v1/turns",
+            json={"question": "South32 revenue FY2025"},
             headers={"Prefer": "respond-async"},
-        )  # fmt: skip
+        )
         assert accepted.status_code == 202
         final = await own_temporal.requests(
             {"StartWorkflowExecution": after.get("StartWorkflowExecution", 0.0) + 1}
@@ -568,9 +600,13 @@ class SlowEngine(OfflineEngine):
     """The offline engine, taking its time to write: watchers join while the turn runs."""
 
     async def synthesize(
-        self, question: str, slots: Slots, sources: list[ChunkText],
-        memory: Sequence[MemoryNote] = (), shown: Sequence[int] | None = None,
-    ) -> Draft:  # fmt: skip
+        self,
+        question: str,
+        slots: Slots,
+        sources: list[ChunkText],
+        memory: Sequence[MemoryNote] = (),
+        shown: Sequence[int] | None = None,
+    ) -> Draft:
         await asyncio.sleep(4)
         return await super().synthesize(question, slots, sources, memory, shown)
 
@@ -583,9 +619,10 @@ async def test_a_hundred_watchers_of_one_turn_each_get_every_step_and_the_outcom
         client_for(app_settings) as client,
     ):
         started = await client.post(
-            "/v1/turns", json={"question": "What was BHP's revenue in FY2024?"},
+            "/v1/turns",
+            json={"question": "What was BHP's revenue in FY2024?"},
             headers={"Prefer": "respond-async"},
-        )  # fmt: skip
+        )
         turn_id = started.json()["turn_id"]
         watched = await asyncio.gather(
             *(client.get(f"/v1/turns/{turn_id}/events", timeout=60) for _ in range(100))
@@ -673,9 +710,11 @@ async def test_rate_limit_buckets_idle_for_a_day_are_purged_and_fresh_ones_kept(
         )
     async with turn_worker() as task_queue:
         result = await temporal_client.execute_workflow(
-            PurgeDecisionRecords.run, PurgeRequest(retention_days=36_500),
-            id=unique("purge"), task_queue=task_queue,
-        )  # fmt: skip
+            PurgeDecisionRecords.run,
+            PurgeRequest(retention_days=36_500),
+            id=unique("purge"),
+            task_queue=task_queue,
+        )
     assert result.rate_buckets >= 1
     async with pool.connection() as conn:
         left = await (

@@ -124,9 +124,16 @@ async def test_search_returns_hits_with_integer_fiscal_years_and_full_text(
     assert len(hits) == 5
     for rank, hit in enumerate(hits, start=1):
         assert set(hit) == {
-            "rank", "score", "chunk_id", "company", "fiscal_year", "page", "section",
-            "document", "text",
-        }  # fmt: skip
+            "rank",
+            "score",
+            "chunk_id",
+            "company",
+            "fiscal_year",
+            "page",
+            "section",
+            "document",
+            "text",
+        }
         assert hit["rank"] == rank
         assert hit["company"] == "BHP"
         assert isinstance(hit["fiscal_year"], int)

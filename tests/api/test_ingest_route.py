@@ -62,9 +62,17 @@ async def test_ingest_from_another_machine_is_forbidden_before_the_body_is_read(
         "{inbox}/real",
         "{inbox}/bad\u0000name.md",
     ],
-    ids=["missing", "missing-relative", "outside", "dotdot", "dotdot-relative", "symlink-out",
-         "directory", "nul"],
-)  # fmt: skip
+    ids=[
+        "missing",
+        "missing-relative",
+        "outside",
+        "dotdot",
+        "dotdot-relative",
+        "symlink-out",
+        "directory",
+        "nul",
+    ],
+)
 async def test_a_missing_path_and_a_forbidden_one_get_the_same_422(
     inbox_settings: Settings, inbox: Path, path: str
 ) -> None:

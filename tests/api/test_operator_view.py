@@ -47,9 +47,10 @@ async def test_each_workflow_a_request_starts_is_named_for_operators(
     assert (await served.delete(f"/v1/users/{user}/memory")).status_code in (200, 202)
 
     named = await summaries(
-        temporal_client, app_settings.task_queue,
+        temporal_client,
+        app_settings.task_queue,
         {"ChatTurn", "LoadPassages", "SearchReports", "ForgetUser"},
-    )  # fmt: skip
+    )
     assert named["ChatTurn"] == ["What was BHP's revenue in FY2024?"]
     assert named["LoadPassages"] == [f"passages cited by {turn_id}"]
     assert named["SearchReports"] == ["search: Fortescue net debt (FMG)"]
@@ -89,11 +90,15 @@ async def test_a_turns_progress_reads_as_json_through_the_codec_not_base64(
     assert others, "the turn's own update (its start, answered with the turn's state)"
     wire = json.loads(polls[0].data)["items"][0]["data"]
     assert isinstance(wire, str) and "Reading" not in wire  # firing: base64 as Temporal holds it
-    body = {"payloads": [
-        {"metadata": {k: base64.b64encode(v).decode() for k, v in p.metadata.items()},
-         "data": base64.b64encode(p.data).decode()}
-        for p in polls[:1] + others[:1]
-    ]}  # fmt: skip
+    body = {
+        "payloads": [
+            {
+                "metadata": {k: base64.b64encode(v).decode() for k, v in p.metadata.items()},
+                "data": base64.b64encode(p.data).decode(),
+            }
+            for p in polls[:1] + others[:1]
+        ]
+    }
     decoded = await served.post("/codec/decode", json=body)
     assert decoded.status_code == 200, decoded.text
     poll, other = (json.loads(base64.b64decode(p["data"])) for p in decoded.json()["payloads"])

@@ -63,9 +63,12 @@ async def test_personal_data_is_stored_as_tokens_and_shown_back_to_its_owner(
     # The same value again gets the same token (a retried request hashes the same).
     again = await served.post(
         "/v1/turns",
-        json={"question": f"Email {EMAIL}: BHP net debt FY2024?", "conversation_id": conversation,
-              "user_id": "u-jo"},
-    )  # fmt: skip
+        json={
+            "question": f"Email {EMAIL}: BHP net debt FY2024?",
+            "conversation_id": conversation,
+            "user_id": "u-jo",
+        },
+    )
     assert again.status_code == 200
     assert len(set(TOKEN.findall(await stored_texts(pool, conversation)))) == 2
     messages = (await served.get(f"/v1/conversations/{conversation}/messages")).json()
@@ -236,7 +239,8 @@ async def test_ids_and_keys_that_are_personal_data_are_422(api_client: httpx.Asy
     )
     assert phone_conversation.status_code == 422
     email_key = await api_client.post(
-        "/v1/turns", json={"question": "BHP revenue FY2024"},
+        "/v1/turns",
+        json={"question": "BHP revenue FY2024"},
         headers={"Idempotency-Key": "idem@example.com"},
-    )  # fmt: skip
+    )
     assert email_key.status_code == 422 and "Idempotency-Key" in email_key.json()["detail"]

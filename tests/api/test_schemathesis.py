@@ -84,11 +84,24 @@ async def api_server(settings: Settings, workdir: Path) -> AsyncIterator[str]:
     }
     with log.open("wb") as out:
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "uvicorn", "--factory", "api.app:create_app",
-            "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-            "--http", "api.protocol:JsonErrorsH11Protocol",
-            cwd=PROJECT_ROOT, env=env, stdout=out, stderr=out,
-        )  # fmt: skip
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "api.app:create_app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--http",
+            "api.protocol:JsonErrorsH11Protocol",
+            cwd=PROJECT_ROOT,
+            env=env,
+            stdout=out,
+            stderr=out,
+        )
         url = f"http://127.0.0.1:{port}"
         try:
             async with httpx.AsyncClient(base_url=url) as client:
@@ -128,17 +141,32 @@ async def test_api_answers_as_its_openapi_document_says(
         api_server(app_settings, tmp_path) as url,
     ):
         run = await asyncio.create_subprocess_exec(
-            SCHEMATHESIS, "--config-file", str(config), "run", f"{url}/openapi.json",
-            "--checks", ",".join(CHECKS),
-            "--max-examples", str(MAX_EXAMPLES),
-            "--seed", str(SEED),
-            "--workers", "1",
-            "--generation-database", "none",
-            "--request-timeout", "30",
-            "--report", "junit", "--report-junit-path", str(junit),
+            SCHEMATHESIS,
+            "--config-file",
+            str(config),
+            "run",
+            f"{url}/openapi.json",
+            "--checks",
+            ",".join(CHECKS),
+            "--max-examples",
+            str(MAX_EXAMPLES),
+            "--seed",
+            str(SEED),
+            "--workers",
+            "1",
+            "--generation-database",
+            "none",
+            "--request-timeout",
+            "30",
+            "--report",
+            "junit",
+            "--report-junit-path",
+            str(junit),
             "--no-color",
-            cwd=tmp_path, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        )  # fmt: skip
+            cwd=tmp_path,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
         output, _ = await run.communicate()
 
     report = output.decode(errors="replace")

@@ -13,15 +13,23 @@ from tests.conftest import TurnWorker, client_for, unique
 
 @pytest.mark.parametrize(
     "headers",
-    [{}, {"Authorization": "Bearer not-a-key"}, {"X-API-Key": "turnstile-dev"},
-     {"Authorization": f"Basic {KEY_A}"}],
-)  # fmt: skip
+    [
+        {},
+        {"Authorization": "Bearer not-a-key"},
+        {"X-API-Key": "turnstile-dev"},
+        {"Authorization": f"Basic {KEY_A}"},
+    ],
+)
 async def test_a_request_without_a_valid_key_is_401_with_the_error_shape(
     keyed_settings: Settings, headers: dict[str, str]
 ) -> None:
     async with client_for(keyed_settings) as client:
-        calls = [("POST", "/v1/turns"), ("GET", "/v1/turns/turn-x-1"),
-                 ("GET", "/v1/search?q=revenue"), ("GET", "/v1/audit/verify")]  # fmt: skip
+        calls = [
+            ("POST", "/v1/turns"),
+            ("GET", "/v1/turns/turn-x-1"),
+            ("GET", "/v1/search?q=revenue"),
+            ("GET", "/v1/audit/verify"),
+        ]
         for method, path in calls:
             body = {"question": "BHP revenue FY2024"} if method == "POST" else None
             response = await client.request(method, path, json=body, headers=headers)
@@ -53,8 +61,12 @@ async def test_tenant_b_cannot_see_or_touch_tenant_as_turns(keyed: httpx.AsyncCl
     record = (await keyed.get(f"/v1/turns/{turn_id}/audit", headers=A)).json()["record"]
     assert record["tenant_id"].startswith("tenant-a")
     # Tenant B gets 404 for every one of them, exactly like an unknown id.
-    paths = [f"/v1/turns/{turn_id}", f"/v1/turns/{turn_id}/audit", f"/v1/turns/{turn_id}/events",
-             f"/v1/conversations/{conversation}/messages"]  # fmt: skip
+    paths = [
+        f"/v1/turns/{turn_id}",
+        f"/v1/turns/{turn_id}/audit",
+        f"/v1/turns/{turn_id}/events",
+        f"/v1/conversations/{conversation}/messages",
+    ]
     for path in paths:
         response = await keyed.get(path, headers=B)
         assert response.status_code == 404, (path, response.text)
@@ -64,9 +76,10 @@ async def test_tenant_b_cannot_see_or_touch_tenant_as_turns(keyed: httpx.AsyncCl
         assert response.status_code == 404, response.text
     # B cannot write into A's conversation either.
     clash = await keyed.post(
-        "/v1/turns", json={"question": "BHP net debt FY2024", "conversation_id": conversation},
+        "/v1/turns",
+        json={"question": "BHP net debt FY2024", "conversation_id": conversation},
         headers=B,
-    )  # fmt: skip
+    )
     assert clash.status_code == 404 and clash.json()["error_type"] == "NotFound"
     messages = (await keyed.get(f"/v1/conversations/{conversation}/messages", headers=A)).json()
     assert len(messages) == 2
@@ -81,9 +94,12 @@ async def test_a_user_over_the_rate_limit_gets_429_with_retry_after(
     keyed_settings: Settings, turn_worker: TurnWorker
 ) -> None:
     settings = keyed_settings.model_copy(
-        update={"rate_limit_burst": 2, "rate_limit_per_minute": 1.0,
-                "operator_tenants": [keyed_settings.tenant_by_key[KEY_A]]}
-    )  # fmt: skip
+        update={
+            "rate_limit_burst": 2,
+            "rate_limit_per_minute": 1.0,
+            "operator_tenants": [keyed_settings.tenant_by_key[KEY_A]],
+        }
+    )
     user = unique("u")
     async with turn_worker(task_queue=settings.task_queue), client_for(settings) as client:
         for _ in range(2):
@@ -99,9 +115,10 @@ async def test_a_user_over_the_rate_limit_gets_429_with_retry_after(
         assert 1 <= int(limited.headers["Retry-After"]) <= 60
         # Another user of the same tenant has a bucket of their own.
         other = await client.post(
-            "/v1/turns", json={"question": "Should I buy BHP?", "user_id": unique("u")},
+            "/v1/turns",
+            json={"question": "Should I buy BHP?", "user_id": unique("u")},
             headers=A,
-        )  # fmt: skip
+        )
         assert other.status_code == 200
         metrics = (await client.get("/metrics", headers=A)).text  # an operator's key
         assert "turnstile_rate_limited_total{tenant=" in metrics
@@ -114,11 +131,13 @@ async def test_the_rate_limit_is_quiet_within_the_burst(
     user = unique("u")
     async with turn_worker(task_queue=settings.task_queue), client_for(settings) as client:
         codes = [
-            (await client.post(
-                "/v1/turns", json={"question": "Should I buy BHP?", "user_id": user}, headers=B
-            )).status_code
+            (
+                await client.post(
+                    "/v1/turns", json={"question": "Should I buy BHP?", "user_id": user}, headers=B
+                )
+            ).status_code
             for _ in range(5)
-        ]  # fmt: skip
+        ]
     assert codes == [200] * 5
 
 
@@ -152,12 +171,15 @@ async def test_new_user_ids_do_not_buy_a_key_more_than_its_own_bucket(
     )
     async with turn_worker(task_queue=settings.task_queue), client_for(settings) as client:
         codes = [
-            (await client.post(
-                "/v1/turns", json={"question": "Should I buy BHP?", "user_id": unique("u")},
-                headers=B,
-            )).status_code
+            (
+                await client.post(
+                    "/v1/turns",
+                    json={"question": "Should I buy BHP?", "user_id": unique("u")},
+                    headers=B,
+                )
+            ).status_code
             for _ in range(KEY_FACTOR + 1)
-        ]  # fmt: skip
+        ]
     # Each user is within their own bucket of one; the key's bucket of ten runs out.
     assert codes == [200] * KEY_FACTOR + [429]
 
@@ -180,10 +202,12 @@ async def test_a_reviewer_reads_records_across_users_as_tokens_and_writes_nothin
         for user in (unique("u-ann"), unique("u-bo")):
             asked = await client.post(
                 "/v1/turns",
-                json={"question": "Call me on 0412 345 678: BHP's revenue in FY2024?",
-                      "user_id": user},
+                json={
+                    "question": "Call me on 0412 345 678: BHP's revenue in FY2024?",
+                    "user_id": user,
+                },
                 headers=A,
-            )  # fmt: skip
+            )
             assert asked.json()["status"] == "answered", asked.json()
             turns.append({**asked.json(), "user": user})
         # Reads across both users: each turn, its record, its conversation.
@@ -225,9 +249,12 @@ async def test_a_reviewer_reads_records_across_users_as_tokens_and_writes_nothin
 def test_a_key_may_not_be_both_a_callers_and_a_reviewers(keyed_settings: Settings) -> None:
     with pytest.raises(ValueError, match="REVIEWER_KEYS"):
         Settings.model_validate(
-            {**keyed_settings.model_dump(), "api_keys": keyed_settings.api_keys,
-             "reviewer_keys": SecretStr(json.dumps({KEY_A: "x"}))}
-        )  # fmt: skip
+            {
+                **keyed_settings.model_dump(),
+                "api_keys": keyed_settings.api_keys,
+                "reviewer_keys": SecretStr(json.dumps({KEY_A: "x"})),
+            }
+        )
 
 
 def test_a_reviewers_key_needs_keys_for_the_callers_too(keyed_settings: Settings) -> None:
@@ -235,6 +262,9 @@ def test_a_reviewers_key_needs_keys_for_the_callers_too(keyed_settings: Settings
     would protect nothing."""
     with pytest.raises(ValueError, match="REVIEWER_KEYS needs"):
         Settings.model_validate(
-            {**keyed_settings.model_dump(), "api_keys": None,
-             "reviewer_keys": SecretStr(json.dumps({KEY_R: "x"}))}
-        )  # fmt: skip
+            {
+                **keyed_settings.model_dump(),
+                "api_keys": None,
+                "reviewer_keys": SecretStr(json.dumps({KEY_R: "x"})),
+            }
+        )

@@ -249,9 +249,13 @@ async def test_progress_stream_sends_steps_then_one_outcome_with_the_answer(
 
     # Resuming after an id sends only what came after it, then the outcome again.
     last = len(steps) - 1
-    resumed = _sse((await served.get(
-        f"/v1/turns/{turn_id}/events", headers={"Last-Event-ID": str(last - 2)}
-    )).text)  # fmt: skip
+    resumed = _sse(
+        (
+            await served.get(
+                f"/v1/turns/{turn_id}/events", headers={"Last-Event-ID": str(last - 2)}
+            )
+        ).text
+    )
     assert [int(e["id"]) for e in resumed if e["event"] == "step"] == [last - 1, last]
     assert resumed[-1]["event"] == "outcome"
     by_query = _sse((await served.get(f"/v1/turns/{turn_id}/events?after={last}")).text)
@@ -366,9 +370,9 @@ async def test_wait_false_is_respond_async_and_a_clarification_reply_can_be_asyn
         headers={"Prefer": "respond-async"},
     )
     assert replied.status_code == 202 and replied.json()["status"] == "running"
-    rest = _sse((await served.get(
-        f"/v1/turns/{turn_id}/events", headers={"Last-Event-ID": last_id}
-    )).text)  # fmt: skip
+    rest = _sse(
+        (await served.get(f"/v1/turns/{turn_id}/events", headers={"Last-Event-ID": last_id})).text
+    )
     assert all(int(e["id"]) > int(last_id) for e in rest if e["event"] == "step")
     assert json.loads(rest[-1]["data"])["status"] == "answered"
 
@@ -377,9 +381,10 @@ async def test_progress_stream_rejects_a_last_event_id_it_never_sent(
     api_client: httpx.AsyncClient,
 ) -> None:
     started = await api_client.post(
-        "/v1/turns", json={"question": "What was BHP's revenue in FY2024?"},
+        "/v1/turns",
+        json={"question": "What was BHP's revenue in FY2024?"},
         headers={"Prefer": "respond-async"},
-    )  # fmt: skip
+    )
     turn_id = started.json()["turn_id"]
     response = await api_client.get(
         f"/v1/turns/{turn_id}/events", headers={"Last-Event-ID": "not-an-id"}
