@@ -21,9 +21,15 @@ EDGES = {
     "worker": [PYTHON, "worker.py"],
     "create-app": [PYTHON, "-c", "from api.app import create_app; create_app()"],
     "uvicorn-factory": [
-        PYTHON, "-m", "uvicorn", "api.app:create_app", "--factory", "--port", "0",
+        PYTHON,
+        "-m",
+        "uvicorn",
+        "api.app:create_app",
+        "--factory",
+        "--port",
+        "0",
     ],
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("command", list(EDGES.values()), ids=list(EDGES))

@@ -92,10 +92,21 @@ def test_worker_killed_mid_turn_resumes_without_repeating_completed_activities(
     conversation = f"k{uuid.uuid4().hex[:8]}"
     turn_id = f"turn-{conversation}-1"
     ask = subprocess.Popen(
-        [TURNSTILE, "ask", "Compare the revenue of all five companies in FY2024",
-         "--conversation", conversation, "--json", "--timeout", "240"],
-        env=stack, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            TURNSTILE,
+            "ask",
+            "Compare the revenue of all five companies in FY2024",
+            "--conversation",
+            conversation,
+            "--json",
+            "--timeout",
+            "240",
+        ],
+        env=stack,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
     async def kill_when_retrieval_is_scheduled() -> tuple[int, set[int]]:
         client = await Client.connect(
@@ -146,11 +157,10 @@ def test_worker_killed_mid_turn_resumes_without_repeating_completed_activities(
     events = asyncio.run(history())
     assert len(events) > events_at_kill
     starts = {
-        e.activity_task_started_event_attributes.scheduled_event_id:
-            e.activity_task_started_event_attributes.attempt
+        e.activity_task_started_event_attributes.scheduled_event_id: e.activity_task_started_event_attributes.attempt  # noqa: E501
         for e in events
         if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
-    }  # fmt: skip
+    }
     completions = Counter(
         e.activity_task_completed_event_attributes.scheduled_event_id
         for e in events

@@ -50,8 +50,12 @@ def test_a_stack_configured_for_a_model_answers_through_it(
         assert response.status_code == 200 and result["status"] == "answered", result
         assert "US$55,658 million" in result["answer"] and result["citations"]
         assert [c["step"] for c in result["model_trace"]] == [
-            "route", "rewrite", "grade_documents", "synthesize", "grade_answer"
-        ]  # fmt: skip
+            "route",
+            "rewrite",
+            "grade_documents",
+            "synthesize",
+            "grade_answer",
+        ]
         assert fake.steps_called()[-1] == "JudgeOut"
         # A claim the checks refuted is named where people read the answer: the CLI and
         # the page each say which figure could not be verified.
@@ -66,8 +70,9 @@ def test_a_stack_configured_for_a_model_answers_through_it(
             ask(driver, COMPARISON)
             flags = [f.text for f in driver.find_elements(By.CSS_SELECTOR, ".msg.assistant .flag")]
             # The page names the company (the registry's name for the label's ticker).
-            assert any(f.startswith("Could not verify:") and "Rio Tinto FY2024 revenue" in f
-                       for f in flags), flags  # fmt: skip
+            assert any(
+                f.startswith("Could not verify:") and "Rio Tinto FY2024 revenue" in f for f in flags
+            ), flags
         finally:
             driver.quit()
     finally:

@@ -82,8 +82,13 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 def chromium(*extra: str, width: int = 1200, height: int = 900) -> WebDriver:
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                     f"--window-size={width},{height}", *extra):  # fmt: skip
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        f"--window-size={width},{height}",
+        *extra,
+    ):
         options.add_argument(argument)
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
 
@@ -160,12 +165,14 @@ def turn_json(driver: WebDriver, turn_id: str | None) -> dict[str, Any]:
 def in_view(driver: WebDriver, element: WebElement) -> bool:
     """Whether the element is on screen and not under the fixed ask bar (its top, when it
     is taller than the space above the bar)."""
-    return bool(driver.execute_script(
-        """const r = arguments[0].getBoundingClientRect();
+    return bool(
+        driver.execute_script(
+            """const r = arguments[0].getBoundingClientRect();
         const bar = document.getElementById("ask").getBoundingClientRect().top;
         return r.top >= -1 && (r.bottom <= bar + 1 || r.top <= 16);""",
-        element,
-    ))  # fmt: skip
+            element,
+        )
+    )
 
 
 def tap(driver: WebDriver, element: WebElement) -> None:
@@ -176,12 +183,14 @@ def tap(driver: WebDriver, element: WebElement) -> None:
 
 
 def row_in_dialog(driver: WebDriver, row: WebElement) -> bool:
-    return bool(driver.execute_script(
-        """const r = arguments[0].getBoundingClientRect();
+    return bool(
+        driver.execute_script(
+            """const r = arguments[0].getBoundingClientRect();
         const d = document.getElementById("report").getBoundingClientRect();
         return r.top >= d.top && r.bottom <= d.bottom;""",
-        row,
-    ))  # fmt: skip
+            row,
+        )
+    )
 
 
 def api_call(driver: WebDriver, method: str, path: str) -> dict[str, Any]:
@@ -192,8 +201,9 @@ def api_call(driver: WebDriver, method: str, path: str) -> dict[str, Any]:
         fetch(path, {method, headers: {authorization: "Bearer " + key}})
           .then(async (r) => done({status: r.status, body: await r.text()}),
                 (e) => done({error: String(e)}));""",
-        method, path,
-    )  # fmt: skip
+        method,
+        path,
+    )
     return result
 
 
@@ -208,8 +218,11 @@ def listed(driver: WebDriver) -> list[WebElement]:
 
 def download(driver: WebDriver, folder: Path, name: str) -> str:
     """The text of a file the page downloads into `folder` (once it is complete)."""
-    until(driver, lambda d: (folder / name).is_file() and not list(folder.glob("*.crdownload")),
-          f"the download {name}")  # fmt: skip
+    until(
+        driver,
+        lambda d: (folder / name).is_file() and not list(folder.glob("*.crdownload")),
+        f"the download {name}",
+    )
     return (folder / name).read_text("utf-8")
 
 
@@ -237,8 +250,11 @@ def test_a_question_shows_its_steps_live_then_the_cited_answer_with_a_row_previe
     record_order(browser)
     browser.find_element(By.ID, "question").send_keys(SINGLE, Keys.ENTER)
     # The question is echoed at once, and steps appear while the turn runs.
-    until(browser, lambda d: SINGLE in d.find_element(By.CSS_SELECTOR, ".msg.user").text,
-          "the question echoed")  # fmt: skip
+    until(
+        browser,
+        lambda d: SINGLE in d.find_element(By.CSS_SELECTOR, ".msg.user").text,
+        "the question echoed",
+    )
     until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".steps li.step"), "a step")
     shot(browser, "02-steps-then-answer")
     answer = until(browser, lambda d: answers(d) and answers(d)[-1], "the answer")
@@ -259,9 +275,7 @@ def test_a_question_shows_its_steps_live_then_the_cited_answer_with_a_row_previe
     references = browser.find_elements(By.CSS_SELECTOR, ".msg.assistant .sources li")
     assert markers and len(references) == len({m.text for m in markers})
     marker = markers[0]
-    assert marker.get_attribute("href").endswith(
-        "#" + references[0].get_attribute("id")
-    )  # fmt: skip
+    assert marker.get_attribute("href").endswith("#" + references[0].get_attribute("id"))
 
     browser.execute_script("arguments[0].focus()", marker)
     row = until(
@@ -286,9 +300,10 @@ def test_the_page_says_what_the_registry_covers_and_suggests_only_its_companies(
     /v1/companies, so a company ingested later is named and one not held never offered."""
 
     held = httpx.get(
-        stack.api_url + "/v1/companies", headers={"Authorization": f"Bearer {PAGE_KEY}"},
+        stack.api_url + "/v1/companies",
+        headers={"Authorization": f"Bearer {PAGE_KEY}"},
         timeout=10,
-    ).json()  # fmt: skip
+    ).json()
     assert isinstance(held, list), held
     browser.get(stack.api_url + "/")
     default = "Checked answers from annual reports"
@@ -306,8 +321,11 @@ def test_the_page_says_what_the_registry_covers_and_suggests_only_its_companies(
     placeholder = browser.find_element(By.ID, "question").get_attribute("placeholder")
     assert placeholder == suggested[0]
     browser.find_elements(By.CSS_SELECTOR, "#examples button.example")[0].click()
-    until(browser, lambda d: suggested[0] in d.find_element(By.CSS_SELECTOR, ".msg.user").text,
-          "the suggestion asked")  # fmt: skip
+    until(
+        browser,
+        lambda d: suggested[0] in d.find_element(By.CSS_SELECTOR, ".msg.user").text,
+        "the suggestion asked",
+    )
 
 
 def test_a_vague_question_is_asked_back_and_answered_in_the_page(
@@ -433,8 +451,11 @@ def test_the_whole_flow_works_from_the_keyboard_alone(stack: Stack, browser: Web
     # The page rebuilds its tagline and examples from the registry after it loads,
     # replacing the buttons: tabbing before then met a replaced element on a busy machine.
     default = "Checked answers from annual reports"
-    until(browser, lambda d: d.find_element(By.ID, "tagline").text not in ("", default),
-          "the page's registry")  # fmt: skip
+    until(
+        browser,
+        lambda d: d.find_element(By.ID, "tagline").text not in ("", default),
+        "the page's registry",
+    )
 
     def tab_to(
         predicate: Callable[[WebElement], bool], what: str, back: bool = False, limit: int = 60
@@ -461,15 +482,23 @@ def test_the_whole_flow_works_from_the_keyboard_alone(stack: Stack, browser: Web
     field = tab_to(lambda e: e.get_attribute("id") == "question", "the question field")
     assert focus_visible(field)
     field.send_keys(VAGUE, Keys.ENTER)
-    until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".reply input")
-          and "reply" in (d.switch_to.active_element.get_attribute("id") or ""),
-          "the reply field focused")  # fmt: skip
+    until(
+        browser,
+        lambda d: (
+            d.find_elements(By.CSS_SELECTOR, ".reply input")
+            and "reply" in (d.switch_to.active_element.get_attribute("id") or "")
+        ),
+        "the reply field focused",
+    )
     browser.switch_to.active_element.send_keys("BHP in FY2024", Keys.ENTER)
     until(browser, lambda d: answers(d), "the clarified answer")
     # Focus returns to the question field; back up to a citation marker: its preview
     # opens on focus and closes with Escape.
-    until(browser, lambda d: d.switch_to.active_element.get_attribute("id") == "question",
-          "focus back on the question field")  # fmt: skip
+    until(
+        browser,
+        lambda d: d.switch_to.active_element.get_attribute("id") == "question",
+        "focus back on the question field",
+    )
     marker = tab_to(lambda e: "cite" in (e.get_attribute("class") or ""), "a citation", True)
     assert focus_visible(marker)
     until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".popover tr.cited"), "preview")
@@ -557,10 +586,13 @@ def test_the_page_is_usable_390_px_wide(stack: Stack) -> None:
         driver.quit()
 
 
-@pytest.mark.parametrize("path, rendered", [
-    ("/docs", ".opblock-summary-path"),
-    ("/redoc", "[data-section-id^='operation/']"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "path, rendered",
+    [
+        ("/docs", ".opblock-summary-path"),
+        ("/redoc", "[data-section-id^='operation/']"),
+    ],
+)
 def test_api_docs_render_with_the_network_blocked(stack: Stack, path: str, rendered: str) -> None:
     # Every host but this machine's loopback is unreachable: no resolver, a dead proxy.
     driver = chromium(
@@ -604,8 +636,11 @@ def test_the_page_asks_for_the_api_key_once_and_keeps_it(stack: Stack) -> None:
         assert not serious_violations(driver)
 
         driver.switch_to.active_element.send_keys("not-the-key-0123456789", Keys.ENTER)
-        until(driver, lambda d: "not accepted" in d.find_element(By.ID, "key-error").text,
-              "the wrong key refused")  # fmt: skip
+        until(
+            driver,
+            lambda d: "not accepted" in d.find_element(By.ID, "key-error").text,
+            "the wrong key refused",
+        )
         key = driver.find_element(By.ID, "api-key")
         key.clear()
         key.send_keys(PAGE_KEY, Keys.ENTER)
@@ -684,8 +719,11 @@ def test_an_unreachable_api_says_so_and_retries_with_the_question_kept(
     browser.execute_cdp_cmd("Network.enable", {})
     browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/v1/turns*"]})
     browser.find_element(By.ID, "question").send_keys(SINGLE, Keys.ENTER)
-    retry = until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".error-box button.retry"),
-                  "the retry button")[0]  # fmt: skip
+    retry = until(
+        browser,
+        lambda d: d.find_elements(By.CSS_SELECTOR, ".error-box button.retry"),
+        "the retry button",
+    )[0]
     error = browser.find_element(By.CSS_SELECTOR, ".error-box .error").text
     assert "Could not reach Turnstile" in error and "Failed to fetch" not in error
     assert browser.find_element(By.ID, "question").get_attribute("value") == SINGLE
@@ -704,9 +742,13 @@ def test_an_unreachable_api_says_so_and_retries_with_the_question_kept(
 def test_an_answer_can_be_copied_rated_opened_at_its_page_and_shared(
     stack: Stack, browser: WebDriver
 ) -> None:
-    browser.execute_cdp_cmd("Browser.grantPermissions", {
-        "origin": stack.api_url, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"],
-    })  # fmt: skip
+    browser.execute_cdp_cmd(
+        "Browser.grantPermissions",
+        {
+            "origin": stack.api_url,
+            "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"],
+        },
+    )
     browser.get(stack.api_url + "/")
     ask(browser, SINGLE)
     message = browser.find_elements(By.CSS_SELECTOR, ".msg.assistant")[-1]
@@ -866,8 +908,10 @@ def test_a_comparison_of_five_names_each_company_in_one_table_in_plain_words(
     assert not re.search(r"\d{2},\d{3}|\d+\.\d+ (billion|million)", rio.text), rio.text
     assert [(g["company"], g["fiscal_year"]) for g in turn["not_found"]] == [("RIO", 2025)]
     box = message.find_element(By.CSS_SELECTOR, ".flag.notfound").text
-    assert "Rio Tinto, FY2025" in box and "RIO" not in box, (box, browser.execute_script(
-        "return [COMPANY, String(TICKERS)]"))  # fmt: skip
+    assert "Rio Tinto, FY2025" in box and "RIO" not in box, (
+        box,
+        browser.execute_script("return [COMPANY, String(TICKERS)]"),
+    )
     table = " ".join(r.text for r in rows)
     for currency in ("US$", "A$"):
         scales = {m.group(2).lower()[:1] for m in SCALED.finditer(table) if m.group(1) == currency}

@@ -23,8 +23,17 @@ from stack.processes import free_port, pid_alive, port_bindable
 from tests.conftest import CORPUS_DIR
 
 TURNSTILE = str(Path(sys.executable).parent / "turnstile")
-HIT_KEYS = {"rank", "score", "chunk_id", "company", "fiscal_year", "page", "section", "document",
-            "text"}  # fmt: skip
+HIT_KEYS = {
+    "rank",
+    "score",
+    "chunk_id",
+    "company",
+    "fiscal_year",
+    "page",
+    "section",
+    "document",
+    "text",
+}
 
 
 @dataclass
@@ -140,9 +149,10 @@ def test_search_json_prints_hits_with_exactly_the_documented_keys(stack: Stack) 
 
 def test_the_worker_serves_turn_metrics_and_the_sdks_own(stack: Stack) -> None:
     response = httpx.post(
-        f"{stack.api_url}/v1/turns", json={"question": "What was BHP's net debt in FY2024?"},
+        f"{stack.api_url}/v1/turns",
+        json={"question": "What was BHP's net debt in FY2024?"},
         timeout=60,
-    )  # fmt: skip
+    )
     assert response.status_code == 200 and response.json()["status"] == "answered"
     worker = httpx.get(f"http://127.0.0.1:{stack.ports[4]}/metrics", timeout=10).text
     assert 'turnstile_turns_total{route="needs_retrieval",status="answered"}' in worker
@@ -232,12 +242,15 @@ def test_personal_data_reaches_no_history_table_file_log_or_metric(stack: Stack)
     user = "u-pii-e2e"
     first = httpx.post(
         f"{api}/v1/turns",
-        json={"user_id": user, "question": (
-            f"I'm {PERSONAL['email']}, mobile {PERSONAL['phone']}, card {PERSONAL['card']},"
-            f" TFN {PERSONAL['tfn']}. What was BHP's revenue in FY2024?"
-        )},
+        json={
+            "user_id": user,
+            "question": (
+                f"I'm {PERSONAL['email']}, mobile {PERSONAL['phone']}, card {PERSONAL['card']},"
+                f" TFN {PERSONAL['tfn']}. What was BHP's revenue in FY2024?"
+            ),
+        },
         timeout=60,
-    )  # fmt: skip
+    )
     assert first.status_code == 200 and first.json()["status"] == "answered", first.text
     assert PERSONAL["card"] in first.json()["question"]  # shown back to its owner
     waiting = httpx.post(
@@ -248,12 +261,14 @@ def test_personal_data_reaches_no_history_table_file_log_or_metric(stack: Stack)
     assert waiting.json()["status"] == "needs_clarification", waiting.text
     reply = httpx.post(
         f"{api}/v1/turns/{waiting.json()['turn_id']}/clarification",
-        json={"reply": (
-            f"Fortescue. Card {PERSONAL['card']}, TFN {PERSONAL['tfn']},"
-            f" phone {PERSONAL['phone']}"
-        )},
+        json={
+            "reply": (
+                f"Fortescue. Card {PERSONAL['card']}, TFN {PERSONAL['tfn']},"
+                f" phone {PERSONAL['phone']}"
+            )
+        },
         timeout=60,
-    )  # fmt: skip
+    )
     assert reply.status_code == 200 and reply.json()["status"] == "answered", reply.text
     search = httpx.get(f"{api}/v1/search", params={"q": f"revenue {PERSONAL['email']}"}, timeout=60)
     assert search.status_code == 200
@@ -305,10 +320,12 @@ def test_worker_and_api_logs_are_json_lines_per_turn_step_and_request(stack: Sta
     conversation = "c-logs-e2e"
     response = httpx.post(
         f"{stack.api_url}/v1/turns",
-        json={"question": "What was Fortescue's revenue in FY2024?",
-              "conversation_id": conversation},
+        json={
+            "question": "What was Fortescue's revenue in FY2024?",
+            "conversation_id": conversation,
+        },
         timeout=60,
-    )  # fmt: skip
+    )
     turn_id = response.json()["turn_id"]
     assert httpx.get(f"{stack.api_url}/v1/turns/{turn_id}", timeout=10).status_code == 200
     worker = _json_lines(stack.home / "logs" / "worker.log")
@@ -361,8 +378,9 @@ def test_chat_answers_asks_back_and_lets_you_drop_the_question(stack: Stack) -> 
     import pexpect
 
     env = {**stack.env, "TERM": "dumb"}
-    child = pexpect.spawn(TURNSTILE, ["chat"], env=env, cwd=str(PROJECT_ROOT),
-                          encoding="utf-8", timeout=120)  # fmt: skip
+    child = pexpect.spawn(
+        TURNSTILE, ["chat"], env=env, cwd=str(PROJECT_ROOT), encoding="utf-8", timeout=120
+    )
     try:
         child.expect("/help for commands")
         child.expect_exact("> ")
@@ -412,8 +430,9 @@ def test_chat_in_a_conversation_with_a_pending_clarification_offers_it_then_asks
     import pexpect
 
     env = {**stack.env, "TERM": "dumb"}
-    child = pexpect.spawn(TURNSTILE, ["chat"], env=env, cwd=str(PROJECT_ROOT),
-                          encoding="utf-8", timeout=120)  # fmt: skip
+    child = pexpect.spawn(
+        TURNSTILE, ["chat"], env=env, cwd=str(PROJECT_ROOT), encoding="utf-8", timeout=120
+    )
     try:
         child.expect(r"Turnstile chat \(conversation (\S+)\)")
         conversation = child.match.group(1)
@@ -456,8 +475,14 @@ def test_chat_resumes_a_conversation_with_its_end_and_its_waiting_question(
     conversation = f"c-resume-{os.getpid()}"
     blocking = pending_clarification(stack, conversation)
     env = {**stack.env, "TERM": "dumb"}
-    child = pexpect.spawn(TURNSTILE, ["chat", "--conversation", conversation], env=env,
-                          cwd=str(PROJECT_ROOT), encoding="utf-8", timeout=120)  # fmt: skip
+    child = pexpect.spawn(
+        TURNSTILE,
+        ["chat", "--conversation", conversation],
+        env=env,
+        cwd=str(PROJECT_ROOT),
+        encoding="utf-8",
+        timeout=120,
+    )
     try:
         child.expect_exact("you: What was the revenue?")
         child.expect_exact("? Which company do you mean?")
@@ -467,8 +492,9 @@ def test_chat_resumes_a_conversation_with_its_end_and_its_waiting_question(
         child.expect_exact("55,658")
         child.expect_exact("> ")
         child.sendline("/frobnicate the revenue")
-        child.expect_exact("(unknown command /frobnicate: /help, /new, /cancel, /quit;"
-                           " nothing was asked)")  # fmt: skip
+        child.expect_exact(
+            "(unknown command /frobnicate: /help, /new, /cancel, /quit; nothing was asked)"
+        )
         child.sendline("")
         child.sendline("/new")
         child.expect_exact(f"(to continue: turnstile chat --conversation {conversation})")
@@ -491,8 +517,9 @@ def test_chat_resumes_a_conversation_with_its_end_and_its_waiting_question(
     unknown = turnstile(stack.env, "chat", "--conversation", f"c-never-{os.getpid()}")
     line = assert_one_clean_error_line(unknown)
     assert unknown.returncode == 2
-    assert line == (f"turnstile: no conversation c-never-{os.getpid()}: turnstile"
-                    " conversations lists yours")  # fmt: skip
+    assert line == (
+        f"turnstile: no conversation c-never-{os.getpid()}: turnstile conversations lists yours"
+    )
 
 
 def test_ask_names_its_conversation_and_feedback_reaches_the_record_and_the_list(
@@ -504,18 +531,23 @@ def test_ask_names_its_conversation_and_feedback_reaches_the_record_and_the_list
     user = f"reader-{os.getpid()}"
     asked = turnstile(stack.env, "ask", "--user", user, "What was BHP's revenue in FY2024?")
     assert asked.returncode == 0, asked.stderr
-    match = re.search(r"\(conversation (\S+): follow up with turnstile ask --conversation"
-                      r" (\S+) ", asked.stdout)  # fmt: skip
+    match = re.search(
+        r"\(conversation (\S+): follow up with turnstile ask --conversation"
+        r" (\S+) ",
+        asked.stdout,
+    )
     assert match and match.group(1) == match.group(2), asked.stdout
     conversation = match.group(1)
     turn_id = f"turn-{conversation}-1"
-    followed = turnstile(stack.env, "ask", "--conversation", conversation, "--user", user,
-                         "And in FY2023?")  # fmt: skip
+    followed = turnstile(
+        stack.env, "ask", "--conversation", conversation, "--user", user, "And in FY2023?"
+    )
     assert followed.returncode == 0, followed.stderr
     assert re.search(r"53,817|53\.82", followed.stdout), followed.stdout  # BHP's FY2023
 
-    rated = turnstile(stack.env, "feedback", turn_id, "wrong_figure", "--comment",
-                      "the FY2023 figure was shown")  # fmt: skip
+    rated = turnstile(
+        stack.env, "feedback", turn_id, "wrong_figure", "--comment", "the FY2023 figure was shown"
+    )
     assert rated.returncode == 0, rated.stderr
     assert rated.stdout.strip() == f"noted: turn {turn_id} rated wrong figure"
     listed = turnstile(stack.env, "feedback", "--rating", "wrong_figure")
@@ -544,8 +576,14 @@ def in_terminal(stack: Stack, *args: str, env: dict[str, str] | None = None) -> 
     there, stdout and stderr as they appear, and its exit code."""
     import pexpect
 
-    child = pexpect.spawn(TURNSTILE, list(args), env={**(env or stack.env), "TERM": "dumb"},
-                          cwd=str(PROJECT_ROOT), encoding="utf-8", timeout=120)  # fmt: skip
+    child = pexpect.spawn(
+        TURNSTILE,
+        list(args),
+        env={**(env or stack.env), "TERM": "dumb"},
+        cwd=str(PROJECT_ROOT),
+        encoding="utf-8",
+        timeout=120,
+    )
     child.expect(pexpect.EOF)
     child.close()
     return child.before.replace("\r\n", "\n"), child.exitstatus
@@ -565,8 +603,9 @@ def test_each_cli_finding_of_issue_27_in_a_terminal(stack: Stack) -> None:
     shown, code = in_terminal(stack, "status", env={**stack.env, "TURNSTILE_API_URL": elsewhere})
     assert code == 1 and re.search(rf"^api +unreachable +{re.escape(elsewhere)}$", shown, re.M)
     assert shown.rstrip().endswith("not healthy"), shown
-    shown, code = in_terminal(stack, "search", "Fortescue net debt", "--company", "FMG",
-                              "--fy", "FY2024", "--limit", "2")  # fmt: skip
+    shown, code = in_terminal(
+        stack, "search", "Fortescue net debt", "--company", "FMG", "--fy", "FY2024", "--limit", "2"
+    )
     assert code == 0 and "FMG FY2024 p." in shown, shown
     user = f"terminal-{os.getpid()}"
     question = "What was Fortescue's revenue in FY2024?"
@@ -575,25 +614,36 @@ def test_each_cli_finding_of_issue_27_in_a_terminal(stack: Stack) -> None:
     assert code == 0 and match and "18.22" in shown, shown
     turn_id = f"turn-{match.group(1)}-1"
 
-    child = pexpect.spawn(TURNSTILE, ["chat", "--user", user], env={**stack.env, "TERM": "dumb"},
-                          cwd=str(PROJECT_ROOT), encoding="utf-8", timeout=120)  # fmt: skip
+    child = pexpect.spawn(
+        TURNSTILE,
+        ["chat", "--user", user],
+        env={**stack.env, "TERM": "dumb"},
+        cwd=str(PROJECT_ROOT),
+        encoding="utf-8",
+        timeout=120,
+    )
     try:
         child.expect(r"Turnstile chat \(conversation (\S+)\)")
         conversation = child.match.group(1)
         child.expect_exact("> ")
         child.sendline("/revenue of BHP")
-        child.expect_exact("(unknown command /revenue: /help, /new, /cancel, /quit; nothing"
-                           " was asked)")  # fmt: skip
+        child.expect_exact(
+            "(unknown command /revenue: /help, /new, /cancel, /quit; nothing was asked)"
+        )
         child.sendline("What was the revenue?")
         child.expect_exact("? Which company do you mean?")
         child.expect_exact("reply> ")
         child.sendline("")  # an empty line: the question still waits, the chat stays
         child.expect_exact("reply> ")
         child.sendline("/new")
-        child.expect_exact('(the question "Which company do you mean?" still waits for'
-                           " your answer and keeps the conversation busy")  # fmt: skip
-        child.expect_exact(f"come back with turnstile chat --conversation {conversation}, or"
-                           f" drop it with turnstile cancel turn-{conversation}-1)")  # fmt: skip
+        child.expect_exact(
+            '(the question "Which company do you mean?" still waits for'
+            " your answer and keeps the conversation busy"
+        )
+        child.expect_exact(
+            f"come back with turnstile chat --conversation {conversation}, or"
+            f" drop it with turnstile cancel turn-{conversation}-1)"
+        )
         child.expect(r"\(new conversation \S+\)")
         child.sendline("/quit")
         child.expect(pexpect.EOF)
@@ -676,24 +726,45 @@ def test_ask_json_into_a_closed_pipe_exits_quietly(stack: Stack, buffered: bool)
     os.close(read_end)
     try:
         gone = subprocess.run(
-            ask, env=env, cwd=PROJECT_ROOT, stdin=subprocess.DEVNULL, stdout=write_end,
-            stderr=subprocess.PIPE, text=True, timeout=120,
-        )  # fmt: skip
+            ask,
+            env=env,
+            cwd=PROJECT_ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
     finally:
         os.close(write_end)
     assert (gone.returncode, gone.stderr) == (141, "")
 
     head = subprocess.run(
-        ["bash", "-c", 'set -o pipefail; "$@" | head -c 10', "bash", *ask], env=env,
-        cwd=PROJECT_ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        ["bash", "-c", 'set -o pipefail; "$@" | head -c 10', "bash", *ask],
+        env=env,
+        cwd=PROJECT_ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert head.stdout == '{"turn_id"' and head.stderr == ""
     assert head.returncode in (0, 141)  # 141 when head left before the answer was written
 
 
 def test_eval_real_mode_through_the_running_stack(stack: Stack) -> None:
-    done = turnstile(stack.env, "eval", "--mode", "real", "--suite", "routing", "--limit", "3",
-                     "--json", timeout=300)  # fmt: skip
+    done = turnstile(
+        stack.env,
+        "eval",
+        "--mode",
+        "real",
+        "--suite",
+        "routing",
+        "--limit",
+        "3",
+        "--json",
+        timeout=300,
+    )
 
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads(done.stdout)
