@@ -24,17 +24,20 @@ from tests.realdocs.garble import garble
 
 WHO = {
     "ASX-BET_BetMakersTechnologyGroup_AnnualReport_FY2022.pdf": (
-        "BET", "BetMakers Technology Group Ltd",
+        "BET",
+        "BetMakers Technology Group Ltd",
     ),
     "ASX-BHD_BenjaminHornigold_AnnualReport_FY2022.pdf": ("BHD", "Benjamin Hornigold Ltd"),
     "ASX-KPG_KellyPartnersGroup_AnnualReport_FY2022.pdf": (
-        "KPG", "Kelly Partners Group Holdings Limited",
+        "KPG",
+        "Kelly Partners Group Holdings Limited",
     ),
     "ASX-RFT_RectifierTechnologies_AnnualReport_FY2022.pdf": ("RFT", "Rectifier Technologies Ltd"),
     "ASX-SMN_StructuralMonitoringSystems_AnnualReport_FY2022.pdf": (
-        "SMN", "Structural Monitoring Systems Plc",
+        "SMN",
+        "Structural Monitoring Systems Plc",
     ),
-}  # fmt: skip
+}
 """What each report's first pages say (its corporate directory and cover)."""
 
 
@@ -127,8 +130,10 @@ def test_each_report_says_who_and_when_on_its_first_pages(
         assert doc.described is not None
         assert (doc.described.ticker, doc.described.name) == (ticker, company)
         assert (doc.fiscal_year, doc.described.year_end, doc.described.currency) == (
-            2022, "06-30", "A$",
-        )  # fmt: skip
+            2022,
+            "06-30",
+            "A$",
+        )
         assert doc.document_id == f"{ticker}-FY2022"
         assert doc.identified == (
             f"read from its first pages: {company} ({ticker}), in A$; FY2022,"
@@ -173,9 +178,10 @@ def _cell(report: str, label: str, end: str, group: str = "Consolidated") -> flo
     """A hand-checked cell's value in dollars (the cells file, read as a person checked it)."""
     key = (report, label, end, group)
     found = [
-        c for c in expected_cells()
+        c
+        for c in expected_cells()
         if (c.report, c.label, c.period_end, c.group or "Consolidated") == key
-    ]  # fmt: skip
+    ]
     return found[0].amount
 
 
@@ -235,12 +241,18 @@ def _flow_lines(report: str, end: str) -> dict[str, tuple[str, float]]:
 @pytest.mark.parametrize(
     ("question", "end"),
     [
-        ("Among operating, investing and financing activities, which brought in the most "
-         "cash for {name} in FY2022?", max),
-        ("Between operating, investing, and financing activities, which had the lowest net "
-         "cash flow for {name} in FY2022?", min),
+        (
+            "Among operating, investing and financing activities, which brought in the most "
+            "cash for {name} in FY2022?",
+            max,
+        ),
+        (
+            "Between operating, investing, and financing activities, which had the lowest net "
+            "cash flow for {name} in FY2022?",
+            min,
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_choice_among_line_items_reads_each_and_names_the_one_asked(
     parsed: dict[str, ParsedDocument], report: str, question: str, end: object
 ) -> None:
@@ -423,25 +435,33 @@ def _hand_checked(report: str, section_word: str, end: str) -> list[float]:
 
     rows = [json.loads(line) for line in CELLS.read_text(encoding="utf-8").splitlines()]
     return [
-        float(r["value"]) * float(r["scale"]) for r in rows
-        if r["report"] == report and r["period_end"] == end
+        float(r["value"]) * float(r["scale"])
+        for r in rows
+        if r["report"] == report
+        and r["period_end"] == end
         and section_word in r.get("section", "").lower()
         and re.search(r"financial position|balance sheet", r["statement"], re.I)
         and (r.get("group") or "Consolidated") == "Consolidated"
         and not r["label"].lower().startswith(("total", "net assets"))
-    ]  # fmt: skip
+    ]
 
 
 @pytest.mark.parametrize("report", ["KPG", "RFT", "SMN", "BET"])
 @pytest.mark.parametrize(
     ("question", "section", "end"),
     [
-        ("What was the largest liability in {name}'s balance sheet in FY2022?", "liabilit",
-         "highest"),
-        ("Which was the smallest asset on {name}'s statement of financial position for FY2022?",
-         "assets", "lowest"),
+        (
+            "What was the largest liability in {name}'s balance sheet in FY2022?",
+            "liabilit",
+            "highest",
+        ),
+        (
+            "Which was the smallest asset on {name}'s statement of financial position for FY2022?",
+            "assets",
+            "lowest",
+        ),
     ],
-)  # fmt: skip
+)
 def test_the_largest_or_smallest_line_of_a_kind_in_a_statement_is_ranked_from_its_lines(
     parsed: dict[str, ParsedDocument], report: str, question: str, section: str, end: str
 ) -> None:
@@ -485,11 +505,13 @@ def _statement_cells(report: str, statement: str, end: str) -> list[tuple[str, f
 
     rows = [json.loads(line) for line in CELLS.read_text(encoding="utf-8").splitlines()]
     return [
-        (r["label"], float(r["value"]) * float(r["scale"])) for r in rows
-        if r["report"] == report and r["period_end"] == end
+        (r["label"], float(r["value"]) * float(r["scale"]))
+        for r in rows
+        if r["report"] == report
+        and r["period_end"] == end
         and re.search(statement, r["statement"], re.I)
         and (r.get("group") or "Consolidated") == "Consolidated"
-    ]  # fmt: skip
+    ]
 
 
 @pytest.mark.parametrize("report", ["BHD", "KPG"])

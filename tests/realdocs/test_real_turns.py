@@ -46,17 +46,27 @@ class Reader(Brain):
 
     def route(self, body: Body) -> Body:
         return {
-            "out_of_scope": False, "needs_retrieval": True, "needs_clarification": False,
-            "clarifying_question": None, "direct_answer": None,
-        }  # fmt: skip
+            "out_of_scope": False,
+            "needs_retrieval": True,
+            "needs_clarification": False,
+            "clarifying_question": None,
+            "direct_answer": None,
+        }
 
 
 def model(fake: FakeOpenAI) -> OpenAIEngine:
-    return OpenAIEngine(ModelConfig(
-        base_url=fake.base_url, api_key=fake.api_key, route_model="small-1",
-        grade_model="small-1", synthesize_model="large-1", judge_model="judge-1",
-        summarize_model="small-1", timeout_seconds=5.0,
-    ))  # fmt: skip
+    return OpenAIEngine(
+        ModelConfig(
+            base_url=fake.base_url,
+            api_key=fake.api_key,
+            route_model="small-1",
+            grade_model="small-1",
+            synthesize_model="large-1",
+            judge_model="judge-1",
+            summarize_model="small-1",
+            timeout_seconds=5.0,
+        )
+    )
 
 
 async def test_a_report_ingested_with_no_flags_is_registered_as_its_pages_say_and_answered(
@@ -73,9 +83,11 @@ async def test_a_report_ingested_with_no_flags_is_registered_as_its_pages_say_an
     index = make_report_index()
     async with worker(activities=registry.activities(index, pool, OfflineEngine())) as tq:
         ingested = await temporal_client.execute_workflow(
-            IngestDocuments.run, IngestRequest(paths=[str(KPG)]), id=unique("ingest-kpg"),
+            IngestDocuments.run,
+            IngestRequest(paths=[str(KPG)]),
+            id=unique("ingest-kpg"),
             task_queue=tq,
-        )  # fmt: skip
+        )
         offline = await turns_on(tq).ask(QUESTION)
     (file,) = ingested.files
     assert file.status == "ingested", file
@@ -87,8 +99,10 @@ async def test_a_report_ingested_with_no_flags_is_registered_as_its_pages_say_an
         registered = {c.ticker: c for c in await companies_db.registered(conn, index.corpus_id)}
     kpg = registered["KPG"]
     assert (kpg.name, kpg.currency, kpg.year_end) == (
-        "Kelly Partners Group Holdings Limited", "A$", "06-30",
-    )  # fmt: skip
+        "Kelly Partners Group Holdings Limited",
+        "A$",
+        "06-30",
+    )
 
     # The offline engine: FY2022's figure, never FY2021's shown as FY2022's.
     answer = offline.answer or ""
