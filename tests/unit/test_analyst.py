@@ -52,8 +52,11 @@ def test_averages_changes_and_named_years_inside_a_definition() -> None:
     assert expr == Op("/", Op("*", Num(365.0), average), Item("sales", 2021))
     change = parse_expression("change in inventories between FY2020 and FY2021")
     assert change == Op("-", Item("inventories", 2021), Item("inventories", 2020))
-    value = {Item("trade receivables", 2020): 80.0, Item("trade receivables", 2021): 120.0,
-             Item("sales", 2021): 1000.0}  # fmt: skip
+    value = {
+        Item("trade receivables", 2020): 80.0,
+        Item("trade receivables", 2021): 120.0,
+        Item("sales", 2021): 1000.0,
+    }
     assert evaluate(expr, value) == pytest.approx(36.5)
 
 
@@ -74,16 +77,36 @@ def test_definitions_may_use_each_other_by_their_short_names() -> None:
 @pytest.mark.parametrize(
     ("question", "name", "percent", "years"),
     [
-        ("What is the FY2019 - FY2021 3 year average gross margin for Emu Co? Answer in units "
-         "of percents.", "average gross margin", True, (2019, 2020, 2021)),
-        ("What is Emu Co's 3 year CAGR of total net sales from FY2018 to FY2021 (in units of "
-         "percents)?", "total net sales compound annual growth rate", True, ()),
-        ("What is the FY2020 to FY2021 growth rate of operating cash flow for Emu Co? Round "
-         "to one decimal place.", "change in operating cash flow", True, ()),
-        ("What is Emu Co's FY2021 selling expense as a % of net sales? Answer in units of "
-         "percents.", "selling expense as a share of net sales", True, ()),
+        (
+            "What is the FY2019 - FY2021 3 year average gross margin for Emu Co? Answer in units "
+            "of percents.",
+            "average gross margin",
+            True,
+            (2019, 2020, 2021),
+        ),
+        (
+            "What is Emu Co's 3 year CAGR of total net sales from FY2018 to FY2021 (in units of "
+            "percents)?",
+            "total net sales compound annual growth rate",
+            True,
+            (),
+        ),
+        (
+            "What is the FY2020 to FY2021 growth rate of operating cash flow for Emu Co? Round "
+            "to one decimal place.",
+            "change in operating cash flow",
+            True,
+            (),
+        ),
+        (
+            "What is Emu Co's FY2021 selling expense as a % of net sales? Answer in units of "
+            "percents.",
+            "selling expense as a share of net sales",
+            True,
+            (),
+        ),
     ],
-)  # fmt: skip
+)
 def test_what_a_measure_asks_without_a_definition(
     question: str, name: str, percent: bool, years: tuple[int, ...]
 ) -> None:
@@ -137,12 +160,18 @@ def test_a_line_item_phrase_meets_the_labels_statements_print(
 
 
 TABLE = ChunkText(
-    chunk_id="c1", company="EMU", fiscal_year=2021, page=40, document="Emu Co Annual Report 2021",
-    section="Consolidated balance sheets", is_table=True, unit=None,
+    chunk_id="c1",
+    company="EMU",
+    fiscal_year=2021,
+    page=40,
+    document="Emu Co Annual Report 2021",
+    section="Consolidated balance sheets",
+    is_table=True,
+    unit=None,
     text="[Emu Co (EMU) · FY2021 · page 40]\n"
     "| US$M | FY2020 (31 Dec 2020) | FY2021 (31 Dec 2021) |\n|---|---|---|\n"
     "| Total current assets | 45,781 | 60,197 |\n| Total current liabilities | 43,816 | 57,883 |",
-)  # fmt: skip
+)
 QUESTION = "What is Emu Co's FY2021 current ratio? Round to two decimal places."
 
 
@@ -188,10 +217,21 @@ def test_a_statement_named_as_the_topic_is_no_place_to_read_a_figure(
 
 def _cell(label: str, value: float, unit: str, chunk: str = "c1") -> Fact:
     return Fact(
-        chunk_id=chunk, company="ACME", document="d", page=1, report_fiscal_year=2022,
-        fiscal_year=2022, restated=False, label=label, metric=None, value=value,
-        raw=str(value), unit=unit, decimals=0, period_months=12,
-    )  # fmt: skip
+        chunk_id=chunk,
+        company="ACME",
+        document="d",
+        page=1,
+        report_fiscal_year=2022,
+        fiscal_year=2022,
+        restated=False,
+        label=label,
+        metric=None,
+        value=value,
+        raw=str(value),
+        unit=unit,
+        decimals=0,
+        period_months=12,
+    )
 
 
 def test_an_amount_asked_for_is_read_from_a_line_of_money_not_of_years() -> None:
@@ -277,9 +317,11 @@ def test_a_change_over_years_reads_one_printed_line_not_a_segments_for_one_year(
     # A segment note prints "Net sales" for both years; the income statement "Total net
     # sales". One year's best alone could be either (equal words); a change reads one line.
     facts = [
-        at("Net sales", 79_785, 2016, "segments"), at("Net sales", 106_110, 2017, "segments"),
-        at("Total net sales", 135_987, 2016, "ops"), at("Total net sales", 177_866, 2017, "ops"),
-    ]  # fmt: skip
+        at("Net sales", 79_785, 2016, "segments"),
+        at("Net sales", 106_110, 2017, "segments"),
+        at("Total net sales", 135_987, 2016, "ops"),
+        at("Total net sales", 177_866, 2017, "ops"),
+    ]
     found = find_items("revenue", [2016, 2017], facts)
     assert {f.fact.chunk_id for f in found.values()} == {"ops"}
     # Quiet: with one year asked, that year's best line is read as before.
@@ -326,18 +368,39 @@ def test_a_line_item_is_looked_for_first_in_the_statement_that_prints_it(
 @pytest.mark.parametrize(
     ("question", "name", "trend", "sign"),
     [
-        ("Roughly how often did Emu Co turn over its stock in FY2021? Calculate inventory "
-         "turnover for FY2021.", "inventory turnover", False, ""),
-        ("Please compute the quick ratio of Emu Co for FY2021; say if it is not meaningful.",
-         "quick ratio", False, ""),
-        ("Does Emu Co run a negative working capital at FY2021?", "working capital", False,
-         "negative"),
-        ("Have Emu Co's operating margins been deteriorating through FY2021?",
-         "operating margin", True, ""),
-        ("Would you call Emu Co a high-growth business on its FY2021 numbers?",
-         "revenue growth", False, ""),
+        (
+            "Roughly how often did Emu Co turn over its stock in FY2021? Calculate inventory "
+            "turnover for FY2021.",
+            "inventory turnover",
+            False,
+            "",
+        ),
+        (
+            "Please compute the quick ratio of Emu Co for FY2021; say if it is not meaningful.",
+            "quick ratio",
+            False,
+            "",
+        ),
+        (
+            "Does Emu Co run a negative working capital at FY2021?",
+            "working capital",
+            False,
+            "negative",
+        ),
+        (
+            "Have Emu Co's operating margins been deteriorating through FY2021?",
+            "operating margin",
+            True,
+            "",
+        ),
+        (
+            "Would you call Emu Co a high-growth business on its FY2021 numbers?",
+            "revenue growth",
+            False,
+            "",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_standard_ratio_named_to_be_worked_out_or_judged_takes_the_analysts_path(
     question: str, name: str, trend: bool, sign: str
 ) -> None:
@@ -357,14 +420,18 @@ def test_a_standard_ratio_named_to_be_worked_out_or_judged_takes_the_analysts_pa
 @pytest.mark.parametrize(
     ("question", "name"),
     [
-        ("By how much did Emu Co's effective tax rate move from FY2020 to FY2021?",
-         "effective tax rate"),
+        (
+            "By how much did Emu Co's effective tax rate move from FY2020 to FY2021?",
+            "effective tax rate",
+        ),
         ("Compare Emu Co's current ratio in 2020 versus 2021.", "current ratio"),
         ("How different was the quick ratio of Emu Co in FY2021 from FY2020?", "quick ratio"),
-        ("What was the change in Emu Co's operating margin between FY2020 and FY2021?",
-         "operating margin"),
+        (
+            "What was the change in Emu Co's operating margin between FY2020 and FY2021?",
+            "operating margin",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_standard_ratio_compared_between_years_is_worked_out_for_each(
     question: str, name: str
 ) -> None:
@@ -387,18 +454,32 @@ def test_a_ratio_named_in_passing_is_no_calculation_asked() -> None:
 @pytest.mark.parametrize(
     ("question", "name", "why"),
     [
-        ("Is Emu Co's operating margin improving in FY2021? If operating margin isn't a "
-         "meaningful measure for a business like this, say so and why.", "operating margin",
-         False),
-        ("What explains the change in Emu Co's gross margin for FY2021? If gross margin does "
-         "not apply to such a company, explain why.", "gross margin", True),
-        ("How healthy is Emu Co's quick ratio as of 2021? If the quick ratio is irrelevant "
-         "here, tell me why.", "quick ratio", False),
-        ("Why did Emu Co's net profit margin fall in FY2021? If net profit margin is not an "
-         "appropriate metric for this company, please state that and explain why.",
-         "net profit margin", True),
+        (
+            "Is Emu Co's operating margin improving in FY2021? If operating margin isn't a "
+            "meaningful measure for a business like this, say so and why.",
+            "operating margin",
+            False,
+        ),
+        (
+            "What explains the change in Emu Co's gross margin for FY2021? If gross margin does "
+            "not apply to such a company, explain why.",
+            "gross margin",
+            True,
+        ),
+        (
+            "How healthy is Emu Co's quick ratio as of 2021? If the quick ratio is irrelevant "
+            "here, tell me why.",
+            "quick ratio",
+            False,
+        ),
+        (
+            "Why did Emu Co's net profit margin fall in FY2021? If net profit margin is not an "
+            "appropriate metric for this company, please state that and explain why.",
+            "net profit margin",
+            True,
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_question_that_allows_its_ratio_may_not_suit_the_company_names_it(
     question: str, name: str, why: bool
 ) -> None:
@@ -417,9 +498,9 @@ def test_a_ratio_named_without_the_offer_is_not_offered() -> None:
     judged = analyst_path("Is Emu Co's gross margin improving as of FY2021?", "Emu Co")
     assert judged is not None and not judged.offered
     other = analyst_path(
-        "Does Emu Co have positive working capital in FY2021? If the dividend is not paid, "
-        "say so.", "Emu Co",
-    )  # fmt: skip
+        "Does Emu Co have positive working capital in FY2021? If the dividend is not paid, say so.",
+        "Emu Co",
+    )
     assert other is not None and not other.offered
     assert analyst_path("What drove Emu Co's gross margin change in FY2021?") is None
 
@@ -445,10 +526,21 @@ def test_a_phrases_initials_are_no_more_words_to_share() -> None:
 
 def _line(label: str, year: int, value: float, unit: str = "us$m") -> Fact:
     return Fact(
-        chunk_id="income", company="ACME", document="d", page=1, report_fiscal_year=2022,
-        fiscal_year=year, restated=False, label=label, metric=None, value=value,
-        raw=str(value), unit=unit, decimals=1 if unit == "%" else 0, period_months=12,
-    )  # fmt: skip
+        chunk_id="income",
+        company="ACME",
+        document="d",
+        page=1,
+        report_fiscal_year=2022,
+        fiscal_year=year,
+        restated=False,
+        label=label,
+        metric=None,
+        value=value,
+        raw=str(value),
+        unit=unit,
+        decimals=1 if unit == "%" else 0,
+        period_months=12,
+    )
 
 
 def _rates(tax_label: str, tax: dict[int, float], pretax: dict[int, float], *extra: Fact) -> list:
@@ -473,12 +565,14 @@ def test_an_expense_is_read_the_way_its_statement_prints_it() -> None:
     """In brackets as a deduction: its amount. Under a label that names it a benefit
     ("Income tax benefit", "Income tax (expense)/benefit"): a figure without brackets is a
     benefit (a negative expense), one in brackets the expense. Each said in the answer."""
-    deducted = _rates("Provision for income taxes", {2021: -491, 2022: -411},
-                      {2021: 2426, 2022: 1797})  # fmt: skip
+    deducted = _rates(
+        "Provision for income taxes", {2021: -491, 2022: -411}, {2021: 2426, 2022: 1797}
+    )
     assert [r for r, _ in deducted] == [20.24, 22.87]
     assert "printed as a deduction; its amount is used above" in deducted[0][1]
-    bracketed = _rates("Income tax (expense)/benefit", {2021: 743, 2022: -31},
-                       {2021: -5033, 2022: -5022})  # fmt: skip
+    bracketed = _rates(
+        "Income tax (expense)/benefit", {2021: 743, 2022: -31}, {2021: -5033, 2022: -5022}
+    )
     assert [r for r, _ in bracketed] == [14.76, -0.62]
     assert "a benefit, by its label" in bracketed[0][1]
     assert "an expense, by its label" in bracketed[1][1]
@@ -493,17 +587,23 @@ def test_an_expense_is_read_the_way_its_statement_prints_it() -> None:
 def test_a_standard_ratio_the_report_prints_is_read_not_worked_out() -> None:
     """The company's own line of the ratio named, when one line of it says it; worked out
     from the statements when none does, or when its lines disagree (one per segment)."""
-    printed = [_line("Effective income tax rate", 2021, 14.8, "%"),
-               _line("Effective income tax rate", 2022, -0.6, "%")]  # fmt: skip
-    rates = _rates("Income tax (expense)/benefit", {2021: 743, 2022: -31},
-                   {2021: -5033, 2022: -5022}, *printed)  # fmt: skip
+    printed = [
+        _line("Effective income tax rate", 2021, 14.8, "%"),
+        _line("Effective income tax rate", 2022, -0.6, "%"),
+    ]
+    rates = _rates(
+        "Income tax (expense)/benefit", {2021: 743, 2022: -31}, {2021: -5033, 2022: -5022}, *printed
+    )
     assert [r for r, _ in rates] == [14.8, -0.6]
     assert "as the report prints it (Effective income tax rate)" in rates[0][1]
-    segments = [_line("Effective tax rate", 2021, 30.0, "%"),
-                _line("Effective tax rate", 2021, 12.0, "%"),
-                _line("Effective tax rate", 2022, 21.0, "%")]  # fmt: skip
-    rates = _rates("Income tax expense", {2021: 2629, 2022: 2071}, {2021: 10689, 2022: 9585},
-                   *segments)  # fmt: skip
+    segments = [
+        _line("Effective tax rate", 2021, 30.0, "%"),
+        _line("Effective tax rate", 2021, 12.0, "%"),
+        _line("Effective tax rate", 2022, 21.0, "%"),
+    ]
+    rates = _rates(
+        "Income tax expense", {2021: 2629, 2022: 2071}, {2021: 10689, 2022: 9585}, *segments
+    )
     assert [r for r, _ in rates] == [24.6, 21.0]
     assert "÷" in rates[0][1] and "as the report prints it" in rates[1][1]
 
@@ -516,11 +616,17 @@ def test_a_standard_ratio_read_off_the_report_answers_the_question() -> None:
 
     question = "How did Emu Co's effective tax rate change from FY2021 to FY2022?"
     table = ChunkText(
-        chunk_id="tax", company="EMU", fiscal_year=2022, document="d", page=41,
-        section="Income taxes", is_table=True, unit=None,
+        chunk_id="tax",
+        company="EMU",
+        fiscal_year=2022,
+        document="d",
+        page=41,
+        section="Income taxes",
+        is_table=True,
+        unit=None,
         text="| | FY2022 | FY2021 |\n|---|---|---|\n| Effective tax rate | 21.6% | 24.6% |\n"
         "| Income tax expense | 2,071 | 2,629 |\n",
-    )  # fmt: skip
+    )
     read = (
         "Emu Co's FY2021 effective tax rate, as the report prints it (Effective tax rate): "
         "24.6% [1].\n\nEmu Co's FY2022 effective tax rate, as the report prints it "
@@ -534,16 +640,25 @@ def test_a_standard_ratio_read_off_the_report_answers_the_question() -> None:
 @pytest.mark.parametrize(
     ("question", "end", "choices"),
     [
-        ("Of capital expenditure, dividends paid and share buybacks, which was the largest "
-         "for Emu Co in FY2021?", "highest",
-         ("capital expenditure", "dividends paid", "share buybacks")),
-        ("Between net income and free cash flow, which was lower for Emu Co in 2021?",
-         "lowest", ("net income", "free cash flow")),
-        ("Among operating, investing or financing activities, what lost the least cash at "
-         "Emu Co in FY2021?", "lowest",
-         ("operating activities", "investing activities", "financing activities")),
+        (
+            "Of capital expenditure, dividends paid and share buybacks, which was the largest "
+            "for Emu Co in FY2021?",
+            "highest",
+            ("capital expenditure", "dividends paid", "share buybacks"),
+        ),
+        (
+            "Between net income and free cash flow, which was lower for Emu Co in 2021?",
+            "lowest",
+            ("net income", "free cash flow"),
+        ),
+        (
+            "Among operating, investing or financing activities, what lost the least cash at "
+            "Emu Co in FY2021?",
+            "lowest",
+            ("operating activities", "investing activities", "financing activities"),
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_choice_among_line_items_the_question_names_takes_the_analysts_path(
     question: str, end: str, choices: tuple[str, ...]
 ) -> None:
@@ -616,31 +731,44 @@ def test_years_compared_are_given_on_one_basis() -> None:
 
     def chunk(cid: str, year: int, section: str, text: str) -> ChunkText:
         return ChunkText(
-            chunk_id=cid, company="ACME", fiscal_year=year, document=f"d{year}", page=1,
-            section=section, text=text, is_table=True, unit="US$M",
-        )  # fmt: skip
+            chunk_id=cid,
+            company="ACME",
+            fiscal_year=year,
+            document=f"d{year}",
+            page=1,
+            section=section,
+            text=text,
+            is_table=True,
+            unit="US$M",
+        )
 
     statement = chunk(
-        "is", 2022, "Consolidated statements of income",
+        "is",
+        2022,
+        "Consolidated statements of income",
         "| US$M | FY2022 (31 Dec 2022) | FY2021 (31 Dec 2021) |\n|---|---|---|\n"
         "| Income before income taxes | 1,797 | 2,426 |\n"
         "| Provision for income taxes | (411) | (491) |\n",
-    )  # fmt: skip
+    )
     note = chunk(
-        "tax21", 2021, "Provision for income taxes",
+        "tax21",
+        2021,
+        "Provision for income taxes",
         "| | FY2021 (31 Dec 2021) | FY2020 (31 Dec 2020) |\n|---|---|---|\n"
         "| Effective tax rate | 20.5% | 17.5% |\n",
-    )  # fmt: skip
+    )
     asked = analyst_path("How did Acme's effective tax rate change between FY2021 and FY2022?")
     assert asked is not None and asked.compared
     acme = Company("ACME", "Acme", aliases=("acme",), year_end="12-31")
     with pinned([acme]):
         mixed = compose(asked, ["ACME"], [note, statement])
         both = chunk(
-            "tax22", 2022, "Provision for income taxes",
+            "tax22",
+            2022,
+            "Provision for income taxes",
             "| | FY2022 (31 Dec 2022) | FY2021 (31 Dec 2021) |\n|---|---|---|\n"
             "| Effective tax rate | 22.9% | 20.2% |\n",
-        )  # fmt: skip
+        )
         printed = compose(asked, ["ACME"], [both, statement])
     assert mixed is not None and printed is not None
     assert "= 20.2%" in mixed.answer and "= 22.9%" in mixed.answer, mixed.answer
@@ -658,13 +786,19 @@ def test_a_ranked_lines_own_figures_are_not_quoted_as_claims() -> None:
     from domain.companies.roster import Company, pinned
 
     sheet = ChunkText(
-        chunk_id="bs", company="ACME", fiscal_year=2022, document="d", page=93,
-        section="Consolidated balance sheets", is_table=True, unit="US$M",
+        chunk_id="bs",
+        company="ACME",
+        fiscal_year=2022,
+        document="d",
+        page=93,
+        section="Consolidated balance sheets",
+        is_table=True,
+        unit="US$M",
         text="| US$M | FY2022 (31 Dec 2022) | FY2021 (31 Dec 2021) |\n"
         "|---|---|---|\n| Liabilities |\n| Customer deposits | 110,239 | 84,382 |\n"
         "| Long-term debt (includes debt of trusts: 2022, $12,662; 2021, $13,803) | "
         "42,573 | 38,675 |\n| Accounts payable | 12,133 | 10,574 |\n",
-    )  # fmt: skip
+    )
     question = "What was the largest liability in Acme's balance sheet in 2022?"
     asked = analyst_path(question, "Acme")
     assert asked is not None and asked.ranked is not None

@@ -67,8 +67,13 @@ BHP_FY2025 = "What was BHP's net debt in FY2025?"
 
 
 def test_the_previous_year_in_a_follow_up_is_the_year_before_the_one_talked_about() -> None:
-    for words in ("and the previous year?", "and the year before?", "And the prior yr?",
-                  "what about a year earlier?", "and last year?"):  # fmt: skip
+    for words in (
+        "and the previous year?",
+        "and the year before?",
+        "And the prior yr?",
+        "what about a year earlier?",
+        "and last year?",
+    ):
         resolved, carried = carry_entities(words, [BHP_FY2025])
         assert "FY2024" in resolved and "FY2025" not in resolved, words
         assert "BHP" in resolved and "net debt" in resolved, words

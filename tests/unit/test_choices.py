@@ -13,22 +13,30 @@ from domain.questions.choices import read_choice
         (
             "Among operations, investing, and financing activities, which brought in the most "
             "(or lost the least) cash flow for Nike in FY2023?",
-            ("operations", "investing", "financing activities"), "cash flow", "highest",
+            ("operations", "investing", "financing activities"),
+            "cash flow",
+            "highest",
         ),
         (
             "Which of iron ore, copper or coal had the lowest revenue for BHP in FY2024?",
-            ("iron ore", "copper", "coal"), "revenue", "lowest",
+            ("iron ore", "copper", "coal"),
+            "revenue",
+            "lowest",
         ),
         (
             "Of capital expenditure and dividends paid, which was larger for Fortescue in FY2025?",
-            ("capital expenditure", "dividends paid"), "", "highest",
+            ("capital expenditure", "dividends paid"),
+            "",
+            "highest",
         ),
         (
             "between water withdrawn and water recycled, which was smaller at Zorblax in 2031?",
-            ("water withdrawn", "water recycled"), "", "lowest",
+            ("water withdrawn", "water recycled"),
+            "",
+            "lowest",
         ),
     ],
-)  # fmt: skip
+)
 def test_a_listed_choice_is_read_as_its_options_measure_and_end(
     question: str, options: tuple[str, ...], measure: str, end: str
 ) -> None:

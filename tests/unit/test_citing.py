@@ -62,10 +62,13 @@ def test_progress_events_are_plain_english() -> None:
         " failed, and this was recorded"
     )
     decided = progress.decision("route: needs_retrieval (x)", "The question needs the reports")
-    assert (decided.text, decided.detail) == ("The question needs the reports",
-                                              "route: needs_retrieval (x)")  # fmt: skip
-    waiting = TurnResult(turn_id="t", conversation_id="c", status="needs_clarification",
-                         question="q")  # fmt: skip
+    assert (decided.text, decided.detail) == (
+        "The question needs the reports",
+        "route: needs_retrieval (x)",
+    )
+    waiting = TurnResult(
+        turn_id="t", conversation_id="c", status="needs_clarification", question="q"
+    )
     assert progress.settled(waiting).text == "Finished: needs one more detail"
     assert progress.settled(waiting).status == "needs_clarification"
     # Every step a turn runs has its own words.

@@ -35,8 +35,10 @@ WAITING_TURN = turn(
 def busy(turn_id: str = BLOCKING) -> chat.ChatError:
     return chat.ChatError(
         f"turn {turn_id} is still running or waiting for a reply in this conversation",
-        2, "TurnInProgress", turn_id,
-    )  # fmt: skip
+        2,
+        "TurnInProgress",
+        turn_id,
+    )
 
 
 class FakeApi:
@@ -126,8 +128,11 @@ def test_a_waiting_turn_dropped_with_cancel_then_the_question_is_asked(
     assert api.run() == 0
 
     assert api.calls == [
-        ("ask", QUESTION, "c1"), ("get", BLOCKING), ("cancel", BLOCKING), ("ask", QUESTION, "c1"),
-    ]  # fmt: skip
+        ("ask", QUESTION, "c1"),
+        ("get", BLOCKING),
+        ("cancel", BLOCKING),
+        ("ask", QUESTION, "c1"),
+    ]
     out = capsys.readouterr().out
     assert out.index("cancelled before it was answered") < out.index("US$9.12 billion")
 
@@ -249,8 +254,11 @@ def test_other_errors_are_the_one_line_they_were(
 
 
 def test_a_409_body_gives_the_error_its_type_and_the_blocking_turn() -> None:
-    busy_body = {"detail": "turn turn-c1-1 is still running", "error_type": "TurnInProgress",
-                 "turn_id": BLOCKING}  # fmt: skip
+    busy_body = {
+        "detail": "turn turn-c1-1 is still running",
+        "error_type": "TurnInProgress",
+        "turn_id": BLOCKING,
+    }
     error = chat._client_error(httpx.Response(409, json=busy_body))
     assert (str(error), error.code, error.blocking_turn) == (busy_body["detail"], 2, BLOCKING)
 
@@ -264,13 +272,16 @@ def test_a_409_body_gives_the_error_its_type_and_the_blocking_turn() -> None:
 @pytest.mark.parametrize(
     ("blocking", "expected"),
     [
-        (WAITING_TURN, f'{BLOCKING} of this conversation waits for an answer to "Which company'
-                       ' do you mean?", so your question was not asked'),
+        (
+            WAITING_TURN,
+            f'{BLOCKING} of this conversation waits for an answer to "Which company'
+            ' do you mean?", so your question was not asked',
+        ),
         (turn("running"), "is still running, so your question was not asked"),
         (None, "is still running or waits for a clarification"),
     ],
     ids=["waiting", "running", "unreadable"],
-)  # fmt: skip
+)
 def test_ask_names_reply_and_cancel_with_the_blocking_turn(
     blocking: TurnResult | None, expected: str
 ) -> None:

@@ -28,9 +28,15 @@ def run_into_closed_pipe(
     os.close(read_end)
     try:
         return subprocess.run(
-            [TURNSTILE, *args], env=env, cwd=PROJECT_ROOT, stdin=subprocess.DEVNULL,
-            stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=timeout,
-        )  # fmt: skip
+            [TURNSTILE, *args],
+            env=env,
+            cwd=PROJECT_ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=timeout,
+        )
     finally:
         os.close(write_end)
 
@@ -39,8 +45,11 @@ def run_into_closed_pipe(
 def test_status_json_into_a_closed_pipe_exits_141_without_a_traceback(
     tmp_path: Path, buffered: bool
 ) -> None:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("TURNSTILE_") and k != "PYTHONUNBUFFERED"}  # fmt: skip
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("TURNSTILE_") and k != "PYTHONUNBUFFERED"
+    }
     env.update(TURNSTILE_HOME=str(tmp_path), TURNSTILE_API_URL=f"http://127.0.0.1:{free_port()}")
     if not buffered:
         env["PYTHONUNBUFFERED"] = "1"

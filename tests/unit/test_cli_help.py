@@ -45,11 +45,13 @@ def test_status_is_an_aligned_table() -> None:
         "processes": {"temporal": 11, "worker": None},
         "healthy": False,
         "health": {
-            "components": {"worker": {"ok": False, "error": "no pollers", "pollers": 0},
-                           "qdrant": {"ok": True, "chunks": 574}},
+            "components": {
+                "worker": {"ok": False, "error": "no pollers", "pollers": 0},
+                "qdrant": {"ok": True, "chunks": 574},
+            },
             "engine": {"name": "openai", "models": {"route": "gpt-4o-mini"}},
         },
-    }  # fmt: skip
+    }
 
     lines = status_table(report).splitlines()
 

@@ -5,22 +5,44 @@ lack it)."""
 from cli.records import render_conversations, render_feedback, render_record
 
 SHOWN = {
-    "seq": 7, "turn_id": "turn-c1-2", "conversation_id": "c1",
-    "recorded_at": "2026-12-03T18:00:01.5+00:00", "prev_hash": "a" * 64, "hash": "b" * 64,
+    "seq": 7,
+    "turn_id": "turn-c1-2",
+    "conversation_id": "c1",
+    "recorded_at": "2026-12-03T18:00:01.5+00:00",
+    "prev_hash": "a" * 64,
+    "hash": "b" * 64,
     "record": {
-        "status": "answered", "route": "needs_retrieval", "confidence": "high",
+        "status": "answered",
+        "route": "needs_retrieval",
+        "confidence": "high",
         "resolved_question": "What was BHP's revenue in FY2024?",
-        "check_results": [{"check": "retrieval", "result": "kept 3 of 8"},
-                          {"check": "numeric_grounding", "result": "2 of 2 figures backed"}],
-        "checks": {"not_found": ["RIO FY2024 revenue"], "unsupported_claims": [],
-                   "warnings": []},
-        "citations": [{"n": 1, "chunk_id": "x1", "company": "BHP", "fiscal_year": 2024,
-                       "document": "BHP Annual Report 2024", "page": 4}],
-        "corpus_version": "e70b6e8a82ff", "seconds": 0.41,
+        "check_results": [
+            {"check": "retrieval", "result": "kept 3 of 8"},
+            {"check": "numeric_grounding", "result": "2 of 2 figures backed"},
+        ],
+        "checks": {"not_found": ["RIO FY2024 revenue"], "unsupported_claims": [], "warnings": []},
+        "citations": [
+            {
+                "n": 1,
+                "chunk_id": "x1",
+                "company": "BHP",
+                "fiscal_year": 2024,
+                "document": "BHP Annual Report 2024",
+                "page": 4,
+            }
+        ],
+        "corpus_version": "e70b6e8a82ff",
+        "seconds": 0.41,
     },
-    "feedback": [{"rating": "wrong_figure", "user_id": "hank", "comment": "FY2023's figure",
-                  "created_at": "2026-12-03T18:05:00+00:00"}],
-}  # fmt: skip
+    "feedback": [
+        {
+            "rating": "wrong_figure",
+            "user_id": "hank",
+            "comment": "FY2023's figure",
+            "created_at": "2026-12-03T18:05:00+00:00",
+        }
+    ],
+}
 
 
 def test_a_record_reads_decisions_checks_citations_feedback_then_the_chain() -> None:
@@ -90,10 +112,15 @@ def test_a_record_shows_the_texts_shown_and_names_a_changed_cited_passage() -> N
         ],
     }
     passages = [
-        {"n": 1, "chunk_id": "x1", "status": "changed", "now": ["y1"],
-         "detail": "BHP-FY2024 was re-ingested (94c1e7a0 → 5b6c7d8e); page 4 holds other text now"},
+        {
+            "n": 1,
+            "chunk_id": "x1",
+            "status": "changed",
+            "now": ["y1"],
+            "detail": "BHP-FY2024 was re-ingested (94c1e7a0 → 5b6c7d8e); page 4 holds other text now",  # noqa: E501
+        },
         {"n": 2, "chunk_id": "x2", "status": "unchanged", "detail": "same text", "now": []},
-    ]  # fmt: skip
+    ]
     lines = render_record({**SHOWN, "record": record, "passages": passages}).splitlines()
 
     at = lines.index(f"shown (clarifying question, round 1, sha256 {'c' * 12}):")
@@ -120,9 +147,17 @@ def test_a_record_missing_later_fields_still_reads() -> None:
 def test_feedback_and_conversations_say_when_there_are_none() -> None:
     assert render_feedback([]) == "no feedback yet"
     assert render_conversations([]) == "no conversations yet"
-    listed = render_conversations([{"conversation_id": "c9", "turns": 1, "last_status":
-                                    "needs_clarification", "last_question": "Revenue?",
-                                    "updated_at": "2026-12-03T18:00:00+00:00"}])  # fmt: skip
+    listed = render_conversations(
+        [
+            {
+                "conversation_id": "c9",
+                "turns": 1,
+                "last_status": "needs_clarification",
+                "last_question": "Revenue?",
+                "updated_at": "2026-12-03T18:00:00+00:00",
+            }
+        ]
+    )
     assert listed.splitlines() == [
         "c9  2026-12-03 18:00 UTC  1 turn  needs clarification: Revenue?",
         "(continue one with: turnstile chat --conversation ID)",

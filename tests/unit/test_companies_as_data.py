@@ -32,9 +32,14 @@ from ingestion.documents import DocumentError, parse_document
 from workflows.rules.scope import refusal_text
 
 OSPREY = Company(
-    "OSP", "Osprey Lithium", aliases_for("OSP", "Osprey Lithium Limited", ["osprey"]),
-    "03-31", "A$", (2021, 2022), ("lithium",),
-)  # fmt: skip
+    "OSP",
+    "Osprey Lithium",
+    aliases_for("OSP", "Osprey Lithium Limited", ["osprey"]),
+    "03-31",
+    "A$",
+    (2021, 2022),
+    ("lithium",),
+)
 HARBOUR = Company(
     "HBR", "Harbour Copper", aliases_for("HBR", "Harbour Copper plc"), "12-31", "US$", (2022,)
 )
@@ -73,8 +78,12 @@ def test_fiscal_year_ends_are_any_day_and_said_in_words() -> None:
 
 def test_a_name_loses_its_legal_suffix_but_never_becomes_an_ordinary_word() -> None:
     assert aliases_for("XMP", "Example Mining Limited") == (
-        "xmp", "example mining limited", "example mining", "exmi", "exami",
-    )  # fmt: skip
+        "xmp",
+        "example mining limited",
+        "example mining",
+        "exmi",
+        "exami",
+    )
     assert "star" not in aliases_for("SGL", "Star Group")  # "star" is ordinary text
 
 

@@ -127,8 +127,10 @@ def test_temporal_is_the_server_image_at_the_dev_servers_version() -> None:
     # The embedded stack's dev server says which server it is: production runs the same.
     version = subprocess.run(
         [str(Path(sys.executable).parent / "temporal"), "--version"],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     server = re.search(r"Server (\d+\.\d+\.\d+)", version)
     assert server is not None, version
     assert images["temporal"] == f"temporalio/server:{server.group(1)}"
@@ -158,8 +160,9 @@ def test_every_file_the_stack_mounts_or_builds_from_exists() -> None:
 def test_every_app_variable_is_a_setting() -> None:
     fields = {f"TURNSTILE_{name.upper()}" for name in Settings.model_fields}
     for name in APP_SERVICES:
-        variables = {k for k in _environment(_services(_load_compose())[name]) if
-                     k.startswith("TURNSTILE_")}  # fmt: skip
+        variables = {
+            k for k in _environment(_services(_load_compose())[name]) if k.startswith("TURNSTILE_")
+        }
         assert variables and variables <= fields, variables - fields
 
 
@@ -176,8 +179,11 @@ def test_prometheus_scrapes_the_ports_the_app_serves_and_loads_the_rules() -> No
         for dns in job.get("dns_sd_configs", []):
             ports |= {f"{name}:{dns['port']}" for name in dns["names"]}
     env = _environment(_services(_load_compose())["worker"])
-    assert {"api:8000", f"worker:{env['TURNSTILE_WORKER_METRICS_PORT']}",
-            f"worker:{env['TURNSTILE_TEMPORAL_METRICS_PORT']}"} <= ports  # fmt: skip
+    assert {
+        "api:8000",
+        f"worker:{env['TURNSTILE_WORKER_METRICS_PORT']}",
+        f"worker:{env['TURNSTILE_TEMPORAL_METRICS_PORT']}",
+    } <= ports
 
 
 def test_the_dashboard_charts_only_metrics_the_code_exports() -> None:

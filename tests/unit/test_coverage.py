@@ -92,9 +92,11 @@ ASKED = Slots(companies=["BHP", "RIO"], fiscal_years=[2023, 2024], metrics=["net
 
 
 def test_an_asked_item_no_backed_figure_gives_gets_its_line() -> None:
-    verified = [CheckedFigure(company="BHP", fiscal_year=2024, metric="net_debt"),
-                CheckedFigure(company="RIO", fiscal_year=2023, metric="net_debt"),
-                CheckedFigure(company="RIO", fiscal_year=2024, metric="revenue")]  # fmt: skip
+    verified = [
+        CheckedFigure(company="BHP", fiscal_year=2024, metric="net_debt"),
+        CheckedFigure(company="RIO", fiscal_year=2023, metric="net_debt"),
+        CheckedFigure(company="RIO", fiscal_year=2024, metric="revenue"),
+    ]
     missed = unanswered(["BHP", "RIO"], ASKED, verified, [])
     assert [g.line() for g in missed] == [
         "BHP FY2023 net debt: data not found in provided documents",
@@ -103,13 +105,17 @@ def test_an_asked_item_no_backed_figure_gives_gets_its_line() -> None:
 
 
 def test_every_asked_item_given_or_nothing_named_adds_no_line() -> None:
-    verified = [CheckedFigure(company=c, fiscal_year=y, metric="net_debt")
-                for c in ("BHP", "RIO") for y in (2023, 2024)]  # fmt: skip
+    verified = [
+        CheckedFigure(company=c, fiscal_year=y, metric="net_debt")
+        for c in ("BHP", "RIO")
+        for y in (2023, 2024)
+    ]
     assert unanswered(["BHP", "RIO"], ASKED, verified, []) == []
     # A question naming no year, or asking what the reports say, is left alone.
     assert unanswered(["BHP"], Slots(companies=["BHP"], metrics=["revenue"]), [], []) == []
-    narrative = Slots(companies=["BHP"], fiscal_years=[2024], metrics=["revenue"],
-                      intent="narrative")  # fmt: skip
+    narrative = Slots(
+        companies=["BHP"], fiscal_years=[2024], metrics=["revenue"], intent="narrative"
+    )
     assert unanswered(["BHP"], narrative, [], []) == []
     # A figure outside the vocabulary, or a recomputed one, for that company and year.
     outside = [CheckedFigure(company="BHP", fiscal_year=2023, metric=None)]
@@ -120,18 +126,23 @@ def test_every_asked_item_given_or_nothing_named_adds_no_line() -> None:
 
 
 def test_a_change_a_superlative_or_a_loose_figure_adds_no_false_line() -> None:
-    change = Slots(companies=["BHP"], fiscal_years=[2023, 2024, 2025], metrics=["revenue"],
-                   intent="change")  # fmt: skip
+    change = Slots(
+        companies=["BHP"], fiscal_years=[2023, 2024, 2025], metrics=["revenue"], intent="change"
+    )
     assert unanswered(["BHP"], change, [], []) == []
     highest = Slots(fiscal_years=[2024], metrics=["revenue"])
     one = [CheckedFigure(company="BHP", fiscal_year=2024, metric="revenue")]
     companies = ["BHP", "RIO", "FMG", "S32", "NST"]
-    assert unanswered(companies, highest, one, [], "Which company had the highest revenue "
-                      "in FY2024?") == []  # fmt: skip
+    assert (
+        unanswered(companies, highest, one, [], "Which company had the highest revenue in FY2024?")
+        == []
+    )
     # Firing: with two metrics asked, a figure outside the vocabulary answers neither.
     two = Slots(companies=["BHP"], fiscal_years=[2024], metrics=["revenue", "net_debt"])
-    outside = [CheckedFigure(company="BHP", fiscal_year=2024, metric="revenue"),
-               CheckedFigure(company="BHP", fiscal_year=2024, metric=None)]  # fmt: skip
+    outside = [
+        CheckedFigure(company="BHP", fiscal_year=2024, metric="revenue"),
+        CheckedFigure(company="BHP", fiscal_year=2024, metric=None),
+    ]
     assert [g.line() for g in unanswered(["BHP"], two, outside, [])] == [
         "BHP FY2024 net debt: data not found in provided documents"
     ]

@@ -409,17 +409,29 @@ def test_filings_of_one_company_and_year_are_told_apart_by_their_kind_and_date(
 @pytest.mark.parametrize(
     ("rows", "contents"),
     [
-        (["| Report of Independent Registered Public Accounting Firm | 55 |",
-          "| Consolidated Statements of Income for the three years ended May 31, 2021 | 57 |",
-          "| 2019 |", "| Consolidated Balance Sheets at May 31, 2021 | 59 |"], True),
-        (["| Directors' report | 3 |", "| Auditor's independence declaration | 17 |",
-          "| Statement of financial position | 21 |"], True),
+        (
+            [
+                "| Report of Independent Registered Public Accounting Firm | 55 |",
+                "| Consolidated Statements of Income for the three years ended May 31, 2021 | 57 |",
+                "| 2019 |",
+                "| Consolidated Balance Sheets at May 31, 2021 | 59 |",
+            ],
+            True,
+        ),
+        (
+            [
+                "| Directors' report | 3 |",
+                "| Auditor's independence declaration | 17 |",
+                "| Statement of financial position | 21 |",
+            ],
+            True,
+        ),
         (["| Revenue | 1,234 |", "| Cost of sales | 567 |"], False),  # amounts, not pages
         (["| Stores opened | 12 |", "| Stores closed | 4 |"], False),  # not rising
         (["| Segment | 3 | 2021 |", "| Other | 9 | 2022 |"], False),  # two figures a row
         (["| Notes to the financial statements | 62 |"], False),  # one row says too little
     ],
-)  # fmt: skip
+)
 def test_a_list_of_contents_is_no_table_of_figures(rows: list[str], contents: bool) -> None:
     """A table with no header whose rows each end in a page number, rising, is a list of
     contents (a 10-K's "Item 8" index, an annual report's contents page): read as text,

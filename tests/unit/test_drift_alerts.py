@@ -23,8 +23,12 @@ DAYS = 56
 """Eight weeks: the trailing week and its 28-day baseline need 35 days of history."""
 HOURS = DAYS * 24
 DRIFT_DAYS = 21
-DRIFTS = ("TurnstileRefusalRateDrift", "TurnstileClarificationRateDrift",
-          "TurnstileUnsupportedClaimsDrift", "TurnstileCitationsDrift")  # fmt: skip
+DRIFTS = (
+    "TurnstileRefusalRateDrift",
+    "TurnstileClarificationRateDrift",
+    "TurnstileUnsupportedClaimsDrift",
+    "TurnstileCitationsDrift",
+)
 
 Rate = Callable[[int], float]
 """A quantity per turn (or per answer) at an hour of the series."""
@@ -60,27 +64,40 @@ def counter(per_hour: Callable[[int], float]) -> str:
 
 
 def series(
-    turns_per_hour: float, refusals: Rate, clarifications: Rate, unsupported: Rate,
+    turns_per_hour: float,
+    refusals: Rate,
+    clarifications: Rate,
+    unsupported: Rate,
     citations: Rate,
-) -> list[dict[str, str]]:  # fmt: skip
+) -> list[dict[str, str]]:
     """The worker's counters for traffic of `turns_per_hour` with these rates."""
     refused = lambda h: turns_per_hour * refusals(h)  # noqa: E731
     answered = lambda h: turns_per_hour - refused(h)  # noqa: E731
     return [
-        {"series": 'turnstile_turns_total{status="answered",route="needs_retrieval"}',
-         "values": counter(answered)},
-        {"series": 'turnstile_turns_total{status="refused",route="out_of_scope"}',
-         "values": counter(refused)},
+        {
+            "series": 'turnstile_turns_total{status="answered",route="needs_retrieval"}',
+            "values": counter(answered),
+        },
+        {
+            "series": 'turnstile_turns_total{status="refused",route="out_of_scope"}',
+            "values": counter(refused),
+        },
         {"series": 'turnstile_refusals_total{reason="scope_rule"}', "values": counter(refused)},
-        {"series": "turnstile_clarifications_total",
-         "values": counter(lambda h: turns_per_hour * clarifications(h))},
+        {
+            "series": "turnstile_clarifications_total",
+            "values": counter(lambda h: turns_per_hour * clarifications(h)),
+        },
         {"series": "turnstile_unsupported_claims_count", "values": counter(answered)},
-        {"series": "turnstile_unsupported_claims_sum",
-         "values": counter(lambda h: answered(h) * unsupported(h))},
+        {
+            "series": "turnstile_unsupported_claims_sum",
+            "values": counter(lambda h: answered(h) * unsupported(h)),
+        },
         {"series": "turnstile_citations_count", "values": counter(answered)},
-        {"series": "turnstile_citations_sum",
-         "values": counter(lambda h: answered(h) * citations(h))},
-    ]  # fmt: skip
+        {
+            "series": "turnstile_citations_sum",
+            "values": counter(lambda h: answered(h) * citations(h)),
+        },
+    ]
 
 
 def rule(name: str) -> dict[str, Any]:
@@ -99,11 +116,15 @@ def expect(name: str, at: str, firing: bool) -> dict[str, Any]:
 
 
 def case(
-    turns_per_hour: float = 10.0, *, refusals: Rate | None = None,
-    clarifications: Rate | None = None, unsupported: Rate | None = None,
-    citations: Rate | None = None, firing: tuple[str, ...] = (),
+    turns_per_hour: float = 10.0,
+    *,
+    refusals: Rate | None = None,
+    clarifications: Rate | None = None,
+    unsupported: Rate | None = None,
+    citations: Rate | None = None,
+    firing: tuple[str, ...] = (),
     quiet_on_drift_day: int | None = None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """A promtool test group: eight weeks of traffic (each rate steady unless given), and
     at the end exactly the alerts `firing` fire among the drift alerts (and none yet on
     `quiet_on_drift_day` of the drift)."""
@@ -112,9 +133,12 @@ def case(
         early = f"{DAYS - DRIFT_DAYS + quiet_on_drift_day}d"
         checks += [expect(name, early, False) for name in DRIFTS]
     inputs = series(
-        turns_per_hour, refusals or steady(0.04, 1), clarifications or steady(0.05, 2),
-        unsupported or steady(0.3, 3), citations or steady(3.0, 4),
-    )  # fmt: skip
+        turns_per_hour,
+        refusals or steady(0.04, 1),
+        clarifications or steady(0.05, 2),
+        unsupported or steady(0.3, 3),
+        citations or steady(3.0, 4),
+    )
     return {"interval": "1h", "input_series": inputs, "alert_rule_test": checks}
 
 
@@ -122,9 +146,15 @@ def promtool(tmp_path: Path, *groups: dict[str, Any]) -> subprocess.CompletedPro
     tests = tmp_path / "drift_test.yml"
     # Every 3 hours, not production's 15 minutes: a week's window moves little in either,
     # and promtool's time is in the number of evaluations (15 minutes: 50 s a case here).
-    tests.write_text(yaml.safe_dump({
-        "rule_files": [str(RULES)], "evaluation_interval": "3h", "tests": list(groups),
-    }))  # fmt: skip
+    tests.write_text(
+        yaml.safe_dump(
+            {
+                "rule_files": [str(RULES)],
+                "evaluation_interval": "3h",
+                "tests": list(groups),
+            }
+        )
+    )
     return subprocess.run(
         [PROMTOOL, "test", "rules", str(tests)], capture_output=True, text=True, check=False
     )
@@ -145,9 +175,10 @@ def test_a_refusal_rate_drifting_from_4_to_19_percent_over_three_weeks_fires(
     """It fires on the drift's seventh day (about 6% against the baseline's 4%); on its
     fifth, nothing yet."""
     drift = case(
-        refusals=drifting(0.04, 0.19), firing=("TurnstileRefusalRateDrift",),
+        refusals=drifting(0.04, 0.19),
+        firing=("TurnstileRefusalRateDrift",),
         quiet_on_drift_day=5,
-    )  # fmt: skip
+    )
     ran = promtool(tmp_path, drift)
     assert ran.returncode == 0, ran.stdout + ran.stderr
 

@@ -34,8 +34,12 @@ from evals.mock import run_mock
 from evals.ranking import ranx_metrics
 from evals.results import Baseline, CaseResult, SuiteRun, gate, merge_repeats
 
-GOOD = {"id": "a", "query": "BHP revenue FY2024", "why_it_matters": "revenue lookup breaks",
-        "expected": {"status": "answered", "present": ["55,658"]}}  # fmt: skip
+GOOD = {
+    "id": "a",
+    "query": "BHP revenue FY2024",
+    "why_it_matters": "revenue lookup breaks",
+    "expected": {"status": "answered", "present": ["55,658"]},
+}
 
 
 def line(**change: object) -> str:
@@ -104,9 +108,12 @@ def test_the_boundary_suite_covers_what_must_be_refused_asked_or_answered() -> N
     for needle in ("should i", "ignore", "fy2021", "free cash flow", "net debt in fy2024"):
         assert needle in queries
     # "BHP revenue" without a year must be answered, not asked back.
-    assert any(c.query.strip().lower() in ("bhp revenue", "bhp revenue?") and
-               isinstance(c.expected, TurnExpected) and c.expected.status == "answered"
-               for c in boundary)  # fmt: skip
+    assert any(
+        c.query.strip().lower() in ("bhp revenue", "bhp revenue?")
+        and isinstance(c.expected, TurnExpected)
+        and c.expected.status == "answered"
+        for c in boundary
+    )
 
 
 def test_every_probe_slice_has_at_least_fifteen_cases() -> None:
@@ -130,8 +137,11 @@ def test_mock_mode_passes_every_shipped_case() -> None:
 
 
 def test_mock_mode_catches_a_case_that_contradicts_itself() -> None:
-    case = parse_cases(line(expected={"status": "answered", "present": ["55,658"],
-                                      "absent": ["55,658"]}), "x", "calculation")[0]  # fmt: skip
+    case = parse_cases(
+        line(expected={"status": "answered", "present": ["55,658"], "absent": ["55,658"]}),
+        "x",
+        "calculation",
+    )[0]
 
     [result] = run_mock([case])
 
@@ -141,26 +151,34 @@ def test_mock_mode_catches_a_case_that_contradicts_itself() -> None:
 
 def turn(**fields: object) -> TurnResult:
     base: dict[str, object] = {
-        "turn_id": "t", "conversation_id": "c", "status": "answered", "question": "q",
+        "turn_id": "t",
+        "conversation_id": "c",
+        "status": "answered",
+        "question": "q",
         "answer": "BHP's revenue was US$55,658 million [1].",
-    }  # fmt: skip
+    }
     return TurnResult.model_validate({**base, **fields})
 
 
-CITE = Citation(chunk_id="x", company="BHP", fiscal_year=2024, page=4, document="d",
-                preview="p", n=1)  # fmt: skip
+CITE = Citation(
+    chunk_id="x", company="BHP", fiscal_year=2024, page=4, document="d", preview="p", n=1
+)
 
 
 def test_the_turn_scorer_passes_a_good_answer_and_names_each_fault() -> None:
-    expected = TurnExpected(status="answered", present=["55,658"], absent=["53,817"],
-                            grounded="yes", min_citations=1)  # fmt: skip
+    expected = TurnExpected(
+        status="answered", present=["55,658"], absent=["53,817"], grounded="yes", min_citations=1
+    )
 
     assert score_turn(expected, turn(citations=[CITE], grounded="yes")) == []
     problems = score_turn(expected, turn(answer="It was 53,817 [1].", grounded="partial"))
     assert problems == [
-        "missing '55,658'", "unexpected '53,817'", "grounded partial, expected yes",
-        "0 citation(s), expected ≥ 1", "a figure is given without a citation",
-    ]  # fmt: skip
+        "missing '55,658'",
+        "unexpected '53,817'",
+        "grounded partial, expected yes",
+        "0 citation(s), expected ≥ 1",
+        "a figure is given without a citation",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -196,8 +214,13 @@ def test_the_turn_scorer_checks_not_found_lines_tables_and_refusals() -> None:
 
 def test_the_routing_scorer() -> None:
     expected = RoutingExpected(route="needs_retrieval", companies=["BHP", "RIO"], declines=True)
-    outcome = RoutingOutcome(route="needs_retrieval", by="classifier", reason="r",
-                             companies=["RIO", "BHP"], declines=True)  # fmt: skip
+    outcome = RoutingOutcome(
+        route="needs_retrieval",
+        by="classifier",
+        reason="r",
+        companies=["RIO", "BHP"],
+        declines=True,
+    )
 
     assert score_routing(expected, outcome) == []
     wrong = outcome.model_copy(update={"route": "out_of_scope", "companies": ["BHP"]})
@@ -206,9 +229,16 @@ def test_the_routing_scorer() -> None:
 
 def hit(rank: int, company: str, year: int, text: str) -> SearchHitWithText:
     return SearchHitWithText(
-        chunk_id=str(rank), company=company, fiscal_year=year, page=1, document="d",
-        section="s", rank=rank, score=1.0, text=text,
-    )  # fmt: skip
+        chunk_id=str(rank),
+        company=company,
+        fiscal_year=year,
+        page=1,
+        document="d",
+        section="s",
+        rank=rank,
+        score=1.0,
+        text=text,
+    )
 
 
 def test_the_retrieval_scorer_wants_the_right_company_year_and_figure_within_the_cutoff() -> None:
@@ -234,24 +264,36 @@ def test_ranx_metrics_match_a_hand_count() -> None:
 
 
 def result(suite: str, id_: str, passed: bool) -> CaseResult:
-    return CaseResult(suite=suite, id=id_, passed=passed, passes=int(passed),
-                      problems=[] if passed else ["wrong"])  # fmt: skip
+    return CaseResult(
+        suite=suite, id=id_, passed=passed, passes=int(passed), problems=[] if passed else ["wrong"]
+    )
 
 
 def test_the_gate_fails_on_a_regression_a_stale_entry_and_a_lower_metric() -> None:
-    run = SuiteRun(mode="real", engine="offline", metrics={"retrieval.hit@5": 0.97},
-                   cases=[result("retrieval", "a", False), result("boundary", "b", True),
-                          result("boundary", "c", False)])  # fmt: skip
-    baseline = Baseline(known_failures={"boundary/b": "known", "boundary/c": "known"},
-                        metrics={"retrieval.hit@5": 0.98})  # fmt: skip
+    run = SuiteRun(
+        mode="real",
+        engine="offline",
+        metrics={"retrieval.hit@5": 0.97},
+        cases=[
+            result("retrieval", "a", False),
+            result("boundary", "b", True),
+            result("boundary", "c", False),
+        ],
+    )
+    baseline = Baseline(
+        known_failures={"boundary/b": "known", "boundary/c": "known"},
+        metrics={"retrieval.hit@5": 0.98},
+    )
 
     assert gate(run, baseline) == [
         "regressed: retrieval/a: wrong",
         "now passes (remove it from the baseline): boundary/b",
         "regressed: retrieval.hit@5 0.9700 < baseline 0.9800",
     ]
-    fixed = Baseline(known_failures={"retrieval/a": "known", "boundary/c": "known"},
-                     metrics={"retrieval.hit@5": 0.97})  # fmt: skip
+    fixed = Baseline(
+        known_failures={"retrieval/a": "known", "boundary/c": "known"},
+        metrics={"retrieval.hit@5": 0.97},
+    )
     assert gate(run, fixed) == []
 
 
@@ -266,9 +308,11 @@ def test_the_committed_baseline_names_only_existing_cases_with_a_reason() -> Non
 
 
 def test_repeats_report_k_of_n_per_case() -> None:
-    runs = [[result("routing", "a", True), result("routing", "b", True)],
-            [result("routing", "a", False), result("routing", "b", True)],
-            [result("routing", "a", True), result("routing", "b", True)]]  # fmt: skip
+    runs = [
+        [result("routing", "a", True), result("routing", "b", True)],
+        [result("routing", "a", False), result("routing", "b", True)],
+        [result("routing", "a", True), result("routing", "b", True)],
+    ]
 
     merged = merge_repeats(runs)
 
@@ -286,8 +330,9 @@ def test_the_binomial_tail_is_exact() -> None:
     assert binomial_cdf_below(2, 3, Fraction(1, 2)) == Fraction(1, 2)
     # P(X < 14) for Binomial(16, 0.95): 1 − P(14) − P(15) − P(16)
     p = Fraction(95, 100)
-    tail = 1 - sum(Fraction(c) * p**k * (1 - p) ** (16 - k)
-                   for k, c in ((14, 120), (15, 16), (16, 1)))  # fmt: skip
+    tail = 1 - sum(
+        Fraction(c) * p**k * (1 - p) ** (16 - k) for k, c in ((14, 120), (15, 16), (16, 1))
+    )
     assert binomial_cdf_below(14, 16, p) == tail
     assert float(tail) == pytest.approx(0.042938, abs=1e-6)
 
@@ -400,8 +445,11 @@ def test_mock_mode_fails_a_routing_scorer_that_checks_only_the_route(
         return [] if ok else [f"route {outcome.route}, expected {expected.route}"]
 
     monkeypatch.setattr(evals.mock, "score_routing", route_only)
-    cases = [c for c in load_suites(["routing"])["routing"]
-             if isinstance(c.expected, RoutingExpected) and c.expected.companies]  # fmt: skip
+    cases = [
+        c
+        for c in load_suites(["routing"])["routing"]
+        if isinstance(c.expected, RoutingExpected) and c.expected.companies
+    ]
 
     assert cases and not any(r.passed for r in run_mock(cases))
 
@@ -431,8 +479,10 @@ def test_a_table_with_aligned_columns_is_a_table() -> None:
 def test_a_narrowed_run_is_judged_case_by_case_only() -> None:
     cases = [result("boundary", "c", False), result("retrieval", "r", True)]
     run = SuiteRun(mode="real", engine="offline", metrics={"retrieval.hit@5": 0.5}, cases=cases)
-    baseline = Baseline(known_failures={"boundary/c": "known", "boundary/gone": "known"},
-                        metrics={"retrieval.hit@5": 0.98})  # fmt: skip
+    baseline = Baseline(
+        known_failures={"boundary/c": "known", "boundary/gone": "known"},
+        metrics={"retrieval.hit@5": 0.98},
+    )
 
     assert gate(run, baseline, complete=False) == []
     assert len(gate(run, baseline)) == 2  # complete: boundary/gone, and hit@5 below its floor
@@ -488,10 +538,21 @@ def test_an_unreachable_stack_is_exit_3_in_one_line() -> None:
 
     env = {**os.environ, "TURNSTILE_API_URL": "http://127.0.0.1:1", "TURNSTILE_TEMPORAL_PORT": "1"}
     done = subprocess.run(
-        [sys.executable, "-c", "from cli.main import entry; entry()", "eval", "--mode", "real",
-         "--limit", "1"],
-        env=env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            "from cli.main import entry; entry()",
+            "eval",
+            "--mode",
+            "real",
+            "--limit",
+            "1",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
     assert done.returncode == 3, done.stderr
     assert (
@@ -508,7 +569,11 @@ def test_mock_mode_fails_a_scorer_that_ignores_the_citation_count(
         return score_turn(expected.model_copy(update={"min_citations": None}), result)
 
     monkeypatch.setattr(evals.mock, "score_turn", no_count)
-    cases = [c for cases in load_suites().values() for c in cases
-             if isinstance(c.expected, TurnExpected) and c.expected.min_citations]  # fmt: skip
+    cases = [
+        c
+        for cases in load_suites().values()
+        for c in cases
+        if isinstance(c.expected, TurnExpected) and c.expected.min_citations
+    ]
 
     assert cases and not any(r.passed for r in run_mock(cases))

@@ -28,16 +28,38 @@ ANNOTATED = ROOT / "tests" / "answers" / "prose_figures.jsonl"
 # The header units of the sample tables, as the annotation names them, and the unit
 # key a fact of that column must carry.
 HEADER_UNITS = {
-    "us$m": "us$m", "us$ million": "us$m", "us$ millions": "us$m", "us$bn": "us$bn",
-    "a$m": "a$m", "a$ million": "a$m", "a$ millions": "a$m", "us cents": "us cents",
-    "a cents": "a cents", "australian cents": "a cents", "a$": "a$", "a$ per share": "a$",
-    "%": "%", "mt": "mt", "kt": "kt", "koz": "koz", "moz": "moz",
-}  # fmt: skip
+    "us$m": "us$m",
+    "us$ million": "us$m",
+    "us$ millions": "us$m",
+    "us$bn": "us$bn",
+    "a$m": "a$m",
+    "a$ million": "a$m",
+    "a$ millions": "a$m",
+    "us cents": "us cents",
+    "a cents": "a cents",
+    "australian cents": "a cents",
+    "a$": "a$",
+    "a$ per share": "a$",
+    "%": "%",
+    "mt": "mt",
+    "kt": "kt",
+    "koz": "koz",
+    "moz": "moz",
+}
 PROSE_UNITS = {
-    "US$ million": "us$m", "US$ billion": "us$bn", "A$ million": "a$m", "A$ billion": "a$bn",
-    "US cents per share": "us cents", "Australian cents per share": "a cents",
-    "A$ per share": "a$", "%": "%", "Mt": "mt", "kt": "kt", "koz": "koz", "Moz": "moz",
-}  # fmt: skip
+    "US$ million": "us$m",
+    "US$ billion": "us$bn",
+    "A$ million": "a$m",
+    "A$ billion": "a$bn",
+    "US cents per share": "us cents",
+    "Australian cents per share": "a cents",
+    "A$ per share": "a$",
+    "%": "%",
+    "Mt": "mt",
+    "kt": "kt",
+    "koz": "koz",
+    "Moz": "moz",
+}
 _CELL = re.compile(r"^\(?-?\d[\d,]*(?:\.\d+)?\)?$")
 _YEAR = re.compile(r"(?:FY|CY)?\s?((?:19|20)\d{2})")
 
@@ -75,8 +97,7 @@ def _expected_cells() -> list[tuple[str, str, int, float, str]]:
         for table in _tables(path.read_text(encoding="utf-8")):
             header, *rows = table
             unit = header[0].lower()
-            years = [int(m.group(1)) if (m := _YEAR.search(h)) else report_year
-                     for h in header]  # fmt: skip
+            years = [int(m.group(1)) if (m := _YEAR.search(h)) else report_year for h in header]
             for row in rows:
                 for col, cell in enumerate(row[1:], start=1):
                     if not _CELL.match(cell.replace(" ", "")):
@@ -93,14 +114,18 @@ def test_every_table_cell_is_a_fact_with_its_column_year_and_unit() -> None:
     assert len(cells) > 50  # the corpus has tables: the oracle read them
     problems = []
     for file, label, year, value, unit in cells:
-        facts = [f for f in FACTS[file] if f.source == "table" and f.label == label
-                 and abs(f.value - value) < 1e-9]  # fmt: skip
+        facts = [
+            f
+            for f in FACTS[file]
+            if f.source == "table" and f.label == label and abs(f.value - value) < 1e-9
+        ]
         if not facts:
             problems.append(f"{file}: {label} {value} is no fact")
             continue
         if not any(f.fiscal_year == year for f in facts):
-            problems.append(f"{file}: {label} {value} dated {[f.fiscal_year for f in facts]}, "
-                            f"expected {year}")  # fmt: skip
+            problems.append(
+                f"{file}: {label} {value} dated {[f.fiscal_year for f in facts]}, expected {year}"
+            )
         want = HEADER_UNITS.get(unit)
         if want is not None and not any(f.unit == want for f in facts):
             problems.append(f"{file}: {label} {value} unit {facts[0].unit}, expected {want}")
@@ -125,8 +150,11 @@ def test_prose_figures_are_facts_with_their_period_and_unit_at_95_percent() -> N
     used: set[int] = set()
     right, wrong = 0, []
     for row in rows:
-        near = [f for f in by_page[(row["file"], row["page"])]
-                if abs(abs(f.value) - abs(row["value"])) < 1e-9 and id(f) not in used]  # fmt: skip
+        near = [
+            f
+            for f in by_page[(row["file"], row["page"])]
+            if abs(abs(f.value) - abs(row["value"])) < 1e-9 and id(f) not in used
+        ]
         same = [f for f in near if f.context.strip() == row["sentence"].strip()]
         fact = (same or near or [None])[0]
         if fact is None:
@@ -137,8 +165,10 @@ def test_prose_figures_are_facts_with_their_period_and_unit_at_95_percent() -> N
         if period_ok and _unit_ok(row["unit"], fact.unit):
             right += 1
         else:
-            wrong.append(f"{row['file']} {row['figure']}: FY{fact.fiscal_year} {fact.unit}, "
-                         f"expected {row['period']} {row['unit']}")  # fmt: skip
+            wrong.append(
+                f"{row['file']} {row['figure']}: FY{fact.fiscal_year} {fact.unit}, "
+                f"expected {row['period']} {row['unit']}"
+            )
     assert right / len(rows) >= 0.95, "\n".join(wrong)
     # and nothing but figures: no fact of the prose the annotation does not hold
     extra = [f for facts in by_page.values() for f in facts if id(f) not in used]
@@ -147,9 +177,16 @@ def test_prose_figures_are_facts_with_their_period_and_unit_at_95_percent() -> N
 
 def _chunk(text: str, section: str = "Sustainability") -> ChunkText:
     return ChunkText(
-        chunk_id="c1", company="ZZZ", fiscal_year=2026, document="ZZZ_FY2026.md", page=7,
-        section=section, text=text, is_table="|" in text, unit=None,
-    )  # fmt: skip
+        chunk_id="c1",
+        company="ZZZ",
+        fiscal_year=2026,
+        document="ZZZ_FY2026.md",
+        page=7,
+        section=section,
+        text=text,
+        is_table="|" in text,
+        unit=None,
+    )
 
 
 def test_a_new_measure_in_a_table_with_a_prior_year_column_and_a_row_unit() -> None:

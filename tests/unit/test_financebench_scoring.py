@@ -20,12 +20,20 @@ MILLIONS = "What were Emu Co's FY2021 net sales? Answer in USD millions."
         ("1.73", "ratio?", "The ratio is 1.734 [1].", "correct"),
         ("1.73", "ratio?", "The ratio is 1.70 [1].", "wrong"),
         ("-3.7", "cycle?", "The cycle is −3.70 days [1].", "correct"),
-        ("$382.00", MILLIONS, "EMU FY2021 net sales: data not found in provided documents",
-         "declined"),
-        ("Yes, it grew.", "Did it grow?", "Sales rose from US$1 million to US$2 million [1].",
-         "answered"),
+        (
+            "$382.00",
+            MILLIONS,
+            "EMU FY2021 net sales: data not found in provided documents",
+            "declined",
+        ),
+        (
+            "Yes, it grew.",
+            "Did it grow?",
+            "Sales rose from US$1 million to US$2 million [1].",
+            "answered",
+        ),
     ],
-)  # fmt: skip
+)
 def test_an_answer_is_labelled_by_its_figures(
     gold: str, question: str, answer: str, expected: str
 ) -> None:

@@ -83,8 +83,14 @@ def test_fallback_names_the_corpus_and_gives_two_example_questions(reason: str) 
 def test_the_fallbacks_examples_follow_the_coverage_not_the_sample() -> None:
     from domain.companies.roster import Company, pinned
 
-    new = Company(ticker="KPG", name="Kelly Partners Group", aliases=(), fiscal_years=(2022,),
-                  currency="A$", year_end="06-30")  # fmt: skip
+    new = Company(
+        ticker="KPG",
+        name="Kelly Partners Group",
+        aliases=(),
+        fiscal_years=(2022,),
+        currency="A$",
+        year_end="06-30",
+    )
     with pinned([new]):
         text = fallback_answer(NOTHING_RELEVANT, {})
         assert example_questions() == ("What was Kelly Partners Group's revenue in FY2022?",)

@@ -313,10 +313,12 @@ def test_a_difference_recomputed_from_cited_figures_is_derived() -> None:
     result = check_numbers(answer, [BHP24, rio])
     assert result.unsupported == []
     # Companies by name; each figure with its unit, the way round people write it.
-    assert [(d.label, d.formula) for d in result.derived] == [(
-        "BHP Group vs Rio Tinto revenue difference FY2024",
-        "US$55,658 million − US$53,658 million = US$2,000 million",
-    )]  # fmt: skip
+    assert [(d.label, d.formula) for d in result.derived] == [
+        (
+            "BHP Group vs Rio Tinto revenue difference FY2024",
+            "US$55,658 million − US$53,658 million = US$2,000 million",
+        )
+    ]
 
 
 def test_a_wrong_growth_figure_is_flagged_as_calculation() -> None:
@@ -490,16 +492,25 @@ BHP25 = tables("BHP", 2025)[1]  # US$bn, FY2025 only: Revenue 51.26 / Net debt 1
     ("question", "answer", "sources"),
     [
         # the FY2025 figure for an FY2024 question, in a sentence that names no year
-        ("What was BHP's revenue in FY2024?", "BHP's revenue was US$51.26 billion [2].",
-         [BHP24, BHP25]),
+        (
+            "What was BHP's revenue in FY2024?",
+            "BHP's revenue was US$51.26 billion [2].",
+            [BHP24, BHP25],
+        ),
         # another metric's value, in a sentence that names no metric
-        ("What was BHP's net debt in FY2025?", "BHP's figure for FY2025 was US$51.26 billion "
-         "[1].", [BHP25]),
+        (
+            "What was BHP's net debt in FY2025?",
+            "BHP's figure for FY2025 was US$51.26 billion [1].",
+            [BHP25],
+        ),
         # another company's figure, in a sentence that names no company
-        ("What was Rio Tinto's revenue in FY2025?", "Revenue for FY2025 was US$51.26 billion "
-         "[1].", [BHP25]),
+        (
+            "What was Rio Tinto's revenue in FY2025?",
+            "Revenue for FY2025 was US$51.26 billion [1].",
+            [BHP25],
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_figure_that_names_nothing_is_bound_to_what_the_question_asked(
     question: str, answer: str, sources: list[ChunkText]
 ) -> None:
@@ -510,15 +521,21 @@ def test_a_figure_that_names_nothing_is_bound_to_what_the_question_asked(
 @pytest.mark.parametrize(
     ("question", "answer", "sources"),
     [
-        ("What was BHP's revenue in FY2024?", "BHP's revenue was US$55,658 million [1].",
-         [BHP24, BHP25]),
+        (
+            "What was BHP's revenue in FY2024?",
+            "BHP's revenue was US$55,658 million [1].",
+            [BHP24, BHP25],
+        ),
         ("What was BHP's net debt in FY2025?", "BHP's figure was US$12.92 billion [1].", [BHP25]),
         ("What was BHP's revenue in FY2025?", "It was US$51.26 billion [1].", [BHP25]),
         # a sentence naming its own year and metric keeps them
-        ("What was BHP's revenue in FY2024?", "BHP's FY2025 revenue was US$51.26 billion [2].",
-         [BHP24, BHP25]),
+        (
+            "What was BHP's revenue in FY2024?",
+            "BHP's FY2025 revenue was US$51.26 billion [2].",
+            [BHP24, BHP25],
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_figure_of_what_the_question_asked_stays_supported(
     question: str, answer: str, sources: list[ChunkText]
 ) -> None:
@@ -527,9 +544,11 @@ def test_a_figure_of_what_the_question_asked_stays_supported(
 
 def test_a_target_date_or_baseline_year_is_not_the_figures_period() -> None:
     rio23 = [c for c in report("RIO", 2023) if "15% by 2025" in c.text]
-    target = ('Rio Tinto\'s FY2023 report (Sustainability, page 10): "Our targets are to reduce '
-              'Scope 1 and 2 emissions by 15% by 2025 and by 50% by 2030, relative to our 2018 '
-              'baseline." [1]')  # fmt: skip
+    target = (
+        "Rio Tinto's FY2023 report (Sustainability, page 10): \"Our targets are to reduce "
+        "Scope 1 and 2 emissions by 15% by 2025 and by 50% by 2030, relative to our 2018 "
+        'baseline." [1]'
+    )
     assert (
         check_numbers(target, rio23, "Rio Tinto's climate targets in its 2023 report").unsupported
         == []
@@ -703,10 +722,14 @@ def test_a_one_sided_qualifier_on_the_right_side_is_supported(answer: str) -> No
 
 
 def test_a_one_sided_qualifier_bounds_a_recomputed_change_too() -> None:
-    assert unsupported("BHP's revenue rose more than 3% from FY2023 to FY2024 [1,2].",
-                       [BHP23, BHP24]) == []  # fmt: skip
-    assert unsupported("BHP's revenue rose more than 4% from FY2023 to FY2024 [1,2].",
-                       [BHP23, BHP24]) != []  # fmt: skip
+    assert (
+        unsupported("BHP's revenue rose more than 3% from FY2023 to FY2024 [1,2].", [BHP23, BHP24])
+        == []
+    )
+    assert (
+        unsupported("BHP's revenue rose more than 4% from FY2023 to FY2024 [1,2].", [BHP23, BHP24])
+        != []
+    )
 
 
 # ---- a decimal comma is a decimal point; a comma before three digits groups thousands ---
@@ -714,8 +737,9 @@ def test_a_one_sided_qualifier_bounds_a_recomputed_change_too() -> None:
 
 def test_a_decimal_comma_is_read_and_checked() -> None:
     assert [(a.value, a.decimals) for a in find_amounts("US$53,8 billion and 4,25%")] == [
-        (53.8, 1), (4.25, 2)
-    ]  # fmt: skip
+        (53.8, 1),
+        (4.25, 2),
+    ]
     assert [(a.value, a.decimals) for a in find_amounts("US$53,800 million")] == [(53800.0, 0)]
     assert unsupported("BHP's revenue for FY2024 was US$55,7 billion [1].", [BHP24]) == []
     # FY2023's figure, written with a decimal comma, for FY2024: refuted as in digits.
@@ -749,9 +773,16 @@ def _rates(rows: str) -> ChunkText:
         f"[header]\n| US$M | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |\n|---|---|---|\n{rows}"
     )
     return ChunkText(
-        chunk_id="t1", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=77,
-        section="Income taxes", text=text, is_table=True, unit="US$M",
-    )  # fmt: skip
+        chunk_id="t1",
+        company="BHP",
+        fiscal_year=2024,
+        document="BHP_FY2024.md",
+        page=77,
+        section="Income taxes",
+        text=text,
+        is_table=True,
+        unit="US$M",
+    )
 
 
 def test_a_negative_rate_in_brackets_before_its_sign_backs_minus_and_not_plus() -> None:
@@ -869,8 +900,13 @@ def test_a_total_over_several_companies_is_backed_by_each_ones_cited_figure() ->
     )
     assert unsupported(share, sources) == []
     assert unsupported(share.replace("52.0%", "55.0%"), sources) != []
-    assert unsupported(said.replace("US$700 million +", "US$900 million +").replace(
-        "10,000", "10,200"), sources) != []  # fmt: skip
+    assert (
+        unsupported(
+            said.replace("US$700 million +", "US$900 million +").replace("10,000", "10,200"),
+            sources,
+        )
+        != []
+    )
     # Only the companies it names: South32's figure does not back a sentence naming two.
     two = said.replace(" and South32", "")
     two = two.replace("Together, BHP Group,", "Together, BHP Group and")

@@ -30,13 +30,30 @@ from settings import Settings, SettingsError, get_settings
 QUESTION = "What was BHP's revenue in FY2024?"
 
 
-def fact(year: int, value: float, raw: str, page: int, report: int | None = None,
-         metric: str = "revenue", unit: str = "us$m") -> Fact:  # fmt: skip
+def fact(
+    year: int,
+    value: float,
+    raw: str,
+    page: int,
+    report: int | None = None,
+    metric: str = "revenue",
+    unit: str = "us$m",
+) -> Fact:
     return Fact(
-        chunk_id=f"c{page}", company="BHP", document=f"BHP Annual Report {report or year}",
-        page=page, report_fiscal_year=report or year, fiscal_year=year, restated=False,
-        label="Revenue", metric=metric, value=value, raw=raw, unit=unit, decimals=0,
-    )  # fmt: skip
+        chunk_id=f"c{page}",
+        company="BHP",
+        document=f"BHP Annual Report {report or year}",
+        page=page,
+        report_fiscal_year=report or year,
+        fiscal_year=year,
+        restated=False,
+        label="Revenue",
+        metric=metric,
+        value=value,
+        raw=raw,
+        unit=unit,
+        decimals=0,
+    )
 
 
 FACTS = [
@@ -49,11 +66,24 @@ FACTS = [
 
 def turn(answer: str, status: str = "answered", question: str = QUESTION) -> TurnResult:
     return TurnResult(
-        turn_id="turn-c1-2", conversation_id="c1", status=status,  # type: ignore[arg-type]
-        question=question, answer=answer, coverage={"BHP": True},
-        citations=[Citation(n=1, company="BHP", fiscal_year=2024, page=4, document="d",
-                            preview="p", chunk_id="c4")],
-    )  # fmt: skip
+        turn_id="turn-c1-2",
+        conversation_id="c1",
+        status=status,  # type: ignore[arg-type]
+        question=question,
+        answer=answer,
+        coverage={"BHP": True},
+        citations=[
+            Citation(
+                n=1,
+                company="BHP",
+                fiscal_year=2024,
+                page=4,
+                document="d",
+                preview="p",
+                chunk_id="c4",
+            )
+        ],
+    )
 
 
 def expected_of(case: EvalCase) -> TurnExpected:
@@ -72,8 +102,13 @@ def expected_of(case: EvalCase) -> TurnExpected:
 def test_a_figure_the_reports_contradict_is_must_not_show_and_theirs_expected(
     shown: str, wrong: str
 ) -> None:
-    case = draft_case(turn(f"BHP Group's revenue for FY2024 was {shown} [1]."), ["Hi"], FACTS,
-                      ["rated wrong figure"], wrong_figure=True)  # fmt: skip
+    case = draft_case(
+        turn(f"BHP Group's revenue for FY2024 was {shown} [1]."),
+        ["Hi"],
+        FACTS,
+        ["rated wrong figure"],
+        wrong_figure=True,
+    )
     expected = expected_of(case)
     assert expected.status == "answered" and expected.present == ["55,658"]
     assert expected.absent == [wrong]
@@ -84,37 +119,55 @@ def test_a_figure_the_reports_contradict_is_must_not_show_and_theirs_expected(
 
 @pytest.mark.parametrize(
     "shown",
-    ["US$55,658 million", "about US$55.7 billion", "US$55.66bn",
-     "fifty-five point seven billion US dollars"],
-)  # fmt: skip
+    [
+        "US$55,658 million",
+        "about US$55.7 billion",
+        "US$55.66bn",
+        "fifty-five point seven billion US dollars",
+    ],
+)
 def test_a_figure_the_reports_give_is_expected_and_nothing_is_must_not_show(shown: str) -> None:
-    case = draft_case(turn(f"BHP's revenue for FY2024 was {shown} [1]."), [], FACTS,
-                      [], wrong_figure=True)  # fmt: skip
+    case = draft_case(
+        turn(f"BHP's revenue for FY2024 was {shown} [1]."), [], FACTS, [], wrong_figure=True
+    )
     assert expected_of(case).present == ["55,658"] and expected_of(case).absent == []
 
 
 def test_a_turn_that_showed_no_figure_gets_the_reports_figures_for_what_it_asks() -> None:
     case = draft_case(
-        turn("I could not find it.", "fallback",
-             "What were BHP's revenue and net debt in FY2024?"),
-        [], FACTS, ["probe single_figure/x: status fallback"], wrong_figure=False,
-    )  # fmt: skip
+        turn("I could not find it.", "fallback", "What were BHP's revenue and net debt in FY2024?"),
+        [],
+        FACTS,
+        ["probe single_figure/x: status fallback"],
+        wrong_figure=False,
+    )
     assert expected_of(case).status == "answered"
     assert expected_of(case).present == ["55,658", "9,120"] and case.tags == ["live", "probe"]
 
 
 def test_what_the_draft_cannot_decide_is_left_to_the_reviewer() -> None:
-    case = draft_case(turn("Revenue grew strongly [1].", "answered",
-                           "How did BHP do on water recycling in FY2024?"),
-                      [], FACTS, [], wrong_figure=True)  # fmt: skip
+    case = draft_case(
+        turn(
+            "Revenue grew strongly [1].", "answered", "How did BHP do on water recycling in FY2024?"
+        ),
+        [],
+        FACTS,
+        [],
+        wrong_figure=True,
+    )
     assert expected_of(case).present == [] and case.origin is not None
     assert any("no measure the vocabulary knows" in n for n in case.origin.notes)
     assert any("write the figures it must show" in n for n in case.origin.notes)
 
 
 def test_a_drafted_case_round_trips_and_the_suites_refuse_it_until_confirmed() -> None:
-    case = draft_case(turn("BHP's revenue for FY2024 was US$55,685 million [1]."), [], FACTS,
-                      ["rated wrong figure"], wrong_figure=True)  # fmt: skip
+    case = draft_case(
+        turn("BHP's revenue for FY2024 was US$55,685 million [1]."),
+        [],
+        FACTS,
+        ["rated wrong figure"],
+        wrong_figure=True,
+    )
     line = case.to_line()
     [again] = parse_cases(line, "evals/candidates/live.jsonl", "live")
     assert again.model_dump(exclude={"source"}) == case.model_dump(exclude={"source"})
@@ -131,9 +184,9 @@ def test_a_source_to_cite_is_cited_only_on_one_of_its_pages() -> None:
     expected = TurnExpected(status="answered", present=["55,658"], cites=[cite])
     right = turn("BHP's revenue for FY2024 was US$55,658 million [1].")
     assert score_turn(expected, right) == []
-    elsewhere = right.model_copy(update={
-        "citations": [right.citations[0].model_copy(update={"page": 9})]
-    })  # fmt: skip
+    elsewhere = right.model_copy(
+        update={"citations": [right.citations[0].model_copy(update={"page": 9})]}
+    )
     assert score_turn(expected, elsewhere) == ["no citation of the BHP FY2024 report p.4"]
 
 
@@ -169,10 +222,17 @@ def test_a_shadow_is_compared_with_its_live_turn(
 def test_the_ab_report_counts_each_configuration() -> None:
     at = datetime(2026, 12, 1, tzinfo=UTC)
     pairs = [
-        ShadowPair(turn_id=f"t{i}", question="q", live_config="offline", shadow_config="big",
-                   live=outcome("answered", "high"), shadow=shadow, recorded_at=at)
+        ShadowPair(
+            turn_id=f"t{i}",
+            question="q",
+            live_config="offline",
+            shadow_config="big",
+            live=outcome("answered", "high"),
+            shadow=shadow,
+            recorded_at=at,
+        )
         for i, shadow in enumerate([outcome("answered", "high"), outcome("fallback")])
-    ]  # fmt: skip
+    ]
     report = shadow_report(pairs)
     assert report.verdicts == {"same": 1, "shadow worse": 1}
     [live], [shadow] = report.live, report.shadow
@@ -189,10 +249,15 @@ def test_a_slice_takes_its_healthy_rate_from_its_own_history() -> None:
 
 
 def test_a_shadow_engine_setting_is_checked_at_start_up(monkeypatch: pytest.MonkeyPatch) -> None:
-    shadow = {"engine": "openai", "openai_base_url": "http://127.0.0.1:9/v1",
-              "openai_api_key": "k", "model_synthesize": "large-1"}  # fmt: skip
-    settings = Settings(shadow_sample=0.1, shadow_engine=json.dumps(shadow),
-                        home=Path("/nonexistent"))  # fmt: skip
+    shadow = {
+        "engine": "openai",
+        "openai_base_url": "http://127.0.0.1:9/v1",
+        "openai_api_key": "k",
+        "model_synthesize": "large-1",
+    }
+    settings = Settings(
+        shadow_sample=0.1, shadow_engine=json.dumps(shadow), home=Path("/nonexistent")
+    )
     assert settings.shadow_settings().engine_label.startswith("openai: synthesize large-1")
     assert settings.engine_label == "offline" and settings.shadow_task_queue.endswith("-shadow")
     for bad, says in (
@@ -212,8 +277,13 @@ def test_drafted_cases_run_from_their_file_and_only_from_it(
 ) -> None:
     from cli.main import main
 
-    drafted = draft_case(turn("BHP's revenue for FY2024 was US$55,685 million [1]."), [],
-                         FACTS, ["rated wrong figure"], wrong_figure=True)  # fmt: skip
+    drafted = draft_case(
+        turn("BHP's revenue for FY2024 was US$55,685 million [1]."),
+        [],
+        FACTS,
+        ["rated wrong figure"],
+        wrong_figure=True,
+    )
     path = tmp_path / "live.jsonl"
     path.write_text(drafted.to_line() + "\n")
     assert main(["eval", "--mode", "mock", "--file", str(path), "--json"]) == 0

@@ -71,8 +71,9 @@ def test_irregular_verbs_meet_their_base() -> None:
 
 def test_the_unit_a_figure_is_asked_in_is_part_of_its_ask_and_asks_for_a_figure() -> None:
     question = "What were Example Mining's water withdrawals in FY2024, in gigalitres?"
-    assert [p.phrase for p in focus_parts("What did it pay out in FY2024, in US cents per share?")
-            ] == ["pay out share"]  # fmt: skip
+    assert [
+        p.phrase for p in focus_parts("What did it pay out in FY2024, in US cents per share?")
+    ] == ["pay out share"]
     assert not asks_topic("What were Example Mining's land disturbances in 2024, in hectares?")
     assert not asks_topic("What did Example Mining's plants release in 2024, in kt CO2-e?")
     assert asks_topic("What did Example Mining's plants release into the river in 2024?")
@@ -141,14 +142,19 @@ def test_a_question_asks_for_money_by_its_verb_not_by_a_measure(question: str, m
 @pytest.mark.parametrize(
     ("question", "phrases"),
     [
-        ("What were the licence fees BHP collected from its spun-off arm (formerly the "
-         "Devices division), as of March 3, 2026?", ["licence fees collected spun-off arm"]),
+        (
+            "What were the licence fees BHP collected from its spun-off arm (formerly the "
+            "Devices division), as of March 3, 2026?",
+            ["licence fees collected spun-off arm"],
+        ),
         ("How much water did BHP recycle, as at Nov. 14th, 2025?", ["water recycle"]),
-        ("BHP's gross debt and lease liabilities, on September 1, 2024?",
-         ["gross debt", "lease liabilities"]),
+        (
+            "BHP's gross debt and lease liabilities, on September 1, 2024?",
+            ["gross debt", "lease liabilities"],
+        ),
         ("How did BHP's water use move between Q2 of FY2023 and 4Q FY2024?", ["water use move"]),
     ],
-)  # fmt: skip
+)
 def test_a_date_or_another_name_asks_nothing_of_its_own(question: str, phrases: list[str]) -> None:
     """A month-first date is when, not a measure ("August" was asked for as a part), as a
     quarter's name is; an aside with another name of the thing asked is not asked again."""

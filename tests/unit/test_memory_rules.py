@@ -28,52 +28,98 @@ from domain.memory.rules import (
 # ---- the slot guard -------------------------------------------------------------------
 
 SAME = [
-    ("What was Fortescue's underlying EBITDA in FY2024?",
-     "How much underlying EBITDA did Fortescue make in FY2024?"),
+    (
+        "What was Fortescue's underlying EBITDA in FY2024?",
+        "How much underlying EBITDA did Fortescue make in FY2024?",
+    ),
     ("What was BHP's revenue in FY2024?", "BHP revenue for fiscal 2024"),
-    ("Which company had the highest revenue in FY2024?",
-     "Which miner had the largest revenue in FY2024?"),
-]  # fmt: skip
+    (
+        "Which company had the highest revenue in FY2024?",
+        "Which miner had the largest revenue in FY2024?",
+    ),
+]
 DIFFERENT = [
-    ("What was Fortescue's underlying EBITDA in FY2024?",
-     "What was Fortescue's underlying EBITDA in FY2023?", "fiscal_years"),
-    ("What was Fortescue's underlying EBITDA in FY2024?",
-     "What was BHP's underlying EBITDA in FY2024?", "companies"),
-    ("What was BHP's revenue in FY2024?", "What was BHP's underlying EBITDA in FY2024?",
-     "metrics"),
-    ("What was BHP's final dividend in FY2024?", "What was BHP's interim dividend in FY2024?",
-     "metrics"),
-    ("Which company had the highest revenue in FY2024?",
-     "Which company had the lowest revenue in FY2024?", "polarity"),
+    (
+        "What was Fortescue's underlying EBITDA in FY2024?",
+        "What was Fortescue's underlying EBITDA in FY2023?",
+        "fiscal_years",
+    ),
+    (
+        "What was Fortescue's underlying EBITDA in FY2024?",
+        "What was BHP's underlying EBITDA in FY2024?",
+        "companies",
+    ),
+    ("What was BHP's revenue in FY2024?", "What was BHP's underlying EBITDA in FY2024?", "metrics"),
+    (
+        "What was BHP's final dividend in FY2024?",
+        "What was BHP's interim dividend in FY2024?",
+        "metrics",
+    ),
+    (
+        "Which company had the highest revenue in FY2024?",
+        "Which company had the lowest revenue in FY2024?",
+        "polarity",
+    ),
     ("Did BHP's revenue rise in FY2024?", "Did BHP's revenue fall in FY2024?", "polarity"),
-    ("What was BHP's copper production in FY2024?",
-     "What was BHP's iron ore production in FY2024?", "commodities"),
-    ("Which miners had revenue above US$10 billion in FY2024?",
-     "Which miners had revenue above US$20 billion in FY2024?", "numbers"),
-    ("What was BHP's revenue in FY2024?", "What was BHP's revenue in FY2024 in billions?",
-     "scale"),
-    ("What was BHP's profit before tax in FY2024?",
-     "What was BHP's profit after tax in FY2024?", "residual"),
-    ("What was BHP's revenue in FY2024?", "What was BHP's revenue in FY2024 as restated?",
-     "residual"),
-    ("Was Rio Tinto's revenue above BHP's in FY2024?",
-     "Was BHP's revenue above Rio Tinto's in FY2024?", "order"),
-    ("Which company had the highest revenue in FY2024?",
-     "Which company had the second highest revenue in FY2024?", "residual"),
-    ("What was BHP's revenue in the first half of FY2024?",
-     "What was BHP's revenue in the second half of FY2024?", "residual"),
-    ("By what percentage did BHP's revenue change in FY2024?",
-     "By how much did BHP's revenue change in FY2024?", "residual"),
-    ("What was BHP's net profit per share in FY2024?", "What was BHP's net profit in FY2024?",
-     "residual"),
+    (
+        "What was BHP's copper production in FY2024?",
+        "What was BHP's iron ore production in FY2024?",
+        "commodities",
+    ),
+    (
+        "Which miners had revenue above US$10 billion in FY2024?",
+        "Which miners had revenue above US$20 billion in FY2024?",
+        "numbers",
+    ),
+    ("What was BHP's revenue in FY2024?", "What was BHP's revenue in FY2024 in billions?", "scale"),
+    (
+        "What was BHP's profit before tax in FY2024?",
+        "What was BHP's profit after tax in FY2024?",
+        "residual",
+    ),
+    (
+        "What was BHP's revenue in FY2024?",
+        "What was BHP's revenue in FY2024 as restated?",
+        "residual",
+    ),
+    (
+        "Was Rio Tinto's revenue above BHP's in FY2024?",
+        "Was BHP's revenue above Rio Tinto's in FY2024?",
+        "order",
+    ),
+    (
+        "Which company had the highest revenue in FY2024?",
+        "Which company had the second highest revenue in FY2024?",
+        "residual",
+    ),
+    (
+        "What was BHP's revenue in the first half of FY2024?",
+        "What was BHP's revenue in the second half of FY2024?",
+        "residual",
+    ),
+    (
+        "By what percentage did BHP's revenue change in FY2024?",
+        "By how much did BHP's revenue change in FY2024?",
+        "residual",
+    ),
+    (
+        "What was BHP's net profit per share in FY2024?",
+        "What was BHP's net profit in FY2024?",
+        "residual",
+    ),
     ("Did BHP's revenue surge in FY2024?", "Did BHP's revenue plunge in FY2024?", "residual"),
-    ("What was BHP's revenue in FY2024 in A$bn?", "What was BHP's revenue in FY2024 in US$bn?",
-     "money"),
-    ("What was BHP's profit in FY2024?", "What was BHP's operating profit in FY2024?",
-     "residual"),
-    ("What was BHP's revenue from continuing operations in FY2024?",
-     "What was BHP's revenue from discontinued operations in FY2024?", "residual"),
-]  # fmt: skip
+    (
+        "What was BHP's revenue in FY2024 in A$bn?",
+        "What was BHP's revenue in FY2024 in US$bn?",
+        "money",
+    ),
+    ("What was BHP's profit in FY2024?", "What was BHP's operating profit in FY2024?", "residual"),
+    (
+        "What was BHP's revenue from continuing operations in FY2024?",
+        "What was BHP's revenue from discontinued operations in FY2024?",
+        "residual",
+    ),
+]
 
 
 @pytest.mark.parametrize(("a", "b"), SAME)
@@ -213,14 +259,16 @@ def test_a_mention_without_a_figure_keeps_the_figure_and_counts_as_recent() -> N
 @pytest.mark.parametrize(
     ("one", "other"),
     [
-        ("Rio Tinto's copper revenue in FY2024 was US$5 billion.",
-         "Rio Tinto's iron ore revenue in FY2024 was US$30 billion."),
+        (
+            "Rio Tinto's copper revenue in FY2024 was US$5 billion.",
+            "Rio Tinto's iron ore revenue in FY2024 was US$30 billion.",
+        ),
         ("BHP's revenue in FY2023 was US$53,817 million.", BHP_REVENUE),
         ("Rio Tinto's revenue in FY2024 was US$53,658 million.", BHP_REVENUE),
         ("BHP's net debt in FY2024 was US$9,120 million.", BHP_REVENUE),
         ("user: I prefer figures in billions.", "user: I only follow iron-ore miners."),
     ],
-)  # fmt: skip
+)
 def test_different_facts_keep_a_line_each(one: str, other: str) -> None:
     assert fact_key(one) != fact_key(other)
     assert merge_summary(merge_summary(None, one), other).splitlines() == [one, other]
@@ -338,7 +386,7 @@ def test_the_last_four_messages_are_a_labelled_claim_as_said_without_markers() -
         "\nuser: question 1\nuser: question 2"
         "\nassistant: BHP's revenue fell to US$55,658 million."
         "\nuser: And Rio Tinto's, for <EMAIL_1>?"
-    )  # fmt: skip
+    )
     assert note.labelled().startswith(f"{CLAIM_LABEL} — the conversation's last messages")
     assert conversation_note([]) is None
 
@@ -359,9 +407,11 @@ def test_evidence_is_shown_strongest_at_the_ends_weakest_in_the_middle() -> None
 
 def test_equal_ranks_fall_back_to_score_then_source_order() -> None:
     evidence = [
-        excerpt(1, "a", rank=1, score=0.2), excerpt(2, "b", rank=1, score=0.9),
-        excerpt(3, "c", rank=1, score=0.9), excerpt(4, "d"),
-    ]  # fmt: skip
+        excerpt(1, "a", rank=1, score=0.2),
+        excerpt(2, "b", rank=1, score=0.9),
+        excerpt(3, "c", rank=1, score=0.9),
+        excerpt(4, "d"),
+    ]
     assert [e.n for e in strongest_first(evidence)] == [4, 2, 3, 1]
     unranked = [excerpt(n, "x") for n in (1, 2, 3)]
     assert [e.n for e in strongest_first(unranked)] == [1, 2, 3], "source order without ranks"
@@ -399,7 +449,7 @@ def test_the_evidence_budget_spans_retry_passes_and_companies_and_leaves_notes_r
         for n, (company, rank) in enumerate(
             [("BHP", 1), ("RIO", 1), ("BHP", 2), ("RIO", 2), ("BHP", 1), ("RIO", 3)], start=1
         )
-    ]  # fmt: skip
+    ]
     budget = 2 + 800 + len(CONVERSATION.labelled()) + len(SUMMARY.labelled())
     context = assemble_context(
         "q?", passes, [SUMMARY, CONVERSATION], budget=budget, evidence_budget=800
@@ -424,16 +474,27 @@ def test_the_model_engine_budget_counts_tokens() -> None:
     from backends.engines.openai_engine import ModelConfig, OpenAIEngine
 
     engine = OpenAIEngine(
-        ModelConfig(base_url="http://127.0.0.1:9", api_key="k", route_model="m", grade_model="m",
-                    synthesize_model="m", judge_model="j", summarize_model="m")
-    )  # fmt: skip
+        ModelConfig(
+            base_url="http://127.0.0.1:9",
+            api_key="k",
+            route_model="m",
+            grade_model="m",
+            synthesize_model="m",
+            judge_model="j",
+            summarize_model="m",
+        )
+    )
     assert engine.context_size("x" * 400) == 100
     tokens = assemble_context(
         "q", [excerpt(1, "e" * 400)], [SUMMARY], budget=200, size=engine.context_size
     )
     assert [n.kind for n in tokens.memory] == ["summary"]
     capped = assemble_context(
-        "q", [excerpt(1, "e" * 400), excerpt(2, "f" * 400)], [], budget=1_000,
-        size=engine.context_size, evidence_budget=150,
-    )  # fmt: skip
+        "q",
+        [excerpt(1, "e" * 400), excerpt(2, "f" * 400)],
+        [],
+        budget=1_000,
+        size=engine.context_size,
+        evidence_budget=150,
+    )
     assert capped.left_out == [2], "800 characters are 200 tokens: one excerpt fits 150"

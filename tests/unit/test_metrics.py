@@ -29,26 +29,59 @@ def test_a_settled_turn_is_counted_by_outcome_with_bounded_labels() -> None:
     metrics = TurnMetrics(registry)
     metrics.observe_turn(
         result(
-            status="answered", route="needs_retrieval", confidence="medium", retries=1,
-            unsupported_claims=[UnsupportedClaim(label="BHP FY2024 revenue",
-                                                 reason="calculation")],
-            citations=[Citation(chunk_id="x", company="BHP", fiscal_year=2024, page=1,
-                                document="d", section="s", preview="p", n=1)],
-            degraded=[Degradation(layer="llm_grade_answer",
-                                  reason="judge_unavailable: UpstreamUnavailable: BHP 503")],
+            status="answered",
+            route="needs_retrieval",
+            confidence="medium",
+            retries=1,
+            unsupported_claims=[UnsupportedClaim(label="BHP FY2024 revenue", reason="calculation")],
+            citations=[
+                Citation(
+                    chunk_id="x",
+                    company="BHP",
+                    fiscal_year=2024,
+                    page=1,
+                    document="d",
+                    section="s",
+                    preview="p",
+                    n=1,
+                )
+            ],
+            degraded=[
+                Degradation(
+                    layer="llm_grade_answer",
+                    reason="judge_unavailable: UpstreamUnavailable: BHP 503",
+                )
+            ],
             model_calls=5,
-            model_trace=[ModelCall(step="synthesize", model="large-1", prompt_sha="abc",
-                                   prompt_tokens=900, completion_tokens=100)],
+            model_trace=[
+                ModelCall(
+                    step="synthesize",
+                    model="large-1",
+                    prompt_sha="abc",
+                    prompt_tokens=900,
+                    completion_tokens=100,
+                )
+            ],
         ),
         seconds=2.5,
-    )  # fmt: skip
-    metrics.observe_turn(result(status="refused", route="out_of_scope",
-                                refusal_reason="investment_advice"), seconds=0.1)  # fmt: skip
-    assert sample(registry, "turnstile_turns_total", status="answered",
-                  route="needs_retrieval") == 1  # fmt: skip
+    )
+    metrics.observe_turn(
+        result(status="refused", route="out_of_scope", refusal_reason="investment_advice"),
+        seconds=0.1,
+    )
+    assert (
+        sample(registry, "turnstile_turns_total", status="answered", route="needs_retrieval") == 1
+    )
     assert sample(registry, "turnstile_refusals_total", reason="investment_advice") == 1
-    assert sample(registry, "turnstile_degraded_total", layer="llm_grade_answer",
-                  reason="judge_unavailable") == 1  # fmt: skip
+    assert (
+        sample(
+            registry,
+            "turnstile_degraded_total",
+            layer="llm_grade_answer",
+            reason="judge_unavailable",
+        )
+        == 1
+    )
     assert sample(registry, "turnstile_confidence_total", band="medium") == 1
     assert sample(registry, "turnstile_unsupported_claims_sum") == 1
     assert sample(registry, "turnstile_citations_count") == 1
@@ -64,8 +97,16 @@ def test_a_settled_turn_is_counted_by_outcome_with_bounded_labels() -> None:
 def test_cache_outcomes_and_summaries_are_counted() -> None:
     registry = CollectorRegistry()
     metrics = TurnMetrics(registry)
-    metrics.observe_turn(result(status="answered", route="answer_cache", cache="hit",
-                                cache_turn_id="turn-c-1", summarised=8), seconds=0.05)  # fmt: skip
+    metrics.observe_turn(
+        result(
+            status="answered",
+            route="answer_cache",
+            cache="hit",
+            cache_turn_id="turn-c-1",
+            summarised=8,
+        ),
+        seconds=0.05,
+    )
     metrics.observe_turn(result(status="refused", route="scope_rules"), seconds=0.01)
     assert sample(registry, "turnstile_answer_cache_total", outcome="hit") == 1
     assert sample(registry, "turnstile_answer_cache_total", outcome="miss") == 0, "not asked"
@@ -83,17 +124,21 @@ def test_reason_classes_are_a_bounded_set() -> None:
 @pytest.mark.parametrize(
     ("reason", "label"),
     [
-        ("ModelOutputInvalid: synthesize: the model's reply is not the SynthesisOut schema",
-         "malformed_output"),
+        (
+            "ModelOutputInvalid: synthesize: the model's reply is not the SynthesisOut schema",
+            "malformed_output",
+        ),
         ("ModelRefused: route: the model refused: I can't help", "refusal"),
         ("UpstreamUnavailable: the model endpoint answered 429: slow down", "rate_limit"),
         ("ModelTimeout: synthesize: the model timed out", "timeout"),
         ("TurnBudgetSpent: the turn's 90 s budget was spent", "timeout"),
         ("TimeoutError: activity StartToClose timeout", "timeout"),
-        ("UpstreamUnavailable: the model endpoint answered 503: unavailable",
-         "upstreamunavailable"),
+        (
+            "UpstreamUnavailable: the model endpoint answered 503: unavailable",
+            "upstreamunavailable",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_model_steps_failure_is_told_apart_by_kind(reason: str, label: str) -> None:
     assert error_class(reason) == label
 
@@ -153,12 +198,19 @@ def test_the_alert_rules_are_prometheus_rules_over_exported_metrics() -> None:
                 assert re.fullmatch(r"\d+[smhd]", rule["for"])
             assert rule["labels"]["severity"] in {"warning", "critical"}
             assert names or _RECORDED.search(rule["expr"]), rule["alert"]
-    expected = {"TurnstileLayerDegraded", "TurnstileJudgeUnavailable",
-                "TurnstileRefusalRateOutOfBand", "TurnstileLowConfidenceShareHigh",
-                "TurnstileFallbackRateHigh", "TurnstileTurnsFailing",
-                "TurnstileRefusalRateDrift", "TurnstileClarificationRateDrift",
-                "TurnstileUnsupportedClaimsDrift", "TurnstileCitationsDrift",
-                "TurnstileNumericCheckUnavailable"}  # fmt: skip
+    expected = {
+        "TurnstileLayerDegraded",
+        "TurnstileJudgeUnavailable",
+        "TurnstileRefusalRateOutOfBand",
+        "TurnstileLowConfidenceShareHigh",
+        "TurnstileFallbackRateHigh",
+        "TurnstileTurnsFailing",
+        "TurnstileRefusalRateDrift",
+        "TurnstileClarificationRateDrift",
+        "TurnstileUnsupportedClaimsDrift",
+        "TurnstileCitationsDrift",
+        "TurnstileNumericCheckUnavailable",
+    }
     assert expected <= seen_alerts
 
 
@@ -169,11 +221,16 @@ def test_the_rule_check_catches_a_metric_that_does_not_exist() -> None:
 def test_the_relevance_control_is_counted_for_answered_turns() -> None:
     registry = CollectorRegistry()
     metrics = TurnMetrics(registry)
-    off = Relevance(items=[RelevanceItem(focus="net debt", status="missing")],
-                    addressed=False, off_point=True)  # fmt: skip
-    partial = Relevance(items=[RelevanceItem(focus="revenue", status="answered"),
-                               RelevanceItem(focus="net debt", status="missing")],
-                        addressed=False)  # fmt: skip
+    off = Relevance(
+        items=[RelevanceItem(focus="net debt", status="missing")], addressed=False, off_point=True
+    )
+    partial = Relevance(
+        items=[
+            RelevanceItem(focus="revenue", status="answered"),
+            RelevanceItem(focus="net debt", status="missing"),
+        ],
+        addressed=False,
+    )
     good = Relevance(items=[RelevanceItem(focus="revenue", status="answered")])
     for relevance in (off, partial, good, good):
         metrics.observe_turn(result(status="answered", relevance=relevance), seconds=1.0)

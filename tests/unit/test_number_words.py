@@ -18,8 +18,10 @@ def read(text: str) -> list[tuple[str, float, int, str]]:
 @pytest.mark.parametrize(
     ("text", "number"),
     [
-        ("was fifty-three point eight billion US dollars",
-         ("fifty-three point eight", 53.8, 1, "billion")),
+        (
+            "was fifty-three point eight billion US dollars",
+            ("fifty-three point eight", 53.8, 1, "billion"),
+        ),
         ("about forty billion dollars", ("forty", 40.0, 0, "billion")),
         ("a margin of nineteen per cent", ("nineteen", 19.0, 0, "")),
         ("rose twelve point five percent", ("twelve point five", 12.5, 1, "")),
@@ -28,13 +30,15 @@ def read(text: str) -> list[tuple[str, float, int, str]]:
         ("half a billion dollars", ("half a", 0.5, 1, "billion")),
         ("one and a half billion dollars", ("one and a half", 1.5, 1, "billion")),
         ("a quarter of a million tonnes", ("a quarter of a", 0.25, 2, "million")),
-        ("fifty-five billion six hundred and fifty-eight million US dollars",
-         ("fifty-five billion six hundred and fifty-eight", 55_658.0, 0, "million")),
+        (
+            "fifty-five billion six hundred and fifty-eight million US dollars",
+            ("fifty-five billion six hundred and fifty-eight", 55_658.0, 0, "million"),
+        ),
         ("one thousand million", ("one", 1.0, 0, "thousand million")),
         ("twenty four mines", ("twenty four", 24.0, 0, "")),
         ("Forty‑one cents", ("Forty‑one", 41.0, 0, "")),  # a non-breaking hyphen
     ],
-)  # fmt: skip
+)
 def test_a_number_in_words_is_read_with_its_value_and_scale(
     text: str, number: tuple[str, float, int, str]
 ) -> None:

@@ -236,8 +236,12 @@ def test_a_comparison_of_five_shows_all_five_and_the_one_without_a_figure_says_s
     draft, kept = run_turn("Rank the miners by underlying EBITDA in FY2023")
     rows = [line for line in draft.answer.splitlines() if line.startswith("| ")][1:]
     assert [row.split(" | ")[0].strip("| ") for row in rows] == [
-        "BHP Group", "Rio Tinto", "Fortescue", "South32", "Northern Star",
-    ]  # fmt: skip
+        "BHP Group",
+        "Rio Tinto",
+        "Fortescue",
+        "South32",
+        "Northern Star",
+    ]
     assert rows[-1] == f"| Northern Star | {NOT_FOUND_CELL} |"
     gap = NotFound(company="NST", fiscal_year=2023, metric="underlying EBITDA")
     assert draft.not_found == [gap]  # still listed: the turn's not_found stays
@@ -330,11 +334,13 @@ def test_comparison_in_one_currency_computes_the_difference() -> None:
     assert "was US$2,000 million (3.7%) higher than Rio Tinto's" in draft.answer
     assert "calendar" in draft.answer
     # Named as people name the companies, each figure with its unit before the number.
-    assert [(d.label, d.formula) for d in draft.derived] == [(
-        "BHP Group vs Rio Tinto revenue difference FY2024",
-        "US$55,658 million − US$53,658 million = US$2,000 million;"
-        " (55,658 − 53,658) / 53,658 = +3.7%",
-    )]  # fmt: skip
+    assert [(d.label, d.formula) for d in draft.derived] == [
+        (
+            "BHP Group vs Rio Tinto revenue difference FY2024",
+            "US$55,658 million − US$53,658 million = US$2,000 million;"
+            " (55,658 − 53,658) / 53,658 = +3.7%",
+        )
+    ]
 
 
 def test_comparison_across_currencies_is_not_computed() -> None:
@@ -554,10 +560,19 @@ def _tax_note(company: str = "BHP") -> list[ChunkText]:
         "| Statutory income tax rate | 30.0% | 30.0% |\n"
         "| Effective tax rate | 21.6% | 24.6% |\n"
     )
-    return [ChunkText(
-        chunk_id="tax", company=company, fiscal_year=2024, document="BHP_FY2024.md", page=77,
-        section="Income taxes", text=text, is_table=True, unit=None,
-    )]  # fmt: skip
+    return [
+        ChunkText(
+            chunk_id="tax",
+            company=company,
+            fiscal_year=2024,
+            document="BHP_FY2024.md",
+            page=77,
+            section="Income taxes",
+            text=text,
+            is_table=True,
+            unit=None,
+        )
+    ]
 
 
 def test_a_rate_in_the_reports_words_asked_to_change_is_given_in_points_and_checked() -> None:
@@ -592,10 +607,19 @@ def test_an_amount_in_the_reports_words_asked_to_change_is_given_in_percent_and_
         "| US$M | FY2024 (30 Jun 2024) | FY2023 (30 Jun 2023) |\n|---|---|---|\n"
         "| Exploration and evaluation spend | 1,200 | 1,000 |\n"
     )
-    sources = [ChunkText(
-        chunk_id="ee", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=80,
-        section="Cash flow", text=text, is_table=True, unit="US$M",
-    )]  # fmt: skip
+    sources = [
+        ChunkText(
+            chunk_id="ee",
+            company="BHP",
+            fiscal_year=2024,
+            document="BHP_FY2024.md",
+            page=80,
+            section="Cash flow",
+            text=text,
+            is_table=True,
+            unit="US$M",
+        )
+    ]
     question = "How did BHP's exploration and evaluation spend change from FY2023 to FY2024?"
     slots = asyncio.run(ENGINE.route(question)).slots
     draft = asyncio.run(ENGINE.synthesize(question, slots, sources))
@@ -611,9 +635,16 @@ def _bhp_chunk(text: str, unit: str | None = None) -> ChunkText:
     assert head is not None, text
     year, section, page = int(head.group(1)), head.group(2).strip(), int(head.group(3))
     return ChunkText(
-        chunk_id=f"{section}-{page}", company="BHP", fiscal_year=year, page=page,
-        document=f"BHP_FY{year}.md", section=section, text=text, is_table="|" in text, unit=unit,
-    )  # fmt: skip
+        chunk_id=f"{section}-{page}",
+        company="BHP",
+        fiscal_year=year,
+        page=page,
+        document=f"BHP_FY{year}.md",
+        section=section,
+        text=text,
+        is_table="|" in text,
+        unit=unit,
+    )
 
 
 def _quarters() -> list[ChunkText]:
@@ -630,19 +661,33 @@ def _quarters() -> list[ChunkText]:
 @pytest.mark.parametrize(
     ("question", "said", "unsaid"),
     [
-        ("How did BHP's exploration and evaluation spend move between the second quarter of "
-         "FY2023 and Q2 FY2024?",
-         ["Q2 FY2023 was US$328 million", "Q2 FY2024 was US$410 million",
-          "rose 25.0% from Q2 FY2023 to Q2 FY2024"], ["1,310"]),
-        ("What was BHP's exploration and evaluation spend in FY2023?",
-         ["US$1,310 million"], ["328", "Q2"]),
+        (
+            "How did BHP's exploration and evaluation spend move between the second quarter of "
+            "FY2023 and Q2 FY2024?",
+            [
+                "Q2 FY2023 was US$328 million",
+                "Q2 FY2024 was US$410 million",
+                "rose 25.0% from Q2 FY2023 to Q2 FY2024",
+            ],
+            ["1,310"],
+        ),
+        (
+            "What was BHP's exploration and evaluation spend in FY2023?",
+            ["US$1,310 million"],
+            ["328", "Q2"],
+        ),
         # A year named on its own beside a quarter of another is asked whole: the quarter
         # is not asked of it, and a year's flow and a quarter's make no change.
-        ("What was BHP's exploration and evaluation spend in FY 2023 and in Q2 of FY2024?",
-         ["FY2023 (year ended 30 June 2023) was US$1,310 million", "Q2 FY2024 was US$410 million"],
-         ["328", "Q2 FY2023", "from FY2023 to Q2 FY2024"]),
+        (
+            "What was BHP's exploration and evaluation spend in FY 2023 and in Q2 of FY2024?",
+            [
+                "FY2023 (year ended 30 June 2023) was US$1,310 million",
+                "Q2 FY2024 was US$410 million",
+            ],
+            ["328", "Q2 FY2023", "from FY2023 to Q2 FY2024"],
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_quarter_asked_is_answered_by_that_quarters_column_and_a_year_by_the_years(
     question: str, said: list[str], unsaid: list[str]
 ) -> None:
@@ -825,9 +870,16 @@ def test_the_closest_figure_a_sentence_gives_is_shown_in_its_sentence() -> None:
     )
     text = f"[Fortescue · Annual Report 2024 · FY2024 · Financing · page 12]\n{sentence}"
     chunk = ChunkText(
-        chunk_id="fin", company="FMG", fiscal_year=2024, document="FMG_FY2024.md", page=12,
-        section="Financing", text=text, is_table=False, unit=None,
-    )  # fmt: skip
+        chunk_id="fin",
+        company="FMG",
+        fiscal_year=2024,
+        document="FMG_FY2024.md",
+        page=12,
+        section="Financing",
+        text=text,
+        is_table=False,
+        unit=None,
+    )
     draft, kept = run_turn(
         "How much were the cash proceeds that Fortescue realised from the separation of its "
         "hydrogen arm in FY2024?",
@@ -840,10 +892,19 @@ def test_the_closest_figure_a_sentence_gives_is_shown_in_its_sentence() -> None:
 
 def _proceeds(*sentences: str) -> list[ChunkText]:
     text = "[BHP Group · Annual Report 2024 · FY2024 · Portfolio · page 12]\n" + " ".join(sentences)
-    return [ChunkText(
-        chunk_id="proceeds", company="BHP", fiscal_year=2024, document="BHP_FY2024.md",
-        page=12, section="Portfolio", text=text, is_table=False, unit=None,
-    )]  # fmt: skip
+    return [
+        ChunkText(
+            chunk_id="proceeds",
+            company="BHP",
+            fiscal_year=2024,
+            document="BHP_FY2024.md",
+            page=12,
+            section="Portfolio",
+            text=text,
+            is_table=False,
+            unit=None,
+        )
+    ]
 
 
 _RIDGELINE = (
@@ -882,10 +943,19 @@ _CHARGE = (
 
 def _current_report(*sentences: str) -> list[ChunkText]:
     text = "[Zeta Rail · Current Report · FY2026 · Divestment · page 3]\n" + " ".join(sentences)
-    return [ChunkText(
-        chunk_id="8k", company="ZZR", fiscal_year=2026, document="ZZR_FY2026_8K.pdf",
-        page=3, section="Divestment", text=text, is_table=False, unit=None,
-    )]  # fmt: skip
+    return [
+        ChunkText(
+            chunk_id="8k",
+            company="ZZR",
+            fiscal_year=2026,
+            document="ZZR_FY2026_8K.pdf",
+            page=3,
+            section="Divestment",
+            text=text,
+            is_table=False,
+            unit=None,
+        )
+    ]
 
 
 @pytest.mark.parametrize(
@@ -905,9 +975,10 @@ def test_a_question_dated_inside_a_quarter_is_answered_by_that_quarters_figure(
     clause, not beside the figure."""
     with pinned([_ZETA]):
         draft = asyncio.run(
-            ENGINE.synthesize(question, Slots(companies=["ZZR"], fiscal_years=[2026]),
-                              _current_report(_CHARGE))
-        )  # fmt: skip
+            ENGINE.synthesize(
+                question, Slots(companies=["ZZR"], fiscal_years=[2026]), _current_report(_CHARGE)
+            )
+        )
     assert "310 million" in draft.answer and "data not found" not in draft.answer, draft.answer
 
 
@@ -926,9 +997,12 @@ def test_a_question_dated_inside_a_quarter_takes_the_years_figure_when_no_quarte
     )
     with pinned([_ZETA]):
         draft = asyncio.run(
-            ENGINE.synthesize(question, Slots(companies=["ZZR"], fiscal_years=[2026]),
-                              _current_report(_CHARGE, proceeds))
-        )  # fmt: skip
+            ENGINE.synthesize(
+                question,
+                Slots(companies=["ZZR"], fiscal_years=[2026]),
+                _current_report(_CHARGE, proceeds),
+            )
+        )
     assert "1.2 billion" in draft.answer and "data not found" not in draft.answer, draft.answer
     assert "310" not in draft.answer
 
@@ -950,9 +1024,10 @@ def test_a_question_dated_inside_a_quarter_takes_the_years_figure_when_no_quarte
 def test_a_quarters_figure_does_not_answer_another_period_or_occasion(question: str) -> None:
     with pinned([_ZETA]):
         draft = asyncio.run(
-            ENGINE.synthesize(question, Slots(companies=["ZZR"], fiscal_years=[2026]),
-                              _current_report(_CHARGE))
-        )  # fmt: skip
+            ENGINE.synthesize(
+                question, Slots(companies=["ZZR"], fiscal_years=[2026]), _current_report(_CHARGE)
+            )
+        )
     assert "data not found" in draft.answer, draft.answer
 
 
@@ -1005,10 +1080,13 @@ def test_a_share_of_a_total_over_the_companies_searches_every_one(question: str)
     [
         ("what % of bhp's total revenue came from copper in fy24?", "BHP"),
         # "its proportional share of joint ventures": the company's own measure
-        ("What was South32's sales figure including its proportional share of joint "
-         "ventures for FY2025?", "S32"),
+        (
+            "What was South32's sales figure including its proportional share of joint "
+            "ventures for FY2025?",
+            "S32",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_share_of_a_companys_own_total_searches_that_company_alone(
     question: str, ticker: str
 ) -> None:
@@ -1030,7 +1108,9 @@ def test_a_threshold_or_a_companys_own_total_is_no_comparison_with_others(questi
     from domain.companies.roster import Company, aliases_for, pinned
     from domain.questions.intent import asks_share_of_total, than_asked
 
-    named = [Company(t, n, aliases_for(t, n), "12-31") for t, n in
-             (("BOEING", "Boeing"), ("ULTA", "Ulta Beauty"), ("AMAZON", "Amazon"))]  # fmt: skip
+    named = [
+        Company(t, n, aliases_for(t, n), "12-31")
+        for t, n in (("BOEING", "Boeing"), ("ULTA", "Ulta Beauty"), ("AMAZON", "Amazon"))
+    ]
     with pinned(named):
         assert than_asked(question) is None and not asks_share_of_total(question)

@@ -22,13 +22,16 @@ def test_every_fact_of_the_corpus_is_asked_or_excluded_with_a_reason() -> None:
     assert not missing, f"facts with no paraphrase row: {missing[:5]}"
     asked = [k for k in facts if not written[k]["skip"]]
     assert len(asked) >= 0.8 * len(facts)
-    assert all(str(written[k]["figure"]).replace(",", "") in facts[k].raw.replace(",", "")
-               for k in asked)  # fmt: skip
+    assert all(
+        str(written[k]["figure"]).replace(",", "") in facts[k].raw.replace(",", "") for k in asked
+    )
 
 
 def test_the_committed_suites_are_what_the_generator_builds() -> None:
-    for name, cases in (("open_vocabulary", open_vocabulary_cases()),
-                        ("narrative", narrative_cases())):  # fmt: skip
+    for name, cases in (
+        ("open_vocabulary", open_vocabulary_cases()),
+        ("narrative", narrative_cases()),
+    ):
         assert (SUITE_DIR / f"{name}.jsonl").read_text("utf-8") == render(cases), (
             f"evals/suites/{name}.jsonl is stale: run python -m evals.open_suite"
         )

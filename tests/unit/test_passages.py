@@ -41,9 +41,12 @@ def test_a_sentence_with_a_figure_not_asked_for_is_never_a_passage() -> None:
 
 def test_a_why_question_prefers_sentences_that_give_a_cause() -> None:
     passages = find_passages(
-        "Why did Fortescue's underlying EBITDA fall?", list(report("FMG", 2025)), "FMG", [2025],
+        "Why did Fortescue's underlying EBITDA fall?",
+        list(report("FMG", 2025)),
+        "FMG",
+        [2025],
         ["underlying_ebitda"],
-    )  # fmt: skip
+    )
     assert passages and "reflected lower prices" in passages[0].sentence
 
 
@@ -70,9 +73,17 @@ def test_a_number_written_into_a_name_is_not_a_figure() -> None:
 
 def _chunk(sentences: list[str]) -> ChunkText:
     text = "[Example Mining FY2025, Operations review, page 3]\n" + " ".join(sentences)
-    return ChunkText(chunk_id="c1", company="FMG", fiscal_year=2025, document="Example",
-                     section="Operations review", page=3, text=text, is_table=False,
-                     unit=None)  # fmt: skip
+    return ChunkText(
+        chunk_id="c1",
+        company="FMG",
+        fiscal_year=2025,
+        document="Example",
+        section="Operations review",
+        page=3,
+        text=text,
+        is_table=False,
+        unit=None,
+    )
 
 
 def test_the_rare_word_of_a_question_outweighs_the_common_ones() -> None:
@@ -85,13 +96,26 @@ def test_the_rare_word_of_a_question_outweighs_the_common_ones() -> None:
         "The board reviewed each of the green energy projects twice during the year.",
         "Green energy projects in Africa moved to the feasibility stage.",
     ]
-    other = [f"The {w} operations ran safely and met their plans this year." for w in
-             ("Pilbara", "Solomon", "Chichester", "Eliwana", "Cloudbreak", "Christmas Creek",
-              "Iron Bridge", "Port Hedland", "Herb Elliott", "Kings Valley")]  # fmt: skip
+    other = [
+        f"The {w} operations ran safely and met their plans this year."
+        for w in (
+            "Pilbara",
+            "Solomon",
+            "Chichester",
+            "Eliwana",
+            "Cloudbreak",
+            "Christmas Creek",
+            "Iron Bridge",
+            "Port Hedland",
+            "Herb Elliott",
+            "Kings Valley",
+        )
+    ]
     rare = "We deferred two green hydrogen plants until costs fall."
     chunk = _chunk([*common, *other, rare])
-    passages = find_passages("Which green energy projects were put on hold?", [chunk], "FMG",
-                             [2025], [])  # fmt: skip
+    passages = find_passages(
+        "Which green energy projects were put on hold?", [chunk], "FMG", [2025], []
+    )
     assert passages and passages[0].sentence == rare, passages
     quiet = find_passages("Which green energy projects advanced?", [chunk], "FMG", [2025], [])
     assert quiet and quiet[0].sentence == common[0]
@@ -109,8 +133,7 @@ def test_a_verb_asked_finds_its_noun_in_ision() -> None:
             decided,
         ]
     )
-    passages = find_passages("What did they decide about the smelter?", [chunk], "FMG",
-                             [2025], [])  # fmt: skip
+    passages = find_passages("What did they decide about the smelter?", [chunk], "FMG", [2025], [])
     assert passages and passages[0].sentence == decided, passages
     divided = find_passages("How was the smelter divided?", [chunk], "FMG", [2025], [])
     assert not divided or divided[0].sentence != decided  # no "division" said: quiet
@@ -122,8 +145,9 @@ def test_a_when_question_prefers_sentences_that_say_a_time() -> None:
     assert passages and all(TIME.search(p.sentence) for p in passages)
     assert any("March 2023" in p.sentence for p in passages)
     # Quiet: a question that does not ask when keeps the timeless sentences too.
-    around = find_passages("What did Rio say about the Oyu Tolgoi underground mine?", corpus(),
-                           "RIO", [], [])  # fmt: skip
+    around = find_passages(
+        "What did Rio say about the Oyu Tolgoi underground mine?", corpus(), "RIO", [], []
+    )
     assert any(not TIME.search(p.sentence) for p in around)
 
 
@@ -132,8 +156,11 @@ def test_a_sentence_that_refers_back_completes_the_quote() -> None:
     # sentence before it, alone, does not.
     passages = find_passages(
         "What's the centerpiece of Northern Star's five-year growth plan?",
-        list(report("NST", 2023)), "NST", [2023], [],
-    )  # fmt: skip
+        list(report("NST", 2023)),
+        "NST",
+        [2023],
+        [],
+    )
     quoted = next(p.sentence for p in passages if "five-year plan to grow" in p.sentence)
     assert quoted.endswith("Thunderbox and Pogo.")
     assert "The key project in that plan" in quoted
@@ -189,12 +216,18 @@ def test_meaning_adds_nothing_when_the_words_found_the_closest(embedder: LocalEm
 def _prose(sentences: list[str]) -> list[ChunkText]:
     return [
         ChunkText(
-            chunk_id=f"p{i}", company="S32", fiscal_year=2024, document="S32_FY2024.md",
-            page=10 + i, section="Portfolio", is_table=False, unit=None,
+            chunk_id=f"p{i}",
+            company="S32",
+            fiscal_year=2024,
+            document="S32_FY2024.md",
+            page=10 + i,
+            section="Portfolio",
+            is_table=False,
+            unit=None,
             text=f"[South32 · Annual Report 2024 · FY2024 · Portfolio · page {10 + i}]\n{s}",
         )
         for i, s in enumerate(sentences)
-    ]  # fmt: skip
+    ]
 
 
 BOILERPLATE = (
@@ -213,8 +246,11 @@ def test_a_sentence_with_a_figure_that_speaks_to_the_question_most_is_a_passage(
     )
     passages = find_passages(
         "Which South32 business is treated as a discontinued operation from FY2024?",
-        _prose([BOILERPLATE, answer]), "S32", [2024], [],
-    )  # fmt: skip
+        _prose([BOILERPLATE, answer]),
+        "S32",
+        [2024],
+        [],
+    )
     assert passages and passages[0].sentence == answer, passages
 
 
@@ -225,8 +261,11 @@ def test_a_sentence_with_a_figure_no_nearer_than_a_figure_free_one_stays_out() -
     figure = "South32's Illawarra coal business is a discontinued operation worth US$2 billion."
     passages = find_passages(
         "Which South32 business is treated as a discontinued operation from FY2024?",
-        _prose([free, figure]), "S32", [2024], [],
-    )  # fmt: skip
+        _prose([free, figure]),
+        "S32",
+        [2024],
+        [],
+    )
     assert [p.sentence for p in passages] == [free], passages
 
 
@@ -244,9 +283,16 @@ def test_a_sentence_opening_on_a_change_it_does_not_name_is_quoted_with_what_cha
     the sentence before it, side by side in the report, is quoted with it. Quiet: a
     sentence that names its subject is quoted alone."""
     chunk = ChunkText(
-        chunk_id="wc", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=31,
-        section="Working capital", text=_RECEIVABLES, is_table=False, unit=None,
-    )  # fmt: skip
+        chunk_id="wc",
+        company="BHP",
+        fiscal_year=2024,
+        document="BHP_FY2024.md",
+        page=31,
+        section="Working capital",
+        text=_RECEIVABLES,
+        is_table=False,
+        unit=None,
+    )
     why = find_passages("Why did BHP's trade receivables increase?", [chunk], "BHP", [2024], [])
     assert why and why[0].sentence.startswith("Trade receivables at the end of the year")
     assert why[0].sentence.endswith("two steelmaking customers in Asia.")
@@ -256,18 +302,28 @@ def test_a_sentence_opening_on_a_change_it_does_not_name_is_quoted_with_what_cha
 
 def _board(lines: list[str], fiscal_year: int = 2025) -> ChunkText:
     text = "[Example Mining FY2025, Board of directors, page 8]\n# Board of directors\n\n"
-    return ChunkText(chunk_id=f"b{fiscal_year}", company="FMG", fiscal_year=fiscal_year,
-                     document="Example", section="Board of directors", page=8,
-                     text=text + "\n\n".join(lines), is_table=False, unit=None)  # fmt: skip
+    return ChunkText(
+        chunk_id=f"b{fiscal_year}",
+        company="FMG",
+        fiscal_year=fiscal_year,
+        document="Example",
+        section="Board of directors",
+        page=8,
+        text=text + "\n\n".join(lines),
+        is_table=False,
+        unit=None,
+    )
 
 
 def test_who_holds_a_role_is_the_line_the_board_heads_with_it() -> None:
-    board = _board([
-        "**Chair of the Audit Committee.** Chartered accountant; Marta Oyelaran-Voss chairs it.",
-        "**Chief Executive Officer.** Mining engineer who has led the group from a single "
-        "mine in Western Australia.",
-        "**Chair.** Independent non-executive director.",
-    ])  # fmt: skip
+    board = _board(
+        [
+            "**Chair of the Audit Committee.** Chartered accountant; Marta Oyelaran-Voss chairs it.",  # noqa: E501
+            "**Chief Executive Officer.** Mining engineer who has led the group from a single "
+            "mine in Western Australia.",
+            "**Chair.** Independent non-executive director.",
+        ]
+    )
     ceo = role_holder("who's the ceo of fortescue?", [board], "FMG")
     assert ceo is not None and ceo.heading == "Chief Executive Officer"
     assert not ceo.named  # "Western Australia" names a place, not the holder

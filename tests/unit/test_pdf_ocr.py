@@ -122,10 +122,12 @@ def _line(
     *words: tuple[str, float, bool], top: float = 100, size: float = 9, faint: str = ""
 ) -> Line:
     """A line of words (text, right edge, unsure); the word `faint` is faint as well."""
-    return Line([
-        Word(t, x1 - 20, x1, top, top + size, size, unsure, faint=bool(faint) and t == faint)
-        for t, x1, unsure in words
-    ])  # fmt: skip
+    return Line(
+        [
+            Word(t, x1 - 20, x1, top, top + size, size, unsure, faint=bool(faint) and t == faint)
+            for t, x1, unsure in words
+        ]
+    )
 
 
 HEADER = _line(("Note", 394, False), ("2022", 479, False), ("2021", 564, False), top=80)
@@ -179,9 +181,12 @@ def test_a_faint_label_word_blanks_its_row_and_an_unsure_period_sets_no_columns(
     rather than filing them under a shorter label; a header whose year OCR is unsure of
     is no header (its figures would go to a wrong year)."""
     faint_label = _line(
-        ("Segment", 80, False), ("14", 110, True), ("73", 479, False), ("600", 564, False),
+        ("Segment", 80, False),
+        ("14", 110, True),
+        ("73", 479, False),
+        ("600", 564, False),
         faint="14",
-    )  # fmt: skip
+    )
     unsure_header = _line(("Note", 394, False), ("2022", 479, True), ("2021", 564, False))
 
     assert _rows(faint_label)[0] == ("Segment 14", ["", ""])
@@ -195,8 +200,9 @@ def test_a_larger_line_ending_in_a_year_is_a_heading_on_a_text_page() -> None:
     in a number stay a row of the open table."""
     header = _line(("2025", 479, False), ("A$M", 520, False), top=100)
     row = _line(("Revenue", 80, False), ("4,200", 479, False), top=120)
-    heading = _line(("Outlook", 80, False), ("for", 110, False), ("2025", 479, False),
-                    top=150, size=14)  # fmt: skip
+    heading = _line(
+        ("Outlook", 80, False), ("for", 110, False), ("2025", 479, False), top=150, size=14
+    )
     rows = [_line(("Cost", 80, False), ("(96)", 479, False), top=180 + 15 * i) for i in range(6)]
     ctx = ReadContext("A$", "06-30")
 

@@ -65,10 +65,12 @@ def test_a_closed_option_is_a_setting_and_a_turn_field_both_open_by_default(name
 def test_the_api_passes_the_failure_policies_into_each_turn(policy: Direction) -> None:
     settings = Settings(judge_policy=policy, classifier_policy=policy)
     turn = turn_input(
-        settings, Caller(tenant_id="t", key_fingerprint="f"),
+        settings,
+        Caller(tenant_id="t", key_fingerprint="f"),
         Allocation(turn_id="turn-c-1", conversation_id="c", seq=1),
-        TurnRequest(question="What was BHP's revenue in FY2024?"), fresh=False,
-    )  # fmt: skip
+        TurnRequest(question="What was BHP's revenue in FY2024?"),
+        fresh=False,
+    )
     assert (turn.judge_policy, turn.classifier_policy) == (policy, policy)
 
 
@@ -89,9 +91,12 @@ def test_pure_layers_are_closed_by_construction() -> None:
 
 
 UNTIL_DONE = {
-    SAVE, "postgres_forget_user", "qdrant_forget_answers", "postgres_record_probe_run",
+    SAVE,
+    "postgres_forget_user",
+    "qdrant_forget_answers",
+    "postgres_record_probe_run",
     "metrics_record_suite_run",
-}  # fmt: skip
+}
 """Writes that must complete once asked: a turn's save, a user's erasure, a probe run's
 record (a lost breach would hide the first of two in a row) and a suite run's (a lost
 regression would keep the drift alert quiet)."""
@@ -127,11 +132,17 @@ def test_activity_options_come_from_the_table() -> None:
 # Steps that run in a thread or wait on a model: a SIGKILLed worker must not hold them
 # for their whole start-to-close timeout.
 LONG_RUNNING = [
-    "qdrant_search_chunks", "qdrant_load_chunks", "qdrant_ingest_file",
-    "qdrant_read_corpus_version", "llm_route_question", "llm_rewrite_query",
-    "llm_grade_documents", "llm_synthesize_answer", "llm_grade_answer",
+    "qdrant_search_chunks",
+    "qdrant_load_chunks",
+    "qdrant_ingest_file",
+    "qdrant_read_corpus_version",
+    "llm_route_question",
+    "llm_rewrite_query",
+    "llm_grade_documents",
+    "llm_synthesize_answer",
+    "llm_grade_answer",
     "grounding_check_numbers",
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("name", LONG_RUNNING)
@@ -173,7 +184,8 @@ def test_the_turn_budget_holds_at_least_one_call_at_the_default_model_timeout() 
     assert Settings().model_timeout_seconds < TURN_BUDGET_SECONDS
 
 
-@pytest.mark.parametrize("name", ["postgres_save_turn", "grounding_check_numbers",
-                                  "grounding_check_relevance"])  # fmt: skip
+@pytest.mark.parametrize(
+    "name", ["postgres_save_turn", "grounding_check_numbers", "grounding_check_relevance"]
+)
 def test_the_save_and_the_checks_run_whatever_is_left_of_the_budget(name: str) -> None:
     assert not POLICY[name].budgeted

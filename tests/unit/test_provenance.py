@@ -73,9 +73,14 @@ def _version(
     chunk_id: str, text: str, page: int = 4, position: int = 0, doc: str = "v1"
 ) -> PassageVersion:
     return PassageVersion(
-        chunk_id=chunk_id, corpus="local:/x#reports", document_id="BHP-FY2024",
-        document_version=doc, page=page, position=position, text_sha256=text_sha256(text),
-    )  # fmt: skip
+        chunk_id=chunk_id,
+        corpus="local:/x#reports",
+        document_id="BHP-FY2024",
+        document_version=doc,
+        page=page,
+        position=position,
+        text_sha256=text_sha256(text),
+    )
 
 
 def _recorded(text: str) -> RecordedPassage:
@@ -124,5 +129,8 @@ def test_a_passage_recorded_without_a_hash_is_unknown_not_guessed() -> None:
 
 def test_the_last_text_shown_is_named_by_the_turns_status() -> None:
     assert [final_kind(s) for s in ("answered", "refused", "fallback", "expired")] == [
-        "answer", "refusal", "fallback", "expired",
-    ]  # fmt: skip
+        "answer",
+        "refusal",
+        "fallback",
+        "expired",
+    ]

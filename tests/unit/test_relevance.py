@@ -34,17 +34,19 @@ def test_an_answer_about_another_measure_is_off_point() -> None:
 
 def test_a_measure_with_its_not_found_line_is_covered_but_not_answered() -> None:
     answer = f"{REVENUE}\n\n{NET_DEBT_GAP}"
-    relevance = check_relevance("What were BHP's revenue and net debt in FY2024?", answer,
-                                BHP_2024)  # fmt: skip
+    relevance = check_relevance("What were BHP's revenue and net debt in FY2024?", answer, BHP_2024)
     assert relevance.addressed
     assert sorted(i.status for i in relevance.items) == ["answered", "not_found"]
 
 
 def test_a_measure_in_no_vocabulary_is_matched_by_the_report_sentence() -> None:
-    answer = ("BHP Group's FY2024 report says: \"Finally, thank you to the more than 80,000 "
-              "employees and contractors who make BHP what it is\" [1]")  # fmt: skip
-    relevance = check_relevance("How many employees and contractors does BHP have in FY2024?",
-                                answer, BHP_2024)  # fmt: skip
+    answer = (
+        "BHP Group's FY2024 report says: \"Finally, thank you to the more than 80,000 "
+        'employees and contractors who make BHP what it is" [1]'
+    )
+    relevance = check_relevance(
+        "How many employees and contractors does BHP have in FY2024?", answer, BHP_2024
+    )
     assert relevance.addressed, relevance
 
 
@@ -82,17 +84,22 @@ def test_a_quote_sharing_only_the_common_words_of_a_topic_does_not_answer_it() -
     )
     relevance = check_relevance(question, loose, FMG_2025)
     assert not relevance.addressed, relevance
-    on_point = _quote("We paused the Arizona hydrogen project and the PEM50 electrolyser facility "
-                      "in Gladstone, and focused on projects where there is a clear route to "
-                      "commercial returns, as well as on the technology required to decarbonise "
-                      "our own fleet.")  # fmt: skip
+    on_point = _quote(
+        "We paused the Arizona hydrogen project and the PEM50 electrolyser facility "
+        "in Gladstone, and focused on projects where there is a clear route to "
+        "commercial returns, as well as on the technology required to decarbonise "
+        "our own fleet."
+    )
     assert check_relevance(question, on_point, FMG_2025).addressed
 
 
 def test_the_section_an_answer_names_before_its_quote_is_not_what_it_says() -> None:
     question = "What does Fortescue say about cyber security in its FY2025 risk factors?"
-    other = _quote("Fortescue Energy concentrated on a smaller set of projects and technologies.",
-                   section="Risk factors", page=11)  # fmt: skip
+    other = _quote(
+        "Fortescue Energy concentrated on a smaller set of projects and technologies.",
+        section="Risk factors",
+        page=11,
+    )
     assert not check_relevance(question, other, FMG_2025).addressed
 
 
@@ -118,12 +125,16 @@ def test_one_rare_word_alone_does_not_make_a_quote_about_the_part() -> None:
         return f'BHP Group\'s FY2025 report (Board of directors, page 8): "{sentence}" [1]'
 
     # Firing: another director's "background", never the Chair.
-    other = quote("Technology executive with a background in industrial automation and data; "
-                  "member of the Risk and Audit Committee.")  # fmt: skip
+    other = quote(
+        "Technology executive with a background in industrial automation and data; "
+        "member of the Risk and Audit Committee."
+    )
     assert not check_relevance(question, other, BHP_2025_BOARD).addressed
     # Quiet: a quote holding the rare word and another of the part's words.
-    both = quote("Technology executive with a background in industrial automation; Chair of "
-                 "the Sustainability Committee.")  # fmt: skip
+    both = quote(
+        "Technology executive with a background in industrial automation; Chair of "
+        "the Sustainability Committee."
+    )
     assert check_relevance(question, both, BHP_2025_BOARD).addressed
 
 
@@ -132,10 +143,14 @@ FMG_2023 = report("FMG", 2023)
 
 
 def test_a_figure_the_questions_condition_rules_out_does_not_answer_it() -> None:
-    question = ("Excluding one-off and non-cash items, what were Fortescue's bottom-line "
-                "earnings in the 2023 financial year?")  # fmt: skip
-    statutory = ("Fortescue's net profit after tax (reported as Net profit after tax (NPAT)) "
-                 "for FY2023 (year ended 30 June 2023) was US$4.80 billion [1].")  # fmt: skip
+    question = (
+        "Excluding one-off and non-cash items, what were Fortescue's bottom-line "
+        "earnings in the 2023 financial year?"
+    )
+    statutory = (
+        "Fortescue's net profit after tax (reported as Net profit after tax (NPAT)) "
+        "for FY2023 (year ended 30 June 2023) was US$4.80 billion [1]."
+    )
     sources = sorted(FMG_2023, key=lambda c: "US$4.80 billion" not in c.text)
     relevance = check_relevance(question, statutory, sources)
     assert relevance.off_point, relevance
@@ -151,8 +166,10 @@ def test_a_topic_is_not_answered_by_a_figure_sharing_one_of_its_words() -> None:
     rio = report("RIO", 2024)
     production = sorted(rio, key=lambda c: "328" not in c.text)
     question = "What's Rio's ambition for its big Mongolian copper mine, per the FY24 report?"
-    figure = ("Rio Tinto's production (reported as Pilbara iron ore production (100%)) for FY2024 "
-              "was 328 Mt [1].")  # fmt: skip
+    figure = (
+        "Rio Tinto's production (reported as Pilbara iron ore production (100%)) for FY2024 "
+        "was 328 Mt [1]."
+    )
     assert check_relevance(question, figure, production).off_point
     board = sorted(BHP_2024, key=lambda c: "Board seats" not in c.text)
     women = "What did BHP report about women's Board seats in FY2024?"
@@ -164,12 +181,16 @@ def test_a_when_question_is_answered_by_a_quote_that_says_a_time() -> None:
     rio = report("RIO", 2023) + report("RIO", 2024)
     sources = sorted(rio, key=lambda c: "began sustainable production" not in c.text)
     question = "When did the Oyu Tolgoi underground mine start producing?"
-    timeless = ('Rio Tinto\'s FY2024 report (Chair\'s letter, page 1): "Construction at Simandou '
-                "in Guinea advanced rapidly toward first shipments, and the Oyu Tolgoi "
-                'underground mine continued its ramp-up." [1]')  # fmt: skip
+    timeless = (
+        "Rio Tinto's FY2024 report (Chair's letter, page 1): \"Construction at Simandou "
+        "in Guinea advanced rapidly toward first shipments, and the Oyu Tolgoi "
+        'underground mine continued its ramp-up." [1]'
+    )
     assert check_relevance(question, timeless, sources).off_point
-    dated = ('Rio Tinto\'s FY2023 report (Operations review, page 3): "At Oyu Tolgoi, the '
-             'underground mine began sustainable production in March 2023." [1]')  # fmt: skip
+    dated = (
+        "Rio Tinto's FY2023 report (Operations review, page 3): \"At Oyu Tolgoi, the "
+        'underground mine began sustainable production in March 2023." [1]'
+    )
     assert check_relevance(question, dated, sources).addressed
 
 
@@ -182,17 +203,21 @@ def test_a_word_spelt_the_other_way_is_still_the_questions_point() -> None:
         'of a five-year plan to grow production, lower costs and lift margins." [1]'
     )
     assert not check_relevance(question, around, sources).addressed
-    point = ("Northern Star's FY2024 report (Chair's letter, page 1): \"The Board approved the "
-             "expansion of the Fimiston mill at KCGM, the centrepiece of our plan to lift "
-             'production." [1]')  # fmt: skip
+    point = (
+        "Northern Star's FY2024 report (Chair's letter, page 1): \"The Board approved the "
+        "expansion of the Fimiston mill at KCGM, the centrepiece of our plan to lift "
+        'production." [1]'
+    )
     assert check_relevance(question, point, sources).addressed
 
 
 def test_a_figure_of_a_year_the_question_does_not_ask_for_does_not_answer_it() -> None:
     s32 = report("S32", 2025)
     sources = sorted(s32, key=lambda c: "US$666 million exclude" not in c.text)
-    quote = ('South32\'s FY2025 report (Financial review, page 5) says: "Underlying earnings of '
-             'US$666 million exclude items such as impairment charges." [1]')  # fmt: skip
+    quote = (
+        "South32's FY2025 report (Financial review, page 5) says: \"Underlying earnings of "
+        'US$666 million exclude items such as impairment charges." [1]'
+    )
     asked_2024 = "What was South32's profit excluding one-off items for the year to 30 June 2024?"
     assert not check_relevance(asked_2024, quote, sources).addressed
     asked_2025 = "What was South32's profit excluding one-off items for the year to 30 June 2025?"
@@ -223,8 +248,11 @@ def test_a_quote_of_the_parts_common_words_does_not_answer_what_the_evidence_nev
     # Half the question's words ("prone", "cyclicality") are nowhere in the evidence: a
     # quote holding only the others ("rail", "systems") is not about its point.
     fmg = sorted(FMG_2025, key=lambda c: "exposed to cyber" not in c.text)
-    said = _quote("The autonomous haulage and rail systems are exposed to cyber threats.",
-                  section="Risk factors", page=11)  # fmt: skip
+    said = _quote(
+        "The autonomous haulage and rail systems are exposed to cyber threats.",
+        section="Risk factors",
+        page=11,
+    )
     question = "Are Fortescue's rail systems prone to cyclicality?"
     assert not check_relevance(question, said, fmg).addressed
     # Quiet: a question whose words the evidence uses is answered by the same quote.
@@ -235,11 +263,17 @@ def test_a_quote_of_the_parts_common_words_does_not_answer_what_the_evidence_nev
 def _note(text: str) -> list[ChunkText]:
     return [
         ChunkText(
-            chunk_id="n1", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=26,
-            section="Provision for Income Taxes", text=f"[header]\n{text}", is_table=False,
+            chunk_id="n1",
+            company="BHP",
+            fiscal_year=2024,
+            document="BHP_FY2024.md",
+            page=26,
+            section="Provision for Income Taxes",
+            text=f"[header]\n{text}",
+            is_table=False,
             unit=None,
         )
-    ]  # fmt: skip
+    ]
 
 
 def test_a_figure_of_the_thing_a_sentence_compares_with_does_not_answer_its_subject(
@@ -269,10 +303,17 @@ def _table(rows: str, section: str, header: str = _YEARS) -> list[ChunkText]:
     text = f"[header]\n{header}\n|---|---|---|\n{rows}"
     return [
         ChunkText(
-            chunk_id="t1", company="BHP", fiscal_year=2024, document="BHP_FY2024.md", page=80,
-            section=section, text=text, is_table=True, unit="US$M",
+            chunk_id="t1",
+            company="BHP",
+            fiscal_year=2024,
+            document="BHP_FY2024.md",
+            page=80,
+            section=section,
+            text=text,
+            is_table=True,
+            unit="US$M",
         )
-    ]  # fmt: skip
+    ]
 
 
 def _receivables() -> list[ChunkText]:
@@ -401,10 +442,19 @@ def test_a_rate_of_growth_asked_is_not_answered_by_levels_alone() -> None:
         "| kt | FY2025 (30 Jun 2025) | FY2024 (30 Jun 2024) |\n|---|---|---|\n"
         "| Copper cathode shipped | 1,840 | 1,720 |\n"
     )
-    sources = [ChunkText(
-        chunk_id="cu", company="BHP", fiscal_year=2025, document="BHP_FY2025.md", page=12,
-        section="Operations", text=text, is_table=True, unit=None,
-    )]  # fmt: skip
+    sources = [
+        ChunkText(
+            chunk_id="cu",
+            company="BHP",
+            fiscal_year=2025,
+            document="BHP_FY2025.md",
+            page=12,
+            section="Operations",
+            text=text,
+            is_table=True,
+            unit=None,
+        )
+    ]
     question = "Is growth in BHP's copper cathode shipped picking up in FY2025?"
     levels = (
         "BHP Group's copper cathode shipped for FY2024 was 1,720 kt [1]. BHP Group's copper "
@@ -478,8 +528,9 @@ def test_a_why_answered_by_a_sentence_giving_no_cause_says_the_reports_give_no_r
 
 
 def test_a_why_answered_by_a_cause_or_a_what_is_quiet() -> None:
-    because = SOLD.replace('Taylor deposit." [1]', 'Taylor deposit, because coal no longer fits."'
-                           " [1]")  # fmt: skip
+    because = SOLD.replace(
+        'Taylor deposit." [1]', 'Taylor deposit, because coal no longer fits." [1]'
+    )
     assert not check_relevance("Why did South32 sell Illawarra?", because, S32_2024).unexplained
     assert not check_relevance("What did South32 sell in FY2024?", SOLD, S32_2024).unexplained
 

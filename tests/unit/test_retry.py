@@ -200,8 +200,9 @@ def test_a_claim_label_naming_its_company_retargets_that_company() -> None:
     coverage = {"FMG": True, "BHP": True}
     assert retry_targets(coverage, [], [NAMED_CLAIM]) == []  # the ticker reading: nothing
     assert retry_targets(coverage, [], [NAMED_CLAIM], by_name=True) == ["FMG"]
-    plan = plan_retry([FMG_QUERY, BHP_QUERY], ["FMG"], [], [NAMED_CLAIM], 1, no_synonyms,
-                      by_name=True)  # fmt: skip
+    plan = plan_retry(
+        [FMG_QUERY, BHP_QUERY], ["FMG"], [], [NAMED_CLAIM], 1, no_synonyms, by_name=True
+    )
     assert plan is not None and plan.changes == ["FMG: +terms cash position"], plan
     late = UnsupportedClaim(label="cash position of Fortescue Ltd", reason="calculation")
     assert retry_targets(coverage, [], [late], by_name=True) == ["FMG"]

@@ -25,15 +25,45 @@ def _release_page() -> list[Line]:
     return _page(
         _line(40, ("OVERALL FINANCIAL RESULTS", 41)),
         _line(60, ("Q4", 285), ("Full Year", 463)),
-        _line(75, ("($ in Millions, except EPS)", 47), ("2022", 221), ("2021", 277),
-              ("% Change", 325), ("2022", 412), ("2021", 468), ("% Change", 516)),
-        _line(90, ("Reported Sales", 47), ("$23,706", 214), ("$24,804", 271), ("(4.4)%", 334),
-              ("$94,943", 406), ("$93,775", 462), ("1.3%", 528)),
-        _line(105, ("Net Earnings", 47), ("$3,520", 217), ("$4,736", 273), ("(25.7)%", 331),
-              ("$17,941", 406), ("$20,878", 462), ("(14.1)%", 523)),
-        _line(120, ("The release continues with a sentence of prose that runs across "
-                    "the page and ends here.", 41)),
-    )  # fmt: skip
+        _line(
+            75,
+            ("($ in Millions, except EPS)", 47),
+            ("2022", 221),
+            ("2021", 277),
+            ("% Change", 325),
+            ("2022", 412),
+            ("2021", 468),
+            ("% Change", 516),
+        ),
+        _line(
+            90,
+            ("Reported Sales", 47),
+            ("$23,706", 214),
+            ("$24,804", 271),
+            ("(4.4)%", 334),
+            ("$94,943", 406),
+            ("$93,775", 462),
+            ("1.3%", 528),
+        ),
+        _line(
+            105,
+            ("Net Earnings", 47),
+            ("$3,520", 217),
+            ("$4,736", 273),
+            ("(25.7)%", 331),
+            ("$17,941", 406),
+            ("$20,878", 462),
+            ("(14.1)%", 523),
+        ),
+        _line(
+            120,
+            (
+                "The release continues with a sentence of prose that runs across "
+                "the page and ends here.",
+                41,
+            ),
+        ),
+    )
 
 
 def test_a_narrow_label_column_keeps_its_first_column_of_figures() -> None:
@@ -70,12 +100,20 @@ def _results_page() -> list[Line]:
         _line(40, ("The following table presents selected highlights (in millions):", 41)),
         _line(60, ("Year ended December 31,", 300), ("% change", 480)),
         _line(75, ("2022", 300), ("2021", 390), ("22 vs. 21", 480)),
-        _line(90, ("Income before income taxes", 41), ("$", 280), ("1,797", 300),
-              ("$", 370), ("2,426", 390), ("(26%)", 490)),
-        _line(105, ("Provision for income taxes", 41), ("(411)", 298), ("(491)", 388),
-              ("16%", 495)),
+        _line(
+            90,
+            ("Income before income taxes", 41),
+            ("$", 280),
+            ("1,797", 300),
+            ("$", 370),
+            ("2,426", 390),
+            ("(26%)", 490),
+        ),
+        _line(
+            105, ("Provision for income taxes", 41), ("(411)", 298), ("(491)", 388), ("16%", 495)
+        ),
         _line(120, ("Effective tax rate", 41), ("23%", 306), ("20%", 396)),
-    )  # fmt: skip
+    )
 
 
 def test_a_change_column_heads_itself_and_its_percentages_are_no_periods() -> None:
@@ -114,17 +152,54 @@ def _common_size_page() -> list[Line]:
         _line(55, ("(in Millions)", 41), ("SECOND QUARTER", 330)),
         _line(70, ("2023", 262), ("2022", 392), ("Percent", 470)),
         _line(85, ("Percent", 282), ("Percent", 412), ("Increase", 470)),
-        _line(100, ("Amount", 220), ("to Sales", 282), ("Amount", 350), ("to Sales", 412),
-               ("(Decrease)", 470)),
-        _line(115, ("Sales to customers", 41), ("$", 205), ("25,530", 221), ("100.0", 290),
-               ("$", 335), ("24,020", 351), ("100.0", 420), ("6.3", 487)),
-        _line(130, ("Cost of products sold", 41), ("8,212", 226), ("32.2", 295),
-               ("7,919", 356), ("33.0", 425), ("3.7", 487)),
-        _line(145, ("Other (income) expense, net", 41), ("(60)", 231), ("(0.2)", 290),
-               ("273", 361), ("1.1", 425)),
-        _line(160, ("Net earnings", 41), ("$", 205), ("5,144", 226), ("20.1", 295),
-               ("$", 335), ("4,814", 356), ("20.0", 425), ("6.9", 487)),
-    )  # fmt: skip
+        _line(
+            100,
+            ("Amount", 220),
+            ("to Sales", 282),
+            ("Amount", 350),
+            ("to Sales", 412),
+            ("(Decrease)", 470),
+        ),
+        _line(
+            115,
+            ("Sales to customers", 41),
+            ("$", 205),
+            ("25,530", 221),
+            ("100.0", 290),
+            ("$", 335),
+            ("24,020", 351),
+            ("100.0", 420),
+            ("6.3", 487),
+        ),
+        _line(
+            130,
+            ("Cost of products sold", 41),
+            ("8,212", 226),
+            ("32.2", 295),
+            ("7,919", 356),
+            ("33.0", 425),
+            ("3.7", 487),
+        ),
+        _line(
+            145,
+            ("Other (income) expense, net", 41),
+            ("(60)", 231),
+            ("(0.2)", 290),
+            ("273", 361),
+            ("1.1", 425),
+        ),
+        _line(
+            160,
+            ("Net earnings", 41),
+            ("$", 205),
+            ("5,144", 226),
+            ("20.1", 295),
+            ("$", 335),
+            ("4,814", 356),
+            ("20.0", 425),
+            ("6.9", 487),
+        ),
+    )
 
 
 def test_a_share_column_beside_an_amount_is_a_percentage_of_its_period() -> None:
@@ -140,9 +215,16 @@ def test_a_share_column_beside_an_amount_is_a_percentage_of_its_period() -> None
     assert rows["Cost of products sold"][:4] == ["8,212", "32.2", "7,919", "33.0"]
     assert rows["Sales to customers"][0] == "25,530" and rows["Net earnings"][1] == "20.1"
     chunk = ChunkText(
-        chunk_id="c", company="ZZZ", fiscal_year=2023, page=10, document="d", section="",
-        is_table=True, unit="US$M", text="\n\n".join(tables[0].markdown()),
-    )  # fmt: skip
+        chunk_id="c",
+        company="ZZZ",
+        fiscal_year=2023,
+        page=10,
+        document="d",
+        section="",
+        is_table=True,
+        unit="US$M",
+        text="\n\n".join(tables[0].markdown()),
+    )
     facts = {(f.label, f.fiscal_year, f.unit): f for f in report_facts(chunk)}
     share = facts[("Net earnings as a percent of sales", 2023, "%")]
     assert share.value == 20.1 and share.metric is None
@@ -160,11 +242,12 @@ def test_one_phrase_centred_over_the_table_heads_every_column() -> None:
     columns each head theirs only (the test of a quarter's columns above)."""
     page = _page(
         _line(40, ("Q2", 338)),
-        _line(55, ("($ in Millions, except EPS)", 47), ("2023", 261), ("2022", 327),
-              ("% Change", 388)),
+        _line(
+            55, ("($ in Millions, except EPS)", 47), ("2023", 261), ("2022", 327), ("% Change", 388)
+        ),
         _line(70, ("Reported Sales", 47), ("$25,530", 255), ("$24,020", 321), ("6.3%", 399)),
         _line(85, ("Net Earnings/(Loss)", 47), ("$5,144", 258), ("$4,814", 324), ("6.9%", 399)),
-    )  # fmt: skip
+    )
     tables, _ = find_tables(page, ReadContext(year_end="12-31", fiscal_year=2023))
     cells = [c.cell for c in tables[0].columns]
     assert cells[0].startswith("Q2 FY2023 (3 months") and cells[1].startswith("Q2 FY2022 (3 m")
@@ -178,11 +261,23 @@ def test_a_percent_sign_set_apart_from_its_number_is_part_of_the_cell() -> None:
     page = _page(
         _line(40, ("(Dollars in millions)", 19), ("2022", 395), ("2021", 484), ("2020", 568)),
         _line(55, ("Revenues", 19), ("66,608", 380), ("62,286", 469), ("58,158", 553)),
-        _line(70, ("Effective income tax rate", 19), ("(0.6)%", 384.4), ("14.8", 471.8),
-              ("%", 494.8), ("17.5", 561.1), ("%", 584.1)),
-        _line(85, ("Core operating margins", 19), ("(7.0%)", 384.9), ("(6.5%)", 473.8),
-              ("(24.3%)", 558.1)),
-    )  # fmt: skip
+        _line(
+            70,
+            ("Effective income tax rate", 19),
+            ("(0.6)%", 384.4),
+            ("14.8", 471.8),
+            ("%", 494.8),
+            ("17.5", 561.1),
+            ("%", 584.1),
+        ),
+        _line(
+            85,
+            ("Core operating margins", 19),
+            ("(7.0%)", 384.9),
+            ("(6.5%)", 473.8),
+            ("(24.3%)", 558.1),
+        ),
+    )
     tables, _ = find_tables(page, ReadContext(year_end="12-31", fiscal_year=2022))
     rows = {r.label: r.values for r in tables[0].rows}
     assert rows["Effective income tax rate"] == ["(0.6)%", "14.8%", "17.5%"]
@@ -198,11 +293,16 @@ def test_a_closing_bracket_set_apart_from_its_number_is_part_of_the_cell() -> No
     beside it. Quiet: a bracket that closes the label's own words stays the label's."""
     page = _page(
         _line(40, ("(In millions)", 19), ("2022", 395), ("2021", 484), ("2020", 568)),
-        _line(55, ("Income before income taxes", 19), ("1,797", 384), ("2,426", 473),
-              ("634", 563)),
-        _line(70, ("Provision for income taxes (Note 7)", 19), ("(411", 380), (")", 403.5),
-              ("(491)", 469), ("(111)", 553)),
-    )  # fmt: skip
+        _line(55, ("Income before income taxes", 19), ("1,797", 384), ("2,426", 473), ("634", 563)),
+        _line(
+            70,
+            ("Provision for income taxes (Note 7)", 19),
+            ("(411", 380),
+            (")", 403.5),
+            ("(491)", 469),
+            ("(111)", 553),
+        ),
+    )
     tables, _ = find_tables(page, ReadContext(year_end="12-31", fiscal_year=2022))
     rows = {r.label: r.values for r in tables[0].rows}
     assert rows["Provision for income taxes (Note 7)"] == ["(411)", "(491)", "(111)"]
@@ -221,9 +321,16 @@ def test_a_schedule_of_amounts_falling_due_prints_no_periods_figures() -> None:
         tables, _ = find_tables(_page(*rows), ReadContext(year_end="06-30", fiscal_year=2023))
         text = "\n".join(tables[0].markdown())
         chunk = ChunkText(
-            chunk_id="c", company="MSFT", fiscal_year=2023, document="d", page=51,
-            section="Contractual Obligations", text=text, is_table=True, unit="US$M",
-        )  # fmt: skip
+            chunk_id="c",
+            company="MSFT",
+            fiscal_year=2023,
+            document="d",
+            page=51,
+            section="Contractual Obligations",
+            text=text,
+            is_table=True,
+            unit="US$M",
+        )
         return [c.cell for c in tables[0].columns], [f.fiscal_year for f in table_facts(chunk)]
 
     headers, years = facts_of(
@@ -235,13 +342,34 @@ def test_a_schedule_of_amounts_falling_due_prints_no_periods_figures() -> None:
     # Benefit payments expected in each year to come (Boeing's FY2022 10-K): no figure of
     # 2024 or 2027, though no column says "thereafter".
     headers, years = facts_of(
-        _line(40, ("(In millions)", 19), ("2024", 300), ("2025", 360), ("2026", 420),
-              ("2027", 480), ("Total", 540)),
-        _line(55, ("Pensions", 19), ("5,348", 295), ("4,473", 355), ("4,404", 415),
-              ("4,325", 475), ("23,550", 535)),
-        _line(70, ("Gross benefits paid", 19), ("381", 300), ("371", 360), ("353", 420),
-              ("334", 480), ("1,439", 537)),
-    )  # fmt: skip
+        _line(
+            40,
+            ("(In millions)", 19),
+            ("2024", 300),
+            ("2025", 360),
+            ("2026", 420),
+            ("2027", 480),
+            ("Total", 540),
+        ),
+        _line(
+            55,
+            ("Pensions", 19),
+            ("5,348", 295),
+            ("4,473", 355),
+            ("4,404", 415),
+            ("4,325", 475),
+            ("23,550", 535),
+        ),
+        _line(
+            70,
+            ("Gross benefits paid", 19),
+            ("381", 300),
+            ("371", 360),
+            ("353", 420),
+            ("334", 480),
+            ("1,439", 537),
+        ),
+    )
     assert years == [], headers
     # Quiet: one column of the year ahead is its guidance, beside the year's own.
     headers, years = facts_of(
@@ -272,7 +400,7 @@ def test_a_quarter_or_year_to_date_printed_with_no_date_ends_within_its_year() -
             _line(40, (phrase, x)),
             _line(55, ("($ in Millions)", 47), ("2023", 261), ("2022", 327)),
             _line(70, ("Reported Sales", 47), ("$25,530", 255), ("$24,020", 321)),
-        )  # fmt: skip
+        )
         tables, _ = find_tables(page, ReadContext(year_end=year_end, fiscal_year=2023))
         cells = [c.cell for c in tables[0].columns]
         assert f"months to {end})" in cells[0], (phrase, cells)
@@ -293,23 +421,31 @@ def test_prose_with_no_word_across_the_middle_is_one_column_and_a_gutter_two() -
         return text, x1 - 5.5 * len(text.replace(" ", "")) - 3 * text.count(" ")
 
     full = _page(
-        _line(40, ending_at("• 2026 Third-Quarter orders per plant and per shift of", 302),
-              ("$4.10 falling 3.0% and adjusted orders of $5.20", 307)),
-        _line(55, ending_at("rising by 1.2% as the new line came into service", 301),
-              ("after the works on the site finished", 306)),
-    )  # fmt: skip
+        _line(
+            40,
+            ending_at("• 2026 Third-Quarter orders per plant and per shift of", 302),
+            ("$4.10 falling 3.0% and adjusted orders of $5.20", 307),
+        ),
+        _line(
+            55,
+            ending_at("rising by 1.2% as the new line came into service", 301),
+            ("after the works on the site finished", 306),
+        ),
+    )
     read = [ln.text for ln in _two_column(full, 612)]
     assert read[0].endswith("per shift of $4.10 falling 3.0% and adjusted orders of $5.20"), read
     assert len(read) == 2
     columns = _page(
         _line(40, ("The left column speaks of water use", 41), ("The right column speaks of", 330)),
         _line(55, ("across the sites this year and the", 41), ("the people who work at the", 330)),
-    )  # fmt: skip
+    )
     read = [ln.text for ln in _two_column(columns, 612)]
     assert read == [
-        "The left column speaks of water use", "across the sites this year and the",
-        "The right column speaks of", "the people who work at the",
-    ], read  # fmt: skip
+        "The left column speaks of water use",
+        "across the sites this year and the",
+        "The right column speaks of",
+        "the people who work at the",
+    ], read
 
 
 def test_figures_inside_a_long_label_are_the_labels_and_a_bracketed_unit_heads_the_years() -> None:
@@ -322,13 +458,30 @@ def test_figures_inside_a_long_label_are_the_labels_and_a_bracketed_unit_heads_t
         _line(40, ("CONSOLIDATED BALANCE SHEETS", 228)),
         _line(55, ("December 31 (Millions, except share data)", 20), ("2022", 575), ("2021", 635)),
         _line(70, ("Assets", 20)),
-        _line(85, ("Cash held with agents (includes restricted cash of consolidated trusts: "
-                   "2022, $5; 2021, $11)", 30), ("$", 557), ("5,510", 569), ("$", 617),
-              ("1,292", 629)),
-        _line(100, ("Plant and equipment, less accumulated depreciation and amortization: "
-                    "2022, $9,850; 2021, $8,602", 26), ("5,215", 569), ("4,988", 629)),
+        _line(
+            85,
+            (
+                "Cash held with agents (includes restricted cash of consolidated trusts: "
+                "2022, $5; 2021, $11)",
+                30,
+            ),
+            ("$", 557),
+            ("5,510", 569),
+            ("$", 617),
+            ("1,292", 629),
+        ),
+        _line(
+            100,
+            (
+                "Plant and equipment, less accumulated depreciation and amortization: "
+                "2022, $9,850; 2021, $8,602",
+                26,
+            ),
+            ("5,215", 569),
+            ("4,988", 629),
+        ),
         _line(115, ("Total assets", 20), ("$", 557), ("10,725", 563), ("$", 617), ("6,280", 629)),
-    )  # fmt: skip
+    )
     tables, _ = find_tables(page, ReadContext(year_end="12-31", fiscal_year=2022))
     assert len(tables) == 1
     assert [c.cell for c in tables[0].columns] == ["FY2022 (31 Dec 2022)", "FY2021 (31 Dec 2021)"]

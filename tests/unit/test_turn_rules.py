@@ -23,9 +23,11 @@ def test_without_a_draft_every_metric_of_a_company_without_evidence_is_a_gap() -
     slots = Slots(metrics=["revenue", "net debt"], fiscal_years=[2023, 2024])
     gaps = gaps_to_retry(None, {"BHP": True, "FMG": False}, slots, 2025)
     assert {(g.company, g.fiscal_year, g.metric) for g in gaps} == {
-        ("FMG", 2023, "revenue"), ("FMG", 2024, "revenue"),
-        ("FMG", 2023, "net debt"), ("FMG", 2024, "net debt"),
-    }  # fmt: skip
+        ("FMG", 2023, "revenue"),
+        ("FMG", 2024, "revenue"),
+        ("FMG", 2023, "net debt"),
+        ("FMG", 2024, "net debt"),
+    }
 
 
 def test_without_a_draft_or_a_year_the_latest_year_is_assumed() -> None:
@@ -57,8 +59,11 @@ def test_claims_from_both_checks_are_merged_one_per_label() -> None:
 def test_a_clean_answer_is_grounded_high_with_no_disclaimer() -> None:
     shape = shape_answer(0, judge_unavailable=False, numbers_unverified=False)
     assert (shape.grounded, shape.confidence, shape.warnings, shape.disclaimer) == (
-        "yes", "high", (), None,
-    )  # fmt: skip
+        "yes",
+        "high",
+        (),
+        None,
+    )
 
 
 def test_one_to_three_unsupported_claims_give_partial_medium_and_a_disclaimer() -> None:
@@ -70,8 +75,10 @@ def test_one_to_three_unsupported_claims_give_partial_medium_and_a_disclaimer() 
 def test_many_unsupported_claims_give_no_low_and_ask_to_check_the_report() -> None:
     shape = shape_answer(4, judge_unavailable=False, numbers_unverified=False)
     assert (shape.grounded, shape.confidence, shape.disclaimer) == (
-        "no", "low", CHECK_REPORT_WARNING,
-    )  # fmt: skip
+        "no",
+        "low",
+        CHECK_REPORT_WARNING,
+    )
 
 
 def test_judge_outage_caps_confidence_at_medium_and_says_so() -> None:

@@ -5,10 +5,22 @@ from domain.turns import Carried, TurnResult
 from workflows.turn.outcome import Outcome
 
 BOOKKEEPING = {
-    "turn_id", "conversation_id", "question", "retries", "degraded",
-    "clarification_round", "model_calls", "model_trace", "retry_skipped", "documents",
-    "step_failures", "cache", "cache_turn_id", "cache_similarity", "summarised",
-}  # fmt: skip
+    "turn_id",
+    "conversation_id",
+    "question",
+    "retries",
+    "degraded",
+    "clarification_round",
+    "model_calls",
+    "model_trace",
+    "retry_skipped",
+    "documents",
+    "step_failures",
+    "cache",
+    "cache_turn_id",
+    "cache_similarity",
+    "summarised",
+}
 
 
 def shown_fields() -> set[str]:

@@ -16,8 +16,16 @@ def test_every_kind_is_asked_and_a_quarter_is_held_out() -> None:
     cases = load_suites(["typed"])["typed"]
     kinds = Counter(c.tags[0] for c in cases)
     assert len(cases) >= 300
-    assert set(kinds) == {"chat", "short-form", "acronym", "no-year", "relative-year",
-                          "superlative", "above-below", "share-of-total"}  # fmt: skip
+    assert set(kinds) == {
+        "chat",
+        "short-form",
+        "acronym",
+        "no-year",
+        "relative-year",
+        "superlative",
+        "above-below",
+        "share-of-total",
+    }
     assert all(n >= 20 for n in kinds.values()), kinds
     held = sum("held-out" in c.tags for c in cases)
     assert 0.2 * len(cases) <= held <= 0.35 * len(cases)

@@ -9,8 +9,9 @@ DRAFT = Draft(answer="BHP Group's revenue for FY2024 was US$55,658 million [1]."
 
 
 def drafted(number: int, *, unchecked: bool = False, judge_closed: bool = False) -> Pass:
-    return Pass(number, DRAFT, [], [], [], True, numbers_unverified=unchecked,
-                judge_closed=judge_closed)  # fmt: skip
+    return Pass(
+        number, DRAFT, [], [], [], True, numbers_unverified=unchecked, judge_closed=judge_closed
+    )
 
 
 def test_an_unchecked_draft_alone_is_withheld_with_its_own_fallback() -> None:

@@ -13,9 +13,12 @@ PRICES = {"gpt-4o": Price(input=2.5, output=10.0), "mini": Price(input=0.15, out
 
 def call(model: str, prompt: int, completion: int) -> ModelCall:
     return ModelCall(
-        step="synthesize", model=model, prompt_sha="abc123def456",
-        prompt_tokens=prompt, completion_tokens=completion,
-    )  # fmt: skip
+        step="synthesize",
+        model=model,
+        prompt_sha="abc123def456",
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+    )
 
 
 def test_cost_is_tokens_times_each_models_price() -> None:
