@@ -69,8 +69,10 @@ async def test_record_histories(turn_worker: TurnWorker, turns_on: Callable[[str
         waiting = await outcome(handle, 0)
         replied = await t.reply(handle, waiting.clarification_round, "South32")
         await _save(t, "clarified", replied.turn_id)
-    bad = Draft(answer="BHP revenue was US$1 million [1]. BHP EBITDA was US$2 million [1]. "
-                "BHP profit was US$3 million [1]. BHP net debt was US$4 million [1].")  # fmt: skip
+    bad = Draft(
+        answer="BHP revenue was US$1 million [1]. BHP EBITDA was US$2 million [1]. "
+        "BHP profit was US$3 million [1]. BHP net debt was US$4 million [1]."
+    )
     async with turn_worker(ScriptedEngine().always("synthesize", bad)) as tq:
         t = turns_on(tq)
         retried = await t.ask("Tell me about BHP in FY2024")
@@ -87,8 +89,14 @@ async def test_record_memory_histories(
 
     async with turn_worker() as tq:
         base = turns_on(tq)
-        t = Turns(base.client, base.pool, tq, tenant_id=unique("t"), user_id=unique("u"),
-                  answer_cache=True)  # fmt: skip
+        t = Turns(
+            base.client,
+            base.pool,
+            tq,
+            tenant_id=unique("t"),
+            user_id=unique("u"),
+            answer_cache=True,
+        )
         miss = await t.ask("What was Fortescue's underlying EBITDA in FY2024?")
         await _save(t, "cache_miss_written", miss.turn_id)
         hit = await t.ask("What was Fortescue's underlying EBITDA in FY2024?")
@@ -96,9 +104,14 @@ async def test_record_memory_histories(
         noted = await t.ask("Show me figures in billions from now on")
         await _save(t, "preference_stated", noted.turn_id)
         conversation = unique("c")
-        for question in ("What was BHP's revenue in FY2024?", "And in FY2023?",
-                         "What about Rio Tinto?", "What was its net debt?",
-                         "And South32's revenue in FY2025?", "What about FY2024?"):  # fmt: skip
+        for question in (
+            "What was BHP's revenue in FY2024?",
+            "And in FY2023?",
+            "What about Rio Tinto?",
+            "What was its net debt?",
+            "And South32's revenue in FY2025?",
+            "What about FY2024?",
+        ):
             await t.ask(question, conversation)
         summarised = await t.ask("What was Northern Star's revenue in FY2024?", conversation)
         assert summarised.summarised == 8
@@ -117,9 +130,10 @@ async def test_record_checked_draft_histories(
         await _save(turns_on(tq), "checked_answered", clean.turn_id)
     one_wrong = ScriptedEngine().always(
         "synthesize",
-        lambda d: Draft(answer=d.answer + " Its net debt was US$1,234 million [1].",
-                        derived=d.derived),
-    )  # fmt: skip
+        lambda d: Draft(
+            answer=d.answer + " Its net debt was US$1,234 million [1].", derived=d.derived
+        ),
+    )
     async with turn_worker(one_wrong) as tq:
         t = turns_on(tq)
         removed = await t.ask("What was BHP's revenue in FY2024?")
@@ -182,9 +196,13 @@ async def test_record_fail_closed_histories(
 
 @pytest.mark.record_histories
 async def test_record_gate_histories(
-    turn_worker: TurnWorker, turns_on: Callable[[str], Turns], worker: "WorkerFactory",
-    make_report_index: Callable[[], Any], pool: Any, report_index: Any,
-) -> None:  # fmt: skip
+    turn_worker: TurnWorker,
+    turns_on: Callable[[str], Turns],
+    worker: "WorkerFactory",
+    make_report_index: Callable[[], Any],
+    pool: Any,
+    report_index: Any,
+) -> None:
     """The `refuted-every-sentence-v1` path: a refuted figure said twice beside a verified
     one, taken out of both sentences; and the `numbers-unchecked-closed-v1` path: a numeric
     check that cannot run (its index has no chunks) withholding the draft (fallback
@@ -196,9 +214,12 @@ async def test_record_gate_histories(
 
     twice = ScriptedEngine().always(
         "synthesize",
-        lambda d: Draft(answer=d.answer + " Its net debt was US$1,234 million [1]. In short,"
-                        " its net debt came to US$1,234 million [1].", derived=d.derived),
-    )  # fmt: skip
+        lambda d: Draft(
+            answer=d.answer + " Its net debt was US$1,234 million [1]. In short,"
+            " its net debt came to US$1,234 million [1].",
+            derived=d.derived,
+        ),
+    )
     async with turn_worker(twice) as tq:
         t = turns_on(tq)
         removed = await t.ask("What was BHP's revenue in FY2024?")
@@ -283,15 +304,24 @@ async def test_record_shadow_history(
             alloc = await turns_db.allocate_turn(
                 conn, conversation, None, "What was BHP's revenue in FY2024?"
             )
-        plan = ShadowPlan(task_queue=unique("shadow"), live_config="offline",
-                          shadow_config="offline")  # fmt: skip
-        inp = TurnInput(turn_id=alloc.turn_id, conversation_id=conversation, seq=alloc.seq,
-                        question="What was BHP's revenue in FY2024?", engine_in_process=True,
-                        shadow=plan)  # fmt: skip
+        plan = ShadowPlan(
+            task_queue=unique("shadow"), live_config="offline", shadow_config="offline"
+        )
+        inp = TurnInput(
+            turn_id=alloc.turn_id,
+            conversation_id=conversation,
+            seq=alloc.seq,
+            question="What was BHP's revenue in FY2024?",
+            engine_in_process=True,
+            shadow=plan,
+        )
         handle = await t.client.start_workflow(
-            ChatTurn.run, inp, id=alloc.turn_id, task_queue=tq,
+            ChatTurn.run,
+            inp,
+            id=alloc.turn_id,
+            task_queue=tq,
             search_attributes=attributes.at_start(conversation),
-        )  # fmt: skip
+        )
         await handle.result()
         await _save(t, "shadow_started", alloc.turn_id)
     await t.client.get_workflow_handle(f"shadow-{alloc.turn_id}").terminate("recorded")
@@ -326,9 +356,11 @@ async def test_record_retention_history(
         ) as tq:
             run_id = unique("purge")
             await temporal_client.execute_workflow(
-                PurgeDecisionRecords.run, PurgeRequest(conversation_retention_days=90),
-                id=run_id, task_queue=tq,
-            )  # fmt: skip
+                PurgeDecisionRecords.run,
+                PurgeRequest(conversation_retention_days=90),
+                id=run_id,
+                task_queue=tq,
+            )
             history = await temporal_client.get_workflow_handle(run_id).fetch_history()
     finally:
         await pool.close()
@@ -530,9 +562,11 @@ async def test_record_ingest_history(
             run_id = unique("ingest")
             with contextlib.suppress(WorkflowFailureError):
                 await temporal_client.execute_workflow(
-                    IngestDocuments.run, IngestRequest(paths=[str(CORPUS_DIR / "BHP_FY2024.md")]),
-                    id=run_id, task_queue=tq,
-                )  # fmt: skip
+                    IngestDocuments.run,
+                    IngestRequest(paths=[str(CORPUS_DIR / "BHP_FY2024.md")]),
+                    id=run_id,
+                    task_queue=tq,
+                )
             history = await temporal_client.get_workflow_handle(run_id).fetch_history()
     INGEST_HISTORIES.mkdir(parents=True, exist_ok=True)
     text = json.dumps(_portable(json.loads(history.to_json())), indent=1)

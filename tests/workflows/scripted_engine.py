@@ -66,9 +66,13 @@ class ScriptedEngine:
         return len(text)
 
     async def synthesize(
-        self, question: str, slots: Slots, sources: list[ChunkText],
-        memory: Sequence[MemoryNote] = (), shown: Sequence[int] | None = None,
-    ) -> Draft:  # fmt: skip
+        self,
+        question: str,
+        slots: Slots,
+        sources: list[ChunkText],
+        memory: Sequence[MemoryNote] = (),
+        shown: Sequence[int] | None = None,
+    ) -> Draft:
         self.last_sources = sources
         self.last_memory = list(memory)
         self.last_shown = None if shown is None else list(shown)

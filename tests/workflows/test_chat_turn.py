@@ -679,9 +679,10 @@ async def test_a_figure_still_refuted_beside_a_verified_one_is_taken_out_and_nam
 ) -> None:
     engine = ScriptedEngine().always(
         "synthesize",
-        lambda d: Draft(answer=d.answer + " Its net debt was US$1,234 million [1].",
-                        derived=d.derived),
-    )  # fmt: skip
+        lambda d: Draft(
+            answer=d.answer + " Its net debt was US$1,234 million [1].", derived=d.derived
+        ),
+    )
     async with turn_worker(engine) as tq:
         result = await turns_on(tq).ask("What was BHP's revenue in FY2024?")
     answer = result.answer or ""
@@ -914,13 +915,16 @@ async def test_worst_case_turn_reaches_the_stated_model_call_bound(
     turn_worker: TurnWorker, turns_on: Callable[[str], Turns]
 ) -> None:
     ask = RouteDecision(
-        route="needs_clarification", reason="scripted", slots=Slots(),
+        route="needs_clarification",
+        reason="scripted",
+        slots=Slots(),
         clarifying_question="Which company?",
-    )  # fmt: skip
+    )
     three = RouteDecision(
-        route="needs_retrieval", reason="scripted",
+        route="needs_retrieval",
+        reason="scripted",
         slots=Slots(companies=["BHP", "RIO", "FMG"], fiscal_years=[2024], metrics=["revenue"]),
-    )  # fmt: skip
+    )
     wrong = Draft(
         answer="BHP revenue was US$1 million [1]. Rio revenue was US$2 million [1]. Fortescue "
         "revenue was US$3 million [1]. BHP EBITDA was US$4 million [1]."
@@ -1147,9 +1151,12 @@ async def test_a_name_with_no_company_is_asked_of_the_company_whose_reports_use_
 
 
 async def test_a_draft_whose_numeric_check_cannot_run_is_never_shown(
-    worker: WorkerFactory, report_index: ReportIndex, pool: AsyncConnectionPool,
-    make_report_index: Callable[[], ReportIndex], turns_on: Callable[[str], Turns],
-) -> None:  # fmt: skip
+    worker: WorkerFactory,
+    report_index: ReportIndex,
+    pool: AsyncConnectionPool,
+    make_report_index: Callable[[], ReportIndex],
+    turns_on: Callable[[str], Turns],
+) -> None:
     """The check's own index has lost every chunk (a real GroundingActivities over an
     empty Qdrant collection): the check fails closed, and the drafted figure, unchecked,
     is not shown; the fallback says why and is counted by its reason."""

@@ -67,29 +67,34 @@ async def test_the_release_gate_finds_no_regression_against_the_baseline(stack: 
     part = [r for r in results if r.suite in SAMPLED]
     baseline = Baseline.read(BASELINE)
 
-    assert gate(SuiteRun(mode="real", engine="offline", cases=full, metrics=metrics),
-                baseline) == []  # fmt: skip
-    assert gate(SuiteRun(mode="real", engine="offline", cases=part), baseline,
-                complete=False) == []  # fmt: skip
+    assert (
+        gate(SuiteRun(mode="real", engine="offline", cases=full, metrics=metrics), baseline) == []
+    )
+    assert gate(SuiteRun(mode="real", engine="offline", cases=part), baseline, complete=False) == []
     assert metrics["retrieval.hit@5"] >= 0.98 and metrics["retrieval.mrr@5"] >= 0.90
 
 
 async def test_the_gate_fails_when_an_answer_regresses(stack: Stack) -> None:
     """The same gate on a case whose expectation the engine cannot meet: a regression."""
     [case] = [c for c in load_suites(["calculation"])["calculation"]][:1]
-    broken = case.model_copy(update={"expected": case.expected.model_copy(
-        update={"present": ["US$999,999 million"]})})  # fmt: skip
+    broken = case.model_copy(
+        update={"expected": case.expected.model_copy(update={"present": ["US$999,999 million"]})}
+    )
 
     results, metrics = await run_real(stack, [broken])
-    verdict = gate(SuiteRun(mode="real", engine="offline", cases=results, metrics=metrics),
-                   Baseline())  # fmt: skip
+    verdict = gate(
+        SuiteRun(mode="real", engine="offline", cases=results, metrics=metrics), Baseline()
+    )
 
     assert verdict == [f"regressed: calculation/{case.id}: missing 'US$999,999 million'"]
 
 
 async def test_a_clarifying_turn_is_cancelled_so_nothing_is_left_waiting(stack: Stack) -> None:
-    [case] = [c for c in load_suites(["boundary"])["boundary"]
-              if c.expected.model_dump().get("status") == "needs_clarification"][:1]  # fmt: skip
+    [case] = [
+        c
+        for c in load_suites(["boundary"])["boundary"]
+        if c.expected.model_dump().get("status") == "needs_clarification"
+    ][:1]
 
     [result], _ = await run_real(stack, [case])
     turn = await stack.http.get(f"/v1/turns/{result.detail['turn_id']}")
@@ -105,9 +110,12 @@ def fake_cohere() -> Iterator[FakeCohere]:
 
 
 async def test_the_ab_harness_compares_two_configurations_with_the_reranker(
-    worker: WorkerFactory, report_index: ReportIndex, pool: AsyncConnectionPool,
-    temporal_client: Client, fake_cohere: FakeCohere,
-) -> None:  # fmt: skip
+    worker: WorkerFactory,
+    report_index: ReportIndex,
+    pool: AsyncConnectionPool,
+    temporal_client: Client,
+    fake_cohere: FakeCohere,
+) -> None:
     import worker as registry
 
     reranker = CohereReranker(api_key=fake_cohere.api_key, base_url=fake_cohere.base_url)
@@ -130,9 +138,12 @@ async def test_the_ab_harness_compares_two_configurations_with_the_reranker(
 
 
 async def test_a_throttled_reranker_is_waited_for_never_scored_as_a_miss(
-    worker: WorkerFactory, report_index: ReportIndex, pool: AsyncConnectionPool,
-    temporal_client: Client, fake_cohere: FakeCohere,
-) -> None:  # fmt: skip
+    worker: WorkerFactory,
+    report_index: ReportIndex,
+    pool: AsyncConnectionPool,
+    temporal_client: Client,
+    fake_cohere: FakeCohere,
+) -> None:
     import worker as registry
 
     fake_cohere.retry_after = "30"  # longer than a search waits: the search falls back
@@ -143,8 +154,9 @@ async def test_a_throttled_reranker_is_waited_for_never_scored_as_a_miss(
     rerank = ab.load_config("pool20-rerank8")
     activities = registry.activities(reranked, pool, OfflineEngine())
     async with worker(activities=activities) as tq, httpx.AsyncClient() as http:
-        report = await ab.compare(Stack(temporal_client, tq, http), cases, rerank, rerank,
-                                  pause=0.05)  # fmt: skip
+        report = await ab.compare(
+            Stack(temporal_client, tq, http), cases, rerank, rerank, pause=0.05
+        )
 
     assert report.not_scored == {}  # asked again after a pause, then scored
     main = [r for r in fake_cohere.requests if r["top_n"] == 8]
@@ -231,9 +243,12 @@ async def test_a_probe_run_asks_every_slice_as_real_turns_and_records_it(
         s.failed for s in result.slices
     ]
     async with pool.connection() as conn:
-        rows = await (await conn.execute(
-            "SELECT slice, passed FROM probe_runs WHERE run_id = %s ORDER BY slice",
-            (result.run_id,))).fetchall()  # fmt: skip
+        rows = await (
+            await conn.execute(
+                "SELECT slice, passed FROM probe_runs WHERE run_id = %s ORDER BY slice",
+                (result.run_id,),
+            )
+        ).fetchall()
         after = await (await conn.execute(settled)).fetchone()
     assert rows == sorted((s, 2) for s in SLICES)
     # Every probe was a real turn, settled (a follow-up probe asks two).
@@ -245,18 +260,26 @@ def failing_probes(directory: Path, name: str, passing: int, failing: int) -> No
     lines = []
     for i in range(passing + failing):
         present = ["55,658"] if i < passing else ["US$1 trillion"]
-        lines.append(json.dumps({
-            "id": f"p{i}", "query": "What was BHP's revenue in FY2024?",
-            "expected": {"status": "answered", "present": present},
-            "why_it_matters": "a probe that can be made to fail",
-        }))  # fmt: skip
+        lines.append(
+            json.dumps(
+                {
+                    "id": f"p{i}",
+                    "query": "What was BHP's revenue in FY2024?",
+                    "expected": {"status": "answered", "present": present},
+                    "why_it_matters": "a probe that can be made to fail",
+                }
+            )
+        )
     (directory / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
 
 
 async def test_an_incident_opens_only_after_two_consecutive_breaches(
-    worker: WorkerFactory, report_index: ReportIndex, pool: AsyncConnectionPool,
-    temporal_client: Client, tmp_path: Path,
-) -> None:  # fmt: skip
+    worker: WorkerFactory,
+    report_index: ReportIndex,
+    pool: AsyncConnectionPool,
+    temporal_client: Client,
+    tmp_path: Path,
+) -> None:
     import worker as registry
 
     name = unique("slice").replace("-", "_")
@@ -290,9 +313,12 @@ async def test_an_incident_opens_only_after_two_consecutive_breaches(
 
 
 async def test_a_malformed_probe_set_fails_the_run_naming_the_line(
-    worker: WorkerFactory, report_index: ReportIndex, pool: AsyncConnectionPool,
-    temporal_client: Client, tmp_path: Path,
-) -> None:  # fmt: skip
+    worker: WorkerFactory,
+    report_index: ReportIndex,
+    pool: AsyncConnectionPool,
+    temporal_client: Client,
+    tmp_path: Path,
+) -> None:
     from temporalio.client import WorkflowFailureError
 
     import worker as registry
@@ -302,9 +328,11 @@ async def test_a_malformed_probe_set_fails_the_run_naming_the_line(
     async with worker(activities=activities) as tq:
         with pytest.raises(WorkflowFailureError) as failure:
             await temporal_client.execute_workflow(
-                RunGoldenProbes.run, ProbeRequest(slices=["bad"]), id=unique("probes"),
+                RunGoldenProbes.run,
+                ProbeRequest(slices=["bad"]),
+                id=unique("probes"),
                 task_queue=tq,
-            )  # fmt: skip
+            )
     activity_failure = failure.value.cause
     assert activity_failure is not None
     assert "bad.jsonl:1: missing why_it_matters" in str(activity_failure.cause)

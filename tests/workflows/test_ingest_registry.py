@@ -33,8 +33,12 @@ async def test_a_planted_report_is_refused_and_replaces_the_real_one_only_when_a
         encoding="utf-8",
     )
     reports = ReportActivities(index, pool)
-    activities = [reports.search_chunks, reports.load_chunks, reports.ingest_file,
-                  reports.corpus_version]  # fmt: skip
+    activities = [
+        reports.search_chunks,
+        reports.load_chunks,
+        reports.ingest_file,
+        reports.corpus_version,
+    ]
 
     async def ingest(request: IngestRequest) -> IngestResult:
         return await temporal_client.execute_workflow(
@@ -100,8 +104,12 @@ async def test_a_companys_other_filings_of_a_year_are_admitted_beside_its_annual
     )
     index = make_report_index()
     reports = ReportActivities(index, pool)
-    activities = [reports.search_chunks, reports.load_chunks, reports.ingest_file,
-                  reports.corpus_version]  # fmt: skip
+    activities = [
+        reports.search_chunks,
+        reports.load_chunks,
+        reports.ingest_file,
+        reports.corpus_version,
+    ]
 
     async def ingest(request: IngestRequest) -> IngestResult:
         return await temporal_client.execute_workflow(
@@ -113,11 +121,12 @@ async def test_a_companys_other_filings_of_a_year_are_admitted_beside_its_annual
         refused = await ingest(IngestRequest(paths=[str(planted)]))
         hits = await temporal_client.execute_workflow(
             SearchReports.run,
-            SearchRequest(query="Kestrel total revenue", company="KHH", fiscal_years=[2022],
-                          limit=10),
+            SearchRequest(
+                query="Kestrel total revenue", company="KHH", fiscal_years=[2022], limit=10
+            ),
             id=unique("test-search"),
             task_queue=task_queue,
-        )  # fmt: skip
+        )
 
     assert [f.status for f in filed.files] == ["ingested"] * 4, filed.files
     ids = [f.document_id for f in filed.files]

@@ -59,16 +59,25 @@ def states_the_share_backwards(fake: FakeOpenAI) -> OpenAIEngine:
 
     def draft(body: Body) -> str:
         fy24, fy25 = block_with(body, "55,658"), block_with(body, "51.26")
-        return (f"BHP Group's revenue for FY2024 (year ended 30 June 2024) was {WRONG}% of "
-                f"its FY2025 revenue [{fy24}, {fy25}]. In short, BHP's FY2024 revenue came "
-                f"to {WRONG}% of FY2025's [{fy24}, {fy25}].")  # fmt: skip
+        return (
+            f"BHP Group's revenue for FY2024 (year ended 30 June 2024) was {WRONG}% of "
+            f"its FY2025 revenue [{fy24}, {fy25}]. In short, BHP's FY2024 revenue came "
+            f"to {WRONG}% of FY2025's [{fy24}, {fy25}]."
+        )
 
     brain.writes(draft)
-    return OpenAIEngine(ModelConfig(
-        base_url=fake.base_url, api_key=fake.api_key, route_model="small-1",
-        grade_model="small-1", synthesize_model="large-1", judge_model="judge-1",
-        summarize_model="small-1", timeout_seconds=5.0,
-    ))  # fmt: skip
+    return OpenAIEngine(
+        ModelConfig(
+            base_url=fake.base_url,
+            api_key=fake.api_key,
+            route_model="small-1",
+            grade_model="small-1",
+            synthesize_model="large-1",
+            judge_model="judge-1",
+            summarize_model="small-1",
+            timeout_seconds=5.0,
+        )
+    )
 
 
 async def ask(http: httpx.AsyncClient, question: str) -> dict[str, object]:
@@ -79,9 +88,14 @@ async def ask(http: httpx.AsyncClient, question: str) -> dict[str, object]:
 
 
 async def test_a_turn_rated_wrong_figure_becomes_a_case_that_fails_where_it_was_produced(
-    app_settings: Settings, turn_worker: TurnWorker, fake: FakeOpenAI, temporal_client: Client,
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+    app_settings: Settings,
+    turn_worker: TurnWorker,
+    fake: FakeOpenAI,
+    temporal_client: Client,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     producing = app_settings
     async with (
         turn_worker(states_the_share_backwards(fake), task_queue=producing.task_queue),
@@ -105,8 +119,9 @@ async def test_a_turn_rated_wrong_figure_becomes_a_case_that_fails_where_it_was_
         ]
 
         out = tmp_path / "live.jsonl"
-        code = await run_cli(producing, monkeypatch, "eval", "add-case", "--from-turn", turn_id,
-                         "--out", str(out))  # fmt: skip
+        code = await run_cli(
+            producing, monkeypatch, "eval", "add-case", "--from-turn", turn_id, "--out", str(out)
+        )
         assert code == 0, capsys.readouterr().err
         assert "unconfirmed" in capsys.readouterr().out
         [case] = load_file(out, DRAFTS)
@@ -121,8 +136,9 @@ async def test_a_turn_rated_wrong_figure_becomes_a_case_that_fails_where_it_was_
         assert 4 in expected.cites[0].pages
 
         # Drafting it twice is refused in one line: the file holds it already.
-        again = await run_cli(producing, monkeypatch, "eval", "add-case", "--from-turn", turn_id,
-                          "--out", str(out))  # fmt: skip
+        again = await run_cli(
+            producing, monkeypatch, "eval", "add-case", "--from-turn", turn_id, "--out", str(out)
+        )
         assert again == 2 and "already holds a case" in capsys.readouterr().err
 
         on_producing, _ = await run_turn_case(http, case)
@@ -137,15 +153,20 @@ async def test_a_turn_rated_wrong_figure_becomes_a_case_that_fails_where_it_was_
 
 
 async def test_a_turn_rated_helpful_last_is_no_candidate_and_a_correct_turn_drafts_no_absent(
-    app_settings: Settings, turn_worker: TurnWorker, temporal_client: Client,
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+    app_settings: Settings,
+    turn_worker: TurnWorker,
+    temporal_client: Client,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     async with turn_worker(task_queue=app_settings.task_queue), client_for(app_settings) as http:
         first = await ask(http, QUESTION)
         right = str(first["turn_id"])
         # A follow-up: its case carries the question before it, and replays it.
-        followed = await http.post("/v1/turns", json={
-            "question": "And in FY2023?", "conversation_id": first["conversation_id"]})  # fmt: skip
+        followed = await http.post(
+            "/v1/turns",
+            json={"question": "And in FY2023?", "conversation_id": first["conversation_id"]},
+        )
         follow_up = str(followed.json()["turn_id"])
         assert followed.json()["status"] == "answered", followed.text
         changed = str((await ask(http, "What was Fortescue's revenue in FY2024?"))["turn_id"])
@@ -181,22 +202,36 @@ async def test_a_turn_rated_helpful_last_is_no_candidate_and_a_correct_turn_draf
 
 
 async def test_adding_a_case_from_an_unknown_turn_is_one_line_and_writes_nothing(
-    app_settings: Settings, turn_worker: TurnWorker, monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path, capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+    app_settings: Settings,
+    turn_worker: TurnWorker,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     out = tmp_path / "live.jsonl"
     async with turn_worker(task_queue=app_settings.task_queue):
-        code = await run_cli(app_settings, monkeypatch, "eval", "add-case", "--from-turn",
-                         "turn-nope-1", "--out", str(out))  # fmt: skip
+        code = await run_cli(
+            app_settings,
+            monkeypatch,
+            "eval",
+            "add-case",
+            "--from-turn",
+            "turn-nope-1",
+            "--out",
+            str(out),
+        )
     err = capsys.readouterr().err
     assert code == 2 and err.strip() == "turnstile: no turn turn-nope-1", err
     assert not out.exists()
 
 
 async def test_a_failed_probes_turn_is_a_candidate_and_drafts_the_reports_figure(
-    worker: WorkerFactory, report_index: ReportIndex, pool: AsyncConnectionPool,
-    temporal_client: Client, tmp_path: Path,
-) -> None:  # fmt: skip
+    worker: WorkerFactory,
+    report_index: ReportIndex,
+    pool: AsyncConnectionPool,
+    temporal_client: Client,
+    tmp_path: Path,
+) -> None:
     import worker as registry
     from backends.engines.offline.engine import OfflineEngine
 
@@ -213,8 +248,9 @@ async def test_a_failed_probes_turn_is_a_candidate_and_drafts_the_reports_figure
         )
         [failed] = run.slices
         [turn_id] = failed.failed_turns
-        listed = [c for c in await live.candidates(temporal_client, tq, 500)
-                  if c.turn_id == turn_id]  # fmt: skip
+        listed = [
+            c for c in await live.candidates(temporal_client, tq, 500) if c.turn_id == turn_id
+        ]
         draft = await live.draft(temporal_client, tq, turn_id)
 
     assert [(c.kind, c.why.split(" (run")[0]) for c in listed] == [

@@ -50,16 +50,28 @@ def test_a_progress_poll_result_reads_as_its_events_and_nothing_else_changes() -
     wire = base64.b64encode(inner.SerializeToString()).decode()
     poll = Payload(
         metadata={"encoding": b"json/plain"},
-        data=json.dumps({"items": [{"topic": "progress", "data": wire, "offset": 0}],
-                         "next_offset": 1, "more_ready": False}).encode(),
-    )  # fmt: skip
+        data=json.dumps(
+            {
+                "items": [{"topic": "progress", "data": wire, "offset": 0}],
+                "next_offset": 1,
+                "more_ready": False,
+            }
+        ).encode(),
+    )
     shown = json.loads(payloads.readable(poll).data)
     assert shown["items"][0]["data"] == event.model_dump(mode="json")
     assert shown["next_offset"] == 1 and "Reading the question" not in poll.data.decode()
     plain = Payload(metadata={"encoding": b"json/plain"}, data=json.dumps(QUESTION).encode())
-    look_alike = Payload(metadata={"encoding": b"json/plain"}, data=json.dumps(
-        {"items": [{"topic": "t", "data": "not base64!", "offset": 0}], "next_offset": 1,
-         "more_ready": False}).encode())  # fmt: skip
+    look_alike = Payload(
+        metadata={"encoding": b"json/plain"},
+        data=json.dumps(
+            {
+                "items": [{"topic": "t", "data": "not base64!", "offset": 0}],
+                "next_offset": 1,
+                "more_ready": False,
+            }
+        ).encode(),
+    )
     binary = Payload(metadata={"encoding": b"binary/plain"}, data=b"\x00\x01")
     for unchanged in (plain, look_alike, binary):
         assert payloads.readable(unchanged) == unchanged
@@ -89,9 +101,11 @@ async def test_an_encrypted_turn_is_ciphertext_in_temporal_and_operators_decode_
     )
     queue = unique("tq")
     async with Worker(
-        client, task_queue=queue, workflows=[ChatTurn],
+        client,
+        task_queue=queue,
+        workflows=[ChatTurn],
         activities=registry.activities(report_index, pool, OfflineEngine()),
-    ):  # fmt: skip
+    ):
         result = await Turns(client, pool, queue).ask(QUESTION)
     assert result.status == "answered"
     events = [
@@ -119,9 +133,11 @@ async def test_an_encrypted_turn_is_ciphertext_in_temporal_and_operators_decode_
         # The UI calls it from its own origin.
         preflight = await api.options(
             "/codec/decode",
-            headers={"Origin": f"http://127.0.0.1:{keyed.temporal_ui_port}",
-                     "Access-Control-Request-Method": "POST"},
-        )  # fmt: skip
+            headers={
+                "Origin": f"http://127.0.0.1:{keyed.temporal_ui_port}",
+                "Access-Control-Request-Method": "POST",
+            },
+        )
         assert preflight.status_code == 200
     tenants = json.dumps({"key-a-0123456789abcdef": "acme"})
     customer = keyed.model_copy(update={"api_keys": SecretStr(tenants)})

@@ -27,11 +27,16 @@ def probe_set(directory: Path, name: str, passing: int, failing: int = 0) -> Non
     lines = []
     for i in range(passing + failing):
         present = [ORIGINAL if i < passing else "US$1 trillion"]
-        lines.append(json.dumps({
-            "id": f"{name}-p{i}", "query": QUESTION,
-            "expected": {"status": "answered", "present": present},
-            "why_it_matters": "a probe of the test",
-        }))  # fmt: skip
+        lines.append(
+            json.dumps(
+                {
+                    "id": f"{name}-p{i}",
+                    "query": QUESTION,
+                    "expected": {"status": "answered", "present": present},
+                    "why_it_matters": "a probe of the test",
+                }
+            )
+        )
     (directory / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
 
 
@@ -42,10 +47,13 @@ async def run(client: Client, tq: str, request: ProbeRequest) -> ProbeRunResult:
 
 
 async def test_probes_read_the_frozen_snapshot_not_the_index_ingested_since(
-    worker: WorkerFactory, make_report_index: Callable[[], ReportIndex],
-    pool: AsyncConnectionPool, temporal_client: Client, turns_on: Callable[[str], Turns],
+    worker: WorkerFactory,
+    make_report_index: Callable[[], ReportIndex],
+    pool: AsyncConnectionPool,
+    temporal_client: Client,
+    turns_on: Callable[[str], Turns],
     tmp_path: Path,
-) -> None:  # fmt: skip
+) -> None:
     original = CORPUS_DIR / "BHP_FY2024.md"
     altered = tmp_path / "altered" / original.name
     altered.parent.mkdir()
@@ -72,19 +80,23 @@ async def test_probes_read_the_frozen_snapshot_not_the_index_ingested_since(
     assert pinned.corpus_version == first.corpus_version
     # Without a version named, a run freezes the index as it now stands.
     assert moved.corpus_version != first.corpus_version and moved.slices[0].breached
-    assert sorted(index.snapshot_versions()) == sorted([first.corpus_version,
-                                                        moved.corpus_version])  # fmt: skip
+    assert sorted(index.snapshot_versions()) == sorted([first.corpus_version, moved.corpus_version])
     async with pool.connection() as conn:
-        rows = await (await conn.execute(
-            "SELECT run_id, corpus_version FROM probe_runs WHERE slice = %s", (name,)
-        )).fetchall()  # fmt: skip
+        rows = await (
+            await conn.execute(
+                "SELECT run_id, corpus_version FROM probe_runs WHERE slice = %s", (name,)
+            )
+        ).fetchall()
     assert dict(rows) == {r.run_id: r.corpus_version for r in (first, pinned, moved)}
 
 
 async def test_each_slices_threshold_comes_from_its_own_history(
-    worker: WorkerFactory, report_index: ReportIndex, pool: AsyncConnectionPool,
-    temporal_client: Client, tmp_path: Path,
-) -> None:  # fmt: skip
+    worker: WorkerFactory,
+    report_index: ReportIndex,
+    pool: AsyncConnectionPool,
+    temporal_client: Client,
+    tmp_path: Path,
+) -> None:
     steady, flaky, fresh = (unique(s).replace("-", "_") for s in ("steady", "flaky", "fresh"))
     for slice_ in (steady, flaky, fresh):
         probe_set(tmp_path, slice_, passing=2, failing=1)

@@ -53,9 +53,21 @@ def test_replay_fixtures_exist_for_every_live_code_generation() -> None:
     "Retiring workflow versions")."""
     names = [p.stem for p in HISTORIES]
     for prefix in (
-        "dep_", "patched_", "deprecated_", "context_", "gates_", "years_", "remains_",
-        "compared_", "lowered_", "set_", "named_", "capped_", "uncovered_", "share_",
-    ):  # fmt: skip
+        "dep_",
+        "patched_",
+        "deprecated_",
+        "context_",
+        "gates_",
+        "years_",
+        "remains_",
+        "compared_",
+        "lowered_",
+        "set_",
+        "named_",
+        "capped_",
+        "uncovered_",
+        "share_",
+    ):
         assert any(n.startswith(prefix) for n in names), (prefix, names)
 
 
@@ -128,8 +140,11 @@ async def test_a_turn_read_through_its_event_stream_replays(
     first = (await served.get(f"/v1/turns/{turn_id}/events")).text
     assert "needs_clarification" in first
     last_id = [line for line in first.splitlines() if line.startswith("id: ")][-1][4:]
-    await served.post(f"/v1/turns/{turn_id}/clarification", json={"reply": "BHP in FY2024"},
-                      headers={"Prefer": "respond-async"})  # fmt: skip
+    await served.post(
+        f"/v1/turns/{turn_id}/clarification",
+        json={"reply": "BHP in FY2024"},
+        headers={"Prefer": "respond-async"},
+    )
     rest = (await served.get(f"/v1/turns/{turn_id}/events?after={last_id}")).text
     assert '"status":"answered"' in rest.replace(" ", "")
 

@@ -37,9 +37,12 @@ async def ask_with_reranker(
 
 
 async def test_a_reranked_turn_answers_without_degradation(
-    cohere_fake: FakeCohere, worker: WorkerFactory, report_index: ReportIndex,
-    pool: AsyncConnectionPool, turns_on: Callable[[str], Turns],
-) -> None:  # fmt: skip
+    cohere_fake: FakeCohere,
+    worker: WorkerFactory,
+    report_index: ReportIndex,
+    pool: AsyncConnectionPool,
+    turns_on: Callable[[str], Turns],
+) -> None:
     cohere_fake.queue.clear()
     result = await ask_with_reranker(
         cohere_fake, worker, report_index, pool, turns_on, "What was BHP's net debt in FY2024?"
@@ -49,9 +52,12 @@ async def test_a_reranked_turn_answers_without_degradation(
 
 
 async def test_a_reranker_outage_is_a_recorded_degradation_not_a_failure(
-    cohere_fake: FakeCohere, worker: WorkerFactory, report_index: ReportIndex,
-    pool: AsyncConnectionPool, turns_on: Callable[[str], Turns],
-) -> None:  # fmt: skip
+    cohere_fake: FakeCohere,
+    worker: WorkerFactory,
+    report_index: ReportIndex,
+    pool: AsyncConnectionPool,
+    turns_on: Callable[[str], Turns],
+) -> None:
     cohere_fake.queue.clear()
     cohere_fake.fail_next("500", "500", "500", "500")
     result = await ask_with_reranker(

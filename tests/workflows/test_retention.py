@@ -41,7 +41,7 @@ async def settle(pool: AsyncConnectionPool, n: int) -> None:
                 question=f"q{i}",
                 route="out_of_scope",
             )
-            await turns.save_turn(conn, result, final=True)  # fmt: skip
+            await turns.save_turn(conn, result, final=True)
 
 
 async def test_the_purge_workflow_removes_old_records_and_the_chain_still_verifies(
@@ -62,14 +62,18 @@ async def test_the_purge_workflow_removes_old_records_and_the_chain_still_verifi
     ) as tq:
         # 1e-6 days is about 86 ms: everything settled above is older than that.
         old = await temporal_client.execute_workflow(
-            PurgeDecisionRecords.run, PurgeRequest(retention_days=1e-6, pii_retention_days=1),
-            id=unique("purge"), task_queue=tq,
-        )  # fmt: skip
+            PurgeDecisionRecords.run,
+            PurgeRequest(retention_days=1e-6, pii_retention_days=1),
+            id=unique("purge"),
+            task_queue=tq,
+        )
         await settle(own_pool, 2)
         young = await temporal_client.execute_workflow(
-            PurgeDecisionRecords.run, PurgeRequest(retention_days=30),
-            id=unique("purge"), task_queue=tq,
-        )  # fmt: skip
+            PurgeDecisionRecords.run,
+            PurgeRequest(retention_days=30),
+            id=unique("purge"),
+            task_queue=tq,
+        )
     assert (old.rows, old.through_seq, old.pii_tokens) == (3, 3, 1)
     assert (young.rows, young.through_seq) == (0, None)
     async with own_pool.connection() as conn:
@@ -126,11 +130,13 @@ async def converse(
     async with pool.connection() as conn:
         alloc = await turns.allocate_turn(conn, conversation, "u-expiry", "What was BHP's revenue?")
         result = TurnResult(
-            turn_id=alloc.turn_id, conversation_id=alloc.conversation_id, status=status,
+            turn_id=alloc.turn_id,
+            conversation_id=alloc.conversation_id,
+            status=status,
             question="What was BHP's revenue?",
             answer="BHP's revenue was US$55,658 million." if status == "answered" else None,
             clarifying_question="Which year?" if status != "answered" else None,
-        )  # fmt: skip
+        )
         await turns.save_turn(conn, result, final=status == "answered")
     return result
 
@@ -166,11 +172,14 @@ async def test_an_idle_conversation_expires_whole_and_its_decision_record_stays(
     async with own_pool.connection() as conn:
         await feedback.add(conn, old.turn_id, "default", "u-expiry", "wrong_figure", "")
         [message_id] = [
-            r[0] for r in await (await conn.execute(
-                "SELECT message_id FROM messages WHERE turn_id = %s AND role = 'user'",
-                (old.turn_id,),
-            )).fetchall()
-        ]  # fmt: skip
+            r[0]
+            for r in await (
+                await conn.execute(
+                    "SELECT message_id FROM messages WHERE turn_id = %s AND role = 'user'",
+                    (old.turn_id,),
+                )
+            ).fetchall()
+        ]
         await memory.store_summary(conn, old.conversation_id, [message_id], "BHP FY2024 revenue")
         for kept in (old, recent):  # each answered turn sampled for a shadow run
             assert await shadow.record(conn, kept.turn_id, kept, "offline", "candidate")
@@ -181,20 +190,30 @@ async def test_an_idle_conversation_expires_whole_and_its_decision_record_stays(
         workflows=[PurgeDecisionRecords], activities=SweepActivities(own_pool).activities()
     ) as tq:
         purged = await temporal_client.execute_workflow(
-            PurgeDecisionRecords.run, PurgeRequest(conversation_retention_days=90),
-            id=unique("purge"), task_queue=tq,
-        )  # fmt: skip
+            PurgeDecisionRecords.run,
+            PurgeRequest(conversation_retention_days=90),
+            id=unique("purge"),
+            task_queue=tq,
+        )
         again = await temporal_client.execute_workflow(
-            PurgeDecisionRecords.run, PurgeRequest(conversation_retention_days=90),
-            id=unique("purge"), task_queue=tq,
-        )  # fmt: skip
+            PurgeDecisionRecords.run,
+            PurgeRequest(conversation_retention_days=90),
+            id=unique("purge"),
+            task_queue=tq,
+        )
     assert (purged.conversations_expired, again.conversations_expired) == (1, 0)
     assert await held(own_pool, old.conversation_id) == {
-        "turns": 0, "messages": 0, "conversation_summaries": 0, "shadow_runs": 0
-    }  # fmt: skip
+        "turns": 0,
+        "messages": 0,
+        "conversation_summaries": 0,
+        "shadow_runs": 0,
+    }
     assert await held(own_pool, recent.conversation_id) == {
-        "turns": 1, "messages": 2, "conversation_summaries": 0, "shadow_runs": 1
-    }  # fmt: skip
+        "turns": 1,
+        "messages": 2,
+        "conversation_summaries": 0,
+        "shadow_runs": 1,
+    }
     assert (await held(own_pool, waiting.conversation_id))["turns"] == 1  # waiting: kept
     async with own_pool.connection() as conn:
         assert await feedback.for_turn(conn, old.turn_id, "default") == []
@@ -214,9 +233,11 @@ async def test_an_expired_conversation_id_sent_again_never_reuses_a_turn_id(
         workflows=[PurgeDecisionRecords], activities=SweepActivities(own_pool).activities()
     ) as tq:
         purged = await temporal_client.execute_workflow(
-            PurgeDecisionRecords.run, PurgeRequest(conversation_retention_days=90),
-            id=unique("purge"), task_queue=tq,
-        )  # fmt: skip
+            PurgeDecisionRecords.run,
+            PurgeRequest(conversation_retention_days=90),
+            id=unique("purge"),
+            task_queue=tq,
+        )
     assert purged.conversations_expired == 1
     later = await converse(own_pool, conversation=first.conversation_id)
     assert later.turn_id != first.turn_id  # seq 2: the kept record's turn id stays its own

@@ -96,11 +96,12 @@ async def test_unexpected_exception_in_the_turn_settles_it_as_failed_with_the_fa
     engine = ScriptedEngine(
         route=[
             RouteDecision(
-                route="needs_retrieval", reason="scripted",
+                route="needs_retrieval",
+                reason="scripted",
                 slots=Slots(companies=["no such company!"]),
             )
         ]
-    )  # fmt: skip
+    )
     conversation = unique("c")
     async with turn_worker(engine) as tq:
         t = turns_on(tq)
@@ -172,13 +173,17 @@ async def test_sweep_records_a_terminated_turn_as_failed_and_frees_its_conversat
             workflows=[SweepTurns], activities=[SweepActivities(pool).sweep_turns]
         ) as sweep_queue:
             first = await temporal_client.execute_workflow(
-                SweepTurns.run, SweepRequest(quiet_for_seconds=0), id=unique("sweep"),
+                SweepTurns.run,
+                SweepRequest(quiet_for_seconds=0),
+                id=unique("sweep"),
                 task_queue=sweep_queue,
-            )  # fmt: skip
+            )
             second = await temporal_client.execute_workflow(
-                SweepTurns.run, SweepRequest(quiet_for_seconds=0), id=unique("sweep"),
+                SweepTurns.run,
+                SweepRequest(quiet_for_seconds=0),
+                id=unique("sweep"),
                 task_queue=sweep_queue,
-            )  # fmt: skip
+            )
         after = await t.ask("What was BHP's revenue in FY2024?", conversation)
     assert handle.id in first.settled
     assert handle.id not in second.settled
@@ -200,12 +205,16 @@ async def test_turn_that_no_worker_runs_is_closed_by_its_execution_timeout_and_r
 
     handle = await temporal_client.start_workflow(
         ChatTurn.run,
-        TurnInput(turn_id=alloc.turn_id, conversation_id=conversation, seq=alloc.seq,
-                  question="BHP revenue"),
+        TurnInput(
+            turn_id=alloc.turn_id,
+            conversation_id=conversation,
+            seq=alloc.seq,
+            question="BHP revenue",
+        ),
         id=alloc.turn_id,
         task_queue=t.task_queue,
         execution_timeout=timedelta(seconds=1),
-    )  # fmt: skip
+    )
     for _ in range(100):
         if (await handle.describe()).status == WorkflowExecutionStatus.TIMED_OUT:
             break
@@ -258,18 +267,22 @@ async def test_the_sweep_stays_out_of_the_operators_list_and_says_what_it_is(
             await schedule.trigger()  # one scheduled run now, not in ten minutes
             # and one started by hand, as an operator might
             await temporal_client.execute_workflow(
-                SweepTurns.run, SweepRequest(), id=unique("sweep-by-hand"), task_queue=queue,
+                SweepTurns.run,
+                SweepRequest(),
+                id=unique("sweep-by-hand"),
+                task_queue=queue,
                 static_summary="sweep started by hand",
-            )  # fmt: skip
+            )
             everything = await listed(temporal_client, f'TaskQueue = "{queue}"', at_least=2)
             operators = await listed(
                 temporal_client, f'TaskQueue = "{queue}" AND TemporalScheduledById IS NULL'
             )
             scheduled = [
-                w async for w in temporal_client.list_workflows(
+                w
+                async for w in temporal_client.list_workflows(
                     f'TaskQueue = "{queue}" AND TemporalScheduledById IS NOT NULL'
                 )
-            ]  # fmt: skip
+            ]
             run = await temporal_client.get_workflow_handle(scheduled[0].id).describe()
         finally:
             await schedule.delete()

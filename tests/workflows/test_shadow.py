@@ -46,18 +46,27 @@ def brain(fake: FakeOpenAI) -> Brain:
     fake.responders.clear()
     fake.step_faults.clear()
     brain = Brain(fake)
-    brain.writes(lambda body: f"BHP Group's revenue for FY2024 was {SHADOW_SAYS} "
-                 f"[{block_with(body, '55,658')}].")  # fmt: skip
+    brain.writes(
+        lambda body: (
+            f"BHP Group's revenue for FY2024 was {SHADOW_SAYS} [{block_with(body, '55,658')}]."
+        )
+    )
     return brain
 
 
 def shadowing(settings: Settings, fake: FakeOpenAI, sample: float = 1.0) -> Settings:
     """`settings` with every (or no) question shadowed by the model engine on `fake`."""
     engine = {
-        "engine": "openai", "openai_base_url": fake.base_url, "openai_api_key": fake.api_key,
-        "model_route": "small-1", "model_grade": "small-1", "model_synthesize": "large-1",
-        "model_judge": "judge-1", "model_summarize": "small-1", "model_timeout_seconds": 5,
-    }  # fmt: skip
+        "engine": "openai",
+        "openai_base_url": fake.base_url,
+        "openai_api_key": fake.api_key,
+        "model_route": "small-1",
+        "model_grade": "small-1",
+        "model_synthesize": "large-1",
+        "model_judge": "judge-1",
+        "model_summarize": "small-1",
+        "model_timeout_seconds": 5,
+    }
     return settings.model_copy(
         update={"shadow_sample": sample, "shadow_engine": SecretStr(json.dumps(engine))}
     )
@@ -68,9 +77,11 @@ async def recorded(pool: AsyncConnectionPool, turn_id: str) -> tuple[TurnResult,
     deadline = asyncio.get_running_loop().time() + WAIT_SECONDS
     while True:
         async with pool.connection() as conn:
-            row = await (await conn.execute(
-                "SELECT live, shadow FROM shadow_runs WHERE turn_id = %s", (turn_id,)
-            )).fetchone()  # fmt: skip
+            row = await (
+                await conn.execute(
+                    "SELECT live, shadow FROM shadow_runs WHERE turn_id = %s", (turn_id,)
+                )
+            ).fetchone()
         if row is not None:
             return TurnResult.model_validate(row[0]), TurnResult.model_validate(row[1])
         assert asyncio.get_running_loop().time() < deadline, f"no shadow of {turn_id}"
@@ -89,10 +100,16 @@ async def what_the_person_sees(http: httpx.AsyncClient, turn_id: str, conversati
 
 
 async def test_a_sampled_turn_is_shadowed_side_by_side_and_the_person_sees_only_the_live_one(
-    app_settings: Settings, turn_worker: TurnWorker, report_index: ReportIndex,
-    pool: AsyncConnectionPool, temporal_client: Client, fake: FakeOpenAI, brain: Brain,
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+    app_settings: Settings,
+    turn_worker: TurnWorker,
+    report_index: ReportIndex,
+    pool: AsyncConnectionPool,
+    temporal_client: Client,
+    fake: FakeOpenAI,
+    brain: Brain,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     settings = shadowing(app_settings, fake)
     async with (
         turn_worker(task_queue=settings.task_queue),
@@ -130,14 +147,18 @@ async def test_a_sampled_turn_is_shadowed_side_by_side_and_the_person_sees_only_
     # The person, the conversation and the decision record hold only the live answer.
     assert SHADOW_SAYS not in seen and "US$55,658 million" in seen
     async with pool.connection() as conn:
-        count = await (await conn.execute(
-            "SELECT count(*) FROM messages WHERE conversation_id = %s",
-            (shown.conversation_id,),
-        )).fetchone()  # fmt: skip
-        records = await (await conn.execute(
-            "SELECT record::text FROM decision_records WHERE conversation_id = %s",
-            (shown.conversation_id,),
-        )).fetchall()  # fmt: skip
+        count = await (
+            await conn.execute(
+                "SELECT count(*) FROM messages WHERE conversation_id = %s",
+                (shown.conversation_id,),
+            )
+        ).fetchone()
+        records = await (
+            await conn.execute(
+                "SELECT record::text FROM decision_records WHERE conversation_id = %s",
+                (shown.conversation_id,),
+            )
+        ).fetchall()
     assert count == (2,) and len(records) == 1 and SHADOW_SAYS not in records[0][0]
     # The shadow ran on its own queue and saved nothing of the conversation's.
     assert described.task_queue == settings.shadow_task_queue
@@ -145,9 +166,14 @@ async def test_a_sampled_turn_is_shadowed_side_by_side_and_the_person_sees_only_
 
 
 async def test_a_shadow_that_fails_or_never_runs_leaves_the_live_turn_untouched(
-    app_settings: Settings, turn_worker: TurnWorker, report_index: ReportIndex,
-    pool: AsyncConnectionPool, temporal_client: Client, fake: FakeOpenAI, brain: Brain,
-) -> None:  # fmt: skip
+    app_settings: Settings,
+    turn_worker: TurnWorker,
+    report_index: ReportIndex,
+    pool: AsyncConnectionPool,
+    temporal_client: Client,
+    fake: FakeOpenAI,
+    brain: Brain,
+) -> None:
     settings = shadowing(app_settings, fake)
     fake.step_faults["SynthesisOut"] = "500"  # the shadow's provider fails to write
     async with turn_worker(task_queue=settings.task_queue), client_for(settings) as http:
@@ -175,9 +201,12 @@ async def test_a_shadow_that_fails_or_never_runs_leaves_the_live_turn_untouched(
 
 
 async def test_a_turn_outside_the_sample_starts_no_shadow(
-    app_settings: Settings, turn_worker: TurnWorker, pool: AsyncConnectionPool,
-    temporal_client: Client, fake: FakeOpenAI,
-) -> None:  # fmt: skip
+    app_settings: Settings,
+    turn_worker: TurnWorker,
+    pool: AsyncConnectionPool,
+    temporal_client: Client,
+    fake: FakeOpenAI,
+) -> None:
     settings = shadowing(app_settings, fake, sample=0.0)
     async with turn_worker(task_queue=settings.task_queue), client_for(settings) as http:
         shown = TurnResult.model_validate(
@@ -188,7 +217,7 @@ async def test_a_turn_outside_the_sample_starts_no_shadow(
     with pytest.raises(RPCError):
         await temporal_client.get_workflow_handle(f"shadow-{shown.turn_id}").describe()
     async with pool.connection() as conn:
-        row = await (await conn.execute(
-            "SELECT 1 FROM shadow_runs WHERE turn_id = %s", (shown.turn_id,)
-        )).fetchone()  # fmt: skip
+        row = await (
+            await conn.execute("SELECT 1 FROM shadow_runs WHERE turn_id = %s", (shown.turn_id,))
+        ).fetchone()
     assert row is None

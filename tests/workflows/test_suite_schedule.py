@@ -40,9 +40,13 @@ def _suite(tmp_path: Path, broken: bool) -> Path:
 
 
 async def _run(
-    app_settings: Settings, turn_worker: TurnWorker, worker: WorkerFactory,
-    temporal_client: Client, tmp_path: Path, broken: bool,
-) -> tuple[dict[str, object], CollectorRegistry]:  # fmt: skip
+    app_settings: Settings,
+    turn_worker: TurnWorker,
+    worker: WorkerFactory,
+    temporal_client: Client,
+    tmp_path: Path,
+    broken: bool,
+) -> tuple[dict[str, object], CollectorRegistry]:
     suite_dir = _suite(tmp_path, broken)
     registry = CollectorRegistry()
 
@@ -54,20 +58,28 @@ async def _run(
     steps = SuiteActivities(connect, suite_dir=suite_dir, baseline=tmp_path / "baseline.json")
     async with (
         turn_worker(task_queue=app_settings.task_queue),
-        worker(workflows=[RunSuites],
-               activities=[*steps.activities(), *SuiteMetrics(registry).activities()]) as tq,
-    ):  # fmt: skip
+        worker(
+            workflows=[RunSuites],
+            activities=[*steps.activities(), *SuiteMetrics(registry).activities()],
+        ) as tq,
+    ):
         verdict = await temporal_client.execute_workflow(
-            RunSuites.run, SuiteRunRequest(suites=["calculation"]), id=unique("suites"),
-            task_queue=tq, execution_timeout=timedelta(minutes=5),
-        )  # fmt: skip
+            RunSuites.run,
+            SuiteRunRequest(suites=["calculation"]),
+            id=unique("suites"),
+            task_queue=tq,
+            execution_timeout=timedelta(minutes=5),
+        )
     return json.loads(verdict.model_dump_json()), registry
 
 
 async def test_a_regressed_case_raises_the_drift_metric(
-    app_settings: Settings, turn_worker: TurnWorker, worker: WorkerFactory,
-    temporal_client: Client, tmp_path: Path,
-) -> None:  # fmt: skip
+    app_settings: Settings,
+    turn_worker: TurnWorker,
+    worker: WorkerFactory,
+    temporal_client: Client,
+    tmp_path: Path,
+) -> None:
     verdict, registry = await _run(
         app_settings, turn_worker, worker, temporal_client, tmp_path, True
     )
@@ -79,9 +91,12 @@ async def test_a_regressed_case_raises_the_drift_metric(
 
 
 async def test_a_run_as_the_baseline_expects_keeps_the_metric_at_zero(
-    app_settings: Settings, turn_worker: TurnWorker, worker: WorkerFactory,
-    temporal_client: Client, tmp_path: Path,
-) -> None:  # fmt: skip
+    app_settings: Settings,
+    turn_worker: TurnWorker,
+    worker: WorkerFactory,
+    temporal_client: Client,
+    tmp_path: Path,
+) -> None:
     verdict, registry = await _run(
         app_settings, turn_worker, worker, temporal_client, tmp_path, False
     )
@@ -109,8 +124,13 @@ async def test_the_schedule_is_made_when_on_and_removed_when_off(temporal_client
 def test_a_run_whose_cases_could_not_run_fails_instead_of_reporting_drift() -> None:
     """The stack failed the cases (here: the API unreachable), not the answers: the step
     fails, not retried, and no regression reaches the drift metric."""
-    unrun = CaseResult(suite="calculation", id="c1", passed=False, passes=0,
-                       problems=["could not run: ConnectError"])  # fmt: skip
+    unrun = CaseResult(
+        suite="calculation",
+        id="c1",
+        passed=False,
+        passes=0,
+        problems=["could not run: ConnectError"],
+    )
     run = SuiteRun(mode="real", engine="offline", cases=[unrun])
     with pytest.raises(ApplicationError, match="1 of 1 cases could not run") as raised:
         judged(run, Baseline(), complete=False)

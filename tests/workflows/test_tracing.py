@@ -54,10 +54,12 @@ async def test_a_turn_is_one_trace_from_the_start_through_every_step_and_replay_
     )
     queue = unique("tq")
     async with Worker(
-        traced, task_queue=queue, workflows=[ChatTurn],
+        traced,
+        task_queue=queue,
+        workflows=[ChatTurn],
         activities=registry.activities(report_index, pool, OfflineEngine()),
         interceptors=[StepLog()],
-    ):  # fmt: skip
+    ):
         # As the API does: one request span around starting the turn and waiting for it.
         with tracer.start_as_current_span("turn request"):
             result = await Turns(traced, pool, queue).ask("What was BHP's revenue in FY2024?")

@@ -30,10 +30,12 @@ async def turn_worker_without_index(
 ) -> AsyncIterator[None]:
     """What `worker.py --role turn` runs: ChatTurn and the steps without the index."""
     async with Worker(
-        client, task_queue=queue, workflows=[ChatTurn],
+        client,
+        task_queue=queue,
+        workflows=[ChatTurn],
         activities=list(registry.turn_activities(pool, OfflineEngine())),
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=2),
-    ):  # fmt: skip
+    ):
         yield
 
 
@@ -43,9 +45,12 @@ def index_holder(
     """What `worker.py` runs: every workflow and step, over the report index."""
     activities = registry.activities(index, pool, OfflineEngine(index.embedder))
     return Worker(
-        client, task_queue=queue, workflows=registry.workflows(),
-        activities=list(activities), interceptors=[PinCoverage()],
-    )  # fmt: skip
+        client,
+        task_queue=queue,
+        workflows=registry.workflows(),
+        activities=list(activities),
+        interceptors=[PinCoverage()],
+    )
 
 
 async def scheduled_queues(client: Client, workflow_id: str) -> dict[str, set[str]]:

@@ -46,9 +46,11 @@ RUNNER = Path(__file__).with_name("previous_worker.py")
 def checkout(commit: str, folder: Path) -> Path:
     """The tree of `commit`, from git history (skips where there is none)."""
     archived = subprocess.run(
-        ["git", "archive", "--format=tar", commit], cwd=PROJECT_ROOT, capture_output=True,
+        ["git", "archive", "--format=tar", commit],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
         check=False,
-    )  # fmt: skip
+    )
     if archived.returncode != 0:
         pytest.skip(f"this checkout has no git history with commit {commit[:10]}")
     tree = folder / commit[:10]
@@ -65,10 +67,17 @@ async def previous_worker(
     """The previous code's worker polling `queue`, in its own process, until the block ends."""
     target = client.service_client.config.target_host
     process = await asyncio.create_subprocess_exec(
-        sys.executable, RUNNER.name, target, client.namespace, queue, pool.conninfo,
-        cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        sys.executable,
+        RUNNER.name,
+        target,
+        client.namespace,
+        queue,
+        pool.conninfo,
+        cwd=tree,
+        env={**os.environ, "PYTHONPATH": str(tree)},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     try:
         assert process.stdout is not None and process.stderr is not None
         line = await asyncio.wait_for(process.stdout.readline(), timeout=120)
@@ -178,8 +187,9 @@ async def local_steps(client: Client, workflow_id: str) -> set[str]:
             attrs = e.marker_recorded_event_attributes
             if attrs.marker_name == "core_local_activity":
                 data = b"".join(p.data for p in attrs.details["data"].payloads)
-                found |= {n for n in ("qdrant_lookup_answer", "qdrant_save_answer")
-                          if n.encode() in data}  # fmt: skip
+                found |= {
+                    n for n in ("qdrant_lookup_answer", "qdrant_save_answer") if n.encode() in data
+                }
     return found
 
 
@@ -199,11 +209,17 @@ async def test_remote_model_steps_stay_regular_activities(
             alloc = await turn_store.allocate_turn(conn, conversation, None, "BHP revenue FY2024")
         handle = await temporal_client.start_workflow(
             ChatTurn.run,
-            TurnInput(turn_id=alloc.turn_id, conversation_id=conversation, seq=alloc.seq,
-                      question="BHP revenue FY2024", engine_in_process=False),
-            id=alloc.turn_id, task_queue=tq,
+            TurnInput(
+                turn_id=alloc.turn_id,
+                conversation_id=conversation,
+                seq=alloc.seq,
+                question="BHP revenue FY2024",
+                engine_in_process=False,
+            ),
+            id=alloc.turn_id,
+            task_queue=tq,
             execution_timeout=execution_timeout(timedelta(hours=1).total_seconds()),
-        )  # fmt: skip
+        )
         result = await outcome(handle, 0)
     assert result.status == "answered"
     scheduled = set()
