@@ -352,8 +352,11 @@ async def database_down() -> AsyncIterator[AsyncConnectionPool]:
     asked for fails within half a second, as in a database outage."""
     down = AsyncConnectionPool(
         f"host=127.0.0.1 port={free_port()} dbname=turnstile connect_timeout=1",
-        min_size=0, max_size=1, timeout=0.5, open=False,
-    )  # fmt: skip
+        min_size=0,
+        max_size=1,
+        timeout=0.5,
+        open=False,
+    )
     await down.open(wait=False)
     try:
         yield down
@@ -432,18 +435,21 @@ def turn_worker(
     (and, for a model engine, the evidence budget a worker of it would have)."""
 
     def run(
-        engine: Engine | None = None, task_queue: str | None = None,
+        engine: Engine | None = None,
+        task_queue: str | None = None,
         evidence_budget: int | None = None,
-    ) -> contextlib.AbstractAsyncContextManager[str]:  # fmt: skip
+    ) -> contextlib.AbstractAsyncContextManager[str]:
         import worker as registry
 
         return worker(
             task_queue=task_queue,
             activities=registry.activities(
-                report_index, pool, engine or OfflineEngine(report_index.embedder),
+                report_index,
+                pool,
+                engine or OfflineEngine(report_index.embedder),
                 evidence_budget=evidence_budget,
             ),
-        )  # fmt: skip
+        )
 
     return run
 
@@ -476,9 +482,16 @@ class Turns:
     """Start turns the way the API does: allocate in PostgreSQL, then start ChatTurn."""
 
     def __init__(
-        self, client: Client, pool: AsyncConnectionPool, task_queue: str, in_process: bool = True,
-        *, tenant_id: str = "default", user_id: str | None = None, answer_cache: bool = False,
-    ) -> None:  # fmt: skip
+        self,
+        client: Client,
+        pool: AsyncConnectionPool,
+        task_queue: str,
+        in_process: bool = True,
+        *,
+        tenant_id: str = "default",
+        user_id: str | None = None,
+        answer_cache: bool = False,
+    ) -> None:
         self.client = client
         self.pool = pool
         self.task_queue = task_queue

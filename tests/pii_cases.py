@@ -237,8 +237,9 @@ def personal_values(count: int, seed: int = 22) -> list[Planted]:
             sep = rng.choice(["-", " ", "  ", "/"])
             value = f"{d(3)}{sep}{d(3)} {d(rng.randrange(6, 10))}"
             lead = rng.choice(["BSB ", "my BSB and account: BSB ", "bsb: "])
-            return Planted(lead + value + " please", PiiKind.BANK_ACCOUNT, len(lead),
-                           len(lead) + len(value))  # fmt: skip
+            return Planted(
+                lead + value + " please", PiiKind.BANK_ACCOUNT, len(lead), len(lead) + len(value)
+            )
         if form == 1:
             iban = _iban(rng)
             value = _grouped(iban, (4,) * 8, rng.choice([" ", "", "-"]))
@@ -355,8 +356,28 @@ def look_alikes(count: int, seed: int = 22) -> list[str]:
 # detector could know; only the grammar around them (a title, a street word, "born",
 # "diagnosed with") is English's.
 
-_SYLLABLES = ["ka", "lo", "mir", "tan", "bel", "or", "ve", "qui", "dra", "sel", "un", "zo",
-              "pha", "rin", "gwe", "thu", "ash", "el", "nok", "ba"]  # fmt: skip
+_SYLLABLES = [
+    "ka",
+    "lo",
+    "mir",
+    "tan",
+    "bel",
+    "or",
+    "ve",
+    "qui",
+    "dra",
+    "sel",
+    "un",
+    "zo",
+    "pha",
+    "rin",
+    "gwe",
+    "thu",
+    "ash",
+    "el",
+    "nok",
+    "ba",
+]
 
 
 def _word(rng: random.Random, syllables: tuple[int, int] = (2, 3)) -> str:
@@ -372,20 +393,54 @@ def _name(rng: random.Random) -> str:
     return " ".join(parts)
 
 
-_MONTH_NAMES = ["January", "Feb", "March", "Apr", "May", "June", "Jul", "August", "Sept",
-                "October", "Nov", "December"]  # fmt: skip
+_MONTH_NAMES = [
+    "January",
+    "Feb",
+    "March",
+    "Apr",
+    "May",
+    "June",
+    "Jul",
+    "August",
+    "Sept",
+    "October",
+    "Nov",
+    "December",
+]
 
 
 def _birth_date(rng: random.Random) -> str:
     d, m, y = rng.randint(1, 28), rng.randint(1, 12), rng.randint(1930, 2010)
-    forms = [f"{d}/{m}/{y}", f"{d:02d}-{m:02d}-{y}", f"{y}-{m:02d}-{d:02d}",
-             f"{d} {_MONTH_NAMES[m - 1]} {y}", f"{_MONTH_NAMES[m - 1]} {d}, {y}",
-             f"{d}th of {_MONTH_NAMES[m - 1]} {y}", f"{d}.{m}.{str(y)[2:]}"]  # fmt: skip
+    forms = [
+        f"{d}/{m}/{y}",
+        f"{d:02d}-{m:02d}-{y}",
+        f"{y}-{m:02d}-{d:02d}",
+        f"{d} {_MONTH_NAMES[m - 1]} {y}",
+        f"{_MONTH_NAMES[m - 1]} {d}, {y}",
+        f"{d}th of {_MONTH_NAMES[m - 1]} {y}",
+        f"{d}.{m}.{str(y)[2:]}",
+    ]
     return rng.choice(forms)
 
 
-_STREET_WORDS = ["Street", "St", "Road", "Rd", "Avenue", "Ave", "Crescent", "Parade", "Lane",
-                 "Drive", "Terrace", "Highway", "Close", "Way", "Circuit", "Esplanade"]  # fmt: skip
+_STREET_WORDS = [
+    "Street",
+    "St",
+    "Road",
+    "Rd",
+    "Avenue",
+    "Ave",
+    "Crescent",
+    "Parade",
+    "Lane",
+    "Drive",
+    "Terrace",
+    "Highway",
+    "Close",
+    "Way",
+    "Circuit",
+    "Esplanade",
+]
 
 
 def _address(rng: random.Random) -> str:
@@ -419,8 +474,9 @@ def personal_details(count: int, seed: int = 45) -> list[Planted]:
             if rng.random() < 0.25:
                 lead, value = rng.choice(["my name is ", "My name's ", "call me "]), _name(rng)
         elif kind == PiiKind.BIRTH:
-            lead = rng.choice(["I was born on ", "born ", "DOB ", "dob: ", "date of birth ",
-                               "My birthday is "])  # fmt: skip
+            lead = rng.choice(
+                ["I was born on ", "born ", "DOB ", "dob: ", "date of birth ", "My birthday is "]
+            )
             value = _birth_date(rng)
         elif kind == PiiKind.HEALTH:
             who = rng.choice(["I was", "I've been", "my son was", "My wife has been", "I am"])
