@@ -94,9 +94,14 @@ class ReportIndex:
     (`at`): a copy named by the corpus version it held, read like the live one."""
 
     def __init__(
-        self, client: IndexClient, embedder: Embedder, reranker: "CohereReranker | None" = None,
-        *, snapshot_of: "ReportIndex | None" = None, version: str | None = None,
-    ) -> None:  # fmt: skip
+        self,
+        client: IndexClient,
+        embedder: Embedder,
+        reranker: "CohereReranker | None" = None,
+        *,
+        snapshot_of: "ReportIndex | None" = None,
+        version: str | None = None,
+    ) -> None:
         self.client = client
         self.embedder = embedder
         live = collection_name("reports", embedder.name, embedder.dimension)
@@ -142,8 +147,9 @@ class ReportIndex:
         with self._lock:
             found = live._snapshots.get(version)
             if found is None:
-                found = ReportIndex(self.client, self.embedder, self.reranker,
-                                    snapshot_of=live, version=version)  # fmt: skip
+                found = ReportIndex(
+                    self.client, self.embedder, self.reranker, snapshot_of=live, version=version
+                )
                 if not self.client.collection_exists(found.collection):
                     raise SnapshotMissing(f"no snapshot of the index at corpus {version}")
                 live._snapshots[version] = found
@@ -158,8 +164,9 @@ class ReportIndex:
         left short by an interrupted freeze (fewer points than the index) is made again."""
         with self._lock:
             version = self.corpus_version()
-            frozen = ReportIndex(self.client, self.embedder, self.reranker,
-                                 snapshot_of=self, version=version)  # fmt: skip
+            frozen = ReportIndex(
+                self.client, self.embedder, self.reranker, snapshot_of=self, version=version
+            )
             expected = self.chunk_count()
             if self.client.collection_exists(frozen.collection):
                 if frozen.chunk_count() == expected:
@@ -169,9 +176,12 @@ class ReportIndex:
             offset: PointId | None = None
             while True:
                 records, offset = self.client.scroll(
-                    self.collection, limit=COPY_BATCH, offset=offset, with_payload=True,
+                    self.collection,
+                    limit=COPY_BATCH,
+                    offset=offset,
+                    with_payload=True,
                     with_vectors=True,
-                )  # fmt: skip
+                )
                 points = [
                     models.PointStruct(id=r.id, vector=_vectors(r.vector), payload=r.payload)
                     for r in records
@@ -203,9 +213,13 @@ class ReportIndex:
             create_once(
                 self.client,
                 self.collection,
-                {"company": keyword, "fiscal_year": models.PayloadSchemaType.INTEGER,
-                 "years": models.PayloadSchemaType.INTEGER, "document_id": keyword,
-                 "source_path": keyword},
+                {
+                    "company": keyword,
+                    "fiscal_year": models.PayloadSchemaType.INTEGER,
+                    "years": models.PayloadSchemaType.INTEGER,
+                    "document_id": keyword,
+                    "source_path": keyword,
+                },
                 vectors_config={
                     "dense": models.VectorParams(
                         size=self.embedder.dimension, distance=models.Distance.COSINE
@@ -214,7 +228,7 @@ class ReportIndex:
                 sparse_vectors_config={
                     "bm25": models.SparseVectorParams(modifier=models.Modifier.IDF)
                 },
-            )  # fmt: skip
+            )
 
     def _scroll(self, fields: list[str]) -> Iterable[models.Record]:
         offset: PointId | None = None
@@ -320,28 +334,42 @@ class ReportIndex:
         not duplicated.
         `path` is the path as the caller gave it, echoed in the result.
         """
-        # long: one document's replacement, its deletes and upserts in the order that keeps it
-        # idempotent.
+        unchanged = self._unchanged(doc, path)
+        if unchanged is not None:
+            return unchanged
+        points = self._points(doc)
+        with self._lock:
+            self.client.delete(
+                self.collection,
+                points_selector=models.FilterSelector(filter=_of_document(doc, path)),
+            )
+            # In batches: one call for a 10-K's thousand points holds the process for
+            # seconds at a time (the worker's heartbeats wait behind it).
+            for start in range(0, len(points), _UPSERT_BATCH):
+                self.client.upsert(self.collection, points=points[start : start + _UPSERT_BATCH])
+            self._version = None
+        return _stored_result(doc, path, "ingested", len(points))
+
+    def _unchanged(self, doc: ParsedDocument, path: str) -> IngestFileResult | None:
+        """The result for a document stored whole already ("unchanged"), its source path
+        brought up to date when the same bytes moved; None when it must be stored."""
         with self._lock:
             self.ensure_collection()
             stored = self._stored(doc.document_id)
             # Unchanged only when every chunk is there: an upsert cut short (a worker
             # killed mid-write) leaves some with the same hash, and the re-run redoes it.
-            if stored is not None and stored[0] == doc.content_hash and self._stored_whole(doc):
-                if stored[1] != doc.source_path:  # the same bytes, moved
-                    self.client.set_payload(
-                        self.collection,
-                        payload={"source_path": doc.source_path},
-                        points=models.Filter(must=[_match("document_id", doc.document_id)]),
-                    )
-                return IngestFileResult(
-                    path=path,
-                    document_id=doc.document_id,
-                    status="unchanged",
-                    chunks=len(doc.chunks),
-                    problems=doc.problems,
-                    identified=doc.identified,
+            if stored is None or stored[0] != doc.content_hash or not self._stored_whole(doc):
+                return None
+            if stored[1] != doc.source_path:  # the same bytes, moved
+                self.client.set_payload(
+                    self.collection,
+                    payload={"source_path": doc.source_path},
+                    points=models.Filter(must=[_match("document_id", doc.document_id)]),
                 )
+            return _stored_result(doc, path, "unchanged", len(doc.chunks))
+
+    def _points(self, doc: ParsedDocument) -> list[models.PointStruct]:
+        """The document's chunks as points: dense and BM25 vectors, the chunk as payload."""
         vectors = embed_documents(self.embedder, [c.text for c in doc.chunks])
         points = []
         for chunk, dense in zip(doc.chunks, vectors, strict=True):
@@ -356,40 +384,7 @@ class ReportIndex:
                     payload=chunk.model_dump(),
                 )
             )
-        # Chunks stored before documents were keyed by company and year carry the file
-        # stem as their id and no source path; they go when their file comes back.
-        legacy = models.Filter(
-            must=[
-                _match("document_id", legacy_document_id(Path(path))),
-                models.IsEmptyCondition(is_empty=models.PayloadField(key="source_path")),
-            ]
-        )
-        with self._lock:
-            self.client.delete(
-                self.collection,
-                points_selector=models.FilterSelector(
-                    filter=models.Filter(
-                        should=[
-                            _match("document_id", doc.document_id),
-                            _match("source_path", doc.source_path),
-                            legacy,
-                        ]
-                    )
-                ),
-            )
-            # In batches: one call for a 10-K's thousand points holds the process for
-            # seconds at a time (the worker's heartbeats wait behind it).
-            for start in range(0, len(points), _UPSERT_BATCH):
-                self.client.upsert(self.collection, points=points[start : start + _UPSERT_BATCH])
-            self._version = None
-        return IngestFileResult(
-            path=path,
-            document_id=doc.document_id,
-            status="ingested",
-            chunks=len(points),
-            problems=doc.problems,
-            identified=doc.identified,
-        )
+        return points
 
     def search(
         self,
@@ -497,66 +492,15 @@ class ReportIndex:
         config: RetrievalConfig,
         printed: bool = False,
     ) -> list[ChunkHit]:
-        # long: the hybrid query (filters, dense and BM25 prefetch, fusion, rerank) built in the
-        # order Qdrant runs it.
-        conditions: list[models.Condition] = []
-        excluded: list[models.Condition] = []
-        if company:
-            conditions.append(_match("company", company))
-        if fiscal_years:
-            asked = models.MatchAny(any=list(fiscal_years))
-            if printed:
-                # Another report's passage printing the years' figures beside its own.
-                conditions.append(models.FieldCondition(key="years", match=asked))
-                excluded.append(models.FieldCondition(key="fiscal_year", match=asked))
-            else:
-                conditions.append(models.FieldCondition(key="fiscal_year", match=asked))
-        flt = models.Filter(must=conditions, must_not=excluded or None) if conditions else None
+        flt = _search_filter(company, fiscal_years, printed)
         dense = self.embedder.embed([query])[0]
-        indices, values = bm25.query_vector(query)
-        prefetch = [models.Prefetch(query=dense, using="dense", limit=config.prefetch, filter=flt)]
-        if indices:
-            prefetch.append(
-                models.Prefetch(
-                    query=models.SparseVector(indices=indices, values=values),
-                    using="bm25",
-                    limit=config.prefetch,
-                    filter=flt,
-                )
-            )
+        prefetch = _prefetch(query, dense, flt, config.prefetch)
         reranker = None if config.rerank is False else self.reranker
         if config.rerank and reranker is None and notes is not None:
             notes.append("reranking asked for, but no reranker is configured: fused order kept")
         pool = config.pool or (max(limit, RERANK_POOL) if reranker else limit)
         fusion = models.Fusion.DBSF if config.fusion == "dbsf" else models.Fusion.RRF
-        with self._lock:
-            self.ensure_collection()
-            # Twice what is kept: fused scores tie (two chunks each first in one list), and
-            # Edge returns tied points in no fixed order, so ties are broken here over
-            # more than the cut: the same query gives the same hits. A tie goes to the
-            # closer in meaning (the dense list's order, as local mode's fusion keeps
-            # it), then to the chunk id.
-            response = self.client.query_points(
-                self.collection,
-                prefetch=prefetch,
-                query=models.FusionQuery(fusion=fusion),
-                query_filter=flt,
-                limit=2 * max(pool, limit),
-                with_payload=True,
-            )
-            scores = [round(float(p.score), 9) for p in response.points]
-            dense_rank: dict[str, int] = {}
-            if len(set(scores)) < len(scores):
-                nearest = self.client.query_points(
-                    self.collection, query=dense, using="dense", query_filter=flt,
-                    limit=config.prefetch, with_payload=False,
-                )  # fmt: skip
-                dense_rank = {str(p.id): i for i, p in enumerate(nearest.points)}
-        last = len(dense_rank)
-        ranked = sorted(
-            response.points,
-            key=lambda p: (-round(float(p.score), 9), dense_rank.get(str(p.id), last), str(p.id)),
-        )
+        ranked = self._fused(prefetch, fusion, dense, flt, 2 * max(pool, limit), config.prefetch)
         chunks = [
             (Chunk.model_validate(p.payload), float(p.score)) for p in ranked[: max(pool, limit)]
         ]
@@ -568,6 +512,46 @@ class ReportIndex:
                 if notes is not None:
                     notes.append(f"reranker unavailable, fused order kept: {err}")
         return [chunk.as_hit(rank, score) for rank, (chunk, score) in enumerate(chunks[:limit], 1)]
+
+    def _fused(
+        self,
+        prefetch: list[models.Prefetch],
+        fusion: models.Fusion,
+        dense: list[float],
+        flt: models.Filter | None,
+        limit: int,
+        nearest: int,
+    ) -> list[models.ScoredPoint]:
+        """The fused candidates in a fixed order: by score, a tie to the closer in meaning
+        (the dense list's order, as local mode's fusion keeps it; its first `nearest`),
+        then to the chunk id.
+
+        Twice what is kept is asked for (`limit`): fused scores tie (two chunks each first
+        in one list), and Edge returns tied points in no fixed order, so ties are broken
+        here over more than the cut, and the same query gives the same hits."""
+        with self._lock:
+            self.ensure_collection()
+            response = self.client.query_points(
+                self.collection,
+                prefetch=prefetch,
+                query=models.FusionQuery(fusion=fusion),
+                query_filter=flt,
+                limit=limit,
+                with_payload=True,
+            )
+            scores = [round(float(p.score), 9) for p in response.points]
+            dense_rank: dict[str, int] = {}
+            if len(set(scores)) < len(scores):
+                closest = self.client.query_points(
+                    self.collection,
+                    query=dense,
+                    using="dense",
+                    query_filter=flt,
+                    limit=nearest,
+                    with_payload=False,
+                )
+                dense_rank = {str(p.id): i for i, p in enumerate(closest.points)}
+        return _ranked(response.points, dense_rank)
 
     def find(self, company: str, fiscal_year: int, page: int, contains: str) -> list[str]:
         """Ids of the chunks of a report page whose text holds `contains`."""
@@ -608,9 +592,12 @@ class ReportIndex:
             self.ensure_collection()
             while True:
                 records, offset = self.client.scroll(
-                    self.collection, scroll_filter=models.Filter(must=conditions), limit=512,
-                    offset=offset, with_payload=True,
-                )  # fmt: skip
+                    self.collection,
+                    scroll_filter=models.Filter(must=conditions),
+                    limit=512,
+                    offset=offset,
+                    with_payload=True,
+                )
                 found += [Chunk.model_validate(r.payload).as_text() for r in records]
                 if offset is None:
                     return found
@@ -665,6 +652,86 @@ def _reports(
         if ticker in found:
             found[ticker] |= years
     return {t: tuple(sorted(y)) for t, y in found.items()}
+
+
+def _of_document(doc: ParsedDocument, path: str) -> models.Filter:
+    """Every point a document's new version replaces: its own id's, any other document's
+    read from the same file, and the file's chunks stored before documents were keyed by
+    company and year (the file stem as their id, no source path)."""
+    legacy = models.Filter(
+        must=[
+            _match("document_id", legacy_document_id(Path(path))),
+            models.IsEmptyCondition(is_empty=models.PayloadField(key="source_path")),
+        ]
+    )
+    return models.Filter(
+        should=[
+            _match("document_id", doc.document_id),
+            _match("source_path", doc.source_path),
+            legacy,
+        ]
+    )
+
+
+def _stored_result(doc: ParsedDocument, path: str, status: str, chunks: int) -> IngestFileResult:
+    """What storing a document did (`status`: "ingested" or "unchanged")."""
+    return IngestFileResult(
+        path=path,
+        document_id=doc.document_id,
+        status=status,
+        chunks=chunks,
+        problems=doc.problems,
+        identified=doc.identified,
+    )
+
+
+def _search_filter(
+    company: str | None, fiscal_years: Sequence[int], printed: bool
+) -> models.Filter | None:
+    """A search's filter: the company's reports of the years (`printed`: other reports
+    that print the years' figures beside their own); None: every chunk."""
+    conditions: list[models.Condition] = []
+    excluded: list[models.Condition] = []
+    if company:
+        conditions.append(_match("company", company))
+    if fiscal_years:
+        asked = models.MatchAny(any=list(fiscal_years))
+        if printed:
+            # Another report's passage printing the years' figures beside its own.
+            conditions.append(models.FieldCondition(key="years", match=asked))
+            excluded.append(models.FieldCondition(key="fiscal_year", match=asked))
+        else:
+            conditions.append(models.FieldCondition(key="fiscal_year", match=asked))
+    return models.Filter(must=conditions, must_not=excluded or None) if conditions else None
+
+
+def _prefetch(
+    query: str, dense: list[float], flt: models.Filter | None, limit: int
+) -> list[models.Prefetch]:
+    """The dense candidates, and the BM25 ones when the query has a term BM25 knows."""
+    prefetch = [models.Prefetch(query=dense, using="dense", limit=limit, filter=flt)]
+    indices, values = bm25.query_vector(query)
+    if indices:
+        prefetch.append(
+            models.Prefetch(
+                query=models.SparseVector(indices=indices, values=values),
+                using="bm25",
+                limit=limit,
+                filter=flt,
+            )
+        )
+    return prefetch
+
+
+def _ranked(
+    points: list[models.ScoredPoint], dense_rank: dict[str, int]
+) -> list[models.ScoredPoint]:
+    """Fused points by score, a tie to the earlier in `dense_rank`, then to the id."""
+    last = len(dense_rank)
+    return sorted(
+        points,
+        key=lambda p: (-round(float(p.score), 9), dense_rank.get(str(p.id), last), str(p.id)),
+    )
 
 
 def _match(key: str, value: str | int) -> models.FieldCondition:
