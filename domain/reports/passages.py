@@ -18,27 +18,26 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from domain.companies.roster import companies, find_companies, proper_names
-from domain.language.words import FUNCTION_WORDS, LEGAL_FORMS
 from domain.models import ChunkText
 from domain.questions.measures import base_form, synonyms
 from domain.questions.metrics import find_metrics
 
-# How a question about a report asks, not what about: function words, legal forms, and
-# the words of asking ("tell", "explain"), of a report ("annual", "letter") and of who
-# said it ("chairman").
-_ASKING = frozenset(
+_QUESTION_WORDS = frozenset(
     {
-        *("tell", "show", "give", "please", "year", "years", "fiscal", "report", "reports"),
-        *("annual", "companies", "group", "say", "said", "says", "saying", "mention"),
-        *("mentioned", "think", "thinks", "explain", "explains", "reason", "reasons"),
-        *("describe", "comment", "comments", "commented", "remark", "remarks", "write"),
-        *("wrote", "note", "noted", "regarding", "chair", "chairman", "chief", "executive"),
-        *("ceo", "managing", "director", "letter", "review", "anything", "something"),
-        *("make", "made", "take", "took", "main", "mainly", "kind", "sort", "thing"),
-        *("things", "talk"),
+        *("what", "which", "when", "where", "were", "was", "with", "from", "that", "this"),
+        *("have", "has", "had", "their", "there", "they", "them", "about", "tell", "show"),
+        *("give", "much", "many", "does", "did", "into", "than", "then", "also", "year"),
+        *("years", "fiscal", "report", "reports", "annual", "company", "companies", "please"),
+        *("could", "would", "should", "group", "limited", "say", "said", "says", "saying"),
+        *("mention", "mentioned", "think", "thinks", "explain", "explains", "why", "reason"),
+        *("reasons", "describe", "comment", "comments", "commented", "remark", "remarks"),
+        *("write", "wrote", "note", "noted", "regarding", "doing", "chair", "chairman"),
+        *("chief", "executive", "ceo", "managing", "director", "letter", "review", "during"),
+        *("your", "these", "those", "some", "anything", "something", "ltd", "plc", "its"),
+        *("make", "made", "take", "took", "been", "being", "will", "more", "most", "other"),
+        *("like", "just", "main", "mainly", "kind", "sort", "thing", "things", "talk"),
     }
 )
-_QUESTION_WORDS = FUNCTION_WORDS | frozenset(LEGAL_FORMS) | _ASKING
 _ROLES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     (
         re.compile(r"\bchair(?:man|woman|person)?\b|\bexecutive\s+chair", re.IGNORECASE),
