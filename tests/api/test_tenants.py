@@ -166,8 +166,11 @@ async def test_new_user_ids_do_not_buy_a_key_more_than_its_own_bucket(
 ) -> None:
     from api.auth import KEY_FACTOR
 
+    # A bucket that refills once in ten minutes: the eleven turns take well under that on
+    # a busy machine too (at one a minute, the key's bucket of ten gained a token every six
+    # seconds, and a slow run of eleven turns bought a twelfth).
     settings = keyed_settings.model_copy(
-        update={"rate_limit_burst": 1, "rate_limit_per_minute": 1.0}
+        update={"rate_limit_burst": 1, "rate_limit_per_minute": 0.01}
     )
     async with turn_worker(task_queue=settings.task_queue), client_for(settings) as client:
         codes = [
