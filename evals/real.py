@@ -161,14 +161,18 @@ async def ask(http: httpx.AsyncClient, question: str, conversation: str | None) 
     body: dict[str, str] = {"question": question, "user_id": EVAL_USER}
     if conversation:
         body["conversation_id"] = conversation
+    # One key for every attempt: a retry after an unanswered start is the same turn,
+    # never a second one (the API's advice in its 503).
+    headers = {"Cache-Control": "no-cache", "Idempotency-Key": f"eval-{uuid.uuid4().hex}"}
     loop = asyncio.get_running_loop()
     deadline = loop.time() + RATE_LIMIT_WAIT_SECONDS
     while True:
-        response = await http.post("/v1/turns", json=body, headers={"Cache-Control": "no-cache"})
-        if response.status_code != 429 or loop.time() > deadline:
+        response = await http.post("/v1/turns", json=body, headers=headers)
+        if response.status_code not in (429, 503) or loop.time() > deadline:
             break
-        # The caller's rate limit (TURNSTILE_RATE_LIMIT_PER_MINUTE): wait as told, so a
-        # long run is slower, never failed by its own pace.
+        # 429: the caller's rate limit (TURNSTILE_RATE_LIMIT_PER_MINUTE); 503: Temporal
+        # did not answer in time (a busy machine). Wait as told, so a long run is slower,
+        # never failed by its own pace or a slow moment.
         await asyncio.sleep(float(response.headers.get("Retry-After", "1")))
     result = await _settle(http, response)
     if result.status not in SETTLED:  # waiting for a clarification: leave nothing behind
