@@ -129,8 +129,10 @@ def readable(payload: Payload) -> Payload:
     if not (isinstance(body, dict) and set(body) == _POLL_RESULT):
         return payload
     items = body["items"]
-    if not (isinstance(items, list) and all(isinstance(i, dict) and set(i) == _STREAM_ITEM
-                                            for i in items)):  # fmt: skip
+    if not (
+        isinstance(items, list)
+        and all(isinstance(i, dict) and set(i) == _STREAM_ITEM for i in items)
+    ):
         return payload
     shown = [{**item, "data": _item_value(item["data"])} for item in items]
     if shown == items:

@@ -39,9 +39,12 @@ disclaimer; one served again from the cache would be shown as if checked afresh.
 
 class AnswerCache:
     def __init__(
-        self, index: ReportIndex, hit_at: float = 0.95, hint_at: float = 0.80,
+        self,
+        index: ReportIndex,
+        hit_at: float = 0.95,
+        hint_at: float = 0.80,
         ttl_seconds: float = 7 * 24 * 3600.0,
-    ) -> None:  # fmt: skip
+    ) -> None:
         if not 0 < hint_at <= hit_at <= 1:
             raise ValueError(f"cache thresholds: need 0 < hint {hint_at} <= hit {hit_at} <= 1")
         self.index = index
@@ -74,12 +77,15 @@ class AnswerCache:
             create_once(
                 self.client,
                 self.collection,
-                {"tenant_id": keyword, "user_id": keyword,
-                 "expires_at": models.PayloadSchemaType.FLOAT},
+                {
+                    "tenant_id": keyword,
+                    "user_id": keyword,
+                    "expires_at": models.PayloadSchemaType.FLOAT,
+                },
                 vectors_config=models.VectorParams(
                     size=self.embedder.dimension, distance=models.Distance.COSINE
                 ),
-            )  # fmt: skip
+            )
 
     # ---- lookup ---------------------------------------------------------------------
 
@@ -87,18 +93,16 @@ class AnswerCache:
         slots = cache_slots(question)
         version = self.index.corpus_version()
         if not cacheable(slots):
-            return CacheLookup(outcome="miss", reason="not a cacheable figure question",
-                               corpus_version=version)  # fmt: skip
+            return CacheLookup(
+                outcome="miss", reason="not a cacheable figure question", corpus_version=version
+            )
         vector = self.embedder.embed([question])[0]
         return self.lookup_vector(tenant_id, slots, vector, version, now)
 
-    def lookup_vector(
-        self, tenant_id: str, slots: CacheSlots, vector: list[float], version: str,
-        now: float | None = None,
-    ) -> CacheLookup:  # fmt: skip
-        """The guarded lookup for an already embedded question (the benchmark reuses it)."""
-        # long: the slot guard's checks in the order a reviewer reads them, each with its reason.
-        moment = time.time() if now is None else now
+    def _nearest(
+        self, tenant_id: str, vector: list[float], moment: float
+    ) -> list[models.ScoredPoint]:
+        """The tenant's unexpired entries nearest the question, nearest first."""
         self.ensure_collection()
         flt = models.Filter(
             must=[
@@ -108,9 +112,26 @@ class AnswerCache:
         )
         with self._lock:
             points = self.client.query_points(
-                self.collection, query=vector, query_filter=flt, limit=CANDIDATES,
+                self.collection,
+                query=vector,
+                query_filter=flt,
+                limit=CANDIDATES,
                 with_payload=True,
-            ).points  # fmt: skip
+            ).points
+        return points
+
+    def lookup_vector(
+        self,
+        tenant_id: str,
+        slots: CacheSlots,
+        vector: list[float],
+        version: str,
+        now: float | None = None,
+    ) -> CacheLookup:
+        """The guarded lookup for an already embedded question (the benchmark reuses it)."""
+        # long: the slot guard's checks in the order a reviewer reads them, each with its reason.
+        moment = time.time() if now is None else now
+        points = self._nearest(tenant_id, vector, moment)
         if not points:
             return CacheLookup(outcome="miss", reason="no entry", corpus_version=version)
         reasons: list[str] = []
@@ -139,16 +160,24 @@ class AnswerCache:
                 reasons.append("a cited chunk no longer exists")
                 continue
             outcome = cache_decision(similarity, self.hit_at, self.hint_at)
-            return CacheLookup(outcome=outcome, entry=entry, similarity=round(similarity, 4),
-                               corpus_version=version)  # fmt: skip
+            return CacheLookup(
+                outcome=outcome,
+                entry=entry,
+                similarity=round(similarity, 4),
+                corpus_version=version,
+            )
         return CacheLookup(outcome="miss", reason="; ".join(reasons[:3]), corpus_version=version)
 
     # ---- write ----------------------------------------------------------------------
 
     def write(
-        self, tenant_id: str, user_id: str | None, entry: CachedAnswer,
-        corpus_version: str | None = None, now: float | None = None,
-    ) -> CacheWriteResult:  # fmt: skip
+        self,
+        tenant_id: str,
+        user_id: str | None,
+        entry: CachedAnswer,
+        corpus_version: str | None = None,
+        now: float | None = None,
+    ) -> CacheWriteResult:
         """Store a checked answer (the caller decided it may be stored). One entry per
         tenant and question: the same question answered again replaces it."""
         # long: one entry's build, guard and upsert; split, the stored entry's fields would be
@@ -185,11 +214,12 @@ class AnswerCache:
                 self.collection,
                 points_selector=models.FilterSelector(
                     filter=models.Filter(
-                        must=[models.FieldCondition(key="expires_at",
-                                                    range=models.Range(lte=moment))]
+                        must=[
+                            models.FieldCondition(key="expires_at", range=models.Range(lte=moment))
+                        ]
                     )
                 ),
-            )  # fmt: skip
+            )
         return CacheWriteResult(written=True)
 
     def forget_user(self, tenant_id: str, user_id: str) -> int:

@@ -228,9 +228,12 @@ class EdgeClient:
         with_vectors: bool = False,
     ) -> tuple[list[Any], Any]:
         request = edge.ScrollRequest(
-            offset=offset, limit=limit, filter=_filter(scroll_filter),
-            with_payload=_payload(with_payload), with_vector=with_vectors,
-        )  # fmt: skip
+            offset=offset,
+            limit=limit,
+            filter=_filter(scroll_filter),
+            with_payload=_payload(with_payload),
+            with_vector=with_vectors,
+        )
         records, next_offset = self._shard(name).scroll(request)
         if with_vectors:
             return [
@@ -278,9 +281,13 @@ class EdgeClient:
         else:
             scoring = _nearest(query, using)
         request = edge.QueryRequest(
-            limit=limit, query=scoring, prefetches=prefetches or None,
-            filter=_filter(query_filter), with_payload=_payload(with_payload), with_vector=False,
-        )  # fmt: skip
+            limit=limit,
+            query=scoring,
+            prefetches=prefetches or None,
+            filter=_filter(query_filter),
+            with_payload=_payload(with_payload),
+            with_vector=False,
+        )
         return _Response(list(self._shard(name).query(request)))
 
     def close(self) -> None:

@@ -150,9 +150,13 @@ class OpenAIEmbedder:
     BATCH = 256
 
     def __init__(
-        self, base_url: str, api_key: str, model: str, dimensions: int | None = None,
+        self,
+        base_url: str,
+        api_key: str,
+        model: str,
+        dimensions: int | None = None,
         timeout_seconds: float = 30.0,
-    ) -> None:  # fmt: skip
+    ) -> None:
         import openai
 
         self._client = openai.OpenAI(

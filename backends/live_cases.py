@@ -60,9 +60,13 @@ class LiveCaseActivities:
             asked = Asked.of(turn)
             companies = sorted({*asked.companies, *(c.company for c in turn.citations)})
             known = await self._facts(conn, companies)
-        why = [f"rated {rating.replace('_', ' ')}" + (f" by {user}" if user else "")
-               + (f': "{comment}"' if comment else "")
-               for rating, user, comment in ratings if rating == "wrong_figure"]  # fmt: skip
+        why = [
+            f"rated {rating.replace('_', ' ')}"
+            + (f" by {user}" if user else "")
+            + (f': "{comment}"' if comment else "")
+            for rating, user, comment in ratings
+            if rating == "wrong_figure"
+        ]
         why += probe_failures
         latest = ratings[-1][0] if ratings else None
         version = await asyncio.to_thread(self.index.corpus_version)

@@ -103,9 +103,12 @@ class CacheActivities:
     async def save_answer(self, request: CacheWriteRequest) -> CacheWriteResult:
         async with heartbeating():
             return await asyncio.to_thread(
-                self.cache.write, request.tenant_id, request.user_id, request.entry,
+                self.cache.write,
+                request.tenant_id,
+                request.user_id,
+                request.entry,
                 request.corpus_version,
-            )  # fmt: skip
+            )
 
     @implements(steps.qdrant_forget_answers)
     async def forget_answers(self, request: ForgetRequest) -> ForgetResult:

@@ -65,10 +65,15 @@ def excerpts(sources: list[ChunkText], ranked: list[EvidenceRank]) -> list[Excer
     strength = {r.chunk_id: r for r in ranked}
     found = [strength.get(c.chunk_id) for c in sources]
     return [
-        Excerpt(n=n, text=c.text, company=c.company, rank=r.rank if r else 0,
-                score=r.score if r else 0.0)
+        Excerpt(
+            n=n,
+            text=c.text,
+            company=c.company,
+            rank=r.rank if r else 0,
+            score=r.score if r else 0.0,
+        )
         for n, (c, r) in enumerate(zip(sources, found, strict=True), start=1)
-    ]  # fmt: skip
+    ]
 
 
 MAX_OWNERS = 2
@@ -81,9 +86,12 @@ def _name(ticker: str) -> str:
 
 class ModelActivities:
     def __init__(
-        self, engine: Engine, index: ReportIndex, context_budget: int = 16_000,
+        self,
+        engine: Engine,
+        index: ReportIndex,
+        context_budget: int = 16_000,
         evidence_budget: int | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.engine = engine
         self.index = index
         self.context_budget = context_budget
@@ -102,8 +110,9 @@ class ModelActivities:
                 decision = await self.engine.route(request.question)
             if decision.route != "direct_answer" and not decision.slots.companies:
                 index = read_index(self.index, request.snapshot)
-                decision = await asyncio.to_thread(self._owner_of_names, index,
-                                                   request.question, decision)  # fmt: skip
+                decision = await asyncio.to_thread(
+                    self._owner_of_names, index, request.question, decision
+                )
         return decision.model_copy(update={"model_calls": calls})
 
     @staticmethod
@@ -131,12 +140,14 @@ class ModelActivities:
         ):
             intent = "narrative"
         names = ", ".join(_name(t) for t in owning)
-        return decision.model_copy(update={
-            "route": "needs_retrieval",
-            "reason": f"names what {names}'s reports name ({decision.reason} otherwise)",
-            "slots": decision.slots.model_copy(update={"companies": owning, "intent": intent}),
-            "clarifying_question": None,
-        })  # fmt: skip
+        return decision.model_copy(
+            update={
+                "route": "needs_retrieval",
+                "reason": f"names what {names}'s reports name ({decision.reason} otherwise)",
+                "slots": decision.slots.model_copy(update={"companies": owning, "intent": intent}),
+                "clarifying_question": None,
+            }
+        )
 
     @implements(steps.llm_rewrite_query)
     async def rewrite(self, request: RewriteRequest) -> RewritePlan:
@@ -163,23 +174,33 @@ class ModelActivities:
         async with heartbeating():
             sources = await load_evidence(self.index, request.chunk_ids, request.snapshot)
             context = assemble_context(
-                request.question, excerpts(sources, request.ranked), request.memory,
-                self.context_budget, self.engine.context_size, self.evidence_budget,
-            )  # fmt: skip
+                request.question,
+                excerpts(sources, request.ranked),
+                request.memory,
+                self.context_budget,
+                self.engine.context_size,
+                self.evidence_budget,
+            )
             if context.dropped or context.left_out:
                 activity.logger.info(
                     "context budget dropped %s; left out %d of %d excerpts",
-                    ", ".join(context.dropped) or "no note", len(context.left_out), len(sources),
-                )  # fmt: skip
+                    ", ".join(context.dropped) or "no note",
+                    len(context.left_out),
+                    len(sources),
+                )
             with recording() as calls:
                 draft = await self.engine.synthesize(
-                    request.question, request.slots, sources, context.memory,
+                    request.question,
+                    request.slots,
+                    sources,
+                    context.memory,
                     [e.n for e in context.evidence],
-                )  # fmt: skip
+                )
         left_out = [request.chunk_ids[n - 1] for n in context.left_out]
         answer = without_markers_to(draft.answer, set(context.left_out))
-        return draft.model_copy(update={"answer": answer, "model_calls": calls,
-                                        "left_out": left_out})  # fmt: skip
+        return draft.model_copy(
+            update={"answer": answer, "model_calls": calls, "left_out": left_out}
+        )
 
     @implements(steps.llm_grade_answer)
     async def grade_answer(self, request: CheckRequest) -> AnswerGrade:
@@ -208,9 +229,13 @@ class GroundingActivities:
             sources = await load_evidence(self.index, request.chunk_ids, request.snapshot)
             similarity = similarity_of(self.index.embedder)
             return await asyncio.to_thread(
-                check_relevance, request.question, request.answer, sources, request.derived,
+                check_relevance,
+                request.question,
+                request.answer,
+                sources,
+                request.derived,
                 similarity,
-            )  # fmt: skip
+            )
 
     @implements(steps.grounding_check_numbers)
     async def check_numbers(self, request: CheckRequest) -> GroundingReport:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 from temporalio import activity
 
@@ -34,7 +35,7 @@ from backends.heartbeat import heartbeating
 from backends.metrics import turn_metrics
 from backends.reports import ReportIndex, read_index
 from db import probes, turns
-from domain.evaluation.scoring import SLICES, CaseError, incident_due, parse_cases
+from domain.evaluation.scoring import SLICES, CaseError, SliceRun, incident_due, parse_cases
 
 SEVERITY = "S2"
 """A slice that breached twice in a row: a same-day ticket (docs/incidents.md)."""
@@ -49,9 +50,12 @@ class ProbeActivities:
     def activities(self) -> list[Callable[..., Any]]:
         """This class's activities, bound, for the worker's registry."""
         return [
-            self.load_cases, self.allocate_turn, self.record_run, self.read_history,
+            self.load_cases,
+            self.allocate_turn,
+            self.record_run,
+            self.read_history,
             self.freeze_corpus,
-        ]  # fmt: skip
+        ]
 
     @implements(steps.probes_load_cases)
     async def load_cases(self, request: ProbeCasesRequest) -> ProbeSet:
@@ -72,11 +76,16 @@ class ProbeActivities:
     async def allocate_turn(self, request: AllocateProbeTurn) -> ProbeTurn:
         async with self.pool.connection() as conn:
             alloc = await turns.allocate_turn(
-                conn, request.conversation_id, None, request.question,
-                (request.key, request.question), tenant_id=request.tenant_id,
-            )  # fmt: skip
-        return ProbeTurn(turn_id=alloc.turn_id, conversation_id=alloc.conversation_id,
-                         seq=alloc.seq)  # fmt: skip
+                conn,
+                request.conversation_id,
+                None,
+                request.question,
+                (request.key, request.question),
+                tenant_id=request.tenant_id,
+            )
+        return ProbeTurn(
+            turn_id=alloc.turn_id, conversation_id=alloc.conversation_id, seq=alloc.seq
+        )
 
     @implements(steps.postgres_record_probe_run)
     async def record_run(self, request: RecordProbeRun) -> RecordedProbeRun:
@@ -87,40 +96,64 @@ class ProbeActivities:
         async with self.pool.connection() as conn:
             for run in request.slices:
                 recorded = await probes.record_run(
-                    conn, request.scope, request.run_id, run.slice, run.cases, run.passed,
-                    run.threshold, run.breached, run.failed, request.corpus_version,
-                    run.failed_turns, run.healthy_rate,
-                )  # fmt: skip
+                    conn,
+                    request.scope,
+                    request.run_id,
+                    run.slice,
+                    run.cases,
+                    run.passed,
+                    run.threshold,
+                    run.breached,
+                    run.failed,
+                    request.corpus_version,
+                    run.failed_turns,
+                    run.healthy_rate,
+                )
                 if recorded.stored:
                     metrics.observe_probe(run.slice, run.cases, run.passed, run.breached)
-                before = [breached for _, breached in recorded.previous]
-                if not incident_due(run.breached, before):
-                    continue
-                previous = recorded.previous[0][0]
-                category = request.categories.get(run.slice, "unsupported_claim_shown")
-                summary = (f"golden probes, slice {run.slice}: {run.passed}/{run.cases} passed "
-                           f"(threshold {run.threshold}) in two consecutive runs")  # fmt: skip
-                incident, created = await probes.open_incident(
-                    conn, request.scope, run.slice, request.run_id, previous, category,
-                    SEVERITY, summary,
-                )  # fmt: skip
-                if created:  # counted once, even when an earlier attempt stored the run
-                    activity.logger.error("probe incident %s: %s", incident, summary)
-                    metrics.probe_incidents.labels(run.slice).inc()
-                opened.append(
-                    ProbeIncident(slice=run.slice, incident_id=incident, category=category,
-                                  previous_run_id=previous)
-                )  # fmt: skip
+                incident = await self._incident_if_due(conn, request, run, recorded.previous)
+                if incident is not None:
+                    opened.append(incident)
         return RecordedProbeRun(incidents=opened)
+
+    async def _incident_if_due(
+        self,
+        conn: AsyncConnection[Any],
+        request: RecordProbeRun,
+        run: SliceRun,
+        previous_runs: list[tuple[str, bool]],
+    ) -> ProbeIncident | None:
+        """Open the slice's incident when its breach streak reaches two (once: a retry
+        finds the incident already open and counts nothing)."""
+        before = [breached for _, breached in previous_runs]
+        if not incident_due(run.breached, before):
+            return None
+        previous = previous_runs[0][0]
+        category = request.categories.get(run.slice, "unsupported_claim_shown")
+        summary = (
+            f"golden probes, slice {run.slice}: {run.passed}/{run.cases} passed "
+            f"(threshold {run.threshold}) in two consecutive runs"
+        )
+        incident, created = await probes.open_incident(
+            conn, request.scope, run.slice, request.run_id, previous, category, SEVERITY, summary
+        )
+        if created:  # counted once, even when an earlier attempt stored the run
+            activity.logger.error("probe incident %s: %s", incident, summary)
+            turn_metrics().probe_incidents.labels(run.slice).inc()
+        return ProbeIncident(
+            slice=run.slice, incident_id=incident, category=category, previous_run_id=previous
+        )
 
     @implements(steps.postgres_read_probe_history)
     async def read_history(self, request: ProbeHistoryRequest) -> ProbeHistory:
         """Each slice's latest healthy runs, for its own healthy rate."""
         async with self.pool.connection() as conn:
-            return ProbeHistory(slices={
-                name: await probes.healthy_history(conn, request.scope, name, request.runs)
-                for name in request.slices
-            })  # fmt: skip
+            return ProbeHistory(
+                slices={
+                    name: await probes.healthy_history(conn, request.scope, name, request.runs)
+                    for name in request.slices
+                }
+            )
 
     @implements(steps.qdrant_freeze_corpus)
     async def freeze_corpus(self, request: FreezeRequest) -> FrozenCorpus:
@@ -133,8 +166,10 @@ class ProbeActivities:
                 return FrozenCorpus(corpus_version=request.corpus_version, created=False)
             version, created = await asyncio.to_thread(self.index.freeze)
             async with self.pool.connection() as conn:
-                keep = {version, *await probes.recent_versions(conn, request.scope,
-                                                               request.keep - 1)}  # fmt: skip
+                keep = {
+                    version,
+                    *await probes.recent_versions(conn, request.scope, request.keep - 1),
+                }
             held = await asyncio.to_thread(self.index.snapshot_versions)
             dropped = [v for v in held if v not in keep]
             for old in dropped:

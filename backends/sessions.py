@@ -48,9 +48,12 @@ class SessionActivities:
                 else []
             )
         return Session(
-            recent_questions=recent, summary=summary, unsummarised=pending, preferences=facts,
+            recent_questions=recent,
+            summary=summary,
+            unsummarised=pending,
+            preferences=facts,
             recent_messages=said,
-        )  # fmt: skip
+        )
 
     @implements(steps.postgres_save_turn)
     async def save_turn(self, request: SaveTurnRequest) -> None:
@@ -75,16 +78,22 @@ class SessionActivities:
 def _log_settled(result: TurnResult, seconds: float) -> None:
     """The turn's one log line: ids and decisions, never its text."""
     log.info(
-        "turn %s settled %s", result.turn_id, result.status,
+        "turn %s settled %s",
+        result.turn_id,
+        result.status,
         extra={
-            "event": "turn", "turn_id": result.turn_id,
-            "conversation_id": result.conversation_id, "status": result.status,
-            "route": result.route, "confidence": result.confidence,
+            "event": "turn",
+            "turn_id": result.turn_id,
+            "conversation_id": result.conversation_id,
+            "status": result.status,
+            "route": result.route,
+            "confidence": result.confidence,
             "fallback_reason": result.fallback_reason,
             "refusal_reason": result.refusal_reason,
             "degraded": [f"{d.layer}:{d.reason}" for d in result.degraded],
-            "retries": result.retries, "citations": len(result.citations),
+            "retries": result.retries,
+            "citations": len(result.citations),
             "unsupported_claims": len(result.unsupported_claims),
             "seconds": round(seconds, 3),
         },
-    )  # fmt: skip
+    )

@@ -28,12 +28,16 @@ class ShadowActivities:
         """Write the pair (idempotent). The only write a shadow run makes."""
         async with heartbeating(), self.pool.connection() as conn:
             stored = await shadow.record(
-                conn, request.live_turn_id, request.shadow, request.live_config,
+                conn,
+                request.live_turn_id,
+                request.shadow,
+                request.live_config,
                 request.shadow_config,
-            )  # fmt: skip
+            )
         if not stored:
-            activity.logger.info("shadow of %s: recorded before, or no settled live turn",
-                                 request.live_turn_id)  # fmt: skip
+            activity.logger.info(
+                "shadow of %s: recorded before, or no settled live turn", request.live_turn_id
+            )
 
     @implements(steps.postgres_read_shadow_runs)
     async def report(self, request: ShadowRunsRequest) -> ShadowReport:

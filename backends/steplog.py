@@ -38,9 +38,12 @@ class _LogOutcome(ActivityInboundInterceptor):
     async def execute_activity(self, input: ExecuteActivityInput) -> Any:
         info = activity.info()
         fields: dict[str, Any] = {
-            "event": "step", "step": info.activity_type, "attempt": info.attempt,
-            "local": info.is_local, **turn_ids(info.workflow_id),
-        }  # fmt: skip
+            "event": "step",
+            "step": info.activity_type,
+            "attempt": info.attempt,
+            "local": info.is_local,
+            **turn_ids(info.workflow_id),
+        }
         span = trace.get_current_span()  # the step's span when tracing is on
         for key in ("turn_id", "conversation_id"):
             if key in fields:
@@ -50,9 +53,10 @@ class _LogOutcome(ActivityInboundInterceptor):
             result = await super().execute_activity(input)
         except BaseException as exc:
             fields.update(
-                outcome="error", error=type(exc).__name__,
+                outcome="error",
+                error=type(exc).__name__,
                 ms=round((time.perf_counter() - started) * 1000, 1),
-            )  # fmt: skip
+            )
             log.warning("%s failed (attempt %d)", info.activity_type, info.attempt, extra=fields)
             raise
         fields.update(outcome="ok", ms=round((time.perf_counter() - started) * 1000, 1))

@@ -31,9 +31,11 @@ class SuiteMetrics:
             registry=registry,
         )
         self.runs = Counter(
-            "turnstile_suite_runs", "Scheduled suite runs recorded, by verdict (ok, regressed)",
-            ["verdict"], registry=registry,
-        )  # fmt: skip
+            "turnstile_suite_runs",
+            "Scheduled suite runs recorded, by verdict (ok, regressed)",
+            ["verdict"],
+            registry=registry,
+        )
 
     def activities(self) -> list[Callable[..., Any]]:
         return [self.record_run]

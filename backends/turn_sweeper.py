@@ -36,9 +36,12 @@ class SweepActivities:
     def activities(self) -> list[Callable[..., Any]]:
         """This class's activities, bound, for the worker's registry."""
         return [
-            self.sweep_turns, self.purge_decisions, self.purge_pii_tokens,
-            self.purge_rate_buckets, self.expire_conversations,
-        ]  # fmt: skip
+            self.sweep_turns,
+            self.purge_decisions,
+            self.purge_pii_tokens,
+            self.purge_rate_buckets,
+            self.expire_conversations,
+        ]
 
     @implements(steps.postgres_expire_conversations)
     async def expire_conversations(self, request: PurgeRequest) -> ConversationExpiryResult:
@@ -59,8 +62,10 @@ class SweepActivities:
         if done.conversations:
             activity.logger.warning(
                 "retention expired %d idle conversation(s): %d turn(s), %d message(s)",
-                done.conversations, done.turns, done.messages,
-            )  # fmt: skip
+                done.conversations,
+                done.turns,
+                done.messages,
+            )
         return ConversationExpiryResult(
             conversations=done.conversations, turns=done.turns, messages=done.messages
         )
@@ -95,8 +100,9 @@ class SweepActivities:
         if purged.rows:
             activity.logger.warning(
                 "retention purge removed %d decision record(s) through row %s",
-                purged.rows, purged.through_seq,
-            )  # fmt: skip
+                purged.rows,
+                purged.through_seq,
+            )
         return PurgeResult(rows=purged.rows, through_seq=purged.through_seq)
 
     @implements(steps.postgres_sweep_turns)

@@ -136,7 +136,6 @@ async def compare(
     pause: float = 0.0,
 ) -> ABReport:
     """Run every case under A, then under B (sequentially when pausing for a rate limit)."""
-    # long: one run per arm with its pause for rate limits, in order.
     concurrency = 1 if pause else 4
     gate = asyncio.Semaphore(concurrency)
 
@@ -152,6 +151,25 @@ async def compare(
         for r in (ra, rb)
         if r.detail.get("degraded")
     }
+    changes, ranks_a, ranks_b = _changes(cases, runs_a, runs_b, not_scored, a, b)
+    return ABReport(
+        cases=len(cases),
+        a=_config_report(a, ranks_a),
+        b=_config_report(b, ranks_b),
+        changes=changes,
+        not_scored=not_scored,
+    )
+
+
+def _changes(
+    cases: list[EvalCase],
+    runs_a: list[CaseResult],
+    runs_b: list[CaseResult],
+    not_scored: dict[str, str],
+    a: RetrievalConfig,
+    b: RetrievalConfig,
+) -> tuple[list[CaseChange], dict[str, int | None], dict[str, int | None]]:
+    """Each case's rank under A and under B and what changed (the scored cases' ranks)."""
     ranks_a: dict[str, int | None] = {}
     ranks_b: dict[str, int | None] = {}
     changes = []
@@ -175,19 +193,13 @@ async def compare(
                 change=_change(ranks_a[case.id], ranks_b[case.id], a.limit, b.limit),
             )
         )
+    return changes, ranks_a, ranks_b
 
-    def report(config: RetrievalConfig, ranks: dict[str, int | None]) -> ConfigReport:
-        misses = [k for k, r in ranks.items() if r is None or r > CUTOFF]
-        return ConfigReport(
-            config=config, metrics=_measures(ranks, config) if ranks else {}, misses=misses
-        )
 
-    return ABReport(
-        cases=len(cases),
-        a=report(a, ranks_a),
-        b=report(b, ranks_b),
-        changes=changes,
-        not_scored=not_scored,
+def _config_report(config: RetrievalConfig, ranks: dict[str, int | None]) -> ConfigReport:
+    misses = [k for k, r in ranks.items() if r is None or r > CUTOFF]
+    return ConfigReport(
+        config=config, metrics=_measures(ranks, config) if ranks else {}, misses=misses
     )
 
 

@@ -27,6 +27,7 @@ from typing import Literal, TypeVar
 
 import openai
 from openai import AsyncOpenAI, Omit, omit
+from openai.types import CompletionUsage
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from temporalio.exceptions import ApplicationError
 
@@ -197,18 +198,7 @@ class OpenAIEngine:
                 type=ErrorType.MODEL_OUTPUT_INVALID,
                 non_retryable=True,
             ) from err
-        call = ModelCall(
-            step=step,
-            model=model,
-            prompt_sha=template.sha,
-            prompt_tokens=usage.prompt_tokens if usage else 0,
-            completion_tokens=usage.completion_tokens if usage else 0,
-        )
-        record(call)
-        log.info(
-            "model call step=%s model=%s prompt=%s tokens=%d+%d",
-            step, model, call.prompt_sha, call.prompt_tokens, call.completion_tokens,
-        )  # fmt: skip
+        _record_call(step, model, template.sha, usage)
         return result
 
     @property
@@ -308,9 +298,13 @@ class OpenAIEngine:
         return (len(text) + 3) // 4
 
     async def synthesize(
-        self, question: str, slots: Slots, sources: list[ChunkText],
-        memory: Sequence[MemoryNote] = (), shown: Sequence[int] | None = None,
-    ) -> Draft:  # fmt: skip
+        self,
+        question: str,
+        slots: Slots,
+        sources: list[ChunkText],
+        memory: Sequence[MemoryNote] = (),
+        shown: Sequence[int] | None = None,
+    ) -> Draft:
         """A cited draft; gaps the model lists are kept only when they name a covered
         company and year (the workflow adds any exact line the text leaves out). The
         excerpts go in the order `shown` gives, each under its own source number."""
@@ -371,3 +365,23 @@ class OpenAIEngine:
 
 def _company_list() -> str:
     return ", ".join(f"{c.name} ({c.ticker})" for c in companies().values())
+
+
+def _record_call(step: str, model: str, prompt_sha: str, usage: CompletionUsage | None) -> None:
+    """Count the call's tokens for the turn's usage and log it."""
+    call = ModelCall(
+        step=step,
+        model=model,
+        prompt_sha=prompt_sha,
+        prompt_tokens=usage.prompt_tokens if usage else 0,
+        completion_tokens=usage.completion_tokens if usage else 0,
+    )
+    record(call)
+    log.info(
+        "model call step=%s model=%s prompt=%s tokens=%d+%d",
+        step,
+        model,
+        call.prompt_sha,
+        call.prompt_tokens,
+        call.completion_tokens,
+    )

@@ -31,9 +31,13 @@ class Engine(Protocol):
         ...
 
     async def synthesize(
-        self, question: str, slots: Slots, sources: list[ChunkText],
-        memory: Sequence[MemoryNote] = (), shown: Sequence[int] | None = None,
-    ) -> Draft:  # fmt: skip
+        self,
+        question: str,
+        slots: Slots,
+        sources: list[ChunkText],
+        memory: Sequence[MemoryNote] = (),
+        shown: Sequence[int] | None = None,
+    ) -> Draft:
         """Compose an answer with inline [n] markers (1-based into `sources`).
 
         Every requested (company, fiscal year, metric) that the sources do not hold

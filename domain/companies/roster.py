@@ -106,9 +106,14 @@ class Company:
     def with_years(self, fiscal_years: Iterable[int]) -> "Company":
         """The same company with these reports' years."""
         return Company(
-            self.ticker, self.name, self.aliases, self.year_end, self.currency,
-            tuple(sorted(set(fiscal_years))), self.commodities,
-        )  # fmt: skip
+            self.ticker,
+            self.name,
+            self.aliases,
+            self.year_end,
+            self.currency,
+            tuple(sorted(set(fiscal_years))),
+            self.commodities,
+        )
 
 
 def check_year_end(value: str) -> str:

@@ -268,9 +268,10 @@ def _names_person(head: str, said: str, section: re.Pattern[str]) -> bool:
         if match is None:
             continue
         words = [
-            w for w in match.group(1).split()
+            w
+            for w in match.group(1).split()
             if not _TITLE.match(w) and w.lower() not in commodities and not find_companies(w)
-        ]  # fmt: skip
+        ]
         if len(words) >= 2:
             return True
     return False
