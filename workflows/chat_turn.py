@@ -10,7 +10,6 @@ no path can reach the user without passing it.
 """
 
 import asyncio
-from dataclasses import replace
 from datetime import timedelta
 
 from temporalio import workflow
@@ -18,10 +17,8 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from pydantic import ValidationError
 
-    from activities.contracts import CacheWriteRequest, RewritePlan, RouteDecision, Session
-    from domain.checks.pii import TOKEN
+    from activities.contracts import RewritePlan, RouteDecision, Session
     from domain.companies.roster import companies
-    from domain.language.text import storable
     from domain.memory.rules import Remembering, apply_preferences, read_preference
     from domain.turns import Carried, TurnResult, TurnStatus
     from workflows import attributes, progress
@@ -37,17 +34,11 @@ with workflow.unsafe.imports_passed_through():
     from workflows.turn.errors import TurnError, failure_cause
     from workflows.turn.ledger import Ledger
     from workflows.turn.memory import TurnMemory
-    from workflows.turn.outcome import (
-        CANCELLED_TEXT,
-        EXPIRED_TEXT,
-        Outcome,
-        shape_of,
-        shaped,
-        through_gate,
-    )
+    from workflows.turn.outcome import CANCELLED_TEXT, EXPIRED_TEXT, Outcome
     from workflows.turn.passes import RetrievalPasses
     from workflows.turn.rounds import Rounds
     from workflows.turn.scope import turn_scope
+    from workflows.turn.settling import Settling
     from workflows.turn.shadow import start_shadow
     from workflows.turn.steps import TurnSteps
     from workflows.turn.stream import TurnStream
@@ -74,14 +65,17 @@ read however they are written."""
 COVERAGE_FROM_REGISTRY = "coverage-from-registry-v1"
 """The coverage read from the company registry at the start and pinned."""
 DEPRECATED_PATCHES = (
-    LEAN_TURN, ANSWERS_V2, MEMORY, OPEN_ANSWERS, CHECKED_DRAFTS, CHECKED_DRAFTS_V2,
+    LEAN_TURN,
+    ANSWERS_V2,
+    MEMORY,
+    OPEN_ANSWERS,
+    CHECKED_DRAFTS,
+    CHECKED_DRAFTS_V2,
     COVERAGE_FROM_REGISTRY,
-)  # fmt: skip
+)
 """Asked at the start of `run`, in the order their `patched` calls stood."""
 EXPIRED_SAID = "The clarifying question expired without a reply"
 CANCELLED_SAID = "The clarifying question was cancelled"
-FALLBACK_ATTRIBUTE = "fallback-attribute"
-"""A turn that falls back also sets `TurnstileFallback`; asked only on that path."""
 
 
 @workflow.defn(name="ChatTurn", failure_exception_types=[ValidationError])
@@ -101,13 +95,18 @@ class ChatTurn:
     async def run(self, inp: TurnInput) -> TurnResult:
         self._inp = inp
         self._steps = TurnSteps(inp, self._stream, self._ledger, self._budget, self._memory)
+        self._settling = Settling(
+            inp, self._steps, self._rounds, self._stream, self._ledger, self._memory
+        )
         for patch_id in DEPRECATED_PATCHES:  # the order their `patched` calls stood in
             workflow.deprecate_patch(patch_id)
         self._budget.start(inp.turn_budget_seconds)
         self._result = TurnResult(
-            turn_id=inp.turn_id, conversation_id=inp.conversation_id, status="running",
+            turn_id=inp.turn_id,
+            conversation_id=inp.conversation_id,
+            status="running",
             question=inp.question,
-        )  # fmt: skip
+        )
         if not workflow.info().typed_search_attributes.get(attributes.CONVERSATION):
             workflow.upsert_search_attributes(  # a client that did not set it at start
                 [attributes.CONVERSATION.value_set(inp.conversation_id)]
@@ -137,8 +136,9 @@ class ChatTurn:
     def clarification_reply(self, reply: ClarificationReply) -> None:
         """Accept the reply to the question now waiting; ignore (and record) any other."""
         if (ignored := self._rounds.accept_reply(reply)) is not None:
-            self._stream.note(ignored, "A reply came for a question that no longer waits;"
-                              " it was set aside")  # fmt: skip
+            self._stream.note(
+                ignored, "A reply came for a question that no longer waits; it was set aside"
+            )
 
     @workflow.signal(
         name="cancel_turn",
@@ -148,8 +148,9 @@ class ChatTurn:
     def cancel_turn(self, request: CancelRequest) -> None:
         """Cancel the clarification now waiting; ignore (and record) any other request."""
         if (ignored := self._rounds.accept_cancel(request)) is not None:
-            self._stream.note(ignored, "A cancel came for a question that no longer waits;"
-                              " it was set aside")  # fmt: skip
+            self._stream.note(
+                ignored, "A cancel came for a question that no longer waits; it was set aside"
+            )
 
     @workflow.update(
         name="wait_for_outcome",
@@ -198,10 +199,7 @@ class ChatTurn:
                 self._stream.note(*progress.scope_declined(scope.reason))
             if scope.refuse:
                 self._stream.note(*progress.scope_refused(scope.reason))
-                return await self._finish(
-                    Outcome("refused", refusal_text(), "scope_rules", resolved, carried,
-                            refusal_reason=scope.reason)
-                )  # fmt: skip
+                return await self._refuse("scope_rules", scope.reason, resolved, carried)
             if inp.answer_cache:
                 lookup = await self._steps.lookup_answer(resolved)
                 if lookup.outcome == "hit" and lookup.entry is not None:
@@ -238,14 +236,17 @@ class ChatTurn:
         from the reports; no route (the classifier down, failing closed): the fallback."""
         if decision is None:
             return await self._finish(
-                Outcome("fallback", None, None, resolved, carried,
-                        fallback_reason=gate.CLASSIFIER_UNAVAILABLE)
-            )  # fmt: skip
+                Outcome(
+                    "fallback",
+                    None,
+                    None,
+                    resolved,
+                    carried,
+                    fallback_reason=gate.CLASSIFIER_UNAVAILABLE,
+                )
+            )
         if decision.route == "out_of_scope":
-            return await self._finish(
-                Outcome("refused", refusal_text(), decision.route, resolved, carried,
-                        refusal_reason=decision.reason)
-            )  # fmt: skip
+            return await self._refuse(decision.route, decision.reason, resolved, carried)
         if decision.route == "direct_answer":
             return await self._finish(
                 Outcome("answered", decision.direct_answer, decision.route, resolved, carried)
@@ -268,9 +269,15 @@ class ChatTurn:
             )
         if isinstance(reply, CancelRequest):
             return await self._finish(
-                Outcome("cancelled", CANCELLED_TEXT, decision.route, resolved, carried,
-                        failure_reason=reply.reason)
-            )  # fmt: skip
+                Outcome(
+                    "cancelled",
+                    CANCELLED_TEXT,
+                    decision.route,
+                    resolved,
+                    carried,
+                    failure_reason=reply.reason,
+                )
+            )
         return reply
 
     async def _remember(self, remembering: Remembering) -> TurnResult:
@@ -296,16 +303,7 @@ class ChatTurn:
         """Durably wait for a clarification reply; None when it expires."""
         rounds = self._rounds
         timeout = timedelta(seconds=self._inp.clarification_timeout_seconds)
-        waiting = Outcome(
-            "needs_clarification", None, decision.route, resolved, carried,
-            clarifying_question=decision.clarifying_question,
-            expires_at=workflow.now() + timeout,
-        )  # fmt: skip
-        number = rounds.open()  # before the save: see `Rounds.open`
-        self._result = await self._save(waiting, final=False)
-        rounds.asked = number
-        self._stream.note(f"asked clarification {number}", "Asked a clarifying question")
-        self._stream.publish(progress.waiting(number))
+        number = await self._post_question(decision, resolved, carried, timeout)
         asked_at = workflow.now()
         try:
             await workflow.wait_condition(
@@ -323,10 +321,40 @@ class ChatTurn:
         reply = rounds.take_reply()
         if reply is None:  # the wait condition guarantees a reply or a cancel
             raise TurnError("clarification wait ended without a reply", "NoReply")
-        self._result = await self._save(
+        self._result = await self._settling.save(
             Outcome("running", None, None, resolved, carried), final=False
         )
         return reply
+
+    async def _post_question(
+        self, decision: RouteDecision, resolved: str, carried: Carried, timeout: timedelta
+    ) -> int:
+        """Open a clarification round: the turn saved as waiting on its question (until
+        `timeout` from now) and the question published; the round's number."""
+        waiting = Outcome(
+            "needs_clarification",
+            None,
+            decision.route,
+            resolved,
+            carried,
+            clarifying_question=decision.clarifying_question,
+            expires_at=workflow.now() + timeout,
+        )
+        number = self._rounds.open()  # before the save: see `Rounds.open`
+        self._result = await self._settling.save(waiting, final=False)
+        self._rounds.asked = number
+        self._stream.note(f"asked clarification {number}", "Asked a clarifying question")
+        self._stream.publish(progress.waiting(number))
+        return number
+
+    async def _refuse(
+        self, route: str, reason: str | None, resolved: str, carried: Carried
+    ) -> TurnResult:
+        """Refuse (the scope rules or the router) with the refusal text and the reason."""
+        outcome = Outcome(
+            "refused", refusal_text(), route, resolved, carried, refusal_reason=reason
+        )
+        return await self._finish(outcome)
 
     async def _answer_from_reports(
         self, resolved: str, carried: Carried, decision: RouteDecision
@@ -343,106 +371,40 @@ class ChatTurn:
         if not drafted:
             reason = withheld or (gate.MODEL_TIMEOUT if self._budget.out_of_time else None)
             return await self._finish(
-                Outcome("fallback", None, decision.route, resolved, carried, coverage=coverage,
-                        had_evidence=bool(kept), fallback_reason=reason)
-            )  # fmt: skip
+                Outcome(
+                    "fallback",
+                    None,
+                    decision.route,
+                    resolved,
+                    carried,
+                    coverage=coverage,
+                    had_evidence=bool(kept),
+                    fallback_reason=reason,
+                )
+            )
         attempts = [Attempt(p.number, len(p.unsupported), len(p.gaps)) for p in drafted.values()]
         best = await passes.as_shown(drafted[best_attempt(attempts).pass_number], resolved)
         return await self._finish(
-            answered(best, resolved, carried, decision, coverage, self._decline,
-                     self._inp.turn_id, self._stream.note)
-        )  # fmt: skip
+            answered(
+                best,
+                resolved,
+                carried,
+                decision,
+                coverage,
+                self._decline,
+                self._inp.turn_id,
+                self._stream.note,
+            )
+        )
 
-    # ---- the one exit ---------------------------------------------------------------
+    # ---- the one exit (workflows/turn/settling.py) ---------------------------------
 
     async def _finish(self, outcome: Outcome) -> TurnResult:
         """The single exit: final gate, fallback, confidence and disclaimer, save."""
-        gated = through_gate(outcome)
-        if gated is not outcome:
-            self._stream.note(
-                f"final gate: fallback ({gated.fallback_reason})",
-                progress.fallback_said(gated.fallback_reason),
-            )
-        if (shape := shape_of(gated)) is not None:
-            if gated.status == "answered" and gated.fallback_reason is None:
-                # Before any disclaimer is added: the cache keeps the clean answer.
-                await self._save_to_cache(gated, shape.grounded)
-            gated = shaped(gated, shape)
-        if gated.status == "expired" and self._result is not None:
-            # An expired turn still shows what it asked and nobody answered.
-            gated = replace(gated, clarifying_question=self._result.clarifying_question)
-        result = await self._save(gated, final=True)
-        self._result, self._rounds.settled = result, True
-        settled = [attributes.OUTCOME.value_set(result.status)]
-        if result.confidence:
-            settled.append(attributes.CONFIDENCE.value_set(result.confidence))
-        if result.fallback_reason is not None:
-            workflow.deprecate_patch(FALLBACK_ATTRIBUTE)  # asked on this path only
-            settled.append(attributes.FALLBACK.value_set(result.fallback_reason))
-        workflow.upsert_search_attributes(settled)
-        confidence = f", confidence {result.confidence}" if result.confidence else ""
-        self._stream.note(f"outcome: {result.status}{confidence}", progress.outcome_said(result))
-        return result
-
-    async def _save_to_cache(self, outcome: Outcome, grounded: str) -> None:
-        """Write a checked answer to the cache (fail-open: skipped). Only an answer whose
-        quality passed, grounded yes or partial, with every check run and nothing
-        degraded, and no personal value in its question."""
-        entry = outcome.to_cache
-        if entry is None or not self._inp.answer_cache:
-            return
-        why_not = (
-            "grounded no" if grounded not in ("yes", "partial")
-            else "a check did not run" if outcome.judge_unavailable or outcome.numbers_unverified
-            else "a step degraded" if self._ledger.degraded
-            else "a personal value in the question" if TOKEN.search(entry.question)
-            else None
-        )  # fmt: skip
-        await self._steps.save_answer(
-            why_not,
-            CacheWriteRequest(
-                tenant_id=self._inp.tenant_id, user_id=self._inp.user_id, entry=entry,
-                corpus_version=self._memory.corpus_version,
-            ),
-        )  # fmt: skip
+        self._result = await self._settling.finish(outcome, self._result)
+        return self._result
 
     async def _settle_after(self, status: TurnStatus, cause: str, text: str | None) -> TurnResult:
-        """Settle a turn that stopped on an error or a cancellation, through the gate.
-
-        Runs where the workflow can still act: the failed turn gets the diagnostic
-        fallback (or the cancelled text), is saved like any answer, and frees its
-        conversation. If even that save fails, the workflow fails with a non-retryable
-        error and the reconciler records the turn from its closed status.
-        """
-        if self._rounds.settled and self._result is not None:
-            return self._result
-        self._stream.note(
-            f"settling as {status}: {cause}",
-            "Cancelled" if status == "cancelled" else "Stopped on an error",
-        )
-        workflow.logger.warning("turn %s settling as %s: %s", self._inp.turn_id, status, cause)
-        outcome = Outcome(
-            status, text, self._result.route if self._result else None,
-            self._inp.question, Carried(), failure_reason=cause,
-            fallback_reason=gate.INTERNAL_ERROR if status == "failed" else None,
-        )  # fmt: skip
-        try:
-            return await self._finish(outcome)
-        except Exception as err:
-            raise TurnError(
-                f"could not settle the turn as {status}: {failure_cause(err)}", "SettleFailed"
-            ) from err
-
-    async def _save(self, outcome: Outcome, final: bool) -> TurnResult:
-        """The turn as it stands — its bookkeeping plus what `outcome` shows — saved."""
-        result = TurnResult(
-            turn_id=self._inp.turn_id,
-            conversation_id=self._inp.conversation_id,
-            question=storable(self._inp.question),
-            clarification_round=self._rounds.round,
-            **self._ledger.bookkeeping(),
-            **self._memory.bookkeeping(),
-            **outcome.shown(),
-        )
-        await self._steps.save_turn(result, final)
-        return result
+        """Settle a turn stopped by an error or a cancellation, through the one exit."""
+        self._result = await self._settling.settle_after(status, cause, text, self._result)
+        return self._result

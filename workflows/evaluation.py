@@ -127,9 +127,13 @@ class EvaluateRetrieval:
                 plan = RewritePlan(sub_queries=[])
             sub = plan_for(plan, probe.question, slots, [probe.company])[0]
             request = SearchRequest(
-                query=sub.query, company=probe.company, fiscal_years=sub.fiscal_years,
-                limit=config.limit, later_years=sub.later_years, config=config,
-            )  # fmt: skip
+                query=sub.query,
+                company=probe.company,
+                fiscal_years=sub.fiscal_years,
+                limit=config.limit,
+                later_years=sub.later_years,
+                config=config,
+            )
         result: SearchResult = await workflow.execute_activity(
             steps.qdrant_search_chunks,
             request,
@@ -189,9 +193,10 @@ class EvaluateJudge:
         if unresolved:
             return JudgeVerdict(unresolved=unresolved)
         request = CheckRequest(
-            question=probe.question, answer=probe.answer,
+            question=probe.question,
+            answer=probe.answer,
             chunk_ids=[c for c in found.chunk_ids if c is not None],
-        )  # fmt: skip
+        )
         numeric = await workflow.execute_activity(
             steps.grounding_check_numbers,
             request,

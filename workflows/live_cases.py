@@ -24,9 +24,11 @@ class ListCaseCandidates:
     @workflow.run
     async def run(self, request: CandidatesRequest) -> CaseCandidates:
         return await workflow.execute_activity(
-            steps.postgres_list_case_candidates, request, summary="turns worth a case",
+            steps.postgres_list_case_candidates,
+            request,
+            summary="turns worth a case",
             **step_options(steps.postgres_list_case_candidates),
-        )  # fmt: skip
+        )
 
 
 @workflow.defn(name="DraftCase")
@@ -34,9 +36,11 @@ class DraftCase:
     @workflow.run
     async def run(self, request: DraftCaseRequest) -> EvalCase:
         return await workflow.execute_activity(
-            steps.postgres_draft_case, request, summary=f"draft a case from {request.turn_id}",
+            steps.postgres_draft_case,
+            request,
+            summary=f"draft a case from {request.turn_id}",
             **step_options(steps.postgres_draft_case),
-        )  # fmt: skip
+        )
 
 
 @workflow.defn(name="ReadShadowRuns")
@@ -46,6 +50,8 @@ class ReadShadowRuns:
     @workflow.run
     async def run(self, request: ShadowRunsRequest) -> ShadowReport:
         return await workflow.execute_activity(
-            steps.postgres_read_shadow_runs, request, summary="shadow runs beside live turns",
+            steps.postgres_read_shadow_runs,
+            request,
+            summary="shadow runs beside live turns",
             **step_options(steps.postgres_read_shadow_runs),
-        )  # fmt: skip
+        )

@@ -84,9 +84,13 @@ class StepPolicy:
 
 
 WITHOUT_INDEX = frozenset(
-    {"postgres_load_session", "postgres_save_turn", "llm_summarize_history",
-     "postgres_remember_fact"}
-)  # fmt: skip
+    {
+        "postgres_load_session",
+        "postgres_save_turn",
+        "llm_summarize_history",
+        "postgres_remember_fact",
+    }
+)
 """The turn's steps a worker without the report index runs (`worker.py --role turn`);
 the others need the index (retrieval, the answer cache, the coverage, and the model and
 grounding steps, which load chunk text from it)."""
@@ -98,45 +102,62 @@ def _model_step(
     """A model step: one model call per attempt, so its timeouts hold the longest model
     timeout the settings accept, for every attempt; and it counts against the budget."""
     return StepPolicy(
-        direction, on_error, why, kind="engine", heartbeat=_BEAT, budgeted=True,
+        direction,
+        on_error,
+        why,
+        kind="engine",
+        heartbeat=_BEAT,
+        budgeted=True,
         start_to_close=timedelta(seconds=MODEL_STEP_SECONDS),
         schedule_to_close=timedelta(seconds=MODEL_STEP_TOTAL_SECONDS),
-        retry=_MODEL_RETRY, closed_option=closed_option,
-    )  # fmt: skip
+        retry=_MODEL_RETRY,
+        closed_option=closed_option,
+    )
 
 
 POLICY: dict[str, StepPolicy] = {
     "postgres_load_session": StepPolicy(
-        "open", "answer without recent turns",
+        "open",
+        "answer without recent turns",
         "a turn without history can still answer or ask; blocking it helps nobody",
-        kind="local", heartbeat=_BEAT,
+        kind="local",
+        heartbeat=_BEAT,
     ),
     "postgres_read_coverage": StepPolicy(
-        "closed", "the turn fails and settles with its fallback text",
+        "closed",
+        "the turn fails and settles with its fallback text",
         "a turn that cannot say which companies it covers cannot refuse or answer honestly;"
         " the step serves the worker's last reading when PostgreSQL is down, so only a"
         " worker that never read the registry fails it",
-        kind="local", heartbeat=_BEAT,
+        kind="local",
+        heartbeat=_BEAT,
     ),
     "llm_summarize_history": _model_step(
-        "open", "keep the history as it is (no summary this turn)",
+        "open",
+        "keep the history as it is (no summary this turn)",
         "a summary only saves context; the messages are never deleted, so nothing is lost",
     ),
     "qdrant_lookup_answer": StepPolicy(
-        "open", "a miss: the turn answers from the reports",
+        "open",
+        "a miss: the turn answers from the reports",
         "the cache is an optimisation; without it the full checked path runs",
-        kind="local", heartbeat=_BEAT,
+        kind="local",
+        heartbeat=_BEAT,
     ),
     "postgres_remember_fact": StepPolicy(
-        "closed", "nothing is stored and the answer says so",
+        "closed",
+        "nothing is stored and the answer says so",
         "telling a user a preference was kept when it was not is a broken promise",
-        kind="local", heartbeat=_BEAT,
+        kind="local",
+        heartbeat=_BEAT,
     ),
     "llm_route_question": _model_step(
-        "open", "default to retrieval, never block on clarification",
+        "open",
+        "default to retrieval, never block on clarification",
         "retrieval is the safe default: its answer is still graded and gated",
         ClosedOption(
-            "TURNSTILE_CLASSIFIER_POLICY", "classifier_policy",
+            "TURNSTILE_CLASSIFIER_POLICY",
+            "classifier_policy",
             "diagnostic fallback (classifier_unavailable): nothing is looked up",
             "the classifier is the second check of scope after the scope rules; where an"
             " answer to a question nobody classified may not go out (advice rules), the"
@@ -144,167 +165,226 @@ POLICY: dict[str, StepPolicy] = {
         ),
     ),
     "llm_rewrite_query": _model_step(
-        "open", "one sub-query per company built from the question",
+        "open",
+        "one sub-query per company built from the question",
         "the question itself is a usable query",
     ),
     "qdrant_search_chunks": StepPolicy(
-        "open", "that company counts as not found (gap line, retry)",
+        "open",
+        "that company counts as not found (gap line, retry)",
         "one company's outage must not sink the others; the gap is stated in the answer",
-        heartbeat=_BEAT, budgeted=True,
+        heartbeat=_BEAT,
+        budgeted=True,
     ),
     "llm_grade_documents": _model_step(
-        "open", "keep all documents", "noisy evidence beats none",
+        "open",
+        "keep all documents",
+        "noisy evidence beats none",
     ),
     "llm_synthesize_answer": _model_step(
-        "closed", "diagnostic fallback (no_answer_composed; model_timeout when out of time)",
+        "closed",
+        "diagnostic fallback (no_answer_composed; model_timeout when out of time)",
         "no text is better than unchecked text",
     ),
     "grounding_check_numbers": StepPolicy(
-        "closed", "the draft is not shown: another pass's checked draft, else diagnostic "
+        "closed",
+        "the draft is not shown: another pass's checked draft, else diagnostic "
         "fallback (numbers_unchecked)",
-        "no unchecked figure reaches a person, at any confidence", kind="local",
+        "no unchecked figure reaches a person, at any confidence",
+        kind="local",
         heartbeat=_BEAT,
     ),
     "grounding_check_relevance": StepPolicy(
-        "closed", "the answer counts as not shown to address the question (confidence low)",
+        "closed",
+        "the answer counts as not shown to address the question (confidence low)",
         "an answer not checked against its question must not be shown as if it were",
-        kind="local", heartbeat=_BEAT,
+        kind="local",
+        heartbeat=_BEAT,
     ),
     "llm_grade_answer": _model_step(
-        "open", "pass with 0 unsupported, marked judge_unavailable, confidence capped at medium",
+        "open",
+        "pass with 0 unsupported, marked judge_unavailable, confidence capped at medium",
         "the numeric check still ran, and the answer says the judge did not",
         ClosedOption(
-            "TURNSTILE_JUDGE_POLICY", "judge_policy",
+            "TURNSTILE_JUDGE_POLICY",
+            "judge_policy",
             "diagnostic fallback (judge_unavailable): the draft is not shown",
             "where every answer shown must have passed the independent judge, an answer"
             " checked by the numeric check alone is not enough, capped or not",
         ),
     ),
     "qdrant_save_answer": StepPolicy(
-        "open", "the answer is not cached (the next such question is answered afresh)",
+        "open",
+        "the answer is not cached (the next such question is answered afresh)",
         "a skipped write costs one slower turn later; the answer itself is unaffected",
-        kind="local", heartbeat=_BEAT,
+        kind="local",
+        heartbeat=_BEAT,
     ),
     "postgres_save_turn": StepPolicy(
-        "closed", "retried until it succeeds",
+        "closed",
+        "retried until it succeeds",
         "the turn is not complete until the conversation holds it",
-        schedule_to_close=None, retry=_UNTIL_DONE, kind="local", heartbeat=_BEAT,
+        schedule_to_close=None,
+        retry=_UNTIL_DONE,
+        kind="local",
+        heartbeat=_BEAT,
     ),
     "postgres_sweep_turns": StepPolicy(
-        "closed", "this sweep fails visibly; the next scheduled one tries again",
+        "closed",
+        "this sweep fails visibly; the next scheduled one tries again",
         "reconciling is idempotent, and a turn left open is caught by the next sweep",
-        start_to_close=timedelta(minutes=2), schedule_to_close=timedelta(minutes=5),
+        start_to_close=timedelta(minutes=2),
+        schedule_to_close=timedelta(minutes=5),
         heartbeat=timedelta(seconds=30),
     ),
     "postgres_purge_decisions": StepPolicy(
-        "closed", "this purge fails visibly; tomorrow's run tries again",
+        "closed",
+        "this purge fails visibly; tomorrow's run tries again",
         "a purge that half-ran is rolled back (one transaction); nothing is lost by waiting",
-        start_to_close=timedelta(minutes=5), schedule_to_close=timedelta(minutes=20),
+        start_to_close=timedelta(minutes=5),
+        schedule_to_close=timedelta(minutes=20),
         heartbeat=None,
     ),
     "postgres_purge_pii_tokens": StepPolicy(
-        "closed", "this purge fails visibly; tomorrow's run tries again",
+        "closed",
+        "this purge fails visibly; tomorrow's run tries again",
         "one DELETE; a value kept a day longer is erased by the next run",
-        start_to_close=timedelta(minutes=5), schedule_to_close=timedelta(minutes=20),
+        start_to_close=timedelta(minutes=5),
+        schedule_to_close=timedelta(minutes=20),
         heartbeat=None,
     ),
     "postgres_purge_rate_buckets": StepPolicy(
-        "closed", "this purge fails visibly; tomorrow's run tries again",
+        "closed",
+        "this purge fails visibly; tomorrow's run tries again",
         "one DELETE of idle (full) buckets; one kept a day longer changes nothing",
-        start_to_close=timedelta(minutes=5), schedule_to_close=timedelta(minutes=20),
+        start_to_close=timedelta(minutes=5),
+        schedule_to_close=timedelta(minutes=20),
         heartbeat=None,
     ),
     "postgres_expire_conversations": StepPolicy(
-        "closed", "this expiry fails visibly; tomorrow's run tries again",
+        "closed",
+        "this expiry fails visibly; tomorrow's run tries again",
         "each batch is one transaction, so a conversation expires whole or not at all, and"
         " one kept a day longer is expired by the next run",
-        start_to_close=timedelta(minutes=10), schedule_to_close=timedelta(minutes=30),
+        start_to_close=timedelta(minutes=10),
+        schedule_to_close=timedelta(minutes=30),
         heartbeat=timedelta(minutes=2),
     ),
     "postgres_forget_user": StepPolicy(
-        "closed", "retried until it succeeds; the erase request reports it pending",
+        "closed",
+        "retried until it succeeds; the erase request reports it pending",
         "an erasure request must complete, not be dropped",
-        start_to_close=timedelta(minutes=2), schedule_to_close=None, retry=_UNTIL_DONE,
+        start_to_close=timedelta(minutes=2),
+        schedule_to_close=None,
+        retry=_UNTIL_DONE,
         heartbeat=_BEAT,
     ),
     "qdrant_forget_answers": StepPolicy(
-        "closed", "retried until it succeeds; the erase request reports it pending",
+        "closed",
+        "retried until it succeeds; the erase request reports it pending",
         "a cached answer of an erased user must not be served again",
-        start_to_close=timedelta(minutes=2), schedule_to_close=None, retry=_UNTIL_DONE,
+        start_to_close=timedelta(minutes=2),
+        schedule_to_close=None,
+        retry=_UNTIL_DONE,
         heartbeat=_BEAT,
     ),
     "probes_load_cases": StepPolicy(
-        "closed", "this probe run fails visibly; the next scheduled one tries again",
+        "closed",
+        "this probe run fails visibly; the next scheduled one tries again",
         "a probe run without its cases measures nothing, and must not look healthy",
     ),
     "postgres_allocate_probe_turn": StepPolicy(
-        "closed", "the probe run fails visibly; the next scheduled one tries again",
+        "closed",
+        "the probe run fails visibly; the next scheduled one tries again",
         "a probe turn must be a real turn, stored like a caller's; idempotent by key",
     ),
     "postgres_record_probe_run": StepPolicy(
-        "closed", "retried until it succeeds",
+        "closed",
+        "retried until it succeeds",
         "an unrecorded breach would hide the first of two consecutive ones",
-        schedule_to_close=None, retry=_UNTIL_DONE,
+        schedule_to_close=None,
+        retry=_UNTIL_DONE,
     ),
     "evals_run_suites": StepPolicy(
-        "closed", "the scheduled run fails visibly in the Temporal UI; the next one tries again",
+        "closed",
+        "the scheduled run fails visibly in the Temporal UI; the next one tries again",
         "a run that could not reach the stack measured nothing, and must not read as no drift",
-        start_to_close=timedelta(hours=2), schedule_to_close=timedelta(hours=2),
+        start_to_close=timedelta(hours=2),
+        schedule_to_close=timedelta(hours=2),
         heartbeat=timedelta(minutes=2),
     ),
     "metrics_record_suite_run": StepPolicy(
-        "closed", "retried until it succeeds",
+        "closed",
+        "retried until it succeeds",
         "an unrecorded regression would keep the drift alert quiet",
-        schedule_to_close=None, retry=_UNTIL_DONE,
+        schedule_to_close=None,
+        retry=_UNTIL_DONE,
     ),
     "postgres_read_probe_history": StepPolicy(
-        "open", "each slice's threshold uses the configured healthy rate",
+        "open",
+        "each slice's threshold uses the configured healthy rate",
         "a threshold from the configured rate is the one used before history was kept",
     ),
     "qdrant_freeze_corpus": StepPolicy(
-        "closed", "this probe run fails visibly; the next scheduled one tries again",
+        "closed",
+        "this probe run fails visibly; the next scheduled one tries again",
         "probes on a moving index are not comparable run to run, and must not look so",
-        start_to_close=timedelta(minutes=5), schedule_to_close=timedelta(minutes=20),
+        start_to_close=timedelta(minutes=5),
+        schedule_to_close=timedelta(minutes=20),
         heartbeat=_BEAT,
     ),
     "postgres_record_shadow": StepPolicy(
-        "closed", "the shadow run fails visibly; the live turn, settled before it began, is"
-        " untouched", "a shadow outcome recorded in part would skew the A/B report",
-        kind="local", heartbeat=_BEAT,
+        "closed",
+        "the shadow run fails visibly; the live turn, settled before it began, is untouched",
+        "a shadow outcome recorded in part would skew the A/B report",
+        kind="local",
+        heartbeat=_BEAT,
     ),
     "postgres_read_shadow_runs": StepPolicy(
-        "closed", "the command fails visibly", "a report with pairs missing would look whole",
+        "closed",
+        "the command fails visibly",
+        "a report with pairs missing would look whole",
     ),
     "postgres_list_case_candidates": StepPolicy(
-        "closed", "the command fails visibly", "a list with rows missing would look complete",
+        "closed",
+        "the command fails visibly",
+        "a list with rows missing would look complete",
     ),
     "postgres_draft_case": StepPolicy(
-        "closed", "the command fails visibly (an unknown turn: one line)",
+        "closed",
+        "the command fails visibly (an unknown turn: one line)",
         "a case drafted from half the facts would expect the wrong figures",
         heartbeat=_BEAT,
     ),
     "qdrant_ingest_file": StepPolicy(
-        "closed", "the file is reported failed; other files still ingest",
+        "closed",
+        "the file is reported failed; other files still ingest",
         "a half-ingested document must not be served",
         # A real 10-K of hundreds of pages reads for minutes (its points are stored in
         # batches, so the worker's loop still beats between them).
-        start_to_close=timedelta(minutes=15), schedule_to_close=timedelta(minutes=45),
+        start_to_close=timedelta(minutes=15),
+        schedule_to_close=timedelta(minutes=45),
         heartbeat=timedelta(seconds=10),
     ),
     "qdrant_read_corpus_version": StepPolicy(
-        "closed", "the ingestion run fails visibly", "the version is part of every answer's record",
+        "closed",
+        "the ingestion run fails visibly",
+        "the version is part of every answer's record",
         heartbeat=_BEAT,
     ),
     "qdrant_find_chunks": StepPolicy(
-        "closed", "the evaluation run fails visibly",
+        "closed",
+        "the evaluation run fails visibly",
         "a pair judged on the wrong chunk measures nothing",
         heartbeat=_BEAT,
     ),
     "qdrant_load_chunks": StepPolicy(
-        "closed", "the search request fails (HTTP 5xx)", "there is nothing to degrade to",
+        "closed",
+        "the search request fails (HTTP 5xx)",
+        "there is nothing to degrade to",
         heartbeat=_BEAT,
     ),
-}  # fmt: skip
+}
 
 PURE_LAYERS: dict[str, str] = {
     "scope_rules": "cannot fail (pure code): closed by construction",

@@ -135,32 +135,46 @@ class RunGoldenProbes:
             corpus_version = self._snapshot = await self._freeze()
             rates = await self._rates(names)
         found = await asyncio.gather(
-            *(asyncio.gather(*(self._probe(case) for case in probe_set.slices[name]))
-              for name in names)
-        )  # fmt: skip
+            *(
+                asyncio.gather(*(self._probe(case) for case in probe_set.slices[name]))
+                for name in names
+            )
+        )
         slices, categories = self._scored(probe_set.slices, found, rates)
         recorded = RecordedProbeRun()
         if request.record:
-            recorded = await workflow.execute_activity(
-                steps.postgres_record_probe_run,
-                RecordProbeRun(scope=workflow.info().task_queue, run_id=self._run,
-                               corpus_version=corpus_version, slices=slices,
-                               categories=categories),
-                summary="record the run; an incident after two breaches in a row",
-                **step_options(steps.postgres_record_probe_run),
-            )  # fmt: skip
-        workflow.set_current_details(
-            "; ".join(f"{s.slice} {s.passed}/{s.cases}{' BREACH' if s.breached else ''}"
-                      for s in slices)
-            + "".join(f"; incident {i.incident_id} ({i.slice})" for i in recorded.incidents)
-        )  # fmt: skip
-        return ProbeRunResult(run_id=self._run, corpus_version=corpus_version,
-                              slices=slices, incidents=recorded.incidents)  # fmt: skip
+            recorded = await self._record(corpus_version, slices, categories)
+        workflow.set_current_details(_details(slices, recorded))
+        return ProbeRunResult(
+            run_id=self._run,
+            corpus_version=corpus_version,
+            slices=slices,
+            incidents=recorded.incidents,
+        )
+
+    async def _record(
+        self, corpus_version: str | None, slices: list[SliceRun], categories: dict[str, str]
+    ) -> RecordedProbeRun:
+        """Store the run; an incident opens after two breaches in a row."""
+        return await workflow.execute_activity(
+            steps.postgres_record_probe_run,
+            RecordProbeRun(
+                scope=workflow.info().task_queue,
+                run_id=self._run,
+                corpus_version=corpus_version,
+                slices=slices,
+                categories=categories,
+            ),
+            summary="record the run; an incident after two breaches in a row",
+            **step_options(steps.postgres_record_probe_run),
+        )
 
     def _scored(
-        self, cases: dict[str, list[EvalCase]], found: list[list[tuple[list[str], str]]],
+        self,
+        cases: dict[str, list[EvalCase]],
+        found: list[list[tuple[list[str], str]]],
         rates: dict[str, float],
-    ) -> tuple[list[SliceRun], dict[str, str]]:  # fmt: skip
+    ) -> tuple[list[SliceRun], dict[str, str]]:
         """Each slice counted against its threshold, and the incident category its
         failures point to."""
         slices: list[SliceRun] = []
@@ -168,12 +182,17 @@ class RunGoldenProbes:
         for name, outcomes in zip(cases, found, strict=True):
             failing = [(c, p, t) for c, (p, t) in zip(cases[name], outcomes, strict=True) if p]
             n = len(cases[name])
-            slices.append(SliceRun(
-                slice=name, cases=n, passed=n - len(failing),
-                threshold=pass_threshold(n, rates[name], self._request.false_alarm_rate),
-                failed=[f"{c.id}: {p[0]}" for c, p, _ in failing],
-                failed_turns=[t for _, _, t in failing], healthy_rate=rates[name],
-            ))  # fmt: skip
+            slices.append(
+                SliceRun(
+                    slice=name,
+                    cases=n,
+                    passed=n - len(failing),
+                    threshold=pass_threshold(n, rates[name], self._request.false_alarm_rate),
+                    failed=[f"{c.id}: {p[0]}" for c, p, _ in failing],
+                    failed_turns=[t for _, _, t in failing],
+                    healthy_rate=rates[name],
+                )
+            )
             categories[name] = incident_category([p for ps, _ in outcomes for p in ps])
         return slices, categories
 
@@ -183,11 +202,12 @@ class RunGoldenProbes:
         the same version are comparable whatever was ingested since."""
         frozen = await workflow.execute_activity(
             steps.qdrant_freeze_corpus,
-            FreezeRequest(scope=workflow.info().task_queue,
-                          corpus_version=self._request.corpus_version),
+            FreezeRequest(
+                scope=workflow.info().task_queue, corpus_version=self._request.corpus_version
+            ),
             summary="freeze the index as a snapshot named by its corpus version",
             **step_options(steps.qdrant_freeze_corpus),
-        )  # fmt: skip
+        )
         return frozen.corpus_version
 
     async def _rates(self, names: list[str]) -> dict[str, float]:
@@ -197,11 +217,12 @@ class RunGoldenProbes:
         try:
             history = await workflow.execute_activity(
                 steps.postgres_read_probe_history,
-                ProbeHistoryRequest(scope=workflow.info().task_queue, slices=names,
-                                    runs=HISTORY_RUNS),
+                ProbeHistoryRequest(
+                    scope=workflow.info().task_queue, slices=names, runs=HISTORY_RUNS
+                ),
                 summary="each slice's healthy runs",
                 **step_options(steps.postgres_read_probe_history),
-            )  # fmt: skip
+            )
         except ActivityError:
             return {name: prior for name in names}
         return {name: healthy_rate(history.slices.get(name, []), prior) for name in names}
@@ -229,21 +250,29 @@ class RunGoldenProbes:
     async def _turn(self, key: str, question: str, conversation: str | None) -> TurnResult:
         turn = await workflow.execute_activity(
             steps.postgres_allocate_probe_turn,
-            AllocateProbeTurn(key=f"{self._run}/{key}", question=question,
-                              conversation_id=conversation, tenant_id=PROBE_TENANT),
+            AllocateProbeTurn(
+                key=f"{self._run}/{key}",
+                question=question,
+                conversation_id=conversation,
+                tenant_id=PROBE_TENANT,
+            ),
             summary=f"probe {key}",
             **step_options(steps.postgres_allocate_probe_turn),
-        )  # fmt: skip
+        )
         timeout = self._request.clarification_timeout_seconds
         turn_input = TurnInput(
-            turn_id=turn.turn_id, conversation_id=turn.conversation_id, seq=turn.seq,
-            question=question, clarification_timeout_seconds=timeout,
+            turn_id=turn.turn_id,
+            conversation_id=turn.conversation_id,
+            seq=turn.seq,
+            question=question,
+            clarification_timeout_seconds=timeout,
             turn_budget_seconds=self._request.turn_budget_seconds,
-            engine_in_process=self._request.engine_in_process, tenant_id=PROBE_TENANT,
+            engine_in_process=self._request.engine_in_process,
+            tenant_id=PROBE_TENANT,
             snapshot=self._snapshot,
             judge_policy=self._request.judge_policy,
             classifier_policy=self._request.classifier_policy,
-        )  # fmt: skip
+        )
         workflow.deprecate_patch(SHARED_START_OPTIONS)
         options = start_options(turn_input, summary=f"probe {key}")
         result: TurnResult = await workflow.execute_child_workflow(
@@ -259,9 +288,14 @@ class RunGoldenProbes:
 
 def _schedule(task_queue: str, every: timedelta, request: ProbeRequest) -> Schedule:
     return interval_schedule(
-        RunGoldenProbes.run, request, f"golden-probes-{task_queue}", task_queue, every,
-        timedelta(hours=1), "golden probes: the probe sets asked as turns, scored and recorded",
-    )  # fmt: skip
+        RunGoldenProbes.run,
+        request,
+        f"golden-probes-{task_queue}",
+        task_queue,
+        every,
+        timedelta(hours=1),
+        "golden probes: the probe sets asked as turns, scored and recorded",
+    )
 
 
 async def ensure_probe_schedule(
@@ -280,3 +314,10 @@ async def remove_probe_schedule(client: Client, task_queue: str) -> None:
     except RPCError as err:
         if err.status != RPCStatusCode.NOT_FOUND:
             raise
+
+
+def _details(slices: list[SliceRun], recorded: RecordedProbeRun) -> str:
+    """The run's line in the Temporal UI: each slice's score, then any incident."""
+    return "; ".join(
+        f"{s.slice} {s.passed}/{s.cases}{' BREACH' if s.breached else ''}" for s in slices
+    ) + "".join(f"; incident {i.incident_id} ({i.slice})" for i in recorded.incidents)

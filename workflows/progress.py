@@ -178,9 +178,10 @@ def scope_refused(reason: str | None) -> Said:
 def carried(carried: Carried) -> Said:
     parts = (carried.company, carried.metric, carried.fiscal_year)
     said = (
-        display_name(carried.company) if carried.company else None, carried.metric,
+        display_name(carried.company) if carried.company else None,
+        carried.metric,
         f"FY{carried.fiscal_year}" if carried.fiscal_year else None,
-    )  # fmt: skip
+    )
     return (
         "carried " + " ".join(str(p) for p in parts if p),
         "Took " + ", ".join(p for p in said if p) + " from earlier in the conversation",

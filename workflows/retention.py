@@ -89,21 +89,29 @@ def _schedule(
     task_queue: str, retention_days: int, pii_retention_days: int, conversation_retention_days: int
 ) -> Schedule:
     request = PurgeRequest(
-        retention_days=retention_days, pii_retention_days=pii_retention_days,
+        retention_days=retention_days,
+        pii_retention_days=pii_retention_days,
         conversation_retention_days=conversation_retention_days,
-    )  # fmt: skip
+    )
     return interval_schedule(
-        PurgeDecisionRecords.run, request, f"purge-decisions-{task_queue}", task_queue, EVERY,
+        PurgeDecisionRecords.run,
+        request,
+        f"purge-decisions-{task_queue}",
+        task_queue,
+        EVERY,
         timedelta(hours=1),
         f"retention: purge decision records older than {retention_days} days, personal"
         f" values unused for {pii_retention_days} days",
-    )  # fmt: skip
+    )
 
 
 async def ensure_retention_schedule(
-    client: Client, task_queue: str, retention_days: int, pii_retention_days: int = 30,
+    client: Client,
+    task_queue: str,
+    retention_days: int,
+    pii_retention_days: int = 30,
     conversation_retention_days: int = 0,
-) -> None:  # fmt: skip
+) -> None:
     """Create the purge schedule, or bring an existing one up to date (a restart with
     other retention settings changes what its next run purges)."""
     schedule_id = f"{SCHEDULE_PREFIX}-{task_queue}"

@@ -53,10 +53,14 @@ async def ensure_suite_schedule(
 ) -> None:
     """Create the suites' schedule, or bring an existing one up to date."""
     schedule = interval_schedule(
-        RunSuites.run, request, f"run-suites-{task_queue}", task_queue, every,
+        RunSuites.run,
+        request,
+        f"run-suites-{task_queue}",
+        task_queue,
+        every,
         max(every, timedelta(hours=2)),
         "suites: the evaluation suites against the baseline (drift)",
-    )  # fmt: skip
+    )
     await ensure_schedule(client, f"{SCHEDULE_PREFIX}-{task_queue}", schedule)
 
 

@@ -46,9 +46,14 @@ class SweepTurns:
 
 
 def interval_schedule(
-    run: Any, arg: Any, workflow_id: str, task_queue: str, every: timedelta, timeout: timedelta,
+    run: Any,
+    arg: Any,
+    workflow_id: str,
+    task_queue: str,
+    every: timedelta,
+    timeout: timedelta,
     summary: str,
-) -> Schedule:  # fmt: skip
+) -> Schedule:
     """Start `run(arg)` every `every`; a start is skipped while the last run still goes.
     Each run is named in the Temporal UI by `summary`, and says it is scheduled."""
     return Schedule(
@@ -80,10 +85,14 @@ def _every(every: timedelta) -> str:
 
 def _schedule(task_queue: str, every: timedelta) -> Schedule:
     return interval_schedule(
-        SweepTurns.run, SweepRequest(), f"sweep-turns-{task_queue}", task_queue, every,
+        SweepTurns.run,
+        SweepRequest(),
+        f"sweep-turns-{task_queue}",
+        task_queue,
+        every,
         max(every, timedelta(minutes=1)),
         "sweep: settle turns whose workflow closed without saying so",
-    )  # fmt: skip
+    )
 
 
 async def ensure_sweep_schedule(client: Client, task_queue: str, every: timedelta) -> None:

@@ -83,9 +83,13 @@ class Shape:
 
 
 def _covered(
-    band: Band, items: tuple[int, int], missing: int, unsupported: int,
-    judge_unavailable: bool, figures_given: bool,
-) -> Literal["high", "medium", "low"]:  # fmt: skip
+    band: Band,
+    items: tuple[int, int],
+    missing: int,
+    unsupported: int,
+    judge_unavailable: bool,
+    figures_given: bool,
+) -> Literal["high", "medium", "low"]:
     """The band's confidence with coverage counted: the share of the asked items (`items`:
     how many were asked, how many of them the answer does not give) answered and
     verified when the question asks for items; else at most medium while a figure is
@@ -129,8 +133,9 @@ def shape_answer(
     """
     band = confidence_band(unsupported, judge_unavailable)
     grounded = band.grounded
-    confidence = _covered(band, (asked, asked_missing), missing, unsupported, judge_unavailable,
-                          figures_given)  # fmt: skip
+    confidence = _covered(
+        band, (asked, asked_missing), missing, unsupported, judge_unavailable, figures_given
+    )
     warnings: tuple[str, ...] = ()
     if figures_asked and not figures_given:
         grounded, confidence = "no", "low"
@@ -139,9 +144,5 @@ def shape_answer(
     if numbers_unverified:
         grounded, confidence = "no", "low"
         warnings = (*warnings, NUMBERS_UNVERIFIED_WARNING)
-    return Shape(
-        grounded,
-        confidence,
-        (*warnings, *band.warnings),
-        band.warnings[0] if band.warnings else None,
-    )
+    first = band.warnings[0] if band.warnings else None
+    return Shape(grounded, confidence, (*warnings, *band.warnings), first)

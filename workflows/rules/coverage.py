@@ -94,19 +94,19 @@ def unanswered(
     def given(company: str, year: int, metric: str) -> bool:
         loose = len(slots.metrics) == 1
         if any(
-            f.company == company and f.fiscal_year == year
+            f.company == company
+            and f.fiscal_year == year
             and (f.metric == metric or (loose and f.metric is None))
             for f in verified
-        ):  # fmt: skip
+        ):
             return True
         name = metric_display(metric).lower()
         # Labels name the company (older turns' labels, its ticker).
         whose = (company, display_name(company))
         return any(
-            any(w in d.label for w in whose) and f"FY{year}" in d.label
-            and name in d.label.lower()
+            any(w in d.label for w in whose) and f"FY{year}" in d.label and name in d.label.lower()
             for d in derived
-        )  # fmt: skip
+        )
 
     return [
         NotFound(company=company, fiscal_year=year, metric=metric_display(metric))

@@ -157,35 +157,48 @@ def reused(entry: CachedAnswer, resolved: str, carried: Carried, decline: str | 
     answer, then the final gate and confidence shaping at the turn's one exit."""
     warning = coverage_warning(resolved)
     return Outcome(
-        "answered", with_notices(entry.answer, resolved, carried, decline), "answer_cache",
-        resolved, carried,
+        "answered",
+        with_notices(entry.answer, resolved, carried, decline),
+        "answer_cache",
+        resolved,
+        carried,
         warnings=list(entry.warnings) + ([warning] if warning else []),
-        citations=list(entry.citations), derived=list(entry.derived),
-        not_found=list(entry.not_found), unsupported=list(entry.unsupported),
-        coverage=dict(entry.coverage), had_evidence=True, figures_given=entry.figures_given,
-        items_asked=entry.items_asked, items_missing=entry.items_missing,
-    )  # fmt: skip
+        citations=list(entry.citations),
+        derived=list(entry.derived),
+        not_found=list(entry.not_found),
+        unsupported=list(entry.unsupported),
+        coverage=dict(entry.coverage),
+        had_evidence=True,
+        figures_given=entry.figures_given,
+        items_asked=entry.items_asked,
+        items_missing=entry.items_missing,
+    )
 
 
 def _asked_gaps(
-    best: Pass, slots: Slots, coverage: dict[str, bool], resolved: str,
-    known: set[str], removed: list[str],
-) -> list[NotFound]:  # fmt: skip
+    best: Pass,
+    slots: Slots,
+    coverage: dict[str, bool],
+    resolved: str,
+    known: set[str],
+    removed: list[str],
+) -> list[NotFound]:
     """What was asked and no backed figure gives, whatever the draft lists: a gap line
     each, less those already listed (`known`) or taken out as refuted (their own line)."""
     missed = unanswered(list(coverage), slots, best.verified, best.derived, resolved)
     gone = {label.lower() for label in removed}
-    return [
-        g for g in missed
-        if g.line().lower() not in known
-        and g.label().lower() not in gone
-    ]  # fmt: skip
+    return [g for g in missed if g.line().lower() not in known and g.label().lower() not in gone]
 
 
 def _gaps(
-    best: Pass, bound: Bound, slots: Slots, coverage: dict[str, bool], resolved: str,
-    removed: list[str], note: Note,
-) -> tuple[list[NotFound], RelevanceVerdict]:  # fmt: skip
+    best: Pass,
+    bound: Bound,
+    slots: Slots,
+    coverage: dict[str, bool],
+    resolved: str,
+    removed: list[str],
+    note: Note,
+) -> tuple[list[NotFound], RelevanceVerdict]:
     """Every gap line the answer must carry, and the relevance control's verdict. A draft
     the final gate will refuse gets neither: they must not turn an empty answer into one
     that passes."""
@@ -197,11 +210,14 @@ def _gaps(
     known = {g.line().lower() for g in best.draft.not_found}
     # A figure taken out has its removal line: not a not-found line beside it as well.
     gone = {label.lower() for label in removed}
-    gaps = [*best.draft.not_found, *(
-        g for g in verdict.gaps
-        if g.line().lower() not in known
-        and g.label().lower() not in gone
-    )]  # fmt: skip
+    gaps = [
+        *best.draft.not_found,
+        *(
+            g
+            for g in verdict.gaps
+            if g.line().lower() not in known and g.label().lower() not in gone
+        ),
+    ]
     if not best.numbers_unverified:
         asked = _asked_gaps(
             best, slots, coverage, resolved, known | {g.line().lower() for g in gaps}, removed
@@ -247,43 +263,138 @@ def _items(asked: list[NotFound], gaps: list[NotFound], removed: list[str]) -> _
     return {"items_asked": len(asked), "items_missing": items_missing(asked, gaps, removed)}
 
 
+@dataclass(frozen=True)
+class _Written:
+    """The chosen draft as the person will read it, before its notices."""
+
+    text: str
+    citations: list[Citation]
+    warnings: list[str]
+    citation_warnings: list[str]
+    """The citation binder's own warnings: the only ones a cached answer keeps."""
+    gaps: list[NotFound]
+    verdict: RelevanceVerdict
+    items: _Items
+
+
 def answered(
-    best: Pass, resolved: str, carried: Carried, decision: RouteDecision,
-    coverage: dict[str, bool], decline: str | None, turn_id: str, note: Note,
-) -> Outcome:  # fmt: skip
+    best: Pass,
+    resolved: str,
+    carried: Carried,
+    decision: RouteDecision,
+    coverage: dict[str, bool],
+    decline: str | None,
+    turn_id: str,
+    note: Note,
+) -> Outcome:
     """The best pass's draft, bound to its citations, with every gap line present."""
     answer, removed = without_refuted(best, note)
     if answer is None or (removed and not substance_left(answer, removed)):
         return Outcome(
-            "answered", None, decision.route, resolved, carried, coverage=coverage,
-            had_evidence=True, fallback_reason=gate.UNVERIFIED,
-        )  # fmt: skip
+            "answered",
+            None,
+            decision.route,
+            resolved,
+            carried,
+            coverage=coverage,
+            had_evidence=True,
+            fallback_reason=gate.UNVERIFIED,
+        )
+    written = _written(best, answer, decision.slots, coverage, resolved, removed, note)
+    clean = None
+    if best.quality_passed and not (written.verdict.low or removed or best.spoke_to_reader):
+        clean = _cache_entry(best, turn_id, resolved, coverage, written)
+    return _answered_outcome(
+        best, resolved, carried, decision, coverage, decline, written, clean, len(removed)
+    )
+
+
+def _written(
+    best: Pass,
+    answer: str,
+    slots: Slots,
+    coverage: dict[str, bool],
+    resolved: str,
+    removed: list[str],
+    note: Note,
+) -> _Written:
+    """The draft bound to its citations, every gap line present, the relevance verdict's
+    lead and the warnings a person must read."""
     bound = bind_citations(answer, [Source.narrowed(h) for h in best.sources])
     citation_warnings = list(bound.warnings)
     if warning := coverage_warning(resolved):
         bound.warnings.append(warning)
-    gaps, verdict = _gaps(best, bound, decision.slots, coverage, resolved, removed, note)
+    gaps, verdict = _gaps(best, bound, slots, coverage, resolved, removed, note)
     text, added = ensure_gap_lines(bound.answer, gaps)
     if added:
         note(*progress.gap_lines_added(len(added)))
     text = f"{verdict.lead}\n\n{text}" if verdict.lead else text
     bound.warnings += [verdict.warning] if verdict.warning else []
-    spoke = best.spoke_to_reader
-    bound.warnings += [SPOKE_TO_READER_WARNING] if spoke else []
-    citations = [Citation(**s.model_dump(), n=n) for n, s in bound.cited]
-    items = _items(asked_items(list(coverage), decision.slots, resolved), gaps, removed)
-    clean = CachedAnswer(
-        turn_id=turn_id, question=resolved, answer=text, citations=citations,
-        derived=best.derived, not_found=best.gaps, unsupported=best.unsupported,
-        coverage=coverage, figures_given=best.figures_given, warnings=citation_warnings, **items,
-    ) if best.quality_passed and not (verdict.low or removed or spoke) else None  # fmt: skip
+    bound.warnings += [SPOKE_TO_READER_WARNING] if best.spoke_to_reader else []
+    return _Written(
+        text=text,
+        citations=[Citation(**s.model_dump(), n=n) for n, s in bound.cited],
+        warnings=bound.warnings,
+        citation_warnings=citation_warnings,
+        gaps=gaps,
+        verdict=verdict,
+        items=_items(asked_items(list(coverage), slots, resolved), gaps, removed),
+    )
+
+
+def _cache_entry(
+    best: Pass, turn_id: str, resolved: str, coverage: dict[str, bool], written: _Written
+) -> CachedAnswer:
+    """The clean answer the cache may keep (before any notice or disclaimer)."""
+    return CachedAnswer(
+        turn_id=turn_id,
+        question=resolved,
+        answer=written.text,
+        citations=written.citations,
+        derived=best.derived,
+        not_found=best.gaps,
+        unsupported=best.unsupported,
+        coverage=coverage,
+        figures_given=best.figures_given,
+        warnings=written.citation_warnings,
+        **written.items,
+    )
+
+
+def _answered_outcome(
+    best: Pass,
+    resolved: str,
+    carried: Carried,
+    decision: RouteDecision,
+    coverage: dict[str, bool],
+    decline: str | None,
+    written: _Written,
+    clean: CachedAnswer | None,
+    removed: int,
+) -> Outcome:
+    """The answered outcome: the written draft with its notices, and what the gate,
+    the confidence rule and the decision record read."""
     return Outcome(
-        "answered", with_notices(text, resolved, carried, decline), decision.route,
-        resolved, carried, citations=citations, derived=best.derived, not_found=gaps,
-        unsupported=best.unsupported, warnings=bound.warnings, coverage=coverage,
-        had_evidence=True, judge_unavailable=best.judge_unavailable,
-        numbers_unverified=best.numbers_unverified, figures_given=best.figures_given,
-        figures_asked=asks_figures(decision.slots), figures_checked=best.checked_numbers,
-        to_cache=clean, relevance=best.relevance, verdict=verdict, **items,
-        removed=len(removed),
-    )  # fmt: skip
+        "answered",
+        with_notices(written.text, resolved, carried, decline),
+        decision.route,
+        resolved,
+        carried,
+        citations=written.citations,
+        derived=best.derived,
+        not_found=written.gaps,
+        unsupported=best.unsupported,
+        warnings=written.warnings,
+        coverage=coverage,
+        had_evidence=True,
+        judge_unavailable=best.judge_unavailable,
+        numbers_unverified=best.numbers_unverified,
+        figures_given=best.figures_given,
+        figures_asked=asks_figures(decision.slots),
+        figures_checked=best.checked_numbers,
+        to_cache=clean,
+        relevance=best.relevance,
+        verdict=written.verdict,
+        **written.items,
+        removed=removed,
+    )

@@ -20,9 +20,16 @@ with workflow.unsafe.imports_passed_through():
     from workflows.rules.carry import carry_entities, merge_reply
 
 __all__ = [
-    "CARRIED_OWN_WORDS", "COMMON_WORDS", "COMPANY_SET", "COMPARED_WITH", "RELATIVE_YEARS",
-    "SHORT_FORMS", "TYPED_MEASURES", "merge_reply", "turn_carry",
-]  # fmt: skip
+    "CARRIED_OWN_WORDS",
+    "COMMON_WORDS",
+    "COMPANY_SET",
+    "COMPARED_WITH",
+    "RELATIVE_YEARS",
+    "SHORT_FORMS",
+    "TYPED_MEASURES",
+    "merge_reply",
+    "turn_carry",
+]
 
 RELATIVE_YEARS = "relative-years-v1"
 """ChatTurn patch (2026-12-06): a year said in words is the year it means."""

@@ -20,9 +20,12 @@ with workflow.unsafe.imports_passed_through():
 MODEL_STEPS_PER_PASS = 3  # grade documents, synthesize, grade answer
 REDRAFT_MODEL_STEPS = 2  # synthesize and grade the answer again, naming the refuted claims
 MAX_MODEL_CALLS = (
-    1 + (MAX_CLARIFICATIONS + 1) + 1 + (MAX_RETRIES + 1) * MODEL_STEPS_PER_PASS
+    1
+    + (MAX_CLARIFICATIONS + 1)
+    + 1
+    + (MAX_RETRIES + 1) * MODEL_STEPS_PER_PASS
     + REDRAFT_MODEL_STEPS
-)  # fmt: skip
+)
 """Summarise the conversation at most once, route once per clarification round, rewrite
 once (retries reuse its sub-queries), then three model steps per retrieval pass, and one
 redraft: 1 + 3 + 1 + 3 * 3 + 2 = 16."""
@@ -68,10 +71,12 @@ class Ledger:
         self.degraded.append(Degradation(layer=layer, reason=reason))
         self.failures.append(
             StepFailure(
-                step=layer, direction="open", error_class=error_class(cause or reason),
+                step=layer,
+                direction="open",
+                error_class=error_class(cause or reason),
                 reason=reason,
             )
-        )  # fmt: skip
+        )
         workflow.logger.warning("degraded %s: %s", layer, reason)
         self._stream.note(f"DEGRADED {layer}: {reason}", progress.degraded_said(layer), layer)
 
@@ -83,10 +88,12 @@ class Ledger:
         cause = failure_cause(err)
         self.failures.append(
             StepFailure(
-                step=step_name(step), direction="closed", error_class=error_class(cause),
+                step=step_name(step),
+                direction="closed",
+                error_class=error_class(cause),
                 reason=cause,
             )
-        )  # fmt: skip
+        )
         self._stream.note(f"{what} failed (closed): {cause}", said, step_name(step))
 
     def bookkeeping(self) -> dict[str, Any]:

@@ -84,8 +84,7 @@ class Outcome:
             "status": self.status,
             "answer": storable(self.text) if self.text is not None else None,
             "clarifying_question": (
-                storable(self.clarifying_question) if self.clarifying_question is not None
-                else None
+                storable(self.clarifying_question) if self.clarifying_question is not None else None
             ),
             "expires_at": self.expires_at,
             "citations": self.citations,
@@ -104,7 +103,7 @@ class Outcome:
             "failure_reason": self.failure_reason,
             "resolved_question": storable(self.resolved),
             "carried": self.carried,
-        }  # fmt: skip
+        }
 
 
 def through_gate(o: Outcome) -> Outcome:
@@ -116,9 +115,13 @@ def through_gate(o: Outcome) -> Outcome:
         gate.NO_ANSWER_COMPOSED if o.had_evidence else gate.NOTHING_RELEVANT
     )
     return replace(
-        o, status="failed" if o.status == "failed" else "fallback", fallback_reason=reason,
-        text=gate.fallback_answer(reason, o.coverage), citations=[], unsupported=None,
-    )  # fmt: skip
+        o,
+        status="failed" if o.status == "failed" else "fallback",
+        fallback_reason=reason,
+        text=gate.fallback_answer(reason, o.coverage),
+        citations=[],
+        unsupported=None,
+    )
 
 
 def shape_of(o: Outcome) -> Shape | None:
@@ -128,9 +131,10 @@ def shape_of(o: Outcome) -> Shape | None:
         return None
     args = (len(o.unsupported) - o.removed, o.judge_unavailable, o.numbers_unverified)
     kwargs: dict[str, Any] = {
-        "missing": len(o.not_found) + o.removed, "figures_given": o.figures_given,
+        "missing": len(o.not_found) + o.removed,
+        "figures_given": o.figures_given,
         "figures_asked": o.figures_asked,
-    }  # fmt: skip
+    }
     counted = shape_answer(*args, **kwargs)
     if not o.items_asked:
         return counted
@@ -144,8 +148,9 @@ def shaped(o: Outcome, shape: Shape) -> Outcome:
     """The answer as shown: its grounding, its confidence (low when it answers nothing
     it was asked), the shape's warnings and disclaimer."""
     return replace(
-        o, grounded=shape.grounded,
+        o,
+        grounded=shape.grounded,
         confidence="low" if o.verdict.low else shape.confidence,
         warnings=[*o.warnings, *shape.warnings],
         text=f"{o.text}\n\n{shape.disclaimer}" if shape.disclaimer else o.text,
-    )  # fmt: skip
+    )

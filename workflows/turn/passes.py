@@ -1,7 +1,7 @@
 """The retrieval passes of a turn: search, grade, draft and check; a refuted figure
 drafted once more; another pass with changed queries while the retry rule says so."""
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from temporalio import workflow
 
@@ -10,7 +10,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.checks.injection import without_instructions
     from domain.checks.numeric import merge_claims
     from domain.companies.roster import latest_fiscal_year
-    from domain.models import ChunkHit, GroundingReport, Slots, SubQuery
+    from domain.models import ChunkHit, Draft, GroundingReport, Relevance, Slots, SubQuery
     from workflows import progress
     from workflows.rules.coverage import company_status, gaps_to_retry
     from workflows.rules.refuted import REMOVED_LINE
@@ -28,6 +28,16 @@ with workflow.unsafe.imports_passed_through():
         without_refuted,
     )
     from workflows.turn.steps import TurnSteps
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """A draft's numeric check (an empty report when it could not run) and relevance."""
+
+    report: GroundingReport
+    numbers_unverified: bool
+    relevance: Relevance | None
+    relevance_checked: bool
 
 
 CLAIM_NAMES = "claim-label-names-v1"
@@ -125,43 +135,92 @@ class RetrievalPasses:
         return len(candidates)
 
     async def _draft_and_check(
-        self, number: int, question: str, slots: Slots, sources: list[ChunkHit],
+        self,
+        number: int,
+        question: str,
+        slots: Slots,
+        sources: list[ChunkHit],
         refuted: list[str] | None = None,
-    ) -> Pass:  # fmt: skip
+    ) -> Pass:
         """Draft from the evidence, then check the draft: its figures, its relevance to
         the question, and the judge's grade."""
         if not sources:
             return Pass(number, None, [], [], [], quality_passed=False)
-        ids = [h.chunk_id for h in sources]
-        draft = await self._steps.synthesize_answer(question, slots, sources, refuted)
+        draft, spoken = await self._drafted(question, slots, sources, refuted)
         if draft is None:
             return Pass(number, None, sources, [], [], quality_passed=False)
-        answer, spoken = without_instructions(draft.answer)  # the checks check what is shown
+        check = CheckRequest(
+            question=question, answer=draft.answer, chunk_ids=[h.chunk_id for h in sources]
+        )
+        checked = await self._checked(check, draft)
+        grade = await self._steps.grade_answer(check)
+        if grade is None and self._steps.judge_fails_closed:  # the ledger noted it
+            return Pass(number, draft, sources, [], [], quality_passed=False, judge_closed=True)
+        return self._checked_pass(number, draft, sources, spoken, checked, grade)
+
+    async def _drafted(
+        self, question: str, slots: Slots, sources: list[ChunkHit], refuted: list[str] | None
+    ) -> tuple[Draft | None, int]:
+        """The draft, without the sentences that speak to the reader (the checks check
+        what is shown), and how many were taken out."""
+        draft = await self._steps.synthesize_answer(question, slots, sources, refuted)
+        if draft is None:
+            return None, 0
+        answer, spoken = without_instructions(draft.answer)
         if spoken:
             self._stream.note(*progress.spoken_taken_out(len(spoken)))
             draft = draft.model_copy(update={"answer": answer})
-        check = CheckRequest(question=question, answer=draft.answer, chunk_ids=ids)
+        return draft, len(spoken)
+
+    async def _checked(self, check: CheckRequest, draft: Draft) -> _Checked:
+        """The draft's numeric check, then its relevance control."""
         report = await self._steps.check_numbers(check)
         numbers_unverified = report is None
         report = report or GroundingReport()
         relevance, relevance_checked = await self._steps.check_relevance(
-            question, draft.answer, ids, [d.label for d in report.derived + draft.derived]
+            check.question,
+            draft.answer,
+            check.chunk_ids,
+            [d.label for d in report.derived + draft.derived],
         )
-        grade = await self._steps.grade_answer(check)
-        if grade is None and self._steps.judge_fails_closed:  # the ledger noted it
-            return Pass(number, draft, sources, [], [], quality_passed=False, judge_closed=True)
+        return _Checked(report, numbers_unverified, relevance, relevance_checked)
+
+    def _checked_pass(
+        self,
+        number: int,
+        draft: Draft,
+        sources: list[ChunkHit],
+        spoken: int,
+        checked: _Checked,
+        grade: AnswerGrade | None,
+    ) -> Pass:
+        """The pass with its checks' findings (a judge that did not answer passes it)."""
         judge_unavailable = grade is None
         grade = grade or AnswerGrade(quality_passed=True)
+        report = checked.report
         unsupported = merge_claims(report.unsupported, grade.unsupported)
-        self._stream.note(*progress.pass_checked(
-            number, grade.quality_passed, len(unsupported), len(draft.not_found)
-        ))  # fmt: skip
+        self._stream.note(
+            *progress.pass_checked(
+                number, grade.quality_passed, len(unsupported), len(draft.not_found)
+            )
+        )
         return Pass(
-            number, draft, sources, unsupported, report.derived or draft.derived,
-            grade.quality_passed, judge_unavailable, numbers_unverified,
-            report.checked_numbers, relevance, relevance_checked, report.sentences,
-            len(spoken), report.verified, every_sentence=report.every_sentence,
-        )  # fmt: skip
+            number,
+            draft,
+            sources,
+            unsupported,
+            report.derived or draft.derived,
+            grade.quality_passed,
+            judge_unavailable,
+            checked.numbers_unverified,
+            report.checked_numbers,
+            checked.relevance,
+            checked.relevance_checked,
+            report.sentences,
+            spoken,
+            report.verified,
+            every_sentence=report.every_sentence,
+        )
 
     async def _redraft(
         self, last: Pass, question: str, slots: Slots, sources: list[ChunkHit]

@@ -33,18 +33,26 @@ async def start_shadow(inp: TurnInput, result: TurnResult) -> None:
         return
     if result.status not in SHADOWED or not workflow.patched(SHADOW_RUNS):
         return
-    shadow = inp.model_copy(update={
-        "shadow_of": inp.turn_id, "answer_cache": False, "index_task_queue": None,
-        "snapshot": None, "engine_in_process": plan.engine_in_process,
-        "clarification_timeout_seconds": SHADOW_CLARIFICATION_SECONDS,
-    })  # fmt: skip
+    shadow = inp.model_copy(
+        update={
+            "shadow_of": inp.turn_id,
+            "answer_cache": False,
+            "index_task_queue": None,
+            "snapshot": None,
+            "engine_in_process": plan.engine_in_process,
+            "clarification_timeout_seconds": SHADOW_CLARIFICATION_SECONDS,
+        }
+    )
     options = start_options(shadow, summary=f"shadow of {inp.turn_id}")
     options["id"] = f"shadow-{inp.turn_id}"
     try:
         await workflow.start_child_workflow(
-            "ChatTurn", shadow, task_queue=plan.task_queue,
-            parent_close_policy=ParentClosePolicy.ABANDON, **options,
-        )  # fmt: skip
+            "ChatTurn",
+            shadow,
+            task_queue=plan.task_queue,
+            parent_close_policy=ParentClosePolicy.ABANDON,
+            **options,
+        )
     except workflow.NondeterminismError:
         raise
     except Exception as err:  # the live turn has settled: a shadow never fails it

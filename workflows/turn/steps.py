@@ -70,9 +70,13 @@ NOT_KEPT = "This answer is not kept for reuse"
 
 class TurnSteps:
     def __init__(
-        self, inp: TurnInput, stream: TurnStream, ledger: Ledger, budget: Budget,
+        self,
+        inp: TurnInput,
+        stream: TurnStream,
+        ledger: Ledger,
+        budget: Budget,
         memory: TurnMemory,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self._inp = inp
         # The turn's rooms the steps record in (the retrieval passes use them too).
         self.stream, self.ledger, self.budget, self.memory = stream, ledger, budget, memory
@@ -148,11 +152,13 @@ class TurnSteps:
             session = await self.run(
                 steps.postgres_load_session,
                 LoadSessionRequest(
-                    conversation_id=inp.conversation_id, seq=inp.seq,
-                    tenant_id=inp.tenant_id, user_id=inp.user_id,
+                    conversation_id=inp.conversation_id,
+                    seq=inp.seq,
+                    tenant_id=inp.tenant_id,
+                    user_id=inp.user_id,
                 ),
                 summary=f"conversation {inp.conversation_id} before seq {inp.seq}",
-            )  # fmt: skip
+            )
         except STEP_FAILED as err:
             self.ledger.degrade(steps.postgres_load_session, failure_cause(err))
             return Session()
@@ -195,18 +201,22 @@ class TurnSteps:
             await self.run(
                 steps.postgres_remember_fact,
                 RememberRequest(
-                    tenant_id=inp.tenant_id, user_id=user_id, turn_id=inp.turn_id,
+                    tenant_id=inp.tenant_id,
+                    user_id=user_id,
+                    turn_id=inp.turn_id,
                     preference=preference,
                 ),
                 summary=f"remember {preference.kind}",
-            )  # fmt: skip
+            )
         except STEP_FAILED as err:
             self.ledger.fail_closed(
                 steps.postgres_remember_fact, "remembering", err, "Could not store the preference"
             )
             return False
-        self.stream.note(f"remembered {preference.describe()}",
-                         f"Remembered your preference: {preference.describe()}")  # fmt: skip
+        self.stream.note(
+            f"remembered {preference.describe()}",
+            f"Remembered your preference: {preference.describe()}",
+        )
         return True
 
     async def lookup_answer(self, resolved: str) -> CacheLookup:
@@ -254,21 +264,25 @@ class TurnSteps:
         self.ledger.count_model_call()
         try:
             decision = await self.run(
-                steps.llm_route_question, RouteRequest(question=question),
+                steps.llm_route_question,
+                RouteRequest(question=question),
                 summary="classify the question",
-            )  # fmt: skip
+            )
         except STEP_FAILED as err:
             if self._inp.classifier_policy == "closed":
                 self.ledger.fail_closed(
-                    steps.llm_route_question, "route classifier", err,
+                    steps.llm_route_question,
+                    "route classifier",
+                    err,
                     "Could not tell what kind of question this is",
-                )  # fmt: skip
+                )
                 return None
             self.ledger.degrade(steps.llm_route_question, failure_cause(err))
             decision = RouteDecision(
-                route="needs_retrieval", reason="classifier unavailable",
+                route="needs_retrieval",
+                reason="classifier unavailable",
                 slots=extract_slots(question),
-            )  # fmt: skip
+            )
         self.stream.note(
             f"route: {decision.route} ({decision.reason})", progress.route_said(decision.route)
         )
@@ -281,9 +295,10 @@ class TurnSteps:
         self.ledger.count_model_call()
         try:
             return await self.run(
-                steps.llm_rewrite_query, RewriteRequest(question=question, slots=slots),
+                steps.llm_rewrite_query,
+                RewriteRequest(question=question, slots=slots),
                 summary=f"sub-queries for {', '.join(requested)}",
-            )  # fmt: skip
+            )
         except STEP_FAILED as err:
             self.ledger.degrade(steps.llm_rewrite_query, failure_cause(err))
             return RewritePlan(sub_queries=[])
@@ -303,18 +318,33 @@ class TurnSteps:
             *(
                 workflow.execute_activity(
                     search,
-                    SearchRequest(
-                        query=sq.query, company=sq.company, fiscal_years=sq.fiscal_years,
-                        limit=RETRIEVAL_LIMIT, later_years=sq.later_years,
-                        snapshot=self._inp.snapshot, facets=sq.facets,
-                    ),
+                    self._search_request(sq),
                     summary=f"{sq.company} fy={sq.fiscal_years or 'any'}",
-                    task_queue=self._index_queue(search), **self.options(search),
+                    task_queue=self._index_queue(search),
+                    **self.options(search),
                 )
                 for sq in sub_queries
             ),
             return_exceptions=True,
-        )  # fmt: skip
+        )
+        return self._kept_hits(search, sub_queries, results)
+
+    def _search_request(self, sq: SubQuery) -> SearchRequest:
+        return SearchRequest(
+            query=sq.query,
+            company=sq.company,
+            fiscal_years=sq.fiscal_years,
+            limit=RETRIEVAL_LIMIT,
+            later_years=sq.later_years,
+            snapshot=self._inp.snapshot,
+            facets=sq.facets,
+        )
+
+    def _kept_hits(
+        self, search: Callable[..., Any], sub_queries: list[SubQuery], results: list[Any]
+    ) -> list[ChunkHit]:
+        """Every branch's hits; a failed branch (or a reranker failing open inside
+        one) is a degradation of the step, an unexpected error is raised."""
         hits: list[ChunkHit] = []
         for sq, result in zip(sub_queries, results, strict=True):
             if isinstance(result, SearchResult):
@@ -366,11 +396,12 @@ class TurnSteps:
             memory = self.memory.notes(refuted)
             return EvidenceRequest(question=question, slots=slots, chunk_ids=ids, memory=memory)
         return EvidenceRequest(
-            question=question, slots=slots, chunk_ids=ids,
+            question=question,
+            slots=slots,
+            chunk_ids=ids,
             memory=self.memory.notes(refuted, conversation=True),
-            ranked=[EvidenceRank(chunk_id=h.chunk_id, rank=h.rank, score=h.score)
-                    for h in sources],
-        )  # fmt: skip
+            ranked=[EvidenceRank(chunk_id=h.chunk_id, rank=h.rank, score=h.score) for h in sources],
+        )
 
     async def synthesize_answer(
         self, question: str, slots: Slots, sources: list[ChunkHit], refuted: list[str] | None
@@ -385,9 +416,11 @@ class TurnSteps:
             )
         except STEP_FAILED as err:
             self.ledger.fail_closed(
-                steps.llm_synthesize_answer, "synthesis", err,
+                steps.llm_synthesize_answer,
+                "synthesis",
+                err,
                 "Could not write an answer from the passages found",
-            )  # fmt: skip
+            )
             if error_class(failure_cause(err)) == "timeout":
                 self.budget.out_of_time = True
             return None
@@ -398,9 +431,11 @@ class TurnSteps:
             return await self.run(steps.grounding_check_numbers, check, summary="numeric grounding")
         except STEP_FAILED as err:
             self.ledger.fail_closed(
-                steps.grounding_check_numbers, "numeric check", err,
+                steps.grounding_check_numbers,
+                "numeric check",
+                err,
                 "Could not check the figures against the reports: none counts as verified",
-            )  # fmt: skip
+            )
             return None
 
     async def check_relevance(
@@ -415,18 +450,23 @@ class TurnSteps:
             )
         except STEP_FAILED as err:
             self.ledger.fail_closed(
-                steps.grounding_check_relevance, "relevance check", err,
+                steps.grounding_check_relevance,
+                "relevance check",
+                err,
                 "Could not check that the answer covers the question",
-            )  # fmt: skip
+            )
             return None, False
         missing = relevance.missing()
         self.stream.note(
-            "relevance: " + ("addressed" if relevance.addressed else f"missing {missing}")
+            "relevance: "
+            + ("addressed" if relevance.addressed else f"missing {missing}")
             + (" (off the point)" if relevance.off_point else ""),
-            "The answer does not address what was asked" if relevance.off_point
-            else "The answer covers what was asked" if relevance.addressed or not missing
+            "The answer does not address what was asked"
+            if relevance.off_point
+            else "The answer covers what was asked"
+            if relevance.addressed or not missing
             else "The answer does not cover " + ", ".join(missing),
-        )  # fmt: skip
+        )
         return relevance, True
 
     @property
@@ -443,9 +483,11 @@ class TurnSteps:
         except STEP_FAILED as err:
             if self.judge_fails_closed:
                 self.ledger.fail_closed(
-                    steps.llm_grade_answer, "judge", err,
+                    steps.llm_grade_answer,
+                    "judge",
+                    err,
                     "Could not have the answer checked, so it is not shown",
-                )  # fmt: skip
+                )
                 return None
             cause = failure_cause(err)
             self.ledger.degrade(steps.llm_grade_answer, f"{JUDGE_UNAVAILABLE}: {cause}", cause)
@@ -461,14 +503,16 @@ class TurnSteps:
                 await self.run(
                     steps.postgres_record_shadow,
                     RecordShadowRequest(
-                        live_turn_id=self._inp.shadow_of, shadow=result,
+                        live_turn_id=self._inp.shadow_of,
+                        shadow=result,
                         live_config=plan.live_config if plan else "",
                         shadow_config=plan.shadow_config if plan else "",
                     ),
                     summary=f"record beside {self._inp.shadow_of}",
-                )  # fmt: skip
+                )
             return
         await self.run(
-            steps.postgres_save_turn, SaveTurnRequest(result=result, final=final),
+            steps.postgres_save_turn,
+            SaveTurnRequest(result=result, final=final),
             summary=f"save {result.status}",
-        )  # fmt: skip
+        )
