@@ -81,6 +81,19 @@ OPEN = "~"
 ratio). Each open unit is its own base: figures in it compare only with each other."""
 
 
+def unit_of(kind: str, currency: str | None, factor: float) -> str | None:
+    """The table's unit of this kind, currency and scale (the first, in the table's
+    order); None when the table has none."""
+    return next(
+        (
+            key
+            for key, u in UNITS.items()
+            if u.kind == kind and u.currency == currency and u.factor == factor
+        ),
+        None,
+    )
+
+
 def open_unit(words: str) -> str:
     """The open unit key of unit words as written (white space folded; compared without
     regard to case: "Mt CO2-e" and "mt co2-e" are one unit)."""
@@ -277,16 +290,8 @@ def cell_unit(table_unit: str | None, label: str, raw: str = "", section: str = 
         return open_unit(f"{word} shares" if word else "shares")
     if _PER_SHARE.search(said):
         cents = bool(re.search(r"\bcents\b", said, re.IGNORECASE))
-        return next(
-            (
-                k
-                for k, u in UNITS.items()
-                if u.kind == "per_share"
-                and u.currency == spec.currency
-                and u.factor == (1.0 if cents else 100.0)
-            ),
-            table_unit,  # a currency with no per-share unit in the table
-        )
+        per_share = unit_of("per_share", spec.currency, 1.0 if cents else 100.0)
+        return per_share or table_unit  # a currency with no per-share unit in the table
     return table_unit
 
 
@@ -555,13 +560,4 @@ def unit_in_scale(unit: str, scale: str) -> str | None:
     spec = unit_spec(unit)
     if spec.kind != "money":
         return None
-    return next(
-        (
-            key
-            for key, u in UNITS.items()
-            if u.kind == "money"
-            and u.currency == spec.currency
-            and u.factor == (1000.0 if scale == "bn" else 1.0)
-        ),
-        None,
-    )
+    return unit_of("money", spec.currency, 1000.0 if scale == "bn" else 1.0)

@@ -6,13 +6,14 @@ different currencies are said not comparable, never converted.
 """
 
 from backends.engines.offline.compose import Composer
-from backends.engines.offline.facts import Chosen, SourcedFact, basis_of, signed_base
+from backends.engines.offline.facts import Chosen, basis_of, signed_base
 from backends.engines.offline.wording import fmt_number, listed, possessive
 from domain.companies.roster import display_name, find_companies
 from domain.language.units import QUANTITIES, by_sign
 from domain.models import Derived
 from domain.questions.intent import than_asked
 from domain.questions.metrics import metric_display
+from domain.reports.calculations import Sourced
 from domain.reports.figures import Fact, format_value, rescale, to_base, unit_spec
 from domain.reports.open_answers import without_figures
 
@@ -148,7 +149,7 @@ def compare_sentences(
     display = metric_display(metric)
     # Operational figures compare only on the same basis (the same row wording):
     # Pilbara production (100%) and Fortescue's shipments are different measures.
-    groups: dict[tuple[str, str], list[tuple[str, SourcedFact]]] = {}
+    groups: dict[tuple[str, str], list[tuple[str, Sourced]]] = {}
     for ticker, s in present:
         groups.setdefault(basis_of(s, metric), []).append((ticker, s))
     sentences: list[str] = []
@@ -227,9 +228,7 @@ def compare_sentences(
     return " ".join(sentences) if sentences else None
 
 
-def _decided_by_sign(
-    present: list[tuple[str, SourcedFact]], asked: str
-) -> tuple[str, SourcedFact] | None:
+def _decided_by_sign(present: list[tuple[str, Sourced]], asked: str) -> tuple[str, Sourced] | None:
     """The one figure on its own side of zero when a question asks for the lowest (or
     highest) of figures in different currencies: Northern Star's net cash of A$358
     million is lower than any company's net debt in US$. None when no single figure is."""

@@ -7,11 +7,12 @@ figure changed between years, with the working of each change.
 
 import itertools
 
-from backends.engines.offline.facts import Chosen, SourcedFact, signed_base
+from backends.engines.offline.facts import Chosen, signed_base
 from backends.engines.offline.wording import fmt_number, possessive, year_phrase
 from domain.companies.roster import display_name
 from domain.models import Derived
 from domain.questions.metrics import metric_display
+from domain.reports.calculations import Sourced
 from domain.reports.figures import (
     Fact,
     IncompatibleUnits,
@@ -36,7 +37,7 @@ class Composer:
 
     def __init__(
         self,
-        facts: list[SourcedFact],
+        facts: list[Sourced],
         scale: str | None = None,
         commodities: frozenset[str] = frozenset(),
     ) -> None:
@@ -48,7 +49,7 @@ class Composer:
         self.shared: dict[tuple[str | None, str], str] = {}
         """The unit of each measure (and unit base) in this answer."""
 
-    def share(self, picks: list[SourcedFact]) -> None:
+    def share(self, picks: list[Sourced]) -> None:
         """Fix the one unit each measure is written in, from the figures the answer gives."""
         groups: dict[tuple[str | None, str], list[Fact]] = {}
         for pick in picks:
@@ -70,7 +71,7 @@ class Composer:
                 return asked.pop()
         return common_unit(units)
 
-    def _matching(self, ticker: str, year: int, metric: str) -> list[SourcedFact]:
+    def _matching(self, ticker: str, year: int, metric: str) -> list[Sourced]:
         return [
             s
             for s in self.facts
@@ -85,18 +86,18 @@ class Composer:
         label = fact.label.lower()
         return not self.commodities or any(k in label for k in self.commodities)
 
-    def pick(self, ticker: str, year: int, metric: str) -> SourcedFact | None:
+    def pick(self, ticker: str, year: int, metric: str) -> Sourced | None:
         """Prefer the figure as reported in that year's own report over a comparative."""
         found = self._matching(ticker, year, metric)
         own = [s for s in found if s.fact.report_fiscal_year == year and not s.fact.restated]
         ranked = own or sorted(found, key=lambda s: -s.fact.report_fiscal_year)
         return ranked[0] if ranked else None
 
-    def restatements(self, pick: SourcedFact) -> list[SourcedFact]:
+    def restatements(self, pick: Sourced) -> list[Sourced]:
         """Other reports' figures for the same year and metric that differ from `pick`."""
         f = pick.fact
         seen: set[int] = set()
-        others: list[SourcedFact] = []
+        others: list[Sourced] = []
         for s in self._matching(f.company, f.fiscal_year, f.metric or ""):
             if s.fact.report_fiscal_year == f.report_fiscal_year:
                 continue
@@ -125,7 +126,7 @@ class Composer:
             return f"{display} (reported as {fact.label})"
         return display
 
-    def figure_sentences(self, pick: SourcedFact, ticker: str, year: int, metric: str) -> list[str]:
+    def figure_sentences(self, pick: Sourced, ticker: str, year: int, metric: str) -> list[str]:
         f = pick.fact
         subject = f"{possessive(ticker)} {self._metric_phrase(f, metric)}"
         when = year_phrase(ticker, year)
@@ -153,7 +154,7 @@ class Composer:
         return sentences
 
     def nearest_sentence(
-        self, nearest: SourcedFact, ticker: str, year: int, metric: str, parent: str
+        self, nearest: Sourced, ticker: str, year: int, metric: str, parent: str
     ) -> str:
         """Say that a line item is not in the reports and label the total as the nearest
         figure available — never give the total as if it were the item."""
@@ -198,7 +199,7 @@ class Composer:
         return sentences
 
     def _change_sentence(
-        self, ticker: str, display: str, old: SourcedFact, new: SourcedFact, y1: int, y2: int
+        self, ticker: str, display: str, old: Sourced, new: Sourced, y1: int, y2: int
     ) -> str | None:
         # long: one sentence per kind of change, each case beside the next.
         qo, qn = signed_base(old), signed_base(new)

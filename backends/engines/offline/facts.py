@@ -3,7 +3,6 @@ table's facts (`domain.reports.facts.metric_facts`) and, for a metric no table h
 prose's "<metric> of <amount>" statements (`prose_facts`)."""
 
 import re
-from dataclasses import dataclass
 
 from domain.language.amounts import find_amounts
 from domain.language.calendar import months_said_before
@@ -11,34 +10,20 @@ from domain.language.sentences import split_sentences
 from domain.models import ChunkText
 from domain.questions.metrics import DIVIDEND_COMPONENT, metric_mentions, metric_of_row_label
 from domain.questions.years import mentioned_years
+from domain.reports.calculations import Sourced
 from domain.reports.facts import metric_facts
-from domain.reports.figures import (
-    UNITS,
-    Fact,
-    Quantity,
-    metric_fits_unit,
-    to_base,
-)
+from domain.reports.figures import Fact, Quantity, metric_fits_unit, to_base, unit_of
 
-
-@dataclass(frozen=True)
-class SourcedFact:
-    """A fact and its 1-based source number."""
-
-    fact: Fact
-    n: int
-
-
-Chosen = dict[tuple[str, int, str], SourcedFact]
+Chosen = dict[tuple[str, int, str], Sourced]
 """The figure an answer gives for each (company, fiscal year, metric)."""
 
 
-def sourced_facts(sources: list[ChunkText]) -> list[SourcedFact]:
+def sourced_facts(sources: list[ChunkText]) -> list[Sourced]:
     """Every table's facts, then each prose statement of a (company, year, metric) no
     table of the sources gives."""
-    facts: list[SourcedFact] = []
+    facts: list[Sourced] = []
     for n, chunk in enumerate(sources, start=1):
-        facts.extend(SourcedFact(f, n) for f in metric_facts(chunk))
+        facts.extend(Sourced(f, n) for f in metric_facts(chunk))
     for n, chunk in enumerate(sources, start=1):
         for f in prose_facts(chunk):
             covered = any(
@@ -47,29 +32,22 @@ def sourced_facts(sources: list[ChunkText]) -> list[SourcedFact]:
                 for s in facts
             )
             if not covered:
-                facts.append(SourcedFact(f, n))
+                facts.append(Sourced(f, n))
     return facts
 
 
-def signed_base(s: SourcedFact) -> Quantity:
+def signed_base(s: Sourced) -> Quantity:
     q = to_base(s.fact.value, s.fact.unit)
     if s.fact.metric == "net_debt" and s.fact.is_net_cash:
         return Quantity(-abs(q.value), q.base)
     return q
 
 
-def basis_of(s: SourcedFact, metric: str) -> tuple[str, str]:
+def basis_of(s: Sourced, metric: str) -> tuple[str, str]:
     """What a figure compares and adds on: its unit's base, and for production its own
     label (Pilbara production and Fortescue's shipments are different measures)."""
     label = s.fact.label.lower() if metric == "production" else ""
     return to_base(s.fact.value, s.fact.unit).base, label
-
-
-def _unit_for(kind: str, currency: str | None, factor: float) -> str | None:
-    for key, unit in UNITS.items():
-        if unit.kind == kind and unit.currency == currency and unit.factor == factor:
-            return key
-    return None
 
 
 def prose_facts(chunk: ChunkText) -> list[Fact]:
@@ -107,7 +85,7 @@ def prose_facts(chunk: ChunkText) -> list[Fact]:
                 continue
             if months_said_before(sentence[: found.start]):
                 continue  # a quarter's figure ("2022 Fourth-Quarter ... EPS of $2.35")
-            unit = _unit_for(found.kind, found.currency, found.factor)
+            unit = unit_of(found.kind, found.currency, found.factor)
             if unit is None:
                 continue
             if not metric_fits_unit(metric, unit):
