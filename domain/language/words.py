@@ -4,15 +4,52 @@ Each list is a text file beside this module (`function_words.txt`, `legal_forms.
 one word a line, read once at import. Every reader that skips function words or knows a
 legal form builds on these, adding or leaving out a few words of its own where it means
 something more (a question's scaffolding, a name's suffixes) and saying why there.
+
+The readers of every vocabulary file of the domain are here too: a room's own vocabulary
+(a question's measure words, a statement's line names) is a text file beside the module
+that uses it, read once at import with `read_entries`, `read_map` or `read_groups`: one
+entry a line, `#` lines are comments (the reasons for the words beside them), blank
+lines are skipped.
 """
 
 import re
 from pathlib import Path
 
 
-def _read(name: str) -> tuple[str, ...]:
-    text = Path(__file__).with_name(name).read_text(encoding="utf-8")
+def read_entries(path: Path) -> tuple[str, ...]:
+    """A vocabulary file's entries in its order: each line, stripped, that is neither
+    blank nor a `#` comment."""
+    text = path.read_text(encoding="utf-8")
     return tuple(s for line in text.splitlines() if (s := line.strip()) and s[0] != "#")
+
+
+def read_map(path: Path) -> dict[str, str]:
+    """A vocabulary file of `word = word` lines ("sold = sell"), in its order. A line
+    without " = ", or a word said twice on the left, is an error in the file."""
+    table: dict[str, str] = {}
+    for entry in read_entries(path):
+        key, equals, value = (s.strip() for s in entry.partition(" = "))
+        if not (equals and key and value) or key in table:
+            raise ValueError(f"{path.name}: not a new `word = word` line: {entry!r}")
+        table[key] = value
+    return table
+
+
+def group_members(entry: str) -> tuple[str, ...]:
+    """The members of a group written between commas ("sales, turnover, net sales")."""
+    members = tuple(s.strip() for s in entry.split(","))
+    if not all(members):
+        raise ValueError(f"an empty member in the group {entry!r}")
+    return members
+
+
+def read_groups(path: Path) -> tuple[tuple[str, ...], ...]:
+    """A vocabulary file of groups, one a line, its members between commas, in its order."""
+    return tuple(group_members(entry) for entry in read_entries(path))
+
+
+def _read(name: str) -> tuple[str, ...]:
+    return read_entries(Path(__file__).with_name(name))
 
 
 FUNCTION_WORDS: frozenset[str] = frozenset(_read("function_words.txt"))

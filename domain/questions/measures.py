@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 import snowballstemmer
 
@@ -21,7 +22,7 @@ from domain.companies.roster import how_many, without_companies
 from domain.language.calendar import MONTH_NAME, QUARTER_TOKEN
 from domain.language.shorthand import short_forms
 from domain.language.units import CURRENCY_WORDS, SIGN
-from domain.language.words import FUNCTION_WORDS, LEGAL_FORMS
+from domain.language.words import FUNCTION_WORDS, LEGAL_FORMS, read_entries, read_groups, read_map
 from domain.questions.intent import COMPARE_PHRASE
 from domain.questions.metrics import (
     english_rank,
@@ -32,35 +33,11 @@ from domain.questions.metrics import (
 )
 from domain.questions.years import mentioned_years
 
+_HERE = Path(__file__)
+
 # Alias data: the measure words of a question asked in Chinese, read as the English
-# words reports use. Synonyms, not a gate: a measure missing here is still read from the
-# question's other words, and an English question never needs it.
-CHINESE_MEASURES: dict[str, str] = {
-    "营业收入": "revenue", "销售收入": "sales revenue", "营收": "revenue", "收入": "revenue",
-    "息税折旧摊销前利润": "EBITDA", "基础息税折旧摊销前利润": "underlying EBITDA",
-    "基础利润": "underlying profit", "基本利润": "underlying profit",
-    "净利润": "net profit after tax", "税后利润": "profit after tax", "净利": "net profit",
-    "利润": "profit", "亏损": "loss",
-    "每股股息": "dividends per share", "中期股息": "interim dividend",
-    "末期股息": "final dividend", "股息": "dividends", "分红": "dividends", "派息": "dividends",
-    "净债务": "net debt", "净负债": "net debt", "债务": "debt", "净现金": "net cash",
-    "资本支出": "capital expenditure", "资本开支": "capital expenditure",
-    "自由现金流": "free cash flow", "经营现金流": "operating cash flow", "现金流": "cash flow",
-    "产量": "production", "产出": "output", "销量": "sales volumes", "出货量": "shipments",
-    "员工人数": "number of employees", "员工": "employees", "雇员": "employees",
-    "承包商": "contractors",
-    "温室气体排放": "greenhouse gas emissions", "碳排放": "carbon emissions",
-    "排放量": "emissions", "排放": "emissions",
-    "可记录伤害频率": "total recordable injury frequency", "伤害频率": "injury frequency",
-    "工伤": "injury", "受伤": "injury", "安全": "safety", "死亡": "fatalities",
-    "取水量": "water withdrawn", "取水": "water withdrawn", "用水": "water use",
-    "尾矿设施": "tailings storage facilities", "尾矿": "tailings",
-    "利润率": "margin", "毛利率": "gross margin", "占比": "share", "比率": "ratio",
-    "董事会": "board", "董事": "directors", "女性": "women", "席位": "seats",
-    "铁矿石": "iron ore", "黄金": "gold", "铜": "copper", "铝": "aluminium", "锂": "lithium",
-    "镍": "nickel", "煤": "coal", "锰": "manganese", "钾肥": "potash",
-    "铁路": "railway", "公里": "kilometres",
-}  # fmt: skip
+# words reports use (`chinese_measures.txt`, a synonym table, not a gate).
+CHINESE_MEASURES: dict[str, str] = read_map(_HERE.with_name("chinese_measures.txt"))
 # An idiom that names a measure in other words: "make money" is a profit ("did South32
 # make money", "how much money did BHP make").
 _IDIOM_MONEY = re.compile(
@@ -87,96 +64,25 @@ _SAYS_WHICH = frozenset(
 _NOT_SCAFFOLD = frozenset({"sa", "ag"})
 # The words of a question that say how it asks, not what about: question words,
 # function words, what to do with the figures (compare, change, rank), scale and
-# currency, legal forms, and the words every question about a report shares.
+# currency, legal forms, and the words every question about a report shares
+# (`scaffold_words.txt`).
 _SCAFFOLD = (
     (FUNCTION_WORDS - _SAYS_WHICH)
     | (frozenset(LEGAL_FORMS) - _NOT_SCAFFOLD)
-    | frozenset(
-        {
-            # pronoun and modal, which the function words leave out for "US$" and "May"
-            "us", "may",
-            "whats", "whos", "hows", "it's", "company's", "s", "please", "tell",
-            "give", "show", "list", "find", "get", "say", "said", "says", "report", "reports",
-            "reported", "reporting", "annual", "year", "years", "fiscal", "financial", "fy", "cy",
-            "companies", "group", "approximately", "roughly", "figure", "figures", "number",
-            "value", "amount", "level", "compare", "compared", "comparing", "comparison",
-            "versus", "vs", "change", "changed", "changes", "changing", "grow", "grew", "grown",
-            "growth", "rise", "rose", "risen", "rising", "fall", "fell", "fallen", "falling",
-            "increase", "increased", "increasing", "decrease", "decreased", "decreasing", "trend",
-            "trends", "time", "rank", "ranked", "ranking", "highest", "lowest", "largest",
-            "smallest", "biggest", "least", "best", "worst", "drop", "drops", "dropped",
-            "dropping", "decline", "declined", "declining", "improve", "improved", "improving",
-            "top", "bottom", "less", "higher", "lower", "better", "worse", "difference", "differ",
-            "million", "millions", "billion", "billions", "thousand", "usd", "aud", "dollar",
-            "dollars", "australian", "cents", "percent", "percentage", "latest", "recent",
-            "current", "previous", "prior", "last", "next", "first", "second", "full", "half",
-            "whole", "end", "ended", "ending", "period", "calendar", "june", "december", "march",
-            "september", "big", "large", "small", "size", "sized", "huge",
-            # "how much did X make / bring in": money in, no measure named
-            # (a question of these words alone asks for the headline figures: revenue and
-            # profit both answer it); "earn" is not here: it is "earnings"
-            "make", "made", "makes", "money", "bring", "brought", "brings", "generate",
-            "generated", "generates", "pull", "pulled", "take", "took", "actually", "really",
-            "exactly", "overall",
-        }
-    )
-)  # fmt: skip
+    | frozenset(read_entries(_HERE.with_name("scaffold_words.txt")))
+)
 _INTENT_ONLY = frozenset({"margin", "ratio", "share", "proportion"})
 """Words that make a focus a derived measure when they join two measures (see `derived`)."""
-# Words people and reports use for the same measure, as groups: a question's word meets
-# a label's word of its group. Synonyms, not a gate: a word in no group still meets
-# itself, and meaning (the embedder) reads what neither shares.
-SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("revenue", "revenues", "sales", "turnover", "takings", "top-line", "sell", "sells",
-     "selling"),
-    ("profit", "profits", "earnings", "income", "npat", "bottom-line"),
-    ("debt", "borrowings", "borrowing", "owe", "owed", "owes", "owing", "indebtedness", "leverage"),
-    ("dividend", "dividends", "payout", "payouts", "distribution", "distributions",
-     "shareholders", "shareholder"),
-    ("capex", "expenditure", "spend", "spending", "spent", "investment", "invested"),
-    ("production", "output", "produced", "produce", "mined", "volumes", "sold", "shipments",
-     "shipped"),
-    ("employees", "employee", "workforce", "staff", "headcount", "personnel", "people",
-     "workers", "employ", "employs", "employed", "jobs"),
-    ("injury", "injuries", "injured", "hurt", "harm", "harmed", "accidents", "accident"),
-    ("fatalities", "fatality", "deaths", "died", "killed", "fatal"),
-    ("emissions", "emission", "emitted", "emit", "carbon", "greenhouse", "ghg", "co2",
-     "co2-e", "co2e", "pollution", "footprint"),
-    ("water", "withdrawn", "withdrawal", "withdraw", "withdrew", "consumption", "consumed"),
-    ("energy", "electricity", "power"),
-    ("women", "woman", "female", "gender"),
-    ("board", "directors", "director"),
-    ("tailings", "tsf", "dams"),
-    ("railway", "rail", "railroad", "track"),
-    ("frequency", "often", "frequently", "rate"),
-    ("length", "long", "kilometres", "km", "distance"),
-    ("costs", "cost", "expense", "expenses", "spend"),
-    ("cash", "liquidity"),
-    ("underlying", "adjusted", "one-off", "one-offs", "exceptional", "exceptionals",
-     "non-recurring"),
-    ("royalties", "royalty"),
-    # Reporting terms of art: the half a dividend or a result belongs to.
-    ("interim", "first-half", "half-year", "half-yearly", "1h"),
-    ("final", "second-half", "year-end", "2h"),
-    ("tax", "taxes", "taxation"),
-    ("paused", "pause", "hold", "suspend", "suspended", "halt", "halted", "defer", "deferred",
-     "mothballed"),
-)  # fmt: skip
+# Words people and reports use for the same measure, as groups (`measure_synonyms.txt`):
+# a question's word meets a label's word of its group.
+SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = read_groups(_HERE.with_name("measure_synonyms.txt"))
 _STEMMER = snowballstemmer.stemmer("english")
 _SCAFFOLD_STEMS = frozenset(str(_STEMMER.stemWord(w)) for w in _SCAFFOLD)
-_IRREGULAR = {"withdrawn": "withdraw", "withdrew": "withdraw", "women": "woman", "men": "man",
-              "people": "person", "employed": "employe", "employment": "employe"}  # fmt: skip
-# English irregular verbs: a question's "sell" meets a report's "sold" (grammar, not a
-# list of measures).
-_IRREGULAR_VERBS = {
-    "sold": "sell", "bought": "buy", "paid": "pay", "built": "build", "held": "hold",
-    "kept": "keep", "led": "lead", "lost": "lose", "sent": "send", "spent": "spend",
-    "took": "take", "taken": "take", "wrote": "write", "written": "write", "began": "begin",
-    "begun": "begin", "chose": "choose", "chosen": "choose", "won": "win", "gave": "give",
-    "given": "give", "brought": "bring", "made": "make", "grew": "grow", "grown": "grow",
-    "rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall",
-    "struck": "strike", "sought": "seek", "thought": "think", "told": "tell", "left": "leave",
-}  # fmt: skip
+# Forms the stemmer does not fold (`irregular_forms.txt`), read as their word first.
+_IRREGULAR = read_map(_HERE.with_name("irregular_forms.txt"))
+# English irregular verbs (`irregular_verbs.txt`): a question's "sell" meets a report's
+# "sold" (grammar, not a list of measures).
+_IRREGULAR_VERBS = read_map(_HERE.with_name("irregular_verbs.txt"))
 _IRREGULAR.update(_IRREGULAR_VERBS)
 
 
@@ -675,10 +581,14 @@ _GENERIC = frozenset(
 
 
 def _condition_stems(piece: str) -> frozenset[str]:
-    return frozenset(
-        stem(w) for m in _CONDITION.finditer(piece.replace(_JOINED, "and"))
-        for w in content_words(m.group("body"))
-    ) - _GENERIC  # fmt: skip
+    return (
+        frozenset(
+            stem(w)
+            for m in _CONDITION.finditer(piece.replace(_JOINED, "and"))
+            for w in content_words(m.group("body"))
+        )
+        - _GENERIC
+    )
 
 
 def meets_condition(focus: Focus, label: str) -> bool:
@@ -791,10 +701,12 @@ def open_parts(question: str) -> list[Focus]:
     that name one with a condition ("profit excluding one-off items"), which the
     reports' labels answer, not the vocabulary."""
     return [
-        p for p in focus_parts(question)
-        if p.derived is not None or narrowed_metrics(p)
+        p
+        for p in focus_parts(question)
+        if p.derived is not None
+        or narrowed_metrics(p)
         or (not p.metrics and not all(_OVERVIEW.fullmatch(w) for w in p.phrase.split()))
-    ]  # fmt: skip
+    ]
 
 
 def search_words(focus: Focus) -> list[str]:

@@ -3,71 +3,42 @@
 Pure. "COGS", "cost of goods sold" and a statement's "Cost of sales" are one line item;
 "cash from operations" is "Net cash provided by (used in) operating activities". A
 phrase and a label are compared by their words' stems once each is read through the
-phrase synonyms below (`ALIKE`: a vocabulary of how statements name their lines, never a
-gate: a phrase in no group still meets a label with its own words), ignoring the words a
-statement adds to any line ("total", "net", "provided by", "(used in)"). Every word the
-phrase says must be in the label; each word more the label says costs a little, and a
-line of the statement the question names (its title: "balance sheet", "statements of
-cash flows") is preferred.
+phrase synonyms (`ALIKE`, from `line_item_synonyms.txt`: a vocabulary of how statements
+name their lines, never a gate: a phrase in no group still meets a label with its own
+words), ignoring the words a statement adds to any line ("total", "net", "provided by",
+"(used in)"). Every word the phrase says must be in the label; each word more the label
+says costs a little, and a line of the statement the question names (its title: "balance
+sheet", "statements of cash flows") is preferred. The vocabulary is data, in the text
+files beside this module (`line_item_*.txt`, `statement_titles.txt`), read at import.
 """
 
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from types import MappingProxyType
 
-from domain.language.words import LEGAL_FORMS
+from domain.language.words import (
+    LEGAL_FORMS,
+    group_members,
+    read_entries,
+    read_groups,
+    read_map,
+)
 from domain.questions.measures import stem
 from domain.questions.metrics import BALANCE_SHEET
 from domain.reports.figures import Fact, unit_spec
 
-ALIKE: tuple[tuple[str, ...], ...] = (
-    ("cost of goods sold", "cost of sales", "cost of revenue", "cost of revenues",
-     "cost of products sold", "cogs", "cost of merchandise sold"),
-    ("revenue", "revenues", "net sales", "sales", "net revenue", "net revenues", "turnover",
-     "sales revenue"),
-    ("net income", "net earnings", "net profit", "profit for the year", "profit after tax",
-     "net income attributable", "net earnings attributable", "profit attributable"),
-    ("operating income", "operating profit", "income from operations", "earnings from operations",
-     "operating earnings"),
-    ("accounts payable", "trade payables", "trade accounts payable", "payables"),
-    ("accounts receivable", "receivables", "trade receivables", "trade accounts receivable"),
-    ("inventory", "inventories", "merchandise inventories"),
-    ("cash from operations", "cash flow from operating activities",
-     "cash flows from operating activities", "cash flow from operations", "operating activities",
-     "operating cash flow", "cash from operating", "cash provided by operations", "operations"),
-    ("capital expenditure", "capital expenditures", "capex", "purchases of property and equipment",
-     "purchases of property plant and equipment", "payments for property plant and equipment",
-     "additions to property plant and equipment", "purchases of land buildings and equipment",
-     "payments for plant and equipment", "property and equipment additions"),
-    ("dividends paid", "cash dividends paid", "dividends", "cash dividends",
-     "dividends to shareholders"),
-    ("total equity", "shareholders equity", "stockholders equity", "total shareholders equity",
-     "total stockholders equity"),
-    ("income before income taxes", "profit before income tax", "earnings before income taxes",
-     "income before taxes", "loss before income tax", "profit before tax", "pretax income",
-     "pre-tax income", "pretax profit", "income before provision for income taxes",
-     "profit before taxation", "loss before income taxes", "pretax loss",
-     "profit before income tax expense", "loss before income tax expense",
-     "profit before income tax benefit", "loss before income tax benefit",
-     "income before income tax expense", "earnings before provision for income taxes"),
-    ("income tax expense", "provision for income taxes", "income taxes", "income tax"),
-    ("interest expense", "finance costs", "interest"),
-    ("property plant and equipment", "property and equipment", "plant and equipment"),
-)  # fmt: skip
-_SOFT = frozenset(
-    stem(w)
-    for w in (
-        "total", "net", "provided", "by", "used", "in", "for", "from", "of", "the", "and",
-        "activities", "shareholders", "stockholders", "owners", "company", "group",
-        "attributable", "to", "consolidated", "continuing", "current", "year", "a", "an",
-        "amount", "amounts", "at", "end", "s",
-    )
-)  # fmt: skip
+_HERE = Path(__file__)
+
+ALIKE: tuple[tuple[str, ...], ...] = read_groups(_HERE.with_name("line_item_synonyms.txt"))
+"""How statements name their lines, as groups of phrases (`line_item_synonyms.txt`)."""
+_SOFT = frozenset(stem(w) for w in read_entries(_HERE.with_name("line_item_soft_words.txt")))
 """Words a statement adds to a line, or a question adds to a measure, that say nothing
 of which line it is. "current" is here for the question's sake ("current assets" needs
-"current" said: it is kept where the phrase says it, see `_need`)."""
+"current" said: it is kept where the phrase says it, see `_need`). Stemmed from
+`line_item_soft_words.txt`."""
 
 
 def _words(text: str) -> list[str]:
@@ -121,16 +92,11 @@ def item_score(phrase: str, label: str, soft: frozenset[str] = frozenset()) -> f
 
 
 _OPPOSED = tuple(
-    (stem(a), stem(b))
-    for a, b in (
-        ("paid", "received"), ("payable", "receivable"), ("payables", "receivables"),
-        ("purchases", "sales"), ("purchases", "proceeds"), ("assets", "liabilities"),
-        ("gains", "losses"), ("inflows", "outflows"), ("income", "expense"),
-        ("income", "expenses"), ("issued", "repurchased"),
-    )
-)  # fmt: skip
+    (stem(a), stem(b)) for a, b in read_groups(_HERE.with_name("line_item_opposites.txt"))
+)
 """Words of a line that make it the opposite of the line a phrase with the other word
-names ("Dividends received" is not "dividends paid")."""
+names ("Dividends received" is not "dividends paid"), stemmed from
+`line_item_opposites.txt`."""
 _CHANGE = re.compile(r"\bchanges?\s+in\b|\b(?:increase|decrease)s?\b", re.I)
 """A line of the item's movement ("Changes in operating assets and liabilities:
 Inventories", "(Increase) decrease in receivables"), not of the item itself."""
@@ -199,15 +165,11 @@ class Found:
 
 
 STATEMENT_TITLES: dict[str, tuple[str, ...]] = {
-    "balance sheet": ("balance sheet", "statement of financial position"),
-    "income statement": (
-        "statement of operations", "statement of income", "statement of earnings",
-        "income statement", "statement of profit or loss",
-    ),
-    "cash flow statement": ("statement of cash flows", "cash flow statement"),
-}  # fmt: skip
+    statement: group_members(titles)
+    for statement, titles in read_map(_HERE.with_name("statement_titles.txt")).items()
+}
 """What the primary statements are titled in print (IFRS and US GAAP): the words a
-search for a statement's lines adds."""
+search for a statement's lines adds (`statement_titles.txt`)."""
 _STATEMENT_WORDS = {
     "balance sheet": BALANCE_SHEET,
     "income statement": re.compile(
@@ -230,18 +192,33 @@ _COUNTED = re.compile(
 
 
 _HOMES = (
-    ("cash flow statement", re.compile(
-        r"\bcash\s+(?:flows?\s+)?(?:from|provided|used)|operating\s+activities|investing|"
-        r"financing|capital\s+expenditure|\bcapex\b|dividends\s+paid|purchases?\s+of|"
-        r"proceeds\s+from", re.I)),
-    ("balance sheet", re.compile(
-        r"\bassets?\b|\bliabilit|\bequity\b|\binventor|\breceivables?\b|\bpayables?\b|"
-        r"\bdebt\b|\bborrowings\b|cash\s+and\s+cash\s+equivalents|\bgoodwill\b|"
-        r"property,?\s+plant", re.I)),
-    ("income statement", re.compile(
-        r"\brevenues?\b|\bsales\b|\bcost\s+of\b|\bcogs\b|\bincome\b|\bearnings\b|"
-        r"\bprofit\b|\bexpenses?\b|\bebit", re.I)),
-)  # fmt: skip
+    (
+        "cash flow statement",
+        re.compile(
+            r"\bcash\s+(?:flows?\s+)?(?:from|provided|used)|operating\s+activities|investing|"
+            r"financing|capital\s+expenditure|\bcapex\b|dividends\s+paid|purchases?\s+of|"
+            r"proceeds\s+from",
+            re.I,
+        ),
+    ),
+    (
+        "balance sheet",
+        re.compile(
+            r"\bassets?\b|\bliabilit|\bequity\b|\binventor|\breceivables?\b|\bpayables?\b|"
+            r"\bdebt\b|\bborrowings\b|cash\s+and\s+cash\s+equivalents|\bgoodwill\b|"
+            r"property,?\s+plant",
+            re.I,
+        ),
+    ),
+    (
+        "income statement",
+        re.compile(
+            r"\brevenues?\b|\bsales\b|\bcost\s+of\b|\bcogs\b|\bincome\b|\bearnings\b|"
+            r"\bprofit\b|\bexpenses?\b|\bebit",
+            re.I,
+        ),
+    ),
+)
 """Which primary statement prints a line item, by the words that name it: the first that
 matches ("cash from operations" is the cash flow statement's, "accounts payable" the
 balance sheet's, "cost of sales" the income statement's). Accounting's own layout, so any
@@ -404,9 +381,13 @@ def find_items(
     found = {y: f for y, f in alone.items() if f is not None}
     if len(years) < 2 or len(found) < len(years):
         return found
-    line = _one_line(phrase, years, facts, lambda y, row: find_item(
-        phrase, y, row, statements, titles, report_year, soft
-    ), soft)  # fmt: skip
+    line = _one_line(
+        phrase,
+        years,
+        facts,
+        lambda y, row: find_item(phrase, y, row, statements, titles, report_year, soft),
+        soft,
+    )
     if (
         line is not None
         and min(f.score for f in line.values()) >= min(f.score for f in found.values()) - 0.05
