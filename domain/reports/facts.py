@@ -24,7 +24,7 @@ from domain.language.calendar import months_said_before, quarter_end, quarter_sa
 from domain.language.sentences import split_sentences
 from domain.language.units import SIGN
 from domain.models import ChunkText
-from domain.questions.metrics import metric_of_cell
+from domain.questions.metrics import DIVIDEND_COMPONENT, metric_mentions, metric_of_cell
 from domain.reports.binding import Binding, bind_amounts, figure_clauses
 from domain.reports.figures import (
     OPEN,
@@ -175,6 +175,34 @@ def metric_facts(chunk: ChunkText) -> list[Fact]:
         for f in table_facts(chunk)
         if f.unit in UNITS
     ]
+
+
+def metric_prose_facts(chunk: ChunkText) -> list[Fact]:
+    """The prose facts a metric of the vocabulary is read from: the one reader's sentence
+    facts (`prose_facts`) of the chunk's own fiscal year and a whole year, in a unit of the
+    units table the metric fits, whose sentence names the metric before the figure
+    ("underlying NPAT was US$5.66 billion"; not "a repayment of CAD 1m of debt"). Each is
+    labelled with those words, as a row label would read; a dividend's component is left
+    to the tables. The vocabulary filters what the reader read; it reads nothing itself."""
+    if chunk.is_table:
+        return []
+    body = "\n".join(ln for ln in chunk.text.splitlines()[1:] if not ln.startswith("|"))
+    kept = []
+    for fact in prose_facts(chunk, body):
+        if (
+            fact.metric in (None, DIVIDEND_COMPONENT)
+            or fact.fiscal_year != chunk.fiscal_year
+            or fact.period_months not in (None, 12)
+            or fact.unit not in UNITS
+            or not metric_fits_unit(fact.metric, fact.unit)
+        ):
+            continue
+        before = fact.context[: max(fact.context.find(fact.raw), 0)]
+        named = [(start, end) for start, end, m in metric_mentions(before) if m == fact.metric]
+        if named:
+            said = before[named[-1][0] : named[-1][1]]
+            kept.append(fact.model_copy(update={"label": said[:1].upper() + said[1:]}))
+    return kept
 
 
 def _unit_of(amount: Amount, sentence: str) -> tuple[str, str]:
