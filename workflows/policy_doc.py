@@ -6,13 +6,13 @@ two marker comments (`--check` only reports whether it is current, exit code 1 i
 tests/unit/test_policy_doc.py fails when the document and the code disagree.
 """
 
-import argparse
 import sys
 from datetime import timedelta
 from pathlib import Path
 
 from temporalio.common import RetryPolicy
 
+from docsection import GeneratedSection
 from workflows.policy import POLICY, PURE_LAYERS, StepPolicy
 
 DOC_PATH = Path(__file__).parent.parent / "docs" / "failure-policy.md"
@@ -114,37 +114,21 @@ def render_table() -> str:
     return "\n".join([*_HEADER, *rows]) + "\n"
 
 
-def table_in(document: str) -> str:
-    """The text between the markers of a document (ValueError when they are missing)."""
-    start, end = document.find(BEGIN), document.find(END)
-    if start < 0 or end < start:
-        raise ValueError("the policy-table markers are missing or out of order")
-    return document[start + len(BEGIN) : end].strip("\n") + "\n"
-
-
-def with_table(document: str) -> str:
-    """The document with the text between its markers replaced by `render_table()`."""
-    table_in(document)  # validates the markers
-    start = document.find(BEGIN) + len(BEGIN)
-    return document[:start] + "\n" + render_table() + document[document.find(END) :]
+SECTION = GeneratedSection(
+    name="policy table",
+    command="python -m workflows.policy_doc",
+    path=DOC_PATH,
+    begin=BEGIN,
+    end=END,
+    render=render_table,
+)
+"""The section of the document this module writes (`docsection`)."""
+table_in = SECTION.text_in
+with_table = SECTION.rewritten
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m workflows.policy_doc", description=__doc__)
-    parser.add_argument("--check", action="store_true", help="exit 1 if the doc is stale")
-    parser.add_argument("--path", type=Path, default=DOC_PATH)
-    args = parser.parse_args(argv)
-    current = args.path.read_text("utf-8")
-    updated = with_table(current)
-    if args.check:
-        if updated != current:
-            print(f"{args.path}: the policy table is stale; run python -m workflows.policy_doc")
-            return 1
-        return 0
-    if updated != current:
-        args.path.write_text(updated, "utf-8")
-        print(f"{args.path}: policy table updated")
-    return 0
+    return SECTION.main(argv, __doc__)
 
 
 if __name__ == "__main__":
