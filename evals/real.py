@@ -12,6 +12,8 @@ one the caller meant to evaluate.
 """
 
 import asyncio
+import secrets
+import string
 import uuid
 from collections.abc import Coroutine
 from dataclasses import dataclass
@@ -163,7 +165,10 @@ async def ask(http: httpx.AsyncClient, question: str, conversation: str | None) 
         body["conversation_id"] = conversation
     # One key for every attempt: a retry after an unanswered start is the same turn,
     # never a second one (the API's advice in its 503).
-    headers = {"Cache-Control": "no-cache", "Idempotency-Key": f"eval-{uuid.uuid4().hex}"}
+    # Letters only: the API reads a key for personal data, and a run of digits can look
+    # like a phone or card number.
+    key = "eval-" + "".join(secrets.choice(string.ascii_lowercase) for _ in range(24))
+    headers = {"Cache-Control": "no-cache", "Idempotency-Key": key}
     loop = asyncio.get_running_loop()
     deadline = loop.time() + RATE_LIMIT_WAIT_SECONDS
     while True:

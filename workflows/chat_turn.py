@@ -96,7 +96,7 @@ class ChatTurn:
         self._inp = inp
         self._steps = TurnSteps(inp, self._stream, self._ledger, self._budget, self._memory)
         self._settling = Settling(
-            inp, self._steps, self._rounds, self._stream, self._ledger, self._memory
+            inp, self._steps, self._rounds, self._stream, self._ledger, self._memory, self._keep
         )
         for patch_id in DEPRECATED_PATCHES:  # the order their `patched` calls stood in
             workflow.deprecate_patch(patch_id)
@@ -401,10 +401,11 @@ class ChatTurn:
 
     async def _finish(self, outcome: Outcome) -> TurnResult:
         """The single exit: final gate, fallback, confidence and disclaimer, save."""
-        self._result = await self._settling.finish(outcome, self._result)
-        return self._result
+        return await self._settling.finish(outcome, self._result)
+
+    def _keep(self, result: TurnResult) -> None:
+        self._result = result
 
     async def _settle_after(self, status: TurnStatus, cause: str, text: str | None) -> TurnResult:
         """Settle a turn stopped by an error or a cancellation, through the one exit."""
-        self._result = await self._settling.settle_after(status, cause, text, self._result)
-        return self._result
+        return await self._settling.settle_after(status, cause, text, self._result)

@@ -188,7 +188,13 @@ def metric_prose_facts(chunk: ChunkText) -> list[Fact]:
         return []
     body = "\n".join(ln for ln in chunk.text.splitlines()[1:] if not ln.startswith("|"))
     kept = []
+    read_to: dict[str, int] = {}  # per sentence: where its last figure was found
     for fact in prose_facts(chunk, body):
+        # A sentence's figures come in order: each is looked for after the one before
+        # (two written alike, "US$500 million" twice, are two places).
+        at = fact.context.find(fact.raw, read_to.get(fact.context, 0))
+        at = fact.context.find(fact.raw) if at < 0 else at
+        read_to[fact.context] = at + len(fact.raw) if at >= 0 else read_to.get(fact.context, 0)
         if (
             fact.metric in (None, DIVIDEND_COMPONENT)
             or fact.fiscal_year != chunk.fiscal_year
@@ -197,7 +203,7 @@ def metric_prose_facts(chunk: ChunkText) -> list[Fact]:
             or not metric_fits_unit(fact.metric, fact.unit)
         ):
             continue
-        before = fact.context[: max(fact.context.find(fact.raw), 0)]
+        before = fact.context[: max(at, 0)]
         named = [(start, end) for start, end, m in metric_mentions(before) if m == fact.metric]
         if named:
             said = before[named[-1][0] : named[-1][1]]

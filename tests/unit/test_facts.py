@@ -17,7 +17,7 @@ import pytest
 
 from domain.companies.roster import Company, pinned
 from domain.models import ChunkText
-from domain.reports.facts import EXTRACTOR_VERSION, report_facts
+from domain.reports.facts import EXTRACTOR_VERSION, metric_prose_facts, report_facts
 from domain.reports.figures import Fact, unit_spec
 from ingestion.documents import parse_document
 
@@ -432,3 +432,43 @@ def test_the_article_before_a_dollar_sign_is_no_currency() -> None:
         units = {f.value: f.unit for f in report_facts(_chunk(text, "Cash flows"))}
     assert units[4.9] == units[2.5] == "us$bn", units
     assert units[1.1] == "a$bn", units
+
+
+def _metric_prose(sentence: str) -> list[tuple[str | None, int, float, str]]:
+    """The vocabulary's prose facts of one sentence under a chunk's first (header) line."""
+    chunk = _chunk(f"[ZZZ FY2026 p.7 Operating and financial review]\n{sentence}")
+    return [(f.metric, f.fiscal_year, f.value, f.label) for f in metric_prose_facts(chunk)]
+
+
+def test_two_figures_written_alike_in_one_sentence_are_each_read_with_their_own_metric() -> None:
+    assert _metric_prose(
+        "Revenue was US$1,000 million and underlying EBITDA was US$1,000 million."
+    ) == [
+        ("revenue", 2026, 1000.0, "Revenue"),
+        ("underlying_ebitda", 2026, 1000.0, "Underlying EBITDA"),
+    ]
+    assert _metric_prose(
+        "Underlying EBITDA was US$500 million while revenue of US$500 million was flat."
+    ) == [
+        ("underlying_ebitda", 2026, 500.0, "Underlying EBITDA"),
+        ("revenue", 2026, 500.0, "Revenue"),
+    ]
+
+
+def test_a_figure_of_the_chunks_year_is_kept_beside_another_years_and_labelled_by_its_metric() -> (
+    None
+):
+    # The reader binds each figure to its own year: the prior year's is no fact of FY2026.
+    assert _metric_prose(
+        "Net debt was US$11.2 billion at 30 June 2026, compared with US$0.3 billion in FY2025."
+    ) == [("net_debt", 2026, 11.2, "Net debt")]
+
+
+def test_a_figure_whose_sentence_names_no_metric_before_it_is_no_metric_fact() -> None:
+    assert (
+        _metric_prose(
+            "The Group forecasts include the scheduled repayment of US$1 million of debt."
+        )
+        == []
+    )
+    assert _metric_prose("The board met 11 times during the year.") == []

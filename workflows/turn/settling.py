@@ -4,6 +4,7 @@ attributes), and a turn stopped by an error or a cancellation settles through it
 (`Settling.settle_after`). ChatTurn holds the turn's result; this room shapes and saves it.
 """
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from temporalio import workflow
@@ -37,9 +38,14 @@ class Settling:
         stream: TurnStream,
         ledger: Ledger,
         memory: TurnMemory,
+        keep: Callable[[TurnResult], None],
     ) -> None:
         self._inp, self._steps, self._rounds = inp, steps, rounds
         self._stream, self._ledger, self._memory = stream, ledger, memory
+        self._keep = keep
+        """ChatTurn's hold on the turn's result, set the moment the final result is saved
+        (before the search attributes and the outcome line: a failure there settles
+        nothing twice and shows the saved result)."""
 
     async def finish(self, outcome: Outcome, current: TurnResult | None) -> TurnResult:
         """The single exit: final gate, fallback, confidence and disclaimer, save.
@@ -59,6 +65,7 @@ class Settling:
             # An expired turn still shows what it asked and nobody answered.
             gated = replace(gated, clarifying_question=current.clarifying_question)
         result = await self.save(gated, final=True)
+        self._keep(result)
         self._rounds.settled = True
         self._settled_attributes(result)
         confidence = f", confidence {result.confidence}" if result.confidence else ""
