@@ -277,13 +277,7 @@ def score_case(case: EvalCase) -> CaseResult:
         for key, found in bad
         if not _names(key, found)
     ]
-    return CaseResult(
-        suite=case.suite,
-        id=case.id,
-        passed=not problems,
-        problems=problems,
-        passes=int(not problems),
-    )
+    return CaseResult.scored(case, problems)
 
 
 def run_mock(cases: list[EvalCase]) -> list[CaseResult]:

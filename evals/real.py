@@ -98,13 +98,10 @@ def retrieval_result(case: EvalCase, run: RetrievalRun, cutoff: int = CUTOFF) ->
     if not run.planned:
         problems = [f"the query plan did not search {case.expected.company}"]
     rank = first_hit_rank(case.expected, run.hits)
-    return CaseResult(
-        suite=case.suite,
-        id=case.id,
-        passed=not problems,
-        problems=problems,
-        passes=int(not problems),
-        detail={
+    return CaseResult.scored(
+        case,
+        problems,
+        {
             "rank": rank,
             "query": run.query,
             "fiscal_years": run.fiscal_years,
@@ -127,14 +124,7 @@ async def _routing(stack: Stack, case: EvalCase) -> CaseResult:
         problems = score_scope(case.expected, outcome)
     else:
         problems = score_routing(case.expected, outcome)
-    return CaseResult(
-        suite=case.suite,
-        id=case.id,
-        passed=not problems,
-        problems=problems,
-        passes=int(not problems),
-        detail={"route": outcome.route, "reason": outcome.reason},
-    )
+    return CaseResult.scored(case, problems, {"route": outcome.route, "reason": outcome.reason})
 
 
 async def _settle(http: httpx.AsyncClient, response: httpx.Response) -> TurnResult:
@@ -192,13 +182,8 @@ async def run_turn_case(http: httpx.AsyncClient, case: EvalCase) -> tuple[CaseRe
         conversation = (await ask(http, earlier, conversation)).conversation_id
     result = await ask(http, case.query, conversation)
     problems = score_turn(case.expected, result)
-    return CaseResult(
-        suite=case.suite,
-        id=case.id,
-        passed=not problems,
-        problems=problems,
-        passes=int(not problems),
-        detail={"turn_id": result.turn_id, "status": result.status},
+    return CaseResult.scored(
+        case, problems, {"turn_id": result.turn_id, "status": result.status}
     ), result
 
 

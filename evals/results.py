@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from domain.evaluation.scoring import EvalCase
+
 Mode = Literal["mock", "real"]
 
 
@@ -26,6 +28,20 @@ class CaseResult(BaseModel):
     @property
     def flaky(self) -> bool:
         return 0 < self.passes < self.runs
+
+    @classmethod
+    def scored(
+        cls, case: EvalCase, problems: list[str], detail: dict[str, object] | None = None
+    ) -> "CaseResult":
+        """One run of `case`: passed when its scorer found no problem."""
+        return cls(
+            suite=case.suite,
+            id=case.id,
+            passed=not problems,
+            problems=problems,
+            passes=int(not problems),
+            detail=detail or {},
+        )
 
 
 class SuiteRun(BaseModel):
