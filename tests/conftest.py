@@ -47,6 +47,7 @@ from api.app import create_app
 from backends.coverage import PinCoverage
 from backends.embeddings import CachedEmbedder, LocalEmbedder, VectorCache
 from backends.engines.offline.engine import OfflineEngine
+from backends.engines.openai_engine import ModelConfig, OpenAIEngine
 from backends.engines.protocol import Engine
 from backends.report_activities import ReportActivities
 from backends.reports import IndexClient, ReportIndex, open_qdrant
@@ -60,6 +61,7 @@ from ingestion.companies import sample_coverage
 from settings import PROJECT_ROOT, Settings, get_settings
 from stack import postgres
 from stack.processes import free_port, pid_alive
+from testkit.fake_servers import FakeOpenAI
 from workflows import attributes
 from workflows.chat_turn import ChatTurn
 from workflows.contracts import ClarificationReply, TurnInput
@@ -586,3 +588,19 @@ async def run_cli(settings: Settings, monkeypatch: pytest.MonkeyPatch, *argv: st
         return await asyncio.to_thread(main, list(argv))
     finally:
         get_settings.cache_clear()
+
+
+def model_engine(fake: FakeOpenAI, timeout: float = 5.0) -> OpenAIEngine:
+    """The model engine on a fake provider, one model name per role."""
+    return OpenAIEngine(
+        ModelConfig(
+            base_url=fake.base_url,
+            api_key=fake.api_key,
+            route_model="small-1",
+            grade_model="small-1",
+            synthesize_model="large-1",
+            judge_model="judge-1",
+            summarize_model="small-1",
+            timeout_seconds=timeout,
+        )
+    )

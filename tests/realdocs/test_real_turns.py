@@ -19,12 +19,11 @@ from temporalio.client import Client
 
 from activities.contracts import IngestRequest
 from backends.engines.offline.engine import OfflineEngine
-from backends.engines.openai_engine import ModelConfig, OpenAIEngine
 from backends.reports import ReportIndex
 from db import companies as companies_db
 from testkit.asx_suite import REPORTS
 from testkit.fake_servers import Body, Brain, FakeOpenAI, block_with, question_of
-from tests.conftest import Turns, WorkerFactory, unique
+from tests.conftest import Turns, WorkerFactory, model_engine, unique
 from workflows.ingest import IngestDocuments
 
 KPG = REPORTS / "ASX-KPG_KellyPartnersGroup_AnnualReport_FY2022.pdf"
@@ -52,21 +51,6 @@ class Reader(Brain):
             "clarifying_question": None,
             "direct_answer": None,
         }
-
-
-def model(fake: FakeOpenAI) -> OpenAIEngine:
-    return OpenAIEngine(
-        ModelConfig(
-            base_url=fake.base_url,
-            api_key=fake.api_key,
-            route_model="small-1",
-            grade_model="small-1",
-            synthesize_model="large-1",
-            judge_model="judge-1",
-            summarize_model="small-1",
-            timeout_seconds=5.0,
-        )
-    )
 
 
 async def test_a_report_ingested_with_no_flags_is_registered_as_its_pages_say_and_answered(
@@ -126,7 +110,7 @@ async def test_a_report_ingested_with_no_flags_is_registered_as_its_pages_say_an
             )
 
         brain.writes(draft)
-        async with worker(activities=registry.activities(index, pool, model(fake))) as tq:
+        async with worker(activities=registry.activities(index, pool, model_engine(fake))) as tq:
             turns = turns_on(tq)
             turns.in_process = False
             result = await turns.ask(QUESTION)

@@ -27,7 +27,7 @@ import pytest
 from psycopg_pool import AsyncConnectionPool
 from temporalio.client import Client
 
-from backends.engines.openai_engine import ModelConfig, OpenAIEngine
+from backends.engines.openai_engine import OpenAIEngine
 from backends.reports import ReportIndex
 from domain.evaluation.scoring import DRAFTS, TurnExpected
 from evals import live
@@ -35,7 +35,7 @@ from evals.cases import load_file
 from evals.real import run_turn_case
 from settings import Settings
 from testkit.fake_servers import Body, Brain, FakeOpenAI, block_with
-from tests.conftest import TurnWorker, WorkerFactory, client_for, run_cli, unique
+from tests.conftest import TurnWorker, WorkerFactory, client_for, model_engine, run_cli, unique
 from workflows.probes import ProbeRequest, RunGoldenProbes
 
 QUESTION = "What was BHP's revenue in FY2024?"
@@ -66,18 +66,7 @@ def states_the_share_backwards(fake: FakeOpenAI) -> OpenAIEngine:
         )
 
     brain.writes(draft)
-    return OpenAIEngine(
-        ModelConfig(
-            base_url=fake.base_url,
-            api_key=fake.api_key,
-            route_model="small-1",
-            grade_model="small-1",
-            synthesize_model="large-1",
-            judge_model="judge-1",
-            summarize_model="small-1",
-            timeout_seconds=5.0,
-        )
-    )
+    return model_engine(fake)
 
 
 async def ask(http: httpx.AsyncClient, question: str) -> dict[str, object]:

@@ -25,7 +25,6 @@ import pytest
 from psycopg_pool import AsyncConnectionPool
 from temporalio.api.enums.v1 import EventType
 
-from backends.engines.openai_engine import ModelConfig, OpenAIEngine
 from backends.engines.prompts import prompt
 from db import audit
 from domain.companies.replies import clarifying_question
@@ -44,7 +43,7 @@ from testkit.fake_servers import (
     evidence_of,
     user_text,
 )
-from tests.conftest import Turns, TurnWorker, activity_inputs, outcome, unique
+from tests.conftest import Turns, TurnWorker, activity_inputs, model_engine, outcome, unique
 from workflows.policy import POLICY
 
 
@@ -66,21 +65,6 @@ def brain(fake: FakeOpenAI) -> Brain:
 SHORT_TIMEOUT = 2.0
 """The model timeout of the tests of a provider that does not answer in time (the fake
 hangs a second longer): short, so those turns take seconds, not the default minute."""
-
-
-def model_engine(fake: FakeOpenAI, timeout: float = 5.0) -> OpenAIEngine:
-    return OpenAIEngine(
-        ModelConfig(
-            base_url=fake.base_url,
-            api_key=fake.api_key,
-            route_model="small-1",
-            grade_model="small-1",
-            synthesize_model="large-1",
-            judge_model="judge-1",
-            summarize_model="small-1",
-            timeout_seconds=timeout,
-        )
-    )
 
 
 async def ask(
