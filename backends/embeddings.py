@@ -102,17 +102,18 @@ class CachedEmbedder:
 def similarity_of(embedder: Embedder) -> Callable[[str, Sequence[str]], list[float]]:
     """Cosine similarity of a phrase to texts by `embedder` (vectors are normalised): the
     texts' vectors through its document path (cached on disk for a `CachedEmbedder`),
-    the phrases' kept in memory for the process."""
+    the phrases' kept in memory while the returned function lives (safe across threads:
+    a phrase embedded twice at once is only work done twice)."""
     phrases: dict[str, list[float]] = {}
 
     def cosine(text: str, others: Sequence[str]) -> list[float]:
         if not others:
             return []
-        if text not in phrases:
+        vector = phrases.get(text)
+        if vector is None:
             if len(phrases) > 4096:
                 phrases.clear()
-            phrases[text] = embedder.embed([text])[0]
-        vector = phrases[text]
+            vector = phrases[text] = embedder.embed([text])[0]
         vectors = embed_documents(embedder, list(others))
         return [sum(a * b for a, b in zip(vector, v, strict=True)) for v in vectors]
 
@@ -305,15 +306,15 @@ class LocalEmbedder:
     def _encode(self, batch: list[_Ticket]) -> None:
         """Encode every ticket of `batch` in one call, then wake the waiting callers."""
         try:
-            flat = [text for ticket in batch for text in ticket.texts]
-            vectors = self._model.encode(
-                flat, normalize_embeddings=True, batch_size=32, show_progress_bar=False
+            # A text asked for twice in one batch (the same question searched for several
+            # companies at once) is encoded once: the model is deterministic.
+            distinct = list(dict.fromkeys(text for ticket in batch for text in ticket.texts))
+            encoded = self._model.encode(
+                distinct, normalize_embeddings=True, batch_size=32, show_progress_bar=False
             )
-            start = 0
+            vectors = {t: [float(x) for x in v] for t, v in zip(distinct, encoded, strict=True)}
             for ticket in batch:
-                end = start + len(ticket.texts)
-                ticket.vectors = [[float(x) for x in v] for v in vectors[start:end]]
-                start = end
+                ticket.vectors = [list(vectors[text]) for text in ticket.texts]
         except BaseException as exc:  # every caller of the batch gets the error
             for ticket in batch:
                 ticket.error = exc

@@ -40,6 +40,7 @@ from domain.companies.roster import companies, display_name, proper_names
 from domain.memory.rules import Excerpt, assemble_context, without_markers_to
 from domain.models import ChunkText, Draft, GroundingReport, Relevance
 from domain.questions.measures import asks_topic
+from domain.reports.open_answers import Similarity
 
 
 async def load_evidence(
@@ -215,6 +216,9 @@ class ModelActivities:
 class GroundingActivities:
     def __init__(self, index: ReportIndex) -> None:
         self.index = index
+        # One for the worker's life (made at the first check): a question's focus phrase
+        # is embedded once, not on every check (the chunks' texts are cached on disk).
+        self._similarity: Similarity | None = None
 
     def activities(self) -> list[Callable[..., Any]]:
         """This class's activities, bound, for the worker's registry."""
@@ -227,14 +231,15 @@ class GroundingActivities:
         meaning by the worker's embedder. An activity because it needs chunk text."""
         async with heartbeating():
             sources = await load_evidence(self.index, request.chunk_ids, request.snapshot)
-            similarity = similarity_of(self.index.embedder)
+            if self._similarity is None:
+                self._similarity = similarity_of(self.index.embedder)
             return await asyncio.to_thread(
                 check_relevance,
                 request.question,
                 request.answer,
                 sources,
                 request.derived,
-                similarity,
+                self._similarity,
             )
 
     @implements(steps.grounding_check_numbers)

@@ -410,20 +410,43 @@ class ReportIndex:
         pool, rerank, fusion) for the A/B harness; none runs the defaults.
         """
         config = config or RetrievalConfig()
+        # The query and each facet are searched several ways (the years' own reports,
+        # others that print them, later ones): each is embedded once, in one batch.
+        texts = list(dict.fromkeys([query, *facets]))
+        vectors = dict(zip(texts, self.embedder.embed(texts), strict=True))
+        hits = self._main(
+            query, vectors[query], company, fiscal_years, limit, later_years, notes, config
+        )
         if facets:
-            hits = self.search(query, company, fiscal_years, limit, later_years, notes, config)
-            return self._facets(hits, facets, company, fiscal_years, notes, config)
-        hits = self._search(query, company, fiscal_years, limit, notes, config)
+            return self._facets(hits, facets, vectors, company, fiscal_years, notes, config)
+        return hits
+
+    def _main(
+        self,
+        query: str,
+        dense: list[float],
+        company: str | None,
+        fiscal_years: Sequence[int],
+        limit: int,
+        later_years: Sequence[int],
+        notes: list[str] | None,
+        config: RetrievalConfig,
+    ) -> list[ChunkHit]:
+        """The query's hits from the years' own reports, then from others that print
+        those years and from `later_years`' reports (see `search`)."""
+        hits = self._search(query, dense, company, fiscal_years, limit, notes, config)
         if not fiscal_years:
             return hits
         # Then other reports that print the years' figures (a later report's comparative
         # columns): they fill what the years' own reports leave of `limit`, else add a
         # few, never ranked above the reports of the years asked about.
         room = max(limit - len(hits), LATER_REPORT_HITS)
-        printed = self._search(query, company, fiscal_years, room, notes, config, printed=True)
+        printed = self._search(query, dense, company, fiscal_years, room, notes, config, True)
         extra = [y for y in later_years if y not in fiscal_years]
         later = (
-            self._search(query, company, extra, LATER_REPORT_HITS, notes, config) if extra else []
+            self._search(query, dense, company, extra, LATER_REPORT_HITS, notes, config)
+            if extra
+            else []
         )
         return _appended(hits, [*printed, *later])
 
@@ -431,6 +454,7 @@ class ReportIndex:
         self,
         hits: list[ChunkHit],
         facets: Sequence[str],
+        vectors: dict[str, list[float]],
         company: str | None,
         fiscal_years: Sequence[int],
         notes: list[str] | None,
@@ -443,19 +467,20 @@ class ReportIndex:
         year's statement would otherwise take every place (a FY2021 10-K's income
         statement is as near the words as the FY2022 one's, and both print FY2021)."""
         for facet in facets:
+            wanted = (facet, vectors[facet])
             hits = self._facet_hits(
-                hits, facet, company, fiscal_years, FACET_HITS, notes, config, bool(fiscal_years)
+                hits, wanted, company, fiscal_years, FACET_HITS, notes, config, bool(fiscal_years)
             )
             for year in fiscal_years if len(fiscal_years) > 1 else ():
                 hits = self._facet_hits(
-                    hits, facet, company, [year], 1, notes, config, False, unless_found=True
+                    hits, wanted, company, [year], 1, notes, config, False, unless_found=True
                 )
         return hits
 
     def _facet_hits(
         self,
         hits: list[ChunkHit],
-        facet: str,
+        facet: tuple[str, list[float]],
         company: str | None,
         fiscal_years: Sequence[int],
         keep: int,
@@ -473,9 +498,10 @@ class ReportIndex:
         # rather than filtered in the query: Edge's filter does not match a boolean
         # payload (`is_table`).
         wanted = 4 * (FACET_HITS + len(found))
-        more = self._search(facet, company, fiscal_years, wanted, notes, config)
+        text, dense = facet
+        more = self._search(text, dense, company, fiscal_years, wanted, notes, config)
         if printed:
-            more += self._search(facet, company, fiscal_years, wanted, notes, config, printed=True)
+            more += self._search(text, dense, company, fiscal_years, wanted, notes, config, True)
         tables = [h for h in more if h.is_table]
         if unless_found and tables and tables[0].chunk_id in found:
             return hits
@@ -485,6 +511,7 @@ class ReportIndex:
     def _search(
         self,
         query: str,
+        dense: list[float],
         company: str | None,
         fiscal_years: Sequence[int],
         limit: int,
@@ -492,8 +519,8 @@ class ReportIndex:
         config: RetrievalConfig,
         printed: bool = False,
     ) -> list[ChunkHit]:
+        """One hybrid query: `query`'s words (BM25) and its vector `dense`, fused."""
         flt = _search_filter(company, fiscal_years, printed)
-        dense = self.embedder.embed([query])[0]
         prefetch = _prefetch(query, dense, flt, config.prefetch)
         reranker = None if config.rerank is False else self.reranker
         if config.rerank and reranker is None and notes is not None:

@@ -4,6 +4,7 @@ document vectors are kept on disk by model and text."""
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -104,3 +105,20 @@ def test_a_query_does_not_wait_behind_a_whole_report(embedder: LocalEmbedder) ->
     assert close(query, alone)
     assert len(vectors) == len(report)
     assert close(vectors[5], embedder.embed([report[5]])[0])
+
+
+def test_a_text_asked_for_twice_in_one_batch_is_encoded_once(
+    embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    encoded: list[str] = []
+    encode = embedder._model.encode
+
+    def counting(texts: list[str], **options: Any) -> Any:
+        encoded.extend(texts)
+        return encode(texts, **options)
+
+    monkeypatch.setattr(embedder._model, "encode", counting)
+    twice, other, again = embedder.embed([QUESTIONS[0], QUESTIONS[1], QUESTIONS[0]])
+
+    assert encoded == [QUESTIONS[0], QUESTIONS[1]]
+    assert twice == again and twice is not again and not close(twice, other)

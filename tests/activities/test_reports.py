@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from backends.embeddings import Embedder
 from backends.reports import FACET_HITS, LATER_REPORT_HITS, ReportIndex
 from domain.models import PREVIEW_CHARS
 from ingestion.documents import parse_document
@@ -348,3 +349,31 @@ def test_a_company_whose_only_filings_are_not_annual_reports_is_covered_for_thei
         assert result.status == "ingested" and result.document_id.startswith(f"BHP-FY{year}-")
 
     assert index.reports() == {"BHP": (2022, 2023)}
+
+
+class _Counting:
+    """The index's own embedder, with the texts it was asked to embed written down."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner, self.name, self.dimension = inner, inner.name, inner.dimension
+        self.texts: list[str] = []
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.texts += texts
+        return self.inner.embed(texts)
+
+
+def test_a_search_embeds_its_query_and_each_facet_once_however_many_ways_it_looks(
+    report_index: ReportIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    query, facet = "BHP revenue FY2024", "BHP net debt FY2024"
+    expected = report_index.search(query, "BHP", [2024], 4, later_years=[2025], facets=[facet])
+    counting = _Counting(report_index.embedder)
+    monkeypatch.setattr(report_index, "embedder", counting)
+
+    hits = report_index.search(query, "BHP", [2024], 4, later_years=[2025], facets=[facet])
+
+    # The years' own reports, others that print them, the later report, and the facet
+    # twice: six queries of the index from two vectors.
+    assert sorted(counting.texts) == sorted([query, facet])
+    assert hits == expected
