@@ -25,7 +25,8 @@ from domain.evaluation.scoring import CaseError
 from domain.models import UnsupportedClaim
 from evals.cases import JUDGE_SET, relative
 from evals.real import CONCURRENCY, Stack, gathered
-from workflows.evaluation import EvaluateJudge, JudgeProbe, JudgeVerdict
+from workflows.contracts import JudgeProbe, JudgeVerdict
+from workflows.evaluation import EvaluateJudge
 
 Label = Literal["supported", "unsupported"]
 TARGET = 0.95

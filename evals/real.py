@@ -40,7 +40,8 @@ from domain.models import RetrievalConfig
 from domain.turns import SETTLED, TurnResult
 from evals.ranking import ranx_metrics
 from evals.results import CaseResult
-from workflows.evaluation import EvaluateRetrieval, EvaluateRouting, RetrievalProbe, RetrievalRun
+from workflows.contracts import RetrievalProbe, RetrievalRun
+from workflows.evaluation import EvaluateRetrieval, EvaluateRouting
 
 CUTOFF = 5
 T = TypeVar("T")

@@ -7,10 +7,12 @@ tests/unit/test_no_reexports.py).
 Frozen pydantic models; new fields only with defaults (histories replay old payloads).
 """
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from activities.contracts import ChunkLocator
 from domain.budget import TURN_BUDGET_SECONDS
 from domain.failures import Direction
+from domain.models import RetrievalConfig, SearchHitWithText, UnsupportedClaim
 
 
 class _Frozen(BaseModel):
@@ -110,3 +112,57 @@ class TurnEvent(_Frozen):
     """For `decision` events: the operator's line, as the decision trail in the Temporal
     UI has it ("route: needs_retrieval (figures asked for BHP)"): for programs and
     operators, not for people."""
+
+
+# ---- the evaluation workflows' inputs and outputs (workflows/evaluation.py) ----------
+# Defined here, in a module the sandbox passes through, not beside the workflows: a
+# workflow module is run again for every workflow it starts, and building these pydantic
+# classes each time was most of the cost of starting an evaluation case (a release gate
+# starts 263).
+
+
+class RetrievalProbe(BaseModel):
+    """One retrieval case: search `company`'s reports for `question` under `config`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    question: str = Field(min_length=1, max_length=4000)
+    company: str
+    config: RetrievalConfig = Field(default_factory=RetrievalConfig)
+
+
+class RetrievalRun(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    query: str
+    """The query searched (the plan's sub-query, or the question as typed)."""
+    fiscal_years: list[int] = Field(default_factory=list)
+    hits: list[SearchHitWithText] = Field(default_factory=list)
+    degraded: list[str] = Field(default_factory=list)
+    """Fail-opens inside the search (the reranker unavailable, or missing): a case
+    with any is not a quality result."""
+    planned: bool = True
+    """False when the query plan did not search the company at all (a routing miss)."""
+
+
+class JudgeProbe(BaseModel):
+    """One calibration pair: an answer and where its cited chunks are, in marker order."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    question: str
+    answer: str
+    evidence: list[ChunkLocator] = Field(min_length=1)
+    model_judge: bool = False
+    """Also run the judge step (`llm_grade_answer`)."""
+
+
+class JudgeVerdict(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    numeric: list[UnsupportedClaim] = Field(default_factory=list)
+    """What the numeric check (`grounding_check_numbers`) found unsupported."""
+    judge: list[UnsupportedClaim] | None = None
+    """What the judge step found unsupported (None: not asked)."""
+    unresolved: list[int] = Field(default_factory=list)
+    """Evidence entries (1-based) that match no chunk, or several: the pair is not judged."""

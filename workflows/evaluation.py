@@ -9,7 +9,6 @@ open its folder; each is a workflow of its own, so an evaluation run is visible 
 Temporal UI, case by case.
 """
 
-from pydantic import BaseModel, ConfigDict, Field
 from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
@@ -17,7 +16,6 @@ with workflow.unsafe.imports_passed_through():
     from activities import steps
     from activities.contracts import (
         CheckRequest,
-        ChunkLocator,
         RewritePlan,
         RewriteRequest,
         RouteRequest,
@@ -26,40 +24,14 @@ with workflow.unsafe.imports_passed_through():
     )
     from domain.evaluation.scoring import RoutingOutcome
     from domain.models import (
-        RetrievalConfig,
-        SearchHitWithText,
-        UnsupportedClaim,
         with_text,
     )
     from domain.questions.question import extract_slots
     from workflows.chat_turn import CHECKED_DRAFTS_V2
+    from workflows.contracts import JudgeProbe, JudgeVerdict, RetrievalProbe, RetrievalRun
     from workflows.policy import step_options
     from workflows.turn.answer import plan_for
     from workflows.turn.scope import turn_scope
-
-
-class RetrievalProbe(BaseModel):
-    """One retrieval case: search `company`'s reports for `question` under `config`."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    question: str = Field(min_length=1, max_length=4000)
-    company: str
-    config: RetrievalConfig = Field(default_factory=RetrievalConfig)
-
-
-class RetrievalRun(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    query: str
-    """The query searched (the plan's sub-query, or the question as typed)."""
-    fiscal_years: list[int] = Field(default_factory=list)
-    hits: list[SearchHitWithText] = Field(default_factory=list)
-    degraded: list[str] = Field(default_factory=list)
-    """Fail-opens inside the search (the reranker unavailable, or missing): a case
-    with any is not a quality result."""
-    planned: bool = True
-    """False when the query plan did not search the company at all (a routing miss)."""
 
 
 @workflow.defn(name="EvaluateRouting")
@@ -151,29 +123,6 @@ class EvaluateRetrieval:
             hits=with_text(result.hits, texts),
             degraded=result.degraded,
         )
-
-
-class JudgeProbe(BaseModel):
-    """One calibration pair: an answer and where its cited chunks are, in marker order."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    question: str
-    answer: str
-    evidence: list[ChunkLocator] = Field(min_length=1)
-    model_judge: bool = False
-    """Also run the judge step (`llm_grade_answer`)."""
-
-
-class JudgeVerdict(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    numeric: list[UnsupportedClaim] = Field(default_factory=list)
-    """What the numeric check (`grounding_check_numbers`) found unsupported."""
-    judge: list[UnsupportedClaim] | None = None
-    """What the judge step found unsupported (None: not asked)."""
-    unresolved: list[int] = Field(default_factory=list)
-    """Evidence entries (1-based) that match no chunk, or several: the pair is not judged."""
 
 
 @workflow.defn(name="EvaluateJudge")
