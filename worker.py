@@ -88,6 +88,14 @@ from workflows.sweep import SweepTurns, ensure_sweep_schedule
 
 HEARTBEAT_SECONDS = 3.0
 log = logging.getLogger("turnstile.worker")
+
+WORKFLOW_TASK_SLOTS = 8
+"""Workflow tasks a worker runs at once (the SDK's default is 100). A turn's local steps
+run inside one workflow task, so this is how many turns compute at a time; the rest wait
+in Temporal's queue, where waiting costs nothing. On this 2-core machine 50 clients with
+the default ran all 50 turns at once: 1.6 turns/s at 0.38 worker CPU s a turn, against
+4.8 turns/s and 0.20 s at 10 clients; with 8 slots, 3.5 turns/s at 0.24 s (bench/load.py,
+the same hour; docs/benchmarks.md)."""
 PROBE_DIR = PROJECT_ROOT / "evals" / "probes"
 # What a cluster answers when it does not let this client manage search attributes (a
 # managed cluster registers them out of band, through its own console or API).
@@ -201,6 +209,7 @@ async def run_turn_worker(settings: Settings) -> None:
         activities=turn_activities(pool, make_engine(settings), prices),
         interceptors=[StepLog()],
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=2),
+        max_concurrent_workflow_tasks=WORKFLOW_TASK_SLOTS,
     )
     stop = _stop_on_signals()
     async with worker:
@@ -464,6 +473,7 @@ def _index_workers(
         # A worker killed without a goodbye leaves its turns' next workflow tasks on its
         # own (sticky) queue until this runs out; the default 10 s would dominate recovery.
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=2),
+        max_concurrent_workflow_tasks=WORKFLOW_TASK_SLOTS,
     )
     if settings.workers <= 1:
         return worker, None
@@ -474,6 +484,7 @@ def _index_workers(
         activities=served,
         interceptors=[StepLog(), PinCoverage()],
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=2),
+        max_concurrent_workflow_tasks=WORKFLOW_TASK_SLOTS,
     )
     return worker, turns
 
@@ -558,6 +569,7 @@ def shadow_worker(
         activities=served,
         interceptors=[StepLog(), PinCoverage()],
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=2),
+        max_concurrent_workflow_tasks=WORKFLOW_TASK_SLOTS,
     )
 
 
