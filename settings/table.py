@@ -190,8 +190,6 @@ SECTION = GeneratedSection(
     render=render_table,
 )
 """The section of the document this module writes (`docsection`)."""
-table_in = SECTION.text_in
-with_table = SECTION.rewritten
 
 
 def main(argv: list[str] | None = None) -> int:

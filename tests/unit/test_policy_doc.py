@@ -6,13 +6,13 @@ from pathlib import Path
 import pytest
 
 from workflows.policy import POLICY, PURE_LAYERS
-from workflows.policy_doc import DOC_PATH, duration, main, render_table, table_in, with_table
+from workflows.policy_doc import DOC_PATH, SECTION, duration, main, render_table
 
 
 def test_the_document_holds_the_table_the_code_renders() -> None:
     document = DOC_PATH.read_text("utf-8")
 
-    assert table_in(document) == render_table(), (
+    assert SECTION.text_in(document) == render_table(), (
         "docs/failure-policy.md is stale: run .venv/bin/python -m workflows.policy_doc"
     )
 
@@ -30,10 +30,10 @@ def test_the_document_says_how_to_regenerate_it() -> None:
     assert "python -m workflows.policy_doc" in DOC_PATH.read_text("utf-8")
 
 
-def test_with_table_replaces_only_the_text_between_the_markers() -> None:
+def test_the_section_is_rewritten_only_between_its_markers() -> None:
     stale = DOC_PATH.read_text("utf-8").replace("| `final_gate` |", "| `final_gate_old` |")
 
-    assert with_table(stale) == DOC_PATH.read_text("utf-8")
+    assert SECTION.rewritten(stale) == DOC_PATH.read_text("utf-8")
 
 
 def test_check_reports_a_stale_document(tmp_path: Path) -> None:
@@ -47,7 +47,7 @@ def test_check_reports_a_stale_document(tmp_path: Path) -> None:
 
 def test_a_document_without_markers_is_an_error() -> None:
     with pytest.raises(ValueError):
-        table_in("# no table here\n")
+        SECTION.text_in("# no table here\n")
 
 
 @pytest.mark.parametrize(

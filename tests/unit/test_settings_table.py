@@ -7,15 +7,7 @@ import pytest
 
 from settings import DEV_PII_KEY, PROJECT_ROOT, SECTIONS, Settings
 from settings.base import NonEmpty, Section
-from settings.table import (
-    DOC_PATH,
-    describe,
-    main,
-    render_table,
-    table_in,
-    undocumented,
-    with_table,
-)
+from settings.table import DOC_PATH, SECTION, describe, main, render_table, undocumented
 
 REGENERATE = ".venv/bin/python -m settings.table"
 
@@ -23,7 +15,7 @@ REGENERATE = ".venv/bin/python -m settings.table"
 def test_the_document_holds_the_table_the_settings_render() -> None:
     document = DOC_PATH.read_text("utf-8")
 
-    assert table_in(document) == render_table(), (
+    assert SECTION.text_in(document) == render_table(), (
         f"docs/operations.md's settings table is stale: run {REGENERATE}"
     )
 
@@ -76,12 +68,12 @@ def test_the_document_says_how_to_regenerate_it() -> None:
     assert "python -m settings.table" in DOC_PATH.read_text("utf-8")
 
 
-def test_with_table_replaces_only_the_text_between_the_markers() -> None:
+def test_the_section_is_rewritten_only_between_its_markers() -> None:
     document = DOC_PATH.read_text("utf-8")
     stale = document.replace("| `TURNSTILE_HOME` |", "| `TURNSTILE_HOME_OLD` |")
 
     assert stale != document
-    assert with_table(stale) == document
+    assert SECTION.rewritten(stale) == document
 
 
 def test_check_reports_a_stale_document(tmp_path: Path) -> None:
@@ -95,4 +87,4 @@ def test_check_reports_a_stale_document(tmp_path: Path) -> None:
 
 def test_a_document_without_markers_is_an_error() -> None:
     with pytest.raises(ValueError):
-        table_in("# no table here\n")
+        SECTION.text_in("# no table here\n")
